@@ -1,0 +1,151 @@
+// The configuration: one flat record whose keys are the same in JSON, CLI flags and URL queries.
+// The field table below is the single description of it that validation, the CLI, the query codec and
+// the page's form are generated from.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace membudget {
+
+inline constexpr double kBytesPerGB = 1e9;                  // decimal gigabyte, as the chapter uses
+inline constexpr double kBytesPerGiB = 1073741824.0;        // 2^30, what allocators and nvidia-smi count in
+inline constexpr double kBytesPerMiB = 1048576.0;           // 2^20
+inline constexpr double kExactIntegerLimit = 9007199254740992.0;  // 2^53: doubles are exact integers below this
+
+// Integer fields are held as double so that the same record crosses into JavaScript unchanged; the
+// validator checks they are integral. Choice fields are held as their string id for the same reason.
+// Member initialisers are the chapter's 70B example (section 4): TP=8, PP=1, DP=32, b=1, s=4096, full
+// checkpointing, an 80 GB GPU. A test checks they equal the `chapter-70b` and `generic-80gb` presets.
+struct Config {
+    // model
+    std::string model = "chapter-70b";
+    double params = 70e9;  // Ψ; 0 derives it from the architecture
+    double hidden = 8192;
+    double layers = 80;
+    double heads = 64;
+    double kvHeads = 8;
+    double headDim = 0;  // 0 means hidden / heads
+    double ffn = 28672;
+    double vocab = 128256;
+    bool gatedFfn = true;
+    bool tiedEmbeddings = false;
+    std::string norm = "rmsnorm";
+    bool bias = false;
+    double posEmb = 0;  // rows of a learned absolute position embedding; 0 for rotary
+    // parallelism
+    double tp = 8;
+    double pp = 1;
+    double dp = 32;
+    double cp = 1;
+    bool sp = false;
+    double zero = 1;
+    double gpus = 0;  // 0 means TP × PP × CP × DP
+    // training
+    double mb = 1;
+    double seq = 4096;
+    std::string ckpt = "full";
+    double microbatches = 32;
+    double staticBytes = 16;
+    std::string actFormula = "table";
+    // hardware
+    std::string gpu = "generic-80gb";
+    double gpuGb = 80;
+    double buffersGb = 2;
+    double contextGb = 1;
+    double headroom = 0.10;
+    // method
+    std::string method = "chapter";
+
+    bool operator==(const Config&) const = default;
+};
+
+enum class FieldKind { integer, number, boolean, choice };
+
+using FieldMember = std::variant<double Config::*, bool Config::*, std::string Config::*>;
+
+struct FieldSpec {
+    std::string_view key;    // the one name used in JSON, `--key` and `?key=`
+    std::string_view label;  // for tables and forms
+    std::string_view group;  // model, parallelism, training, hardware, method
+    FieldKind kind;
+    FieldMember member;
+    double min = 0;  // inclusive range for integer and number fields
+    double max = 0;
+    bool zeroMeansAuto = false;        // 0 is allowed outside [min, max] and means autoMeaning
+    std::string_view autoMeaning;      // what 0 stands for
+    std::vector<double> allowed;       // a fixed set of values for an integer field (empty: any in range)
+    std::vector<std::string> choices;  // for choice fields
+    std::string_view unit;
+    std::string_view help;
+    std::string_view section;  // where the field's meaning comes from
+};
+
+// The field table, in canonical order (the order of URL queries, CLI help and the form).
+std::span<const FieldSpec> fields();
+const FieldSpec* findField(std::string_view key);
+
+// The allowed values of a field in words, as every error message states them.
+std::string describeRange(const FieldSpec& field);
+
+// The value of one field as canonical text: shortest round-trip decimal for numbers, true/false, ids.
+std::string fieldText(const Config& config, const FieldSpec& field);
+
+struct Problem {
+    std::string field;  // a key of the field table, or "" for the configuration as a whole
+    std::string message;
+
+    bool operator==(const Problem&) const = default;
+};
+
+// Sets one field from text (a query value, a CLI flag). Type errors ("abc" for an integer, NaN,
+// Infinity, an unknown choice) come back as a Problem and leave the field unchanged; range and
+// consistency are checked by validate().
+std::vector<Problem> setFieldText(Config& config, const FieldSpec& field, std::string_view text);
+
+// Every range and consistency error of a configuration, each naming its field and the allowed range.
+std::vector<Problem> validate(const Config& config);
+
+struct Assignment {
+    std::string key;
+    std::string text;
+};
+
+// Assignments read from one source (a query, a JSON object), with what could not be read from it:
+// malformed parameters and keys given twice (the last one wins).
+struct AssignmentList {
+    std::vector<Assignment> assignments;
+    std::vector<Problem> problems;
+};
+
+struct ParsedConfig {
+    Config config;
+    std::vector<Problem> problems;  // unknown keys and malformed values, which were skipped
+};
+
+// Reports every key given more than once and keeps only its last assignment.
+std::vector<Problem> duplicateKeys(std::vector<Assignment>& assignments);
+
+// Applies key=text assignments in order on top of `base`: the model and GPU presets first (so that
+// explicit architecture or capacity keys override them whatever their order), then every other key,
+// a later assignment of a key overriding an earlier one.
+ParsedConfig applyAssignments(std::span<const Assignment> assignments, Config base = Config{});
+
+// The configuration a preset choice implies: the defaults with config.model's and config.gpu's presets
+// applied. The query codec writes only the fields that differ from it.
+Config presetBaseline(const Config& config);
+
+// Keys that belong to the page's view (`embed`, `unit`), not to the configuration; the codec passes
+// over them without a notice.
+bool isViewKey(std::string_view key);
+
+// URL query codec: `tp=8&pp=4`, keys in canonical order, only fields that differ from presetBaseline.
+// parseQuery takes a bare query, one starting with '?', or a whole URL.
+std::string encodeQuery(const Config& config);
+AssignmentList parseQuery(std::string_view query);
+ParsedConfig decodeQuery(std::string_view query);
+
+}  // namespace membudget

@@ -1,0 +1,26 @@
+// Text helpers shared by the codec, the messages and the CLI. Internal: not part of the stable API.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace membudget::detail {
+
+// Shortest decimal that reads back as the same double; integers below 1e15 without an exponent.
+std::string formatNumber(double value);
+
+// An integer-valued number with thousands separators (70,000,000,000); others as formatNumber.
+std::string groupedNumber(double value);
+
+// A finite decimal number (optional sign, digits, fraction, exponent) and nothing else: no hex, no
+// "inf" or "nan", no surrounding spaces, no overflow.
+std::optional<double> parseNumber(std::string_view text);
+
+// encodeURIComponent's unreserved set; everything else as %XX.
+std::string percentEncode(std::string_view text);
+
+// '+' is a space; a bad %XX sequence or a decoded NUL gives nullopt.
+std::optional<std::string> percentDecode(std::string_view text);
+
+}  // namespace membudget::detail

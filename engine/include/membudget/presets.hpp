@@ -1,0 +1,38 @@
+// Model and GPU presets. Each one fills fields of Config; explicit keys override what it sets.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "membudget/config.hpp"
+
+namespace membudget {
+
+struct ModelPreset {
+    std::string_view id;
+    std::string_view label;
+    double params;  // 0: derived from the architecture (the published count, checked in tests)
+    double hidden, layers, heads, kvHeads, headDim, ffn, vocab;
+    bool gatedFfn, tiedEmbeddings;
+    std::string_view norm;
+    bool bias;
+    double posEmb;
+    std::string_view source;
+};
+
+struct GpuPreset {
+    std::string_view id;
+    std::string_view label;
+    double capacityBytes;  // what the device reports as total memory, not the marketing figure
+    std::string_view source;
+};
+
+std::span<const ModelPreset> modelPresets();
+std::span<const GpuPreset> gpuPresets();
+const ModelPreset* findModelPreset(std::string_view id);
+const GpuPreset* findGpuPreset(std::string_view id);
+
+void applyModelPreset(Config& config, const ModelPreset& preset);
+void applyGpuPreset(Config& config, const GpuPreset& preset);
+
+}  // namespace membudget

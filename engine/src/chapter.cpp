@@ -1,0 +1,150 @@
+// method=chapter: the chapter "Memory Budget Verification", sections 1-5, formula for formula.
+#include <algorithm>
+#include <cmath>
+
+#include "detail/methods.hpp"
+#include "membudget/detail/text.hpp"
+
+namespace membudget::detail {
+
+std::string n(double value) { return groupedNumber(value); }
+
+namespace {
+
+// One layer's saved activations, split the way the chapter's parallelism table treats them:
+// LayerNorm inputs and dropout masks are replicated across TP ranks unless sequence parallelism shards
+// them; the Q/K/V inputs, attention output, FFN intermediate and attention scores are split by TP.
+struct LayerTerms {
+    double replicated;  // 4bsh LayerNorm inputs + 2bsh dropout masks
+    double split;       // 6bsh QKV + 2bsh attention output + c_ff·bs·d_ff FFN intermediate
+    double attention;   // c_att·b·a·s² scores (dropped by selective checkpointing)
+};
+
+LayerTerms layerTerms(const Config& c, double seqPerRank) {
+    // table: the per-layer table's 2-byte tensors; worked: the section 2 example's 6·d_ff and 3·a·s².
+    const bool worked = c.actFormula == "worked";
+    const double ffnCoefficient = worked ? 6 : 2;
+    const double attentionCoefficient = worked ? 3 : 2;
+    const double bsh = c.mb * seqPerRank * c.hidden;
+    return {6 * bsh, 8 * bsh + ffnCoefficient * c.mb * seqPerRank * c.ffn,
+            attentionCoefficient * c.mb * c.heads * seqPerRank * c.seq};
+}
+
+Line activationsLine(const Config& c) {
+    const double sPerRank = c.seq / c.cp;
+    const double layersPerStage = c.layers / c.pp;  // the chapter's L/PP, fractional when PP does not divide L
+    const double inFlight = std::min(c.pp, c.microbatches);
+    const std::string stage = "(L / PP) × min(PP, m) × ";
+    const std::string stageValues = "(" + n(c.layers) + " / " + n(c.pp) + ") × min(" + n(c.pp) + ", " +
+                                    n(c.microbatches) + ") × ";
+    const std::string sCp = "(s/CP)";
+    const std::string sCpValues = "(" + n(c.seq) + " / " + n(c.cp) + ")";
+    const std::string b = n(c.mb), h = n(c.hidden), tp = n(c.tp);
+
+    Line line{"activations", "Activations", "", "", 0, ""};
+    double perLayer = 0;
+    if (c.ckpt == "full") {
+        perLayer = 2 * c.mb * sPerRank * c.hidden / c.tp;
+        line.formula = stage + "2b" + sCp + "h / TP";
+        line.substituted = stageValues + "2 × " + b + " × " + sCpValues + " × " + h + " / " + tp;
+        line.note = "Full checkpointing: only each layer's input (2bsh) is kept, divided by TP as the chapter's "
+                    "\"rough TP reduction\" does";
+    } else {
+        const LayerTerms t = layerTerms(c, sPerRank);
+        const bool selective = c.ckpt == "selective";
+        const bool worked = c.actFormula == "worked";
+        const std::string ffnC = worked ? "6" : "2";
+        const std::string attC = worked ? "3" : "2";
+        const std::string splitSym = "8b" + sCp + "h + " + ffnC + "b" + sCp + "·d_ff" +
+                                     (selective ? "" : " + " + attC + "ba" + sCp + "s");
+        const std::string splitVal = "8 × " + b + " × " + sCpValues + " × " + h + " + " + ffnC + " × " + b + " × " +
+                                     sCpValues + " × " + n(c.ffn) +
+                                     (selective ? "" : " + " + attC + " × " + b + " × " + n(c.heads) + " × " +
+                                                           sCpValues + " × " + n(c.seq));
+        const double split = t.split + (selective ? 0 : t.attention);
+        if (c.sp) {
+            perLayer = (t.replicated + split) / c.tp;
+            line.formula = stage + "(6b" + sCp + "h + " + splitSym + ") / TP";
+            line.substituted = stageValues + "(6 × " + b + " × " + sCpValues + " × " + h + " + " + splitVal + ") / " + tp;
+        } else {
+            perLayer = t.replicated + split / c.tp;
+            line.formula = stage + "(6b" + sCp + "h + (" + splitSym + ") / TP)";
+            line.substituted = stageValues + "(6 × " + b + " × " + sCpValues + " × " + h + " + (" + splitVal + ") / " + tp + ")";
+        }
+        line.note = std::string(selective ? "Selective checkpointing: attention scores are recomputed, the rest kept"
+                                          : "No checkpointing: every saved tensor of the chapter's per-layer table") +
+                    (worked ? " (the worked 70B example's coefficients)" : " (22bsh + 2bas² when d_ff = 4h)") +
+                    "; LayerNorm inputs and dropout masks (6bsh) " +
+                    (c.sp ? "sharded by sequence parallelism" : "replicated across TP");
+    }
+    line.bytes = layersPerStage * inFlight * perLayer;
+    line.note += "; 1F1B keeps min(PP, m) = " + n(inFlight) + " micro-batch" + (inFlight == 1 ? "" : "es") +
+                 " of L/PP = " + n(layersPerStage) + " layers on stage 0";
+    if (c.cp > 1) line.note += "; CP splits the sequence";
+    return line;
+}
+
+}  // namespace
+
+MethodOutput chapterMethod(const Config& c, double psi) {
+    MethodOutput out;
+    const double tpPp = c.tp * c.pp;
+    const bool optimizerSharded = c.zero >= 1, gradientsSharded = c.zero >= 2, parametersSharded = c.zero >= 3;
+    const std::string psiText = n(psi);
+    const std::string tpPpText = n(c.tp) + " × " + n(c.pp);
+    auto shard = [&](bool byDp) { return tpPp * (byDp ? c.dp : 1); };
+    auto shardSym = [&](bool byDp) { return std::string(byDp ? "(TP × PP × DP)" : "(TP × PP)"); };
+    auto shardVal = [&](bool byDp) { return "(" + tpPpText + (byDp ? " × " + n(c.dp) : "") + ")"; };
+    const StaticBytesPerParam perParam = staticBytesPerParam(c.staticBytes);
+    const std::string zeroName = c.zero == 3 ? "ZeRO-3/FSDP" : "ZeRO-" + n(c.zero);
+
+    out.lines.push_back({"parameters", "Parameters", "2Ψ / " + shardSym(parametersSharded),
+                         "2 × " + psiText + " / " + shardVal(parametersSharded),
+                         perParam.parameters * psi / shard(parametersSharded),
+                         parametersSharded ? "BF16 working copy, sharded over DP by " + zeroName +
+                                                 " (gathered layer by layer on demand)"
+                                           : "BF16 working copy"});
+
+    const std::string g = n(perParam.gradients);
+    const std::string gradientKind = c.staticBytes == 16   ? "BF16"
+                                     : c.staticBytes == 18 ? "FP32 (the 18Ψ convention)"
+                                                           : "BF16 + an FP32 accumulator (the 20Ψ convention)";
+    out.lines.push_back({"gradients", "Gradients", g + "Ψ / " + shardSym(gradientsSharded),
+                         g + " × " + psiText + " / " + shardVal(gradientsSharded),
+                         perParam.gradients * psi / shard(gradientsSharded),
+                         gradientKind + (gradientsSharded ? ", sharded over DP by " + zeroName
+                                                          : "; sharded further with ZeRO-2 or FSDP")});
+
+    const double optimizerPerParam = perParam.master + perParam.adamM + perParam.adamV;
+    out.lines.push_back({"optimizer", "Optimizer", "12Ψ / " + shardSym(optimizerSharded),
+                         "12 × " + psiText + " / " + shardVal(optimizerSharded),
+                         optimizerPerParam * psi / shard(optimizerSharded),
+                         std::string("FP32 master weights + Adam m + Adam v = 4 + 4 + 4 bytes per parameter; ") +
+                             (optimizerSharded ? "sharded across DP (ZeRO-1 and up, the distributed optimizer)"
+                                               : "not sharded across DP (zero = 0)")});
+
+    out.lines.push_back(activationsLine(c));
+
+    out.lines.push_back({"buffers", "Comm buffers", "M_buffers (~2 GB)", n(c.buffersGb) + " × 10⁹",
+                         c.buffersGb * kBytesPerGB, "NCCL communication buffers"});
+    out.lines.push_back({"cuda_context", "CUDA context", "M_context (~1 GB)", n(c.contextGb) + " × 10⁹",
+                         c.contextGb * kBytesPerGB, "Per-GPU fixed overhead"});
+
+    if (c.pp > 1) {
+        // Pitfall "PP stage imbalance": the chapter divides Ψ evenly, but the embedding sits on stage 0.
+        const double embedding = (c.vocab + c.posEmb) * c.hidden;
+        const double embeddingBytes = embedding * (perParam.parameters / shard(parametersSharded) +
+                                                   perParam.gradients / shard(gradientsSharded) +
+                                                   optimizerPerParam / shard(optimizerSharded)) *
+                                      (c.pp - 1);  // its own share of Ψ/(TP × PP) is already counted
+        out.warnings.push_back(
+            {"pp", "PP stage imbalance: stage 0 also holds the input embedding (V × h = " + n(embedding) +
+                       " parameters, about " + formatNumber(std::round(embeddingBytes / 1e7) / 100) +
+                       " GB more static memory than Ψ / (TP × PP) assigns it)" +
+                       (c.tiedEmbeddings ? "" : " and the last stage the output layer") +
+                       "; the chapter's formula spreads them evenly over stages"});
+    }
+    return out;
+}
+
+}  // namespace membudget::detail

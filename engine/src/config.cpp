@@ -1,0 +1,390 @@
+#include "membudget/config.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+
+#include "membudget/detail/text.hpp"
+#include "membudget/presets.hpp"
+
+namespace membudget {
+
+namespace {
+
+std::vector<std::string> modelChoices() {
+    std::vector<std::string> ids;
+    for (const auto& preset : modelPresets()) ids.emplace_back(preset.id);
+    return ids;
+}
+
+std::vector<std::string> gpuChoices() {
+    std::vector<std::string> ids;
+    for (const auto& preset : gpuPresets()) ids.emplace_back(preset.id);
+    return ids;
+}
+
+// Ranges are wide enough for any real job (up to 100T parameters, 16M-token sequences, 10M GPUs) and
+// narrow enough that every byte count stays a finite double.
+std::vector<FieldSpec> buildFields() {
+    using K = FieldKind;
+    const std::string_view s1 = "Chapter §1 (static memory)";
+    const std::string_view s2 = "Chapter §2 (activations)";
+    const std::string_view s3 = "Chapter §3 (budget formula)";
+    const std::string_view s4 = "Chapter §4 (verification checklist)";
+    const std::string_view s5 = "Chapter §5 (pitfalls: fragmentation)";
+    const std::string_view arch = "Model config.json (Hugging Face layout)";
+    std::vector<FieldSpec> f;
+    auto add = [&f](FieldSpec spec) { f.push_back(std::move(spec)); };
+
+    add({.key = "model", .label = "Model preset", .group = "model", .kind = K::choice, .member = &Config::model,
+         .choices = modelChoices(), .unit = "", .help = "Fills the architecture fields; keys given after it override",
+         .section = arch});
+    add({.key = "params", .label = "Parameters Ψ", .group = "model", .kind = K::number, .member = &Config::params,
+         .min = 1e6, .max = 1e14, .zeroMeansAuto = true, .autoMeaning = "derive from the architecture",
+         .unit = "parameters", .help = "Total parameter count; overrides the count derived from the architecture",
+         .section = s1});
+    add({.key = "hidden", .label = "Hidden size h", .group = "model", .kind = K::integer, .member = &Config::hidden,
+         .min = 1, .max = 1048576, .unit = "", .help = "Model width (hidden_size)", .section = s2});
+    add({.key = "layers", .label = "Layers L", .group = "model", .kind = K::integer, .member = &Config::layers,
+         .min = 1, .max = 10000, .unit = "", .help = "Transformer layers (num_hidden_layers)", .section = s2});
+    add({.key = "heads", .label = "Attention heads a", .group = "model", .kind = K::integer, .member = &Config::heads,
+         .min = 1, .max = 65536, .unit = "", .help = "Query heads (num_attention_heads)", .section = s2});
+    add({.key = "kv_heads", .label = "KV heads", .group = "model", .kind = K::integer, .member = &Config::kvHeads,
+         .min = 1, .max = 65536, .unit = "", .help = "Key/value heads for GQA (num_key_value_heads); must divide heads",
+         .section = arch});
+    add({.key = "head_dim", .label = "Head dimension", .group = "model", .kind = K::integer,
+         .member = &Config::headDim, .min = 1, .max = 65536, .zeroMeansAuto = true, .autoMeaning = "hidden / heads",
+         .unit = "", .help = "Per-head width where it is not hidden / heads", .section = arch});
+    add({.key = "ffn", .label = "FFN size d_ff", .group = "model", .kind = K::integer, .member = &Config::ffn,
+         .min = 1, .max = 4194304, .unit = "", .help = "FFN intermediate size (intermediate_size; 4h in GPT)",
+         .section = s2});
+    add({.key = "vocab", .label = "Vocabulary V", .group = "model", .kind = K::integer, .member = &Config::vocab,
+         .min = 1, .max = 10000000, .unit = "tokens", .help = "Vocabulary size (vocab_size)", .section = arch});
+    add({.key = "gated_ffn", .label = "Gated FFN (SwiGLU)", .group = "model", .kind = K::boolean,
+         .member = &Config::gatedFfn, .unit = "", .help = "Three FFN matrices (gate, up, down) instead of two",
+         .section = arch});
+    add({.key = "tied_embeddings", .label = "Tied embeddings", .group = "model", .kind = K::boolean,
+         .member = &Config::tiedEmbeddings, .unit = "", .help = "The output layer shares the input embedding",
+         .section = arch});
+    add({.key = "norm", .label = "Normalisation", .group = "model", .kind = K::choice, .member = &Config::norm,
+         .choices = {"rmsnorm", "layernorm"}, .unit = "", .help = "RMSNorm has a weight; LayerNorm a weight and a bias",
+         .section = arch});
+    add({.key = "bias", .label = "Linear biases", .group = "model", .kind = K::boolean, .member = &Config::bias,
+         .unit = "", .help = "Attention and FFN projections have biases (GPT-2/3 style)", .section = arch});
+    add({.key = "pos_emb", .label = "Learned positions", .group = "model", .kind = K::integer,
+         .member = &Config::posEmb, .min = 0, .max = 16777216, .unit = "positions",
+         .help = "Rows of a learned position embedding; 0 for rotary", .section = arch});
+
+    add({.key = "tp", .label = "Tensor parallel TP", .group = "parallelism", .kind = K::integer, .member = &Config::tp,
+         .min = 1, .max = 1024, .unit = "GPUs", .help = "Tensor-parallel degree", .section = s4});
+    add({.key = "pp", .label = "Pipeline parallel PP", .group = "parallelism", .kind = K::integer,
+         .member = &Config::pp, .min = 1, .max = 1024, .unit = "stages", .help = "Pipeline-parallel stages",
+         .section = s4});
+    add({.key = "dp", .label = "Data parallel DP", .group = "parallelism", .kind = K::integer, .member = &Config::dp,
+         .min = 1, .max = 1048576, .unit = "GPUs", .help = "Data-parallel degree (the ZeRO/FSDP sharding group)",
+         .section = s4});
+    add({.key = "cp", .label = "Context parallel CP", .group = "parallelism", .kind = K::integer,
+         .member = &Config::cp, .min = 1, .max = 1024, .unit = "GPUs",
+         .help = "Context-parallel degree: splits the sequence", .section = s2});
+    add({.key = "sp", .label = "Sequence parallel", .group = "parallelism", .kind = K::boolean, .member = &Config::sp,
+         .unit = "", .help = "Shards the LayerNorm/dropout regions over the TP group", .section = s2});
+    add({.key = "zero", .label = "ZeRO stage", .group = "parallelism", .kind = K::integer, .member = &Config::zero,
+         .min = 0, .max = 3, .unit = "",
+         .help = "0 none; 1 optimizer sharded over DP; 2 and gradients; 3 (FSDP) and parameters", .section = s3});
+    add({.key = "gpus", .label = "GPU count", .group = "parallelism", .kind = K::integer, .member = &Config::gpus,
+         .min = 1, .max = 10000000, .zeroMeansAuto = true, .autoMeaning = "TP × PP × CP × DP", .unit = "GPUs",
+         .help = "Total GPUs, to check that DP matches it", .section = s4});
+
+    add({.key = "mb", .label = "Micro-batch b_μ", .group = "training", .kind = K::integer, .member = &Config::mb,
+         .min = 1, .max = 65536, .unit = "sequences", .help = "Sequences per micro-batch (not the global batch)",
+         .section = s3});
+    add({.key = "seq", .label = "Sequence length s", .group = "training", .kind = K::integer, .member = &Config::seq,
+         .min = 1, .max = 16777216, .unit = "tokens", .help = "Tokens per sequence", .section = s2});
+    add({.key = "ckpt", .label = "Activation checkpointing", .group = "training", .kind = K::choice,
+         .member = &Config::ckpt, .choices = {"none", "selective", "full"}, .unit = "",
+         .help = "none keeps every activation; selective recomputes attention; full keeps layer inputs only",
+         .section = s2});
+    add({.key = "microbatches", .label = "Micro-batches per step", .group = "training", .kind = K::integer,
+         .member = &Config::microbatches, .min = 1, .max = 1000000, .unit = "",
+         .help = "Gradient-accumulation steps; 1F1B keeps min(PP, this) in flight on stage 0", .section = s4});
+    add({.key = "static_bytes", .label = "Static bytes per parameter", .group = "training", .kind = K::integer,
+         .member = &Config::staticBytes, .min = 16, .max = 20, .allowed = {16, 18, 20}, .unit = "bytes/param",
+         .help = "16 canonical BF16+AdamW; 18 with FP32 gradients; 20 with an extra FP32 accumulator",
+         .section = s1});
+    add({.key = "act_formula", .label = "Activation formula", .group = "training", .kind = K::choice,
+         .member = &Config::actFormula, .choices = {"table", "worked"}, .unit = "",
+         .help = "table: 22bsh + 2bas² per layer; worked: (14h + 6·d_ff)bs + 3as²b, the worked 70B example",
+         .section = s2});
+
+    add({.key = "gpu", .label = "GPU", .group = "hardware", .kind = K::choice, .member = &Config::gpu,
+         .choices = gpuChoices(), .unit = "", .help = "Sets the capacity to what the device reports",
+         .section = s4});
+    add({.key = "gpu_gb", .label = "GPU capacity", .group = "hardware", .kind = K::number, .member = &Config::gpuGb,
+         .min = 0.001, .max = 100000, .unit = "GB", .help = "Memory per GPU in GB (1e9 bytes); overrides the preset",
+         .section = s4});
+    add({.key = "buffers_gb", .label = "Communication buffers", .group = "hardware", .kind = K::number,
+         .member = &Config::buffersGb, .min = 0, .max = 1000, .unit = "GB", .help = "NCCL buffers (chapter: ~2 GB)",
+         .section = s4});
+    add({.key = "context_gb", .label = "CUDA context", .group = "hardware", .kind = K::number,
+         .member = &Config::contextGb, .min = 0, .max = 1000, .unit = "GB",
+         .help = "Per-GPU fixed overhead (chapter: ~1 GB)", .section = s4});
+    add({.key = "headroom", .label = "Headroom", .group = "hardware", .kind = K::number, .member = &Config::headroom,
+         .min = 0, .max = 0.99, .unit = "fraction",
+         .help = "Share of capacity kept free for fragmentation (chapter: 10-15%)", .section = s5});
+
+    add({.key = "method", .label = "Method", .group = "method", .kind = K::choice, .member = &Config::method,
+         .choices = {"chapter"}, .unit = "", .help = "Which published formulas compute the ledger",
+         .section = "Chapter §3-4"});
+    return f;
+}
+
+bool isIntegral(double v) { return std::isfinite(v) && std::floor(v) == v; }
+
+bool inRange(const FieldSpec& field, double v) {
+    if (!std::isfinite(v)) return false;
+    if (field.kind == FieldKind::integer && !isIntegral(v)) return false;
+    if (field.zeroMeansAuto && v == 0) return true;
+    if (!field.allowed.empty()) return std::find(field.allowed.begin(), field.allowed.end(), v) != field.allowed.end();
+    return v >= field.min && v <= field.max;
+}
+
+std::string joinChoices(const std::vector<std::string>& choices) {
+    std::string out;
+    for (size_t i = 0; i < choices.size(); ++i) {
+        if (i) out += i + 1 == choices.size() ? " or " : ", ";
+        out += choices[i];
+    }
+    return out;
+}
+
+std::optional<bool> parseBool(std::string_view text) {
+    if (text == "true" || text == "1" || text == "yes" || text == "on") return true;
+    if (text == "false" || text == "0" || text == "no" || text == "off") return false;
+    return std::nullopt;
+}
+
+std::string quoted(std::string_view text) {
+    // Quote what the user gave, cut to a readable length; messages are text, never markup.
+    std::string shown(text.substr(0, 40));
+    if (text.size() > 40) shown += "…";
+    return "\"" + shown + "\"";
+}
+
+}  // namespace
+
+std::span<const FieldSpec> fields() {
+    static const std::vector<FieldSpec> table = buildFields();
+    return table;
+}
+
+const FieldSpec* findField(std::string_view key) {
+    for (const auto& field : fields())
+        if (field.key == key) return &field;
+    return nullptr;
+}
+
+std::string describeRange(const FieldSpec& field) {
+    switch (field.kind) {
+        case FieldKind::boolean: return "true or false";
+        case FieldKind::choice: return "one of " + joinChoices(field.choices);
+        case FieldKind::integer:
+        case FieldKind::number: break;
+    }
+    std::string range;
+    if (!field.allowed.empty()) {
+        std::vector<std::string> values;
+        for (double v : field.allowed) values.push_back(detail::formatNumber(v));
+        range = "one of " + joinChoices(values);
+    } else {
+        range = std::string(field.kind == FieldKind::integer ? "an integer" : "a number") + " from " +
+                detail::groupedNumber(field.min) + " to " + detail::groupedNumber(field.max);
+    }
+    if (field.zeroMeansAuto) return "0 (" + std::string(field.autoMeaning) + ") or " + range;
+    return range;
+}
+
+std::string fieldText(const Config& config, const FieldSpec& field) {
+    return std::visit(
+        [&config](auto member) -> std::string {
+            const auto& value = config.*member;
+            using T = std::decay_t<decltype(value)>;
+            if constexpr (std::is_same_v<T, double>) return detail::formatNumber(value);
+            else if constexpr (std::is_same_v<T, bool>) return value ? "true" : "false";
+            else return value;
+        },
+        field.member);
+}
+
+std::vector<Problem> setFieldText(Config& config, const FieldSpec& field, std::string_view text) {
+    const std::string key(field.key);
+    switch (field.kind) {
+        case FieldKind::integer:
+        case FieldKind::number: {
+            const auto value = detail::parseNumber(text);
+            if (!value)
+                return {{key, key + " must be " + describeRange(field) + "; got " + quoted(text) + ", not a finite number"}};
+            if (field.kind == FieldKind::integer && !isIntegral(*value))
+                return {{key, key + " must be " + describeRange(field) + "; got " + quoted(text) + ", not an integer"}};
+            config.*std::get<double Config::*>(field.member) = *value;
+            return {};
+        }
+        case FieldKind::boolean: {
+            const auto value = parseBool(text);
+            if (!value) return {{key, key + " must be true or false; got " + quoted(text)}};
+            config.*std::get<bool Config::*>(field.member) = *value;
+            return {};
+        }
+        case FieldKind::choice: {
+            if (std::find(field.choices.begin(), field.choices.end(), text) == field.choices.end())
+                return {{key, key + " must be " + describeRange(field) + "; got " + quoted(text)}};
+            config.*std::get<std::string Config::*>(field.member) = std::string(text);
+            return {};
+        }
+    }
+    return {};
+}
+
+std::vector<Problem> validate(const Config& config) {
+    std::vector<Problem> errors;
+    for (const auto& field : fields()) {
+        const std::string key(field.key);
+        if (field.kind == FieldKind::integer || field.kind == FieldKind::number) {
+            const double v = config.*std::get<double Config::*>(field.member);
+            if (!inRange(field, v))
+                errors.push_back({key, key + " must be " + describeRange(field) + "; got " +
+                                           (std::isfinite(v) ? detail::formatNumber(v) : std::string("a non-finite value"))});
+        } else if (field.kind == FieldKind::choice) {
+            const auto& v = config.*std::get<std::string Config::*>(field.member);
+            if (std::find(field.choices.begin(), field.choices.end(), v) == field.choices.end())
+                errors.push_back({key, key + " must be " + describeRange(field) + "; got " + quoted(v)});
+        }
+    }
+    if (!errors.empty()) return errors;  // the consistency checks below assume every field is in range
+
+    const auto n = detail::groupedNumber;
+    if (config.kvHeads > config.heads)
+        errors.push_back({"kv_heads", "kv_heads must be at most heads (" + n(config.heads) + "); got " + n(config.kvHeads)});
+    else if (std::fmod(config.heads, config.kvHeads) != 0)
+        errors.push_back({"kv_heads", "kv_heads must divide heads (" + n(config.heads) + "); got " + n(config.kvHeads)});
+    if (config.headDim == 0 && std::fmod(config.hidden, config.heads) != 0)
+        errors.push_back({"head_dim", "head_dim must be set (1 to 65,536) when hidden (" + n(config.hidden) +
+                                          ") is not divisible by heads (" + n(config.heads) + ")"});
+    if (config.tp > config.heads)
+        errors.push_back({"tp", "tp must be at most heads (" + n(config.heads) + "); got " + n(config.tp)});
+    if (config.pp > config.layers)
+        errors.push_back({"pp", "pp must be at most layers (" + n(config.layers) + "); got " + n(config.pp)});
+    if (config.cp > config.seq)
+        errors.push_back({"cp", "cp must be at most seq (" + n(config.seq) + "); got " + n(config.cp)});
+    const double modelParallel = config.tp * config.pp * config.cp;
+    if (config.gpus != 0 && std::fmod(config.gpus, modelParallel) != 0)
+        errors.push_back({"gpus", "gpus must be a multiple of TP × PP × CP = " + n(modelParallel) + "; got " +
+                                      n(config.gpus)});
+    return errors;
+}
+
+ParsedConfig applyAssignments(std::span<const Assignment> assignments, Config base) {
+    ParsedConfig out{std::move(base), {}};
+    auto apply = [&out](const Assignment& a) {
+        const FieldSpec* field = findField(a.key);
+        if (!field) {
+            out.problems.push_back({a.key, "unknown key " + quoted(a.key) + " (ignored)"});
+            return;
+        }
+        for (auto& problem : setFieldText(out.config, *field, a.text)) out.problems.push_back(std::move(problem));
+    };
+    // Presets first, so that explicit architecture and capacity keys override them whatever their order.
+    for (const auto& a : assignments) {
+        if (a.key != "model") continue;
+        apply(a);
+        if (const auto* preset = findModelPreset(a.text); preset && out.config.model == a.text)
+            applyModelPreset(out.config, *preset);
+    }
+    for (const auto& a : assignments) {
+        if (a.key != "gpu") continue;
+        apply(a);
+        if (const auto* preset = findGpuPreset(a.text); preset && out.config.gpu == a.text)
+            applyGpuPreset(out.config, *preset);
+    }
+    for (const auto& a : assignments)
+        if (a.key != "model" && a.key != "gpu") apply(a);
+    return out;
+}
+
+Config presetBaseline(const Config& config) {
+    Config baseline;
+    if (const auto* preset = findModelPreset(config.model)) applyModelPreset(baseline, *preset);
+    if (const auto* preset = findGpuPreset(config.gpu)) applyGpuPreset(baseline, *preset);
+    return baseline;
+}
+
+bool isViewKey(std::string_view key) { return key == "embed" || key == "unit"; }
+
+std::string encodeQuery(const Config& config) {
+    // A preset id is compared with the default id; the fields a preset fills, with the preset's values.
+    const Config defaults, baseline = presetBaseline(config);
+    std::string query;
+    for (const auto& field : fields()) {
+        const bool presetKey = field.key == "model" || field.key == "gpu";
+        const std::string value = fieldText(config, field);
+        if (value == fieldText(presetKey ? defaults : baseline, field)) continue;
+        if (!query.empty()) query += '&';
+        query += detail::percentEncode(field.key);
+        query += '=';
+        query += detail::percentEncode(value);
+    }
+    return query;
+}
+
+AssignmentList parseQuery(std::string_view query) {
+    if (const size_t hash = query.find('#'); hash != std::string_view::npos) query = query.substr(0, hash);
+    if (const size_t mark = query.find('?'); mark != std::string_view::npos) query.remove_prefix(mark + 1);
+    AssignmentList out;
+    size_t start = 0;
+    while (start <= query.size()) {
+        size_t end = query.find('&', start);
+        if (end == std::string_view::npos) end = query.size();
+        const std::string_view part = query.substr(start, end - start);
+        start = end + 1;
+        if (part.empty()) continue;
+        const size_t eq = part.find('=');
+        const auto key = detail::percentDecode(part.substr(0, eq));
+        const auto value =
+            eq == std::string_view::npos ? std::optional<std::string>{} : detail::percentDecode(part.substr(eq + 1));
+        if (key && isViewKey(*key)) continue;
+        if (!key || !value) {
+            out.problems.push_back({key ? *key : std::string(), "malformed parameter " + quoted(part) + " (ignored)"});
+            continue;
+        }
+        out.assignments.push_back({*key, *value});
+    }
+    auto duplicates = duplicateKeys(out.assignments);
+    out.problems.insert(out.problems.end(), duplicates.begin(), duplicates.end());
+    return out;
+}
+
+ParsedConfig decodeQuery(std::string_view query) {
+    AssignmentList list = parseQuery(query);
+    ParsedConfig out = applyAssignments(list.assignments);
+    out.problems.insert(out.problems.begin(), list.problems.begin(), list.problems.end());
+    return out;
+}
+
+// Reports every key given more than once and keeps only its last assignment.
+std::vector<Problem> duplicateKeys(std::vector<Assignment>& assignments) {
+    std::vector<Problem> problems;
+    std::vector<Assignment> kept;
+    for (auto it = assignments.rbegin(); it != assignments.rend(); ++it) {
+        const bool seen = std::any_of(kept.begin(), kept.end(), [&it](const Assignment& a) { return a.key == it->key; });
+        if (!seen) {
+            kept.push_back(*it);
+        } else if (std::none_of(problems.begin(), problems.end(), [&it](const Problem& p) { return p.field == it->key; })) {
+            problems.push_back({it->key, it->key + " is given more than once; the last value is used"});
+        }
+    }
+    assignments.assign(kept.rbegin(), kept.rend());
+    return problems;
+}
+
+}  // namespace membudget

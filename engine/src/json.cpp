@@ -1,0 +1,187 @@
+#include "membudget/json.hpp"
+
+#include <cmath>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "membudget/detail/text.hpp"
+#include "membudget/presets.hpp"
+
+namespace membudget {
+
+namespace {
+
+using nlohmann::ordered_json;
+
+// Integral byte counts print as integers ("17500000000", not "1.75e10"), the rest as shortest doubles.
+ordered_json number(double value) {
+    if (std::isfinite(value) && std::floor(value) == value && std::fabs(value) < kExactIntegerLimit)
+        return static_cast<std::int64_t>(value);
+    return value;
+}
+
+ordered_json problems(const std::vector<Problem>& list) {
+    ordered_json out = ordered_json::array();
+    for (const auto& p : list) out.push_back({{"field", p.field}, {"message", p.message}});
+    return out;
+}
+
+ordered_json configObject(const Config& config) {
+    ordered_json out = ordered_json::object();
+    for (const auto& field : fields()) {
+        std::visit(
+            [&](auto member) {
+                const auto& value = config.*member;
+                using T = std::decay_t<decltype(value)>;
+                if constexpr (std::is_same_v<T, double>) out[std::string(field.key)] = number(value);
+                else out[std::string(field.key)] = value;
+            },
+            field.member);
+    }
+    return out;
+}
+
+std::string jsonTypeName(const ordered_json& value) {
+    if (value.is_boolean()) return "a boolean";
+    if (value.is_number()) return "a number";
+    if (value.is_string()) return "a string";
+    if (value.is_null()) return "null";
+    if (value.is_array()) return "an array";
+    return "an object";
+}
+
+}  // namespace
+
+AssignmentList parseJsonConfig(std::string_view text) {
+    AssignmentList out;
+    std::set<std::string> seen, duplicated;
+    // The callback sees every key of the top-level object, including ones the parser would overwrite.
+    auto callback = [&](int depth, ordered_json::parse_event_t event, ordered_json& parsed) {
+        if (event == ordered_json::parse_event_t::key && depth == 1) {
+            const auto key = parsed.get<std::string>();
+            if (!seen.insert(key).second) duplicated.insert(key);
+        }
+        return true;
+    };
+    ordered_json root;
+    try {
+        root = ordered_json::parse(text.begin(), text.end(), callback);
+    } catch (const ordered_json::exception& e) {
+        out.problems.push_back({"", std::string("invalid JSON: ") + e.what()});
+        return out;
+    }
+    if (!root.is_object()) {
+        out.problems.push_back({"", "the configuration must be a JSON object of field keys; got " + jsonTypeName(root)});
+        return out;
+    }
+    for (const auto& key : duplicated)
+        out.problems.push_back({key, key + " is given more than once; the last value is used"});
+    for (const auto& [key, value] : root.items()) {
+        const FieldSpec* field = findField(key);
+        if (!field) {
+            out.assignments.push_back({key, ""});  // applyAssignments reports it as unknown
+            continue;
+        }
+        const std::string name(field->key);
+        switch (field->kind) {
+            case FieldKind::integer:
+            case FieldKind::number:
+                if (!value.is_number() || value.is_boolean()) {
+                    out.problems.push_back({name, name + " must be " + describeRange(*field) + "; got " + jsonTypeName(value)});
+                    continue;
+                }
+                out.assignments.push_back({name, detail::formatNumber(value.get<double>())});
+                break;
+            case FieldKind::boolean:
+                if (!value.is_boolean()) {
+                    out.problems.push_back({name, name + " must be true or false; got " + jsonTypeName(value)});
+                    continue;
+                }
+                out.assignments.push_back({name, value.get<bool>() ? "true" : "false"});
+                break;
+            case FieldKind::choice:
+                if (!value.is_string()) {
+                    out.problems.push_back({name, name + " must be " + describeRange(*field) + "; got " + jsonTypeName(value)});
+                    continue;
+                }
+                out.assignments.push_back({name, value.get<std::string>()});
+                break;
+        }
+    }
+    return out;
+}
+
+std::string configToJson(const Config& config, int indent) { return configObject(config).dump(indent); }
+
+std::string resultToJson(const Result& result, const Config& config, int indent) {
+    ordered_json out;
+    out["method"] = result.method;
+    if (!result.ok()) {
+        out["errors"] = problems(result.errors);
+        out["config"] = configObject(config);
+        return out.dump(indent);
+    }
+    out["parameter_count"] = number(result.parameterCount);
+    ordered_json lines = ordered_json::array();
+    for (const auto& line : result.lines)
+        lines.push_back({{"id", line.id},
+                         {"label", line.label},
+                         {"formula", line.formula},
+                         {"substituted", line.substituted},
+                         {"bytes", number(line.bytes)},
+                         {"note", line.note}});
+    out["lines"] = std::move(lines);
+    out["total_bytes"] = number(result.totalBytes);
+    out["capacity_bytes"] = number(result.capacityBytes);
+    out["usable_bytes"] = number(result.usableBytes);
+    out["verdict"] = result.verdict;
+    out["warnings"] = problems(result.warnings);
+    out["errors"] = problems(result.errors);
+    out["query"] = encodeQuery(config);
+    out["config"] = configObject(config);
+    return out.dump(indent);
+}
+
+std::string fieldsToJson(int indent) {
+    const Config defaults;
+    ordered_json out = ordered_json::array();
+    for (const auto& field : fields()) {
+        static constexpr const char* kinds[] = {"integer", "number", "boolean", "choice"};
+        ordered_json f{{"key", field.key},     {"label", field.label},
+                       {"group", field.group}, {"kind", kinds[static_cast<int>(field.kind)]},
+                       {"default", fieldText(defaults, field)}, {"range", describeRange(field)},
+                       {"unit", field.unit},   {"help", field.help},
+                       {"section", field.section}};
+        if (field.kind == FieldKind::integer || field.kind == FieldKind::number) {
+            f["min"] = number(field.min);
+            f["max"] = number(field.max);
+            f["zero_means_auto"] = field.zeroMeansAuto;
+        }
+        if (!field.allowed.empty()) f["allowed"] = field.allowed;
+        if (!field.choices.empty()) f["choices"] = field.choices;
+        out.push_back(std::move(f));
+    }
+    return out.dump(indent);
+}
+
+std::string presetsToJson(int indent) {
+    ordered_json models = ordered_json::array();
+    for (const auto& preset : modelPresets()) {
+        Config config;
+        applyModelPreset(config, preset);
+        models.push_back({{"id", preset.id},
+                          {"label", preset.label},
+                          {"parameter_count", number(preset.params != 0 ? preset.params : derivedParameterCount(config))},
+                          {"source", preset.source}});
+    }
+    ordered_json gpus = ordered_json::array();
+    for (const auto& preset : gpuPresets())
+        gpus.push_back({{"id", preset.id},
+                        {"label", preset.label},
+                        {"capacity_bytes", number(preset.capacityBytes)},
+                        {"source", preset.source}});
+    return ordered_json{{"models", models}, {"gpus", gpus}}.dump(indent);
+}
+
+}  // namespace membudget

@@ -1,0 +1,129 @@
+#include "membudget/ledger.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "detail/methods.hpp"
+#include "membudget/detail/text.hpp"
+
+namespace membudget {
+
+namespace {
+
+using detail::n;
+
+// Warnings that hold whatever the method: the layout checks that Megatron-LM enforces and that the
+// chapter's formulas silently assume.
+std::vector<Problem> layoutWarnings(const Config& c, double psi, double perLayerActivationBytes) {
+    std::vector<Problem> w;
+    if (std::fmod(c.heads, c.tp) != 0)
+        w.push_back({"tp", "heads (" + n(c.heads) + ") is not divisible by tp (" + n(c.tp) +
+                               "): attention heads cannot be split evenly across TP ranks"});
+    if (c.tp > c.kvHeads)
+        w.push_back({"tp", "tp (" + n(c.tp) + ") exceeds kv_heads (" + n(c.kvHeads) +
+                               "): each KV head is replicated on tp / kv_heads ranks"});
+    else if (std::fmod(c.kvHeads, c.tp) != 0)
+        w.push_back({"tp", "kv_heads (" + n(c.kvHeads) + ") is not divisible by tp (" + n(c.tp) + ")"});
+    if (std::fmod(c.ffn, c.tp) != 0)
+        w.push_back({"tp", "ffn (" + n(c.ffn) + ") is not divisible by tp (" + n(c.tp) + ")"});
+    if (std::fmod(c.layers, c.pp) != 0) {
+        const double even = c.layers / c.pp, first = std::ceil(even);
+        w.push_back({"pp", "layers (" + n(c.layers) + ") is not divisible by pp (" + n(c.pp) +
+                               "): the chapter's L / PP is " + detail::formatNumber(even) +
+                               " layers per stage, but stages hold whole layers; a stage of " + n(first) +
+                               " needs " + n(std::round((first - even) * perLayerActivationBytes)) +
+                               " bytes more activations"});
+    }
+    if (c.microbatches < c.pp) {
+        const double bubble = (c.pp - 1) / (c.microbatches + c.pp - 1);
+        w.push_back({"microbatches", "microbatches (" + n(c.microbatches) + ") < pp (" + n(c.pp) +
+                                         "): the pipeline bubble (PP − 1) / (m + PP − 1) is " +
+                                         n(std::round(bubble * 100)) + "% of the step"});
+    }
+    if (c.gpus != 0) {
+        const double expected = c.gpus / (c.tp * c.pp * c.cp);
+        if (c.dp != expected)
+            w.push_back({"dp", "dp (" + n(c.dp) + ") does not match gpus / (TP × PP × CP) = " + n(c.gpus) + " / " +
+                                   n(c.tp * c.pp * c.cp) + " = " + n(expected)});
+    }
+    if (c.sp && c.tp == 1) w.push_back({"sp", "sequence parallelism has no effect with tp = 1"});
+    if (c.zero >= 1 && c.dp == 1)
+        w.push_back({"zero", "ZeRO stage " + n(c.zero) + " shards over DP, and dp = 1: nothing is sharded"});
+    if (std::fmod(c.seq, c.cp) != 0)
+        w.push_back({"cp", "seq (" + n(c.seq) + ") is not divisible by cp (" + n(c.cp) + ")"});
+    if (c.params != 0) {
+        const double derived = derivedParameterCount(c);
+        const double off = std::fabs(c.params - derived) / derived;
+        if (off > 0.05)
+            w.push_back({"params", "params (" + n(c.params) + ") differs by " + n(std::round(off * 100)) +
+                                       "% from the architecture's count (" + n(derived) + ")"});
+    }
+    (void)psi;
+    return w;
+}
+
+}  // namespace
+
+double derivedParameterCount(const Config& c) {
+    const double h = c.hidden;
+    const double headDim = c.headDim != 0 ? c.headDim : h / c.heads;
+    const double qWidth = c.heads * headDim, kvWidth = c.kvHeads * headDim;
+    const double norm = c.norm == "layernorm" ? 2 * h : h;  // weight (+ bias)
+    const double attention = h * qWidth + 2 * h * kvWidth + qWidth * h + (c.bias ? qWidth + 2 * kvWidth + h : 0);
+    const double ffnMatrices = c.gatedFfn ? 3 : 2;
+    const double ffn = ffnMatrices * h * c.ffn + (c.bias ? (ffnMatrices - 1) * c.ffn + h : 0);
+    const double embeddings = c.vocab * h * (c.tiedEmbeddings ? 1 : 2) + c.posEmb * h;
+    return embeddings + c.layers * (attention + ffn + 2 * norm) + norm;
+}
+
+StaticBytesPerParam staticBytesPerParam(double staticBytes) {
+    // 16: BF16 params and grads, FP32 master, m, v. 18: gradients kept in FP32 (as Megatron-LM's main_grad).
+    // 20: BF16 gradients plus an FP32 accumulator, "extra 4Ψ" (section 1).
+    const double gradients = staticBytes == 18 ? 4 : staticBytes == 20 ? 6 : 2;
+    return {2, gradients, 4, 4, 4};
+}
+
+double tableActivationBytesPerLayer(double b, double s, double h, double a, double ffn) {
+    return 14 * b * s * h + 2 * b * s * ffn + 2 * b * a * s * s;
+}
+
+double workedActivationBytesPerLayer(double b, double s, double h, double a, double ffn) {
+    return (14 * h + 6 * ffn) * b * s + 3 * a * s * s * b;
+}
+
+Result evaluate(const Config& config) noexcept {
+    Result result;
+    try {
+        result.method = config.method;
+        result.errors = validate(config);
+        if (!result.errors.empty()) return result;
+
+        result.parameterCount = config.params != 0 ? config.params : derivedParameterCount(config);
+        auto output = detail::chapterMethod(config, result.parameterCount);
+        result.lines = std::move(output.lines);
+
+        const auto activations = std::find_if(result.lines.begin(), result.lines.end(),
+                                              [](const Line& l) { return l.id == "activations"; });
+        const double perLayerStage =
+            activations == result.lines.end() ? 0 : activations->bytes / (config.layers / config.pp);
+        result.warnings = layoutWarnings(config, result.parameterCount, perLayerStage);
+        result.warnings.insert(result.warnings.end(), output.warnings.begin(), output.warnings.end());
+
+        for (const auto& line : result.lines) result.totalBytes += line.bytes;
+        result.capacityBytes = std::round(config.gpuGb * kBytesPerGB);
+        result.usableBytes = std::round(result.capacityBytes * (1 - config.headroom));
+        result.verdict = result.totalBytes <= result.usableBytes    ? "fits"
+                         : result.totalBytes <= result.capacityBytes ? "tight"
+                                                                      : "does_not_fit";
+        if (result.totalBytes >= kExactIntegerLimit)
+            result.warnings.push_back({"", "the total exceeds 2^53 bytes (9 PB): byte counts are no longer exact"});
+    } catch (...) {
+        // Only allocation can throw here; report it rather than let it cross a C or JS boundary.
+        result.lines.clear();
+        result.verdict.clear();
+        result.errors = {{"", "internal error: out of memory while evaluating"}};
+    }
+    return result;
+}
+
+}  // namespace membudget

@@ -1,0 +1,98 @@
+#include "membudget/presets.hpp"
+
+#include <array>
+
+namespace membudget {
+
+namespace {
+
+// Architectures are each model's Hugging Face config.json; params = 0 means the count is derived, and
+// tests/cpp/test_presets.cpp checks the derived count against the published total.
+constexpr std::array kModels{
+    ModelPreset{"chapter-70b", "70B (the chapter's generic 70B)", 70e9, 8192, 80, 64, 8, 0, 28672, 128256, true,
+                false, "rmsnorm", false, 0,
+                "Chapter sections 1-4: Ψ = 70e9 as the chapter writes it; h=8192, L=80, a=64 with 8 KV heads, "
+                "d_ff=28672 from its section 2 example; vocabulary (not given by the chapter) from Llama-3"},
+    ModelPreset{"chapter-405b", "405B (the chapter's generic 405B)", 405e9, 16384, 126, 128, 8, 0, 53248, 128256,
+                true, false, "rmsnorm", false, 0,
+                "Chapter section 4 (405B, TP=8 PP=4 DP=8): Ψ = 405e9 and 126 layers as the chapter writes them; "
+                "the rest of the architecture from Llama-3.1-405B's config.json"},
+    ModelPreset{"llama-2-7b", "Llama-2 7B", 0, 4096, 32, 32, 32, 0, 11008, 32000, true, false, "rmsnorm", false, 0,
+                "huggingface.co/meta-llama/Llama-2-7b-hf config.json; 6,738,415,616 parameters"},
+    ModelPreset{"llama-2-13b", "Llama-2 13B", 0, 5120, 40, 40, 40, 0, 13824, 32000, true, false, "rmsnorm", false, 0,
+                "huggingface.co/meta-llama/Llama-2-13b-hf config.json; 13,015,864,320 parameters"},
+    ModelPreset{"llama-2-70b", "Llama-2 70B", 0, 8192, 80, 64, 8, 0, 28672, 32000, true, false, "rmsnorm", false, 0,
+                "huggingface.co/meta-llama/Llama-2-70b-hf config.json; 68,976,648,192 parameters"},
+    ModelPreset{"llama-3.1-8b", "Llama-3.1 8B", 0, 4096, 32, 32, 8, 0, 14336, 128256, true, false, "rmsnorm", false,
+                0, "huggingface.co/meta-llama/Llama-3.1-8B config.json; 8,030,261,248 parameters"},
+    ModelPreset{"llama-3.1-70b", "Llama-3.1 70B", 0, 8192, 80, 64, 8, 0, 28672, 128256, true, false, "rmsnorm",
+                false, 0, "huggingface.co/meta-llama/Llama-3.1-70B config.json; 70,553,706,496 parameters"},
+    ModelPreset{"llama-3.1-405b", "Llama-3.1 405B", 0, 16384, 126, 128, 8, 0, 53248, 128256, true, false, "rmsnorm",
+                false, 0, "huggingface.co/meta-llama/Llama-3.1-405B config.json; 405,853,388,800 parameters"},
+    ModelPreset{"gpt-3-175b", "GPT-3 175B", 0, 12288, 96, 96, 96, 0, 49152, 50257, false, true, "layernorm", true,
+                2048,
+                "Brown et al. 2020, Table 2.1 (n_layers 96, d_model 12288, n_heads 96, d_head 128, context 2048), "
+                "GPT-2's 50,257-token BPE vocabulary, tied embeddings, LayerNorm and biases; the derived "
+                "174,604,259,328 is what the paper rounds to 175.0B"},
+};
+
+// Capacities are the total memory the device reports (nvidia-smi's MiB, or the allocator's bytes), which
+// is what a run can actually use; the names round it.
+constexpr double MiB = kBytesPerMiB;
+constexpr std::array kGpus{
+    GpuPreset{"generic-80gb", "80 GB (the chapter's generic GPU)", 80e9,
+              "Chapter section 4: \"Must be < 80 GB\", i.e. exactly 80e9 bytes"},
+    GpuPreset{"a100-40gb", "NVIDIA A100 40GB", 40960 * MiB,
+              "nvidia-smi on A100-SXM4-40GB reports 40960MiB total"},
+    GpuPreset{"a100-80gb", "NVIDIA A100 80GB", 81920 * MiB,
+              "nvidia-smi on A100-SXM4-80GB reports 81920MiB total"},
+    GpuPreset{"h100-80gb", "NVIDIA H100 80GB HBM3", 81559 * MiB,
+              "nvidia-smi on H100 80GB HBM3 (SXM5) reports 81559MiB total"},
+    GpuPreset{"h200", "NVIDIA H200 141GB", 143771 * MiB, "nvidia-smi on H200 (SXM) reports 143771MiB total"},
+    GpuPreset{"b200", "NVIDIA B200", 183359 * MiB, "nvidia-smi on B200 reports 183359MiB total"},
+    GpuPreset{"mi300x", "AMD Instinct MI300X", 196592 * MiB,
+              "rocm-smi --showmeminfo vram on MI300X reports 206141652992 B total"},
+    GpuPreset{"l40s", "NVIDIA L40S", 46068 * MiB, "nvidia-smi on L40S reports 46068MiB total"},
+    GpuPreset{"rtx-4090", "NVIDIA GeForce RTX 4090", 24564 * MiB, "nvidia-smi on RTX 4090 reports 24564MiB total"},
+};
+
+}  // namespace
+
+std::span<const ModelPreset> modelPresets() { return kModels; }
+std::span<const GpuPreset> gpuPresets() { return kGpus; }
+
+const ModelPreset* findModelPreset(std::string_view id) {
+    for (const auto& preset : kModels)
+        if (preset.id == id) return &preset;
+    return nullptr;
+}
+
+const GpuPreset* findGpuPreset(std::string_view id) {
+    for (const auto& preset : kGpus)
+        if (preset.id == id) return &preset;
+    return nullptr;
+}
+
+void applyModelPreset(Config& config, const ModelPreset& preset) {
+    config.model = std::string(preset.id);
+    config.params = preset.params;
+    config.hidden = preset.hidden;
+    config.layers = preset.layers;
+    config.heads = preset.heads;
+    config.kvHeads = preset.kvHeads;
+    config.headDim = preset.headDim;
+    config.ffn = preset.ffn;
+    config.vocab = preset.vocab;
+    config.gatedFfn = preset.gatedFfn;
+    config.tiedEmbeddings = preset.tiedEmbeddings;
+    config.norm = std::string(preset.norm);
+    config.bias = preset.bias;
+    config.posEmb = preset.posEmb;
+}
+
+void applyGpuPreset(Config& config, const GpuPreset& preset) {
+    config.gpu = std::string(preset.id);
+    config.gpuGb = preset.capacityBytes / kBytesPerGB;
+}
+
+}  // namespace membudget

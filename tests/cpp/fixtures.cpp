@@ -1,0 +1,34 @@
+#include "fixtures.hpp"
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <catch2/catch.hpp>
+
+#include "membudget/json.hpp"
+
+namespace membudget::test {
+
+const nlohmann::json& fixture(const std::string& name) {
+    static std::map<std::string, nlohmann::json> cache;
+    auto it = cache.find(name);
+    if (it == cache.end()) {
+        std::ifstream file(std::string(MEMBUDGET_FIXTURES_DIR) + "/" + name + ".json");
+        REQUIRE(file.good());
+        std::stringstream text;
+        text << file.rdbuf();
+        it = cache.emplace(name, nlohmann::json::parse(text.str())).first;
+    }
+    return it->second;
+}
+
+Config configFrom(const nlohmann::json& object) {
+    AssignmentList list = parseJsonConfig(object.dump());
+    REQUIRE(list.problems.empty());
+    ParsedConfig parsed = applyAssignments(list.assignments);
+    REQUIRE(parsed.problems.empty());
+    return parsed.config;
+}
+
+}  // namespace membudget::test

@@ -1,0 +1,127 @@
+// The CLI in-process: exit statuses, the table, JSON, and the three input routes agreeing.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli.hpp"
+#include "fixtures.hpp"
+#include "membudget/config.hpp"
+#include "membudget/presets.hpp"
+
+using membudget::runCli;
+
+namespace {
+
+struct Run {
+    int status;
+    std::string out, err;
+};
+
+Run run(std::vector<std::string> args, const std::string& input = "") {
+    args.insert(args.begin(), "membudget");
+    std::vector<const char*> argv;
+    for (const auto& a : args) argv.push_back(a.c_str());
+    std::istringstream in(input);
+    std::ostringstream out, err;
+    const int status = runCli(static_cast<int>(argv.size()), argv.data(), in, out, err);
+    return {status, out.str(), err.str()};
+}
+
+}  // namespace
+
+TEST_CASE("cli: the default is the chapter's 70B example, printed as the checklist", "[cli]") {
+    const Run r = run({});
+    CHECK(r.status == 0);
+    CHECK(r.out.find("Parameters") != std::string::npos);
+    CHECK(r.out.find("2Ψ / (TP × PP)") != std::string::npos);
+    CHECK(r.out.find("17.50") != std::string::npos);
+    CHECK(r.out.find("41.95") != std::string::npos);
+    CHECK(r.out.find("Verdict: fits") != std::string::npos);
+    CHECK(r.err.empty());
+}
+
+TEST_CASE("cli: exit 1 for tight and for does-not-fit", "[cli]") {
+    CHECK(run({"--model", "chapter-405b", "--tp", "8", "--pp", "4", "--dp", "8"}).status == 1);
+    const Run over = run({"--ckpt", "none"});
+    CHECK(over.status == 1);
+    CHECK(over.out.find("does not fit") != std::string::npos);
+}
+
+TEST_CASE("cli: bad input exits 2 with the field and the allowed range", "[cli]") {
+    const Run zero = run({"--tp", "0"});
+    CHECK(zero.status == 2);
+    CHECK(zero.err.find("tp must be an integer from 1 to 1,024; got 0") != std::string::npos);
+    CHECK(zero.out.empty());
+    const Run word = run({"--seq", "long"});
+    CHECK(word.status == 2);
+    CHECK(word.err.find("seq must be an integer from 1 to 16,777,216; got \"long\"") != std::string::npos);
+    const Run heads = run({"--tp", "128"});
+    CHECK(heads.status == 2);
+    CHECK(heads.err.find("tp must be at most heads (64)") != std::string::npos);
+    const Run preset = run({"--model", "llama-9"});
+    CHECK(preset.status == 2);
+    CHECK(preset.err.find("model must be one of chapter-70b") != std::string::npos);
+    CHECK(run({"--no-such-flag", "1"}).status == 2);
+    const Run missing = run({"eval", "/nonexistent/config.json"});
+    CHECK(missing.status == 2);
+    CHECK(nlohmann::json::parse(missing.out)["errors"][0]["message"].get<std::string>().find("cannot read") == 0);
+    const Run badUrl = run({"--url", "tp=8&bogus=1"});
+    CHECK(badUrl.status == 2);
+    CHECK(badUrl.err.find("unknown key \"bogus\"") != std::string::npos);
+}
+
+TEST_CASE("cli: eval prints the JSON result, from a file or standard input", "[cli]") {
+    const auto& example = membudget::test::fixture("chapter")["checklists"][1];
+    const Run r = run({"eval", "-"}, example["config"].dump());
+    CHECK(r.status == 1);
+    const auto result = nlohmann::json::parse(r.out);
+    CHECK(result["method"] == "chapter");
+    CHECK(result["verdict"] == "tight");
+    CHECK(result["total_bytes"].get<double>() == example["expect"]["total_bytes"].get<double>());
+    for (const auto& line : result["lines"]) {
+        INFO(line["id"]);
+        CHECK(line["bytes"].get<double>() == example["expect"]["lines"][line["id"].get<std::string>()].get<double>());
+        for (const char* key : {"label", "formula", "substituted", "note"}) CHECK_FALSE(line[key].get<std::string>().empty());
+    }
+    CHECK(result["capacity_bytes"] == 80000000000);
+    CHECK(result["usable_bytes"] == 72000000000);
+    CHECK(result["errors"].empty());
+
+    const std::string path = "membudget_test_config.json";
+    std::ofstream(path) << example["config"].dump();
+    const Run fromFile = run({"eval", path});
+    std::remove(path.c_str());
+    CHECK(fromFile.out == r.out);
+
+    const Run bad = run({"eval", "-"}, R"({"tp": -1})");
+    CHECK(bad.status == 2);
+    CHECK(nlohmann::json::parse(bad.out)["errors"][0]["field"] == "tp");
+}
+
+TEST_CASE("cli: flags, --url and JSON give the same ledger and flags override", "[cli]") {
+    const Run flags = run({"--json", "--model", "chapter-405b", "--tp", "8", "--pp", "4", "--dp", "8"});
+    const Run url = run({"--json", "--url", "https://x.example/?model=chapter-405b&tp=8&pp=4&dp=8"});
+    const Run json = run({"eval", "-"}, R"({"model": "chapter-405b", "tp": 8, "pp": 4, "dp": 8})");
+    CHECK(flags.out == url.out);
+    CHECK(flags.out == json.out);
+    const Run overridden = run({"--json", "--url", "tp=4", "--tp", "2"});
+    CHECK(nlohmann::json::parse(overridden.out)["config"]["tp"] == 2);
+    const Run gib = run({"--gib"});
+    CHECK(gib.out.find("Value (GiB)") != std::string::npos);
+    CHECK(gib.out.find("39.07") != std::string::npos);  // 41,952,338,640 B = 39.07 GiB
+}
+
+TEST_CASE("cli: help lists every field with its range and fields and presets print JSON", "[cli]") {
+    const Run help = run({"--help"});
+    CHECK(help.status == 0);
+    CHECK(help.out.find("--static_bytes") != std::string::npos);
+    CHECK(help.out.find("one of 16, 18 or 20") != std::string::npos);
+    const auto table = nlohmann::json::parse(run({"fields"}).out);
+    CHECK(table.size() == membudget::fields().size());
+    const auto presets = nlohmann::json::parse(run({"presets"}).out);
+    CHECK(presets["gpus"].size() == membudget::gpuPresets().size());
+}

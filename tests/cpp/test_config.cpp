@@ -1,0 +1,217 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "membudget/config.hpp"
+#include "membudget/detail/text.hpp"
+#include "membudget/json.hpp"
+#include "membudget/ledger.hpp"
+
+using namespace membudget;
+
+namespace {
+
+bool hasProblem(const std::vector<Problem>& problems, const std::string& field, const std::string& fragment) {
+    return std::any_of(problems.begin(), problems.end(), [&](const Problem& p) {
+        return p.field == field && p.message.find(fragment) != std::string::npos;
+    });
+}
+
+}  // namespace
+
+TEST_CASE("the field table has every key the format promises, once, each described", "[config]") {
+    const std::vector<std::string> required{
+        "model", "params", "hidden", "layers", "heads", "kv_heads", "ffn", "vocab", "gated_ffn", "tied_embeddings",
+        "tp", "pp", "dp", "cp", "sp", "zero", "mb", "seq", "ckpt", "microbatches", "static_bytes", "gpu", "gpu_gb",
+        "buffers_gb", "context_gb", "headroom", "method"};
+    std::set<std::string> keys;
+    for (const auto& field : fields()) {
+        INFO(field.key);
+        CHECK(keys.insert(std::string(field.key)).second);
+        CHECK_FALSE(field.label.empty());
+        CHECK_FALSE(field.help.empty());
+        CHECK_FALSE(field.section.empty());
+        const std::set<std::string_view> groups{"model", "parallelism", "training", "hardware", "method"};
+        CHECK(groups.count(field.group) == 1);
+    }
+    for (const auto& key : required) CHECK(keys.count(key) == 1);
+    CHECK(findField("buffers_gb")->unit == "GB");
+}
+
+TEST_CASE("every range error names the field, the bad value and the allowed range", "[config][validate]") {
+    struct Case {
+        std::string key, text, fragment;
+    };
+    const std::vector<Case> cases{
+        {"tp", "0", "tp must be an integer from 1 to 1,024; got 0"},
+        {"tp", "-8", "tp must be an integer from 1 to 1,024; got -8"},
+        {"mb", "100000", "mb must be an integer from 1 to 65,536; got 100000"},
+        {"headroom", "1.5", "headroom must be a number from 0 to 0.99; got 1.5"},
+        {"zero", "4", "zero must be an integer from 0 to 3; got 4"},
+        {"static_bytes", "17", "static_bytes must be one of 16, 18 or 20; got 17"},
+        {"params", "-1", "params must be 0 (derive from the architecture) or a number from 1,000,000 to"},
+        {"gpu_gb", "0", "gpu_gb must be a number from 0.001 to 100,000; got 0"},
+    };
+    for (const auto& c : cases) {
+        INFO(c.key << "=" << c.text);
+        const std::vector<Assignment> assignments{{c.key, c.text}};
+        const ParsedConfig parsed = applyAssignments(assignments);
+        CHECK(parsed.problems.empty());
+        const Result result = evaluate(parsed.config);
+        CHECK_FALSE(result.ok());
+        CHECK(result.lines.empty());
+        CHECK(hasProblem(result.errors, c.key, c.fragment));
+    }
+}
+
+TEST_CASE("malformed values are refused when read, never turned into NaN or Infinity", "[config][validate]") {
+    for (const std::string text : {"abc", "", "NaN", "nan", "Infinity", "inf", "1e400", "0x10", " 8", "8 ", "8,0", "1e"}) {
+        INFO("tp=\"" << text << "\"");
+        const std::vector<Assignment> assignments{{"tp", text}};
+        const ParsedConfig parsed = applyAssignments(assignments);
+        REQUIRE(parsed.problems.size() == 1);
+        CHECK(parsed.problems[0].field == "tp");
+        CHECK(parsed.problems[0].message.find("an integer from 1 to 1,024") != std::string::npos);
+        CHECK(parsed.config.tp == Config{}.tp);
+    }
+    const std::vector<Assignment> fractional{{"pp", "2.5"}};
+    CHECK(hasProblem(applyAssignments(fractional).problems, "pp", "pp must be an integer from 1 to 1,024; got \"2.5\", not an integer"));
+    const std::vector<Assignment> badChoice{{"ckpt", "sometimes"}, {"sp", "maybe"}, {"model", "gpt-7"}};
+    const ParsedConfig parsed = applyAssignments(badChoice);
+    CHECK(hasProblem(parsed.problems, "ckpt", "one of none, selective or full"));
+    CHECK(hasProblem(parsed.problems, "sp", "true or false"));
+    CHECK(hasProblem(parsed.problems, "model", "one of chapter-70b"));
+    const std::vector<Assignment> unknown{{"tensor_parallel", "8"}};
+    CHECK(hasProblem(applyAssignments(unknown).problems, "tensor_parallel", "unknown key"));
+}
+
+TEST_CASE("a Config built directly (as the wasm boundary does) is validated too", "[config][validate]") {
+    Config config;
+    config.tp = std::numeric_limits<double>::quiet_NaN();
+    config.seq = std::numeric_limits<double>::infinity();
+    config.ckpt = "<script>";
+    const Result result = evaluate(config);
+    CHECK(hasProblem(result.errors, "tp", "got a non-finite value"));
+    CHECK(hasProblem(result.errors, "seq", "got a non-finite value"));
+    CHECK(hasProblem(result.errors, "ckpt", "one of none, selective or full"));
+    CHECK(result.verdict.empty());
+}
+
+TEST_CASE("consistency errors: TP beyond the heads, PP beyond the layers, GQA groups, GPU count", "[config][validate]") {
+    Config config;
+    config.tp = 128;
+    CHECK(hasProblem(evaluate(config).errors, "tp", "tp must be at most heads (64); got 128"));
+    config = Config{};
+    config.pp = 81;
+    CHECK(hasProblem(evaluate(config).errors, "pp", "pp must be at most layers (80); got 81"));
+    config = Config{};
+    config.kvHeads = 7;
+    CHECK(hasProblem(evaluate(config).errors, "kv_heads", "kv_heads must divide heads (64); got 7"));
+    config = Config{};
+    config.gpus = 100;
+    CHECK(hasProblem(evaluate(config).errors, "gpus", "gpus must be a multiple of TP × PP × CP = 8; got 100"));
+    config = Config{};
+    config.hidden = 1000;
+    config.heads = 7;
+    config.kvHeads = 7;
+    config.tp = 7;
+    CHECK(hasProblem(evaluate(config).errors, "head_dim", "hidden (1,000) is not divisible by heads (7)"));
+}
+
+TEST_CASE("warnings: divisibility, DP vs the GPU count, pipeline, no-op settings", "[config][warnings]") {
+    auto warningsOf = [](Config c) { return evaluate(c).warnings; };
+    Config config;
+    config.tp = 6;
+    CHECK(hasProblem(warningsOf(config), "tp", "heads (64) is not divisible by tp (6)"));
+    config = Config{};
+    config.tp = 16;
+    CHECK(hasProblem(warningsOf(config), "tp", "each KV head is replicated"));
+    config = Config{};
+    config.pp = 3;
+    CHECK(hasProblem(warningsOf(config), "pp", "layers (80) is not divisible by pp (3)"));
+    config = Config{};
+    config.gpus = 512;
+    CHECK(hasProblem(warningsOf(config), "dp", "dp (32) does not match gpus / (TP × PP × CP) = 512 / 8 = 64"));
+    config.gpus = 256;
+    CHECK_FALSE(hasProblem(warningsOf(config), "dp", ""));
+    config = Config{};
+    config.pp = 8;
+    config.microbatches = 4;
+    CHECK(hasProblem(warningsOf(config), "microbatches", "the pipeline bubble (PP − 1) / (m + PP − 1) is 64%"));
+    config = Config{};
+    config.tp = 1;
+    config.sp = true;
+    config.dp = 1;
+    CHECK(hasProblem(warningsOf(config), "sp", "no effect"));
+    CHECK(hasProblem(warningsOf(config), "zero", "nothing is sharded"));
+    CHECK(warningsOf(Config{}).empty());
+}
+
+TEST_CASE("the query codec: canonical order, only non-default keys, presets as baselines", "[config][codec]") {
+    CHECK(encodeQuery(Config{}).empty());
+    Config config;
+    config.pp = 4;
+    config.tp = 4;
+    config.ckpt = "selective";
+    CHECK(encodeQuery(config) == "tp=4&pp=4&ckpt=selective");
+
+    const ParsedConfig preset = decodeQuery("?gpu=h100-80gb&model=llama-3.1-8b&tp=2");
+    CHECK(preset.problems.empty());
+    CHECK(preset.config.hidden == 4096);
+    CHECK(encodeQuery(preset.config) == "model=llama-3.1-8b&tp=2&gpu=h100-80gb");
+
+    // A whole shared link works too, and the page's own view keys pass silently.
+    const ParsedConfig link = decodeQuery("https://example.org/membudget/?tp=4&embed=1&unit=gib#ledger");
+    CHECK(link.problems.empty());
+    CHECK(link.config.tp == 4);
+}
+
+TEST_CASE("the query codec reports malformed, unknown and repeated parameters and skips them", "[config][codec]") {
+    const ParsedConfig parsed = decodeQuery("tp=4&tp=2&bogus=1&pp&dp=%ZZ&seq=%3Cscript%3E&mb=2");
+    CHECK(parsed.config.tp == 2);
+    CHECK(parsed.config.mb == 2);
+    CHECK(parsed.config.seq == 4096);
+    CHECK(hasProblem(parsed.problems, "tp", "given more than once"));
+    CHECK(hasProblem(parsed.problems, "bogus", "unknown key"));
+    CHECK(hasProblem(parsed.problems, "pp", "malformed parameter"));
+    CHECK(hasProblem(parsed.problems, "dp", "malformed parameter \"dp=%ZZ\""));
+    CHECK(hasProblem(parsed.problems, "seq", "got \"<script>\""));
+}
+
+TEST_CASE("JSON configurations: types are checked, duplicates and bad documents reported", "[config][json]") {
+    auto problemsOf = [](std::string_view text) { return parseJsonConfig(text).problems; };
+    CHECK(problemsOf(R"({"tp": 4, "sp": true, "ckpt": "none"})").empty());
+    CHECK(hasProblem(problemsOf(R"({"tp": "4"})"), "tp", "tp must be an integer from 1 to 1,024; got a string"));
+    CHECK(hasProblem(problemsOf(R"({"tp": true})"), "tp", "got a boolean"));
+    CHECK(hasProblem(problemsOf(R"({"sp": 1})"), "sp", "true or false; got a number"));
+    CHECK(hasProblem(problemsOf(R"({"ckpt": null})"), "ckpt", "got null"));
+    CHECK(hasProblem(problemsOf(R"({"tp": 4, "tp": 2})"), "tp", "given more than once"));
+    CHECK(hasProblem(problemsOf(R"([1, 2])"), "", "must be a JSON object"));
+    CHECK(hasProblem(problemsOf(R"({"tp": 4)"), "", "invalid JSON"));
+    CHECK(hasProblem(problemsOf(""), "", "invalid JSON"));
+    const AssignmentList list = parseJsonConfig(R"({"tp": 4.0, "params": 7e10})");
+    const ParsedConfig parsed = applyAssignments(list.assignments);
+    CHECK(parsed.config.tp == 4);
+    CHECK(parsed.config.params == 7e10);
+}
+
+TEST_CASE("number text: shortest round trip, strict parsing", "[config][text]") {
+    using namespace membudget::detail;
+    CHECK(formatNumber(70e9) == "70000000000");
+    CHECK(formatNumber(0.1) == "0.1");
+    CHECK(formatNumber(85.520809984) == "85.520809984");
+    CHECK(formatNumber(1e20) == "1e+20");
+    CHECK(groupedNumber(70e9) == "70,000,000,000");
+    CHECK(groupedNumber(-1234) == "-1,234");
+    CHECK(parseNumber("7e10") == 7e10);
+    CHECK(parseNumber("-0") == 0.0);
+    CHECK(parseNumber(".5") == 0.5);
+    CHECK_FALSE(parseNumber("+"));
+    CHECK_FALSE(parseNumber("."));
+    CHECK(percentDecode("a%20b+c") == std::optional<std::string>("a b c"));
+    CHECK_FALSE(percentDecode("%2"));
+    CHECK_FALSE(percentDecode("%00"));
+    CHECK(percentEncode("a b&c=d") == "a%20b%26c%3Dd");
+}

@@ -1,0 +1,62 @@
+#include <catch2/catch.hpp>
+
+#include "fixtures.hpp"
+#include "membudget/ledger.hpp"
+#include "membudget/presets.hpp"
+
+using namespace membudget;
+using membudget::test::fixture;
+
+TEST_CASE("derived parameter counts match the published totals", "[presets]") {
+    for (const auto& [id, count] : fixture("presets")["parameter_counts"].items()) {
+        INFO(id);
+        const auto* preset = findModelPreset(id);
+        REQUIRE(preset != nullptr);
+        Config config;
+        applyModelPreset(config, *preset);
+        CHECK(derivedParameterCount(config) == count.get<double>());
+        CHECK(config.params == 0);  // real models use the derived count
+    }
+}
+
+TEST_CASE("the defaults are the chapter's 70B example on the generic 80 GB GPU", "[presets]") {
+    const Config defaults;
+    CHECK(presetBaseline(defaults) == defaults);
+    CHECK(defaults.tp == 8);
+    CHECK(defaults.pp == 1);
+    CHECK(defaults.dp == 32);
+    CHECK(defaults.mb == 1);
+    CHECK(defaults.seq == 4096);
+    CHECK(defaults.ckpt == "full");
+    CHECK(evaluate(defaults).capacityBytes == 80e9);
+}
+
+TEST_CASE("every preset is valid and every GPU capacity is the reported one", "[presets]") {
+    for (const auto& preset : modelPresets()) {
+        INFO(preset.id);
+        Config config;
+        applyModelPreset(config, preset);
+        config.tp = 1;
+        CHECK(validate(config).empty());
+        CHECK_FALSE(preset.source.empty());
+    }
+    for (const auto& preset : gpuPresets()) {
+        INFO(preset.id);
+        Config config;
+        applyGpuPreset(config, preset);
+        CHECK(evaluate(config).capacityBytes == preset.capacityBytes);
+        CHECK_FALSE(preset.source.empty());
+    }
+    // An "80 GB" H100 reports 81,559 MiB, not 80e9 bytes.
+    CHECK(findGpuPreset("h100-80gb")->capacityBytes == 81559.0 * 1048576.0);
+}
+
+TEST_CASE("a model preset then explicit keys: the keys win, whatever their order", "[presets]") {
+    const std::vector<Assignment> keysFirst{{"hidden", "5000"}, {"model", "llama-3.1-8b"}, {"gpu_gb", "50"}, {"gpu", "h100-80gb"}};
+    const ParsedConfig parsed = applyAssignments(keysFirst);
+    CHECK(parsed.problems.empty());
+    CHECK(parsed.config.model == "llama-3.1-8b");
+    CHECK(parsed.config.hidden == 5000);
+    CHECK(parsed.config.layers == 32);
+    CHECK(parsed.config.gpuGb == 50);
+}

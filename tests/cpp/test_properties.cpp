@@ -1,0 +1,154 @@
+// Properties over many configurations: sharding never adds memory, activations scale with b and s,
+// and the link codec loses nothing.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <random>
+
+#include "membudget/config.hpp"
+#include "membudget/ledger.hpp"
+#include "membudget/presets.hpp"
+
+using namespace membudget;
+
+namespace {
+
+// Random valid configurations over every model preset and every knob, reproducible from the seed.
+Config randomConfig(std::mt19937& rng) {
+    auto pick = [&rng](std::initializer_list<double> values) {
+        std::uniform_int_distribution<size_t> index(0, values.size() - 1);
+        return *(values.begin() + index(rng));
+    };
+    const auto models = modelPresets();
+    const auto gpus = gpuPresets();
+    Config c;
+    applyModelPreset(c, models[std::uniform_int_distribution<size_t>(0, models.size() - 1)(rng)]);
+    applyGpuPreset(c, gpus[std::uniform_int_distribution<size_t>(0, gpus.size() - 1)(rng)]);
+    c.tp = pick({1, 2, 4, 8});
+    c.pp = pick({1, 2, 4, 8});
+    c.dp = pick({1, 2, 8, 64, 512});
+    c.cp = pick({1, 2, 4});
+    c.sp = pick({0, 1}) == 1;
+    c.zero = pick({0, 1, 2, 3});
+    c.mb = pick({1, 2, 4});
+    c.seq = pick({2048, 4096, 8192, 131072});
+    c.ckpt = std::vector<std::string>{"none", "selective", "full"}[static_cast<size_t>(pick({0, 1, 2}))];
+    c.actFormula = pick({0, 1}) == 1 ? "worked" : "table";
+    c.microbatches = pick({1, 2, 4, 16, 64});
+    c.staticBytes = pick({16, 18, 20});
+    c.headroom = pick({0, 0.1, 0.15});
+    return c;
+}
+
+void checkNoLineGrows(const Config& before, const Config& after, const char* what) {
+    const Result a = evaluate(before), b = evaluate(after);
+    if (!a.ok() || !b.ok()) return;  // growing a degree can make it invalid (TP beyond the heads)
+    REQUIRE(a.lines.size() == b.lines.size());
+    for (size_t i = 0; i < a.lines.size(); ++i) {
+        INFO(what << ": line " << a.lines[i].id << " " << encodeQuery(before) << " → " << encodeQuery(after));
+        CHECK(b.lines[i].bytes <= a.lines[i].bytes);
+    }
+    CHECK(b.totalBytes <= a.totalBytes);
+}
+
+double activationBytes(const Config& c) {
+    for (const auto& line : evaluate(c).lines)
+        if (line.id == "activations") return line.bytes;
+    return -1;
+}
+
+}  // namespace
+
+TEST_CASE("no line grows when TP, PP, DP or the ZeRO stage grows", "[properties]") {
+    std::mt19937 rng(20261130);
+    int checked = 0;
+    for (int i = 0; i < 2000; ++i) {
+        const Config c = randomConfig(rng);
+        if (!evaluate(c).ok()) continue;
+        ++checked;
+        Config more = c;
+        more.tp *= 2;
+        checkNoLineGrows(c, more, "TP × 2");
+        more = c;
+        more.pp *= 2;
+        checkNoLineGrows(c, more, "PP × 2");
+        more = c;
+        more.dp *= 2;
+        checkNoLineGrows(c, more, "DP × 2");
+        if (c.zero < 3) {
+            more = c;
+            more.zero += 1;
+            checkNoLineGrows(c, more, "ZeRO + 1");
+        }
+    }
+    CHECK(checked > 1000);
+}
+
+TEST_CASE("activations grow with the micro-batch and the sequence length", "[properties]") {
+    std::mt19937 rng(7);
+    for (int i = 0; i < 1000; ++i) {
+        const Config c = randomConfig(rng);
+        if (!evaluate(c).ok()) continue;
+        INFO(encodeQuery(c));
+        Config bigger = c;
+        bigger.mb *= 2;
+        // Every term of every mode is linear in b.
+        CHECK(activationBytes(bigger) == 2 * activationBytes(c));
+        bigger = c;
+        bigger.seq *= 2;
+        CHECK(activationBytes(bigger) >= 2 * activationBytes(c));
+        if (c.ckpt == "none") CHECK(activationBytes(bigger) > 2 * activationBytes(c));  // the s² scores
+    }
+}
+
+TEST_CASE("the query codec round-trips every field", "[properties][codec]") {
+    const Config defaults;
+    for (const auto& field : fields()) {
+        INFO(field.key);
+        Config c;
+        switch (field.kind) {
+            case FieldKind::boolean: c.*std::get<bool Config::*>(field.member) ^= true; break;
+            case FieldKind::choice: {
+                auto& value = c.*std::get<std::string Config::*>(field.member);
+                const auto other = std::find_if(field.choices.begin(), field.choices.end(),
+                                                [&value](const std::string& choice) { return choice != value; });
+                if (other == field.choices.end()) continue;  // a single choice (method, for now) has no other value
+                value = *other;
+                break;
+            }
+            case FieldKind::integer:
+                c.*std::get<double Config::*>(field.member) = field.allowed.empty() ? field.max : field.allowed.back();
+                break;
+            case FieldKind::number: c.*std::get<double Config::*>(field.member) = field.min + (field.max - field.min) / 3; break;
+        }
+        const std::string query = encodeQuery(c);
+        if (field.key == "model" || field.key == "gpu") {
+            // A preset id also moves the fields it fills; the rest of the record still round-trips.
+            const ParsedConfig parsed = decodeQuery(query);
+            CHECK(parsed.problems.empty());
+            CHECK(parsed.config.*std::get<std::string Config::*>(field.member) == c.*std::get<std::string Config::*>(field.member));
+            continue;
+        }
+        CHECK_FALSE(query.empty());
+        const ParsedConfig parsed = decodeQuery(query);
+        CHECK(parsed.problems.empty());
+        CHECK(parsed.config == c);
+        CHECK(fieldText(parsed.config, field) != fieldText(defaults, field));
+    }
+}
+
+TEST_CASE("the query codec round-trips random configurations exactly", "[properties][codec]") {
+    std::mt19937 rng(42);
+    std::uniform_real_distribution<double> unit(0, 1);
+    for (int i = 0; i < 3000; ++i) {
+        Config c = randomConfig(rng);
+        c.headroom = unit(rng) * 0.99;   // arbitrary doubles, not only short decimals
+        c.buffersGb = unit(rng) * 10;
+        c.gpuGb = 0.001 + unit(rng) * 500;
+        if (i % 3 == 0) c.hidden = 4096 + 128 * std::uniform_int_distribution<int>(0, 100)(rng);
+        const ParsedConfig parsed = decodeQuery(encodeQuery(c));
+        INFO(encodeQuery(c));
+        CHECK(parsed.problems.empty());
+        CHECK(parsed.config == c);
+    }
+}
