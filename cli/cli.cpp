@@ -152,9 +152,9 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
         const auto& field = table[i];
         std::string group(field.group);
         group[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(group[0])));
-        std::string help = std::string(field.label) + ": " + std::string(field.help) + ". " + describeRange(field);
+        std::string help = std::string(field.label) + ". " + std::string(field.help) + ". Allowed: " + describeRange(field);
         if (!field.unit.empty()) help += " (" + std::string(field.unit) + ")";
-        help += "; default " + fieldText(Config{}, field);
+        help += ". Default: " + fieldText(Config{}, field) + ".";
         const char* typeName = field.kind == FieldKind::boolean ? "BOOL"
                                : field.kind == FieldKind::choice ? "ID"
                                : field.kind == FieldKind::integer ? "INT"
