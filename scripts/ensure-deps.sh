@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-debian_packages=(cmake make g++ catch2 nlohmann-json3-dev libcli11-dev)
+# emscripten: the wasm build; chromium: the browser tests (driven by playwright-core, never downloaded).
+debian_packages=(cmake make g++ catch2 nlohmann-json3-dev libcli11-dev emscripten chromium)
 
 missing=()
 for package in "${debian_packages[@]}"; do

@@ -167,8 +167,10 @@ std::optional<bool> parseBool(std::string_view text) {
 
 std::string quoted(std::string_view text) {
     // Quote what the user gave, cut to a readable length; messages are text, never markup.
-    std::string shown(text.substr(0, 40));
-    if (text.size() > 40) shown += "…";
+    size_t cut = std::min<size_t>(text.size(), 40);
+    while (cut < text.size() && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // whole UTF-8 characters
+    std::string shown(text.substr(0, cut));
+    if (cut < text.size()) shown += "…";
     return "\"" + shown + "\"";
 }
 

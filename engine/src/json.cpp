@@ -112,7 +112,7 @@ AssignmentList parseJsonConfig(std::string_view text) {
     return out;
 }
 
-std::string configToJson(const Config& config, int indent) { return configObject(config).dump(indent); }
+std::string configToJson(const Config& config, int indent) { return configObject(config).dump(indent, ' ', false, ordered_json::error_handler_t::replace); }
 
 std::string resultToJson(const Result& result, const Config& config, int indent) {
     ordered_json out;
@@ -120,7 +120,7 @@ std::string resultToJson(const Result& result, const Config& config, int indent)
     if (!result.ok()) {
         out["errors"] = problems(result.errors);
         out["config"] = configObject(config);
-        return out.dump(indent);
+        return out.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
     }
     out["parameter_count"] = number(result.parameterCount);
     ordered_json lines = ordered_json::array();
@@ -140,7 +140,7 @@ std::string resultToJson(const Result& result, const Config& config, int indent)
     out["errors"] = problems(result.errors);
     out["query"] = encodeQuery(config);
     out["config"] = configObject(config);
-    return out.dump(indent);
+    return out.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
 }
 
 std::string fieldsToJson(int indent) {
@@ -162,7 +162,7 @@ std::string fieldsToJson(int indent) {
         if (!field.choices.empty()) f["choices"] = field.choices;
         out.push_back(std::move(f));
     }
-    return out.dump(indent);
+    return out.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
 }
 
 std::string presetsToJson(int indent) {
@@ -181,7 +181,7 @@ std::string presetsToJson(int indent) {
                         {"label", preset.label},
                         {"capacity_bytes", number(preset.capacityBytes)},
                         {"source", preset.source}});
-    return ordered_json{{"models", models}, {"gpus", gpus}}.dump(indent);
+    return ordered_json{{"models", models}, {"gpus", gpus}}.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
 }
 
 }  // namespace membudget

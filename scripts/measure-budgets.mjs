@@ -1,0 +1,70 @@
+#!/usr/bin/env node
+// Measures the page's budgets on this machine and prints them as Markdown for the README:
+// transfer sizes (gzipped), time from navigation to the ledger on screen (median of 10 cold loads in
+// Debian's Chromium), and the time one field change takes to re-render (median of 50).
+// Run after `npm run build`: node scripts/measure-budgets.mjs
+import { cpus } from 'node:os';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launchChromium } from '../tests/support/browser.mjs';
+import { serveStatic } from '../tests/support/server.mjs';
+import { BUDGETS, pageSizes } from '../tests/support/sizes.mjs';
+
+const dist = resolve(fileURLToPath(import.meta.url), '../../dist');
+/** @param {number[]} values */
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+const sizes = pageSizes(dist);
+const server = await serveStatic(dist, '/');
+const browser = await launchChromium();
+const loads = [];
+const domLoads = [];
+for (let i = 0; i < 11; i++) {
+  const context = await browser.newContext();  // a fresh cache each time: a cold load
+  const page = await context.newPage();
+  await page.goto(server.url);
+  await page.waitForFunction(() => performance.getEntriesByName('membudget-ledger-on-screen').length > 0);
+  const [dom, screen] = await page.evaluate(() => [
+    performance.getEntriesByName('membudget-ledger-rendered')[0].startTime,
+    performance.getEntriesByName('membudget-ledger-on-screen')[0].startTime,
+  ]);
+  if (i > 0) {  // the first start of Chromium pays for its own warm-up
+    domLoads.push(dom);
+    loads.push(screen);
+  }
+  await context.close();
+}
+const context = await browser.newContext();
+const page = await context.newPage();
+await page.goto(server.url);
+await page.waitForSelector('#verdict strong');
+const renders = await page.evaluate(() => {
+  const input = /** @type {HTMLInputElement} */ (document.getElementById('f-mb'));
+  const times = [];
+  for (let i = 0; i < 51; i++) {
+    input.value = String(1 + (i % 8));
+    const start = performance.now();
+    input.dispatchEvent(new Event('input'));
+    void document.body.offsetHeight;  // include style and layout, not only the DOM update
+    times.push(performance.now() - start);
+  }
+  return times.slice(1);
+});
+await browser.close();
+await server.close();
+
+const kb = (/** @type {number} */ bytes) => `${(bytes / 1000).toFixed(1)} KB`;
+const cpu = cpus()[0]?.model ?? 'unknown CPU';
+console.log(`Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpu}, Chromium at /usr/bin/chromium.\n`);
+console.log('| budget | limit | measured |');
+console.log('|---|---|---|');
+console.log(`| page transfer, gzipped (${sizes.files.map((f) => f.name.replace(/-[A-Za-z0-9_]{8}\./, '.')).join(', ')}) | ${kb(BUDGETS.pageGzipBytes)} | ${kb(sizes.pageGzipBytes)} |`);
+console.log(`| wasm, gzipped | ${kb(BUDGETS.wasmGzipBytes)} | ${kb(sizes.wasmGzipBytes)} |`);
+console.log(`| navigation → ledger on screen, median of 10 cold loads | 300 ms | ${median(loads).toFixed(1)} ms (in the DOM at ${median(domLoads).toFixed(1)} ms) |`);
+console.log(`| field change → re-rendered (incl. layout), median of 50 | 5 ms | ${median(renders).toFixed(2)} ms |`);
+console.log('\nFiles:');
+for (const f of sizes.files) console.log(`- ${f.name}: ${f.bytes} B, ${f.gzipBytes} B gzipped`);

@@ -1,0 +1,223 @@
+// The built page in Debian's Chromium: the ledger against the native CLI, the form, links, hostile
+// links, exports, the embed view, the single-file build, and no request to any other origin.
+import { mkdirSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../support/browser.mjs';
+import { cliLineBytes, cliResultForQuery, runCli } from '../support/cli';
+import { DIST, fixture, ROOT } from '../support/paths';
+import { serveStatic, type StaticServer } from '../support/server.mjs';
+
+const SHOTS = resolve(ROOT, 'test-results');
+const BASE_PATH = '/internal/tools/membudget/';
+
+let server: StaticServer;
+let browser: Browser;
+let context: BrowserContext;
+let foreignRequests: string[];
+let pageErrors: string[];
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  server = await serveStatic(DIST, BASE_PATH);
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function open(query = '', options: { viewport?: { width: number; height: number } } = {}): Promise<Page> {
+  context = await browser.newContext({ viewport: options.viewport ?? { width: 1400, height: 1000 }, acceptDownloads: true });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.origin });
+  foreignRequests = [];
+  pageErrors = [];
+  context.on('request', (request) => {
+    const url = request.url();
+    if (!url.startsWith(server.origin) && !url.startsWith('data:') && !url.startsWith('blob:')) foreignRequests.push(url);
+  });
+  const page = await context.newPage();
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  page.on('dialog', (dialog) => {
+    pageErrors.push(`dialog opened: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  await page.goto(`${server.url}${query}`);
+  await page.waitForSelector('#verdict strong');
+  return page;
+}
+
+afterEach(async () => {
+  expect(foreignRequests, 'requests to other origins').toEqual([]);
+  expect(pageErrors, 'page errors or dialogs').toEqual([]);
+  await context?.close();
+});
+
+async function ledgerBytes(page: Page): Promise<Record<string, number>> {
+  const rows = await page.$$eval('#ledger tr[data-line]', (trs) => trs.map((tr) => [tr.getAttribute('data-line'), tr.getAttribute('data-bytes')]));
+  return Object.fromEntries(rows.map(([id, bytes]) => [id, Number(bytes)]));
+}
+
+// The notice of a hostile link quotes what it ignored ("got \"NaN\""); everything else is the page's own text.
+async function expectNoBadText(page: Page, selector = 'body'): Promise<void> {
+  const text = await page.innerText(selector);
+  expect(text).not.toMatch(/\bNaN\b|\bInfinity\b|\bundefined\b/);
+}
+
+async function waitForQuery(page: Page, fragment: string): Promise<void> {
+  await page.waitForFunction((f) => location.search.includes(f), fragment);
+}
+
+describe('the calculator page', () => {
+  it('opens on the chapter’s 70B example, every data-bytes equal to the CLI’s eval', async () => {
+    const page = await open();
+    expect(await ledgerBytes(page)).toEqual(cliLineBytes({}));
+    const example = fixture('chapter').checklists[0];
+    expect(await ledgerBytes(page)).toEqual(example.expect.lines);
+    expect(await page.getAttribute('#ledger tr[data-summary="total"]', 'data-bytes')).toBe(String(example.expect.total_bytes));
+    expect(await page.getAttribute('#verdict', 'data-verdict')).toBe('fits');
+    expect(await page.textContent('#ledger tr[data-line="parameters"] code')).toBe('2Ψ / (TP × PP)');
+    await expectNoBadText(page);
+    await page.screenshot({ path: resolve(SHOTS, 'page.png'), fullPage: true });
+  });
+
+  it('recomputes on every edit of model, TP, PP and DP, and matches the CLI for the same link', async () => {
+    const page = await open();
+    await page.selectOption('#f-model', 'llama-3.1-70b');
+    await page.fill('#f-tp', '4');
+    await page.fill('#f-pp', '4');
+    await page.fill('#f-dp', '16');
+    await page.fill('#f-microbatches', '8');
+    await waitForQuery(page, 'dp=16');
+    const query = new URL(page.url()).search;
+    expect(query).toBe('?model=llama-3.1-70b&tp=4&pp=4&dp=16&microbatches=8');
+    const native = cliResultForQuery(query);
+    expect(await ledgerBytes(page)).toEqual(Object.fromEntries(native.lines.map((l: { id: string; bytes: number }) => [l.id, l.bytes])));
+    expect(await page.getAttribute('#verdict', 'data-verdict')).toBe(native.verdict);
+    await expectNoBadText(page);
+  });
+
+  it('copies a link that reproduces the exact view in a new page', async () => {
+    const page = await open();
+    await page.selectOption('#f-model', 'chapter-405b');
+    await page.fill('#f-pp', '4');
+    await page.fill('#f-dp', '8');
+    await page.selectOption('#unit', 'gib');
+    await waitForQuery(page, 'unit=gib');
+    await page.click('#copy-link');
+    await page.waitForSelector('#toast.visible');
+    const link = await page.evaluate(() => navigator.clipboard.readText());
+    expect(link).toBe(page.url());
+    const before = await ledgerBytes(page);
+    const copy = await context.newPage();
+    await copy.goto(link);
+    await copy.waitForSelector('#verdict strong');
+    expect(await ledgerBytes(copy)).toEqual(before);
+    expect(await copy.inputValue('#f-pp')).toBe('4');
+    expect(await copy.inputValue('#f-model')).toBe('chapter-405b');
+    expect(await copy.textContent('#ledger thead')).toContain('Value (GiB)');
+    expect(await copy.getAttribute('#verdict', 'data-verdict')).toBe('tight');
+  });
+
+  it('shows errors next to the field, keeps the last ledger for unreadable text, and never NaN', async () => {
+    const page = await open();
+    await page.fill('#f-tp', 'abc');
+    await page.waitForSelector('#m-tp.error');
+    expect(await page.textContent('#m-tp')).toContain('tp must be an integer from 1 to 1,024; got "abc"');
+    expect(await ledgerBytes(page)).toEqual(cliLineBytes({}));
+    await page.fill('#f-tp', '0');
+    await page.waitForSelector('#verdict.invalid');
+    expect(await page.textContent('#m-tp')).toContain('tp must be an integer from 1 to 1,024; got 0');
+    expect(await page.$$('#ledger tr[data-line]')).toHaveLength(0);
+    await page.fill('#f-tp', '128');
+    await page.waitForFunction(() => document.querySelector('#m-tp')?.textContent?.includes('at most heads (64)'));
+    await page.fill('#f-tp', '6');
+    await page.waitForSelector('#m-tp.warning');
+    expect(await page.textContent('#m-tp')).toContain('heads (64) is not divisible by tp (6)');
+    await expectNoBadText(page);
+  });
+
+  it('opens a hostile link with a notice naming each bad parameter, and runs none of it', async () => {
+    const hostile = [
+      'tp=%3Cscript%3Ewindow.__pwned%3D1%3C%2Fscript%3E',
+      'model=javascript%3Aalert(1)',
+      'x=%22%3E%3Cimg%20src%3Dx%20onerror%3Dwindow.__pwned%3D2%3E',
+      '%3Cimg%20src%3Dy%20onerror%3Dwindow.__pwned%3D3%3E=1',
+      'seq=1e999',
+      'mb=NaN',
+      'gpu_gb=Infinity',
+      'dp=%ZZ',
+    ].join('&');
+    const page = await open(`?${hostile}&pp=2`);
+    const notices = await page.$$eval('#notices li', (items) => items.map((li) => li.textContent ?? ''));
+    for (const name of ['tp', 'model', '"x"', 'onerror', 'seq', 'mb', 'gpu_gb', 'dp=%ZZ']) expect(notices.join('\n')).toContain(name);
+    expect(await page.isVisible('#notices')).toBe(true);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.$$('#app img, #app script, #app iframe')).toHaveLength(0);
+    // The rest of the link still applies; the bad keys keep their defaults.
+    expect(await page.inputValue('#f-pp')).toBe('2');
+    expect(await page.inputValue('#f-seq')).toBe('4096');
+    expect(new URL(page.url()).search).toBe('?pp=2');
+    await expectNoBadText(page, 'main');
+  });
+
+  it('shows huge but well-formed numbers as range errors, not as numbers', async () => {
+    const page = await open('?dp=1e300&headroom=5');
+    await page.waitForSelector('#verdict.invalid');
+    expect(await page.textContent('#m-dp')).toContain('dp must be an integer from 1 to 1,048,576');
+    expect(await page.textContent('#m-headroom')).toContain('headroom must be a number from 0 to 0.99; got 5');
+    await expectNoBadText(page);
+  });
+
+  it('exports Markdown and the CLI’s JSON', async () => {
+    const page = await open('?model=llama-3.1-8b&tp=2&dp=4&gpu=h100-80gb');
+    await page.click('#copy-markdown');
+    await page.waitForSelector('#toast.visible');
+    const markdown = await page.evaluate(() => navigator.clipboard.readText());
+    expect(markdown).toContain('| Component | Formula | Value (GB) | Notes |');
+    expect(markdown).toContain('| Parameters | 2Ψ / (TP × PP) = 2 × 8,030,261,248 / (2 × 1) | 8.03 |');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-json')]);
+    const json = readFileSync((await download.path())!, 'utf8');
+    expect(json + '\n').toBe(runCli(['--json', '--url', 'model=llama-3.1-8b&tp=2&dp=4&gpu=h100-80gb']).stdout);
+  });
+
+  it('has a compact embed view with a link to the full calculator', async () => {
+    const page = await open('?embed=1&tp=4', { viewport: { width: 760, height: 560 } });
+    expect(await page.isVisible('#config-form')).toBe(false);
+    expect(await page.isVisible('#ledger')).toBe(true);
+    expect(await page.isVisible('#bar svg')).toBe(true);
+    const href = await page.getAttribute('#open-full', 'href');
+    expect(href).toBe(`${BASE_PATH}?tp=4`);
+    expect(await ledgerBytes(page)).toEqual(cliLineBytes({ tp: 4 }));
+    await page.screenshot({ path: resolve(SHOTS, 'embed.png'), fullPage: true });
+  });
+
+  it('works inside an iframe of another page, as in a wiki', async () => {
+    const page = await open();
+    await page.setContent(`<iframe id="embed" src="${server.url}?embed=1&pp=2" width="800" height="600"></iframe>`);
+    const frame = page.frameLocator('#embed');
+    await frame.locator('#verdict strong').waitFor();
+    expect(await frame.locator('#ledger tr[data-line]').count()).toBe(6);
+  });
+});
+
+describe('the single-file build', () => {
+  it('opens from disk with the wasm inlined and computes the same ledger', async () => {
+    const file = resolve(DIST, 'membudget.html');
+    context = await browser.newContext();
+    foreignRequests = [];
+    pageErrors = [];
+    context.on('request', (request) => {
+      const url = request.url();
+      if (!url.startsWith('file:') && !url.startsWith('data:') && !url.startsWith('blob:')) foreignRequests.push(url);
+    });
+    const page = await context.newPage();
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    await page.goto(`${pathToFileURL(file).href}?pp=2&mb=2`);
+    await page.waitForSelector('#verdict strong');
+    expect(await ledgerBytes(page)).toEqual(cliLineBytes({ pp: 2, mb: 2 }));
+  });
+});

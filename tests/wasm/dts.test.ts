@@ -1,0 +1,87 @@
+// The hand-written membudget.d.ts against the real module: the functions and value objects that
+// wasm/bindings.cpp registers, the ones the .d.ts declares, and the ones the built module has, must be
+// the same sets; and the TypeScript that uses the .d.ts must type-check.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import ts from 'typescript';
+import { beforeAll, describe, expect, it } from 'vitest';
+import createMembudget from '../../web/src/wasm/membudget.js';
+import type { MembudgetModule } from '../../web/src/wasm/membudget.js';
+import { ROOT, WASM } from '../support/paths';
+
+const DTS = resolve(ROOT, 'web/src/wasm/membudget.d.ts');
+const BINDINGS = resolve(ROOT, 'wasm/bindings.cpp');
+
+let module: MembudgetModule;
+
+beforeAll(async () => {
+  module = await createMembudget({ wasmBinary: readFileSync(WASM) });
+});
+
+/** Member names of each interface declared in the .d.ts. */
+function declaredInterfaces(): Map<string, string[]> {
+  const source = ts.createSourceFile(DTS, readFileSync(DTS, 'utf8'), ts.ScriptTarget.ES2022, true);
+  const interfaces = new Map<string, string[]>();
+  source.forEachChild((node) => {
+    if (ts.isInterfaceDeclaration(node))
+      interfaces.set(
+        node.name.text,
+        node.members.map((m) => (m.name && (ts.isIdentifier(m.name) || ts.isStringLiteral(m.name)) ? m.name.text : '')),
+      );
+  });
+  return interfaces;
+}
+
+/** `function("name", …)` and `value_object<T>("Name").field("key", …)` registrations in bindings.cpp. */
+function registered(): { functions: string[]; objects: Map<string, string[]> } {
+  const text = readFileSync(BINDINGS, 'utf8');
+  const functions = [...text.matchAll(/\bfunction\("([^"]+)"/g)].map((m) => m[1]);
+  const objects = new Map<string, string[]>();
+  for (const block of text.matchAll(/value_object<[^>]+>\("([^"]+)"\)([^;]+);/g))
+    objects.set(block[1], [...block[2].matchAll(/\.field\("([^"]+)"/g)].map((m) => m[1]));
+  return { functions, objects };
+}
+
+const sorted = (names: Iterable<string>) => [...names].sort();
+
+describe('membudget.d.ts', () => {
+  it('declares exactly the functions bindings.cpp registers, and each is a function of the module', () => {
+    const declared = declaredInterfaces().get('MembudgetModule') ?? [];
+    const { functions } = registered();
+    expect(sorted(declared)).toEqual(sorted(functions));
+    for (const name of functions) expect(typeof (module as unknown as Record<string, unknown>)[name], name).toBe('function');
+  });
+
+  it('declares every value object with exactly its registered fields', () => {
+    const declared = declaredInterfaces();
+    for (const [name, fields] of registered().objects) {
+      expect(declared.has(name), name).toBe(true);
+      expect(sorted(declared.get(name) ?? []), name).toEqual(sorted(fields));
+    }
+  });
+
+  it('matches the shapes the module returns at run time', () => {
+    const declared = declaredInterfaces();
+    const keys = (value: object) => sorted(Object.keys(value));
+    const config = module.defaultConfig();
+    const result = module.evaluate(config);
+    expect(keys(config)).toEqual(sorted(declared.get('Config')!));
+    expect(keys(result)).toEqual(sorted(declared.get('Result')!));
+    expect(keys(result.lines[0])).toEqual(sorted(declared.get('Line')!));
+    expect(keys(module.decodeQuery('tp=2'))).toEqual(sorted(declared.get('ParsedConfig')!));
+    expect(keys(module.fields()[0])).toEqual(sorted(declared.get('Field')!));
+    expect(keys(module.modelPresets()[0])).toEqual(sorted(declared.get('ModelPreset')!));
+    expect(keys(module.gpuPresets()[0])).toEqual(sorted(declared.get('GpuPreset')!));
+    expect(keys(module.validate({ ...config, tp: 0 })[0])).toEqual(sorted(declared.get('Problem')!));
+    const kinds = new Set(module.fields().map((f) => f.kind));
+    expect([...kinds].every((k) => ['integer', 'number', 'boolean', 'choice'].includes(k))).toBe(true);
+  });
+
+  it('type-checks with the TypeScript that uses it (tsc --noEmit over the project)', () => {
+    const configPath = resolve(ROOT, 'tsconfig.json');
+    const parsed = ts.parseJsonConfigFileContent(ts.readConfigFile(configPath, ts.sys.readFile).config, ts.sys, ROOT);
+    const program = ts.createProgram(parsed.fileNames, parsed.options);
+    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    expect(diagnostics).toEqual([]);
+  });
+});

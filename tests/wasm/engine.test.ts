@@ -1,0 +1,155 @@
+// The wasm build under Node, through the typed layer the page uses, against the same fixtures as the
+// Catch2 tests and against the native CLI.
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadEngine, MembudgetError, type Config, type Engine } from '../../web/src/engine';
+import { cliResultForQuery, runCli } from '../support/cli';
+import { fixture, WASM } from '../support/paths';
+
+let engine: Engine;
+
+beforeAll(async () => {
+  engine = await loadEngine(readFileSync(WASM));
+});
+
+const chapter = fixture('chapter');
+
+function configFrom(object: Record<string, unknown>): Config {
+  // The page's path: each key as text through setField, presets first as the engine orders them.
+  const entries = Object.entries(object).sort(([a], [b]) => Number(b === 'model' || b === 'gpu') - Number(a === 'model' || a === 'gpu'));
+  return entries.reduce((config, [key, value]) => engine.setField(config, key, String(value)), engine.defaultConfig());
+}
+
+function lineBytes(config: Config): Record<string, number> {
+  return Object.fromEntries(engine.evaluate(config).lines.map((l) => [l.id, l.bytes]));
+}
+
+describe('the chapter fixtures, as in the Catch2 tests', () => {
+  for (const example of [...chapter.checklists, ...chapter.pitfalls]) {
+    it(`${example.name} (${example.section})`, () => {
+      const config = configFrom(example.config);
+      const ledger = engine.evaluate(config);
+      const expected = example.expect;
+      for (const [id, bytes] of Object.entries(expected.lines ?? {})) expect(lineBytes(config)[id], id).toBe(bytes);
+      if (expected.total_bytes !== undefined) expect(ledger.totalBytes).toBe(expected.total_bytes);
+      if (expected.verdict !== undefined) expect(ledger.verdict).toBe(expected.verdict);
+      for (const field of expected.warning_fields ?? [])
+        expect(ledger.warnings.some((w) => w.field === field && w.message.includes(expected.warning_contains))).toBe(true);
+      expect(ledger.totalBytes).toBe(ledger.lines.reduce((sum, l) => sum + l.bytes, 0));
+    });
+  }
+
+  for (const table of chapter.static_tables) {
+    it(`${table.name}: static bytes through the ledger without sharding`, () => {
+      const config = configFrom({ params: table.params, static_bytes: table.static_bytes, tp: 1, pp: 1, dp: 1, zero: 0 });
+      const bytes = lineBytes(config);
+      expect(bytes.parameters + bytes.gradients + bytes.optimizer).toBe(table.expect_bytes.total);
+      expect(bytes.parameters).toBe(table.expect_bytes.parameters);
+      expect(bytes.gradients).toBe(table.expect_bytes.gradients);
+    });
+  }
+
+  it('the 66× reduction is exactly 65.5×', () => {
+    const none = lineBytes(configFrom(chapter.checklists[3].config)).activations;
+    const full = lineBytes(configFrom(chapter.checklists[4].config)).activations;
+    expect(none / full).toBe(chapter.checkpointing_reduction.expect_ratio);
+  });
+});
+
+describe('wasm and native agree', () => {
+  it('on every fixture configuration, as the CLI’s eval JSON, byte for byte', () => {
+    for (const example of [...chapter.checklists, ...chapter.pitfalls]) {
+      const config = configFrom(example.config);
+      const native = runCli(['eval', '-'], JSON.stringify(example.config)).stdout;
+      expect(engine.resultJson(config) + '\n').toBe(native);
+    }
+  });
+
+  it('on links: the wasm codec and the CLI read the same query the same way', () => {
+    const query = 'model=llama-3.1-405b&tp=8&pp=16&dp=64&cp=2&sp=true&zero=3&mb=2&seq=16384&ckpt=selective&gpu=h200';
+    const decoded = engine.decodeQuery(query);
+    expect(decoded.notices).toEqual([]);
+    const native = cliResultForQuery(query);
+    expect(engine.encodeQuery(decoded.config)).toBe(native.query);
+    expect(engine.evaluate(decoded.config).totalBytes).toBe(native.total_bytes);
+  });
+});
+
+describe('errors are values in C++ and thrown errors in TypeScript', () => {
+  it('evaluate throws a MembudgetError naming the field and the range', () => {
+    const config = { ...engine.defaultConfig(), tp: 0 };
+    expect(() => engine.evaluate(config)).toThrow(MembudgetError);
+    try {
+      engine.evaluate(config);
+    } catch (error) {
+      expect((error as MembudgetError).problems).toEqual([{ field: 'tp', message: 'tp must be an integer from 1 to 1,024; got 0' }]);
+    }
+    expect(engine.validate(config)).toHaveLength(1);
+  });
+
+  it('setField refuses text that is not a value of the field, and leaves NaN and Infinity out', () => {
+    const config = engine.defaultConfig();
+    for (const text of ['abc', 'NaN', 'Infinity', '1e999', '', '<script>']) {
+      expect(() => engine.setField(config, 'seq', text), text).toThrow(/seq must be an integer from 1 to 16,777,216/);
+    }
+    expect(() => engine.setField(config, 'nope', '1')).toThrow(/unknown key "nope"/);
+    expect(engine.setField(config, 'seq', '8192').seq).toBe(8192);
+  });
+
+  it('a non-finite number set directly is caught by the validator, not computed', () => {
+    for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, -1, 0.5]) {
+      const problems = engine.validate({ ...engine.defaultConfig(), mb: bad });
+      expect(problems.map((p) => p.field)).toContain('mb');
+    }
+  });
+
+  it('a partial object (a hand-made call) is completed from the defaults instead of crashing', () => {
+    const ledger = engine.evaluate({ tp: 4 } as unknown as Config);
+    expect(ledger.verdict).toBeTruthy();
+    expect(ledger.lines.every((l) => Number.isFinite(l.bytes))).toBe(true);
+  });
+
+  it('a preset choice fills the architecture, explicit keys override it', () => {
+    let config = engine.setField(engine.defaultConfig(), 'model', 'llama-3.1-8b');
+    expect(config.hidden).toBe(4096);
+    expect(engine.evaluate(config).parameterCount).toBe(8030261248);
+    config = engine.setField(config, 'gpu', 'h100-80gb');
+    expect(engine.evaluate(config).capacityBytes).toBe(81559 * 2 ** 20);
+    expect(engine.encodeQuery(config)).toBe('model=llama-3.1-8b&gpu=h100-80gb');
+  });
+});
+
+describe('the link codec', () => {
+  it('reports malformed, unknown and repeated parameters as notices and skips them', () => {
+    const decoded = engine.decodeQuery('?tp=2&tp=4&zz=1&seq=abc&embed=1&unit=gib');
+    expect(decoded.config.tp).toBe(4);
+    expect(decoded.config.seq).toBe(4096);
+    expect(decoded.notices.map((n) => n.field).sort()).toEqual(['seq', 'tp', 'zz']);
+  });
+
+  it('round-trips 2,000 random valid configurations exactly', () => {
+    let seed = 12345;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)];
+    for (let i = 0; i < 2000; i++) {
+      let config = engine.setField(engine.defaultConfig(), 'model', pick(engine.modelPresets).id);
+      config = engine.setField(config, 'gpu', pick(engine.gpuPresets).id);
+      config = {
+        ...config,
+        tp: pick([1, 2, 4, 8]),
+        pp: pick([1, 2, 4]),
+        dp: pick([1, 8, 1024]),
+        sp: random() < 0.5,
+        zero: pick([0, 1, 2, 3]),
+        ckpt: pick(['none', 'selective', 'full']),
+        headroom: random() * 0.99,
+        gpu_gb: 0.001 + random() * 1000,
+        buffers_gb: random() * 8,
+      };
+      const query = engine.encodeQuery(config);
+      const decoded = engine.decodeQuery(query);
+      expect(decoded.notices, query).toEqual([]);
+      expect(decoded.config, query).toEqual(config);
+    }
+  });
+});

@@ -1,0 +1,20 @@
+// Size budgets of the built page (sizes are deterministic; timings are measured by
+// scripts/measure-budgets.mjs, never asserted).
+import { describe, expect, it } from 'vitest';
+import { DIST } from '../support/paths';
+import { BUDGETS, pageSizes } from '../support/sizes.mjs';
+
+describe('size budgets', () => {
+  const sizes = pageSizes(DIST);
+
+  it('the page and everything it loads transfer at most 150 KB gzipped', () => {
+    expect(sizes.files.map((f) => f.name)).toEqual(expect.arrayContaining(['index.html']));
+    expect(sizes.files.some((f) => f.name.endsWith('.js'))).toBe(true);
+    expect(sizes.pageGzipBytes).toBeLessThanOrEqual(BUDGETS.pageGzipBytes);
+  });
+
+  it('the wasm is at most 80 KB gzipped', () => {
+    expect(sizes.wasmGzipBytes).toBeGreaterThan(0);
+    expect(sizes.wasmGzipBytes).toBeLessThanOrEqual(BUDGETS.wasmGzipBytes);
+  });
+});

@@ -1,0 +1,228 @@
+// The engine's WebAssembly surface: plain value objects and free functions, nothing to delete.
+// The only file that includes Embind. Errors are values (`errors`, `problems`); the TypeScript layer
+// (web/src/engine.ts) turns them into thrown errors.
+#include <emscripten/bind.h>
+
+#include "membudget/config.hpp"
+#include "membudget/json.hpp"
+#include "membudget/ledger.hpp"
+#include "membudget/presets.hpp"
+
+using namespace emscripten;
+using namespace membudget;
+
+namespace {
+
+template <typename T>
+val toArray(const std::vector<T>& items) {
+    val array = val::array();
+    for (const auto& item : items) array.call<void>("push", val(item));
+    return array;
+}
+
+// Vectors cross as JS arrays (val), so that no wrapper object needs deleting.
+struct WasmResult {
+    std::string method;
+    val lines = val::array();
+    double parameterCount = 0;
+    double totalBytes = 0;
+    double capacityBytes = 0;
+    double usableBytes = 0;
+    std::string verdict;
+    val warnings = val::array();
+    val errors = val::array();
+};
+
+struct WasmParsed {
+    Config config;
+    val problems = val::array();
+};
+
+struct WasmField {
+    std::string key, label, group, kind;
+    double min = 0, max = 0;
+    bool zeroMeansAuto = false;
+    std::string autoMeaning;
+    val allowed = val::array();
+    val choices = val::array();
+    std::string unit, help, section, range, defaultText;
+};
+
+struct WasmModelPreset {
+    std::string id, label;
+    double parameterCount = 0;
+    std::string source;
+};
+
+struct WasmGpuPreset {
+    std::string id, label;
+    double capacityBytes = 0;
+    std::string source;
+};
+
+WasmResult evaluateConfig(const Config& config) {
+    const Result r = evaluate(config);
+    return {r.method, toArray(r.lines), r.parameterCount, r.totalBytes, r.capacityBytes, r.usableBytes,
+            r.verdict, toArray(r.warnings), toArray(r.errors)};
+}
+
+val validateConfig(const Config& config) { return toArray(validate(config)); }
+
+WasmParsed toWasm(const ParsedConfig& parsed) { return {parsed.config, toArray(parsed.problems)}; }
+
+WasmParsed decode(const std::string& query) { return toWasm(decodeQuery(query)); }
+
+// One field from the text a form holds; a preset id also fills the fields its preset sets.
+WasmParsed setField(const Config& config, const std::string& key, const std::string& text) {
+    const std::vector<Assignment> assignment{{key, text}};
+    return toWasm(applyAssignments(assignment, config));
+}
+
+val fieldTexts(const Config& config) {
+    val texts = val::object();
+    for (const auto& field : fields()) texts.set(std::string(field.key), fieldText(config, field));
+    return texts;
+}
+
+val fieldTable() {
+    static constexpr const char* kinds[] = {"integer", "number", "boolean", "choice"};
+    const Config defaults;
+    val out = val::array();
+    for (const auto& f : fields()) {
+        WasmField w{std::string(f.key), std::string(f.label), std::string(f.group), kinds[static_cast<int>(f.kind)],
+                    f.min, f.max, f.zeroMeansAuto, std::string(f.autoMeaning), toArray(f.allowed),
+                    toArray(f.choices), std::string(f.unit), std::string(f.help), std::string(f.section),
+                    describeRange(f), fieldText(defaults, f)};
+        out.call<void>("push", val(w));
+    }
+    return out;
+}
+
+val modelPresetList() {
+    val out = val::array();
+    for (const auto& p : modelPresets()) {
+        Config config;
+        applyModelPreset(config, p);
+        out.call<void>("push", val(WasmModelPreset{std::string(p.id), std::string(p.label),
+                                                   p.params != 0 ? p.params : derivedParameterCount(config),
+                                                   std::string(p.source)}));
+    }
+    return out;
+}
+
+val gpuPresetList() {
+    val out = val::array();
+    for (const auto& p : gpuPresets())
+        out.call<void>("push", val(WasmGpuPreset{std::string(p.id), std::string(p.label), p.capacityBytes,
+                                                 std::string(p.source)}));
+    return out;
+}
+
+Config defaultConfig() { return Config{}; }
+
+std::string resultJson(const Config& config) { return resultToJson(evaluate(config), config); }
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(membudget) {
+    value_object<Config>("Config")
+        .field("model", &Config::model)
+        .field("params", &Config::params)
+        .field("hidden", &Config::hidden)
+        .field("layers", &Config::layers)
+        .field("heads", &Config::heads)
+        .field("kv_heads", &Config::kvHeads)
+        .field("head_dim", &Config::headDim)
+        .field("ffn", &Config::ffn)
+        .field("vocab", &Config::vocab)
+        .field("gated_ffn", &Config::gatedFfn)
+        .field("tied_embeddings", &Config::tiedEmbeddings)
+        .field("norm", &Config::norm)
+        .field("bias", &Config::bias)
+        .field("pos_emb", &Config::posEmb)
+        .field("tp", &Config::tp)
+        .field("pp", &Config::pp)
+        .field("dp", &Config::dp)
+        .field("cp", &Config::cp)
+        .field("sp", &Config::sp)
+        .field("zero", &Config::zero)
+        .field("gpus", &Config::gpus)
+        .field("mb", &Config::mb)
+        .field("seq", &Config::seq)
+        .field("ckpt", &Config::ckpt)
+        .field("microbatches", &Config::microbatches)
+        .field("static_bytes", &Config::staticBytes)
+        .field("act_formula", &Config::actFormula)
+        .field("gpu", &Config::gpu)
+        .field("gpu_gb", &Config::gpuGb)
+        .field("buffers_gb", &Config::buffersGb)
+        .field("context_gb", &Config::contextGb)
+        .field("headroom", &Config::headroom)
+        .field("method", &Config::method);
+
+    value_object<Problem>("Problem").field("field", &Problem::field).field("message", &Problem::message);
+
+    value_object<Line>("Line")
+        .field("id", &Line::id)
+        .field("label", &Line::label)
+        .field("formula", &Line::formula)
+        .field("substituted", &Line::substituted)
+        .field("bytes", &Line::bytes)
+        .field("note", &Line::note);
+
+    value_object<WasmResult>("Result")
+        .field("method", &WasmResult::method)
+        .field("lines", &WasmResult::lines)
+        .field("parameterCount", &WasmResult::parameterCount)
+        .field("totalBytes", &WasmResult::totalBytes)
+        .field("capacityBytes", &WasmResult::capacityBytes)
+        .field("usableBytes", &WasmResult::usableBytes)
+        .field("verdict", &WasmResult::verdict)
+        .field("warnings", &WasmResult::warnings)
+        .field("errors", &WasmResult::errors);
+
+    value_object<WasmParsed>("ParsedConfig")
+        .field("config", &WasmParsed::config)
+        .field("problems", &WasmParsed::problems);
+
+    value_object<WasmField>("Field")
+        .field("key", &WasmField::key)
+        .field("label", &WasmField::label)
+        .field("group", &WasmField::group)
+        .field("kind", &WasmField::kind)
+        .field("min", &WasmField::min)
+        .field("max", &WasmField::max)
+        .field("zeroMeansAuto", &WasmField::zeroMeansAuto)
+        .field("autoMeaning", &WasmField::autoMeaning)
+        .field("allowed", &WasmField::allowed)
+        .field("choices", &WasmField::choices)
+        .field("unit", &WasmField::unit)
+        .field("help", &WasmField::help)
+        .field("section", &WasmField::section)
+        .field("range", &WasmField::range)
+        .field("defaultText", &WasmField::defaultText);
+
+    value_object<WasmModelPreset>("ModelPreset")
+        .field("id", &WasmModelPreset::id)
+        .field("label", &WasmModelPreset::label)
+        .field("parameterCount", &WasmModelPreset::parameterCount)
+        .field("source", &WasmModelPreset::source);
+
+    value_object<WasmGpuPreset>("GpuPreset")
+        .field("id", &WasmGpuPreset::id)
+        .field("label", &WasmGpuPreset::label)
+        .field("capacityBytes", &WasmGpuPreset::capacityBytes)
+        .field("source", &WasmGpuPreset::source);
+
+    function("evaluate", &evaluateConfig);
+    function("validate", &validateConfig);
+    function("defaultConfig", &defaultConfig);
+    function("setField", &setField);
+    function("fieldTexts", &fieldTexts);
+    function("fields", &fieldTable);
+    function("modelPresets", &modelPresetList);
+    function("gpuPresets", &gpuPresetList);
+    function("encodeQuery", &encodeQuery);
+    function("decodeQuery", &decode);
+    function("resultJson", &resultJson);
+}

@@ -1,0 +1,39 @@
+# The WebAssembly build (emcmake cmake -S . -B build-wasm): an ES module and its .wasm, for the page and
+# for the Node tests. Included from the top-level CMakeLists.txt when EMSCRIPTEN is set.
+# nlohmann/json is header-only; link its folder alone so that no other host header leaks into the wasm build.
+set(MEMBUDGET_NLOHMANN_DIR "/usr/include/nlohmann" CACHE PATH "Debian's nlohmann-json3-dev headers")
+set(MEMBUDGET_NLOHMANN_INCLUDE "${CMAKE_BINARY_DIR}/third_party")
+file(MAKE_DIRECTORY "${MEMBUDGET_NLOHMANN_INCLUDE}")
+file(CREATE_LINK "${MEMBUDGET_NLOHMANN_DIR}" "${MEMBUDGET_NLOHMANN_INCLUDE}/nlohmann" SYMBOLIC)
+
+add_library(membudget_json_wasm STATIC engine/src/json.cpp)
+target_include_directories(membudget_json_wasm PRIVATE ${MEMBUDGET_NLOHMANN_INCLUDE})
+target_link_libraries(membudget_json_wasm PUBLIC membudget_engine PRIVATE membudget_warnings)
+
+add_executable(membudget_wasm wasm/bindings.cpp)
+set_target_properties(membudget_wasm PROPERTIES OUTPUT_NAME membudget SUFFIX ".js")
+target_link_libraries(membudget_wasm PRIVATE membudget_engine membudget_json_wasm membudget_warnings)
+# Sizes chosen by measurement (README, "Budgets"): -Oz with closure off gave the smallest gzipped pair.
+set(MEMBUDGET_WASM_OPT "-Oz" CACHE STRING "Optimisation flag for the wasm build")
+target_compile_options(membudget_engine PRIVATE ${MEMBUDGET_WASM_OPT})
+target_compile_options(membudget_json_wasm PRIVATE ${MEMBUDGET_WASM_OPT})
+target_compile_options(membudget_wasm PRIVATE ${MEMBUDGET_WASM_OPT})
+target_link_options(membudget_wasm PRIVATE
+  ${MEMBUDGET_WASM_OPT}
+  --bind
+  -sMODULARIZE=1
+  -sEXPORT_ES6=1
+  -sEXPORT_NAME=createMembudget
+  -sFILESYSTEM=0
+  -sENVIRONMENT=web,worker
+  -sALLOW_MEMORY_GROWTH=1
+  -sINITIAL_MEMORY=16MB
+  -sDYNAMIC_EXECUTION=0
+  -sINCOMING_MODULE_JS_API=wasmBinary,instantiateWasm,locateFile,print,printErr)
+
+# The page and the Node tests import the module from web/src/wasm/, next to its hand-written .d.ts.
+add_custom_command(TARGET membudget_wasm POST_BUILD
+  COMMAND ${CMAKE_COMMAND} -E copy_if_different
+          "$<TARGET_FILE_DIR:membudget_wasm>/membudget.js" "$<TARGET_FILE_DIR:membudget_wasm>/membudget.wasm"
+          "${CMAKE_SOURCE_DIR}/web/src/wasm/"
+  VERBATIM)

@@ -1,0 +1,82 @@
+// Presentation of the engine's numbers: units and exports. No arithmetic beyond unit conversion.
+import type { Config, Ledger, Verdict } from './engine';
+
+export type Unit = 'gb' | 'gib';
+
+export const UNIT_BYTES: Record<Unit, number> = { gb: 1e9, gib: 2 ** 30 };
+export const UNIT_LABEL: Record<Unit, string> = { gb: 'GB', gib: 'GiB' };
+export const UNIT_MEANING: Record<Unit, string> = { gb: 'GB = 10⁹ bytes', gib: 'GiB = 2³⁰ bytes' };
+
+export const VERDICT_TEXT: Record<Verdict, string> = {
+  fits: 'Fits',
+  tight: 'Tight',
+  does_not_fit: 'Does not fit',
+};
+
+// Formatters are costly to create and cheap to reuse; a re-render formats dozens of numbers.
+const fixed2 = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const upTo2 = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+
+/** A byte count in the unit, two decimals; never NaN, Infinity or undefined on the page. */
+export function formatBytes(bytes: number, unit: Unit): string {
+  if (!Number.isFinite(bytes)) return '—';
+  return fixed2.format(bytes / UNIT_BYTES[unit]);
+}
+
+/** A count with thousands separators (Ψ = 70,000,000,000). */
+export function formatCount(value: number): string {
+  return Number.isFinite(value) ? integer.format(value) : '—';
+}
+
+export function formatWithUnit(bytes: number, unit: Unit): string {
+  return `${formatBytes(bytes, unit)} ${UNIT_LABEL[unit]}`;
+}
+
+export function formatPercent(fraction: number): string {
+  if (!Number.isFinite(fraction)) return '—';
+  return `${upTo2.format(fraction * 100)}%`;
+}
+
+/** One sentence: the verdict and the margin that decides it. */
+export function verdictSentence(ledger: Ledger, unit: Unit): string {
+  const u = (bytes: number) => formatWithUnit(bytes, unit);
+  switch (ledger.verdict) {
+    case 'fits':
+      return `${u(ledger.usableBytes - ledger.totalBytes)} below the headroom line; ${u(ledger.capacityBytes - ledger.totalBytes)} left of the capacity`;
+    case 'tight':
+      return `${u(ledger.totalBytes - ledger.usableBytes)} over the headroom line, ${u(ledger.capacityBytes - ledger.totalBytes)} under the capacity`;
+    case 'does_not_fit':
+      return `${u(ledger.totalBytes - ledger.capacityBytes)} over the capacity`;
+  }
+}
+
+function cell(text: string): string {
+  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/[\r\n]+/g, ' ');
+}
+
+/** The checklist as a Markdown table, to paste into a design doc. */
+export function ledgerMarkdown(ledger: Ledger, config: Config, unit: Unit, link: string): string {
+  const label = UNIT_LABEL[unit];
+  const rows = ledger.lines.map(
+    (line) =>
+      `| ${cell(line.label)} | ${cell(line.formula)} = ${cell(line.substituted)} | ${formatBytes(line.bytes, unit)} | ${cell(line.note)} |`,
+  );
+  const lines = [
+    `**${VERDICT_TEXT[ledger.verdict]}**: ${formatWithUnit(ledger.totalBytes, unit)} per GPU against ${formatWithUnit(ledger.capacityBytes, unit)} ` +
+      `(${formatWithUnit(ledger.usableBytes, unit)} usable after ${formatPercent(config.headroom)} headroom). ` +
+      `Model ${cell(config.model)}, Ψ = ${formatCount(ledger.parameterCount)}; ` +
+      `TP=${config.tp} PP=${config.pp} DP=${config.dp} CP=${config.cp} SP=${config.sp ? 'on' : 'off'} ZeRO-${config.zero}; ` +
+      `b_μ=${config.mb} s=${config.seq} ckpt=${cell(config.ckpt)}; GPU ${cell(config.gpu)}; method ${cell(ledger.method)}.`,
+    '',
+    `| Component | Formula | Value (${label}) | Notes |`,
+    '|---|---|---:|---|',
+    ...rows,
+    `| **Total** | sum | **${formatBytes(ledger.totalBytes, unit)}** | must be < ${formatBytes(ledger.capacityBytes, unit)} (${formatBytes(ledger.usableBytes, unit)} usable) |`,
+  ];
+  if (ledger.warnings.length > 0) {
+    lines.push('', 'Warnings:', ...ledger.warnings.map((w) => `- ${cell(w.message)}`));
+  }
+  lines.push('', `${UNIT_MEANING[unit]}. [Open in membudget](${link})`);
+  return lines.join('\n');
+}

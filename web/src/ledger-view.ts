@@ -1,0 +1,220 @@
+// The checklist as the chapter lays it out (component, formula, value, note; total against capacity),
+// the verdict, and a stacked bar of the components against the capacity and the headroom line.
+// Built once per set of ledger lines and then updated in place: a field change touches only the text
+// and attributes that changed, which keeps a re-render (layout included) within a few milliseconds.
+import type { Config, Ledger, Problem } from './engine';
+import { el, replaceChildren, svg } from './dom';
+import { formatBytes, formatCount, formatPercent, formatWithUnit, UNIT_LABEL, UNIT_MEANING, verdictSentence, VERDICT_TEXT, type Unit } from './format';
+
+const BAR_WIDTH = 1000;
+const BAR_HEIGHT = 76;
+const BAR_Y = 20;
+const BAR_THICKNESS = 34;
+
+function setText(node: Node, text: string): void {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+function setAttr(node: Element, name: string, value: string | number): void {
+  const text = String(value);
+  if (node.getAttribute(name) !== text) node.setAttribute(name, text);
+}
+
+interface Row {
+  tr: HTMLTableRowElement;
+  label: HTMLElement;
+  formula: HTMLElement;
+  substituted: HTMLElement;
+  value: HTMLElement;
+  note: HTMLElement;
+  segment: SVGRectElement;
+  segmentTitle: SVGTitleElement;
+  legend: HTMLElement;
+}
+
+interface Summary {
+  tr: HTMLTableRowElement;
+  formula: HTMLElement;
+  value: HTMLElement;
+  note: HTMLElement;
+}
+
+interface Marker {
+  line: SVGLineElement;
+  label: SVGTextElement;
+}
+
+export class LedgerView {
+  readonly element: HTMLElement;
+  readonly #verdict = el('div', { id: 'verdict', class: 'verdict', role: 'status', 'aria-live': 'polite' });
+  readonly #bar = el('figure', { id: 'bar', class: 'bar' });
+  readonly #table = el('table', { id: 'ledger', class: 'ledger' });
+  readonly #warnings = el('ul', { id: 'warnings', class: 'warnings' });
+  #rows = new Map<string, Row>();
+  #layoutKey = '';
+  #summaries = new Map<string, Summary>();
+  #valueHeader = el('th', { scope: 'col', class: 'value' });
+  #caption = el('caption');
+  #capacityRect = svg('rect', { class: 'capacity', x: 0, y: BAR_Y, height: BAR_THICKNESS });
+  #capacityMarker: Marker | undefined;
+  #usableMarker: Marker | undefined;
+  #chart = svg('svg', { viewBox: `0 0 ${BAR_WIDTH} ${BAR_HEIGHT}`, role: 'img' });
+  #verdictStrong = el('strong');
+  #verdictTotal = el('span', { class: 'total' });
+  #verdictMargin = el('span', { class: 'margin' });
+  #warningsKey = '';
+
+  constructor() {
+    this.element = el('section', { id: 'result', 'aria-label': 'Memory ledger' }, this.#verdict, this.#bar, this.#table, this.#warnings);
+  }
+
+  show(ledger: Ledger, config: Config, unit: Unit): void {
+    this.element.classList.remove('invalid');
+    const layoutKey = ledger.lines.map((l) => l.id).join(',');
+    if (layoutKey !== this.#layoutKey || this.#verdict.firstChild !== this.#verdictStrong) this.#build(ledger);
+    this.#layoutKey = layoutKey;
+    this.#updateVerdict(ledger, unit);
+    this.#updateBar(ledger, unit);
+    this.#updateTable(ledger, config, unit);
+    const warningsKey = ledger.warnings.map((w) => `${w.field}\u0000${w.message}`).join('\u0001');
+    if (warningsKey !== this.#warningsKey) {
+      replaceChildren(this.#warnings, ...ledger.warnings.map((w) => el('li', { 'data-field': w.field }, w.message)));
+      this.#warningsKey = warningsKey;
+    }
+  }
+
+  /** No numbers for an invalid configuration: the errors, next to their fields and here. */
+  showErrors(errors: Problem[]): void {
+    this.element.classList.add('invalid');
+    this.#verdict.className = 'verdict invalid';
+    delete this.#verdict.dataset.verdict;
+    replaceChildren(
+      this.#verdict,
+      el('strong', {}, 'Not computed'),
+      el('span', {}, ` — fix ${errors.length === 1 ? 'this field' : `these ${errors.length} fields`} first:`),
+      el('ul', {}, ...errors.map((e) => el('li', {}, e.message))),
+    );
+    replaceChildren(this.#bar);
+    replaceChildren(this.#table);
+    replaceChildren(this.#warnings);
+    this.#layoutKey = '';
+    this.#warningsKey = '';
+  }
+
+  #build(ledger: Ledger): void {
+    replaceChildren(this.#verdict, this.#verdictStrong, this.#verdictTotal, this.#verdictMargin);
+    this.#rows = new Map();
+    replaceChildren(this.#chart, this.#capacityRect);
+    const body = el('tbody');
+    const legend = el('ul', { class: 'legend' });
+    for (const line of ledger.lines) {
+      const row: Row = {
+        tr: el('tr', { 'data-line': line.id }),
+        label: el('span'),
+        formula: el('code'),
+        substituted: el('div', { class: 'substituted' }),
+        value: el('td', { class: 'value' }),
+        note: el('td', { class: 'note' }),
+        segment: svg('rect', { class: `segment seg-${line.id}`, y: BAR_Y, height: BAR_THICKNESS, 'data-line': line.id }),
+        segmentTitle: svg('title'),
+        legend: el('span'),
+      };
+      row.tr.append(
+        el('th', { scope: 'row' }, el('span', { class: `swatch seg-${line.id}`, 'aria-hidden': 'true' }), row.label),
+        el('td', { class: 'formula' }, row.formula, row.substituted),
+        row.value,
+        row.note,
+      );
+      row.segment.appendChild(row.segmentTitle);
+      this.#chart.appendChild(row.segment);
+      legend.appendChild(el('li', {}, el('span', { class: `swatch seg-${line.id}`, 'aria-hidden': 'true' }), row.legend));
+      body.appendChild(row.tr);
+      this.#rows.set(line.id, row);
+    }
+    this.#capacityMarker = this.#marker('capacity-line');
+    this.#usableMarker = this.#marker('usable');
+    replaceChildren(this.#bar, this.#chart, el('figcaption', {}, legend));
+
+    const foot = el('tfoot');
+    this.#summaries = new Map();
+    for (const [id, label] of [['total', 'Total'], ['capacity', 'Capacity'], ['usable', 'Usable'], ['headroom_left', 'Left']] as const) {
+      const summary: Summary = { tr: el('tr', { 'data-summary': id }), formula: el('td', { class: 'formula' }), value: el('td', { class: 'value' }), note: el('td', { class: 'note' }) };
+      summary.tr.append(el('th', { scope: 'row' }, label), summary.formula, summary.value, summary.note);
+      foot.appendChild(summary.tr);
+      this.#summaries.set(id, summary);
+    }
+    const head = el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Component'), el('th', { scope: 'col' }, 'Formula'), this.#valueHeader, el('th', { scope: 'col', class: 'note' }, 'Notes')));
+    const columns = el('colgroup', {}, el('col', { class: 'c-label' }), el('col', { class: 'c-formula' }), el('col', { class: 'c-value' }), el('col', { class: 'c-note' }));
+    replaceChildren(this.#table, this.#caption, columns, head, body, foot);
+  }
+
+  #marker(cls: string): Marker {
+    const marker = { line: svg('line', { class: cls, y1: BAR_Y - 4, y2: BAR_Y + BAR_THICKNESS + 4 }), label: svg('text', { class: `${cls}-label` }) };
+    this.#chart.append(marker.line, marker.label);
+    return marker;
+  }
+
+  #updateVerdict(ledger: Ledger, unit: Unit): void {
+    setAttr(this.#verdict, 'class', `verdict ${ledger.verdict}`);
+    setAttr(this.#verdict, 'data-verdict', ledger.verdict);
+    setText(this.#verdictStrong, VERDICT_TEXT[ledger.verdict]);
+    setText(this.#verdictTotal, ` ${formatWithUnit(ledger.totalBytes, unit)} of ${formatWithUnit(ledger.capacityBytes, unit)} per GPU`);
+    setText(this.#verdictMargin, ` — ${verdictSentence(ledger, unit)}`);
+  }
+
+  #updateBar(ledger: Ledger, unit: Unit): void {
+    const scale = Math.max(ledger.capacityBytes, ledger.totalBytes);
+    const x = (bytes: number) => (scale > 0 ? (bytes / scale) * BAR_WIDTH : 0);
+    setAttr(this.#chart, 'aria-label', `Stacked bar: ${formatWithUnit(ledger.totalBytes, unit)} used of ${formatWithUnit(ledger.capacityBytes, unit)}`);
+    setAttr(this.#capacityRect, 'width', x(ledger.capacityBytes));
+    let offset = 0;
+    for (const line of ledger.lines) {
+      const row = this.#rows.get(line.id)!;
+      setAttr(row.segment, 'x', x(offset));
+      setAttr(row.segment, 'width', line.bytes > 0 ? Math.max(x(line.bytes), 0.5) : 0);
+      setText(row.segmentTitle, `${line.label}: ${formatWithUnit(line.bytes, unit)}`);
+      setText(row.legend, `${line.label} ${formatBytes(line.bytes, unit)}`);
+      offset += Math.max(line.bytes, 0);
+    }
+    // Capacity labelled above the bar, the headroom line below, each on the side with room for it.
+    const place = (marker: Marker | undefined, bytes: number, text: string, labelY: number) => {
+      if (!marker) return;
+      const at = Math.min(Math.max(x(bytes), 1), BAR_WIDTH - 1);
+      const anchorEnd = at > BAR_WIDTH / 2;
+      setAttr(marker.line, 'x1', at);
+      setAttr(marker.line, 'x2', at);
+      setAttr(marker.label, 'x', anchorEnd ? at - 5 : at + 5);
+      setAttr(marker.label, 'y', labelY);
+      setAttr(marker.label, 'text-anchor', anchorEnd ? 'end' : 'start');
+      setText(marker.label, text);
+    };
+    place(this.#capacityMarker, ledger.capacityBytes, `capacity ${formatWithUnit(ledger.capacityBytes, unit)}`, 14);
+    place(this.#usableMarker, ledger.usableBytes, `headroom line ${formatWithUnit(ledger.usableBytes, unit)}`, BAR_HEIGHT - 4);
+  }
+
+  #updateTable(ledger: Ledger, config: Config, unit: Unit): void {
+    setText(this.#caption, `Per-GPU memory, method ${ledger.method}, Ψ = ${formatCount(ledger.parameterCount)} parameters`);
+    setText(this.#valueHeader, `Value (${UNIT_LABEL[unit]})`);
+    for (const line of ledger.lines) {
+      const row = this.#rows.get(line.id)!;
+      setAttr(row.tr, 'data-bytes', String(line.bytes));
+      setText(row.label, line.label);
+      setText(row.formula, line.formula);
+      setText(row.substituted, `= ${line.substituted}`);
+      setText(row.value, formatBytes(line.bytes, unit));
+      setText(row.note, line.note);
+    }
+    const summary = (id: string, formula: string, bytes: number, note: string) => {
+      const s = this.#summaries.get(id)!;
+      setAttr(s.tr, 'data-bytes', String(bytes));
+      setText(s.formula, formula);
+      setText(s.value, formatBytes(bytes, unit));
+      setText(s.note, note);
+    };
+    summary('total', 'sum', ledger.totalBytes, `Must be < ${formatWithUnit(ledger.capacityBytes, unit)}`);
+    summary('capacity', config.gpu, ledger.capacityBytes, UNIT_MEANING[unit]);
+    summary('usable', `capacity × (1 − ${config.headroom})`, ledger.usableBytes, `${formatPercent(config.headroom)} kept free for fragmentation`);
+    const left = ledger.capacityBytes - ledger.totalBytes;
+    summary('headroom_left', 'capacity − total', left, left >= 0 ? 'free on each GPU' : 'short on each GPU');
+  }
+}

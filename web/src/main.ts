@@ -1,0 +1,227 @@
+// The calculator page: state lives in the URL (the engine's query codec plus the view keys `embed` and
+// `unit`), every change recomputes at once, and nothing leaves the browser.
+import './styles.css';
+import { loadEngine, MembudgetError, type Config, type Engine, type Ledger, type Problem } from './engine';
+import { el, replaceChildren } from './dom';
+import { Form } from './form';
+import { ledgerMarkdown, UNIT_MEANING, type Unit } from './format';
+import { LedgerView } from './ledger-view';
+
+const URL_WRITE_DELAY_MS = 120;
+
+interface View {
+  embed: boolean;
+  unit: Unit;
+}
+
+function readView(search: string): View {
+  const params = new URLSearchParams(search);
+  return { embed: params.get('embed') === '1', unit: params.get('unit') === 'gib' ? 'gib' : 'gb' };
+}
+
+function viewQuery(view: View, includeEmbed: boolean): string {
+  const parts: string[] = [];
+  if (includeEmbed && view.embed) parts.push('embed=1');
+  if (view.unit === 'gib') parts.push('unit=gib');
+  return parts.join('&');
+}
+
+class App {
+  readonly #engine: Engine;
+  #config: Config;
+  #ledger: Ledger | undefined;
+  #errors: Problem[] = [];
+  readonly #view: View;
+  #form: Form | undefined;
+  // Holds the form's column from the first frame, so that the ledger does not move when the form arrives.
+  readonly #formSlot = el('div', { class: 'form-slot' });
+  readonly #ledgerView = new LedgerView();
+  readonly #notices = el('div', { id: 'notices', class: 'notices', role: 'status' });
+  readonly #toast = el('div', { id: 'toast', class: 'toast', role: 'status', 'aria-live': 'polite' });
+  readonly #unitToggle: HTMLSelectElement;
+  readonly #openFull: HTMLAnchorElement;
+  #pendingUrl: string | undefined;
+  #urlTimer: number | undefined;
+
+  constructor(engine: Engine, root: HTMLElement) {
+    this.#engine = engine;
+    this.#view = readView(location.search);
+    const decoded = engine.decodeQuery(location.search);
+    this.#config = decoded.config;
+    this.#showNotices(decoded.notices);
+
+    this.#unitToggle = el('select', { id: 'unit', 'aria-label': 'Units' }, el('option', { value: 'gb' }, 'GB (10⁹ B)'), el('option', { value: 'gib' }, 'GiB (2³⁰ B)'));
+    this.#unitToggle.value = this.#view.unit;
+    this.#unitToggle.addEventListener('change', () => {
+      this.#view.unit = this.#unitToggle.value === 'gib' ? 'gib' : 'gb';
+      this.#recompute();
+    });
+    const button = (id: string, text: string, action: () => void) => {
+      const b = el('button', { id, type: 'button' }, text);
+      b.addEventListener('click', action);
+      return b;
+    };
+    this.#openFull = el('a', { id: 'open-full', class: 'open-full', target: '_blank', rel: 'noopener noreferrer' }, 'Open the full calculator ↗');
+
+    document.body.classList.toggle('embed', this.#view.embed);
+    const toolbar = el(
+      'div',
+      { class: 'toolbar' },
+      this.#unitToggle,
+      button('copy-link', 'Copy link', () => {
+        this.#flushUrl();
+        void this.#copy(location.href, 'Link copied');
+      }),
+      button('copy-markdown', 'Copy Markdown', () => this.#copyMarkdown()),
+      button('download-json', 'Download JSON', () => this.#downloadJson()),
+    );
+    replaceChildren(
+      root,
+      el(
+        'header',
+        { class: 'masthead' },
+        el('div', {}, el('h1', {}, 'membudget'), el('p', { class: 'tagline' }, 'Per-GPU memory verification checklist: does this parallel training configuration fit, and what eats the memory?')),
+        toolbar,
+        this.#openFull,
+      ),
+      this.#notices,
+      el('main', { class: 'layout' }, this.#formSlot, this.#ledgerView.element),
+      el(
+        'footer',
+        {},
+        el('p', {}, 'Formulas: the chapter “Memory Budget Verification” (§1 static memory, §2 activations, §3 budget, §4 checklist, §5 pitfalls); each line shows its formula and its numbers. Computed in your browser by the membudget engine (C++ compiled to WebAssembly); nothing is sent anywhere. ', UNIT_MEANING.gb, ', ', UNIT_MEANING.gib, '.'),
+      ),
+      this.#toast,
+    );
+    this.#recompute();
+    this.#flushUrl();
+    // The ledger first: the form (33 controls) is built once the ledger has been painted.
+    // scripts/measure-budgets.mjs reads these marks: in the DOM, then on screen.
+    performance.mark('membudget-ledger-rendered');
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        performance.mark('membudget-ledger-on-screen');
+        this.#buildForm();
+      }, 0),
+    );
+  }
+
+  #buildForm(): void {
+    this.#form = new Form(this.#engine, (key, text) => this.#onInput(key, text));
+    this.#formSlot.replaceWith(this.#form.element);
+    this.#showFormState();
+    document.body.dataset.ready = 'true';
+  }
+
+  #showFormState(editing?: string): void {
+    if (!this.#form) return;
+    this.#form.show(this.#engine.fieldTexts(this.#config), editing === 'model' || editing === 'gpu' ? undefined : editing);
+    this.#form.showProblems(this.#errors, this.#ledger?.warnings ?? []);
+  }
+
+  #onInput(key: string, text: string): void {
+    try {
+      this.#config = this.#engine.setField(this.#config, key, text);
+      this.#recompute(key);
+    } catch (error) {
+      if (!(error instanceof MembudgetError)) throw error;
+      // Text the engine cannot read (a letter in a number): say so at the field, keep the last ledger.
+      this.#form?.showProblems(error.problems, this.#ledger?.warnings ?? []);
+    }
+  }
+
+  /** Recomputes and re-renders everything; `editing` is the control whose text must not be rewritten. */
+  #recompute(editing?: string): void {
+    const start = performance.now();
+    try {
+      this.#ledger = this.#engine.evaluate(this.#config);
+      this.#errors = [];
+      this.#ledgerView.show(this.#ledger, this.#config, this.#view.unit);
+    } catch (error) {
+      if (!(error instanceof MembudgetError)) throw error;
+      this.#ledger = undefined;
+      this.#errors = error.problems;
+      this.#ledgerView.showErrors(error.problems);
+    }
+    this.#showFormState(editing);
+    this.#writeUrl();
+    document.body.dataset.renderMs = (performance.now() - start).toFixed(3);
+  }
+
+  #writeUrl(): void {
+    const config = this.#engine.encodeQuery(this.#config);
+    const withView = (embed: boolean) => {
+      const query = [config, viewQuery(this.#view, embed)].filter(Boolean).join('&');
+      return `${location.pathname}${query ? `?${query}` : ''}`;
+    };
+    this.#openFull.href = withView(false);
+    // replaceState costs milliseconds (and browsers cap its rate): write the URL once typing pauses.
+    this.#pendingUrl = withView(true);
+    if (this.#urlTimer === undefined) {
+      this.#urlTimer = window.setTimeout(() => this.#flushUrl(), URL_WRITE_DELAY_MS);
+    }
+  }
+
+  #flushUrl(): void {
+    if (this.#urlTimer !== undefined) window.clearTimeout(this.#urlTimer);
+    this.#urlTimer = undefined;
+    const url = this.#pendingUrl;
+    if (url !== undefined && url !== `${location.pathname}${location.search}`) history.replaceState(null, '', url);
+    this.#pendingUrl = undefined;
+  }
+
+  #showNotices(notices: Problem[]): void {
+    if (notices.length === 0) return;
+    replaceChildren(
+      this.#notices,
+      el('strong', {}, `Ignored ${notices.length} parameter${notices.length === 1 ? '' : 's'} of the link:`),
+      el('ul', {}, ...notices.map((n) => el('li', { 'data-field': n.field }, n.message))),
+    );
+    this.#notices.classList.add('visible');
+  }
+
+  async #copy(text: string, done: string): Promise<void> {
+    try {
+      await navigator.clipboard.writeText(text);
+      this.#say(done);
+    } catch {
+      this.#say('Copy failed: the browser refused clipboard access');
+    }
+  }
+
+  #copyMarkdown(): void {
+    if (!this.#ledger) return this.#say('Nothing to copy: fix the configuration first');
+    this.#flushUrl();
+    void this.#copy(ledgerMarkdown(this.#ledger, this.#config, this.#view.unit, location.href), 'Markdown copied');
+  }
+
+  #downloadJson(): void {
+    const blob = new Blob([this.#engine.resultJson(this.#config)], { type: 'application/json' });
+    const url = URL.createObjectURL(blob);
+    const a = el('a', { href: url, download: 'membudget.json' });
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+    this.#say('JSON downloaded (the CLI’s eval format)');
+  }
+
+  #say(text: string): void {
+    this.#toast.textContent = text;
+    this.#toast.classList.add('visible');
+    setTimeout(() => this.#toast.classList.remove('visible'), 2500);
+  }
+}
+
+async function main(): Promise<void> {
+  const root = document.getElementById('app');
+  if (!root) return;
+  try {
+    new App(await loadEngine(), root);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    replaceChildren(root, el('p', { class: 'load-error', role: 'alert' }, `membudget could not start: ${message}`));
+  }
+}
+
+void main();

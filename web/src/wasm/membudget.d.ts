@@ -1,0 +1,135 @@
+// Hand-written types of the Embind module built from wasm/bindings.cpp (Emscripten 3.1.6 has no
+// --emit-tsd). tests/wasm/dts.test.ts checks them against the real exports. Only web/src/engine.ts
+// imports this module.
+
+/** One configuration: the engine's field table, with the same snake_case keys as JSON, CLI and URL. */
+export interface Config {
+  model: string;
+  params: number;
+  hidden: number;
+  layers: number;
+  heads: number;
+  kv_heads: number;
+  head_dim: number;
+  ffn: number;
+  vocab: number;
+  gated_ffn: boolean;
+  tied_embeddings: boolean;
+  norm: string;
+  bias: boolean;
+  pos_emb: number;
+  tp: number;
+  pp: number;
+  dp: number;
+  cp: number;
+  sp: boolean;
+  zero: number;
+  gpus: number;
+  mb: number;
+  seq: number;
+  ckpt: string;
+  microbatches: number;
+  static_bytes: number;
+  act_formula: string;
+  gpu: string;
+  gpu_gb: number;
+  buffers_gb: number;
+  context_gb: number;
+  headroom: number;
+  method: string;
+}
+
+export interface Problem {
+  /** A key of the field table, or "" for the configuration as a whole. */
+  field: string;
+  message: string;
+}
+
+export interface Line {
+  id: string;
+  label: string;
+  formula: string;
+  substituted: string;
+  bytes: number;
+  note: string;
+}
+
+export interface Result {
+  method: string;
+  lines: Line[];
+  parameterCount: number;
+  totalBytes: number;
+  capacityBytes: number;
+  usableBytes: number;
+  /** "fits" | "tight" | "does_not_fit", or "" when errors is not empty. */
+  verdict: string;
+  warnings: Problem[];
+  errors: Problem[];
+}
+
+export interface ParsedConfig {
+  config: Config;
+  problems: Problem[];
+}
+
+export interface Field {
+  key: keyof Config;
+  label: string;
+  group: string;
+  kind: 'integer' | 'number' | 'boolean' | 'choice';
+  min: number;
+  max: number;
+  zeroMeansAuto: boolean;
+  autoMeaning: string;
+  allowed: number[];
+  choices: string[];
+  unit: string;
+  help: string;
+  section: string;
+  range: string;
+  defaultText: string;
+}
+
+export interface ModelPreset {
+  id: string;
+  label: string;
+  parameterCount: number;
+  source: string;
+}
+
+export interface GpuPreset {
+  id: string;
+  label: string;
+  capacityBytes: number;
+  source: string;
+}
+
+export interface MembudgetModule {
+  evaluate(config: Config): Result;
+  validate(config: Config): Problem[];
+  defaultConfig(): Config;
+  setField(config: Config, key: string, text: string): ParsedConfig;
+  fieldTexts(config: Config): Record<keyof Config, string>;
+  fields(): Field[];
+  modelPresets(): ModelPreset[];
+  gpuPresets(): GpuPreset[];
+  encodeQuery(config: Config): string;
+  decodeQuery(query: string): ParsedConfig;
+  /** The CLI's `eval` JSON for this configuration. */
+  resultJson(config: Config): string;
+}
+
+export interface ModuleOptions {
+  wasmBinary?: ArrayBuffer | Uint8Array;
+  /** Instantiates the module itself (for streaming compilation); returns {} and calls receiveInstance. */
+  instantiateWasm?: (
+    imports: WebAssembly.Imports,
+    receiveInstance: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void,
+  ) => object;
+  locateFile?: (path: string, prefix: string) => string;
+  print?: (text: string) => void;
+  printErr?: (text: string) => void;
+}
+
+declare function createMembudget(options?: ModuleOptions): Promise<MembudgetModule>;
+export default createMembudget;
