@@ -9,4 +9,4 @@ echo "membudget: the chapter's 70B example from the CLI:"
 ./build/membudget | tail -n +5 | head -n 20 || true
 echo
 echo "membudget: serving dist/ (Ctrl-C to stop)"
-exec npx vite preview --port "$port" --strictPort=false
+exec npx vite preview --port "$port"

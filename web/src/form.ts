@@ -68,10 +68,9 @@ export class Form {
     });
   }
 
-  /** Shows the configuration's values, leaving alone the control being edited (its text may be mid-typing). */
-  show(texts: Record<keyof Config, string>, except?: string): void {
+  /** Shows the configuration's values. */
+  show(texts: Record<keyof Config, string>): void {
     for (const [key, control] of this.#controls) {
-      if (key === except) continue;
       const text = texts[key as keyof Config];
       if (control instanceof HTMLInputElement && control.type === 'checkbox') control.checked = text === 'true';
       else if (control.value !== text) control.value = text;

@@ -54,7 +54,7 @@ class App {
     this.#unitToggle.value = this.#view.unit;
     this.#unitToggle.addEventListener('change', () => {
       this.#view.unit = this.#unitToggle.value === 'gib' ? 'gib' : 'gb';
-      this.#recompute();
+      this.#recompute('unit');
     });
     const button = (id: string, text: string, action: () => void) => {
       const b = el('button', { id, type: 'button' }, text);
@@ -113,9 +113,10 @@ class App {
     document.body.dataset.ready = 'true';
   }
 
+  /** `editing`: the field just edited; only a preset choice changes other fields, so only then are they rewritten. */
   #showFormState(editing?: string): void {
     if (!this.#form) return;
-    this.#form.show(this.#engine.fieldTexts(this.#config), editing === 'model' || editing === 'gpu' ? undefined : editing);
+    if (editing === undefined || editing === 'model' || editing === 'gpu') this.#form.show(this.#engine.fieldTexts(this.#config));
     this.#form.showProblems(this.#errors, this.#ledger?.warnings ?? []);
   }
 
