@@ -91,7 +91,7 @@ describe('the calculator page', () => {
     await page.fill('#f-pp', '4');
     await page.fill('#f-dp', '16');
     await page.fill('#f-microbatches', '8');
-    await waitForQuery(page, 'dp=16');
+    await waitForQuery(page, 'microbatches=8');
     const query = new URL(page.url()).search;
     expect(query).toBe('?model=llama-3.1-70b&tp=4&pp=4&dp=16&microbatches=8');
     const native = cliResultForQuery(query);
