@@ -1,0 +1,132 @@
+#include "membudget/sources.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace membudget::sources {
+
+// ---- Megatron-LM ----------------------------------------------------------------------------
+// The evaluation order follows the Python so that doubles agree to the last bit where possible.
+
+MegatronWeights megatronWeights(const MegatronArgs& x) {
+    const double h = x.hiddenSize, a = x.numAttentionHeads, d = x.kvChannels;
+    const double g = x.groupQueryAttention ? x.numQueryGroups : a;
+    const double gamma = x.swiglu ? 1.5 : 1.0;
+    const double nu = x.rmsNorm ? 1.0 : 2.0;
+    const double L = x.numLayers;
+    // self_attn_term = 2·h·h·((1 + g/a)·(d·a/h)): Q and O plus K and V for g query groups.
+    const double attention = 2 * h * h * ((1 + (g / a)) * (d * a / h));
+    const double mlp = 2 * h * x.ffnHiddenSize * gamma;
+    const double tensorParallelBlock = (attention + mlp) * L;
+    const double replicatedBlock = 2 * h * nu * L + nu * h;  // two norms per layer and the final norm
+    const double embedding = x.paddedVocabSize * h;
+    double tensorParallel = tensorParallelBlock / x.pipelineParallel + embedding;
+    if (x.untieEmbeddingsAndOutputWeights && x.pipelineParallel == 1) tensorParallel += embedding;
+    tensorParallel /= x.tensorParallel;
+    const double replicated = replicatedBlock / x.pipelineParallel;
+    const double bytesPerParam = x.useDistributedOptimizer ? 6 + 12 / x.dataParallel : 18;
+    return {tensorParallel, replicated, bytesPerParam};
+}
+
+namespace {
+
+double megatronPipelineFactor(const MegatronArgs& x) {
+    const double p = x.pipelineParallel;
+    if (x.virtualPipeline) return 1 + (p - 1) / (p * *x.virtualPipeline);
+    if (p > 1 && x.numMicrobatches) return std::min(1.0, *x.numMicrobatches / p);
+    return 1;
+}
+
+}  // namespace
+
+double megatronActivationBytesWithSp(const MegatronArgs& x) {
+    const double s = x.seqLength, b = x.microBatchSize, h = x.hiddenSize, p = x.pipelineParallel;
+    double activation = s * b * h * (18 + (4 * (x.ffnHiddenSize / h))) * x.numLayers;
+    activation += 8 * s * b * p;  // input to the embedding
+    activation += s * b * h * p;  // embedding dropout mask
+    activation *= megatronPipelineFactor(x);
+    if (p == 1) activation += 4 * s * b * h * (1 + (x.paddedVocabSize / h));  // output layer and loss
+    return activation / x.tensorParallel;
+}
+
+double megatronActivationBytesWithoutSp(const MegatronArgs& x) {
+    const double s = x.seqLength, b = x.microBatchSize, h = x.hiddenSize, p = x.pipelineParallel,
+                 t = x.tensorParallel;
+    double activation = s * b * h * (10 + (24 / t)) * x.numLayers;
+    activation += 8 * s * b * p;
+    activation += s * b * h * p;
+    activation *= megatronPipelineFactor(x);
+    if (p == 1) activation += 2 * (s * b * x.paddedVocabSize / t + s * b * h);
+    return activation * 1.05;
+}
+
+double megatronActivationBytes(const MegatronArgs& x) {
+    return x.sequenceParallel && x.recomputeSelective ? megatronActivationBytesWithSp(x)
+                                                      : megatronActivationBytesWithoutSp(x);
+}
+
+// ---- DeepSpeed --------------------------------------------------------------------------------
+// Python's int() truncates; all values here are non-negative.
+
+DeepSpeedEstimate deepspeedZero2(double P, double g, double n, bool cpuOffload, double f) {
+    const double G = n * g;
+    if (cpuOffload) return {2 * P, std::trunc(P * std::max(4 * G, 16.0) * f)};
+    return {2 * P + std::trunc(18 * P / G), std::trunc(P * 4 * g * f)};
+}
+
+DeepSpeedEstimate deepspeedZero2BeforePr5099(double P, double g, double n, bool cpuOffload, double f) {
+    const double G = n * g;
+    if (cpuOffload) return {2 * P, std::trunc(P * std::max(4 * G, 16.0) * f)};
+    return {4 * P + std::trunc(16 * P / G), std::trunc(P * 4 * g * f)};
+}
+
+DeepSpeedEstimate deepspeedZero3(double P, double L, double g, double n, bool cpuOffload, bool cpuOffloadParams,
+                                 bool zeroInit, double f) {
+    const double G = n * g;
+    const double gpusFactor = 1 / n;
+    const double largestLayerMemory = 4 * L;
+    if (cpuOffload) {
+        if (cpuOffloadParams) {
+            const double cpu = zeroInit ? P * 18 * gpusFactor * f : P * std::max(4 * g, 18 * gpusFactor) * f;
+            return {largestLayerMemory, std::trunc(cpu)};
+        }
+        const double cpu = zeroInit ? P * 16 * gpusFactor * f : P * std::max(4 * g, 16 * gpusFactor) * f;
+        return {largestLayerMemory + std::trunc(2 * P / G), std::trunc(cpu)};
+    }
+    const double cpu = zeroInit ? L * 4 * g * f : P * 4 * g * f;
+    return {largestLayerMemory + std::trunc(18 * P / G), std::trunc(cpu)};
+}
+
+// ---- ZeRO paper -------------------------------------------------------------------------------
+
+ZeroModelStates zeroPaperModelStates(int stage, double psi, double nd, double k) {
+    switch (stage) {
+        case 0: return {2 * psi, 2 * psi, k * psi};
+        case 1: return {2 * psi, 2 * psi, k * psi / nd};
+        case 2: return {2 * psi, 2 * psi / nd, k * psi / nd};
+        default: return {2 * psi / nd, 2 * psi / nd, k * psi / nd};
+    }
+}
+
+// ---- Korthikanti et al. -----------------------------------------------------------------------
+
+double korthikantiLayerBytes(double s, double b, double h, double a, double t, bool sp, Recompute r) {
+    const double sbh = s * b * h;
+    switch (r) {
+        case Recompute::full: return sbh * 2;
+        case Recompute::selective: return sp ? sbh * (34 / t) : sbh * (10 + 24 / t);
+        case Recompute::none: break;
+    }
+    const double scores = 5 * a * s / (h * t);
+    return sp ? sbh * (34 / t + scores) : sbh * (10 + 24 / t + scores);
+}
+
+double korthikantiInterleaveFactor(double p, double m) { return 1 + (p - 1) / (p * m); }
+
+double korthikantiEmbeddingBytes(double s, double b, double h, double p, double t) { return s * b * h * p / t; }
+
+double korthikantiOutputBytes(double s, double b, double h, double v, double t) {
+    return 4 * s * b * h / t * (1 + v / h);
+}
+
+}  // namespace membudget::sources
