@@ -30,18 +30,20 @@ LayerTerms layerTerms(const Config& c, double seqPerRank) {
             attentionCoefficient * c.mb * c.heads * seqPerRank * c.seq};
 }
 
-Line activationsLine(const Config& c) {
+Line activationsLine(const Config& c, double stageIndex) {
     const double sPerRank = c.seq / c.cp;
     const double layersPerStage = c.layers / c.pp;  // the chapter's L/PP, fractional when PP does not divide L
-    const double inFlight = std::min(c.pp, c.microbatches);
-    const std::string stage = "(L / PP) × min(PP, m) × ";
-    const std::string stageValues = "(" + n(c.layers) + " / " + n(c.pp) + ") × min(" + n(c.pp) + ", " +
+    const double inFlight = std::min(c.pp - stageIndex, c.microbatches);
+    const std::string ppMinusI = stageIndex == 0 ? "PP" : "PP − " + n(stageIndex);
+    const std::string stage = "(L / PP) × min(" + std::string(stageIndex == 0 ? "PP" : "PP − i") + ", m) × ";
+    const std::string stageValues = "(" + n(c.layers) + " / " + n(c.pp) + ") × min(" +
+                                    (stageIndex == 0 ? n(c.pp) : n(c.pp) + " − " + n(stageIndex)) + ", " +
                                     n(c.microbatches) + ") × ";
     const std::string sCp = "(s/CP)";
     const std::string sCpValues = "(" + n(c.seq) + " / " + n(c.cp) + ")";
     const std::string b = n(c.mb), h = n(c.hidden), tp = n(c.tp);
 
-    Line line{"activations", "Activations", "", "", 0, ""};
+    Line line{"activations", "Activations", "", "", 0, "", "chapter"};
     double perLayer = 0;
     if (c.ckpt == "full") {
         perLayer = 2 * c.mb * sPerRank * c.hidden / c.tp;
@@ -78,8 +80,8 @@ Line activationsLine(const Config& c) {
                     (c.sp ? "sharded by sequence parallelism" : "replicated across TP");
     }
     line.bytes = layersPerStage * inFlight * perLayer;
-    line.note += "; 1F1B keeps min(PP, m) = " + n(inFlight) + " micro-batch" + (inFlight == 1 ? "" : "es") +
-                 " of L/PP = " + n(layersPerStage) + " layers on stage 0";
+    line.note += "; 1F1B keeps min(" + ppMinusI + ", m) = " + n(inFlight) + " micro-batch" + (inFlight == 1 ? "" : "es") +
+                 " of L/PP = " + n(layersPerStage) + " layers on stage " + n(stageIndex);
     if (c.cp > 1) line.note += "; CP splits the sequence";
     return line;
 }
@@ -88,6 +90,7 @@ Line activationsLine(const Config& c) {
 
 MethodOutput chapterMethod(const Config& c, double psi) {
     MethodOutput out;
+    std::vector<Line> staticLines;
     const double tpPp = c.tp * c.pp;
     const bool optimizerSharded = c.zero >= 1, gradientsSharded = c.zero >= 2, parametersSharded = c.zero >= 3;
     const std::string psiText = n(psi);
@@ -98,37 +101,44 @@ MethodOutput chapterMethod(const Config& c, double psi) {
     const StaticBytesPerParam perParam = staticBytesPerParam(c.staticBytes);
     const std::string zeroName = c.zero == 3 ? "ZeRO-3/FSDP" : "ZeRO-" + n(c.zero);
 
-    out.lines.push_back({"parameters", "Parameters", "2Ψ / " + shardSym(parametersSharded),
+    staticLines.push_back({"parameters", "Parameters", "2Ψ / " + shardSym(parametersSharded),
                          "2 × " + psiText + " / " + shardVal(parametersSharded),
                          perParam.parameters * psi / shard(parametersSharded),
                          parametersSharded ? "BF16 working copy, sharded over DP by " + zeroName +
                                                  " (gathered layer by layer on demand)"
-                                           : "BF16 working copy"});
+                                           : "BF16 working copy",
+                         "chapter"});
 
     const std::string g = n(perParam.gradients);
     const std::string gradientKind = c.staticBytes == 16   ? "BF16"
                                      : c.staticBytes == 18 ? "FP32 (the 18Ψ convention)"
                                                            : "BF16 + an FP32 accumulator (the 20Ψ convention)";
-    out.lines.push_back({"gradients", "Gradients", g + "Ψ / " + shardSym(gradientsSharded),
+    staticLines.push_back({"gradients", "Gradients", g + "Ψ / " + shardSym(gradientsSharded),
                          g + " × " + psiText + " / " + shardVal(gradientsSharded),
                          perParam.gradients * psi / shard(gradientsSharded),
                          gradientKind + (gradientsSharded ? ", sharded over DP by " + zeroName
-                                                          : "; sharded further with ZeRO-2 or FSDP")});
+                                                          : "; sharded further with ZeRO-2 or FSDP"),
+                         "chapter"});
 
     const double optimizerPerParam = perParam.master + perParam.adamM + perParam.adamV;
-    out.lines.push_back({"optimizer", "Optimizer", "12Ψ / " + shardSym(optimizerSharded),
+    staticLines.push_back({"optimizer", "Optimizer", "12Ψ / " + shardSym(optimizerSharded),
                          "12 × " + psiText + " / " + shardVal(optimizerSharded),
                          optimizerPerParam * psi / shard(optimizerSharded),
                          std::string("FP32 master weights + Adam m + Adam v = 4 + 4 + 4 bytes per parameter; ") +
                              (optimizerSharded ? "sharded across DP (ZeRO-1 and up, the distributed optimizer)"
-                                               : "not sharded across DP (zero = 0)")});
+                                               : "not sharded across DP (zero = 0)"),
+                         "chapter"});
 
-    out.lines.push_back(activationsLine(c));
-
-    out.lines.push_back({"buffers", "Comm buffers", "M_buffers (~2 GB)", n(c.buffersGb) + " × 10⁹",
-                         c.buffersGb * kBytesPerGB, "NCCL communication buffers"});
-    out.lines.push_back({"cuda_context", "CUDA context", "M_context (~1 GB)", n(c.contextGb) + " × 10⁹",
-                         c.contextGb * kBytesPerGB, "Per-GPU fixed overhead"});
+    // The chapter spreads Ψ evenly, so stages differ only in the micro-batches they keep in flight.
+    for (double stage = 0; stage < c.pp; ++stage) {
+        StageOutput output;
+        output.index = stage;
+        output.layers = c.layers / c.pp;
+        output.inFlightMicrobatches = std::min(c.pp - stage, c.microbatches);
+        output.lines = staticLines;
+        output.lines.push_back(activationsLine(c, stage));
+        out.stages.push_back(std::move(output));
+    }
 
     if (c.pp > 1) {
         // Pitfall "PP stage imbalance": the chapter divides Ψ evenly, but the embedding sits on stage 0.

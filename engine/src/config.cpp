@@ -97,6 +97,19 @@ std::vector<FieldSpec> buildFields() {
          .min = 1, .max = 10000000, .zeroMeansAuto = true, .autoMeaning = "TP × PP × CP × DP", .unit = "GPUs",
          .help = "Total GPUs, to check that DP matches it", .section = s4});
 
+    add({.key = "vpp", .label = "Virtual pipeline stages", .group = "parallelism", .kind = K::integer,
+         .member = &Config::vpp, .min = 1, .max = 128, .unit = "chunks",
+         .help = "Model chunks per pipeline rank (interleaved 1F1B); 1 = not interleaved",
+         .section = "Korthikanti et al. 2022 §4.2; Megatron-LM --num-layers-per-virtual-pipeline-stage"});
+    add({.key = "first_stage_layers", .label = "Layers on the first stage", .group = "parallelism", .kind = K::integer,
+         .member = &Config::firstStageLayers, .min = 1, .max = 10000, .zeroMeansAuto = true,
+         .autoMeaning = "an even split", .unit = "layers", .help = "Uneven pipeline: layers on stage 0 (which also holds the embedding)",
+         .section = "Chapter §5 (PP stage imbalance); Megatron-LM --decoder-first-pipeline-num-layers"});
+    add({.key = "last_stage_layers", .label = "Layers on the last stage", .group = "parallelism", .kind = K::integer,
+         .member = &Config::lastStageLayers, .min = 1, .max = 10000, .zeroMeansAuto = true,
+         .autoMeaning = "an even split", .unit = "layers", .help = "Uneven pipeline: layers on the last stage (which also holds the output layer and loss)",
+         .section = "Chapter §5 (PP stage imbalance); Megatron-LM --decoder-last-pipeline-num-layers"});
+
     add({.key = "mb", .label = "Micro-batch b_μ", .group = "training", .kind = K::integer, .member = &Config::mb,
          .min = 1, .max = 65536, .unit = "sequences", .help = "Sequences per micro-batch (not the global batch)",
          .section = s3});
@@ -118,6 +131,14 @@ std::vector<FieldSpec> buildFields() {
          .help = "table: 22bsh + 2bas² per layer; worked: (14h + 6·d_ff)bs + 3as²b, the worked 70B example",
          .section = s2});
 
+    add({.key = "attention", .label = "Attention kernel", .group = "training", .kind = K::choice,
+         .member = &Config::attention, .choices = {"flash", "eager"}, .unit = "",
+         .help = "flash keeps no s × s scores; eager keeps the softmax output for backward",
+         .section = "Dao et al. 2022 (FlashAttention); Korthikanti et al. 2022 §4.1"});
+    add({.key = "dropout", .label = "Dropout", .group = "training", .kind = K::boolean, .member = &Config::dropout,
+         .unit = "", .help = "Dropout layers on (their 1-byte masks are kept for backward)",
+         .section = "Korthikanti et al. 2022 §4.1"});
+
     add({.key = "gpu", .label = "GPU", .group = "hardware", .kind = K::choice, .member = &Config::gpu,
          .choices = gpuChoices(), .unit = "", .help = "Sets the capacity to what the device reports",
          .section = s4});
@@ -134,9 +155,21 @@ std::vector<FieldSpec> buildFields() {
          .min = 0, .max = 0.99, .unit = "fraction",
          .help = "Share of capacity kept free for fragmentation (chapter: 10-15%)", .section = s5});
 
+    add({.key = "gpus_per_node", .label = "GPUs per node", .group = "hardware", .kind = K::integer,
+         .member = &Config::gpusPerNode, .min = 1, .max = 1024, .unit = "GPUs",
+         .help = "GPUs in one node (DeepSpeed's CPU memory is per node)", .section = "DeepSpeed estimate_zero*_model_states_mem_needs"});
+    add({.key = "offload", .label = "Offload to CPU", .group = "hardware", .kind = K::choice, .member = &Config::offload,
+         .choices = {"none", "optimizer", "all"}, .unit = "",
+         .help = "ZeRO-Offload: the optimizer states (and with all, the parameters) live in CPU memory",
+         .section = "DeepSpeed ZeRO-Offload / ZeRO-Infinity"});
+    add({.key = "zero_init", .label = "zero.Init", .group = "hardware", .kind = K::boolean, .member = &Config::zeroInit,
+         .unit = "", .help = "DeepSpeed builds the model already partitioned (less CPU memory per node)",
+         .section = "DeepSpeed estimate_zero3_model_states_mem_needs"});
+
     add({.key = "method", .label = "Method", .group = "method", .kind = K::choice, .member = &Config::method,
-         .choices = {"chapter"}, .unit = "", .help = "Which published formulas compute the ledger",
-         .section = "Chapter §3-4"});
+         .choices = {"membudget", "chapter", "korthikanti", "megatron", "zero", "deepspeed"}, .unit = "",
+         .help = "Which formulas compute the ledger: membudget's own model or a published source, exactly",
+         .section = "README, Methods"});
     return f;
 }
 
@@ -279,6 +312,20 @@ std::vector<Problem> validate(const Config& config) {
         errors.push_back({"pp", "pp must be at most layers (" + n(config.layers) + "); got " + n(config.pp)});
     if (config.cp > config.seq)
         errors.push_back({"cp", "cp must be at most seq (" + n(config.seq) + "); got " + n(config.cp)});
+    if (config.firstStageLayers + config.lastStageLayers > config.layers)
+        errors.push_back({"first_stage_layers", "first_stage_layers + last_stage_layers must be at most layers (" +
+                                                    n(config.layers) + "); got " + n(config.firstStageLayers) + " + " +
+                                                    n(config.lastStageLayers)});
+    else if (config.pp == 2 && config.firstStageLayers != 0 && config.lastStageLayers != 0 &&
+             config.firstStageLayers + config.lastStageLayers != config.layers)
+        errors.push_back({"last_stage_layers", "with pp = 2, first_stage_layers + last_stage_layers must equal layers (" +
+                                                   n(config.layers) + ")"});
+    else if (config.pp > 2 && config.layers - config.firstStageLayers - config.lastStageLayers <
+                                  config.pp - 2 + (config.firstStageLayers == 0) + (config.lastStageLayers == 0))
+        errors.push_back({"first_stage_layers", "the stages between the first and the last need a layer each: at most " +
+                                                    n(config.layers - config.pp + 2) + " layers on the first and last stages"});
+    if (config.vpp > 1 && config.pp == 1)
+        errors.push_back({"vpp", "vpp (virtual pipeline stages) needs pp > 1; got vpp = " + n(config.vpp) + " with pp = 1"});
     const double modelParallel = config.tp * config.pp * config.cp;
     if (config.gpus != 0 && std::fmod(config.gpus, modelParallel) != 0)
         errors.push_back({"gpus", "gpus must be a multiple of TP × PP × CP = " + n(modelParallel) + "; got " +

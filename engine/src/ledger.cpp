@@ -14,7 +14,7 @@ using detail::n;
 
 // Warnings that hold whatever the method: the layout checks that Megatron-LM enforces and that the
 // chapter's formulas silently assume.
-std::vector<Problem> layoutWarnings(const Config& c, double psi, double perLayerActivationBytes) {
+std::vector<Problem> layoutWarnings(const Config& c, double perLayerActivationBytes) {
     std::vector<Problem> w;
     if (std::fmod(c.heads, c.tp) != 0)
         w.push_back({"tp", "heads (" + n(c.heads) + ") is not divisible by tp (" + n(c.tp) +
@@ -29,10 +29,11 @@ std::vector<Problem> layoutWarnings(const Config& c, double psi, double perLayer
     if (std::fmod(c.layers, c.pp) != 0) {
         const double even = c.layers / c.pp, first = std::ceil(even);
         w.push_back({"pp", "layers (" + n(c.layers) + ") is not divisible by pp (" + n(c.pp) +
-                               "): the chapter's L / PP is " + detail::formatNumber(even) +
+                               "): " + (c.method == "chapter" ? "the chapter's L / PP is " + detail::formatNumber(even) +
                                " layers per stage, but stages hold whole layers; a stage of " + n(first) +
                                " needs " + n(std::round((first - even) * perLayerActivationBytes)) +
-                               " bytes more activations"});
+                               " bytes more activations" : "stages hold " + n(std::floor(even)) + " or " + n(first) +
+                               " layers (set first_stage_layers / last_stage_layers to choose)")});
     }
     if (c.microbatches < c.pp) {
         const double bubble = (c.pp - 1) / (c.microbatches + c.pp - 1);
@@ -58,7 +59,6 @@ std::vector<Problem> layoutWarnings(const Config& c, double psi, double perLayer
             w.push_back({"params", "params (" + n(c.params) + ") differs by " + n(std::round(off * 100)) +
                                        "% from the architecture's count (" + n(derived) + ")"});
     }
-    (void)psi;
     return w;
 }
 
@@ -91,6 +91,29 @@ double workedActivationBytesPerLayer(double b, double s, double h, double a, dou
     return (14 * h + 6 * ffn) * b * s + 3 * a * s * s * b;
 }
 
+namespace {
+
+detail::MethodOutput runMethod(const Config& c, double psi) {
+    if (c.method == "chapter") return detail::chapterMethod(c, psi);
+    if (c.method == "korthikanti") return detail::korthikantiMethod(c, psi);
+    if (c.method == "megatron") return detail::megatronMethod(c, psi);
+    if (c.method == "zero") return detail::zeroMethod(c, psi);
+    if (c.method == "deepspeed") return detail::deepspeedMethod(c, psi);
+    return detail::membudgetMethod(c, psi);
+}
+
+// The user's allowances, the same for every method: the chapter's ~2 GB of NCCL buffers and ~1 GB of
+// CUDA context (§4 checklist).
+std::vector<Line> allowanceLines(const Config& c) {
+    using detail::n;
+    return {{"buffers", "Comm buffers", "M_buffers (~2 GB)", n(c.buffersGb) + " × 10⁹", c.buffersGb * kBytesPerGB,
+             "NCCL communication buffers (an allowance, chapter §4)", "allowance"},
+            {"cuda_context", "CUDA context", "M_context (~1 GB)", n(c.contextGb) + " × 10⁹", c.contextGb * kBytesPerGB,
+             "Per-GPU fixed overhead (an allowance, chapter §4)", "allowance"}};
+}
+
+}  // namespace
+
 Result evaluate(const Config& config) noexcept {
     Result result;
     try {
@@ -99,17 +122,45 @@ Result evaluate(const Config& config) noexcept {
         if (!result.errors.empty()) return result;
 
         result.parameterCount = config.params != 0 ? config.params : derivedParameterCount(config);
-        auto output = detail::chapterMethod(config, result.parameterCount);
-        result.lines = std::move(output.lines);
+        detail::MethodOutput output = runMethod(config, result.parameterCount);
+        const std::vector<Line> allowances = allowanceLines(config);
+
+        size_t peak = 0;
+        double peakBytes = -1;
+        for (size_t i = 0; i < output.stages.size(); ++i) {
+            auto& stage = output.stages[i];
+            stage.lines.insert(stage.lines.end(), allowances.begin(), allowances.end());
+            Stage summary{stage.index, stage.layers, stage.inFlightMicrobatches, 0, {}};
+            for (const auto& line : stage.lines) {
+                summary.totalBytes += line.bytes;
+                summary.lineBytes.push_back(line.bytes);
+            }
+            if (summary.totalBytes > peakBytes) {
+                peakBytes = summary.totalBytes;
+                peak = i;
+            }
+            result.stages.push_back(std::move(summary));
+        }
+        auto& peakStage = output.stages[peak];
+        result.peakStage = peakStage.index;
+        result.lines = std::move(peakStage.lines);
+        result.tensors = std::move(peakStage.tensors);
+        const double allowanceBytes = allowances[0].bytes + allowances[1].bytes;
+        for (auto phase : peakStage.phases) {
+            phase.totalBytes += allowanceBytes;
+            result.phases.push_back(std::move(phase));
+        }
+        result.peakPhase = peakStage.peakPhase;
+        result.cpuBytesPerNode = output.cpuBytesPerNode;
 
         const auto activations = std::find_if(result.lines.begin(), result.lines.end(),
                                               [](const Line& l) { return l.id == "activations"; });
         const double perLayerStage =
-            activations == result.lines.end() ? 0 : activations->bytes / (config.layers / config.pp);
-        result.warnings = layoutWarnings(config, result.parameterCount, perLayerStage);
+            activations == result.lines.end() || peakStage.layers == 0 ? 0 : activations->bytes / peakStage.layers;
+        result.warnings = layoutWarnings(config, perLayerStage);
         result.warnings.insert(result.warnings.end(), output.warnings.begin(), output.warnings.end());
 
-        for (const auto& line : result.lines) result.totalBytes += line.bytes;
+        result.totalBytes = peakBytes;
         result.capacityBytes = std::round(config.gpuGb * kBytesPerGB);
         result.usableBytes = std::round(result.capacityBytes * (1 - config.headroom));
         result.verdict = result.totalBytes <= result.usableBytes    ? "fits"
@@ -119,11 +170,29 @@ Result evaluate(const Config& config) noexcept {
             result.warnings.push_back({"", "the total exceeds 2^53 bytes (9 PB): byte counts are no longer exact"});
     } catch (...) {
         // Only allocation can throw here; report it rather than let it cross a C or JS boundary.
-        result.lines.clear();
-        result.verdict.clear();
+        result = Result{};
+        result.method = config.method;
         result.errors = {{"", "internal error: out of memory while evaluating"}};
     }
     return result;
+}
+
+std::vector<MethodColumn> compareMethods(const Config& config) noexcept {
+    std::vector<MethodColumn> columns;
+    try {
+        const FieldSpec* method = findField("method");
+        for (const auto& id : method->choices) {
+            Config c = config;
+            c.method = id;
+            MethodColumn column{id, evaluate(c), 0};
+            for (const auto& line : column.result.lines)
+                if (line.origin == id) column.sourceBytes += line.bytes;
+            columns.push_back(std::move(column));
+        }
+    } catch (...) {
+        columns.clear();
+    }
+    return columns;
 }
 
 }  // namespace membudget

@@ -10,27 +10,29 @@ namespace {
 // tests/cpp/test_presets.cpp checks the derived count against the published total.
 constexpr std::array kModels{
     ModelPreset{"chapter-70b", "70B (the chapter's generic 70B)", 70e9, 8192, 80, 64, 8, 0, 28672, 128256, true,
-                false, "rmsnorm", false, 0,
+                false, "rmsnorm", false, 0, "chapter",
                 "Chapter sections 1-4: Ψ = 70e9 as the chapter writes it; h=8192, L=80, a=64 with 8 KV heads, "
                 "d_ff=28672 from its section 2 example; vocabulary (not given by the chapter) from Llama-3"},
     ModelPreset{"chapter-405b", "405B (the chapter's generic 405B)", 405e9, 16384, 126, 128, 8, 0, 53248, 128256,
-                true, false, "rmsnorm", false, 0,
+                true, false, "rmsnorm", false, 0, "chapter",
                 "Chapter section 4 (405B, TP=8 PP=4 DP=8): Ψ = 405e9 and 126 layers as the chapter writes them; "
                 "the rest of the architecture from Llama-3.1-405B's config.json"},
-    ModelPreset{"llama-2-7b", "Llama-2 7B", 0, 4096, 32, 32, 32, 0, 11008, 32000, true, false, "rmsnorm", false, 0,
+    ModelPreset{"llama-2-7b", "Llama-2 7B", 0, 4096, 32, 32, 32, 0, 11008, 32000, true, false, "rmsnorm", false, 0, "membudget",
                 "huggingface.co/meta-llama/Llama-2-7b-hf config.json; 6,738,415,616 parameters"},
-    ModelPreset{"llama-2-13b", "Llama-2 13B", 0, 5120, 40, 40, 40, 0, 13824, 32000, true, false, "rmsnorm", false, 0,
+    ModelPreset{"llama-2-13b", "Llama-2 13B", 0, 5120, 40, 40, 40, 0, 13824, 32000, true, false, "rmsnorm", false, 0, "membudget",
                 "huggingface.co/meta-llama/Llama-2-13b-hf config.json; 13,015,864,320 parameters"},
-    ModelPreset{"llama-2-70b", "Llama-2 70B", 0, 8192, 80, 64, 8, 0, 28672, 32000, true, false, "rmsnorm", false, 0,
+    ModelPreset{"llama-2-70b", "Llama-2 70B", 0, 8192, 80, 64, 8, 0, 28672, 32000, true, false, "rmsnorm", false, 0, "membudget",
                 "huggingface.co/meta-llama/Llama-2-70b-hf config.json; 68,976,648,192 parameters"},
     ModelPreset{"llama-3.1-8b", "Llama-3.1 8B", 0, 4096, 32, 32, 8, 0, 14336, 128256, true, false, "rmsnorm", false,
-                0, "huggingface.co/meta-llama/Llama-3.1-8B config.json; 8,030,261,248 parameters"},
+                0, "membudget", "huggingface.co/meta-llama/Llama-3.1-8B config.json; 8,030,261,248 parameters"},
     ModelPreset{"llama-3.1-70b", "Llama-3.1 70B", 0, 8192, 80, 64, 8, 0, 28672, 128256, true, false, "rmsnorm",
-                false, 0, "huggingface.co/meta-llama/Llama-3.1-70B config.json; 70,553,706,496 parameters"},
+                false, 0, "membudget",
+                "huggingface.co/meta-llama/Llama-3.1-70B config.json; 70,553,706,496 parameters"},
     ModelPreset{"llama-3.1-405b", "Llama-3.1 405B", 0, 16384, 126, 128, 8, 0, 53248, 128256, true, false, "rmsnorm",
-                false, 0, "huggingface.co/meta-llama/Llama-3.1-405B config.json; 405,853,388,800 parameters"},
+                false, 0, "membudget",
+                "huggingface.co/meta-llama/Llama-3.1-405B config.json; 405,853,388,800 parameters"},
     ModelPreset{"gpt-3-175b", "GPT-3 175B", 0, 12288, 96, 96, 96, 0, 49152, 50257, false, true, "layernorm", true,
-                2048,
+                2048, "membudget",
                 "Brown et al. 2020, Table 2.1 (n_layers 96, d_model 12288, n_heads 96, d_head 128, context 2048), "
                 "GPT-2's 50,257-token BPE vocabulary, tied embeddings, LayerNorm and biases; the derived "
                 "174,604,259,328 is what the paper rounds to 175.0B"},
@@ -91,6 +93,7 @@ void applyModelPreset(Config& config, const ModelPreset& preset) {
     config.norm = std::string(preset.norm);
     config.bias = preset.bias;
     config.posEmb = preset.posEmb;
+    config.method = std::string(preset.method);
 }
 
 void applyGpuPreset(Config& config, const GpuPreset& preset) {

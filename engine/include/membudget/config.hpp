@@ -44,6 +44,9 @@ struct Config {
     bool sp = false;
     double zero = 1;
     double gpus = 0;  // 0 means TP × PP × CP × DP
+    double vpp = 1;   // virtual pipeline stages (interleaved 1F1B) per rank
+    double firstStageLayers = 0;  // 0: an even split
+    double lastStageLayers = 0;
     // training
     double mb = 1;
     double seq = 4096;
@@ -51,12 +54,17 @@ struct Config {
     double microbatches = 32;
     double staticBytes = 16;
     std::string actFormula = "table";
+    std::string attention = "flash";
+    bool dropout = false;
     // hardware
     std::string gpu = "generic-80gb";
     double gpuGb = 80;
     double buffersGb = 2;
     double contextGb = 1;
     double headroom = 0.10;
+    double gpusPerNode = 8;
+    std::string offload = "none";  // ZeRO-Offload: none, optimizer, all (optimizer and parameters)
+    bool zeroInit = true;           // DeepSpeed zero.Init: parameters partitioned as they are created
     // method
     std::string method = "chapter";
 

@@ -11,25 +11,74 @@ namespace membudget {
 struct Line {
     std::string id;           // parameters, gradients, optimizer, activations, buffers, cuda_context
     std::string label;
-    std::string formula;      // symbolic, as the chapter writes it
+    std::string formula;      // symbolic, as the source writes it
     std::string substituted;  // the same with this configuration's numbers
     double bytes = 0;
     std::string note;
+    // The method whose formula gave this value. A source that does not model a line (the ZeRO paper has
+    // no activations) gets membudget's estimate there, marked so; buffers and the CUDA context are the
+    // user's allowances, the same for every method ("allowance").
+    std::string origin;
+};
+
+// One saved tensor of the activation sub-ledger (membudget's method): per copy, and how many copies
+// (layers × micro-batches in flight) the stage holds.
+struct Tensor {
+    std::string name;
+    std::string shape;  // e.g. "[b, s/CP, h/TP]"
+    std::string dtype;  // bf16, fp32, uint8, int64
+    double bytesPerCopy = 0;
+    double copies = 0;
+    double bytes = 0;
+    std::string sharding;
+};
+
+// One pipeline stage's ledger (bytes per line, aligned with Result::lines).
+struct Stage {
+    double index = 0;
+    double layers = 0;
+    double inFlightMicrobatches = 0;
+    double totalBytes = 0;
+    std::vector<double> lineBytes;
+};
+
+// A phase of the training step and its total (membudget: forward/backward vs the optimizer step).
+struct Phase {
+    std::string name;
+    double totalBytes = 0;
 };
 
 struct Result {
     std::string method;
-    std::vector<Line> lines;
+    std::vector<Line> lines;    // the peak stage's ledger, at its peak phase
     double parameterCount = 0;  // Ψ as used (given or derived)
     double totalBytes = 0;
     double capacityBytes = 0;
     double usableBytes = 0;  // capacity less the headroom fraction
     std::string verdict;     // fits, tight, does_not_fit; empty when errors is not
+    std::vector<Stage> stages;
+    double peakStage = 0;
+    std::vector<Tensor> tensors;  // the peak stage's activation sub-ledger, where the method has one
+    std::vector<Phase> phases;
+    std::string peakPhase;
+    double cpuBytesPerNode = 0;  // host memory the method needs per node (DeepSpeed offload), or 0
     std::vector<Problem> warnings;
     std::vector<Problem> errors;
 
     bool ok() const { return errors.empty(); }
 };
+
+// Every method's ledger for one configuration, for the side-by-side view.
+struct MethodColumn {
+    std::string method;
+    Result result;
+    double sourceBytes = 0;  // the lines the source itself computes (origin == method)
+};
+std::vector<MethodColumn> compareMethods(const Config& config) noexcept;
+
+// Layers held by each pipeline stage (first_stage_layers / last_stage_layers, else an even split with
+// any remainder on the stages after the first).
+std::vector<double> stageLayers(const Config& config);
 
 // Pure: no I/O, nothing thrown. A configuration that fails validate() yields its errors and no lines.
 Result evaluate(const Config& config) noexcept;

@@ -17,6 +17,7 @@ struct ModelPreset {
     std::string_view norm;
     bool bias;
     double posEmb;
+    std::string_view method;  // the chapter's examples use method=chapter, real models membudget's own
     std::string_view source;
 };
 

@@ -1,0 +1,284 @@
+// method=membudget: every saved tensor of the actual architecture, every stage, and the phase at which
+// memory peaks. Sources for each term are named where it is computed; README "The membudget method".
+#include <algorithm>
+#include <cmath>
+
+#include "detail/methods.hpp"
+#include "membudget/detail/text.hpp"
+
+namespace membudget::detail {
+
+namespace {
+
+struct Dims {
+    double b, s, sRank, h, a, kv, d, f, V, t, spDivisor;
+    bool gated, layernorm, bias, dropout, flash;
+    double headsRank, kvHeadsRank;
+};
+
+Dims dimsOf(const Config& c) {
+    Dims x{};
+    x.b = c.mb;
+    x.s = c.seq;
+    x.sRank = c.seq / c.cp;
+    x.h = c.hidden;
+    x.a = c.heads;
+    x.kv = c.kvHeads;
+    x.d = c.headDim != 0 ? c.headDim : c.hidden / c.heads;
+    x.f = c.ffn;
+    x.V = c.vocab;
+    x.t = c.tp;
+    // Sequence parallelism shards the LayerNorm/dropout regions and the saved inputs of the column-parallel
+    // linears over the TP group (Korthikanti et al. 2022 §4.2.2; Megatron-LM re-gathers them in backward).
+    x.spDivisor = c.sp ? c.tp : 1;
+    x.gated = c.gatedFfn;
+    x.layernorm = c.norm == "layernorm";
+    x.bias = c.bias;
+    x.dropout = c.dropout;
+    x.flash = c.attention == "flash";
+    x.headsRank = c.heads / c.tp;
+    // Megatron-LM and vLLM keep max(1, kv/TP) KV heads per rank, replicating them when TP exceeds kv.
+    x.kvHeadsRank = std::max(1.0, std::ceil(c.kvHeads / c.tp));
+    return x;
+}
+
+std::string sShape(const Config& c, bool spSharded) {
+    std::string s = c.cp > 1 ? "s/CP" : "s";
+    if (spSharded && c.sp && c.tp > 1) s = c.cp > 1 ? "s/(CP·TP)" : "s/TP";
+    return s;
+}
+
+// One transformer layer's saved tensors for one micro-batch, per GPU.
+std::vector<Tensor> layerTensors(const Config& c, const Dims& x, bool includeAttentionCore) {
+    std::vector<Tensor> out;
+    const std::string seqSp = sShape(c, true), seq = sShape(c, false);
+    const std::string spNote = c.sp && c.tp > 1 ? "sharded by SP over TP" : (c.tp > 1 ? "replicated on every TP rank" : "");
+    auto add = [&](std::string name, std::string shape, std::string dtype, double bytes, std::string sharding) {
+        out.push_back({std::move(name), std::move(shape), std::move(dtype), bytes, 1, bytes, std::move(sharding)});
+    };
+    const double bsh = x.b * x.sRank * x.h / x.spDivisor;
+    const double statsBytes = (x.layernorm ? 8 : 4) * x.b * x.sRank / x.spDivisor;  // mean and/or rstd, fp32
+    add("attention norm input", "[b, " + seqSp + ", h]", "bf16", 2 * bsh, spNote);
+    add("attention norm statistics", "[b, " + seqSp + "]", "fp32", statsBytes, spNote);
+    add("QKV projection input", "[b, " + seqSp + ", h]", "bf16", 2 * bsh, spNote);
+    add("query (after RoPE)", "[b, " + seq + ", a/TP, d]", "bf16", 2 * x.b * x.sRank * x.headsRank * x.d, "heads split by TP");
+    add("key and value", "2 × [b, " + seq + ", max(1, kv/TP), d]", "bf16", 4 * x.b * x.sRank * x.kvHeadsRank * x.d,
+        c.kvHeads < c.tp ? "KV heads replicated (TP > kv_heads)" : "KV heads split by TP");
+    if (includeAttentionCore) {
+        if (x.flash) {
+            add("softmax log-sum-exp (FlashAttention)", "[b, a/TP, " + seq + "]", "fp32", 4 * x.b * x.headsRank * x.sRank,
+                "heads split by TP");
+        } else {
+            add("attention probabilities (softmax output)", "[b, a/TP, " + seq + ", s]", "bf16",
+                2 * x.b * x.headsRank * x.sRank * x.s, "heads split by TP");
+            if (x.dropout) {
+                add("attention dropout mask", "[b, a/TP, " + seq + ", s]", "uint8", x.b * x.headsRank * x.sRank * x.s,
+                    "heads split by TP");
+                add("dropped attention probabilities", "[b, a/TP, " + seq + ", s]", "bf16",
+                    2 * x.b * x.headsRank * x.sRank * x.s, "heads split by TP");
+            }
+        }
+    }
+    add("attention output (output projection input)", "[b, " + seq + ", a/TP, d]", "bf16",
+        2 * x.b * x.sRank * x.headsRank * x.d, "heads split by TP");
+    if (x.dropout) add("attention residual dropout mask", "[b, " + seqSp + ", h]", "uint8", bsh, spNote);
+    add("MLP norm input", "[b, " + seqSp + ", h]", "bf16", 2 * bsh, spNote);
+    add("MLP norm statistics", "[b, " + seqSp + "]", "fp32", statsBytes, spNote);
+    add("FC1 input", "[b, " + seqSp + ", h]", "bf16", 2 * bsh, spNote);
+    const double bsf = x.b * x.sRank * x.f / x.t;
+    if (x.gated) {
+        add("gate and up projections (SwiGLU input)", "2 × [b, " + seq + ", d_ff/TP]", "bf16", 4 * bsf, "split by TP");
+        add("SwiGLU output (FC2 input)", "[b, " + seq + ", d_ff/TP]", "bf16", 2 * bsf, "split by TP");
+    } else {
+        add("FC1 output (activation input)", "[b, " + seq + ", d_ff/TP]", "bf16", 2 * bsf, "split by TP");
+        add("activation output (FC2 input)", "[b, " + seq + ", d_ff/TP]", "bf16", 2 * bsf, "split by TP");
+    }
+    if (x.dropout) add("MLP residual dropout mask", "[b, " + seqSp + ", h]", "uint8", bsh, spNote);
+    return out;
+}
+
+double sum(const std::vector<Tensor>& tensors) {
+    double total = 0;
+    for (const auto& t : tensors) total += t.bytes;
+    return total;
+}
+
+struct RankParams {
+    double layer;      // one transformer layer on one TP rank
+    double embedding;  // input embedding (vocab-parallel) and learned positions
+    double output;     // output layer (or the tied copy that Megatron-LM keeps on the last stage)
+    double finalNorm;
+};
+
+RankParams rankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput) {
+    const double norm = x.layernorm ? 2 * x.h : x.h;
+    const double q = x.h * x.a * x.d / x.t, o = x.a * x.d * x.h / x.t;
+    const double kvWeights = 2 * x.h * x.kvHeadsRank * x.d;
+    const double matrices = x.gated ? 3 : 2;
+    const double mlp = matrices * x.h * x.f / x.t;
+    // Column-parallel biases are split by TP; the row-parallel ones (attention output, FC2) are whole.
+    const double biases = x.bias ? (x.a * x.d / x.t + 2 * x.kvHeadsRank * x.d) + x.h + (matrices - 1) * x.f / x.t + x.h : 0;
+    RankParams p{};
+    p.layer = q + o + kvWeights + mlp + biases + 2 * norm;
+    p.embedding = x.V * x.h / x.t + c.posEmb * x.h;
+    p.output = lastStageHoldsOutput ? x.V * x.h / x.t : 0;
+    p.finalNorm = norm;
+    return p;
+}
+
+}  // namespace
+
+MethodOutput membudgetMethod(const Config& c, double psi) { return membudgetMethod(c, psi, true); }
+
+MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
+    (void)psi;  // membudget counts every tensor of the architecture itself
+    MethodOutput out;
+    const Dims x = dimsOf(c);
+    const std::vector<double> layers = stageLayers(c);
+    const double stages = c.pp;
+    // Untied: the output layer sits on the last stage. Tied with PP > 1: Megatron-LM keeps a copy of
+    // the embedding there to compute the logits (and all-reduces their gradients).
+    const bool outputOnLast = !c.tiedEmbeddings || c.pp > 1;
+    const RankParams p = rankParams(c, x, outputOnLast);
+    const double shardGroup = c.dp * c.cp;  // Megatron's distributed optimizer shards over DP × CP
+    const StaticBytesPerParam perParam = staticBytesPerParam(c.staticBytes);
+    const double optimizerPerParam = perParam.master + perParam.adamM + perParam.adamV;
+    const bool offloadOptimizer = c.offload != "none", offloadParameters = c.offload == "all" && c.zero >= 3;
+    const std::vector<Tensor> fullLayer = layerTensors(c, x, true);
+    const double fullLayerBytes = sum(fullLayer);
+
+    for (double i = 0; i < stages; ++i) {
+        StageOutput stage;
+        stage.index = i;
+        stage.layers = layers[static_cast<size_t>(i)];
+        const bool first = i == 0, last = i == stages - 1;
+        const double stageParams = stage.layers * p.layer + (first ? p.embedding : 0) +
+                                   (last ? p.finalNorm + p.output : 0);
+
+        // Static memory: BF16 weights, gradients by the static_bytes convention, FP32 master + Adam m, v.
+        const double paramShard = c.zero >= 3 ? shardGroup : 1, gradShard = c.zero >= 2 ? shardGroup : 1,
+                     optimizerShard = c.zero >= 1 ? shardGroup : 1;
+        double parameters = offloadParameters ? 0 : perParam.parameters * stageParams / paramShard;
+        double gradients = perParam.gradients * stageParams / gradShard;
+        const double optimizer = offloadOptimizer ? 0 : optimizerPerParam * stageParams / optimizerShard;
+        std::string parameterNote = "BF16 weights of " + n(std::round(stageParams)) + " parameters on this GPU (" +
+                                    n(stage.layers) + " layers" + (first ? ", the embedding" : "") +
+                                    (last ? (c.tiedEmbeddings && c.pp > 1 ? ", the tied output copy" : (outputOnLast ? ", the output layer" : "")) : "") +
+                                    ")";
+        std::string gradientNote = std::string(c.staticBytes == 16 ? "BF16" : c.staticBytes == 18 ? "FP32 (main_grad)" : "BF16 + FP32 accumulator") +
+                                   " gradients";
+        if (c.zero >= 3) {
+            // ZeRO-3/FSDP gathers each layer's weights before use and prefetches the next; its gradients are
+            // reduce-scattered from a full-size bucket.
+            const double largestModule = std::max(p.layer, first ? p.embedding : 0.0);
+            parameters += 2 * perParam.parameters * largestModule;
+            gradients += perParam.parameters * largestModule;
+            parameterNote += "; sharded over DP × CP = " + n(shardGroup) + ", plus two gathered layers (current and prefetched)";
+            gradientNote += ", sharded over DP × CP, plus one layer's BF16 reduce-scatter bucket";
+        } else if (c.zero >= 2) {
+            gradientNote += ", sharded over DP × CP = " + n(shardGroup) + " (ZeRO-2)";
+        }
+        if (offloadParameters) parameterNote = "Parameters offloaded to CPU; only the gathered layers are on the GPU";
+        const std::string optimizerNote =
+            offloadOptimizer ? "Offloaded to CPU memory (ZeRO-Offload)"
+                             : "FP32 master weights + Adam m + Adam v = 12 bytes per parameter" +
+                                   std::string(c.zero >= 1 ? ", sharded over DP × CP = " + n(shardGroup) + " (distributed optimizer / ZeRO-1)" : "");
+
+        // Activations: every saved tensor, times the layer-copies in flight, plus the stage's extras.
+        const double copies = inFlightLayerCopies(c, stage.layers, i);
+        const double microbatches = inFlightMicrobatches(c, i);
+        stage.inFlightMicrobatches = microbatches;
+        std::vector<Tensor> tensors;
+        if (c.ckpt == "full") {
+            const double input = 2 * x.b * x.sRank * x.h / x.spDivisor;
+            tensors.push_back({"layer input (checkpoint)", "[b, " + sShape(c, true) + ", h]", "bf16", input, copies,
+                               input * copies, c.sp && c.tp > 1 ? "sharded by SP over TP" : "replicated on every TP rank"});
+            if (stage.layers > 0)
+                tensors.push_back({"one layer recomputed in backward (transient)", "all of a layer's saved tensors", "mixed",
+                                   fullLayerBytes, 1, fullLayerBytes, "as the layer's tensors"});
+        } else {
+            for (auto t : layerTensors(c, x, c.ckpt == "none")) {
+                t.copies = copies;
+                t.bytes = t.bytesPerCopy * copies;
+                tensors.push_back(std::move(t));
+            }
+            if (c.ckpt == "selective" && stage.layers > 0) {
+                // Selective recomputation (Megatron-LM: core attention) rebuilds one layer's attention core.
+                const double core = fullLayerBytes - sum(layerTensors(c, x, false));
+                if (core > 0)
+                    tensors.push_back({"attention core recomputed in backward (transient)", "one layer", "mixed", core, 1, core,
+                                       "heads split by TP"});
+            }
+        }
+        if (first) {
+            tensors.push_back({"input token ids", "[b, " + sShape(c, false) + "]", "int64", 8 * x.b * x.sRank, microbatches,
+                               8 * x.b * x.sRank * microbatches, "replicated on every TP rank"});
+            if (x.dropout) {
+                const double mask = x.b * x.sRank * x.h / x.spDivisor;
+                tensors.push_back({"embedding dropout mask", "[b, " + sShape(c, true) + ", h]", "uint8", mask, microbatches,
+                                   mask * microbatches, "sharded by SP over TP"});
+            }
+        }
+        if (last) {
+            // The last stage runs each micro-batch's forward and backward back to back: one micro-batch of
+            // logits. Megatron-LM's vocab-parallel cross-entropy works in FP32.
+            const double bsh = x.b * x.sRank * x.h / x.spDivisor;
+            const double logits = x.b * x.sRank * x.V / x.t;
+            tensors.push_back({"final norm input", "[b, " + sShape(c, true) + ", h]", "bf16", 2 * bsh, 1, 2 * bsh, "sharded by SP over TP"});
+            tensors.push_back({"output layer input", "[b, " + sShape(c, true) + ", h]", "bf16", 2 * bsh, 1, 2 * bsh, "sharded by SP over TP"});
+            tensors.push_back({"logits", "[b, " + sShape(c, false) + ", V/TP]", "bf16", 2 * logits, 1, 2 * logits, "vocabulary split by TP"});
+            tensors.push_back({"FP32 logits / softmax for the loss", "[b, " + sShape(c, false) + ", V/TP]", "fp32", 4 * logits, 1,
+                               4 * logits, "vocabulary split by TP"});
+        }
+        const double activations = sum(tensors);
+
+        // Phases: activations are freed before the optimizer step; with BF16 gradients the step works on an
+        // FP32 copy of this rank's optimizer shard of them.
+        const double stepTemporary = c.staticBytes == 16 && !offloadOptimizer ? 4 * stageParams / optimizerShard : 0;
+        const double forwardBackward = parameters + gradients + optimizer + activations;
+        const double step = parameters + gradients + optimizer + stepTemporary;
+        stage.phases = {{"forward/backward", forwardBackward}, {"optimizer step", step}};
+        const bool stepPeaks = atPeakPhase && step > forwardBackward;
+        stage.peakPhase = step > forwardBackward ? "optimizer step" : "forward/backward";
+
+        const std::string where = "stage " + n(i) + " of " + n(stages);
+        stage.lines.push_back({"parameters", "Parameters", "2 × P_stage / shard", "2 × " + n(std::round(stageParams)) + " / " + n(paramShard),
+                               parameters, parameterNote, "membudget"});
+        stage.lines.push_back({"gradients", "Gradients", n(perParam.gradients) + " × P_stage / shard",
+                               n(perParam.gradients) + " × " + n(std::round(stageParams)) + " / " + n(gradShard), gradients,
+                               gradientNote, "membudget"});
+        Line optimizerLine{"optimizer", "Optimizer", "12 × P_stage / shard",
+                           "12 × " + n(std::round(stageParams)) + " / " + n(optimizerShard), optimizer, optimizerNote, "membudget"};
+        Line activationLine{"activations", "Activations", "Σ saved tensors × layer-copies in flight + stage extras",
+                            n(copies) + " layer-copies (" + n(stage.layers) + " layers, " + n(microbatches) +
+                                " micro-batches in flight) on " + where,
+                            activations,
+                            std::string(c.ckpt == "full" ? "Full recomputation: layer inputs kept, one layer rebuilt in backward"
+                                        : c.ckpt == "selective" ? "Selective recomputation: attention core rebuilt in backward"
+                                                                : "No recomputation") +
+                                "; " + (x.flash ? "FlashAttention (no s × s scores)" : "eager attention (s × s probabilities kept)") +
+                                "; see the tensor sub-ledger",
+                            "membudget"};
+        if (stepPeaks) {
+            optimizerLine.bytes += stepTemporary;
+            optimizerLine.note += "; at its peak, the optimizer step, plus an FP32 copy of the BF16 gradient shard";
+            activationLine.note = "Freed before the optimizer step, which is this stage's peak (" + n(std::round(activations)) +
+                                  " bytes during forward/backward)";
+            activationLine.bytes = 0;
+        }
+        stage.lines.push_back(std::move(optimizerLine));
+        stage.lines.push_back(std::move(activationLine));
+        stage.tensors = std::move(tensors);
+        out.stages.push_back(std::move(stage));
+    }
+    if (offloadOptimizer || offloadParameters) {
+        // Host memory per node for what was offloaded: the optimizer (and parameters) of every GPU in it.
+        const double shardParams = (layers[0] * p.layer + p.embedding) / (c.zero >= 1 ? shardGroup : 1);
+        out.cpuBytesPerNode = c.gpusPerNode * shardParams * (optimizerPerParam + (offloadParameters ? perParam.parameters : 0));
+    }
+    if (c.offload == "all" && c.zero < 3)
+        out.warnings.push_back({"offload", "offload = all (parameters too) needs ZeRO-3 (zero = 3); only the optimizer is offloaded"});
+    return out;
+}
+
+}  // namespace membudget::detail

@@ -1,0 +1,288 @@
+// The published sources as ledger methods: Korthikanti et al., Megatron-LM, the ZeRO paper and
+// DeepSpeed. Each maps a Config onto its source's inputs (membudget/sources.hpp) and fills the lines
+// its source does not model from membudget's method, marked so.
+#include <algorithm>
+#include <cmath>
+
+#include "detail/methods.hpp"
+#include "membudget/detail/text.hpp"
+#include "membudget/sources.hpp"
+
+namespace membudget {
+
+std::vector<double> stageLayers(const Config& c) {
+    const auto stages = static_cast<size_t>(c.pp);
+    std::vector<double> layers(stages, 0);
+    if (stages == 1) {
+        layers[0] = c.layers;
+        return layers;
+    }
+    double remaining = c.layers;
+    size_t from = 0, to = stages;  // stages [from, to) share what remains evenly
+    if (c.firstStageLayers != 0) {
+        layers[0] = c.firstStageLayers;
+        remaining -= c.firstStageLayers;
+        from = 1;
+    }
+    if (c.lastStageLayers != 0) {
+        layers[stages - 1] = c.lastStageLayers;
+        remaining -= c.lastStageLayers;
+        to = stages - 1;
+    }
+    const auto count = static_cast<double>(to - from);
+    if (count <= 0) return layers;
+    const double base = std::floor(remaining / count);
+    double extra = remaining - base * count;
+    for (size_t i = from; i < to; ++i) layers[i] = base;
+    // The remainder goes to the stages after the first, which does not also hold the embedding.
+    for (size_t i = std::max<size_t>(from, 1); i < to && extra > 0; ++i, --extra) layers[i] += 1;
+    for (size_t i = from; i < to && extra > 0; ++i, --extra) layers[i] += 1;
+    return layers;
+}
+
+namespace detail {
+
+double inFlightMicrobatches(const Config& c, double stage) { return std::min(c.pp - stage, c.microbatches); }
+
+double inFlightLayerCopies(const Config& c, double stageLayerCount, double stage) {
+    if (c.vpp <= 1) return inFlightMicrobatches(c, stage) * stageLayerCount;
+    const double chunks = std::min(2 * (c.pp - stage - 1) + (c.vpp - 1) * c.pp + 1, c.microbatches * c.vpp);
+    return chunks * stageLayerCount / c.vpp;
+}
+
+Line filledIn(Line line, std::string_view source) {
+    line.note = "Not modelled by " + std::string(source) + "; membudget's estimate: " + line.note;
+    line.origin = "membudget";
+    return line;
+}
+
+namespace {
+
+sources::Recompute recomputeOf(const Config& c) {
+    return c.ckpt == "full" ? sources::Recompute::full
+           : c.ckpt == "selective" ? sources::Recompute::selective
+                                   : sources::Recompute::none;
+}
+
+const Line& lineOf(const StageOutput& stage, std::string_view id) {
+    return *std::find_if(stage.lines.begin(), stage.lines.end(), [id](const Line& l) { return l.id == id; });
+}
+
+}  // namespace
+
+// Korthikanti et al. 2022: Table 2 per layer, §4.2 pipeline, §4.3 embedding and output terms.
+MethodOutput korthikantiMethod(const Config& c, double psi) {
+    MethodOutput base = membudgetMethod(c, psi, false);
+    MethodOutput out;
+    const std::vector<double> layers = stageLayers(c);
+    const double s = c.seq / c.cp, b = c.mb, h = c.hidden, a = c.heads, t = c.tp;
+    const double perLayer = sources::korthikantiLayerBytes(s, b, h, a, t, c.sp && t > 1, recomputeOf(c));
+    const std::string table2 = c.ckpt == "full" ? "sbh·2"
+                               : c.ckpt == "selective" ? (c.sp ? "sbh(34/t)" : "sbh(10 + 24/t)")
+                                                       : (c.sp ? "sbh(34/t + 5as/(ht))" : "sbh(10 + 24/t + 5as/(ht))");
+    for (double i = 0; i < c.pp; ++i) {
+        const auto& membudgetStage = base.stages[static_cast<size_t>(i)];
+        StageOutput stage;
+        stage.index = i;
+        stage.layers = layers[static_cast<size_t>(i)];
+        stage.inFlightMicrobatches = inFlightMicrobatches(c, i);
+        const double copies = inFlightLayerCopies(c, stage.layers, i);
+        double bytes = perLayer * copies;
+        std::string formula = table2 + " × layer-copies in flight";
+        if (i == 0) {
+            bytes += sources::korthikantiEmbeddingBytes(s, b, h, stage.inFlightMicrobatches, t);
+            formula += " + sbhp/t (embedding dropout)";
+        }
+        if (i == c.pp - 1) {
+            bytes += sources::korthikantiOutputBytes(s, b, h, c.vocab, t);
+            formula += " + 4sbh/t·(1 + v/h) (final norm, output layer, fp32 logits)";
+        }
+        for (const char* id : {"parameters", "gradients", "optimizer"}) stage.lines.push_back(filledIn(lineOf(membudgetStage, id), "Korthikanti et al. (activations only)"));
+        stage.lines.push_back({"activations", "Activations", formula,
+                               "per layer " + n(std::round(perLayer)) + " B × " + n(copies) + " layer-copies on stage " + n(i), bytes,
+                               "Korthikanti et al. 2022 Table 2 (GPT layer: 4h FFN, multi-head attention, dropout, eager "
+                               "attention), §4.2 in-flight micro-batches" +
+                                   std::string(c.vpp > 1 ? " and interleaving" : "") + ", §4.3 embedding and output terms",
+                               "korthikanti"});
+        out.stages.push_back(std::move(stage));
+    }
+    if (c.gatedFfn || c.kvHeads != c.heads || c.attention == "flash" || !c.dropout)
+        out.warnings.push_back({"method", "Korthikanti et al.'s Table 2 is for a GPT layer (4h FFN, no GQA, eager attention, "
+                                          "dropout): SwiGLU, GQA, FlashAttention and dropout settings are not reflected"});
+    if (c.cp > 1) out.warnings.push_back({"cp", "Korthikanti et al. predate context parallelism; s / CP is used for s"});
+    return out;
+}
+
+// Megatron-LM's theoretical_memory_usage.py: the most loaded shard (the first stage) only.
+MethodOutput megatronMethod(const Config& c, double psi) {
+    MethodOutput out;
+    sources::MegatronArgs x;
+    x.hiddenSize = c.hidden;
+    x.numAttentionHeads = c.heads;
+    x.kvChannels = c.headDim != 0 ? c.headDim : c.hidden / c.heads;
+    x.ffnHiddenSize = c.ffn;
+    x.numLayers = c.layers;
+    x.paddedVocabSize = c.vocab;
+    x.seqLength = c.seq / c.cp;
+    x.microBatchSize = c.mb;
+    x.groupQueryAttention = c.kvHeads != c.heads;
+    x.numQueryGroups = c.kvHeads;
+    x.swiglu = c.gatedFfn;
+    x.rmsNorm = c.norm == "rmsnorm";
+    x.untieEmbeddingsAndOutputWeights = !c.tiedEmbeddings;
+    x.tensorParallel = c.tp;
+    x.pipelineParallel = c.pp;
+    if (c.vpp > 1) x.virtualPipeline = c.vpp;
+    x.dataParallel = c.dp;
+    x.useDistributedOptimizer = c.zero >= 1;
+    x.sequenceParallel = c.sp;
+    x.recomputeSelective = c.ckpt == "selective";
+    x.numMicrobatches = c.microbatches;
+    const auto weights = sources::megatronWeights(x);
+    const double params = weights.tensorParallelParams + weights.replicatedParams;
+    const double activations = sources::megatronActivationBytes(x);
+    const bool withSp = x.sequenceParallel && x.recomputeSelective;
+    const std::string shard = n(std::round(params));
+
+    StageOutput stage;
+    stage.index = 0;
+    stage.layers = c.layers / c.pp;
+    stage.inFlightMicrobatches = inFlightMicrobatches(c, 0);
+    stage.lines.push_back({"parameters", "Parameters", "2 × P_shard", "2 × " + shard, 2 * params,
+                           "BF16 weights on the most loaded shard (stage 0: L/PP layers and the embedding; norms not "
+                           "split by TP; no biases or position embeddings counted)",
+                           "megatron"});
+    stage.lines.push_back({"gradients", "Gradients", "4 × P_shard", "4 × " + shard, 4 * params,
+                           "FP32 main gradients: Megatron-LM counts 18 (or 6 + 12/DP) bytes per parameter, 4 of them for gradients",
+                           "megatron"});
+    stage.lines.push_back({"optimizer", "Optimizer", c.zero >= 1 ? "(12 / DP) × P_shard" : "12 × P_shard",
+                           (c.zero >= 1 ? "(12 / " + n(c.dp) + ") × " : "12 × ") + shard, (weights.bytesPerParam - 6) * params,
+                           c.zero >= 1 ? "FP32 params + Adam m, v sharded by the distributed optimizer over DP (6 + 12/DP bytes per parameter in all)"
+                                       : "FP32 params + Adam m, v, not sharded (18 bytes per parameter in all)",
+                           "megatron"});
+    stage.lines.push_back({"activations", "Activations",
+                           withSp ? "[sbh(18 + 4f/h)·L + 8sbp + sbhp]·φ (+ 4sbh(1 + V/h) if PP = 1) / TP"
+                                  : "1.05 × ([sbh(10 + 24/t)·L + 8sbp + sbhp]·φ (+ 2(sbV/t + sbh) if PP = 1))",
+                           withSp ? "compute_activation_memory" : "compute_activation_memory_without_sp", activations,
+                           std::string("Megatron-LM ") +
+                               (withSp ? "with sequence parallel and selective recompute"
+                                       : "without sequence parallel + selective (its only other formula, whatever the recompute mode)") +
+                               "; ignores GQA, SwiGLU's third tensor and FlashAttention; φ = " +
+                               (c.vpp > 1 ? "1 + (PP − 1)/(PP·v)" : "min(1, m / PP)"),
+                           "megatron"});
+    out.stages.push_back(std::move(stage));
+    out.warnings.push_back({"method", "Megatron-LM estimates the most loaded shard only (the first stage); its report prints MiB as \"MB\""});
+    (void)psi;
+    return out;
+}
+
+// The ZeRO paper's model states per device (§5), with Ψ per model-parallel shard.
+MethodOutput zeroMethod(const Config& c, double psi) {
+    MethodOutput base = membudgetMethod(c, psi, false);
+    MethodOutput out;
+    const double shardPsi = psi / (c.tp * c.pp);
+    const int stageNumber = static_cast<int>(c.zero);
+    const auto states = sources::zeroPaperModelStates(stageNumber, shardPsi, c.dp);
+    static const char* names[] = {"baseline (2 + 2 + K)Ψ", "P_os: 4Ψ + KΨ/N_d", "P_os+g: 2Ψ + (2 + K)Ψ/N_d", "P_os+g+p: (4 + K)Ψ/N_d"};
+    const std::string psiText = n(std::round(shardPsi)), nd = n(c.dp);
+    for (const auto& membudgetStage : base.stages) {
+        StageOutput stage;
+        stage.index = membudgetStage.index;
+        stage.layers = membudgetStage.layers;
+        stage.inFlightMicrobatches = membudgetStage.inFlightMicrobatches;
+        const std::string note = std::string("ZeRO paper §5, ") + names[stageNumber] + ", K = 12, Ψ = parameters per model-parallel shard";
+        stage.lines.push_back({"parameters", "Parameters", stageNumber >= 3 ? "2Ψ / N_d" : "2Ψ",
+                               stageNumber >= 3 ? "2 × " + psiText + " / " + nd : "2 × " + psiText, states.parameters, note, "zero"});
+        stage.lines.push_back({"gradients", "Gradients", stageNumber >= 2 ? "2Ψ / N_d" : "2Ψ",
+                               stageNumber >= 2 ? "2 × " + psiText + " / " + nd : "2 × " + psiText, states.gradients, note, "zero"});
+        stage.lines.push_back({"optimizer", "Optimizer", stageNumber >= 1 ? "KΨ / N_d" : "KΨ",
+                               stageNumber >= 1 ? "12 × " + psiText + " / " + nd : "12 × " + psiText, states.optimizer, note, "zero"});
+        stage.lines.push_back(filledIn(lineOf(membudgetStage, "activations"), "the ZeRO paper (model states only)"));
+        out.stages.push_back(std::move(stage));
+    }
+    return out;
+}
+
+// DeepSpeed's estimate_zero2/zero3_model_states_mem_needs, for one model-parallel shard.
+MethodOutput deepspeedMethod(const Config& c, double psi) {
+    MethodOutput base = membudgetMethod(c, psi, false);
+    MethodOutput out;
+    const double P = psi / (c.tp * c.pp);
+    // DeepSpeed's largest layer is the largest module's own parameters: the embedding or output layer
+    // (V × h), an MLP matrix (h × d_ff) or the query projection.
+    const double headDim = c.headDim != 0 ? c.headDim : c.hidden / c.heads;
+    const double largest = std::max({c.vocab * c.hidden, c.hidden * c.ffn, c.hidden * c.heads * headDim}) / c.tp;
+    double gpusPerNode = c.gpusPerNode, nodes = c.dp / c.gpusPerNode;
+    if (c.dp < c.gpusPerNode) {
+        gpusPerNode = c.dp;
+        nodes = 1;
+    } else if (std::fmod(c.dp, c.gpusPerNode) != 0) {
+        out.warnings.push_back({"gpus_per_node", "dp (" + n(c.dp) + ") is not a multiple of gpus_per_node (" + n(c.gpusPerNode) +
+                                                     "): DeepSpeed's node count is fractional here"});
+    }
+    const double G = gpusPerNode * nodes;
+    const bool offloadOptimizer = c.offload != "none", offloadParams = c.offload == "all";
+    const bool zero3 = c.zero >= 3;
+    const auto estimate = zero3 ? sources::deepspeedZero3(P, largest, gpusPerNode, nodes, offloadOptimizer, offloadParams, c.zeroInit)
+                                : sources::deepspeedZero2(P, gpusPerNode, nodes, offloadOptimizer);
+    out.cpuBytesPerNode = estimate.cpuBytesPerNode;
+    // Split DeepSpeed's one GPU figure into lines whose sum is exactly that figure.
+    double parameters = 0, gradients = 0, optimizer = 0;
+    std::string formula;
+    if (zero3) {
+        const double gathered = 2 * largest;  // fp16 params and fp16 grads of the largest layer: 4L in all
+        if (offloadOptimizer && offloadParams) {
+            parameters = gathered;
+            gradients = gathered;
+            formula = "4L";
+        } else if (offloadOptimizer) {
+            parameters = gathered + std::trunc(2 * P / G);
+            gradients = gathered;
+            formula = "4L + int(2P / G)";
+        } else {
+            const double partitioned = std::trunc(18 * P / G);
+            parameters = gathered + 2 * P / G;
+            gradients = gathered + 4 * P / G;
+            optimizer = partitioned - 6 * P / G;
+            formula = "4L + int(18P / G)";
+        }
+    } else {
+        if (offloadOptimizer) {
+            parameters = 2 * P;
+            formula = "2P";
+        } else {
+            const double partitioned = std::trunc(18 * P / G);
+            parameters = 2 * P;
+            gradients = 6 * P / G;
+            optimizer = partitioned - 6 * P / G;
+            formula = "2P + int(18P / G)";
+        }
+    }
+    const std::string values = "P = " + n(std::round(P)) + ", G = " + n(G) + (zero3 ? ", L = " + n(std::round(largest)) : "");
+    const std::string estimator = zero3 ? "estimate_zero3_model_states_mem_needs" : "estimate_zero2_model_states_mem_needs";
+    for (const auto& membudgetStage : base.stages) {
+        StageOutput stage;
+        stage.index = membudgetStage.index;
+        stage.layers = membudgetStage.layers;
+        stage.inFlightMicrobatches = membudgetStage.inFlightMicrobatches;
+        const std::string note = "DeepSpeed " + estimator + ": GPU bytes " + formula + " (" + values + "), split into lines";
+        stage.lines.push_back({"parameters", "Parameters", formula, values, parameters, note + "; fp16 parameters", "deepspeed"});
+        stage.lines.push_back({"gradients", "Gradients", formula, values, gradients, note + "; fp16 and fp32 gradients", "deepspeed"});
+        stage.lines.push_back({"optimizer", "Optimizer", formula, values, optimizer,
+                               offloadOptimizer ? note + "; optimizer states in CPU memory" : note + "; fp32 params and Adam states",
+                               "deepspeed"});
+        stage.lines.push_back(filledIn(lineOf(membudgetStage, "activations"), "DeepSpeed's estimator (model states only)"));
+        out.stages.push_back(std::move(stage));
+    }
+    if (c.zero < 2)
+        out.warnings.push_back({"zero", "DeepSpeed has estimators for ZeRO-2 and ZeRO-3 only; ZeRO-2's is used for zero = " + n(c.zero)});
+    if (c.tp * c.pp > 1)
+        out.warnings.push_back({"method", "DeepSpeed's estimators assume pure data parallelism; P is taken per model-parallel shard, Ψ / (TP × PP)"});
+    out.warnings.push_back({"method", "DeepSpeed prints bytes / 2^30 as \"GB\"; users measured far more than its offload estimates "
+                                      "(DeepSpeed issue #4527: 0.49 \"GB\" estimated, 14.3 GiB measured), since it leaves out activations, "
+                                      "buffers and the allocator"});
+    return out;
+}
+
+}  // namespace detail
+}  // namespace membudget
