@@ -13,6 +13,7 @@
 #include "membudget/json.hpp"
 #include "membudget/ledger.hpp"
 #include "membudget/presets.hpp"
+#include "membudget/sources.hpp"
 
 namespace membudget {
 
@@ -66,7 +67,7 @@ void printProblems(std::ostream& err, const std::vector<Problem>& problems) {
     for (const auto& p : problems) err << "membudget: error: " << p.message << "\n";
 }
 
-void printTable(std::ostream& out, const Result& result, const Config& c, bool gib) {
+void printTable(std::ostream& out, const Result& result, const Config& c, bool gib, bool showTensors) {
     const double unitBytes = gib ? kBytesPerGiB : kBytesPerGB;
     const std::string unit = gib ? "GiB" : "GB";
     auto value = [&](double bytes) { return fixed2(bytes / unitBytes); };
@@ -119,11 +120,81 @@ void printTable(std::ostream& out, const Result& result, const Config& c, bool g
     else
         out << value(result.totalBytes - result.capacityBytes) << " " << unit << " over capacity";
     out << "\n";
+    if (result.stages.size() > 1) {
+        out << "\nStages (the peak decides the verdict):\n";
+        for (const auto& stage : result.stages)
+            out << (stage.index == result.peakStage ? "  * " : "    ") << "stage " << detail::groupedNumber(stage.index) << ": "
+                << detail::formatNumber(stage.layers) << " layers, " << detail::formatNumber(stage.inFlightMicrobatches)
+                << " micro-batches in flight, " << value(stage.totalBytes) << " " << unit << "\n";
+    }
+    if (!result.phases.empty()) {
+        out << "\nPhases:";
+        for (const auto& phase : result.phases) out << " " << phase.name << " " << value(phase.totalBytes) << " " << unit << ";";
+        out << " the peak is the " << result.peakPhase << "\n";
+    }
+    if (showTensors && !result.tensors.empty()) {
+        out << "\nActivation tensors on stage " << detail::groupedNumber(result.peakStage) << " (per copy × copies):\n";
+        for (const auto& t : result.tensors)
+            out << "  " << pad(t.name, 46) << pad(t.shape, 34) << pad(t.dtype, 6) << padLeft(value(t.bytes), 10) << " " << unit
+                << "  (" << detail::groupedNumber(std::round(t.bytesPerCopy)) << " B × " << detail::formatNumber(t.copies) << ") "
+                << t.sharding << "\n";
+    }
+    if (result.cpuBytesPerNode > 0)
+        out << "\nCPU memory per node (offloaded): " << value(result.cpuBytesPerNode) << " " << unit << "\n";
     if (!result.warnings.empty()) {
         out << "\nWarnings:\n";
         for (const auto& w : result.warnings) out << "  - " << (w.field.empty() ? "" : w.field + ": ") << w.message << "\n";
     }
     out << "\nLink query: " << encodeQuery(c) << "\n";
+}
+
+void printComparison(std::ostream& out, const std::vector<MethodColumn>& columns, const Config& c, bool gib) {
+    const double unitBytes = gib ? kBytesPerGiB : kBytesPerGB;
+    const std::string unit = gib ? "GiB" : "GB";
+    auto value = [&](double bytes) { return fixed2(bytes / unitBytes); };
+    const size_t labelWidth = 20, width = 12;
+    out << "Per-GPU memory by method (" << unit << "; * = the configured method, " << c.method << ")\n\n";
+    out << pad("", labelWidth);
+    for (const auto& column : columns) out << padLeft(column.method + (column.method == c.method ? "*" : ""), width);
+    out << "\n";
+    const MethodColumn* base = nullptr;
+    for (const auto& column : columns)
+        if (column.method == c.method) base = &column;
+    if (!base || !base->result.ok()) return;
+    for (size_t i = 0; i < base->result.lines.size(); ++i) {
+        out << pad(base->result.lines[i].label, labelWidth);
+        for (const auto& column : columns) {
+            if (!column.result.ok() || i >= column.result.lines.size()) {
+                out << padLeft("—", width);
+                continue;
+            }
+            const auto& line = column.result.lines[i];
+            // A value the source does not model itself is shown in brackets.
+            const std::string text = line.origin == column.method || line.origin == "allowance" ? value(line.bytes) : "(" + value(line.bytes) + ")";
+            out << padLeft(text, width);
+        }
+        out << "\n";
+    }
+    auto row = [&](std::string_view label, auto get) {
+        out << pad(label, labelWidth);
+        for (const auto& column : columns) out << padLeft(column.result.ok() ? get(column) : "—", width);
+        out << "\n";
+    };
+    row("Total", [&](const MethodColumn& m) { return value(m.result.totalBytes); });
+    row("Source's own figure", [&](const MethodColumn& m) { return value(m.sourceBytes); });
+    row("Verdict", [&](const MethodColumn& m) { return m.result.verdict == "does_not_fit" ? std::string("over") : m.result.verdict; });
+    out << "\n(values in brackets are membudget's estimate where the source has no formula)\n";
+    out << "\nWhy they differ from " << c.method << ":\n";
+    for (const auto& column : columns) {
+        if (&column == base || !column.result.ok()) continue;
+        for (size_t i = 0; i < column.result.lines.size() && i < base->result.lines.size(); ++i) {
+            const auto& line = column.result.lines[i];
+            const double delta = line.bytes - base->result.lines[i].bytes;
+            if (std::fabs(delta) < 0.005 * std::max(1.0, base->result.lines[i].bytes) || line.origin == "allowance") continue;
+            out << "  " << pad(column.method, 12) << pad(line.label, 13) << padLeft((delta > 0 ? "+" : "") + value(delta), 8) << " "
+                << unit << "  " << differenceReason(line.origin == "membudget" ? "membudget" : column.method, line.id) << "\n";
+        }
+    }
 }
 
 }  // namespace
@@ -135,7 +206,7 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
                  "membudget"};
     app.get_formatter()->column_width(34);
     std::string configFile, url;
-    bool asJson = false, gib = false;
+    bool asJson = false, gib = false, showTensors = false;
     app.add_option("--config", configFile, "JSON configuration file ('-' for standard input); flags override it")
         ->type_name("FILE")
         ->group("Input");
@@ -144,6 +215,7 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
         ->group("Input");
     app.add_flag("--json", asJson, "Print the result as JSON (the eval format) instead of a table")->group("Output");
     app.add_flag("--gib", gib, "Show GiB (2^30 bytes) instead of GB (10^9 bytes)")->group("Output");
+    app.add_flag("--tensors", showTensors, "List every saved activation tensor (method membudget)")->group("Output");
 
     const auto table = fields();
     std::vector<std::string> flagValues(table.size());
@@ -168,6 +240,9 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
                                                    "the result as JSON");
     evalCommand->add_option("file", evalFile, "JSON configuration file, or - for standard input")->required();
     evalCommand->fallthrough();
+    auto* compareCommand = app.add_subcommand("compare", "Every method's ledger for the same configuration, side by side, "
+                                                         "with why they differ");
+    compareCommand->fallthrough();
     auto* fieldsCommand = app.add_subcommand("fields", "Print the field table (keys, ranges, defaults, help) as JSON");
     auto* presetsCommand = app.add_subcommand("presets", "Print the model and GPU presets with their sources as JSON");
     app.require_subcommand(0, 1);
@@ -217,10 +292,16 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
     // Input that could not be read is as bad as input that does not validate: never guess.
     result.errors.insert(result.errors.begin(), problems.begin(), problems.end());
 
+    if (*compareCommand && result.ok()) {
+        const auto columns = compareMethods(parsed.config);
+        if (asJson) out << compareToJson(columns, parsed.config) << "\n";
+        else printComparison(out, columns, parsed.config, gib);
+        return result.verdict == "fits" ? kExitFits : kExitOver;
+    }
     if (jsonOutput) {
         out << resultToJson(result, parsed.config) << "\n";
     } else if (result.ok()) {
-        printTable(out, result, parsed.config, gib);
+        printTable(out, result, parsed.config, gib, showTensors);
     }
     if (!result.ok()) {
         if (!jsonOutput) printProblems(err, result.errors);

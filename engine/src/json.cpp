@@ -27,6 +27,19 @@ ordered_json problems(const std::vector<Problem>& list) {
     return out;
 }
 
+ordered_json linesArray(const std::vector<Line>& lines) {
+    ordered_json out = ordered_json::array();
+    for (const auto& line : lines)
+        out.push_back({{"id", line.id},
+                       {"label", line.label},
+                       {"formula", line.formula},
+                       {"substituted", line.substituted},
+                       {"bytes", number(line.bytes)},
+                       {"note", line.note},
+                       {"origin", line.origin}});
+    return out;
+}
+
 ordered_json configObject(const Config& config) {
     ordered_json out = ordered_json::object();
     for (const auto& field : fields()) {
@@ -123,23 +136,65 @@ std::string resultToJson(const Result& result, const Config& config, int indent)
         return out.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
     }
     out["parameter_count"] = number(result.parameterCount);
-    ordered_json lines = ordered_json::array();
-    for (const auto& line : result.lines)
-        lines.push_back({{"id", line.id},
-                         {"label", line.label},
-                         {"formula", line.formula},
-                         {"substituted", line.substituted},
-                         {"bytes", number(line.bytes)},
-                         {"note", line.note}});
-    out["lines"] = std::move(lines);
+    out["lines"] = linesArray(result.lines);
     out["total_bytes"] = number(result.totalBytes);
     out["capacity_bytes"] = number(result.capacityBytes);
     out["usable_bytes"] = number(result.usableBytes);
     out["verdict"] = result.verdict;
+    out["peak_stage"] = number(result.peakStage);
+    ordered_json stages = ordered_json::array();
+    for (const auto& stage : result.stages) {
+        ordered_json bytes = ordered_json::object();
+        for (size_t i = 0; i < stage.lineBytes.size() && i < result.lines.size(); ++i)
+            bytes[result.lines[i].id] = number(stage.lineBytes[i]);
+        stages.push_back({{"stage", number(stage.index)},
+                          {"layers", number(stage.layers)},
+                          {"in_flight_microbatches", number(stage.inFlightMicrobatches)},
+                          {"total_bytes", number(stage.totalBytes)},
+                          {"lines", std::move(bytes)}});
+    }
+    out["stages"] = std::move(stages);
+    ordered_json phases = ordered_json::array();
+    for (const auto& phase : result.phases) phases.push_back({{"name", phase.name}, {"total_bytes", number(phase.totalBytes)}});
+    out["phases"] = std::move(phases);
+    out["peak_phase"] = result.peakPhase;
+    ordered_json tensors = ordered_json::array();
+    for (const auto& t : result.tensors)
+        tensors.push_back({{"name", t.name},
+                           {"shape", t.shape},
+                           {"dtype", t.dtype},
+                           {"bytes_per_copy", number(t.bytesPerCopy)},
+                           {"copies", number(t.copies)},
+                           {"bytes", number(t.bytes)},
+                           {"sharding", t.sharding}});
+    out["tensors"] = std::move(tensors);
+    out["cpu_bytes_per_node"] = number(result.cpuBytesPerNode);
     out["warnings"] = problems(result.warnings);
     out["errors"] = problems(result.errors);
     out["query"] = encodeQuery(config);
     out["config"] = configObject(config);
+    return out.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
+}
+
+std::string compareToJson(const std::vector<MethodColumn>& columns, const Config& config, int indent) {
+    ordered_json out;
+    out["query"] = encodeQuery(config);
+    ordered_json methods = ordered_json::array();
+    for (const auto& column : columns) {
+        ordered_json m{{"method", column.method}};
+        if (!column.result.ok()) {
+            m["errors"] = problems(column.result.errors);
+        } else {
+            m["lines"] = linesArray(column.result.lines);
+            m["total_bytes"] = number(column.result.totalBytes);
+            m["source_bytes"] = number(column.sourceBytes);
+            m["verdict"] = column.result.verdict;
+            m["peak_stage"] = number(column.result.peakStage);
+            m["warnings"] = problems(column.result.warnings);
+        }
+        methods.push_back(std::move(m));
+    }
+    out["methods"] = std::move(methods);
     return out.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
 }
 

@@ -40,6 +40,37 @@ std::vector<double> stageLayers(const Config& c) {
     return layers;
 }
 
+std::string differenceReason(std::string_view method, std::string_view line) {
+    const bool staticLine = line == "parameters" || line == "gradients" || line == "optimizer";
+    if (line == "buffers" || line == "cuda_context") return "an allowance, the same for every method";
+    if (method == "membudget")
+        return staticLine ? "every parameter tensor of the stage: the embedding on the first stage, the output layer on the last, "
+                            "KV heads replicated when TP > kv_heads, norms not split"
+                          : "every saved tensor of the actual layer: GQA's smaller K and V, SwiGLU's three FFN tensors, "
+                            "FlashAttention or eager scores, and the logits on the last stage";
+    if (method == "chapter")
+        return staticLine ? "Ψ / (TP × PP): the embedding and output layer spread evenly over the stages"
+                          : "the chapter's per-layer table: one d_ff tensor, no GQA, no FlashAttention, no embedding or logits";
+    if (method == "korthikanti")
+        return staticLine ? "not in the paper (membudget's estimate)"
+                          : "Table 2's GPT layer: a 4h FFN, multi-head attention, eager attention with dropout masks";
+    if (method == "megatron") {
+        if (line == "gradients") return "FP32 main gradients: 18 vs 16 bytes per parameter (6 + 12/DP with the distributed optimizer)";
+        if (staticLine) return "the first stage only; no biases; norms not split by TP; an untied output layer is not counted when PP > 1";
+        return "sbh(18 + 4f/h) per layer with SP and selective recompute, else sbh(10 + 24/t) × 1.05: ignores GQA and SwiGLU's third tensor";
+    }
+    if (method == "zero")
+        return staticLine ? "the ZeRO paper's (2 + 2 + K)Ψ per device with Ψ split evenly by TP × PP and K = 12"
+                          : "not in the paper (membudget's estimate)";
+    if (method == "deepspeed") {
+        if (line == "parameters") return "fp16 parameters kept whole under ZeRO-2; ZeRO-3 gathers the largest layer (4L with its gradients)";
+        if (line == "gradients") return "6 bytes of gradients per parameter (fp16 + fp32), partitioned over the DP group";
+        if (line == "optimizer") return "fp32 parameters and Adam states (12 bytes) partitioned, the total truncated to whole bytes";
+        return "not in DeepSpeed's estimator (membudget's estimate)";
+    }
+    return "";
+}
+
 namespace detail {
 
 double inFlightMicrobatches(const Config& c, double stage) { return std::min(c.pp - stage, c.microbatches); }

@@ -23,6 +23,10 @@ std::string configToJson(const Config& config, int indent = 2);
 //  query, config}; a result with errors has only method, errors and config.
 std::string resultToJson(const Result& result, const Config& config, int indent = 2);
 
+// compareMethods() as {query, methods: [{method, lines, total_bytes, source_bytes, verdict, peak_stage,
+// warnings} or {method, errors}]}.
+std::string compareToJson(const std::vector<MethodColumn>& columns, const Config& config, int indent = 2);
+
 // The field table and the presets, for tools that build forms or completions from them.
 std::string fieldsToJson(int indent = 2);
 std::string presetsToJson(int indent = 2);

@@ -76,6 +76,9 @@ struct MethodColumn {
 };
 std::vector<MethodColumn> compareMethods(const Config& config) noexcept;
 
+// One line on what a method's convention for a ledger line is, to explain why it differs from another.
+std::string differenceReason(std::string_view method, std::string_view lineId);
+
 // Layers held by each pipeline stage (first_stage_layers / last_stage_layers, else an even split with
 // any remainder on the stages after the first).
 std::vector<double> stageLayers(const Config& config);

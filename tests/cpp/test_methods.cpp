@@ -1,0 +1,287 @@
+// The methods through the ledger: a Config mapped onto each source reproduces the source's numbers,
+// membudget's tensor model agrees with Korthikanti et al. where their assumptions coincide, and the
+// stages, phases and comparison hold together.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "fixtures.hpp"
+#include "membudget/ledger.hpp"
+#include "membudget/sources.hpp"
+
+using namespace membudget;
+using membudget::test::fixture;
+
+namespace {
+
+double relativeError(double got, double want) { return want == 0 ? std::fabs(got) : std::fabs(got - want) / std::fabs(want); }
+
+double line(const Result& r, const std::string& id) {
+    for (const auto& l : r.lines)
+        if (l.id == id) return l.bytes;
+    FAIL("no line " << id);
+    return 0;
+}
+
+double modelStates(const Result& r) { return line(r, "parameters") + line(r, "gradients") + line(r, "optimizer"); }
+
+}  // namespace
+
+TEST_CASE("method megatron: a Config reproduces Megatron-LM's own numbers", "[methods][megatron]") {
+    int checked = 0;
+    for (const auto& c : fixture("megatron")["cases"]) {
+        const auto& a = c["args"];
+        INFO(c["name"].get<std::string>());
+        Config config;
+        config.method = "megatron";
+        config.params = 0;
+        config.hidden = a["hidden_size"];
+        config.heads = a["num_attention_heads"];
+        config.kvHeads = a["group_query_attention"].get<bool>() ? a["num_query_groups"].get<double>() : config.heads;
+        config.headDim = a["kv_channels"];
+        config.ffn = a["ffn_hidden_size"];
+        config.layers = a["num_layers"];
+        config.vocab = a["padded_vocab_size"];
+        config.gatedFfn = a["swiglu"];
+        config.tiedEmbeddings = !a["untie_embeddings_and_output_weights"].get<bool>();
+        config.norm = a["normalization"] == "RMSNorm" ? "rmsnorm" : "layernorm";
+        config.tp = a["tensor_model_parallel_size"];
+        config.pp = a["pipeline_model_parallel_size"];
+        config.vpp = a["virtual_pipeline_model_parallel_size"].is_null() ? 1.0 : a["virtual_pipeline_model_parallel_size"].get<double>();
+        config.dp = a["data_parallel_size"];
+        config.zero = a["use_distributed_optimizer"].get<bool>() ? 1 : 0;
+        config.sp = a["sequence_parallel"];
+        const auto& granularity = a["recompute_granularity"];
+        config.ckpt = granularity.is_null() ? "none" : granularity.get<std::string>();
+        config.mb = a["micro_batch_size"];
+        config.seq = a["seq_length"];
+        // Megatron-LM without a micro-batch count applies no discount, as with m >= PP.
+        config.microbatches = c["num_microbatches"].is_null() ? config.pp : c["num_microbatches"].get<double>();
+        const Result r = evaluate(config);
+        REQUIRE(r.ok());
+        CHECK(relativeError(modelStates(r), c["weight_and_optimizer_bytes"]) < 1e-9);
+        CHECK(relativeError(line(r, "activations"), c["activation_bytes"]) < 1e-9);
+        for (const auto& l : r.lines)
+            if (l.id != "buffers" && l.id != "cuda_context") CHECK(l.origin == "megatron");
+        ++checked;
+    }
+    CHECK(checked >= 10);
+}
+
+TEST_CASE("method deepspeed: ZeRO-2 rows through the ledger, GPU and CPU", "[methods][deepspeed]") {
+    int checked = 0;
+    for (const auto& c : fixture("deepspeed")["zero2"]) {
+        const auto& in = c["inputs"];
+        if (in["additional_buffer_factor"].get<double>() != 1.5 || in["total_params"].get<double>() < 1e6) continue;
+        for (const auto& row : c["options"]) {
+            INFO(c["model"].get<std::string>() << " " << in.dump() << " offload " << row["cpu_offload"]);
+            Config config;
+            config.method = "deepspeed";
+            config.params = in["total_params"];
+            config.tp = config.pp = 1;
+            config.gpusPerNode = in["num_gpus_per_node"];
+            config.dp = in["num_gpus_per_node"].get<double>() * in["num_nodes"].get<double>();
+            config.zero = 2;
+            config.offload = row["cpu_offload"].get<bool>() ? "optimizer" : "none";
+            const Result r = evaluate(config);
+            REQUIRE(r.ok());
+            CHECK(modelStates(r) == row["gpu_bytes_per_gpu"].get<double>());
+            CHECK(r.cpuBytesPerNode == row["cpu_bytes_per_node"].get<double>());
+            ++checked;
+        }
+    }
+    CHECK(checked >= 10);
+}
+
+TEST_CASE("method zero: Figure 1's 7.5B model on 64 GPUs", "[methods][zero]") {
+    const double expected[] = {120e9, 31.40625e9, 16.640625e9, 1.875e9};
+    for (int stage = 0; stage <= 3; ++stage) {
+        Config config;
+        config.method = "zero";
+        config.params = 7.5e9;
+        config.tp = config.pp = 1;
+        config.dp = 64;
+        config.zero = stage;
+        const Result r = evaluate(config);
+        REQUIRE(r.ok());
+        CHECK(modelStates(r) == expected[stage]);
+        CHECK(r.lines[3].origin == "membudget");  // activations: not in the paper
+    }
+}
+
+TEST_CASE("method korthikanti: Table 3's GPT-3 on TP=8, PP=8 with SP and selective recomputation", "[methods][korthikanti]") {
+    Config config;
+    config.method = "korthikanti";
+    config.model = "gpt-3-175b";
+    config.params = 0;
+    config.hidden = 12288;
+    config.heads = config.kvHeads = 96;
+    config.layers = 96;
+    config.ffn = 4 * 12288;
+    config.vocab = 51200;
+    config.gatedFfn = false;
+    config.norm = "layernorm";
+    config.tp = 8;
+    config.pp = 8;
+    config.dp = 1;
+    config.sp = true;
+    config.ckpt = "selective";
+    config.mb = 1;
+    config.seq = 2048;
+    config.microbatches = 64;
+    const Result r = evaluate(config);
+    REQUIRE(r.ok());
+    const double s = 2048, b = 1, h = 12288, t = 8, L = 96, p = 8;
+    // §4.3: the first stage holds (sbhL/t)(34 + p/L): L layers' worth plus p embedding-dropout masks.
+    CHECK(r.peakStage == 0);
+    const double stage0 = r.stages[0].lineBytes[3];
+    CHECK(relativeError(stage0, s * b * h * L / t * (34 + p / L)) < 1e-12);
+    // The last stage holds one micro-batch of its 12 layers plus the output terms.
+    CHECK(relativeError(r.stages[7].lineBytes[3], s * b * h * 34 / t * 12 + sources::korthikantiOutputBytes(s, b, h, 51200, t)) < 1e-12);
+}
+
+TEST_CASE("method membudget: a GPT layer with eager attention and dropout is Korthikanti's 34sbh + 5as²b", "[methods][membudget]") {
+    Config config;
+    config.method = "membudget";
+    config.hidden = 4096;
+    config.heads = config.kvHeads = 32;
+    config.ffn = 4 * 4096;
+    config.layers = 4;
+    config.gatedFfn = false;
+    config.norm = "layernorm";
+    config.attention = "eager";
+    config.dropout = true;
+    config.tp = config.pp = config.dp = 1;
+    config.zero = 0;
+    config.ckpt = "none";
+    config.mb = 2;
+    config.seq = 2048;
+    const Result r = evaluate(config);
+    REQUIRE(r.ok());
+    double perLayer = 0;
+    for (const auto& t : r.tensors)
+        if (t.copies == 4) perLayer += t.bytesPerCopy;  // the layer tensors, 4 layers × 1 micro-batch
+    const double s = 2048, b = 2, h = 4096, a = 32;
+    // LayerNorm's fp32 mean and rstd (8 bytes a token, two norms) are the only addition.
+    CHECK(perLayer == s * b * h * 34 + 5 * a * s * s * b + 16 * b * s);
+}
+
+TEST_CASE("method membudget: GQA, SwiGLU and FlashAttention change the tensors as they should", "[methods][membudget]") {
+    Config config;
+    config.model = "llama-3.1-8b";
+    config.method = "membudget";
+    config.hidden = 4096;
+    config.heads = 32;
+    config.kvHeads = 8;
+    config.ffn = 14336;
+    config.vocab = 128256;
+    config.layers = 32;
+    config.params = 0;
+    config.tp = 1;
+    config.pp = 1;
+    config.dp = 8;
+    config.ckpt = "none";
+    config.seq = 8192;
+    auto tensor = [](const Result& r, const std::string& name) {
+        for (const auto& t : r.tensors)
+            if (t.name == name) return t;
+        FAIL("no tensor " << name);
+        return Tensor{};
+    };
+    const Result flash = evaluate(config);
+    const double bs = 8192;
+    CHECK(tensor(flash, "key and value").bytesPerCopy == 4 * bs * 8 * 128);  // 8 KV heads, not 32
+    CHECK(tensor(flash, "gate and up projections (SwiGLU input)").bytesPerCopy == 4 * bs * 14336);
+    CHECK(tensor(flash, "softmax log-sum-exp (FlashAttention)").bytesPerCopy == 4 * 32 * bs);
+    config.attention = "eager";
+    const Result eager = evaluate(config);
+    CHECK(tensor(eager, "attention probabilities (softmax output)").bytesPerCopy == 2 * 32 * bs * bs);
+    CHECK(line(eager, "activations") > line(flash, "activations"));
+    // TP = 16 > 8 KV heads: each rank keeps one whole KV head.
+    config.attention = "flash";
+    config.tp = 16;
+    config.heads = 32;
+    CHECK(tensor(evaluate(config), "key and value").bytesPerCopy == 4 * bs * 1 * 128);
+}
+
+TEST_CASE("stages: uneven splits, the embedding on the first, the logits on the last, the peak decides", "[methods][stages]") {
+    Config config;
+    config.model = "llama-3.1-8b";
+    config.method = "membudget";
+    config.hidden = 4096;
+    config.heads = 32;
+    config.kvHeads = 8;
+    config.ffn = 14336;
+    config.vocab = 128256;
+    config.layers = 32;
+    config.params = 0;
+    config.tp = 1;
+    config.pp = 4;
+    config.dp = 8;
+    config.microbatches = 16;
+    CHECK(stageLayers(config) == std::vector<double>{8, 8, 8, 8});
+    config.firstStageLayers = 6;
+    config.lastStageLayers = 7;
+    CHECK(stageLayers(config) == std::vector<double>{6, 10, 9, 7});
+    config.firstStageLayers = config.lastStageLayers = 0;
+    config.layers = 30;
+    CHECK(stageLayers(config) == std::vector<double>{7, 8, 8, 7});
+    config.layers = 32;
+    const Result r = evaluate(config);
+    REQUIRE(r.ok());
+    REQUIRE(r.stages.size() == 4);
+    double peak = 0;
+    for (const auto& s : r.stages) peak = std::max(peak, s.totalBytes);
+    CHECK(r.totalBytes == peak);
+    CHECK(r.stages[static_cast<size_t>(r.peakStage)].totalBytes == peak);
+    // In-flight micro-batches fall from PP on the first stage to 1 on the last.
+    CHECK(r.stages[0].inFlightMicrobatches == 4);
+    CHECK(r.stages[3].inFlightMicrobatches == 1);
+    // Stage 0 carries the embedding: more parameters than a middle stage.
+    CHECK(r.stages[0].lineBytes[0] > r.stages[1].lineBytes[0]);
+    CHECK(r.stages[3].lineBytes[0] > r.stages[1].lineBytes[0]);  // the output layer
+    config.firstStageLayers = 30;
+    config.lastStageLayers = 5;
+    CHECK_FALSE(evaluate(config).ok());
+}
+
+TEST_CASE("phases: with BF16 gradients and tiny activations the optimizer step is the peak", "[methods][membudget]") {
+    Config config;
+    config.method = "membudget";
+    config.params = 0;
+    config.tp = 8;
+    config.dp = 1;
+    config.zero = 0;
+    config.staticBytes = 16;
+    config.ckpt = "full";
+    config.seq = 128;
+    const Result r = evaluate(config);
+    REQUIRE(r.ok());
+    REQUIRE(r.phases.size() == 2);
+    CHECK(r.peakPhase == "optimizer step");
+    CHECK(line(r, "activations") == 0);
+    CHECK(r.totalBytes == std::max(r.phases[0].totalBytes, r.phases[1].totalBytes));
+}
+
+TEST_CASE("compare: every method, the source's own figure, and a reason for each line", "[methods][compare]") {
+    Config config;
+    config.model = "llama-3.1-70b";
+    config.tp = 8;
+    config.pp = 2;
+    config.dp = 16;
+    config.sp = true;
+    config.ckpt = "selective";
+    const auto columns = compareMethods(config);
+    REQUIRE(columns.size() == 6);
+    for (const auto& column : columns) {
+        INFO(column.method);
+        REQUIRE(column.result.ok());
+        double own = 0;
+        for (const auto& l : column.result.lines) {
+            if (l.origin == column.method) own += l.bytes;
+            CHECK_FALSE(differenceReason(column.method, l.id).empty());
+        }
+        CHECK(column.sourceBytes == own);
+        CHECK(column.sourceBytes > 0);
+    }
+}
