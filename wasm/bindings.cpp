@@ -31,6 +31,23 @@ struct WasmResult {
     std::string verdict;
     val warnings = val::array();
     val errors = val::array();
+    val stages = val::array();
+    double peakStage = 0;
+    val tensors = val::array();
+    val phases = val::array();
+    std::string peakPhase;
+    double cpuBytesPerNode = 0;
+};
+
+struct WasmStage {
+    double index = 0, layers = 0, inFlightMicrobatches = 0, totalBytes = 0;
+    val lineBytes = val::array();
+};
+
+struct WasmColumn {
+    std::string method;
+    WasmResult result;
+    double sourceBytes = 0;
 };
 
 struct WasmParsed {
@@ -60,11 +77,25 @@ struct WasmGpuPreset {
     std::string source;
 };
 
-WasmResult evaluateConfig(const Config& config) {
-    const Result r = evaluate(config);
-    return {r.method, toArray(r.lines), r.parameterCount, r.totalBytes, r.capacityBytes, r.usableBytes,
-            r.verdict, toArray(r.warnings), toArray(r.errors)};
+WasmResult toWasm(const Result& r) {
+    val stages = val::array();
+    for (const auto& s : r.stages)
+        stages.call<void>("push", val(WasmStage{s.index, s.layers, s.inFlightMicrobatches, s.totalBytes, toArray(s.lineBytes)}));
+    return {r.method,     toArray(r.lines),    r.parameterCount, r.totalBytes,        r.capacityBytes,
+            r.usableBytes, r.verdict,          toArray(r.warnings), toArray(r.errors), stages,
+            r.peakStage,  toArray(r.tensors),  toArray(r.phases),   r.peakPhase,       r.cpuBytesPerNode};
 }
+
+WasmResult evaluateConfig(const Config& config) { return toWasm(evaluate(config)); }
+
+val compareConfig(const Config& config) {
+    val out = val::array();
+    for (const auto& column : compareMethods(config))
+        out.call<void>("push", val(WasmColumn{column.method, toWasm(column.result), column.sourceBytes}));
+    return out;
+}
+
+std::string reasonFor(const std::string& method, const std::string& lineId) { return differenceReason(method, lineId); }
 
 val validateConfig(const Config& config) { return toArray(validate(config)); }
 
@@ -140,6 +171,14 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("norm", &Config::norm)
         .field("bias", &Config::bias)
         .field("pos_emb", &Config::posEmb)
+        .field("vpp", &Config::vpp)
+        .field("first_stage_layers", &Config::firstStageLayers)
+        .field("last_stage_layers", &Config::lastStageLayers)
+        .field("attention", &Config::attention)
+        .field("dropout", &Config::dropout)
+        .field("gpus_per_node", &Config::gpusPerNode)
+        .field("offload", &Config::offload)
+        .field("zero_init", &Config::zeroInit)
         .field("tp", &Config::tp)
         .field("pp", &Config::pp)
         .field("dp", &Config::dp)
@@ -168,7 +207,26 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("formula", &Line::formula)
         .field("substituted", &Line::substituted)
         .field("bytes", &Line::bytes)
-        .field("note", &Line::note);
+        .field("note", &Line::note)
+        .field("origin", &Line::origin);
+
+    value_object<Tensor>("Tensor")
+        .field("name", &Tensor::name)
+        .field("shape", &Tensor::shape)
+        .field("dtype", &Tensor::dtype)
+        .field("bytesPerCopy", &Tensor::bytesPerCopy)
+        .field("copies", &Tensor::copies)
+        .field("bytes", &Tensor::bytes)
+        .field("sharding", &Tensor::sharding);
+
+    value_object<Phase>("Phase").field("name", &Phase::name).field("totalBytes", &Phase::totalBytes);
+
+    value_object<WasmStage>("Stage")
+        .field("index", &WasmStage::index)
+        .field("layers", &WasmStage::layers)
+        .field("inFlightMicrobatches", &WasmStage::inFlightMicrobatches)
+        .field("totalBytes", &WasmStage::totalBytes)
+        .field("lineBytes", &WasmStage::lineBytes);
 
     value_object<WasmResult>("Result")
         .field("method", &WasmResult::method)
@@ -179,7 +237,18 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("usableBytes", &WasmResult::usableBytes)
         .field("verdict", &WasmResult::verdict)
         .field("warnings", &WasmResult::warnings)
-        .field("errors", &WasmResult::errors);
+        .field("errors", &WasmResult::errors)
+        .field("stages", &WasmResult::stages)
+        .field("peakStage", &WasmResult::peakStage)
+        .field("tensors", &WasmResult::tensors)
+        .field("phases", &WasmResult::phases)
+        .field("peakPhase", &WasmResult::peakPhase)
+        .field("cpuBytesPerNode", &WasmResult::cpuBytesPerNode);
+
+    value_object<WasmColumn>("MethodColumn")
+        .field("method", &WasmColumn::method)
+        .field("result", &WasmColumn::result)
+        .field("sourceBytes", &WasmColumn::sourceBytes);
 
     value_object<WasmParsed>("ParsedConfig")
         .field("config", &WasmParsed::config)
@@ -225,4 +294,6 @@ EMSCRIPTEN_BINDINGS(membudget) {
     function("encodeQuery", &encodeQuery);
     function("decodeQuery", &decode);
     function("resultJson", &resultJson);
+    function("compare", &compareConfig);
+    function("differenceReason", &reasonFor);
 }

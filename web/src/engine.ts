@@ -7,13 +7,17 @@ import type {
   GpuPreset,
   Line,
   MembudgetModule,
+  MethodColumn,
   ModelPreset,
+  Phase,
   Problem,
   Result,
+  Stage,
+  Tensor,
 } from './wasm/membudget.js';
 import wasmUrl from './wasm/membudget.wasm?url';
 
-export type { Config, Field, GpuPreset, Line, ModelPreset, Problem, Result };
+export type { Config, Field, GpuPreset, Line, MethodColumn, ModelPreset, Phase, Problem, Result, Stage, Tensor };
 
 export type Verdict = 'fits' | 'tight' | 'does_not_fit';
 
@@ -98,6 +102,15 @@ export class Engine {
   decodeQuery(query: string): Decoded {
     const parsed = this.#call(() => this.#module.decodeQuery(query));
     return { config: parsed.config, notices: parsed.problems };
+  }
+
+  /** Every method's ledger for the configuration; a method that refuses it carries its errors. */
+  compare(config: Config): MethodColumn[] {
+    return this.#call(() => this.#module.compare(this.#complete(config)));
+  }
+
+  differenceReason(method: string, lineId: string): string {
+    return this.#call(() => this.#module.differenceReason(method, lineId));
   }
 
   /** The CLI's `membudget eval` JSON for this configuration. */

@@ -18,6 +18,14 @@ export interface Config {
   norm: string;
   bias: boolean;
   pos_emb: number;
+  vpp: number;
+  first_stage_layers: number;
+  last_stage_layers: number;
+  attention: string;
+  dropout: boolean;
+  gpus_per_node: number;
+  offload: string;
+  zero_init: boolean;
   tp: number;
   pp: number;
   dp: number;
@@ -52,6 +60,40 @@ export interface Line {
   substituted: string;
   bytes: number;
   note: string;
+  /** The method whose formula gave the value; "membudget" where a source has none; "allowance". */
+  origin: string;
+}
+
+/** One saved activation tensor of the membudget method's sub-ledger. */
+export interface Tensor {
+  name: string;
+  shape: string;
+  dtype: string;
+  bytesPerCopy: number;
+  copies: number;
+  bytes: number;
+  sharding: string;
+}
+
+export interface Phase {
+  name: string;
+  totalBytes: number;
+}
+
+/** One pipeline stage; lineBytes is aligned with Result.lines. */
+export interface Stage {
+  index: number;
+  layers: number;
+  inFlightMicrobatches: number;
+  totalBytes: number;
+  lineBytes: number[];
+}
+
+export interface MethodColumn {
+  method: string;
+  result: Result;
+  /** The bytes the source itself computes (lines whose origin is the method). */
+  sourceBytes: number;
 }
 
 export interface Result {
@@ -65,6 +107,12 @@ export interface Result {
   verdict: string;
   warnings: Problem[];
   errors: Problem[];
+  stages: Stage[];
+  peakStage: number;
+  tensors: Tensor[];
+  phases: Phase[];
+  peakPhase: string;
+  cpuBytesPerNode: number;
 }
 
 export interface ParsedConfig {
@@ -117,6 +165,10 @@ export interface MembudgetModule {
   decodeQuery(query: string): ParsedConfig;
   /** The CLI's `eval` JSON for this configuration. */
   resultJson(config: Config): string;
+  /** Every method's ledger for the configuration (the CLI's `compare`). */
+  compare(config: Config): MethodColumn[];
+  /** One line on a method's convention for a ledger line. */
+  differenceReason(method: string, lineId: string): string;
 }
 
 export interface ModuleOptions {
