@@ -178,10 +178,30 @@ describe('the calculator page', () => {
     await page.waitForSelector('#toast.visible');
     const markdown = await page.evaluate(() => navigator.clipboard.readText());
     expect(markdown).toContain('| Component | Formula | Value (GB) | Notes |');
-    expect(markdown).toContain('| Parameters | 2Ψ / (TP × PP) = 2 × 8,030,261,248 / (2 × 1) | 8.03 |');
+    expect(markdown).toContain('| Parameters | 2 × P_stage / shard = 2 × 4,015,263,744 / 1 | 8.03 |');
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-json')]);
     const json = readFileSync((await download.path())!, 'utf8');
     expect(json + '\n').toBe(runCli(['--json', '--url', 'model=llama-3.1-8b&tp=2&dp=4&gpu=h100-80gb']).stdout);
+  });
+
+  it('shows every stage, the tensor sub-ledger and the methods side by side, as the CLI computes them', async () => {
+    const query = '?model=llama-3.1-70b&pp=4&dp=8&sp=true&ckpt=selective&microbatches=16';
+    const page = await open(query);
+    const native = cliResultForQuery(query);
+    const stages = await page.$$eval('#stages rect[data-stage]', (rects) => rects.map((r) => Number(r.getAttribute('data-bytes'))));
+    expect(stages).toEqual(native.stages.map((s: { total_bytes: number }) => s.total_bytes));
+    expect(await page.getAttribute('#stages rect.peak', 'data-stage')).toBe(String(native.peak_stage));
+    await page.click('#tensors summary');
+    const tensors = await page.$$eval('#tensors tr[data-tensor]', (rows) => rows.map((r) => Number(r.getAttribute('data-bytes'))));
+    expect(tensors).toEqual(native.tensors.map((t: { bytes: number }) => t.bytes));
+    await page.click('#compare summary');
+    const cells = await page.$$eval('#compare td[data-method]', (tds) => tds.map((td) => [td.getAttribute('data-method'), td.getAttribute('data-line'), Number(td.getAttribute('data-bytes'))]));
+    const compared = JSON.parse(runCli(['compare', '--json', '--url', query]).stdout);
+    const expected = compared.methods.flatMap((m: { method: string; lines: { id: string; bytes: number }[] }) => m.lines.map((l) => [m.method, l.id, l.bytes]));
+    expect([...cells].sort()).toEqual([...expected].sort());
+    expect(await page.textContent('#compare .reasons')).toContain('18 vs 16 bytes per parameter');
+    await expectNoBadText(page);
+    await page.screenshot({ path: resolve(SHOTS, 'compare.png'), fullPage: true });
   });
 
   it('has a compact embed view with a link to the full calculator', async () => {

@@ -25,7 +25,9 @@ export class Form {
     this.element.addEventListener('submit', (event) => event.preventDefault());
     this.#general = el('div', { class: 'message general', role: 'alert', id: 'form-general' });
     const groups = new Map<string, HTMLFieldSetElement>();
-    for (const field of engine.fields) {
+    // The method decides what everything else means: its group comes first.
+    const ordered = [...engine.fields.filter((f) => f.group === 'method'), ...engine.fields.filter((f) => f.group !== 'method')];
+    for (const field of ordered) {
       let fieldset = groups.get(field.group);
       if (!fieldset) {
         fieldset = el('fieldset', { class: `group group-${field.group}` }, el('legend', {}, GROUP_TITLES[field.group] ?? field.group));

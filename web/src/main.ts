@@ -5,6 +5,8 @@ import { loadEngine, MembudgetError, type Config, type Engine, type Ledger, type
 import { el, replaceChildren } from './dom';
 import { Form } from './form';
 import { ledgerMarkdown, UNIT_MEANING, type Unit } from './format';
+import { CompareView } from './compare-view';
+import { DetailsView } from './details-view';
 import { LedgerView } from './ledger-view';
 
 const URL_WRITE_DELAY_MS = 120;
@@ -36,6 +38,8 @@ class App {
   // Holds the form's column from the first frame, so that the ledger does not move when the form arrives.
   readonly #formSlot = el('div', { class: 'form-slot' });
   readonly #ledgerView = new LedgerView();
+  readonly #detailsView = new DetailsView();
+  readonly #compareView: CompareView;
   readonly #notices = el('div', { id: 'notices', class: 'notices', role: 'status' });
   readonly #toast = el('div', { id: 'toast', class: 'toast', role: 'status', 'aria-live': 'polite' });
   readonly #unitToggle: HTMLSelectElement;
@@ -45,6 +49,7 @@ class App {
 
   constructor(engine: Engine, root: HTMLElement) {
     this.#engine = engine;
+    this.#compareView = new CompareView(engine);
     this.#view = readView(location.search);
     const decoded = engine.decodeQuery(location.search);
     this.#config = decoded.config;
@@ -85,7 +90,7 @@ class App {
         this.#openFull,
       ),
       this.#notices,
-      el('main', { class: 'layout' }, this.#formSlot, this.#ledgerView.element),
+      el('main', { class: 'layout' }, this.#formSlot, el('div', { class: 'results' }, this.#ledgerView.element, this.#detailsView.element, this.#compareView.element)),
       el(
         'footer',
         {},
@@ -138,12 +143,15 @@ class App {
       this.#ledger = this.#engine.evaluate(this.#config);
       this.#errors = [];
       this.#ledgerView.show(this.#ledger, this.#config, this.#view.unit);
+      this.#detailsView.show(this.#ledger, this.#view.unit);
     } catch (error) {
       if (!(error instanceof MembudgetError)) throw error;
       this.#ledger = undefined;
       this.#errors = error.problems;
       this.#ledgerView.showErrors(error.problems);
+      this.#detailsView.clear();
     }
+    this.#compareView.show(this.#config, this.#view.unit);
     this.#showFormState(editing);
     this.#writeUrl();
     document.body.dataset.renderMs = (performance.now() - start).toFixed(3);
