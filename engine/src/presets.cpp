@@ -36,6 +36,19 @@ constexpr std::array kModels{
                 "Brown et al. 2020, Table 2.1 (n_layers 96, d_model 12288, n_heads 96, d_head 128, context 2048), "
                 "GPT-2's 50,257-token BPE vocabulary, tied embeddings, LayerNorm and biases; the derived "
                 "174,604,259,328 is what the paper rounds to 175.0B"},
+    // Korthikanti et al. 2022, Table 3: GPT-style models (s = 2048, v = 51200) used in their evaluation.
+    ModelPreset{"korthikanti-22b", "22B (Korthikanti et al. Table 3)", 0, 6144, 48, 64, 64, 0, 24576, 51200, false, true,
+                "layernorm", true, 2048, "korthikanti",
+                "Korthikanti et al. 2022 (arXiv 2205.05198) Table 3: 64 heads, hidden 6144, 48 layers; GPT layout, v = 51200"},
+    ModelPreset{"korthikanti-175b", "175B GPT-3 (Korthikanti et al. Table 3)", 0, 12288, 96, 96, 96, 0, 49152, 51200, false,
+                true, "layernorm", true, 2048, "korthikanti",
+                "Korthikanti et al. 2022 Table 3: 96 heads, hidden 12288, 96 layers; GPT layout, v = 51200"},
+    ModelPreset{"korthikanti-530b", "530B MT-NLG (Korthikanti et al. Table 3)", 0, 20480, 105, 128, 128, 0, 81920, 51200,
+                false, true, "layernorm", true, 2048, "korthikanti",
+                "Korthikanti et al. 2022 Table 3: 128 heads, hidden 20480, 105 layers; GPT layout, v = 51200"},
+    ModelPreset{"korthikanti-1t", "1T (Korthikanti et al. Table 3)", 0, 25600, 128, 160, 160, 0, 102400, 51200, false, true,
+                "layernorm", true, 2048, "korthikanti",
+                "Korthikanti et al. 2022 Table 3: 160 heads, hidden 25600, 128 layers; GPT layout, v = 51200"},
 };
 
 // Capacities are the total memory the device reports (nvidia-smi's MiB, or the allocator's bytes), which
