@@ -74,7 +74,7 @@ void printTable(std::ostream& out, const Result& result, const Config& c, bool g
     const auto* model = findModelPreset(c.model);
     const auto* gpu = findGpuPreset(c.gpu);
 
-    out << "membudget · method " << result.method << " · " << (model ? model->label : c.model)
+    out << "membudget · method " << result.method << " · " << (model ? model->label : std::string_view("custom architecture"))
         << " · Ψ = " << detail::groupedNumber(result.parameterCount) << " parameters\n";
     const auto g = detail::groupedNumber;
     out << "TP " << g(c.tp) << " · PP " << g(c.pp) << " · DP " << g(c.dp) << " · CP " << g(c.cp)
@@ -205,13 +205,17 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
                  "Exit status: 0 fits, 1 tight or does not fit, 2 bad input.",
                  "membudget"};
     app.get_formatter()->column_width(34);
-    std::string configFile, url;
+    std::string configFile, url, hfConfigFile;
     bool asJson = false, gib = false, showTensors = false;
     app.add_option("--config", configFile, "JSON configuration file ('-' for standard input); flags override it")
         ->type_name("FILE")
         ->group("Input");
     app.add_option("--url", url, "A shared link or its query (tp=8&pp=4); flags override it")
         ->type_name("QUERY")
+        ->group("Input");
+    app.add_option("--hf-config", hfConfigFile,
+                   "A Hugging Face config.json: fills the architecture fields (method membudget); flags override it")
+        ->type_name("FILE")
         ->group("Input");
     app.add_flag("--json", asJson, "Print the result as JSON (the eval format) instead of a table")->group("Output");
     app.add_flag("--gib", gib, "Show GiB (2^30 bytes) instead of GB (10^9 bytes)")->group("Output");
@@ -286,7 +290,19 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
     for (size_t i = 0; i < table.size(); ++i)
         if (flagOptions[i]->count() > 0) assignments.push_back({std::string(table[i].key), flagValues[i]});
 
-    ParsedConfig parsed = applyAssignments(assignments);
+    Config base;
+    if (!hfConfigFile.empty()) {
+        const ReadResult source = readSource(hfConfigFile, in);
+        if (!source.error.empty()) {
+            problems.push_back({"hf_config", source.error});
+        } else {
+            HfImport imported = importHfConfig(source.text, base);
+            problems.insert(problems.end(), imported.errors.begin(), imported.errors.end());
+            for (const auto& notice : imported.notices) err << "membudget: warning: " << notice.message << "\n";
+            base = imported.config;
+        }
+    }
+    ParsedConfig parsed = applyAssignments(assignments, base);
     problems.insert(problems.end(), parsed.problems.begin(), parsed.problems.end());
     Result result = evaluate(parsed.config);
     // Input that could not be read is as bad as input that does not validate: never guess.

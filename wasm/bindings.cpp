@@ -50,6 +50,12 @@ struct WasmColumn {
     double sourceBytes = 0;
 };
 
+struct WasmImport {
+    Config config;
+    val errors = val::array();
+    val notices = val::array();
+};
+
 struct WasmParsed {
     Config config;
     val problems = val::array();
@@ -93,6 +99,11 @@ val compareConfig(const Config& config) {
     for (const auto& column : compareMethods(config))
         out.call<void>("push", val(WasmColumn{column.method, toWasm(column.result), column.sourceBytes}));
     return out;
+}
+
+WasmImport importConfigJson(const Config& base, const std::string& text) {
+    const HfImport imported = importHfConfig(text, base);
+    return {imported.config, toArray(imported.errors), toArray(imported.notices)};
 }
 
 std::string reasonFor(const std::string& method, const std::string& lineId) { return differenceReason(method, lineId); }
@@ -170,6 +181,7 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("tied_embeddings", &Config::tiedEmbeddings)
         .field("norm", &Config::norm)
         .field("bias", &Config::bias)
+        .field("qkv_bias", &Config::qkvBias)
         .field("pos_emb", &Config::posEmb)
         .field("vpp", &Config::vpp)
         .field("first_stage_layers", &Config::firstStageLayers)
@@ -250,6 +262,11 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("result", &WasmColumn::result)
         .field("sourceBytes", &WasmColumn::sourceBytes);
 
+    value_object<WasmImport>("HfImport")
+        .field("config", &WasmImport::config)
+        .field("errors", &WasmImport::errors)
+        .field("notices", &WasmImport::notices);
+
     value_object<WasmParsed>("ParsedConfig")
         .field("config", &WasmParsed::config)
         .field("problems", &WasmParsed::problems);
@@ -296,4 +313,5 @@ EMSCRIPTEN_BINDINGS(membudget) {
     function("resultJson", &resultJson);
     function("compare", &compareConfig);
     function("differenceReason", &reasonFor);
+    function("importHfConfig", &importConfigJson);
 }

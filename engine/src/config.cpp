@@ -16,6 +16,7 @@ namespace {
 std::vector<std::string> modelChoices() {
     std::vector<std::string> ids;
     for (const auto& preset : modelPresets()) ids.emplace_back(preset.id);
+    ids.emplace_back("custom");  // no preset: the architecture fields as given (an imported config.json)
     return ids;
 }
 
@@ -39,7 +40,7 @@ std::vector<FieldSpec> buildFields() {
     auto add = [&f](FieldSpec spec) { f.push_back(std::move(spec)); };
 
     add({.key = "model", .label = "Model preset", .group = "model", .kind = K::choice, .member = &Config::model,
-         .choices = modelChoices(), .unit = "", .help = "Fills the architecture fields; keys given after it override",
+         .choices = modelChoices(), .unit = "", .help = "Fills the architecture fields; keys given after it override; custom fills nothing",
          .section = arch});
     add({.key = "params", .label = "Parameters Ψ", .group = "model", .kind = K::number, .member = &Config::params,
          .min = 1e6, .max = 1e14, .zeroMeansAuto = true, .autoMeaning = "derive from the architecture",
@@ -73,6 +74,8 @@ std::vector<FieldSpec> buildFields() {
          .section = arch});
     add({.key = "bias", .label = "Linear biases", .group = "model", .kind = K::boolean, .member = &Config::bias,
          .unit = "", .help = "Attention and FFN projections have biases (GPT-2/3 style)", .section = arch});
+    add({.key = "qkv_bias", .label = "Q/K/V biases", .group = "model", .kind = K::boolean, .member = &Config::qkvBias,
+         .unit = "", .help = "Only the Q, K and V projections have biases (Qwen2)", .section = arch});
     add({.key = "pos_emb", .label = "Learned positions", .group = "model", .kind = K::integer,
          .member = &Config::posEmb, .min = 0, .max = 16777216, .unit = "positions",
          .help = "Rows of a learned position embedding; 0 for rotary", .section = arch});

@@ -69,7 +69,8 @@ double derivedParameterCount(const Config& c) {
     const double headDim = c.headDim != 0 ? c.headDim : h / c.heads;
     const double qWidth = c.heads * headDim, kvWidth = c.kvHeads * headDim;
     const double norm = c.norm == "layernorm" ? 2 * h : h;  // weight (+ bias)
-    const double attention = h * qWidth + 2 * h * kvWidth + qWidth * h + (c.bias ? qWidth + 2 * kvWidth + h : 0);
+    const double qkvBiases = c.bias || c.qkvBias ? qWidth + 2 * kvWidth : 0;
+    const double attention = h * qWidth + 2 * h * kvWidth + qWidth * h + qkvBiases + (c.bias ? h : 0);
     const double ffnMatrices = c.gatedFfn ? 3 : 2;
     const double ffn = ffnMatrices * h * c.ffn + (c.bias ? (ffnMatrices - 1) * c.ffn + h : 0);
     const double embeddings = c.vocab * h * (c.tiedEmbeddings ? 1 : 2) + c.posEmb * h;

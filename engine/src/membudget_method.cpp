@@ -117,7 +117,8 @@ RankParams rankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput)
     const double matrices = x.gated ? 3 : 2;
     const double mlp = matrices * x.h * x.f / x.t;
     // Column-parallel biases are split by TP; the row-parallel ones (attention output, FC2) are whole.
-    const double biases = x.bias ? (x.a * x.d / x.t + 2 * x.kvHeadsRank * x.d) + x.h + (matrices - 1) * x.f / x.t + x.h : 0;
+    const double qkvBiases = x.bias || c.qkvBias ? x.a * x.d / x.t + 2 * x.kvHeadsRank * x.d : 0;
+    const double biases = qkvBiases + (x.bias ? x.h + (matrices - 1) * x.f / x.t + x.h : 0);
     RankParams p{};
     p.layer = q + o + kvWeights + mlp + biases + 2 * norm;
     p.embedding = x.V * x.h / x.t + c.posEmb * x.h;

@@ -105,6 +105,7 @@ void applyModelPreset(Config& config, const ModelPreset& preset) {
     config.tiedEmbeddings = preset.tiedEmbeddings;
     config.norm = std::string(preset.norm);
     config.bias = preset.bias;
+    config.qkvBias = false;
     config.posEmb = preset.posEmb;
     config.method = std::string(preset.method);
 }

@@ -1,6 +1,6 @@
 // The built page in Debian's Chromium: the ledger against the native CLI, the form, links, hostile
 // links, exports, the embed view, the single-file build, and no request to any other origin.
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -202,6 +202,25 @@ describe('the calculator page', () => {
     expect(await page.textContent('#compare .reasons')).toContain('18 vs 16 bytes per parameter');
     await expectNoBadText(page);
     await page.screenshot({ path: resolve(SHOTS, 'compare.png'), fullPage: true });
+  });
+
+  it('imports a pasted config.json and computes what the CLI computes with --hf-config', async () => {
+    const qwen = fixture('hf-configs').cases.find((c: { name: string }) => c.name === 'Qwen2-7B');
+    const page = await open('?tp=4&dp=8');
+    await page.click('.importer summary');
+    await page.fill('#hf-config', JSON.stringify(qwen.config));
+    await page.click('#hf-config-apply');
+    await page.waitForFunction(() => location.search.includes('model=custom'));
+    expect(await page.inputValue('#f-kv_heads')).toBe('4');
+    const path = resolve(SHOTS, 'qwen2-config.json');
+    writeFileSync(path, JSON.stringify(qwen.config));
+    const native = JSON.parse(runCli(['--json', '--hf-config', path, '--tp', '4', '--dp', '8']).stdout);
+    expect(await ledgerBytes(page)).toEqual(Object.fromEntries(native.lines.map((l: { id: string; bytes: number }) => [l.id, l.bytes])));
+    await page.fill('#hf-config', '{"hidden_size": "big"}');
+    await page.click('#hf-config-apply');
+    await page.waitForSelector('#hf-config-message.error');
+    expect(await page.textContent('#hf-config-message')).toContain('config.json has no');
+    await expectNoBadText(page);
   });
 
   it('has a compact embed view with a link to the full calculator', async () => {

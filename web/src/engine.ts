@@ -113,6 +113,13 @@ export class Engine {
     return this.#call(() => this.#module.differenceReason(method, lineId));
   }
 
+  /** A Hugging Face config.json onto `config`; throws MembudgetError if it cannot be read. */
+  importHfConfig(config: Config, text: string): Decoded {
+    const imported = this.#call(() => this.#module.importHfConfig(this.#complete(config), text));
+    if (imported.errors.length > 0) throw new MembudgetError(imported.errors);
+    return { config: imported.config, notices: imported.notices };
+  }
+
   /** The CLI's `membudget eval` JSON for this configuration. */
   resultJson(config: Config): string {
     return this.#call(() => this.#module.resultJson(this.#complete(config)));

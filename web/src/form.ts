@@ -126,6 +126,7 @@ function choiceLabel(engine: Engine, key: string, choice: string): string {
     const preset = engine.modelPresets.find((p) => p.id === choice);
     if (preset) return `${preset.label} · ${formatCount(preset.parameterCount)} parameters`;
   }
+  if (key === 'model' && choice === 'custom') return 'Custom architecture (imported or edited)';
   if (key === 'gpu') {
     const preset = engine.gpuPresets.find((p) => p.id === choice);
     if (preset) return `${preset.label} · ${formatWithUnit(preset.capacityBytes, 'gb')}`;

@@ -113,6 +113,7 @@ class App {
 
   #buildForm(): void {
     this.#form = new Form(this.#engine, (key, text) => this.#onInput(key, text));
+    this.#form.element.prepend(this.#importer());
     this.#formSlot.replaceWith(this.#form.element);
     this.#showFormState();
     document.body.dataset.ready = 'true';
@@ -179,11 +180,48 @@ class App {
     this.#pendingUrl = undefined;
   }
 
-  #showNotices(notices: Problem[]): void {
+  // Paste or drop a Hugging Face config.json; it fills the architecture fields (all or nothing).
+  #importer(): HTMLElement {
+    const text = el('textarea', { id: 'hf-config', rows: 5, spellcheck: 'false', placeholder: '{"model_type": "llama", "hidden_size": 4096, …}', 'aria-label': 'config.json' });
+    const file = el('input', { id: 'hf-config-file', type: 'file', accept: '.json,application/json' });
+    const message = el('div', { id: 'hf-config-message', class: 'message', 'aria-live': 'polite' });
+    const apply = (json: string) => {
+      try {
+        const imported = this.#engine.importHfConfig(this.#config, json);
+        this.#config = imported.config;
+        message.className = 'message';
+        replaceChildren(message, el('p', {}, 'Imported: the architecture fields are filled in.'));
+        this.#showNotices(imported.notices, 'The imported config.json has what membudget does not model yet:');
+        this.#recompute();
+      } catch (error) {
+        if (!(error instanceof MembudgetError)) throw error;
+        message.className = 'message error';
+        replaceChildren(message, ...error.problems.map((p) => el('p', {}, p.message)));
+      }
+    };
+    const button = el('button', { id: 'hf-config-apply', type: 'button' }, 'Import');
+    button.addEventListener('click', () => apply(text.value));
+    file.addEventListener('change', () => {
+      const chosen = file.files?.[0];
+      if (chosen) void chosen.text().then(apply);
+    });
+    text.addEventListener('drop', (event) => {
+      const dropped = event.dataTransfer?.files?.[0];
+      if (!dropped) return;
+      event.preventDefault();
+      void dropped.text().then((json) => {
+        text.value = json;
+        apply(json);
+      });
+    });
+    return el('details', { class: 'importer' }, el('summary', {}, 'Import a Hugging Face config.json'), text, el('div', { class: 'importer-actions' }, button, file), message);
+  }
+
+  #showNotices(notices: Problem[], title?: string): void {
     if (notices.length === 0) return;
     replaceChildren(
       this.#notices,
-      el('strong', {}, `Ignored ${notices.length} parameter${notices.length === 1 ? '' : 's'} of the link:`),
+      el('strong', {}, title ?? `Ignored ${notices.length} parameter${notices.length === 1 ? '' : 's'} of the link:`),
       el('ul', {}, ...notices.map((n) => el('li', { 'data-field': n.field }, n.message))),
     );
     this.#notices.classList.add('visible');

@@ -35,6 +35,7 @@ struct Config {
     bool tiedEmbeddings = false;
     std::string norm = "rmsnorm";
     bool bias = false;
+    bool qkvBias = false;  // biases on Q, K, V only (Qwen2)
     double posEmb = 0;  // rows of a learned absolute position embedding; 0 for rotary
     // parallelism
     double tp = 8;

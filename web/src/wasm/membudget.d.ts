@@ -17,6 +17,7 @@ export interface Config {
   tied_embeddings: boolean;
   norm: string;
   bias: boolean;
+  qkv_bias: boolean;
   pos_emb: number;
   vpp: number;
   first_stage_layers: number;
@@ -120,6 +121,14 @@ export interface ParsedConfig {
   problems: Problem[];
 }
 
+/** A Hugging Face config.json mapped onto a configuration; with errors, config is the base unchanged. */
+export interface HfImport {
+  config: Config;
+  errors: Problem[];
+  /** Fields that change memory but are not modelled yet (experts, MLA), each named. */
+  notices: Problem[];
+}
+
 export interface Field {
   key: keyof Config;
   label: string;
@@ -169,6 +178,8 @@ export interface MembudgetModule {
   compare(config: Config): MethodColumn[];
   /** One line on a method's convention for a ledger line. */
   differenceReason(method: string, lineId: string): string;
+  /** Fills the architecture fields of `base` from a Hugging Face config.json (the CLI's --hf-config). */
+  importHfConfig(base: Config, text: string): HfImport;
 }
 
 export interface ModuleOptions {

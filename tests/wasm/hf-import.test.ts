@@ -1,0 +1,36 @@
+// config.json import in the wasm build, against the same fixtures as tests/cpp/test_hf_import.cpp.
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadEngine, MembudgetError, type Engine } from '../../web/src/engine';
+import { fixture, WASM } from '../support/paths';
+
+let engine: Engine;
+beforeAll(async () => {
+  engine = await loadEngine(readFileSync(WASM));
+});
+
+describe('Hugging Face config.json import', () => {
+  const hf = fixture('hf-configs');
+  for (const c of hf.cases) {
+    it(c.name, () => {
+      const imported = engine.importHfConfig(engine.defaultConfig(), JSON.stringify(c.config));
+      for (const [key, value] of Object.entries(c.expect)) {
+        if (key === 'parameter_count') expect(engine.evaluate(imported.config).parameterCount).toBe(value);
+        else expect(imported.config[key as keyof typeof imported.config], key).toBe(value);
+      }
+      expect(imported.notices.map((n) => n.field)).toEqual(c.notices);
+      expect(imported.config.model).toBe('custom');
+    });
+  }
+  it('names what it cannot read and changes nothing', () => {
+    for (const bad of hf.bad) {
+      const base = { ...engine.defaultConfig(), tp: 4 };
+      expect(() => engine.importHfConfig(base, bad.text), bad.name).toThrow(MembudgetError);
+      try {
+        engine.importHfConfig(base, bad.text);
+      } catch (error) {
+        expect((error as MembudgetError).problems[0].field).toBe(bad.error_field);
+      }
+    }
+  });
+});
