@@ -77,9 +77,13 @@ void printTable(std::ostream& out, const Result& result, const Config& c, bool g
     out << "membudget · method " << result.method << " · " << (model ? model->label : std::string_view("custom architecture"))
         << " · Ψ = " << detail::groupedNumber(result.parameterCount) << " parameters\n";
     const auto g = detail::groupedNumber;
-    out << "TP " << g(c.tp) << " · PP " << g(c.pp) << " · DP " << g(c.dp) << " · CP " << g(c.cp)
-        << " · SP " << (c.sp ? "on" : "off") << " · ZeRO " << g(c.zero) << " · b_μ " << g(c.mb) << " · s "
-        << g(c.seq) << " · ckpt " << c.ckpt << " · micro-batches " << g(c.microbatches) << "\n";
+    if (c.mode == "inference")
+        out << "inference · TP " << g(c.tp) << " · PP " << g(c.pp) << " · " << g(c.mb) << " sequences × " << g(c.seq)
+            << " tokens · weights " << c.weightDtype << " · KV cache " << c.kvDtype << "\n";
+    else
+        out << "TP " << g(c.tp) << " · PP " << g(c.pp) << " · DP " << g(c.dp) << " · CP " << g(c.cp)
+            << " · SP " << (c.sp ? "on" : "off") << " · ZeRO " << g(c.zero) << " · b_μ " << g(c.mb) << " · s "
+            << g(c.seq) << " · ckpt " << c.ckpt << " · micro-batches " << g(c.microbatches) << "\n";
     out << "GPU " << (gpu ? gpu->label : c.gpu) << " · capacity " << value(result.capacityBytes) << " " << unit
         << " · headroom " << detail::formatNumber(c.headroom * 100) << "%\n\n";
 
@@ -139,6 +143,10 @@ void printTable(std::ostream& out, const Result& result, const Config& c, bool g
                 << "  (" << detail::groupedNumber(std::round(t.bytesPerCopy)) << " B × " << detail::formatNumber(t.copies) << ") "
                 << t.sharding << "\n";
     }
+    if (c.mode == "inference")
+        out << "\nFits under the headroom line: up to " << detail::groupedNumber(result.maxSequences) << " concurrent sequences of "
+            << detail::groupedNumber(c.seq) << " tokens; with " << detail::groupedNumber(c.mb) << " sequences, up to "
+            << detail::groupedNumber(result.maxContextTokens) << " tokens each\n";
     if (result.cpuBytesPerNode > 0)
         out << "\nCPU memory per node (offloaded): " << value(result.cpuBytesPerNode) << " " << unit << "\n";
     if (!result.warnings.empty()) {

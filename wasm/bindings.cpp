@@ -37,6 +37,8 @@ struct WasmResult {
     val phases = val::array();
     std::string peakPhase;
     double cpuBytesPerNode = 0;
+    double maxSequences = 0;
+    double maxContextTokens = 0;
 };
 
 struct WasmStage {
@@ -89,7 +91,8 @@ WasmResult toWasm(const Result& r) {
         stages.call<void>("push", val(WasmStage{s.index, s.layers, s.inFlightMicrobatches, s.totalBytes, toArray(s.lineBytes)}));
     return {r.method,     toArray(r.lines),    r.parameterCount, r.totalBytes,        r.capacityBytes,
             r.usableBytes, r.verdict,          toArray(r.warnings), toArray(r.errors), stages,
-            r.peakStage,  toArray(r.tensors),  toArray(r.phases),   r.peakPhase,       r.cpuBytesPerNode};
+            r.peakStage,  toArray(r.tensors),  toArray(r.phases),   r.peakPhase,       r.cpuBytesPerNode,
+            r.maxSequences, r.maxContextTokens};
 }
 
 WasmResult evaluateConfig(const Config& config) { return toWasm(evaluate(config)); }
@@ -101,8 +104,11 @@ val compareConfig(const Config& config) {
     return out;
 }
 
-WasmImport importConfigJson(const Config& base, const std::string& text) {
-    const HfImport imported = importHfConfig(text, base);
+// The page parses the config.json with JSON.parse and hands over its top-level values: no JSON parser
+// in the wasm (it would cost 14 KB gzipped), the same mapping as the CLI's.
+WasmImport importFields(const Config& base, const std::string& rootType, const val& fields) {
+    const std::vector<HfValue> values = vecFromJSArray<HfValue>(fields);
+    const HfImport imported = importHfFields(rootType, values, base);
     return {imported.config, toArray(imported.errors), toArray(imported.notices)};
 }
 
@@ -191,6 +197,13 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("gpus_per_node", &Config::gpusPerNode)
         .field("offload", &Config::offload)
         .field("zero_init", &Config::zeroInit)
+        .field("mode", &Config::mode)
+        .field("weight_dtype", &Config::weightDtype)
+        .field("kv_dtype", &Config::kvDtype)
+        .field("quant_group", &Config::quantGroup)
+        .field("kv_block", &Config::kvBlock)
+        .field("workspace_tokens", &Config::workspaceTokens)
+        .field("cuda_graphs_gb", &Config::cudaGraphsGb)
         .field("tp", &Config::tp)
         .field("pp", &Config::pp)
         .field("dp", &Config::dp)
@@ -255,12 +268,16 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("tensors", &WasmResult::tensors)
         .field("phases", &WasmResult::phases)
         .field("peakPhase", &WasmResult::peakPhase)
-        .field("cpuBytesPerNode", &WasmResult::cpuBytesPerNode);
+        .field("cpuBytesPerNode", &WasmResult::cpuBytesPerNode)
+        .field("maxSequences", &WasmResult::maxSequences)
+        .field("maxContextTokens", &WasmResult::maxContextTokens);
 
     value_object<WasmColumn>("MethodColumn")
         .field("method", &WasmColumn::method)
         .field("result", &WasmColumn::result)
         .field("sourceBytes", &WasmColumn::sourceBytes);
+
+    value_object<HfValue>("HfValue").field("key", &HfValue::key).field("type", &HfValue::type).field("text", &HfValue::text);
 
     value_object<WasmImport>("HfImport")
         .field("config", &WasmImport::config)
@@ -313,5 +330,5 @@ EMSCRIPTEN_BINDINGS(membudget) {
     function("resultJson", &resultJson);
     function("compare", &compareConfig);
     function("differenceReason", &reasonFor);
-    function("importHfConfig", &importConfigJson);
+    function("importHfFields", &importFields);
 }

@@ -169,6 +169,32 @@ std::vector<FieldSpec> buildFields() {
          .unit = "", .help = "DeepSpeed builds the model already partitioned (less CPU memory per node)",
          .section = "DeepSpeed estimate_zero3_model_states_mem_needs"});
 
+    const std::string_view inf = "Inference (vLLM: ModelConfig.get_num_kv_heads, kv_cache_interface.py)";
+    add({.key = "mode", .label = "Mode", .group = "method", .kind = K::choice, .member = &Config::mode,
+         .choices = {"training", "inference"}, .unit = "",
+         .help = "inference: weights, KV cache and workspace; mb is the concurrent sequences, seq the tokens of each",
+         .section = inf});
+    add({.key = "weight_dtype", .label = "Weight type", .group = "inference", .kind = K::choice,
+         .member = &Config::weightDtype, .choices = {"bf16", "fp16", "fp8", "int8", "int4"}, .unit = "",
+         .help = "Inference weights of the linear layers; embeddings, output layer and norms stay BF16",
+         .section = "vLLM quantization (FP8, INT8 per-channel, INT4 AWQ/GPTQ with group scales)"});
+    add({.key = "kv_dtype", .label = "KV-cache type", .group = "inference", .kind = K::choice, .member = &Config::kvDtype,
+         .choices = {"bf16", "fp16", "fp8"}, .unit = "", .help = "Element type of the KV cache (vLLM --kv-cache-dtype)",
+         .section = inf});
+    add({.key = "quant_group", .label = "INT4 group size", .group = "inference", .kind = K::integer,
+         .member = &Config::quantGroup, .min = 8, .max = 8192, .unit = "channels",
+         .help = "Input channels sharing one FP16 scale and one INT4 zero point", .section = "AWQ / GPTQ packing"});
+    add({.key = "kv_block", .label = "KV block size", .group = "inference", .kind = K::integer, .member = &Config::kvBlock,
+         .min = 1, .max = 4096, .unit = "tokens", .help = "Tokens per KV-cache block; each sequence rounds up to whole blocks",
+         .section = inf});
+    add({.key = "workspace_tokens", .label = "Tokens per forward", .group = "inference", .kind = K::integer,
+         .member = &Config::workspaceTokens, .min = 1, .max = 16777216, .unit = "tokens",
+         .help = "Tokens one forward pass processes (vLLM max_num_batched_tokens); sizes the activation workspace",
+         .section = inf});
+    add({.key = "cuda_graphs_gb", .label = "CUDA graphs", .group = "inference", .kind = K::number,
+         .member = &Config::cudaGraphsGb, .min = 0, .max = 1000, .unit = "GB",
+         .help = "Memory captured CUDA graphs keep (vLLM logs it at start-up)", .section = inf});
+
     add({.key = "method", .label = "Method", .group = "method", .kind = K::choice, .member = &Config::method,
          .choices = {"membudget", "chapter", "korthikanti", "megatron", "zero", "deepspeed"}, .unit = "",
          .help = "Which formulas compute the ledger: membudget's own model or a published source, exactly",
@@ -329,6 +355,9 @@ std::vector<Problem> validate(const Config& config) {
                                                     n(config.layers - config.pp + 2) + " layers on the first and last stages"});
     if (config.vpp > 1 && config.pp == 1)
         errors.push_back({"vpp", "vpp (virtual pipeline stages) needs pp > 1; got vpp = " + n(config.vpp) + " with pp = 1"});
+    if (config.mode == "inference" && config.method != "membudget")
+        errors.push_back({"method", "method must be membudget in inference mode (the other sources model training); got " +
+                                        quoted(config.method)});
     const double modelParallel = config.tp * config.pp * config.cp;
     if (config.gpus != 0 && std::fmod(config.gpus, modelParallel) != 0)
         errors.push_back({"gpus", "gpus must be a multiple of TP × PP × CP = " + n(modelParallel) + "; got " +

@@ -35,7 +35,8 @@ std::vector<Problem> layoutWarnings(const Config& c, double perLayerActivationBy
                                " bytes more activations" : "stages hold " + n(std::floor(even)) + " or " + n(first) +
                                " layers (set first_stage_layers / last_stage_layers to choose)")});
     }
-    if (c.microbatches < c.pp) {
+    const bool training = c.mode == "training";
+    if (training && c.microbatches < c.pp) {
         const double bubble = (c.pp - 1) / (c.microbatches + c.pp - 1);
         w.push_back({"microbatches", "microbatches (" + n(c.microbatches) + ") < pp (" + n(c.pp) +
                                          "): the pipeline bubble (PP − 1) / (m + PP − 1) is " +
@@ -47,8 +48,8 @@ std::vector<Problem> layoutWarnings(const Config& c, double perLayerActivationBy
             w.push_back({"dp", "dp (" + n(c.dp) + ") does not match gpus / (TP × PP × CP) = " + n(c.gpus) + " / " +
                                    n(c.tp * c.pp * c.cp) + " = " + n(expected)});
     }
-    if (c.sp && c.tp == 1) w.push_back({"sp", "sequence parallelism has no effect with tp = 1"});
-    if (c.zero >= 1 && c.dp == 1)
+    if (training && c.sp && c.tp == 1) w.push_back({"sp", "sequence parallelism has no effect with tp = 1"});
+    if (training && c.zero >= 1 && c.dp == 1)
         w.push_back({"zero", "ZeRO stage " + n(c.zero) + " shards over DP, and dp = 1: nothing is sharded"});
     if (std::fmod(c.seq, c.cp) != 0)
         w.push_back({"cp", "seq (" + n(c.seq) + ") is not divisible by cp (" + n(c.cp) + ")"});
@@ -95,6 +96,7 @@ double workedActivationBytesPerLayer(double b, double s, double h, double a, dou
 namespace {
 
 detail::MethodOutput runMethod(const Config& c, double psi) {
+    if (c.mode == "inference") return detail::inferenceMethod(c, psi);
     if (c.method == "chapter") return detail::chapterMethod(c, psi);
     if (c.method == "korthikanti") return detail::korthikantiMethod(c, psi);
     if (c.method == "megatron") return detail::megatronMethod(c, psi);
@@ -111,6 +113,36 @@ std::vector<Line> allowanceLines(const Config& c) {
              "NCCL communication buffers (an allowance, chapter §4)", "allowance"},
             {"cuda_context", "CUDA context", "M_context (~1 GB)", n(c.contextGb) + " × 10⁹", c.contextGb * kBytesPerGB,
              "Per-GPU fixed overhead (an allowance, chapter §4)", "allowance"}};
+}
+
+// The peak stage's total for a configuration (no validation: callers pass a validated one).
+double peakBytes(const Config& c) {
+    const double psi = c.params != 0 ? c.params : derivedParameterCount(c);
+    const auto output = runMethod(c, psi);
+    const auto allowances = allowanceLines(c);
+    double peak = 0;
+    for (const auto& stage : output.stages) {
+        double total = allowances[0].bytes + allowances[1].bytes;
+        for (const auto& line : stage.lines) total += line.bytes;
+        peak = std::max(peak, total);
+    }
+    return peak;
+}
+
+// The largest value of one field (mb or seq) for which the peak stays under `limit`: memory grows with
+// both, so a binary search over whole numbers finds it. 0 when even 1 does not fit.
+double largestFitting(Config c, double Config::*field, double upper, double limit) {
+    c.*field = 1;
+    if (peakBytes(c) > limit) return 0;
+    double low = 1, high = upper;
+    c.*field = high;
+    if (peakBytes(c) <= limit) return high;
+    while (high - low > 1) {
+        const double mid = std::floor((low + high) / 2);
+        c.*field = mid;
+        (peakBytes(c) <= limit ? low : high) = mid;
+    }
+    return low;
 }
 
 }  // namespace
@@ -167,6 +199,10 @@ Result evaluate(const Config& config) noexcept {
         result.verdict = result.totalBytes <= result.usableBytes    ? "fits"
                          : result.totalBytes <= result.capacityBytes ? "tight"
                                                                       : "does_not_fit";
+        if (config.mode == "inference") {
+            result.maxSequences = largestFitting(config, &Config::mb, findField("mb")->max, result.usableBytes);
+            result.maxContextTokens = largestFitting(config, &Config::seq, findField("seq")->max, result.usableBytes);
+        }
         if (result.totalBytes >= kExactIntegerLimit)
             result.warnings.push_back({"", "the total exceeds 2^53 bytes (9 PB): byte counts are no longer exact"});
     } catch (...) {

@@ -223,6 +223,21 @@ describe('the calculator page', () => {
     await expectNoBadText(page);
   });
 
+  it('plans inference: the KV cache line, and how many sequences fit', async () => {
+    const page = await open('?model=llama-3.1-8b&tp=1&dp=1&mb=8&gpu=h100-80gb');
+    await page.selectOption('#f-mode', 'inference');
+    await page.waitForSelector('#ledger tr[data-line="kv_cache"]');
+    await waitForQuery(page, 'mode=inference');
+    const query = new URL(page.url()).search;
+    const native = cliResultForQuery(query);
+    expect(await ledgerBytes(page)).toEqual(Object.fromEntries(native.lines.map((l: { id: string; bytes: number }) => [l.id, l.bytes])));
+    expect(await page.textContent('#phases')).toContain(`up to ${native.max_sequences.toLocaleString('en-US')} concurrent sequences`);
+    await page.selectOption('#f-method', 'megatron');
+    await page.waitForSelector('#verdict.invalid');
+    expect(await page.textContent('#m-method')).toContain('method must be membudget in inference mode');
+    await expectNoBadText(page);
+  });
+
   it('has a compact embed view with a link to the full calculator', async () => {
     const page = await open('?embed=1&tp=4', { viewport: { width: 760, height: 560 } });
     expect(await page.isVisible('#config-form')).toBe(false);

@@ -33,7 +33,7 @@ TEST_CASE("the field table has every key the format promises, once, each describ
         CHECK_FALSE(field.label.empty());
         CHECK_FALSE(field.help.empty());
         CHECK_FALSE(field.section.empty());
-        const std::set<std::string_view> groups{"model", "parallelism", "training", "hardware", "method"};
+        const std::set<std::string_view> groups{"model", "parallelism", "training", "hardware", "inference", "method"};
         CHECK(groups.count(field.group) == 1);
     }
     for (const auto& key : required) CHECK(keys.count(key) == 1);

@@ -90,6 +90,11 @@ export class DetailsView {
     const parts: string[] = [];
     if (ledger.phases.length > 0)
       parts.push(`Phases: ${ledger.phases.map((p) => `${p.name} ${formatWithUnit(p.totalBytes, unit)}`).join(', ')}; the peak is the ${ledger.peakPhase}.`);
+    if (ledger.maxSequences > 0 || ledger.maxContextTokens > 0 || ledger.lines.some((l) => l.id === 'kv_cache'))
+      parts.push(
+        `Fits under the headroom line: up to ${formatCount(ledger.maxSequences)} concurrent sequences of the configured length; ` +
+          `with the configured number of sequences, up to ${formatCount(ledger.maxContextTokens)} tokens each.`,
+      );
     if (ledger.cpuBytesPerNode > 0) parts.push(`Host memory for what is offloaded: ${formatWithUnit(ledger.cpuBytesPerNode, unit)} per node.`);
     this.#phases.textContent = parts.join(' ');
     this.#phases.hidden = parts.length === 0;

@@ -5,6 +5,7 @@ import type {
   Config,
   Field,
   GpuPreset,
+  HfValue,
   Line,
   MembudgetModule,
   MethodColumn,
@@ -115,7 +116,25 @@ export class Engine {
 
   /** A Hugging Face config.json onto `config`; throws MembudgetError if it cannot be read. */
   importHfConfig(config: Config, text: string): Decoded {
-    const imported = this.#call(() => this.#module.importHfConfig(this.#complete(config), text));
+    let root: unknown;
+    let rootType = 'object';
+    try {
+      root = JSON.parse(text);
+    } catch {
+      rootType = 'invalid';
+    }
+    const fields: HfValue[] = [];
+    if (rootType !== 'invalid') {
+      if (root === null || typeof root !== 'object' || Array.isArray(root)) {
+        rootType = root === null ? 'null' : Array.isArray(root) ? 'array' : typeof root;
+      } else {
+        for (const [key, value] of Object.entries(root)) {
+          const type = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+          fields.push({ key, type, text: type === 'number' || type === 'boolean' || type === 'string' ? String(value) : '' });
+        }
+      }
+    }
+    const imported = this.#call(() => this.#module.importHfFields(this.#complete(config), rootType, fields));
     if (imported.errors.length > 0) throw new MembudgetError(imported.errors);
     return { config: imported.config, notices: imported.notices };
   }

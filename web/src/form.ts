@@ -9,6 +9,7 @@ const GROUP_TITLES: Record<string, string> = {
   parallelism: 'Parallelism',
   training: 'Training',
   hardware: 'Hardware',
+  inference: 'Inference (mode = inference)',
   method: 'Method',
 };
 

@@ -66,6 +66,14 @@ struct Config {
     double gpusPerNode = 8;
     std::string offload = "none";  // ZeRO-Offload: none, optimizer, all (optimizer and parameters)
     bool zeroInit = true;           // DeepSpeed zero.Init: parameters partitioned as they are created
+    // inference (mode = inference: mb is the number of concurrent sequences, seq the tokens of each)
+    std::string mode = "training";
+    std::string weightDtype = "bf16";
+    std::string kvDtype = "bf16";
+    double quantGroup = 128;       // INT4 weights: input channels per scale/zero group (AWQ, GPTQ)
+    double kvBlock = 16;           // tokens per KV-cache block (vLLM's block_size); 1 = no rounding
+    double workspaceTokens = 8192; // tokens in one forward pass (vLLM's max_num_batched_tokens)
+    double cudaGraphsGb = 0;
     // method
     std::string method = "chapter";
 
@@ -156,5 +164,27 @@ bool isViewKey(std::string_view key);
 std::string encodeQuery(const Config& config);
 AssignmentList parseQuery(std::string_view query);
 ParsedConfig decodeQuery(std::string_view query);
+
+// A Hugging Face config.json (Llama, Mistral, Mixtral, Qwen2, DeepSeek-V3, GPT-2, GPT-NeoX styles) mapped onto
+// the architecture fields of `base`, with model = custom, params = 0 (derived) and method = membudget.
+// `errors`: not a config (invalid JSON, not an object, a size missing or not a number); `notices`: fields
+// that change memory but that membudget cannot model yet (experts, MLA), each named. With errors, config
+// is `base`.
+struct HfImport {
+    Config config;
+    std::vector<Problem> errors;
+    std::vector<Problem> notices;
+};
+
+// One top-level value of a config.json: its key, its JSON type (number, string, boolean, null, array,
+// object) and its text (numbers as shortest decimals).
+struct HfValue {
+    std::string key;
+    std::string type;
+    std::string text;
+};
+
+// rootType: "object", another JSON type name, or "invalid" when the text did not parse.
+HfImport importHfFields(std::string_view rootType, std::span<const HfValue> fields, const Config& base = Config{});
 
 }  // namespace membudget

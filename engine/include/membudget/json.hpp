@@ -27,15 +27,7 @@ std::string resultToJson(const Result& result, const Config& config, int indent 
 // warnings} or {method, errors}]}.
 std::string compareToJson(const std::vector<MethodColumn>& columns, const Config& config, int indent = 2);
 
-// A Hugging Face config.json (Llama, Mistral, Mixtral, Qwen2, DeepSeek-V3, GPT-2, GPT-NeoX styles) mapped onto
-// the architecture fields of `base`, with params = 0 (derived) and method = membudget. `errors`: the text
-// is not a config (invalid JSON, not an object, a size missing or not a number); `notices`: fields that change
-// memory but that membudget cannot model yet (experts, MLA), each named. With errors, config is `base`.
-struct HfImport {
-    Config config;
-    std::vector<Problem> errors;
-    std::vector<Problem> notices;
-};
+// A Hugging Face config.json as text: parsed here, mapped by importHfFields (config.hpp).
 HfImport importHfConfig(std::string_view text, const Config& base = Config{});
 
 // The field table and the presets, for tools that build forms or completions from them.

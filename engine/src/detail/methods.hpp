@@ -31,6 +31,7 @@ MethodOutput chapterMethod(const Config& config, double parameterCount);
 MethodOutput membudgetMethod(const Config& config, double parameterCount);
 // atPeakPhase = false: the forward/backward composition, which the sources that lack a line borrow.
 MethodOutput membudgetMethod(const Config& config, double parameterCount, bool atPeakPhase);
+MethodOutput inferenceMethod(const Config& config, double parameterCount);
 MethodOutput korthikantiMethod(const Config& config, double parameterCount);
 MethodOutput megatronMethod(const Config& config, double parameterCount);
 MethodOutput zeroMethod(const Config& config, double parameterCount);

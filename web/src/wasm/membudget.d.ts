@@ -27,6 +27,13 @@ export interface Config {
   gpus_per_node: number;
   offload: string;
   zero_init: boolean;
+  mode: string;
+  weight_dtype: string;
+  kv_dtype: string;
+  quant_group: number;
+  kv_block: number;
+  workspace_tokens: number;
+  cuda_graphs_gb: number;
   tp: number;
   pp: number;
   dp: number;
@@ -114,11 +121,21 @@ export interface Result {
   phases: Phase[];
   peakPhase: string;
   cpuBytesPerNode: number;
+  /** Inference: the most concurrent sequences of length seq that fit, and the longest context at mb sequences. */
+  maxSequences: number;
+  maxContextTokens: number;
 }
 
 export interface ParsedConfig {
   config: Config;
   problems: Problem[];
+}
+
+/** One top-level value of a config.json: key, JSON type (number, string, boolean, null, array, object), text. */
+export interface HfValue {
+  key: string;
+  type: string;
+  text: string;
 }
 
 /** A Hugging Face config.json mapped onto a configuration; with errors, config is the base unchanged. */
@@ -178,8 +195,11 @@ export interface MembudgetModule {
   compare(config: Config): MethodColumn[];
   /** One line on a method's convention for a ledger line. */
   differenceReason(method: string, lineId: string): string;
-  /** Fills the architecture fields of `base` from a Hugging Face config.json (the CLI's --hf-config). */
-  importHfConfig(base: Config, text: string): HfImport;
+  /**
+   * Fills the architecture fields of `base` from a Hugging Face config.json's top-level values (the CLI's
+   * --hf-config); rootType is "object", another JSON type name, or "invalid" when the text did not parse.
+   */
+  importHfFields(base: Config, rootType: string, fields: HfValue[]): HfImport;
 }
 
 export interface ModuleOptions {

@@ -1,0 +1,116 @@
+#include <optional>
+#include <string>
+
+#include "membudget/config.hpp"
+#include "membudget/detail/text.hpp"
+
+namespace membudget {
+
+namespace {
+
+std::string article(std::string_view noun) {
+    return !noun.empty() && std::string_view("aeiou").find(noun[0]) != std::string_view::npos ? "an " : "a ";
+}
+
+}  // namespace
+
+// The mapping works on the config's top-level values as text, so that it needs no JSON parser: the CLI
+// parses with nlohmann/json, the page with JSON.parse, and both hand the same values here.
+HfImport importHfFields(std::string_view rootType, std::span<const HfValue> fields, const Config& base) {
+    HfImport out{base, {}, {}};
+    if (rootType == "invalid") {
+        out.errors.push_back({"hf_config", "invalid JSON: the text is not a config.json"});
+        return out;
+    }
+    if (rootType != "object") {
+        out.errors.push_back({"hf_config", "a config.json is a JSON object; got " + article(rootType) + std::string(rootType)});
+        return out;
+    }
+    auto find = [&fields](const char* name) -> const HfValue* {
+        for (const auto& f : fields)
+            if (f.key == name && f.type != "null") return &f;
+        return nullptr;
+    };
+    auto text_ = [&find](const char* name, const std::string& fallback) {
+        const auto* v = find(name);
+        return v && v->type == "string" ? v->text : fallback;
+    };
+    auto boolean = [&find](const char* name, bool fallback) {
+        const auto* v = find(name);
+        return v && v->type == "boolean" ? v->text == "true" : fallback;
+    };
+    auto numberOf = [](const HfValue& v) { return detail::parseNumber(v.text).value_or(0); };
+    const std::string type = text_("model_type", "");
+    std::vector<Assignment> assignments{{"model", "custom"}, {"params", "0"}, {"method", "membudget"}};
+    // One field from the first of its spellings present; a required size that is missing is an error.
+    auto number = [&](std::initializer_list<const char*> names, const char* field, bool required) -> std::optional<double> {
+        for (const char* name : names) {
+            const auto* v = find(name);
+            if (!v) continue;
+            if (v->type != "number") {
+                out.errors.push_back({field, std::string(name) + " must be a number to set " + field + "; got " + article(v->type) + v->type});
+                return std::nullopt;
+            }
+            const double value = numberOf(*v);
+            assignments.push_back({field, detail::formatNumber(value)});
+            return value;
+        }
+        if (required) out.errors.push_back({field, std::string("config.json has no ") + *names.begin() + " for " + field});
+        return std::nullopt;
+    };
+    auto flag = [&](const char* field, bool value) { assignments.push_back({field, value ? "true" : "false"}); };
+    const bool gpt2 = type == "gpt2" || (find("n_embd") && find("n_layer"));
+    const bool neox = type == "gpt_neox";
+    if (gpt2) {
+        const auto hidden = number({"n_embd"}, "hidden", true);
+        number({"n_layer"}, "layers", true);
+        const auto heads = number({"n_head"}, "heads", true);
+        if (heads) assignments.push_back({"kv_heads", detail::formatNumber(*heads)});
+        if (!number({"n_inner"}, "ffn", false) && hidden) assignments.push_back({"ffn", detail::formatNumber(4 * *hidden)});
+        number({"vocab_size"}, "vocab", true);
+        number({"n_positions", "n_ctx"}, "pos_emb", false);
+        flag("gated_ffn", false);
+        flag("tied_embeddings", boolean("tie_word_embeddings", true));
+        assignments.push_back({"norm", "layernorm"});
+        flag("bias", true);
+        flag("qkv_bias", false);
+    } else {
+        number({"hidden_size", "d_model"}, "hidden", true);
+        number({"num_hidden_layers", "num_layers", "n_layers"}, "layers", true);
+        const auto heads = number({"num_attention_heads", "n_heads"}, "heads", true);
+        if (!number({"num_key_value_heads", "num_kv_heads"}, "kv_heads", false) && heads)
+            assignments.push_back({"kv_heads", boolean("multi_query", false) ? "1" : detail::formatNumber(*heads)});
+        if (!number({"head_dim"}, "head_dim", false)) assignments.push_back({"head_dim", "0"});
+        number({"intermediate_size", "ffn_dim"}, "ffn", true);
+        number({"vocab_size"}, "vocab", true);
+        assignments.push_back({"pos_emb", "0"});  // rotary embeddings: no parameters
+        const std::string act = text_("hidden_act", text_("hidden_activation", "silu"));
+        flag("gated_ffn", !neox && (act == "silu" || act == "swiglu" || act.rfind("gelu_pytorch_tanh", 0) == 0 || type == "gemma"));
+        flag("tied_embeddings", boolean("tie_word_embeddings", !neox));
+        assignments.push_back({"norm", neox ? "layernorm" : "rmsnorm"});
+        const bool attentionBias = boolean("attention_bias", false), mlpBias = boolean("mlp_bias", false);
+        flag("bias", neox || (attentionBias && mlpBias));
+        flag("qkv_bias", type == "qwen2" || type == "qwen2_moe" || (attentionBias && !mlpBias));
+    }
+    // What changes memory but is not modelled yet: say so, by name.
+    for (const char* experts : {"num_local_experts", "n_routed_experts", "num_experts"}) {
+        const auto* v = find(experts);
+        if (v && v->type == "number" && numberOf(*v) > 1)
+            out.notices.push_back({experts, std::string(experts) + " = " + detail::formatNumber(numberOf(*v)) +
+                                                ": mixture-of-experts layers are not modelled yet; the dense intermediate_size is used for every layer"});
+    }
+    if (find("kv_lora_rank"))
+        out.notices.push_back({"kv_lora_rank", "kv_lora_rank: multi-head latent attention (MLA) is not modelled yet; standard attention is assumed"});
+    if (find("q_lora_rank")) out.notices.push_back({"q_lora_rank", "q_lora_rank: MLA's low-rank query is not modelled yet"});
+    if (find("parallel_attn") || find("use_parallel_residual"))
+        out.notices.push_back({"use_parallel_residual", "a parallel attention/MLP block saves the same tensors here as a sequential one"});
+    const ParsedConfig parsed = applyAssignments(assignments, base);
+    out.config = parsed.config;
+    out.errors.insert(out.errors.end(), parsed.problems.begin(), parsed.problems.end());
+    if (out.errors.empty())
+        for (const auto& problem : validate(out.config)) out.errors.push_back(problem);
+    if (!out.errors.empty()) out.config = base;  // all or nothing: a half-imported model would mislead
+    return out;
+}
+
+}  // namespace membudget

@@ -1,0 +1,113 @@
+// mode=inference: the KV cache as vLLM sizes it, weights at their type, and the capacity answers.
+#include <catch2/catch.hpp>
+
+#include "fixtures.hpp"
+#include "membudget/ledger.hpp"
+
+using namespace membudget;
+using membudget::test::fixture;
+
+namespace {
+
+double line(const Result& r, const std::string& id) {
+    for (const auto& l : r.lines)
+        if (l.id == id) return l.bytes;
+    FAIL("no line " << id);
+    return 0;
+}
+
+Config inference() {
+    Config c;
+    c.model = "custom";
+    c.method = "membudget";
+    c.mode = "inference";
+    c.params = 0;
+    c.tp = c.pp = c.dp = 1;
+    return c;
+}
+
+}  // namespace
+
+TEST_CASE("inference: the KV cache equals vLLM's for every fixture case", "[inference]") {
+    const auto& cases = fixture("vllm-kv")["cases"];
+    REQUIRE(cases.size() >= 10);
+    for (const auto& k : cases) {
+        INFO(k["model"].get<std::string>() << " TP " << k["tensor_parallel_size"] << " " << k["kv_cache_dtype"]);
+        Config c = inference();
+        c.layers = k["num_layers"];
+        c.kvHeads = k["total_num_kv_heads"];
+        c.heads = std::max(c.kvHeads, 32.0);
+        c.headDim = k["head_size"];
+        c.hidden = 4096;
+        c.tp = k["tensor_parallel_size"];
+        c.kvDtype = k["kv_dtype_bytes"].get<int>() == 1 ? "fp8" : "bf16";
+        c.kvBlock = k["block_size"];
+        c.mb = static_cast<double>(k["seq_lens"].size());
+        c.seq = k["seq_lens"][0];
+        const Result r = evaluate(c);
+        REQUIRE(r.ok());
+        CHECK(line(r, "kv_cache") == k["kv_bytes_per_gpu"].get<double>());
+    }
+}
+
+TEST_CASE("inference: weights at their type, INT4 with group scales", "[inference]") {
+    Config c = inference();
+    c.model = "llama-3.1-8b";
+    c.hidden = 4096;
+    c.layers = 32;
+    c.heads = 32;
+    c.kvHeads = 8;
+    c.ffn = 14336;
+    c.vocab = 128256;
+    const double linear = 32.0 * (4096.0 * 4096 * 2 + 2 * 4096.0 * 1024 + 3 * 4096.0 * 14336);
+    const double rest = 8030261248.0 - linear;
+    CHECK(line(evaluate(c), "parameters") == 2 * 8030261248.0);
+    c.weightDtype = "fp8";
+    CHECK(line(evaluate(c), "parameters") == linear + 2 * rest);
+    c.weightDtype = "int4";
+    c.quantGroup = 128;
+    CHECK(line(evaluate(c), "parameters") == linear * (0.5 + 2.5 / 128) + 2 * rest);
+}
+
+TEST_CASE("inference: the most sequences and the longest context that fit are the edges of fitting", "[inference]") {
+    Config c = inference();
+    c.model = "llama-3.1-70b";
+    c.hidden = 8192;
+    c.layers = 80;
+    c.heads = 64;
+    c.kvHeads = 8;
+    c.ffn = 28672;
+    c.vocab = 128256;
+    c.tp = 4;
+    c.gpuGb = 81559.0 * 1048576 / 1e9;
+    c.mb = 16;
+    c.seq = 8192;
+    const Result r = evaluate(c);
+    REQUIRE(r.ok());
+    REQUIRE(r.maxSequences > 0);
+    Config edge = c;
+    edge.mb = r.maxSequences;
+    CHECK(evaluate(edge).totalBytes <= r.usableBytes);
+    edge.mb = r.maxSequences + 1;
+    CHECK(evaluate(edge).totalBytes > r.usableBytes);
+    edge = c;
+    edge.seq = r.maxContextTokens;
+    CHECK(evaluate(edge).totalBytes <= r.usableBytes);
+    edge.seq = r.maxContextTokens + c.kvBlock;
+    CHECK(evaluate(edge).totalBytes > r.usableBytes);
+}
+
+TEST_CASE("inference: only membudget models it, and the other keys are checked", "[inference]") {
+    Config c = inference();
+    c.method = "megatron";
+    const Result r = evaluate(c);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.errors[0].field == "method");
+    CHECK(r.errors[0].message.find("method must be membudget in inference mode") != std::string::npos);
+    c = inference();
+    c.kvDtype = "int3";
+    CHECK(evaluate(c).errors[0].message == "kv_dtype must be one of bf16, fp16 or fp8; got \"int3\"");
+    c = inference();
+    c.kvBlock = 0;
+    CHECK(evaluate(c).errors[0].field == "kv_block");
+}

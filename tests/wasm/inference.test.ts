@@ -1,0 +1,50 @@
+// mode=inference in the wasm build: vLLM's KV-cache bytes, and the same answers as the CLI.
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadEngine, type Engine } from '../../web/src/engine';
+import { cliResultForQuery } from '../support/cli';
+import { fixture, WASM } from '../support/paths';
+
+let engine: Engine;
+beforeAll(async () => {
+  engine = await loadEngine(readFileSync(WASM));
+});
+
+describe('inference', () => {
+  it('the KV cache equals vLLM’s for every fixture case', () => {
+    const cases = fixture('vllm-kv').cases;
+    expect(cases.length).toBeGreaterThanOrEqual(10);
+    for (const k of cases) {
+      const ledger = engine.evaluate({
+        ...engine.defaultConfig(),
+        model: 'custom',
+        method: 'membudget',
+        mode: 'inference',
+        params: 0,
+        layers: k.num_layers,
+        kv_heads: k.total_num_kv_heads,
+        heads: Math.max(k.total_num_kv_heads, 32),
+        head_dim: k.head_size,
+        hidden: 4096,
+        tp: k.tensor_parallel_size,
+        pp: 1,
+        dp: 1,
+        kv_dtype: k.kv_dtype_bytes === 1 ? 'fp8' : 'bf16',
+        kv_block: k.block_size,
+        mb: k.seq_lens.length,
+        seq: k.seq_lens[0],
+      });
+      expect(ledger.lines.find((l) => l.id === 'kv_cache')!.bytes, `${k.model} TP ${k.tensor_parallel_size}`).toBe(k.kv_bytes_per_gpu);
+    }
+  });
+
+  it('answers how many sequences and how long a context fit, as the CLI does', () => {
+    const query = 'model=llama-3.1-70b&tp=4&mb=16&seq=8192&gpu=h100-80gb&mode=inference&weight_dtype=fp8&kv_dtype=fp8';
+    const ledger = engine.evaluate(engine.decodeQuery(query).config);
+    const native = cliResultForQuery(query);
+    expect(ledger.maxSequences).toBe(native.max_sequences);
+    expect(ledger.maxContextTokens).toBe(native.max_context_tokens);
+    expect(ledger.maxSequences).toBeGreaterThan(16);
+    expect(ledger.lines.map((l) => l.id)).toEqual(['parameters', 'kv_cache', 'activations', 'cuda_graphs', 'buffers', 'cuda_context']);
+  });
+});
