@@ -142,6 +142,18 @@ std::vector<FieldSpec> buildFields() {
          .unit = "", .help = "Dropout layers on (their 1-byte masks are kept for backward)",
          .section = "Korthikanti et al. 2022 §4.1"});
 
+    const std::string_view opt = "README, Optimizers and precisions (bitsandbytes, Adafactor, Muon, Transformer Engine)";
+    add({.key = "optimizer", .label = "Optimizer", .group = "training", .kind = K::choice, .member = &Config::optimizer,
+         .choices = {"adamw", "adamw_8bit", "adafactor", "sgd", "muon"}, .unit = "",
+         .help = "Optimizer states per parameter: AdamW 8 B, 8-bit Adam 2 B, Adafactor factored, SGD momentum 4 B, Muon 4 B on matrices",
+         .section = opt});
+    add({.key = "precision", .label = "Training precision", .group = "training", .kind = K::choice,
+         .member = &Config::precision, .choices = {"bf16", "fp16", "fp8", "fp32"}, .unit = "",
+         .help = "Weights and activations; FP8 adds cached FP8 copies of the linear weights", .section = opt});
+    add({.key = "master_weights", .label = "FP32 master weights", .group = "training", .kind = K::boolean,
+         .member = &Config::masterWeights, .unit = "", .help = "Keep an FP32 copy of low-precision weights for the update",
+         .section = opt});
+
     add({.key = "gpu", .label = "GPU", .group = "hardware", .kind = K::choice, .member = &Config::gpu,
          .choices = gpuChoices(), .unit = "", .help = "Sets the capacity to what the device reports",
          .section = s4});

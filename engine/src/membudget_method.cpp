@@ -145,6 +145,48 @@ double weightBytes(const Config& c) {
     return bytesOf(c.weightDtype);
 }
 
+// Bytes per parameter of the static memory, by precision, gradient convention and optimizer, with the
+// optimizer states split by the shape of the parameter (Adafactor factors matrices, Muon updates hidden
+// matrices with momentum only and the rest with AdamW).
+struct StaticRates {
+    double weight, gradient, master;
+    double statesHidden;     // per parameter of the layers' weight matrices
+    double statesEmbedding;  // embedding and output layer (2-D, but Muon leaves them to AdamW)
+    double statesVector;     // norms and biases
+    std::string describe;
+};
+
+StaticRates staticRates(const Config& c) {
+    StaticRates r{};
+    const bool fp32 = c.precision == "fp32";
+    r.weight = fp32 ? 4 : 2;
+    r.gradient = fp32 ? 4 : c.staticBytes == 18 ? 4 : c.staticBytes == 20 ? 6 : 2;
+    r.master = c.masterWeights && !fp32 ? 4 : 0;
+    if (c.optimizer == "adamw_8bit") {
+        // bitsandbytes block-wise 8-bit Adam: m and v in 8 bits, one FP32 absmax per 2048-element block each.
+        r.statesHidden = r.statesEmbedding = r.statesVector = 2 + 8.0 / 2048;
+        r.describe = "8-bit Adam: m and v 1 byte each + FP32 block scales (bitsandbytes, blocks of 2048)";
+    } else if (c.optimizer == "adafactor") {
+        // Adafactor (Shazeer & Stern 2018) without momentum: a row and a column factor per matrix.
+        r.statesHidden = r.statesEmbedding = 4 * (1 / c.hidden + 1 / std::max(c.ffn, c.hidden));
+        r.statesVector = 4;
+        r.describe = "Adafactor: FP32 row and column factors per matrix, full second moment for vectors, no momentum";
+    } else if (c.optimizer == "sgd") {
+        r.statesHidden = r.statesEmbedding = r.statesVector = 4;
+        r.describe = "SGD with momentum: one FP32 momentum buffer";
+    } else if (c.optimizer == "muon") {
+        // Muon (Jordan et al. 2024) keeps one momentum buffer for hidden matrices; embeddings, the output layer
+        // and vectors are updated by AdamW.
+        r.statesHidden = 4;
+        r.statesEmbedding = r.statesVector = 8;
+        r.describe = "Muon: FP32 momentum for hidden matrices, AdamW (m, v) for embeddings, output layer and vectors";
+    } else {
+        r.statesHidden = r.statesEmbedding = r.statesVector = 8;
+        r.describe = "AdamW: FP32 m and v";
+    }
+    return r;
+}
+
 }  // namespace
 
 // Inference: weights at their type, the KV cache as vLLM sizes it, the activation workspace of one forward
@@ -218,8 +260,7 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
     const bool outputOnLast = !c.tiedEmbeddings || c.pp > 1;
     const RankParams p = rankParams(c, x, outputOnLast);
     const double shardGroup = c.dp * c.cp;  // Megatron's distributed optimizer shards over DP × CP
-    const StaticBytesPerParam perParam = staticBytesPerParam(c.staticBytes);
-    const double optimizerPerParam = perParam.master + perParam.adamM + perParam.adamV;
+    const StaticRates rates = staticRates(c);
     const bool offloadOptimizer = c.offload != "none", offloadParameters = c.offload == "all" && c.zero >= 3;
     const std::vector<Tensor> fullLayer = layerTensors(c, x, true);
     const double fullLayerBytes = sum(fullLayer);
@@ -232,24 +273,32 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
         const double stageParams = stage.layers * p.layer + (first ? p.embedding : 0) +
                                    (last ? p.finalNorm + p.output : 0);
 
-        // Static memory: BF16 weights, gradients by the static_bytes convention, FP32 master + Adam m, v.
+        // Static memory by precision, gradient convention and optimizer (staticRates), sharded by ZeRO stage.
         const double paramShard = c.zero >= 3 ? shardGroup : 1, gradShard = c.zero >= 2 ? shardGroup : 1,
                      optimizerShard = c.zero >= 1 ? shardGroup : 1;
-        double parameters = offloadParameters ? 0 : perParam.parameters * stageParams / paramShard;
-        double gradients = perParam.gradients * stageParams / gradShard;
-        const double optimizer = offloadOptimizer ? 0 : optimizerPerParam * stageParams / optimizerShard;
-        std::string parameterNote = "BF16 weights of " + n(std::round(stageParams)) + " parameters on this GPU (" +
+        const double hiddenMatrices = stage.layers * p.layerLinear;
+        const double embeddingParams = (first ? p.embedding : 0) + (last ? p.output : 0);
+        const double vectorParams = stageParams - hiddenMatrices - embeddingParams;
+        // Transformer Engine caches an FP8 copy of each linear weight for the micro-batches of a step.
+        const double fp8Copies = c.precision == "fp8" ? hiddenMatrices : 0;
+        double parameters = offloadParameters ? 0 : (rates.weight * stageParams) / paramShard + fp8Copies;
+        double gradients = rates.gradient * stageParams / gradShard;
+        const double states = rates.statesHidden * hiddenMatrices + rates.statesEmbedding * embeddingParams + rates.statesVector * vectorParams;
+        const double optimizer = offloadOptimizer ? 0 : (rates.master * stageParams + states) / optimizerShard;
+        std::string parameterNote = std::string(c.precision == "fp32" ? "FP32" : c.precision == "fp16" ? "FP16" : "BF16") + " weights of " +
+                                    n(std::round(stageParams)) + " parameters on this GPU (" +
                                     n(stage.layers) + " layers" + (first ? ", the embedding" : "") +
                                     (last ? (c.tiedEmbeddings && c.pp > 1 ? ", the tied output copy" : (outputOnLast ? ", the output layer" : "")) : "") +
-                                    ")";
-        std::string gradientNote = std::string(c.staticBytes == 16 ? "BF16" : c.staticBytes == 18 ? "FP32 (main_grad)" : "BF16 + FP32 accumulator") +
+                                    ")" + (fp8Copies > 0 ? ", plus FP8 copies of the linear weights (Transformer Engine)" : "");
+        std::string gradientNote = std::string(rates.gradient == 2 ? (c.precision == "fp16" ? "FP16" : "BF16")
+                                               : rates.gradient == 4 ? "FP32 (main_grad)" : "BF16 + FP32 accumulator") +
                                    " gradients";
         if (c.zero >= 3) {
             // ZeRO-3/FSDP gathers each layer's weights before use and prefetches the next; its gradients are
             // reduce-scattered from a full-size bucket.
             const double largestModule = std::max(p.layer, first ? p.embedding : 0.0);
-            parameters += 2 * perParam.parameters * largestModule;
-            gradients += perParam.parameters * largestModule;
+            parameters += 2 * rates.weight * largestModule;
+            gradients += rates.weight * largestModule;
             parameterNote += "; sharded over DP × CP = " + n(shardGroup) + ", plus two gathered layers (current and prefetched)";
             gradientNote += ", sharded over DP × CP, plus one layer's BF16 reduce-scatter bucket";
         } else if (c.zero >= 2) {
@@ -258,7 +307,7 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
         if (offloadParameters) parameterNote = "Parameters offloaded to CPU; only the gathered layers are on the GPU";
         const std::string optimizerNote =
             offloadOptimizer ? "Offloaded to CPU memory (ZeRO-Offload)"
-                             : "FP32 master weights + Adam m + Adam v = 12 bytes per parameter" +
+                             : std::string(rates.master > 0 ? "FP32 master weights (4 B) + " : "No master copy; ") + rates.describe +
                                    std::string(c.zero >= 1 ? ", sharded over DP × CP = " + n(shardGroup) + " (distributed optimizer / ZeRO-1)" : "");
 
         // Activations: every saved tensor, times the layer-copies in flight, plus the stage's extras.
@@ -311,7 +360,7 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
 
         // Phases: activations are freed before the optimizer step; with BF16 gradients the step works on an
         // FP32 copy of this rank's optimizer shard of them.
-        const double stepTemporary = c.staticBytes == 16 && !offloadOptimizer ? 4 * stageParams / optimizerShard : 0;
+        const double stepTemporary = rates.gradient == 2 && rates.master > 0 && !offloadOptimizer ? 4 * stageParams / optimizerShard : 0;
         const double forwardBackward = parameters + gradients + optimizer + activations;
         const double step = parameters + gradients + optimizer + stepTemporary;
         stage.phases = {{"forward/backward", forwardBackward}, {"optimizer step", step}};
@@ -319,13 +368,15 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
         stage.peakPhase = step > forwardBackward ? "optimizer step" : "forward/backward";
 
         const std::string where = "stage " + n(i) + " of " + n(stages);
-        stage.lines.push_back({"parameters", "Parameters", "2 × P_stage / shard", "2 × " + n(std::round(stageParams)) + " / " + n(paramShard),
-                               parameters, parameterNote, "membudget"});
-        stage.lines.push_back({"gradients", "Gradients", n(perParam.gradients) + " × P_stage / shard",
-                               n(perParam.gradients) + " × " + n(std::round(stageParams)) + " / " + n(gradShard), gradients,
+        stage.lines.push_back({"parameters", "Parameters", n(rates.weight) + " × P_stage / shard",
+                               n(rates.weight) + " × " + n(std::round(stageParams)) + " / " + n(paramShard), parameters, parameterNote,
+                               "membudget"});
+        stage.lines.push_back({"gradients", "Gradients", n(rates.gradient) + " × P_stage / shard",
+                               n(rates.gradient) + " × " + n(std::round(stageParams)) + " / " + n(gradShard), gradients,
                                gradientNote, "membudget"});
-        Line optimizerLine{"optimizer", "Optimizer", "12 × P_stage / shard",
-                           "12 × " + n(std::round(stageParams)) + " / " + n(optimizerShard), optimizer, optimizerNote, "membudget"};
+        Line optimizerLine{"optimizer", "Optimizer", "(master + states) × P_stage / shard",
+                           "(" + n(rates.master) + " × " + n(std::round(stageParams)) + " + " + n(std::round(states)) + ") / " + n(optimizerShard),
+                           optimizer, optimizerNote, "membudget"};
         Line activationLine{"activations", "Activations", "Σ saved tensors × layer-copies in flight + stage extras",
                             n(copies) + " layer-copies (" + n(stage.layers) + " layers, " + n(microbatches) +
                                 " micro-batches in flight) on " + where,
@@ -351,8 +402,12 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
     if (offloadOptimizer || offloadParameters) {
         // Host memory per node for what was offloaded: the optimizer (and parameters) of every GPU in it.
         const double shardParams = (layers[0] * p.layer + p.embedding) / (c.zero >= 1 ? shardGroup : 1);
-        out.cpuBytesPerNode = c.gpusPerNode * shardParams * (optimizerPerParam + (offloadParameters ? perParam.parameters : 0));
+        out.cpuBytesPerNode = c.gpusPerNode * shardParams * (rates.master + rates.statesHidden + (offloadParameters ? rates.weight : 0));
     }
+    if (c.precision == "fp16" && !c.masterWeights)
+        out.warnings.push_back({"master_weights", "FP16 training without FP32 master weights loses small updates; mixed precision keeps them"});
+    if (c.precision == "fp8")
+        out.warnings.push_back({"precision", "FP8: activations are counted in BF16 (Transformer Engine keeps some of them in FP8, so this is an upper bound)"});
     if (c.offload == "all" && c.zero < 3)
         out.warnings.push_back({"offload", "offload = all (parameters too) needs ZeRO-3 (zero = 3); only the optimizer is offloaded"});
     return out;

@@ -3,6 +3,7 @@
 // stages, phases and comparison hold together.
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <cmath>
 
 #include "fixtures.hpp"
@@ -284,4 +285,40 @@ TEST_CASE("compare: every method, the source's own figure, and a reason for each
         CHECK(column.sourceBytes == own);
         CHECK(column.sourceBytes > 0);
     }
+}
+
+TEST_CASE("method membudget: bytes per parameter by optimizer and precision", "[methods][membudget][optimizers]") {
+    Config config;
+    config.model = "llama-3.1-8b";
+    config.method = "membudget";
+    config.hidden = 4096;
+    config.heads = 32;
+    config.kvHeads = 8;
+    config.ffn = 14336;
+    config.vocab = 128256;
+    config.layers = 32;
+    config.params = 0;
+    config.tp = config.pp = config.dp = 1;
+    config.zero = 0;
+    const double P = 8030261248.0, hidden = 6979321856.0, embedding = 1050673152.0, vectors = 266240.0;
+    REQUIRE(hidden + embedding + vectors == P);
+    auto lines = [&](const std::string& optimizer, const std::string& precision) {
+        Config c = config;
+        c.optimizer = optimizer;
+        c.precision = precision;
+        Result r = evaluate(c);
+        REQUIRE(r.ok());
+        r.lines[2].bytes = r.phases.size() == 2 && r.peakPhase == "optimizer step" ? r.lines[2].bytes - 4 * P : r.lines[2].bytes;
+        return std::array<double, 3>{r.lines[0].bytes, r.lines[1].bytes, r.lines[2].bytes};
+    };
+    CHECK(lines("adamw", "bf16") == std::array<double, 3>{2 * P, 2 * P, 12 * P});
+    CHECK(lines("sgd", "bf16")[2] == 8 * P);
+    CHECK(lines("adamw_8bit", "bf16")[2] == 4 * P + (2 + 8.0 / 2048) * P);
+    CHECK(lines("muon", "bf16")[2] == 4 * P + 4 * hidden + 8 * (embedding + vectors));
+    CHECK(relativeError(lines("adafactor", "bf16")[2], 4 * P + 4 * (1 / 4096.0 + 1 / 14336.0) * (hidden + embedding) + 4 * vectors) < 1e-12);
+    // FP32 training: no master copy, FP32 gradients; FP8: cached FP8 copies of the linear weights.
+    CHECK(lines("adamw", "fp32") == std::array<double, 3>{4 * P, 4 * P, 8 * P});
+    CHECK(lines("adamw", "fp8")[0] == 2 * P + hidden);
+    config.masterWeights = false;
+    CHECK(lines("adamw", "bf16")[2] == 8 * P);
 }

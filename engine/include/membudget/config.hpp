@@ -57,6 +57,9 @@ struct Config {
     std::string actFormula = "table";
     std::string attention = "flash";
     bool dropout = false;
+    std::string optimizer = "adamw";  // adamw, adamw_8bit, adafactor, sgd, muon (method membudget)
+    std::string precision = "bf16";   // bf16, fp16, fp8, fp32 (method membudget)
+    bool masterWeights = true;        // an FP32 master copy of BF16/FP16/FP8 weights
     // hardware
     std::string gpu = "generic-80gb";
     double gpuGb = 80;

@@ -24,6 +24,9 @@ export interface Config {
   last_stage_layers: number;
   attention: string;
   dropout: boolean;
+  optimizer: string;
+  precision: string;
+  master_weights: boolean;
   gpus_per_node: number;
   offload: string;
   zero_init: boolean;
