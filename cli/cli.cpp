@@ -75,7 +75,9 @@ void printTable(std::ostream& out, const Result& result, const Config& c, bool g
     const auto* gpu = findGpuPreset(c.gpu);
 
     out << "membudget · method " << result.method << " · " << (model ? model->label : std::string_view("custom architecture"))
-        << " · Ψ = " << detail::groupedNumber(result.parameterCount) << " parameters\n";
+        << " · Ψ = " << detail::groupedNumber(result.parameterCount) << " parameters"
+        << (result.activeParameterCount != result.parameterCount ? " (" + detail::groupedNumber(result.activeParameterCount) + " active per token)" : "")
+        << "\n";
     const auto g = detail::groupedNumber;
     if (c.mode == "inference")
         out << "inference · TP " << g(c.tp) << " · PP " << g(c.pp) << " · " << g(c.mb) << " sequences × " << g(c.seq)

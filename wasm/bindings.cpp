@@ -39,6 +39,7 @@ struct WasmResult {
     double cpuBytesPerNode = 0;
     double maxSequences = 0;
     double maxContextTokens = 0;
+    double activeParameterCount = 0;
 };
 
 struct WasmStage {
@@ -92,7 +93,7 @@ WasmResult toWasm(const Result& r) {
     return {r.method,     toArray(r.lines),    r.parameterCount, r.totalBytes,        r.capacityBytes,
             r.usableBytes, r.verdict,          toArray(r.warnings), toArray(r.errors), stages,
             r.peakStage,  toArray(r.tensors),  toArray(r.phases),   r.peakPhase,       r.cpuBytesPerNode,
-            r.maxSequences, r.maxContextTokens};
+            r.maxSequences, r.maxContextTokens, r.activeParameterCount};
 }
 
 WasmResult evaluateConfig(const Config& config) { return toWasm(evaluate(config)); }
@@ -189,6 +190,14 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("bias", &Config::bias)
         .field("qkv_bias", &Config::qkvBias)
         .field("pos_emb", &Config::posEmb)
+        .field("experts", &Config::experts)
+        .field("experts_per_token", &Config::expertsPerToken)
+        .field("moe_ffn", &Config::moeFfn)
+        .field("shared_expert_ffn", &Config::sharedExpertFfn)
+        .field("moe_layer_freq", &Config::moeLayerFreq)
+        .field("capacity_factor", &Config::capacityFactor)
+        .field("ep", &Config::ep)
+        .field("etp", &Config::etp)
         .field("vpp", &Config::vpp)
         .field("first_stage_layers", &Config::firstStageLayers)
         .field("last_stage_layers", &Config::lastStageLayers)
@@ -273,7 +282,8 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("peakPhase", &WasmResult::peakPhase)
         .field("cpuBytesPerNode", &WasmResult::cpuBytesPerNode)
         .field("maxSequences", &WasmResult::maxSequences)
-        .field("maxContextTokens", &WasmResult::maxContextTokens);
+        .field("maxContextTokens", &WasmResult::maxContextTokens)
+        .field("activeParameterCount", &WasmResult::activeParameterCount);
 
     value_object<WasmColumn>("MethodColumn")
         .field("method", &WasmColumn::method)

@@ -80,6 +80,25 @@ std::vector<FieldSpec> buildFields() {
          .member = &Config::posEmb, .min = 0, .max = 16777216, .unit = "positions",
          .help = "Rows of a learned position embedding; 0 for rotary", .section = arch});
 
+    const std::string_view moe = "Mixture of experts (Megatron-LM --num-experts, --moe-*; Mixtral, Qwen MoE config.json)";
+    add({.key = "experts", .label = "Routed experts", .group = "model", .kind = K::integer, .member = &Config::experts,
+         .min = 2, .max = 4096, .zeroMeansAuto = true, .autoMeaning = "a dense model", .unit = "experts",
+         .help = "Experts per MoE layer", .section = moe});
+    add({.key = "experts_per_token", .label = "Experts per token", .group = "model", .kind = K::integer,
+         .member = &Config::expertsPerToken, .min = 1, .max = 64, .unit = "experts", .help = "Top-k routing", .section = moe});
+    add({.key = "moe_ffn", .label = "Expert FFN size", .group = "model", .kind = K::integer, .member = &Config::moeFfn,
+         .min = 1, .max = 4194304, .zeroMeansAuto = true, .autoMeaning = "ffn", .unit = "",
+         .help = "Intermediate size of each expert", .section = moe});
+    add({.key = "shared_expert_ffn", .label = "Shared expert FFN", .group = "model", .kind = K::integer,
+         .member = &Config::sharedExpertFfn, .min = 0, .max = 4194304, .unit = "",
+         .help = "Intermediate size of the always-active shared expert; 0 for none", .section = moe});
+    add({.key = "moe_layer_freq", .label = "MoE layer frequency", .group = "model", .kind = K::integer,
+         .member = &Config::moeLayerFreq, .min = 1, .max = 10000, .unit = "layers",
+         .help = "Every n-th layer (from the first) is a MoE layer; the others are dense", .section = moe});
+    add({.key = "capacity_factor", .label = "Capacity factor", .group = "training", .kind = K::number,
+         .member = &Config::capacityFactor, .min = 0.1, .max = 64, .unit = "",
+         .help = "Routed tokens an expert rank holds, relative to a perfectly even split", .section = moe});
+
     add({.key = "tp", .label = "Tensor parallel TP", .group = "parallelism", .kind = K::integer, .member = &Config::tp,
          .min = 1, .max = 1024, .unit = "GPUs", .help = "Tensor-parallel degree", .section = s4});
     add({.key = "pp", .label = "Pipeline parallel PP", .group = "parallelism", .kind = K::integer,
@@ -91,6 +110,11 @@ std::vector<FieldSpec> buildFields() {
     add({.key = "cp", .label = "Context parallel CP", .group = "parallelism", .kind = K::integer,
          .member = &Config::cp, .min = 1, .max = 1024, .unit = "GPUs",
          .help = "Context-parallel degree: splits the sequence", .section = s2});
+    add({.key = "ep", .label = "Expert parallel EP", .group = "parallelism", .kind = K::integer, .member = &Config::ep,
+         .min = 1, .max = 4096, .unit = "GPUs", .help = "Experts split across EP ranks", .section = moe});
+    add({.key = "etp", .label = "Expert tensor parallel", .group = "parallelism", .kind = K::integer, .member = &Config::etp,
+         .min = 1, .max = 1024, .zeroMeansAuto = true, .autoMeaning = "TP", .unit = "GPUs",
+         .help = "Tensor parallelism inside each expert", .section = moe});
     add({.key = "sp", .label = "Sequence parallel", .group = "parallelism", .kind = K::boolean, .member = &Config::sp,
          .unit = "", .help = "Shards the LayerNorm/dropout regions over the TP group", .section = s2});
     add({.key = "zero", .label = "ZeRO stage", .group = "parallelism", .kind = K::integer, .member = &Config::zero,
@@ -365,6 +389,17 @@ std::vector<Problem> validate(const Config& config) {
                                   config.pp - 2 + (config.firstStageLayers == 0) + (config.lastStageLayers == 0))
         errors.push_back({"first_stage_layers", "the stages between the first and the last need a layer each: at most " +
                                                     n(config.layers - config.pp + 2) + " layers on the first and last stages"});
+    if (config.experts != 0) {
+        const double etp = config.etp != 0 ? config.etp : config.tp;
+        if (std::fmod(config.experts, config.ep) != 0)
+            errors.push_back({"ep", "ep must divide experts (" + n(config.experts) + "); got " + n(config.ep)});
+        else if (std::fmod(config.tp * config.cp * config.dp, etp * config.ep) != 0)
+            errors.push_back({"ep", "EP × ETP (" + n(config.ep * etp) + ") must divide TP × CP × DP (" +
+                                        n(config.tp * config.cp * config.dp) + "), the ranks that share a pipeline stage"});
+        if (config.expertsPerToken > config.experts)
+            errors.push_back({"experts_per_token", "experts_per_token must be at most experts (" + n(config.experts) + "); got " +
+                                                       n(config.expertsPerToken)});
+    }
     if (config.vpp > 1 && config.pp == 1)
         errors.push_back({"vpp", "vpp (virtual pipeline stages) needs pp > 1; got vpp = " + n(config.vpp) + " with pp = 1"});
     if (config.mode == "inference" && config.method != "membudget")

@@ -152,6 +152,7 @@ std::string resultToJson(const Result& result, const Config& config, int indent)
         return out.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
     }
     out["parameter_count"] = number(result.parameterCount);
+    out["active_parameter_count"] = number(result.activeParameterCount);
     out["lines"] = linesArray(result.lines);
     out["total_bytes"] = number(result.totalBytes);
     out["capacity_bytes"] = number(result.capacityBytes);

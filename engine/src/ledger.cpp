@@ -75,7 +75,24 @@ double derivedParameterCount(const Config& c) {
     const double ffnMatrices = c.gatedFfn ? 3 : 2;
     const double ffn = ffnMatrices * h * c.ffn + (c.bias ? (ffnMatrices - 1) * c.ffn + h : 0);
     const double embeddings = c.vocab * h * (c.tiedEmbeddings ? 1 : 2) + c.posEmb * h;
-    return embeddings + c.layers * (attention + ffn + 2 * norm) + norm;
+    const double moeLayers = moeLayerCount(c);
+    // A MoE layer replaces the dense FFN with a router, the routed experts and any shared expert.
+    const double moeFfn = h * c.experts + c.experts * ffnMatrices * h * (c.moeFfn != 0 ? c.moeFfn : c.ffn) +
+                          ffnMatrices * h * c.sharedExpertFfn;
+    return embeddings + c.layers * (attention + 2 * norm) + (c.layers - moeLayers) * ffn + moeLayers * moeFfn + norm;
+}
+
+double moeLayerCount(const Config& c) {
+    if (c.experts == 0) return 0;
+    return std::floor((c.layers - 1) / c.moeLayerFreq) + 1;  // layers 0, f, 2f, … below L
+}
+
+double activeParameterCount(const Config& c) {
+    if (c.experts == 0) return derivedParameterCount(c);
+    Config active = c;
+    active.experts = c.expertsPerToken;  // each token passes through top-k experts (and the router of all E)
+    const double routerDifference = moeLayerCount(c) * c.hidden * (c.experts - c.expertsPerToken);
+    return derivedParameterCount(active) + routerDifference;
 }
 
 StaticBytesPerParam staticBytesPerParam(double staticBytes) {
@@ -155,6 +172,7 @@ Result evaluate(const Config& config) noexcept {
         if (!result.errors.empty()) return result;
 
         result.parameterCount = config.params != 0 ? config.params : derivedParameterCount(config);
+        result.activeParameterCount = config.experts != 0 ? activeParameterCount(config) : result.parameterCount;
         detail::MethodOutput output = runMethod(config, result.parameterCount);
         const std::vector<Line> allowances = allowanceLines(config);
 

@@ -49,7 +49,7 @@ std::string sShape(const Config& c, bool spSharded) {
 }
 
 // One transformer layer's saved tensors for one micro-batch, per GPU.
-std::vector<Tensor> layerTensors(const Config& c, const Dims& x, bool includeAttentionCore) {
+std::vector<Tensor> layerTensors(const Config& c, const Dims& x, bool includeAttentionCore, bool moe = false) {
     std::vector<Tensor> out;
     const std::string seqSp = sShape(c, true), seq = sShape(c, false);
     const std::string spNote = c.sp && c.tp > 1 ? "sharded by SP over TP" : (c.tp > 1 ? "replicated on every TP rank" : "");
@@ -84,6 +84,30 @@ std::vector<Tensor> layerTensors(const Config& c, const Dims& x, bool includeAtt
     if (x.dropout) add("attention residual dropout mask", "[b, " + seqSp + ", h]", "uint8", bsh, spNote);
     add("MLP norm input", "[b, " + seqSp + ", h]", "bf16", 2 * bsh, spNote);
     add("MLP norm statistics", "[b, " + seqSp + "]", "fp32", statsBytes, spNote);
+    if (moe) {
+        // Router scores for every expert, then the top-k copies of each token dispatched to the experts of
+        // this EP rank (on average b·s·k, times the capacity factor), through experts split by ETP.
+        const double etp = c.etp != 0 ? c.etp : c.tp;
+        const double routed = x.b * x.sRank * c.expertsPerToken * c.capacityFactor;
+        const double fe = (c.moeFfn != 0 ? c.moeFfn : c.ffn) / etp;
+        add("router logits and probabilities", "2 × [b, " + seqSp + ", E]", "fp32", 8 * x.b * x.sRank * c.experts / x.spDivisor, spNote);
+        add("dispatched tokens (expert FC1 input)", "[b·s·k·cf, h]", "bf16", 2 * routed * x.h, "tokens routed to this EP rank");
+        if (x.gated) {
+            add("expert gate and up projections", "2 × [b·s·k·cf, d_expert/ETP]", "bf16", 4 * routed * fe, "experts split by EP, ETP");
+            add("expert SwiGLU output (FC2 input)", "[b·s·k·cf, d_expert/ETP]", "bf16", 2 * routed * fe, "experts split by EP, ETP");
+        } else {
+            add("expert FC1 output", "[b·s·k·cf, d_expert/ETP]", "bf16", 2 * routed * fe, "experts split by EP, ETP");
+            add("expert activation output", "[b·s·k·cf, d_expert/ETP]", "bf16", 2 * routed * fe, "experts split by EP, ETP");
+        }
+        add("routing weights for the combine", "[b·s·k]", "fp32", 4 * x.b * x.sRank * c.expertsPerToken, "tokens routed to this EP rank");
+        if (c.sharedExpertFfn > 0) {
+            const double bss = x.b * x.sRank * c.sharedExpertFfn / x.t;
+            add("shared expert FC1 input", "[b, " + seqSp + ", h]", "bf16", 2 * bsh, spNote);
+            add("shared expert gate/up and output", "[b, " + seq + ", 3 × d_shared/TP]", "bf16", (x.gated ? 6 : 4) * bss, "split by TP");
+        }
+        if (x.dropout) add("MLP residual dropout mask", "[b, " + seqSp + ", h]", "uint8", bsh, spNote);
+        return out;
+    }
     add("FC1 input", "[b, " + seqSp + ", h]", "bf16", 2 * bsh, spNote);
     const double bsf = x.b * x.sRank * x.f / x.t;
     if (x.gated) {
@@ -104,6 +128,9 @@ double sum(const std::vector<Tensor>& tensors) {
 }
 
 struct RankParams {
+    double moeLayerLinear = 0;   // a MoE layer's attention and shared-expert matrices on one TP rank
+    double moeLayerExperts = 0;  // its routed experts on one EP × ETP rank
+    double moeLayer = 0;         // a MoE layer without its routed experts (router and norms included)
     double layerLinear;  // the weight matrices of one layer on one TP rank (what weight quantization stores)
     double layer;      // one transformer layer on one TP rank
     double embedding;  // input embedding (vocab-parallel) and learned positions
@@ -123,6 +150,13 @@ RankParams rankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput)
     RankParams p{};
     p.layerLinear = q + o + kvWeights + mlp;
     p.layer = q + o + kvWeights + mlp + biases + 2 * norm;
+    if (c.experts != 0) {
+        const double etp = c.etp != 0 ? c.etp : c.tp;
+        const double shared = matrices * x.h * c.sharedExpertFfn / x.t;
+        p.moeLayerLinear = q + o + kvWeights + shared;
+        p.moeLayerExperts = c.experts / c.ep * matrices * x.h * (c.moeFfn != 0 ? c.moeFfn : c.ffn) / etp;
+        p.moeLayer = p.moeLayerLinear + (biases - (x.bias ? (matrices - 1) * x.f / x.t : 0)) + 2 * norm + x.h * c.experts;
+    }
     p.embedding = x.V * x.h / x.t + c.posEmb * x.h;
     p.output = lastStageHoldsOutput ? x.V * x.h / x.t : 0;
     p.finalNorm = norm;
@@ -265,26 +299,42 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
     const std::vector<Tensor> fullLayer = layerTensors(c, x, true);
     const double fullLayerBytes = sum(fullLayer);
 
+    // Routed experts are replicated over the expert data-parallel group, TP × CP × DP / (ETP × EP)
+    // (Megatron-LM's expert DP): their gradients and optimizer states shard over it.
+    const double expertShardGroup = c.experts != 0 ? c.tp * c.cp * c.dp / ((c.etp != 0 ? c.etp : c.tp) * c.ep) : 1;
+    double firstLayerOfStage = 0;
     for (double i = 0; i < stages; ++i) {
         StageOutput stage;
         stage.index = i;
         stage.layers = layers[static_cast<size_t>(i)];
         const bool first = i == 0, last = i == stages - 1;
-        const double stageParams = stage.layers * p.layer + (first ? p.embedding : 0) +
+        double moeLayers = 0;
+        if (c.experts != 0)
+            for (double j = firstLayerOfStage; j < firstLayerOfStage + stage.layers; ++j) moeLayers += std::fmod(j, c.moeLayerFreq) == 0 ? 1 : 0;
+        firstLayerOfStage += stage.layers;
+        const double denseLayers = stage.layers - moeLayers;
+        const double stageParams = denseLayers * p.layer + moeLayers * p.moeLayer + (first ? p.embedding : 0) +
                                    (last ? p.finalNorm + p.output : 0);
+        const double expertParams = moeLayers * p.moeLayerExperts;
 
         // Static memory by precision, gradient convention and optimizer (staticRates), sharded by ZeRO stage.
         const double paramShard = c.zero >= 3 ? shardGroup : 1, gradShard = c.zero >= 2 ? shardGroup : 1,
                      optimizerShard = c.zero >= 1 ? shardGroup : 1;
-        const double hiddenMatrices = stage.layers * p.layerLinear;
+        const double expertParamShard = c.zero >= 3 ? expertShardGroup : 1, expertGradShard = c.zero >= 2 ? expertShardGroup : 1,
+                     expertOptimizerShard = c.zero >= 1 ? expertShardGroup : 1;
+        const double hiddenMatrices = denseLayers * p.layerLinear + moeLayers * p.moeLayerLinear;
         const double embeddingParams = (first ? p.embedding : 0) + (last ? p.output : 0);
         const double vectorParams = stageParams - hiddenMatrices - embeddingParams;
         // Transformer Engine caches an FP8 copy of each linear weight for the micro-batches of a step.
-        const double fp8Copies = c.precision == "fp8" ? hiddenMatrices : 0;
-        double parameters = offloadParameters ? 0 : (rates.weight * stageParams) / paramShard + fp8Copies;
-        double gradients = rates.gradient * stageParams / gradShard;
+        const double fp8Copies = c.precision == "fp8" ? hiddenMatrices + expertParams : 0;
+        double parameters = offloadParameters ? 0
+                                              : rates.weight * stageParams / paramShard + rates.weight * expertParams / expertParamShard +
+                                                    fp8Copies;
+        double gradients = rates.gradient * stageParams / gradShard + rates.gradient * expertParams / expertGradShard;
         const double states = rates.statesHidden * hiddenMatrices + rates.statesEmbedding * embeddingParams + rates.statesVector * vectorParams;
-        const double optimizer = offloadOptimizer ? 0 : (rates.master * stageParams + states) / optimizerShard;
+        const double optimizer = offloadOptimizer ? 0
+                                                  : (rates.master * stageParams + states) / optimizerShard +
+                                                        (rates.master + rates.statesHidden) * expertParams / expertOptimizerShard;
         std::string parameterNote = std::string(c.precision == "fp32" ? "FP32" : c.precision == "fp16" ? "FP16" : "BF16") + " weights of " +
                                     n(std::round(stageParams)) + " parameters on this GPU (" +
                                     n(stage.layers) + " layers" + (first ? ", the embedding" : "") +
@@ -323,11 +373,22 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
                 tensors.push_back({"one layer recomputed in backward (transient)", "all of a layer's saved tensors", "mixed",
                                    fullLayerBytes, 1, fullLayerBytes, "as the layer's tensors"});
         } else {
-            for (auto t : layerTensors(c, x, c.ckpt == "none")) {
-                t.copies = copies;
-                t.bytes = t.bytesPerCopy * copies;
-                tensors.push_back(std::move(t));
-            }
+            // Layer-copies split between dense and MoE layers in the proportion the stage holds them.
+            const double moeCopies = stage.layers > 0 ? copies * moeLayers / stage.layers : 0;
+            const double denseCopies = copies - moeCopies;
+            if (denseCopies > 0)
+                for (auto t : layerTensors(c, x, c.ckpt == "none")) {
+                    t.copies = denseCopies;
+                    t.bytes = t.bytesPerCopy * denseCopies;
+                    tensors.push_back(std::move(t));
+                }
+            if (moeCopies > 0)
+                for (auto t : layerTensors(c, x, c.ckpt == "none", true)) {
+                    t.name = "MoE layer: " + t.name;
+                    t.copies = moeCopies;
+                    t.bytes = t.bytesPerCopy * moeCopies;
+                    tensors.push_back(std::move(t));
+                }
             if (c.ckpt == "selective" && stage.layers > 0) {
                 // Selective recomputation (Megatron-LM: core attention) rebuilds one layer's attention core.
                 const double core = fullLayerBytes - sum(layerTensors(c, x, false));
@@ -368,6 +429,9 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
         stage.peakPhase = step > forwardBackward ? "optimizer step" : "forward/backward";
 
         const std::string where = "stage " + n(i) + " of " + n(stages);
+        if (expertParams > 0)
+            parameterNote += "; " + n(std::round(expertParams)) + " routed-expert parameters (" + n(c.experts / c.ep) +
+                             " experts per EP rank), their gradients and optimizer sharded over the expert DP group of " + n(expertShardGroup);
         stage.lines.push_back({"parameters", "Parameters", n(rates.weight) + " × P_stage / shard",
                                n(rates.weight) + " × " + n(std::round(stageParams)) + " / " + n(paramShard), parameters, parameterNote,
                                "membudget"});
@@ -401,7 +465,8 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
     }
     if (offloadOptimizer || offloadParameters) {
         // Host memory per node for what was offloaded: the optimizer (and parameters) of every GPU in it.
-        const double shardParams = (layers[0] * p.layer + p.embedding) / (c.zero >= 1 ? shardGroup : 1);
+        const double shardParams = (layers[0] * (c.experts != 0 ? p.moeLayer + p.moeLayerExperts : p.layer) + p.embedding) /
+                                   (c.zero >= 1 ? shardGroup : 1);
         out.cpuBytesPerNode = c.gpusPerNode * shardParams * (rates.master + rates.statesHidden + (offloadParameters ? rates.weight : 0));
     }
     if (c.precision == "fp16" && !c.masterWeights)

@@ -169,8 +169,17 @@ MethodOutput megatronMethod(const Config& c, double psi) {
     x.sequenceParallel = c.sp;
     x.recomputeSelective = c.ckpt == "selective";
     x.numMicrobatches = c.microbatches;
+    if (c.experts != 0) {
+        x.numExperts = c.experts;
+        x.moeFfnHiddenSize = c.moeFfn != 0 ? c.moeFfn : c.ffn;
+        x.moeLayerFreq = c.moeLayerFreq;
+        x.sharedExpertFfn = c.sharedExpertFfn;
+        x.expertParallel = c.ep;
+        x.expertTensorParallel = c.etp != 0 ? c.etp : c.tp;
+        x.worldSize = c.tp * c.pp * c.cp * c.dp;
+    }
     const auto weights = sources::megatronWeights(x);
-    const double params = weights.tensorParallelParams + weights.replicatedParams;
+    const double params = weights.tensorParallelParams + weights.replicatedParams + weights.expertParams;
     const double activations = sources::megatronActivationBytes(x);
     const bool withSp = x.sequenceParallel && x.recomputeSelective;
     const std::string shard = n(std::round(params));
@@ -187,7 +196,8 @@ MethodOutput megatronMethod(const Config& c, double psi) {
                            "FP32 main gradients: Megatron-LM counts 18 (or 6 + 12/DP) bytes per parameter, 4 of them for gradients",
                            "megatron"});
     stage.lines.push_back({"optimizer", "Optimizer", c.zero >= 1 ? "(12 / DP) × P_shard" : "12 × P_shard",
-                           (c.zero >= 1 ? "(12 / " + n(c.dp) + ") × " : "12 × ") + shard, (weights.bytesPerParam - 6) * params,
+                           (c.zero >= 1 ? "(12 / " + n(c.dp) + ") × " : "12 × ") + shard,
+                           (weights.bytesPerParam - 6) * (params - weights.expertParams) + (weights.expertBytesPerParam - 6) * weights.expertParams,
                            c.zero >= 1 ? "FP32 params + Adam m, v sharded by the distributed optimizer over DP (6 + 12/DP bytes per parameter in all)"
                                        : "FP32 params + Adam m, v, not sharded (18 bytes per parameter in all)",
                            "megatron"});

@@ -36,6 +36,11 @@ constexpr std::array kModels{
                 "Brown et al. 2020, Table 2.1 (n_layers 96, d_model 12288, n_heads 96, d_head 128, context 2048), "
                 "GPT-2's 50,257-token BPE vocabulary, tied embeddings, LayerNorm and biases; the derived "
                 "174,604,259,328 is what the paper rounds to 175.0B"},
+    ModelPreset{"mixtral-8x7b", "Mixtral 8x7B", 0, 4096, 32, 32, 8, 0, 14336, 32000, true, false, "rmsnorm", false, 0,
+                "membudget", "huggingface.co/mistralai/Mixtral-8x7B-v0.1 config.json (8 experts, top-2); 46,702,792,704 parameters",
+                8, 2, 14336, 0},
+    ModelPreset{"mixtral-8x22b", "Mixtral 8x22B", 0, 6144, 56, 48, 8, 0, 16384, 32000, true, false, "rmsnorm", false, 0,
+                "membudget", "huggingface.co/mistralai/Mixtral-8x22B-v0.1 config.json (8 experts, top-2)", 8, 2, 16384, 0},
     // Korthikanti et al. 2022, Table 3: GPT-style models (s = 2048, v = 51200) used in their evaluation.
     ModelPreset{"korthikanti-22b", "22B (Korthikanti et al. Table 3)", 0, 6144, 48, 64, 64, 0, 24576, 51200, false, true,
                 "layernorm", true, 2048, "korthikanti",
@@ -106,6 +111,11 @@ void applyModelPreset(Config& config, const ModelPreset& preset) {
     config.norm = std::string(preset.norm);
     config.bias = preset.bias;
     config.qkvBias = false;
+    config.experts = preset.experts;
+    config.expertsPerToken = preset.expertsPerToken;
+    config.moeFfn = preset.moeFfn;
+    config.sharedExpertFfn = preset.sharedExpertFfn;
+    config.moeLayerFreq = 1;
     config.posEmb = preset.posEmb;
     config.method = std::string(preset.method);
 }

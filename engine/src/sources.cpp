@@ -17,15 +17,29 @@ MegatronWeights megatronWeights(const MegatronArgs& x) {
     // self_attn_term = 2·h·h·((1 + g/a)·(d·a/h)): Q and O plus K and V for g query groups.
     const double attention = 2 * h * h * ((1 + (g / a)) * (d * a / h));
     const double mlp = 2 * h * x.ffnHiddenSize * gamma;
-    const double tensorParallelBlock = (attention + mlp) * L;
-    const double replicatedBlock = 2 * h * nu * L + nu * h;  // two norms per layer and the final norm
+    double moeLayers = 0;
+    if (x.numExperts)
+        for (double i = 0; i < L; ++i) moeLayers += std::fmod(i, x.moeLayerFreq) == 0 ? 1 : 0;
+    const double denseLayers = L - moeLayers;
+    const double experts = x.numExperts.value_or(1);
+    const double router = h * experts;  // no bias: add_bias_linear off
+    const double shared = 2 * h * x.sharedExpertFfn * gamma;
+    const double tensorParallelBlock = (attention + mlp) * denseLayers + (attention + shared) * moeLayers;
+    const double replicatedBlock = 2 * h * nu * denseLayers + (2 * h * nu + router) * moeLayers + nu * h;
+    const double expertBlock = 2 * h * x.moeFfnHiddenSize * experts * gamma * moeLayers;
     const double embedding = x.paddedVocabSize * h;
     double tensorParallel = tensorParallelBlock / x.pipelineParallel + embedding;
     if (x.untieEmbeddingsAndOutputWeights && x.pipelineParallel == 1) tensorParallel += embedding;
     tensorParallel /= x.tensorParallel;
     const double replicated = replicatedBlock / x.pipelineParallel;
     const double bytesPerParam = x.useDistributedOptimizer ? 6 + 12 / x.dataParallel : 18;
-    return {tensorParallel, replicated, bytesPerParam};
+    MegatronWeights w{tensorParallel, replicated, bytesPerParam};
+    if (moeLayers > 0) {
+        w.expertParams = expertBlock / x.pipelineParallel / (x.expertTensorParallel * x.expertParallel);
+        const double expertDataParallel = std::floor(x.worldSize / (x.expertTensorParallel * x.expertParallel * x.pipelineParallel));
+        w.expertBytesPerParam = x.useDistributedOptimizer ? 6 + 12 / expertDataParallel : 18;
+    }
+    return w;
 }
 
 namespace {

@@ -58,6 +58,15 @@ TEST_CASE("method megatron: a Config reproduces Megatron-LM's own numbers", "[me
         config.seq = a["seq_length"];
         // Megatron-LM without a micro-batch count applies no discount, as with m >= PP.
         config.microbatches = c["num_microbatches"].is_null() ? config.pp : c["num_microbatches"].get<double>();
+        if (!a["num_experts"].is_null()) {
+            config.experts = a["num_experts"];
+            config.moeFfn = a["moe_ffn_hidden_size"];
+            config.expertsPerToken = a["moe_router_topk"];
+            config.moeLayerFreq = a["moe_layer_freq"];
+            config.sharedExpertFfn = a["moe_shared_expert_intermediate_size"].is_null() ? 0.0 : a["moe_shared_expert_intermediate_size"].get<double>();
+            config.ep = a["expert_model_parallel_size"];
+            config.etp = a["expert_tensor_parallel_size"];
+        }
         const Result r = evaluate(config);
         REQUIRE(r.ok());
         CHECK(relativeError(modelStates(r), c["weight_and_optimizer_bytes"]) < 1e-9);
@@ -321,4 +330,37 @@ TEST_CASE("method membudget: bytes per parameter by optimizer and precision", "[
     CHECK(lines("adamw", "fp8")[0] == 2 * P + hidden);
     config.masterWeights = false;
     CHECK(lines("adamw", "bf16")[2] == 8 * P);
+}
+
+TEST_CASE("method membudget: Mixtral's experts split by EP, totals and active parameters", "[methods][membudget][moe]") {
+    Config config;
+    config.model = "mixtral-8x7b";
+    config.method = "membudget";
+    config.hidden = 4096;
+    config.layers = 32;
+    config.heads = 32;
+    config.kvHeads = 8;
+    config.ffn = 14336;
+    config.vocab = 32000;
+    config.experts = 8;
+    config.expertsPerToken = 2;
+    config.moeFfn = 14336;
+    config.params = 0;
+    config.tp = 1;
+    config.etp = 1;
+    config.ep = 8;
+    config.dp = 8;
+    config.zero = 0;
+    const Result r = evaluate(config);
+    REQUIRE(r.ok());
+    CHECK(r.parameterCount == 46702792704.0);
+    // Top-2 of 8 experts: 12,879,921,152 parameters per token (the router of all 8 counts).
+    const double expertPerLayer = 3.0 * 4096 * 14336;
+    CHECK(r.activeParameterCount == 46702792704.0 - 32 * 6 * expertPerLayer);
+    // One expert per EP rank per layer; everything else whole (TP = 1).
+    const double nonExpert = 46702792704.0 - 32 * 8 * expertPerLayer;
+    CHECK(line(r, "parameters") == 2 * (nonExpert + 32 * expertPerLayer));
+    config.ep = 4;
+    config.experts = 6;
+    CHECK_FALSE(evaluate(config).ok());  // EP must divide the experts
 }

@@ -44,6 +44,15 @@ MegatronArgs megatronArgsFrom(const nlohmann::json& a, const nlohmann::json& num
     x.sequenceParallel = a["sequence_parallel"];
     x.recomputeSelective = a["recompute_granularity"] == "selective";
     if (!numMicrobatches.is_null()) x.numMicrobatches = numMicrobatches.get<double>();
+    if (!a["num_experts"].is_null()) {
+        x.numExperts = a["num_experts"].get<double>();
+        x.moeFfnHiddenSize = a["moe_ffn_hidden_size"];
+        x.moeLayerFreq = a["moe_layer_freq"];
+        x.sharedExpertFfn = orDefault<double>(a["moe_shared_expert_intermediate_size"], 0);
+        x.expertParallel = a["expert_model_parallel_size"];
+        x.expertTensorParallel = a["expert_tensor_parallel_size"];
+        x.worldSize = a["world_size"];
+    }
     return x;
 }
 

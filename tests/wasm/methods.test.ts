@@ -44,6 +44,17 @@ describe('methods in the wasm build', () => {
         mb: a.micro_batch_size,
         seq: a.seq_length,
         microbatches: c.num_microbatches ?? a.pipeline_model_parallel_size,
+        ...(a.num_experts
+          ? {
+              experts: a.num_experts,
+              moe_ffn: a.moe_ffn_hidden_size,
+              experts_per_token: a.moe_router_topk,
+              moe_layer_freq: a.moe_layer_freq,
+              shared_expert_ffn: a.moe_shared_expert_intermediate_size ?? 0,
+              ep: a.expert_model_parallel_size,
+              etp: a.expert_tensor_parallel_size,
+            }
+          : {}),
       };
       const ledger = engine.evaluate(config);
       expect(relativeError(modelStates(ledger), c.weight_and_optimizer_bytes), c.name).toBeLessThan(1e-9);

@@ -193,7 +193,8 @@ export class LedgerView {
   }
 
   #updateTable(ledger: Ledger, config: Config, unit: Unit): void {
-    setText(this.#caption, `Per-GPU memory, method ${ledger.method}, Ψ = ${formatCount(ledger.parameterCount)} parameters`);
+    const active = ledger.activeParameterCount !== ledger.parameterCount ? ` (${formatCount(ledger.activeParameterCount)} active per token)` : '';
+    setText(this.#caption, `Per-GPU memory, method ${ledger.method}, Ψ = ${formatCount(ledger.parameterCount)} parameters${active}`);
     setText(this.#valueHeader, `Value (${UNIT_LABEL[unit]})`);
     for (const line of ledger.lines) {
       const row = this.#rows.get(line.id)!;

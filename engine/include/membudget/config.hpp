@@ -37,6 +37,13 @@ struct Config {
     bool bias = false;
     bool qkvBias = false;  // biases on Q, K, V only (Qwen2)
     double posEmb = 0;  // rows of a learned absolute position embedding; 0 for rotary
+    // mixture of experts (experts = 0: dense)
+    double experts = 0;
+    double expertsPerToken = 2;
+    double moeFfn = 0;          // 0: ffn
+    double sharedExpertFfn = 0; // 0: no shared expert
+    double moeLayerFreq = 1;    // layer i is MoE iff i % moe_layer_freq == 0
+    double capacityFactor = 1;
     // parallelism
     double tp = 8;
     double pp = 1;
@@ -45,6 +52,8 @@ struct Config {
     bool sp = false;
     double zero = 1;
     double gpus = 0;  // 0 means TP × PP × CP × DP
+    double ep = 1;    // expert parallel
+    double etp = 0;   // expert tensor parallel; 0 means TP
     double vpp = 1;   // virtual pipeline stages (interleaved 1F1B) per rank
     double firstStageLayers = 0;  // 0: an even split
     double lastStageLayers = 0;

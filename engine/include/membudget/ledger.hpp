@@ -52,6 +52,7 @@ struct Result {
     std::string method;
     std::vector<Line> lines;    // the peak stage's ledger, at its peak phase
     double parameterCount = 0;  // Ψ as used (given or derived)
+    double activeParameterCount = 0;  // per token, for MoE (= parameterCount for a dense model)
     double totalBytes = 0;
     double capacityBytes = 0;
     double usableBytes = 0;  // capacity less the headroom fraction
@@ -93,6 +94,10 @@ Result evaluate(const Config& config) noexcept;
 // Ψ from the architecture in the Hugging Face layout: embeddings, attention with GQA, the (gated) FFN,
 // norms, biases and learned positions; the output layer unless tied.
 double derivedParameterCount(const Config& config);
+
+// MoE: the layers that are MoE layers, and the parameters one token passes through (top-k experts).
+double moeLayerCount(const Config& config);
+double activeParameterCount(const Config& config);
 
 // Bytes per parameter of the static memory under each of the chapter's conventions (section 1).
 struct StaticBytesPerParam {

@@ -19,6 +19,7 @@ struct ModelPreset {
     double posEmb;
     std::string_view method;  // the chapter's examples use method=chapter, real models membudget's own
     std::string_view source;
+    double experts = 0, expertsPerToken = 2, moeFfn = 0, sharedExpertFfn = 0;
 };
 
 struct GpuPreset {

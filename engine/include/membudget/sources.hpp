@@ -26,14 +26,20 @@ struct MegatronArgs {
     bool sequenceParallel = false;
     bool recomputeSelective = false;  // recompute_granularity == "selective"
     std::optional<double> numMicrobatches;
+    // Mixture of experts (num_experts None: dense). Layer i is MoE iff i % moeLayerFreq == 0.
+    std::optional<double> numExperts;
+    double moeFfnHiddenSize = 0, moeLayerFreq = 1, sharedExpertFfn = 0;
+    double expertParallel = 1, expertTensorParallel = 1, worldSize = 1;
 };
 
 // Bytes of weights and optimizer states on the most loaded shard (the first pipeline stage).
 struct MegatronWeights {
     double tensorParallelParams;  // divided by TP: attention, MLP, embedding (and output layer when PP = 1)
-    double replicatedParams;      // norms, kept whole on every TP rank
+    double replicatedParams;      // norms (and MoE routers), kept whole on every TP rank
     double bytesPerParam;         // 18, or 6 + 12 / DP with the distributed optimizer
-    double bytes() const { return (tensorParallelParams + replicatedParams) * bytesPerParam; }
+    double expertParams = 0;      // routed experts, divided by ETP × EP
+    double expertBytesPerParam = 18;  // 18, or 6 + 12 / EDP with EDP = world // (ETP × EP × PP)
+    double bytes() const { return (tensorParallelParams + replicatedParams) * bytesPerParam + expertParams * expertBytesPerParam; }
 };
 MegatronWeights megatronWeights(const MegatronArgs& args);
 

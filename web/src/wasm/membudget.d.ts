@@ -19,6 +19,14 @@ export interface Config {
   bias: boolean;
   qkv_bias: boolean;
   pos_emb: number;
+  experts: number;
+  experts_per_token: number;
+  moe_ffn: number;
+  shared_expert_ffn: number;
+  moe_layer_freq: number;
+  capacity_factor: number;
+  ep: number;
+  etp: number;
   vpp: number;
   first_stage_layers: number;
   last_stage_layers: number;
@@ -127,6 +135,8 @@ export interface Result {
   /** Inference: the most concurrent sequences of length seq that fit, and the longest context at mb sequences. */
   maxSequences: number;
   maxContextTokens: number;
+  /** Parameters one token passes through (top-k experts); equal to parameterCount for a dense model. */
+  activeParameterCount: number;
 }
 
 export interface ParsedConfig {
