@@ -92,12 +92,23 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> fiel
         flag("bias", neox || (attentionBias && mlpBias));
         flag("qkv_bias", type == "qwen2" || type == "qwen2_moe" || (attentionBias && !mlpBias));
     }
-    // What changes memory but is not modelled yet: say so, by name.
-    for (const char* experts : {"num_local_experts", "n_routed_experts", "num_experts"}) {
-        const auto* v = find(experts);
-        if (v && v->type == "number" && numberOf(*v) > 1)
-            out.notices.push_back({experts, std::string(experts) + " = " + detail::formatNumber(numberOf(*v)) +
-                                                ": mixture-of-experts layers are not modelled yet; the dense intermediate_size is used for every layer"});
+    // Mixture of experts: Mixtral (num_local_experts), Qwen MoE (num_experts, moe_intermediate_size,
+    // shared_expert_intermediate_size, decoder_sparse_step), DeepSeek (n_routed_experts, n_shared_experts).
+    if (const auto experts = number({"num_local_experts", "num_experts", "n_routed_experts"}, "experts", false); experts && *experts > 1) {
+        number({"num_experts_per_tok", "moe_topk"}, "experts_per_token", false);
+        if (!number({"moe_intermediate_size"}, "moe_ffn", false)) assignments.push_back({"moe_ffn", "0"});
+        if (!number({"shared_expert_intermediate_size"}, "shared_expert_ffn", false)) {
+            const auto* shared = find("n_shared_experts");
+            const auto* width = find("moe_intermediate_size");
+            assignments.push_back({"shared_expert_ffn", shared && width && shared->type == "number" && width->type == "number"
+                                                            ? detail::formatNumber(numberOf(*shared) * numberOf(*width))
+                                                            : "0"});
+        }
+        if (!number({"decoder_sparse_step", "moe_layer_freq"}, "moe_layer_freq", false)) assignments.push_back({"moe_layer_freq", "1"});
+        if (find("first_k_dense_replace"))
+            out.notices.push_back({"first_k_dense_replace", "first_k_dense_replace: leading dense layers are taken as MoE layers (moe_layer_freq cannot express them)"});
+    } else {
+        assignments.push_back({"experts", "0"});  // dense (a count of 1 is a dense FFN too)
     }
     if (find("kv_lora_rank"))
         out.notices.push_back({"kv_lora_rank", "kv_lora_rank: multi-head latent attention (MLA) is not modelled yet; standard attention is assumed"});
