@@ -4,7 +4,6 @@
 #include <emscripten/bind.h>
 
 #include "membudget/config.hpp"
-#include "membudget/json.hpp"
 #include "membudget/ledger.hpp"
 #include "membudget/presets.hpp"
 
@@ -169,7 +168,6 @@ val gpuPresetList() {
 
 Config defaultConfig() { return Config{}; }
 
-std::string resultJson(const Config& config) { return resultToJson(evaluate(config), config); }
 
 }  // namespace
 
@@ -196,6 +194,12 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("shared_expert_ffn", &Config::sharedExpertFfn)
         .field("moe_layer_freq", &Config::moeLayerFreq)
         .field("capacity_factor", &Config::capacityFactor)
+        .field("first_dense_layers", &Config::firstDenseLayers)
+        .field("kv_lora_rank", &Config::kvLoraRank)
+        .field("q_lora_rank", &Config::qLoraRank)
+        .field("qk_rope_dim", &Config::qkRopeDim)
+        .field("qk_nope_dim", &Config::qkNopeDim)
+        .field("v_head_dim", &Config::vHeadDim)
         .field("ep", &Config::ep)
         .field("etp", &Config::etp)
         .field("vpp", &Config::vpp)
@@ -340,7 +344,6 @@ EMSCRIPTEN_BINDINGS(membudget) {
     function("gpuPresets", &gpuPresetList);
     function("encodeQuery", &encodeQuery);
     function("decodeQuery", &decode);
-    function("resultJson", &resultJson);
     function("compare", &compareConfig);
     function("differenceReason", &reasonFor);
     function("importHfFields", &importFields);

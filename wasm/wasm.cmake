@@ -1,22 +1,13 @@
 # The WebAssembly build (emcmake cmake -S . -B build-wasm): an ES module and its .wasm, for the page and
 # for the Node tests. Included from the top-level CMakeLists.txt when EMSCRIPTEN is set.
-# nlohmann/json is header-only; link its folder alone so that no other host header leaks into the wasm build.
-set(MEMBUDGET_NLOHMANN_DIR "/usr/include/nlohmann" CACHE PATH "Debian's nlohmann-json3-dev headers")
-set(MEMBUDGET_NLOHMANN_INCLUDE "${CMAKE_BINARY_DIR}/third_party")
-file(MAKE_DIRECTORY "${MEMBUDGET_NLOHMANN_INCLUDE}")
-file(CREATE_LINK "${MEMBUDGET_NLOHMANN_DIR}" "${MEMBUDGET_NLOHMANN_INCLUDE}/nlohmann" SYMBOLIC)
-
-add_library(membudget_json_wasm STATIC engine/src/json.cpp)
-target_include_directories(membudget_json_wasm PRIVATE ${MEMBUDGET_NLOHMANN_INCLUDE})
-target_link_libraries(membudget_json_wasm PUBLIC membudget_engine PRIVATE membudget_warnings)
-
+# No JSON library in the wasm: the page parses with JSON.parse and writes the CLI's JSON in TypeScript
+# (web/src/result-json.ts), which keeps a serializer's 10 KB gzipped out of the module.
 add_executable(membudget_wasm wasm/bindings.cpp)
 set_target_properties(membudget_wasm PROPERTIES OUTPUT_NAME membudget SUFFIX ".js")
-target_link_libraries(membudget_wasm PRIVATE membudget_engine membudget_json_wasm membudget_warnings)
+target_link_libraries(membudget_wasm PRIVATE membudget_engine membudget_warnings)
 # Chosen by measurement (README, "WebAssembly size flags"): -Oz with LTO gave the smallest gzipped .wasm + .js.
 set(MEMBUDGET_WASM_OPT "-Oz;-flto" CACHE STRING "Optimisation flags for the wasm build (a CMake list)")
 target_compile_options(membudget_engine PRIVATE ${MEMBUDGET_WASM_OPT})
-target_compile_options(membudget_json_wasm PRIVATE ${MEMBUDGET_WASM_OPT})
 target_compile_options(membudget_wasm PRIVATE ${MEMBUDGET_WASM_OPT})
 target_link_options(membudget_wasm PRIVATE
   ${MEMBUDGET_WASM_OPT}

@@ -95,6 +95,26 @@ std::vector<FieldSpec> buildFields() {
     add({.key = "moe_layer_freq", .label = "MoE layer frequency", .group = "model", .kind = K::integer,
          .member = &Config::moeLayerFreq, .min = 1, .max = 10000, .unit = "layers",
          .help = "Every n-th layer (from the first) is a MoE layer; the others are dense", .section = moe});
+    add({.key = "first_dense_layers", .label = "Leading dense layers", .group = "model", .kind = K::integer,
+         .member = &Config::firstDenseLayers, .min = 0, .max = 10000, .unit = "layers",
+         .help = "Layers before the first MoE layer (DeepSeek's first_k_dense_replace)", .section = moe});
+    const std::string_view mla = "Multi-head latent attention (DeepSeek-V2 §2.1; Megatron-LM --multi-latent-attention)";
+    add({.key = "kv_lora_rank", .label = "KV latent rank (MLA)", .group = "model", .kind = K::integer,
+         .member = &Config::kvLoraRank, .min = 1, .max = 65536, .zeroMeansAuto = true,
+         .autoMeaning = "standard attention", .unit = "", .help = "Compressed KV dimension of multi-head latent attention",
+         .section = mla});
+    add({.key = "q_lora_rank", .label = "Query latent rank (MLA)", .group = "model", .kind = K::integer,
+         .member = &Config::qLoraRank, .min = 1, .max = 65536, .zeroMeansAuto = true, .autoMeaning = "full-rank queries",
+         .unit = "", .help = "Compressed query dimension", .section = mla});
+    add({.key = "qk_rope_dim", .label = "RoPE head dimension (MLA)", .group = "model", .kind = K::integer,
+         .member = &Config::qkRopeDim, .min = 0, .max = 65536, .unit = "", .help = "Decoupled rotary part of each Q/K head",
+         .section = mla});
+    add({.key = "qk_nope_dim", .label = "Q/K head dimension (MLA)", .group = "model", .kind = K::integer,
+         .member = &Config::qkNopeDim, .min = 1, .max = 65536, .zeroMeansAuto = true, .autoMeaning = "head_dim",
+         .unit = "", .help = "Non-rotary part of each Q/K head", .section = mla});
+    add({.key = "v_head_dim", .label = "V head dimension (MLA)", .group = "model", .kind = K::integer,
+         .member = &Config::vHeadDim, .min = 1, .max = 65536, .zeroMeansAuto = true, .autoMeaning = "head_dim",
+         .unit = "", .help = "Width of each value head", .section = mla});
     add({.key = "capacity_factor", .label = "Capacity factor", .group = "training", .kind = K::number,
          .member = &Config::capacityFactor, .min = 0.1, .max = 64, .unit = "",
          .help = "Routed tokens an expert rank holds, relative to a perfectly even split", .section = moe});

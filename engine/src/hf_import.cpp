@@ -105,14 +105,21 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> fiel
                                                             : "0"});
         }
         if (!number({"decoder_sparse_step", "moe_layer_freq"}, "moe_layer_freq", false)) assignments.push_back({"moe_layer_freq", "1"});
-        if (find("first_k_dense_replace"))
-            out.notices.push_back({"first_k_dense_replace", "first_k_dense_replace: leading dense layers are taken as MoE layers (moe_layer_freq cannot express them)"});
+        if (!number({"first_k_dense_replace"}, "first_dense_layers", false)) assignments.push_back({"first_dense_layers", "0"});
     } else {
         assignments.push_back({"experts", "0"});  // dense (a count of 1 is a dense FFN too)
     }
-    if (find("kv_lora_rank"))
-        out.notices.push_back({"kv_lora_rank", "kv_lora_rank: multi-head latent attention (MLA) is not modelled yet; standard attention is assumed"});
-    if (find("q_lora_rank")) out.notices.push_back({"q_lora_rank", "q_lora_rank: MLA's low-rank query is not modelled yet"});
+    // Multi-head latent attention (DeepSeek-V2/V3).
+    if (number({"kv_lora_rank"}, "kv_lora_rank", false)) {
+        if (!number({"q_lora_rank"}, "q_lora_rank", false)) assignments.push_back({"q_lora_rank", "0"});
+        number({"qk_rope_head_dim"}, "qk_rope_dim", false);
+        number({"qk_nope_head_dim"}, "qk_nope_dim", false);
+        number({"v_head_dim"}, "v_head_dim", false);
+    } else {
+        assignments.push_back({"kv_lora_rank", "0"});
+    }
+    if (find("num_nextn_predict_layers"))
+        out.notices.push_back({"num_nextn_predict_layers", "num_nextn_predict_layers: multi-token prediction layers are not counted"});
     if (find("parallel_attn") || find("use_parallel_residual"))
         out.notices.push_back({"use_parallel_residual", "a parallel attention/MLP block saves the same tensors here as a sequential one"});
     const ParsedConfig parsed = applyAssignments(assignments, base);

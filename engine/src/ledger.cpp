@@ -71,7 +71,8 @@ double derivedParameterCount(const Config& c) {
     const double qWidth = c.heads * headDim, kvWidth = c.kvHeads * headDim;
     const double norm = c.norm == "layernorm" ? 2 * h : h;  // weight (+ bias)
     const double qkvBiases = c.bias || c.qkvBias ? qWidth + 2 * kvWidth : 0;
-    const double attention = h * qWidth + 2 * h * kvWidth + qWidth * h + qkvBiases + (c.bias ? h : 0);
+    const double attention = c.kvLoraRank != 0 ? mlaAttentionParams(c)
+                                               : h * qWidth + 2 * h * kvWidth + qWidth * h + qkvBiases + (c.bias ? h : 0);
     const double ffnMatrices = c.gatedFfn ? 3 : 2;
     const double ffn = ffnMatrices * h * c.ffn + (c.bias ? (ffnMatrices - 1) * c.ffn + h : 0);
     const double embeddings = c.vocab * h * (c.tiedEmbeddings ? 1 : 2) + c.posEmb * h;
@@ -82,9 +83,22 @@ double derivedParameterCount(const Config& c) {
     return embeddings + c.layers * (attention + 2 * norm) + (c.layers - moeLayers) * ffn + moeLayers * moeFfn + norm;
 }
 
+bool isMoeLayer(const Config& c, double layer) {
+    return c.experts != 0 && layer >= c.firstDenseLayers && std::fmod(layer - c.firstDenseLayers, c.moeLayerFreq) == 0;
+}
+
 double moeLayerCount(const Config& c) {
-    if (c.experts == 0) return 0;
-    return std::floor((c.layers - 1) / c.moeLayerFreq) + 1;  // layers 0, f, 2f, … below L
+    if (c.experts == 0 || c.layers <= c.firstDenseLayers) return 0;
+    return std::floor((c.layers - c.firstDenseLayers - 1) / c.moeLayerFreq) + 1;  // first_dense, + f, + 2f, … below L
+}
+
+double mlaAttentionParams(const Config& c) {
+    const double h = c.hidden, a = c.heads, headDim = c.headDim != 0 ? c.headDim : c.hidden / c.heads;
+    const double nope = c.qkNopeDim != 0 ? c.qkNopeDim : headDim, v = c.vHeadDim != 0 ? c.vHeadDim : headDim;
+    const double qk = nope + c.qkRopeDim;
+    const double query = c.qLoraRank != 0 ? h * c.qLoraRank + c.qLoraRank + c.qLoraRank * a * qk : h * a * qk;
+    const double keyValue = h * (c.kvLoraRank + c.qkRopeDim) + c.kvLoraRank + c.kvLoraRank * a * (nope + v);
+    return query + keyValue + a * v * h;
 }
 
 double activeParameterCount(const Config& c) {

@@ -140,8 +140,17 @@ struct RankParams {
 
 RankParams rankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput) {
     const double norm = x.layernorm ? 2 * x.h : x.h;
-    const double q = x.h * x.a * x.d / x.t, o = x.a * x.d * x.h / x.t;
-    const double kvWeights = 2 * x.h * x.kvHeadsRank * x.d;
+    double q = x.h * x.a * x.d / x.t, o = x.a * x.d * x.h / x.t;
+    double kvWeights = 2 * x.h * x.kvHeadsRank * x.d;
+    if (c.kvLoraRank != 0) {
+        // MLA: the down-projections (and their latent norms) are replicated on TP ranks, the up-projections
+        // split by heads (Megatron-LM's MLASelfAttention).
+        const double nope = c.qkNopeDim != 0 ? c.qkNopeDim : x.d, v = c.vHeadDim != 0 ? c.vHeadDim : x.d;
+        const double qk = nope + c.qkRopeDim;
+        q = c.qLoraRank != 0 ? x.h * c.qLoraRank + c.qLoraRank + c.qLoraRank * x.a * qk / x.t : x.h * x.a * qk / x.t;
+        kvWeights = x.h * (c.kvLoraRank + c.qkRopeDim) + c.kvLoraRank + c.kvLoraRank * x.a * (nope + v) / x.t;
+        o = x.a * v * x.h / x.t;
+    }
     const double matrices = x.gated ? 3 : 2;
     const double mlp = matrices * x.h * x.f / x.t;
     // Column-parallel biases are split by TP; the row-parallel ones (attention output, FC2) are whole.
@@ -256,19 +265,28 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
         const double linear = stage.layers * p.layerLinear;
         const double rest = stage.layers * (p.layer - p.layerLinear) + (first ? p.embedding : 0) + (last ? p.finalNorm + p.output : 0);
         const double weights = linear * perWeight + rest * 2;
-        const double kv = 2 * stage.layers * kvHeads * x.d * kvBytes * tokensCached;
+        // MLA caches one latent of kv_lora_rank + qk_rope_dim per token and layer, the same on every TP rank
+        // (vLLM MLAAttentionSpec: no factor 2, one head).
+        const double kv = c.kvLoraRank != 0 ? stage.layers * (c.kvLoraRank + c.qkRopeDim) * kvBytes * tokensCached
+                                            : 2 * stage.layers * kvHeads * x.d * kvBytes * tokensCached;
         stage.lines.push_back({"parameters", "Weights", "P_linear × bytes(weight_dtype) + P_other × 2",
                                n(std::round(linear)) + " × " + detail::formatNumber(perWeight) + " + " + n(std::round(rest)) + " × 2",
                                weights,
                                "Linear layers in " + dtypeNote + "; embeddings, output layer, norms and biases in BF16; " + n(stage.layers) +
                                    " layers on this stage",
                                "membudget"});
-        stage.lines.push_back({"kv_cache", "KV cache", "2 × layers × max(1, kv/TP) × head_dim × bytes × b × ⌈s/block⌉ × block",
-                               "2 × " + n(stage.layers) + " × " + n(kvHeads) + " × " + n(x.d) + " × " + n(kvBytes) + " × " + n(c.mb) +
-                                   " × " + n(blocksPerSequence) + " × " + n(c.kvBlock),
+        const bool mla = c.kvLoraRank != 0;
+        stage.lines.push_back({"kv_cache", "KV cache",
+                               mla ? "layers × (kv_lora_rank + qk_rope_dim) × bytes × b × ⌈s/block⌉ × block"
+                                   : "2 × layers × max(1, kv/TP) × head_dim × bytes × b × ⌈s/block⌉ × block",
+                               (mla ? n(stage.layers) + " × (" + n(c.kvLoraRank) + " + " + n(c.qkRopeDim) + ")"
+                                    : "2 × " + n(stage.layers) + " × " + n(kvHeads) + " × " + n(x.d)) +
+                                   " × " + n(kvBytes) + " × " + n(c.mb) + " × " + n(blocksPerSequence) + " × " + n(c.kvBlock),
                                kv,
-                               "K and V of " + n(c.mb) + " sequences × " + n(c.seq) + " tokens, " + c.kvDtype + ", " + n(kvHeads) +
-                                   " KV heads per GPU" + (c.kvHeads < c.tp ? " (replicated: TP > kv_heads)" : "") + " (vLLM's formula)",
+                               mla ? "MLA's compressed latent and RoPE key of " + n(c.mb) + " sequences × " + n(c.seq) + " tokens, " + c.kvDtype +
+                                         ", the same on every TP rank (vLLM's MLAAttentionSpec)"
+                                   : "K and V of " + n(c.mb) + " sequences × " + n(c.seq) + " tokens, " + c.kvDtype + ", " + n(kvHeads) +
+                                         " KV heads per GPU" + (c.kvHeads < c.tp ? " (replicated: TP > kv_heads)" : "") + " (vLLM's formula)",
                                "membudget"});
         stage.lines.push_back({"activations", "Workspace", "T × (4h + widest layer tensor) + b × V/TP × 4",
                                n(forwardTokens) + " tokens per forward pass", workspace,
@@ -310,7 +328,7 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
         const bool first = i == 0, last = i == stages - 1;
         double moeLayers = 0;
         if (c.experts != 0)
-            for (double j = firstLayerOfStage; j < firstLayerOfStage + stage.layers; ++j) moeLayers += std::fmod(j, c.moeLayerFreq) == 0 ? 1 : 0;
+            for (double j = firstLayerOfStage; j < firstLayerOfStage + stage.layers; ++j) moeLayers += isMoeLayer(c, j) ? 1 : 0;
         firstLayerOfStage += stage.layers;
         const double denseLayers = stage.layers - moeLayers;
         const double stageParams = denseLayers * p.layer + moeLayers * p.moeLayer + (first ? p.embedding : 0) +

@@ -177,6 +177,17 @@ MethodOutput megatronMethod(const Config& c, double psi) {
         x.expertParallel = c.ep;
         x.expertTensorParallel = c.etp != 0 ? c.etp : c.tp;
         x.worldSize = c.tp * c.pp * c.cp * c.dp;
+        x.firstDenseLayers = c.firstDenseLayers;
+    }
+    if (c.kvLoraRank != 0) {
+        const double headDim = c.headDim != 0 ? c.headDim : c.hidden / c.heads;
+        x.multiLatentAttention = true;
+        x.groupQueryAttention = false;
+        if (c.qLoraRank != 0) x.qLoraRank = c.qLoraRank;
+        x.kvLoraRank = c.kvLoraRank;
+        x.qkHeadDim = c.qkNopeDim != 0 ? c.qkNopeDim : headDim;
+        x.qkPosEmbHeadDim = c.qkRopeDim;
+        x.vHeadDim = c.vHeadDim != 0 ? c.vHeadDim : headDim;
     }
     const auto weights = sources::megatronWeights(x);
     const double params = weights.tensorParallelParams + weights.replicatedParams + weights.expertParams;

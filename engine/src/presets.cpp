@@ -116,6 +116,12 @@ void applyModelPreset(Config& config, const ModelPreset& preset) {
     config.moeFfn = preset.moeFfn;
     config.sharedExpertFfn = preset.sharedExpertFfn;
     config.moeLayerFreq = 1;
+    config.firstDenseLayers = 0;
+    config.kvLoraRank = 0;
+    config.qLoraRank = 0;
+    config.qkRopeDim = 64;
+    config.qkNopeDim = 0;
+    config.vHeadDim = 0;
     config.posEmb = preset.posEmb;
     config.method = std::string(preset.method);
 }

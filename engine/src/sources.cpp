@@ -15,11 +15,16 @@ MegatronWeights megatronWeights(const MegatronArgs& x) {
     const double nu = x.rmsNorm ? 1.0 : 2.0;
     const double L = x.numLayers;
     // self_attn_term = 2·h·h·((1 + g/a)·(d·a/h)): Q and O plus K and V for g query groups.
-    const double attention = 2 * h * h * ((1 + (g / a)) * (d * a / h));
+    double attention = 2 * h * h * ((1 + (g / a)) * (d * a / h));
+    if (x.multiLatentAttention) {
+        const double qd = x.qkHeadDim + x.qkPosEmbHeadDim;
+        const double query = x.qLoraRank ? *x.qLoraRank * (h + a * qd + nu) : h * a * qd;
+        attention = query + x.kvLoraRank * (h + a * (x.qkHeadDim + x.vHeadDim) + nu) + h * x.qkPosEmbHeadDim + a * x.vHeadDim * h;
+    }
     const double mlp = 2 * h * x.ffnHiddenSize * gamma;
     double moeLayers = 0;
     if (x.numExperts)
-        for (double i = 0; i < L; ++i) moeLayers += std::fmod(i, x.moeLayerFreq) == 0 ? 1 : 0;
+        for (double i = x.firstDenseLayers; i < L; ++i) moeLayers += std::fmod(i - x.firstDenseLayers, x.moeLayerFreq) == 0 ? 1 : 0;
     const double denseLayers = L - moeLayers;
     const double experts = x.numExperts.value_or(1);
     const double router = h * experts;  // no bias: add_bias_linear off

@@ -42,6 +42,13 @@ TEST_CASE("inference: the KV cache equals vLLM's for every fixture case", "[infe
         c.tp = k["tensor_parallel_size"];
         c.kvDtype = k["kv_dtype_bytes"].get<int>() == 1 ? "fp8" : "bf16";
         c.kvBlock = k["block_size"];
+        if (k.contains("mla")) {
+            c.kvLoraRank = k["mla"]["kv_lora_rank"];
+            c.qkRopeDim = k["mla"]["qk_rope_head_dim"];
+            c.heads = c.kvHeads = 128;
+            c.headDim = 128;
+            c.hidden = 7168;
+        }
         c.mb = static_cast<double>(k["seq_lens"].size());
         c.seq = k["seq_lens"][0];
         const Result r = evaluate(c);

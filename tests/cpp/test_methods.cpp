@@ -58,11 +58,25 @@ TEST_CASE("method megatron: a Config reproduces Megatron-LM's own numbers", "[me
         config.seq = a["seq_length"];
         // Megatron-LM without a micro-batch count applies no discount, as with m >= PP.
         config.microbatches = c["num_microbatches"].is_null() ? config.pp : c["num_microbatches"].get<double>();
+        if (a["multi_latent_attention"].get<bool>()) {
+            config.kvLoraRank = a["kv_lora_rank"];
+            config.qLoraRank = a["q_lora_rank"].is_null() ? 0.0 : a["q_lora_rank"].get<double>();
+            config.qkNopeDim = a["qk_head_dim"];
+            config.qkRopeDim = a["qk_pos_emb_head_dim"];
+            config.vHeadDim = a["v_head_dim"];
+        }
         if (!a["num_experts"].is_null()) {
             config.experts = a["num_experts"];
             config.moeFfn = a["moe_ffn_hidden_size"];
             config.expertsPerToken = a["moe_router_topk"];
-            config.moeLayerFreq = a["moe_layer_freq"];
+            if (a["moe_layer_freq"].is_array()) {
+                config.firstDenseLayers = 0;
+                for (const auto& flag : a["moe_layer_freq"])
+                    if (flag.get<int>() == 0) config.firstDenseLayers += 1;
+                config.moeLayerFreq = 1;
+            } else {
+                config.moeLayerFreq = a["moe_layer_freq"];
+            }
             config.sharedExpertFfn = a["moe_shared_expert_intermediate_size"].is_null() ? 0.0 : a["moe_shared_expert_intermediate_size"].get<double>();
             config.ep = a["expert_model_parallel_size"];
             config.etp = a["expert_tensor_parallel_size"];

@@ -44,10 +44,25 @@ MegatronArgs megatronArgsFrom(const nlohmann::json& a, const nlohmann::json& num
     x.sequenceParallel = a["sequence_parallel"];
     x.recomputeSelective = a["recompute_granularity"] == "selective";
     if (!numMicrobatches.is_null()) x.numMicrobatches = numMicrobatches.get<double>();
+    if (a["multi_latent_attention"].get<bool>()) {
+        x.multiLatentAttention = true;
+        if (!a["q_lora_rank"].is_null()) x.qLoraRank = a["q_lora_rank"].get<double>();
+        x.kvLoraRank = a["kv_lora_rank"];
+        x.qkHeadDim = a["qk_head_dim"];
+        x.qkPosEmbHeadDim = a["qk_pos_emb_head_dim"];
+        x.vHeadDim = a["v_head_dim"];
+    }
     if (!a["num_experts"].is_null()) {
         x.numExperts = a["num_experts"].get<double>();
         x.moeFfnHiddenSize = a["moe_ffn_hidden_size"];
-        x.moeLayerFreq = a["moe_layer_freq"];
+        if (a["moe_layer_freq"].is_array()) {
+            // k zeros then ones: the first k layers dense, every layer after them MoE.
+            for (const auto& flag : a["moe_layer_freq"])
+                if (flag.get<int>() == 0) x.firstDenseLayers += 1;
+            x.moeLayerFreq = 1;
+        } else {
+            x.moeLayerFreq = a["moe_layer_freq"];
+        }
         x.sharedExpertFfn = orDefault<double>(a["moe_shared_expert_intermediate_size"], 0);
         x.expertParallel = a["expert_model_parallel_size"];
         x.expertTensorParallel = a["expert_tensor_parallel_size"];

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadEngine, MembudgetError, type Config, type Engine } from '../../web/src/engine';
+import { resultJson } from '../../web/src/result-json';
 import { cliResultForQuery, runCli } from '../support/cli';
 import { fixture, WASM } from '../support/paths';
 
@@ -61,7 +62,7 @@ describe('wasm and native agree', () => {
     for (const example of [...chapter.checklists, ...chapter.pitfalls]) {
       const config = configFrom(example.config);
       const native = runCli(['eval', '-'], JSON.stringify(example.config)).stdout;
-      expect(engine.resultJson(config) + '\n').toBe(native);
+      expect(resultJson(engine, config) + '\n').toBe(native);
     }
   });
 

@@ -31,6 +31,7 @@ describe('inference', () => {
         dp: 1,
         kv_dtype: k.kv_dtype_bytes === 1 ? 'fp8' : 'bf16',
         kv_block: k.block_size,
+        ...(k.mla ? { kv_lora_rank: k.mla.kv_lora_rank, qk_rope_dim: k.mla.qk_rope_head_dim, heads: 128, kv_heads: 128, head_dim: 128, hidden: 7168 } : {}),
         mb: k.seq_lens.length,
         seq: k.seq_lens[0],
       });

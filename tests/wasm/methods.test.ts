@@ -44,12 +44,22 @@ describe('methods in the wasm build', () => {
         mb: a.micro_batch_size,
         seq: a.seq_length,
         microbatches: c.num_microbatches ?? a.pipeline_model_parallel_size,
+        ...(a.multi_latent_attention
+          ? {
+              kv_lora_rank: a.kv_lora_rank,
+              q_lora_rank: a.q_lora_rank ?? 0,
+              qk_nope_dim: a.qk_head_dim,
+              qk_rope_dim: a.qk_pos_emb_head_dim,
+              v_head_dim: a.v_head_dim,
+            }
+          : {}),
         ...(a.num_experts
           ? {
               experts: a.num_experts,
               moe_ffn: a.moe_ffn_hidden_size,
               experts_per_token: a.moe_router_topk,
-              moe_layer_freq: a.moe_layer_freq,
+              moe_layer_freq: Array.isArray(a.moe_layer_freq) ? 1 : a.moe_layer_freq,
+              first_dense_layers: Array.isArray(a.moe_layer_freq) ? a.moe_layer_freq.filter((f: number) => f === 0).length : 0,
               shared_expert_ffn: a.moe_shared_expert_intermediate_size ?? 0,
               ep: a.expert_model_parallel_size,
               etp: a.expert_tensor_parallel_size,

@@ -139,9 +139,9 @@ export class Engine {
     return { config: imported.config, notices: imported.notices };
   }
 
-  /** The CLI's `membudget eval` JSON for this configuration. */
-  resultJson(config: Config): string {
-    return this.#call(() => this.#module.resultJson(this.#complete(config)));
+  /** The engine's result as a value, errors included (for exports; evaluate() throws instead). */
+  result(config: Config): Result {
+    return this.#call(() => this.#module.evaluate(this.#complete(config)));
   }
 
   // Embind throws a TypeError for a missing field; fill gaps from the defaults instead.

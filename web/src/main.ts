@@ -8,6 +8,7 @@ import { ledgerMarkdown, UNIT_MEANING, type Unit } from './format';
 import { CompareView } from './compare-view';
 import { DetailsView } from './details-view';
 import { LedgerView } from './ledger-view';
+import { resultJson } from './result-json';
 
 const URL_WRITE_DELAY_MS = 120;
 
@@ -243,7 +244,7 @@ class App {
   }
 
   #downloadJson(): void {
-    const blob = new Blob([this.#engine.resultJson(this.#config)], { type: 'application/json' });
+    const blob = new Blob([resultJson(this.#engine, this.#config)], { type: 'application/json' });
     const url = URL.createObjectURL(blob);
     const a = el('a', { href: url, download: 'membudget.json' });
     document.body.appendChild(a);

@@ -42,8 +42,15 @@ struct Config {
     double expertsPerToken = 2;
     double moeFfn = 0;          // 0: ffn
     double sharedExpertFfn = 0; // 0: no shared expert
-    double moeLayerFreq = 1;    // layer i is MoE iff i % moe_layer_freq == 0
+    double moeLayerFreq = 1;    // from first_dense_layers on, every moe_layer_freq-th layer is MoE
+    double firstDenseLayers = 0;
     double capacityFactor = 1;
+    // multi-head latent attention (kv_lora_rank = 0: standard attention)
+    double kvLoraRank = 0;
+    double qLoraRank = 0;       // 0: a full-rank query projection
+    double qkRopeDim = 64;      // decoupled rotary dimension of Q and K
+    double qkNopeDim = 0;       // 0: head_dim
+    double vHeadDim = 0;        // 0: head_dim
     // parallelism
     double tp = 8;
     double pp = 1;

@@ -97,6 +97,10 @@ double derivedParameterCount(const Config& config);
 
 // MoE: the layers that are MoE layers, and the parameters one token passes through (top-k experts).
 double moeLayerCount(const Config& config);
+bool isMoeLayer(const Config& config, double layer);  // 0-based
+// Multi-head latent attention: the attention parameters of one layer (Hugging Face layout, with the two
+// latent norms) and the bytes per token per layer of its KV cache (the latent and the RoPE key, one head).
+double mlaAttentionParams(const Config& config);
 double activeParameterCount(const Config& config);
 
 // Bytes per parameter of the static memory under each of the chapter's conventions (section 1).

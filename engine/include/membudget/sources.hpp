@@ -30,6 +30,11 @@ struct MegatronArgs {
     std::optional<double> numExperts;
     double moeFfnHiddenSize = 0, moeLayerFreq = 1, sharedExpertFfn = 0;
     double expertParallel = 1, expertTensorParallel = 1, worldSize = 1;
+    double firstDenseLayers = 0;  // a list-valued moe_layer_freq of k zeros then ones is k here with freq 1
+    // Multi-head latent attention (multi_latent_attention).
+    bool multiLatentAttention = false;
+    std::optional<double> qLoraRank;
+    double kvLoraRank = 0, qkHeadDim = 0, qkPosEmbHeadDim = 0, vHeadDim = 0;
 };
 
 // Bytes of weights and optimizer states on the most loaded shard (the first pipeline stage).

@@ -25,6 +25,12 @@ export interface Config {
   shared_expert_ffn: number;
   moe_layer_freq: number;
   capacity_factor: number;
+  first_dense_layers: number;
+  kv_lora_rank: number;
+  q_lora_rank: number;
+  qk_rope_dim: number;
+  qk_nope_dim: number;
+  v_head_dim: number;
   ep: number;
   etp: number;
   vpp: number;
@@ -202,8 +208,6 @@ export interface MembudgetModule {
   gpuPresets(): GpuPreset[];
   encodeQuery(config: Config): string;
   decodeQuery(query: string): ParsedConfig;
-  /** The CLI's `eval` JSON for this configuration. */
-  resultJson(config: Config): string;
   /** Every method's ledger for the configuration (the CLI's `compare`). */
   compare(config: Config): MethodColumn[];
   /** One line on a method's convention for a ledger line. */

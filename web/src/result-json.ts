@@ -1,0 +1,60 @@
+// The CLI's `membudget eval` JSON (engine/src/json.cpp, resultToJson), built from the engine's result so that
+// the wasm carries no JSON serializer (it cost 10 KB gzipped). The browser test checks that a download is
+// byte-identical to the CLI's output for the same configuration.
+import type { Config, Engine, Line, Problem, Result } from './engine';
+
+const problems = (list: Problem[]) => list.map((p) => ({ field: p.field, message: p.message }));
+const lines = (list: Line[]) =>
+  list.map((l) => ({ id: l.id, label: l.label, formula: l.formula, substituted: l.substituted, bytes: l.bytes, note: l.note, origin: l.origin }));
+
+function configObject(engine: Engine, config: Config): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of engine.fields) out[field.key] = config[field.key];
+  return out;
+}
+
+export function resultJson(engine: Engine, config: Config): string {
+  const result: Result = engine.result(config);
+  if (result.errors.length > 0) {
+    return JSON.stringify({ method: result.method, errors: problems(result.errors), config: configObject(engine, config) }, null, 2);
+  }
+  const out: Record<string, unknown> = {
+    method: result.method,
+    parameter_count: result.parameterCount,
+    active_parameter_count: result.activeParameterCount,
+    lines: lines(result.lines),
+    total_bytes: result.totalBytes,
+    capacity_bytes: result.capacityBytes,
+    usable_bytes: result.usableBytes,
+    verdict: result.verdict,
+    peak_stage: result.peakStage,
+    stages: result.stages.map((s) => ({
+      stage: s.index,
+      layers: s.layers,
+      in_flight_microbatches: s.inFlightMicrobatches,
+      total_bytes: s.totalBytes,
+      lines: Object.fromEntries(result.lines.map((l, i) => [l.id, s.lineBytes[i]])),
+    })),
+    phases: result.phases.map((p) => ({ name: p.name, total_bytes: p.totalBytes })),
+    peak_phase: result.peakPhase,
+    tensors: result.tensors.map((t) => ({
+      name: t.name,
+      shape: t.shape,
+      dtype: t.dtype,
+      bytes_per_copy: t.bytesPerCopy,
+      copies: t.copies,
+      bytes: t.bytes,
+      sharding: t.sharding,
+    })),
+    cpu_bytes_per_node: result.cpuBytesPerNode,
+  };
+  if (config.mode === 'inference') {
+    out.max_sequences = result.maxSequences;
+    out.max_context_tokens = result.maxContextTokens;
+  }
+  out.warnings = problems(result.warnings);
+  out.errors = problems(result.errors);
+  out.query = engine.encodeQuery(config);
+  out.config = configObject(engine, config);
+  return JSON.stringify(out, null, 2);
+}
