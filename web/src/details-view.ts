@@ -4,6 +4,15 @@ import type { Ledger } from './engine';
 import { el, replaceChildren, svg } from './dom';
 import { formatBytes, formatCount, formatWithUnit, UNIT_LABEL, type Unit } from './format';
 
+// DOM writes only where something changed: a re-render must stay within a few milliseconds.
+function setText(node: Node, text: string): void {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+function setHidden(node: HTMLElement, hidden: boolean): void {
+  if (node.hidden !== hidden) node.hidden = hidden;
+}
+
 const STRIP_WIDTH = 1000;
 const STRIP_HEIGHT = 56;
 
@@ -26,9 +35,9 @@ export class DetailsView {
     this.#last = { ledger, unit };
     this.#showStages(ledger, unit);
     this.#showPhases(ledger, unit);
-    this.#tensors.hidden = ledger.tensors.length === 0;
-    this.#tensorSummary.textContent = `Activation tensors on stage ${ledger.peakStage} (${ledger.tensors.length})`;
-    this.#renderTensors();
+    setHidden(this.#tensors, ledger.tensors.length === 0);
+    setText(this.#tensorSummary, `Activation tensors on stage ${ledger.peakStage} (${ledger.tensors.length})`);
+    if (this.#tensors.open) this.#renderTensors();
   }
 
   clear(): void {
@@ -40,8 +49,10 @@ export class DetailsView {
 
   #showStages(ledger: Ledger, unit: Unit): void {
     if (ledger.stages.length <= 1) {
-      replaceChildren(this.#stages);
-      this.#stages.hidden = true;
+      if (!this.#stages.hidden) {
+        replaceChildren(this.#stages);
+        this.#stages.hidden = true;
+      }
       return;
     }
     this.#stages.hidden = false;
@@ -96,8 +107,8 @@ export class DetailsView {
           `with the configured number of sequences, up to ${formatCount(ledger.maxContextTokens)} tokens each.`,
       );
     if (ledger.cpuBytesPerNode > 0) parts.push(`Host memory for what is offloaded: ${formatWithUnit(ledger.cpuBytesPerNode, unit)} per node.`);
-    this.#phases.textContent = parts.join(' ');
-    this.#phases.hidden = parts.length === 0;
+    setText(this.#phases, parts.join(' '));
+    setHidden(this.#phases, parts.length === 0);
   }
 
   // The sub-ledger can hold dozens of rows: it is built only while open.
