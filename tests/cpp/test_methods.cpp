@@ -8,6 +8,7 @@
 
 #include "fixtures.hpp"
 #include "membudget/ledger.hpp"
+#include "membudget/presets.hpp"
 #include "membudget/sources.hpp"
 
 using namespace membudget;
@@ -25,6 +26,13 @@ double line(const Result& r, const std::string& id) {
 }
 
 double modelStates(const Result& r) { return line(r, "parameters") + line(r, "gradients") + line(r, "optimizer"); }
+
+// A model preset's architecture (and its method, membudget) on top of the defaults.
+Config preset(std::string_view id) {
+    Config config;
+    applyModelPreset(config, *findModelPreset(id));
+    return config;
+}
 
 }  // namespace
 
@@ -191,16 +199,7 @@ TEST_CASE("method membudget: a GPT layer with eager attention and dropout is Kor
 }
 
 TEST_CASE("method membudget: GQA, SwiGLU and FlashAttention change the tensors as they should", "[methods][membudget]") {
-    Config config;
-    config.model = "llama-3.1-8b";
-    config.method = "membudget";
-    config.hidden = 4096;
-    config.heads = 32;
-    config.kvHeads = 8;
-    config.ffn = 14336;
-    config.vocab = 128256;
-    config.layers = 32;
-    config.params = 0;
+    Config config = preset("llama-3.1-8b");
     config.tp = 1;
     config.pp = 1;
     config.dp = 8;
@@ -229,16 +228,7 @@ TEST_CASE("method membudget: GQA, SwiGLU and FlashAttention change the tensors a
 }
 
 TEST_CASE("stages: uneven splits, the embedding on the first, the logits on the last, the peak decides", "[methods][stages]") {
-    Config config;
-    config.model = "llama-3.1-8b";
-    config.method = "membudget";
-    config.hidden = 4096;
-    config.heads = 32;
-    config.kvHeads = 8;
-    config.ffn = 14336;
-    config.vocab = 128256;
-    config.layers = 32;
-    config.params = 0;
+    Config config = preset("llama-3.1-8b");
     config.tp = 1;
     config.pp = 4;
     config.dp = 8;
@@ -311,16 +301,7 @@ TEST_CASE("compare: every method, the source's own figure, and a reason for each
 }
 
 TEST_CASE("method membudget: bytes per parameter by optimizer and precision", "[methods][membudget][optimizers]") {
-    Config config;
-    config.model = "llama-3.1-8b";
-    config.method = "membudget";
-    config.hidden = 4096;
-    config.heads = 32;
-    config.kvHeads = 8;
-    config.ffn = 14336;
-    config.vocab = 128256;
-    config.layers = 32;
-    config.params = 0;
+    Config config = preset("llama-3.1-8b");
     config.tp = config.pp = config.dp = 1;
     config.zero = 0;
     const double P = 8030261248.0, hidden = 6979321856.0, embedding = 1050673152.0, vectors = 266240.0;
@@ -347,19 +328,7 @@ TEST_CASE("method membudget: bytes per parameter by optimizer and precision", "[
 }
 
 TEST_CASE("method membudget: Mixtral's experts split by EP, totals and active parameters", "[methods][membudget][moe]") {
-    Config config;
-    config.model = "mixtral-8x7b";
-    config.method = "membudget";
-    config.hidden = 4096;
-    config.layers = 32;
-    config.heads = 32;
-    config.kvHeads = 8;
-    config.ffn = 14336;
-    config.vocab = 32000;
-    config.experts = 8;
-    config.expertsPerToken = 2;
-    config.moeFfn = 14336;
-    config.params = 0;
+    Config config = preset("mixtral-8x7b");
     config.tp = 1;
     config.etp = 1;
     config.ep = 8;
