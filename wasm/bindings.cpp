@@ -195,6 +195,7 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("moe_layer_freq", &Config::moeLayerFreq)
         .field("capacity_factor", &Config::capacityFactor)
         .field("first_dense_layers", &Config::firstDenseLayers)
+        .field("router_bias", &Config::routerBias)
         .field("kv_lora_rank", &Config::kvLoraRank)
         .field("q_lora_rank", &Config::qLoraRank)
         .field("qk_rope_dim", &Config::qkRopeDim)

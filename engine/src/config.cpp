@@ -98,6 +98,8 @@ std::vector<FieldSpec> buildFields() {
     add({.key = "first_dense_layers", .label = "Leading dense layers", .group = "model", .kind = K::integer,
          .member = &Config::firstDenseLayers, .min = 0, .max = 10000, .unit = "layers",
          .help = "Layers before the first MoE layer (DeepSeek's first_k_dense_replace)", .section = moe});
+    add({.key = "router_bias", .label = "Router bias", .group = "model", .kind = K::boolean, .member = &Config::routerBias,
+         .unit = "", .help = "A bias per expert in the router (DeepSeek-V3)", .section = moe});
     const std::string_view mla = "Multi-head latent attention (DeepSeek-V2 §2.1; Megatron-LM --multi-latent-attention)";
     add({.key = "kv_lora_rank", .label = "KV latent rank (MLA)", .group = "model", .kind = K::integer,
          .member = &Config::kvLoraRank, .min = 1, .max = 65536, .zeroMeansAuto = true,

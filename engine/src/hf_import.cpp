@@ -106,6 +106,7 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> fiel
         }
         if (!number({"decoder_sparse_step", "moe_layer_freq"}, "moe_layer_freq", false)) assignments.push_back({"moe_layer_freq", "1"});
         if (!number({"first_k_dense_replace"}, "first_dense_layers", false)) assignments.push_back({"first_dense_layers", "0"});
+        flag("router_bias", text_("topk_method", "") == "noaux_tc");  // DeepSeek-V3's e_score_correction_bias
     } else {
         assignments.push_back({"experts", "0"});  // dense (a count of 1 is a dense FFN too)
     }

@@ -78,7 +78,7 @@ double derivedParameterCount(const Config& c) {
     const double embeddings = c.vocab * h * (c.tiedEmbeddings ? 1 : 2) + c.posEmb * h;
     const double moeLayers = moeLayerCount(c);
     // A MoE layer replaces the dense FFN with a router, the routed experts and any shared expert.
-    const double moeFfn = h * c.experts + c.experts * ffnMatrices * h * (c.moeFfn != 0 ? c.moeFfn : c.ffn) +
+    const double moeFfn = h * c.experts + (c.routerBias ? c.experts : 0) + c.experts * ffnMatrices * h * (c.moeFfn != 0 ? c.moeFfn : c.ffn) +
                           ffnMatrices * h * c.sharedExpertFfn;
     return embeddings + c.layers * (attention + 2 * norm) + (c.layers - moeLayers) * ffn + moeLayers * moeFfn + norm;
 }

@@ -164,7 +164,8 @@ RankParams rankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput)
         const double shared = matrices * x.h * c.sharedExpertFfn / x.t;
         p.moeLayerLinear = q + o + kvWeights + shared;
         p.moeLayerExperts = c.experts / c.ep * matrices * x.h * (c.moeFfn != 0 ? c.moeFfn : c.ffn) / etp;
-        p.moeLayer = p.moeLayerLinear + (biases - (x.bias ? (matrices - 1) * x.f / x.t : 0)) + 2 * norm + x.h * c.experts;
+        p.moeLayer = p.moeLayerLinear + (biases - (x.bias ? (matrices - 1) * x.f / x.t : 0)) + 2 * norm + x.h * c.experts +
+                     (c.routerBias ? c.experts : 0);
     }
     p.embedding = x.V * x.h / x.t + c.posEmb * x.h;
     p.output = lastStageHoldsOutput ? x.V * x.h / x.t : 0;

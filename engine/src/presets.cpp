@@ -41,6 +41,12 @@ constexpr std::array kModels{
                 8, 2, 14336, 0},
     ModelPreset{"mixtral-8x22b", "Mixtral 8x22B", 0, 6144, 56, 48, 8, 0, 16384, 32000, true, false, "rmsnorm", false, 0,
                 "membudget", "huggingface.co/mistralai/Mixtral-8x22B-v0.1 config.json (8 experts, top-2)", 8, 2, 16384, 0},
+    ModelPreset{"deepseek-v3", "DeepSeek-V3 671B", 0, 7168, 61, 128, 128, 0, 18432, 129280, true, false, "rmsnorm", false, 0,
+                "membudget",
+                "huggingface.co/deepseek-ai/DeepSeek-V3 config.json: MLA (q_lora 1536, kv_lora 512, rope 64, nope 128, v 128), "
+                "256 routed experts of 2048 + 1 shared, top-8, 3 leading dense layers; 671,026,419,200 parameters without "
+                "the multi-token-prediction layer",
+                256, 8, 2048, 2048, 3, true, 512, 1536, 64, 128, 128},
     // Korthikanti et al. 2022, Table 3: GPT-style models (s = 2048, v = 51200) used in their evaluation.
     ModelPreset{"korthikanti-22b", "22B (Korthikanti et al. Table 3)", 0, 6144, 48, 64, 64, 0, 24576, 51200, false, true,
                 "layernorm", true, 2048, "korthikanti",
@@ -116,12 +122,13 @@ void applyModelPreset(Config& config, const ModelPreset& preset) {
     config.moeFfn = preset.moeFfn;
     config.sharedExpertFfn = preset.sharedExpertFfn;
     config.moeLayerFreq = 1;
-    config.firstDenseLayers = 0;
-    config.kvLoraRank = 0;
-    config.qLoraRank = 0;
-    config.qkRopeDim = 64;
-    config.qkNopeDim = 0;
-    config.vHeadDim = 0;
+    config.firstDenseLayers = preset.firstDenseLayers;
+    config.routerBias = preset.routerBias;
+    config.kvLoraRank = preset.kvLoraRank;
+    config.qLoraRank = preset.qLoraRank;
+    config.qkRopeDim = preset.qkRopeDim;
+    config.qkNopeDim = preset.qkNopeDim;
+    config.vHeadDim = preset.vHeadDim;
     config.posEmb = preset.posEmb;
     config.method = std::string(preset.method);
 }

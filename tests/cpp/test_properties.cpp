@@ -102,13 +102,17 @@ void checkTotalAndStaticDoNotGrow(const Config& before, const Config& after, con
     if (!a.ok() || !b.ok()) return;
     INFO(before.method << " " << what << ": " << encodeQuery(before));
     CHECK(b.totalBytes <= a.totalBytes);
-    for (size_t i = 0; i < 3; ++i) {  // parameters, gradients, optimizer
-        INFO(a.lines[i].id);
-        CHECK(b.lines[i].bytes <= a.lines[i].bytes * (1 + 1e-12));
-    }
+    // Stage by stage (the peak stage may move): parameters and gradients. The optimizer line is left out
+    // because at the optimizer-step peak it carries the step's FP32 gradient copy, which moves with the phase.
+    REQUIRE(a.stages.size() == b.stages.size());
+    for (size_t s = 0; s < a.stages.size(); ++s)
+        for (size_t i = 0; i < 2; ++i) {
+            INFO("stage " << s << " line " << a.lines[i].id);
+            CHECK(b.stages[s].lineBytes[i] <= a.stages[s].lineBytes[i] * (1 + 1e-12));
+        }
 }
 
-TEST_CASE("every method: neither the total nor the static lines grow when TP or DP grows", "[properties]") {
+TEST_CASE("every method: neither the total nor any stage's parameters or gradients grow when TP or DP grows", "[properties]") {
     std::mt19937 rng(99);
     int checked = 0;
     for (int i = 0; i < 3000; ++i) {

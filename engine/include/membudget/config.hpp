@@ -44,6 +44,7 @@ struct Config {
     double sharedExpertFfn = 0; // 0: no shared expert
     double moeLayerFreq = 1;    // from first_dense_layers on, every moe_layer_freq-th layer is MoE
     double firstDenseLayers = 0;
+    bool routerBias = false;    // a per-expert router bias (DeepSeek-V3's e_score_correction_bias)
     double capacityFactor = 1;
     // multi-head latent attention (kv_lora_rank = 0: standard attention)
     double kvLoraRank = 0;

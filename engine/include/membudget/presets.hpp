@@ -20,6 +20,9 @@ struct ModelPreset {
     std::string_view method;  // the chapter's examples use method=chapter, real models membudget's own
     std::string_view source;
     double experts = 0, expertsPerToken = 2, moeFfn = 0, sharedExpertFfn = 0;
+    double firstDenseLayers = 0;
+    bool routerBias = false;
+    double kvLoraRank = 0, qLoraRank = 0, qkRopeDim = 64, qkNopeDim = 0, vHeadDim = 0;
 };
 
 struct GpuPreset {

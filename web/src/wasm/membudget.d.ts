@@ -26,6 +26,7 @@ export interface Config {
   moe_layer_freq: number;
   capacity_factor: number;
   first_dense_layers: number;
+  router_bias: boolean;
   kv_lora_rank: number;
   q_lora_rank: number;
   qk_rope_dim: number;
