@@ -38,6 +38,8 @@ export class DetailsView {
     setHidden(this.#tensors, ledger.tensors.length === 0);
     setText(this.#tensorSummary, `Activation tensors on stage ${ledger.peakStage} (${ledger.tensors.length})`);
     if (this.#tensors.open) this.#renderTensors();
+    // Nothing to show (the chapter's single-stage ledger): no empty box.
+    setHidden(this.element, this.#phases.hidden && this.#stages.hidden && this.#tensors.hidden);
   }
 
   clear(): void {
@@ -45,6 +47,7 @@ export class DetailsView {
     replaceChildren(this.#stages);
     replaceChildren(this.#phases);
     this.#tensors.hidden = true;
+    this.element.hidden = true;
   }
 
   #showStages(ledger: Ledger, unit: Unit): void {
