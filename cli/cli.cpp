@@ -149,8 +149,11 @@ void printTable(std::ostream& out, const Result& result, const Config& c, bool g
         out << "\nFits under the headroom line: up to " << detail::groupedNumber(result.maxSequences) << " concurrent sequences of "
             << detail::groupedNumber(c.seq) << " tokens; with " << detail::groupedNumber(c.mb) << " sequences, up to "
             << detail::groupedNumber(result.maxContextTokens) << " tokens each\n";
-    if (result.cpuBytesPerNode > 0)
+    if (result.cpuBytesPerNode > 0) {
         out << "\nCPU memory per node (offloaded): " << value(result.cpuBytesPerNode) << " " << unit << "\n";
+        for (const auto& line : result.cpuLines)
+            out << "  " << pad(line.label, 26) << padLeft(value(line.bytes), 10) << " " << unit << "  " << line.note << "\n";
+    }
     if (!result.warnings.empty()) {
         out << "\nWarnings:\n";
         for (const auto& w : result.warnings) out << "  - " << (w.field.empty() ? "" : w.field + ": ") << w.message << "\n";

@@ -39,6 +39,7 @@ struct WasmResult {
     double maxSequences = 0;
     double maxContextTokens = 0;
     double activeParameterCount = 0;
+    val cpuLines = val::array();
 };
 
 struct WasmStage {
@@ -92,7 +93,7 @@ WasmResult toWasm(const Result& r) {
     return {r.method,     toArray(r.lines),    r.parameterCount, r.totalBytes,        r.capacityBytes,
             r.usableBytes, r.verdict,          toArray(r.warnings), toArray(r.errors), stages,
             r.peakStage,  toArray(r.tensors),  toArray(r.phases),   r.peakPhase,       r.cpuBytesPerNode,
-            r.maxSequences, r.maxContextTokens, r.activeParameterCount};
+            r.maxSequences, r.maxContextTokens, r.activeParameterCount, toArray(r.cpuLines)};
 }
 
 WasmResult evaluateConfig(const Config& config) { return toWasm(evaluate(config)); }
@@ -288,7 +289,8 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("cpuBytesPerNode", &WasmResult::cpuBytesPerNode)
         .field("maxSequences", &WasmResult::maxSequences)
         .field("maxContextTokens", &WasmResult::maxContextTokens)
-        .field("activeParameterCount", &WasmResult::activeParameterCount);
+        .field("activeParameterCount", &WasmResult::activeParameterCount)
+        .field("cpuLines", &WasmResult::cpuLines);
 
     value_object<WasmColumn>("MethodColumn")
         .field("method", &WasmColumn::method)

@@ -186,6 +186,7 @@ std::string resultToJson(const Result& result, const Config& config, int indent)
                            {"sharding", t.sharding}});
     out["tensors"] = std::move(tensors);
     out["cpu_bytes_per_node"] = number(result.cpuBytesPerNode);
+    out["cpu_lines"] = linesArray(result.cpuLines);
     if (config.mode == "inference") {
         out["max_sequences"] = number(result.maxSequences);
         out["max_context_tokens"] = number(result.maxContextTokens);

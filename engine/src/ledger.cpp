@@ -217,6 +217,7 @@ Result evaluate(const Config& config) noexcept {
         }
         result.peakPhase = peakStage.peakPhase;
         result.cpuBytesPerNode = output.cpuBytesPerNode;
+        if (result.cpuBytesPerNode > 0) result.cpuLines = std::move(output.cpuLines);
 
         const auto activations = std::find_if(result.lines.begin(), result.lines.end(),
                                               [](const Line& l) { return l.id == "activations"; });

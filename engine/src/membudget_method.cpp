@@ -486,7 +486,21 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
         // Host memory per node for what was offloaded: the optimizer (and parameters) of every GPU in it.
         const double shardParams = (layers[0] * (c.experts != 0 ? p.moeLayer + p.moeLayerExperts : p.layer) + p.embedding) /
                                    (c.zero >= 1 ? shardGroup : 1);
-        out.cpuBytesPerNode = c.gpusPerNode * shardParams * (rates.master + rates.statesHidden + (offloadParameters ? rates.weight : 0));
+        // ZeRO-Offload (Ren et al. 2021 §4) keeps, per GPU's shard, the optimizer states, the FP32 master weights
+        // and the FP32 gradients the CPU step reads; ZeRO-Infinity / FSDP offload adds the parameters.
+        const double perNode = c.gpusPerNode * shardParams;
+        const std::string perNodeText = n(c.gpusPerNode) + " GPUs × " + n(std::round(shardParams)) + " parameters";
+        out.cpuLines.push_back({"cpu_optimizer", "Optimizer states", "GPUs per node × P_shard × states", perNodeText,
+                                perNode * rates.statesHidden, rates.describe, "membudget"});
+        out.cpuLines.push_back({"cpu_master", "FP32 master weights", "GPUs per node × P_shard × 4", perNodeText,
+                                perNode * rates.master, "the weights the CPU optimizer updates", "membudget"});
+        out.cpuLines.push_back({"cpu_gradients", "FP32 gradients", "GPUs per node × P_shard × 4", perNodeText, perNode * 4,
+                                "gradients copied to the CPU for its optimizer step (ZeRO-Offload)", "membudget"});
+        if (offloadParameters)
+            out.cpuLines.push_back({"cpu_parameters", "Parameters", "GPUs per node × P_shard × weight bytes", perNodeText,
+                                    perNode * rates.weight, "parameters offloaded with ZeRO-3 (ZeRO-Infinity, FSDP CPU offload)",
+                                    "membudget"});
+        for (const auto& line : out.cpuLines) out.cpuBytesPerNode += line.bytes;
     }
     if (c.precision == "fp16" && !c.masterWeights)
         out.warnings.push_back({"master_weights", "FP16 training without FP32 master weights loses small updates; mixed precision keeps them"});

@@ -278,6 +278,10 @@ MethodOutput deepspeedMethod(const Config& c, double psi) {
     const auto estimate = zero3 ? sources::deepspeedZero3(P, largest, gpusPerNode, nodes, offloadOptimizer, offloadParams, c.zeroInit)
                                 : sources::deepspeedZero2(P, gpusPerNode, nodes, offloadOptimizer);
     out.cpuBytesPerNode = estimate.cpuBytesPerNode;
+    out.cpuLines.push_back({"cpu_model_states", "Model states (DeepSpeed)", zero3 ? "estimate_zero3 CPU column" : "estimate_zero2 CPU column",
+                            n(gpusPerNode) + " GPUs per node, " + n(nodes) + " nodes, additional_buffer_factor 1.5",
+                            estimate.cpuBytesPerNode, "DeepSpeed's CPU memory per node (it prints bytes / 2^30 as \"GB\")",
+                            "deepspeed"});
     // Split DeepSpeed's one GPU figure into lines whose sum is exactly that figure.
     double parameters = 0, gradients = 0, optimizer = 0;
     std::string formula;

@@ -347,3 +347,31 @@ TEST_CASE("method membudget: Mixtral's experts split by EP, totals and active pa
     config.experts = 6;
     CHECK_FALSE(evaluate(config).ok());  // EP must divide the experts
 }
+
+TEST_CASE("offload: a CPU ledger per node next to the GPU ledger", "[methods][offload]") {
+    Config config = preset("llama-3.1-8b");
+    config.tp = 1;
+    config.dp = 8;
+    config.gpusPerNode = 8;
+    config.zero = 3;
+    config.offload = "all";
+    const Result r = evaluate(config);
+    REQUIRE(r.ok());
+    REQUIRE(r.cpuLines.size() == 4);
+    double sum = 0;
+    for (const auto& l : r.cpuLines) sum += l.bytes;
+    CHECK(sum == r.cpuBytesPerNode);
+    // 8 GPUs' shards of 4 + 4 + 8 (master, gradients, m and v) + 2 (parameters) bytes a parameter: 18 in all.
+    CHECK(r.cpuLines[0].bytes == 2 * r.cpuLines[1].bytes);
+    CHECK(r.cpuLines[1].bytes == r.cpuLines[2].bytes);
+    CHECK(r.cpuLines[3].bytes * 2 == r.cpuLines[1].bytes);
+    CHECK(line(r, "optimizer") == 0);
+    config.offload = "none";
+    CHECK(evaluate(config).cpuLines.empty());
+    config.method = "deepspeed";
+    config.offload = "optimizer";
+    const Result ds = evaluate(config);
+    REQUIRE(ds.cpuLines.size() == 1);
+    CHECK(ds.cpuLines[0].bytes == ds.cpuBytesPerNode);
+    CHECK(ds.cpuLines[0].origin == "deepspeed");
+}

@@ -109,7 +109,12 @@ export class DetailsView {
         `Fits under the headroom line: up to ${formatCount(ledger.maxSequences)} concurrent sequences of the configured length; ` +
           `with the configured number of sequences, up to ${formatCount(ledger.maxContextTokens)} tokens each.`,
       );
-    if (ledger.cpuBytesPerNode > 0) parts.push(`Host memory for what is offloaded: ${formatWithUnit(ledger.cpuBytesPerNode, unit)} per node.`);
+    if (ledger.cpuBytesPerNode > 0)
+      parts.push(
+        `CPU memory per node for what is offloaded: ${formatWithUnit(ledger.cpuBytesPerNode, unit)} (` +
+          ledger.cpuLines.map((l) => `${l.label} ${formatWithUnit(l.bytes, unit)}`).join(', ') +
+          ').',
+      );
     setText(this.#phases, parts.join(' '));
     setHidden(this.#phases, parts.length === 0);
   }

@@ -47,6 +47,7 @@ export function resultJson(engine: Engine, config: Config): string {
       sharding: t.sharding,
     })),
     cpu_bytes_per_node: result.cpuBytesPerNode,
+    cpu_lines: lines(result.cpuLines),
   };
   if (config.mode === 'inference') {
     out.max_sequences = result.maxSequences;

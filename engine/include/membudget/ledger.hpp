@@ -63,6 +63,7 @@ struct Result {
     std::vector<Phase> phases;
     std::string peakPhase;
     double cpuBytesPerNode = 0;  // host memory the method needs per node (DeepSpeed offload), or 0
+    std::vector<Line> cpuLines;  // the same, line by line (ZeRO-Offload: optimizer states, master, gradients)
     // Inference only: the most concurrent sequences of length seq that fit under the headroom line, and the
     // longest context per sequence that fits with mb sequences (0 when none fits).
     double maxSequences = 0;

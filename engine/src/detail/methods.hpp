@@ -25,6 +25,7 @@ struct MethodOutput {
     std::vector<StageOutput> stages;
     std::vector<Problem> warnings;
     double cpuBytesPerNode = 0;
+    std::vector<Line> cpuLines;  // host memory per node, line by line (sums to cpuBytesPerNode)
 };
 
 MethodOutput chapterMethod(const Config& config, double parameterCount);

@@ -144,6 +144,8 @@ export interface Result {
   maxContextTokens: number;
   /** Parameters one token passes through (top-k experts); equal to parameterCount for a dense model. */
   activeParameterCount: number;
+  /** Host memory per node, line by line (offload); sums to cpuBytesPerNode. */
+  cpuLines: Line[];
 }
 
 export interface ParsedConfig {
