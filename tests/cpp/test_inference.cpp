@@ -3,6 +3,7 @@
 
 #include "fixtures.hpp"
 #include "membudget/ledger.hpp"
+#include "membudget/presets.hpp"
 
 using namespace membudget;
 using membudget::test::fixture;
@@ -16,9 +17,11 @@ double line(const Result& r, const std::string& id) {
     return 0;
 }
 
-Config inference() {
+// One GPU serving a preset's model (or, with "custom", the default architecture).
+Config inference(std::string_view model = "custom") {
     Config c;
-    c.model = "custom";
+    if (const auto* preset = findModelPreset(model)) applyModelPreset(c, *preset);
+    c.model = std::string(model);
     c.method = "membudget";
     c.mode = "inference";
     c.params = 0;
@@ -58,14 +61,7 @@ TEST_CASE("inference: the KV cache equals vLLM's for every fixture case", "[infe
 }
 
 TEST_CASE("inference: weights at their type, INT4 with group scales", "[inference]") {
-    Config c = inference();
-    c.model = "llama-3.1-8b";
-    c.hidden = 4096;
-    c.layers = 32;
-    c.heads = 32;
-    c.kvHeads = 8;
-    c.ffn = 14336;
-    c.vocab = 128256;
+    Config c = inference("llama-3.1-8b");
     const double linear = 32.0 * (4096.0 * 4096 * 2 + 2 * 4096.0 * 1024 + 3 * 4096.0 * 14336);
     const double rest = 8030261248.0 - linear;
     CHECK(line(evaluate(c), "parameters") == 2 * 8030261248.0);
@@ -77,14 +73,7 @@ TEST_CASE("inference: weights at their type, INT4 with group scales", "[inferenc
 }
 
 TEST_CASE("inference: the most sequences and the longest context that fit are the edges of fitting", "[inference]") {
-    Config c = inference();
-    c.model = "llama-3.1-70b";
-    c.hidden = 8192;
-    c.layers = 80;
-    c.heads = 64;
-    c.kvHeads = 8;
-    c.ffn = 28672;
-    c.vocab = 128256;
+    Config c = inference("llama-3.1-70b");
     c.tp = 4;
     c.gpuGb = 81559.0 * 1048576 / 1e9;
     c.mb = 16;
