@@ -67,7 +67,7 @@ std::vector<Problem> layoutWarnings(const Config& c, double perLayerActivationBy
 
 double derivedParameterCount(const Config& c) {
     const double h = c.hidden;
-    const double headDim = c.headDim != 0 ? c.headDim : h / c.heads;
+    const double headDim = headDimOf(c);
     const double qWidth = c.heads * headDim, kvWidth = c.kvHeads * headDim;
     const double norm = c.norm == "layernorm" ? 2 * h : h;  // weight (+ bias)
     const double qkvBiases = c.bias || c.qkvBias ? qWidth + 2 * kvWidth : 0;
@@ -93,7 +93,7 @@ double moeLayerCount(const Config& c) {
 }
 
 double mlaAttentionParams(const Config& c) {
-    const double h = c.hidden, a = c.heads, headDim = c.headDim != 0 ? c.headDim : c.hidden / c.heads;
+    const double h = c.hidden, a = c.heads, headDim = headDimOf(c);
     const double nope = c.qkNopeDim != 0 ? c.qkNopeDim : headDim, v = c.vHeadDim != 0 ? c.vHeadDim : headDim;
     const double qk = nope + c.qkRopeDim;
     const double query = c.qLoraRank != 0 ? h * c.qLoraRank + c.qLoraRank + c.qLoraRank * a * qk : h * a * qk;

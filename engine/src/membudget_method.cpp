@@ -24,7 +24,7 @@ Dims dimsOf(const Config& c) {
     x.h = c.hidden;
     x.a = c.heads;
     x.kv = c.kvHeads;
-    x.d = c.headDim != 0 ? c.headDim : c.hidden / c.heads;
+    x.d = headDimOf(c);
     x.f = c.ffn;
     x.V = c.vocab;
     x.t = c.tp;

@@ -150,7 +150,7 @@ MethodOutput megatronMethod(const Config& c, double psi) {
     sources::MegatronArgs x;
     x.hiddenSize = c.hidden;
     x.numAttentionHeads = c.heads;
-    x.kvChannels = c.headDim != 0 ? c.headDim : c.hidden / c.heads;
+    x.kvChannels = headDimOf(c);
     x.ffnHiddenSize = c.ffn;
     x.numLayers = c.layers;
     x.paddedVocabSize = c.vocab;
@@ -180,7 +180,7 @@ MethodOutput megatronMethod(const Config& c, double psi) {
         x.firstDenseLayers = c.firstDenseLayers;
     }
     if (c.kvLoraRank != 0) {
-        const double headDim = c.headDim != 0 ? c.headDim : c.hidden / c.heads;
+        const double headDim = headDimOf(c);
         x.multiLatentAttention = true;
         x.groupQueryAttention = false;
         if (c.qLoraRank != 0) x.qLoraRank = c.qLoraRank;
@@ -262,7 +262,7 @@ MethodOutput deepspeedMethod(const Config& c, double psi) {
     const double P = psi / (c.tp * c.pp);
     // DeepSpeed's largest layer is the largest module's own parameters: the embedding or output layer
     // (V × h), an MLP matrix (h × d_ff) or the query projection.
-    const double headDim = c.headDim != 0 ? c.headDim : c.hidden / c.heads;
+    const double headDim = headDimOf(c);
     const double largest = std::max({c.vocab * c.hidden, c.hidden * c.ffn, c.hidden * c.heads * headDim}) / c.tp;
     double gpusPerNode = c.gpusPerNode, nodes = c.dp / c.gpusPerNode;
     if (c.dp < c.gpusPerNode) {

@@ -96,6 +96,9 @@ Result evaluate(const Config& config) noexcept;
 // norms, biases and learned positions; the output layer unless tied.
 double derivedParameterCount(const Config& config);
 
+// The per-head width: head_dim, or hidden / heads when it is 0.
+inline double headDimOf(const Config& config) { return config.headDim != 0 ? config.headDim : config.hidden / config.heads; }
+
 // MoE: the layers that are MoE layers, and the parameters one token passes through (top-k experts).
 double moeLayerCount(const Config& config);
 bool isMoeLayer(const Config& config, double layer);  // 0-based
