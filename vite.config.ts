@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { defineConfig, type Plugin } from 'vite';
 import { viteSingleFile } from 'vite-plugin-singlefile';
 
@@ -21,11 +22,64 @@ function preloadWasm(): Plugin {
   };
 }
 
+// The Content-Security-Policy (docs: README, Hosting). The site loads its own script, stylesheet and .wasm
+// and nothing else: no inline script or style, WebAssembly compiled under 'wasm-unsafe-eval' (not
+// 'unsafe-eval'), no other origin, and Trusted Types, so that no string can reach an HTML or script sink.
+// The one Trusted Types policy, membudget-worker, admits only the planner worker's own URL (planner-view.ts).
+// frame-ancestors stays open on purpose: the page is made to be embedded (and a <meta> could not set it).
+const CSP_LOCKS = ["base-uri 'none'", "form-action 'none'", "require-trusted-types-for 'script'", "trusted-types membudget-worker"];
+export const SITE_CSP = ["default-src 'none'", "script-src 'self' 'wasm-unsafe-eval'", "style-src 'self'", "connect-src 'self'", "img-src 'self' data:", ...CSP_LOCKS].join('; ');
+
+// The policy as a <meta> right after the charset, before every script and stylesheet.
+function withPolicyMeta(html: string, policy: string): string {
+  const charset = '<meta charset="utf-8" />';
+  const out = html.replace(charset, () => `${charset}\n    <meta http-equiv="Content-Security-Policy" content="${policy}" />`);
+  if (!out.includes(policy)) throw new Error('membudget: could not place the Content-Security-Policy');
+  return out;
+}
+
+// The site build (not the dev server, whose injected client would need more).
+function sitePolicy(): Plugin {
+  return {
+    name: 'membudget-csp',
+    apply: 'build',
+    transformIndexHtml: { order: 'post', handler: (html) => withPolicyMeta(html, SITE_CSP) },
+  };
+}
+
+// The single file inlines its script, its stylesheet and the .wasm (a data: URL), so its policy allows exactly
+// those: each inline block by its SHA-256, data: for the .wasm fetch and the icon. Runs after the inlining.
+function singleFilePolicy(): Plugin {
+  const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+  return {
+    name: 'membudget-csp-single-file',
+    apply: 'build',
+    enforce: 'post',
+    generateBundle: {
+      order: 'post',
+      handler(_options, bundle) {
+        const html = bundle['index.html'];
+        if (!html || html.type !== 'asset' || typeof html.source !== 'string') throw new Error('membudget: no index.html to give a policy');
+        const source = html.source;
+        const hashes = (tag: string) => [...source.matchAll(new RegExp(`<${tag}\\b[^>]*>([\\s\\S]*?)</${tag}>`, 'g'))].map((m) => sha256(m[1]));
+        const scripts = hashes('script'), styles = hashes('style');
+        if (scripts.length === 0 || /<script\b[^>]*\bsrc=/.test(source)) throw new Error('membudget: the single file must inline its script');
+        const policy = ["default-src 'none'", `script-src ${scripts.join(' ')} 'wasm-unsafe-eval'`, `style-src ${styles.join(' ') || "'none'"}`,
+                        'connect-src data:', 'img-src data:', ...CSP_LOCKS].join('; ');
+        html.source = withPolicyMeta(source, policy);
+      },
+    },
+  };
+}
+
 export default defineConfig({
   root: 'web',
   base: './',
   publicDir: '../public',
-  plugins: singleFile ? [viteSingleFile({ removeViteModuleLoader: true })] : [preloadWasm()],
+  // The single file has no separate worker file to load: its planner runs the same slices on the main thread.
+  define: { __MEMBUDGET_WORKER__: JSON.stringify(!singleFile) },
+  worker: { format: 'es' },
+  plugins: singleFile ? [viteSingleFile({ removeViteModuleLoader: true }), singleFilePolicy()] : [preloadWasm(), sitePolicy()],
   build: {
     outDir: singleFile ? '../dist/single' : '../dist',
     emptyOutDir: true,
@@ -35,5 +89,9 @@ export default defineConfig({
     reportCompressedSize: false,
   },
   server: { host: '127.0.0.1' },
-  preview: { host: '127.0.0.1' },
+  // `npm start` serves dist/ with the policy as a header too, and lets a sandboxed (opaque-origin) frame load it.
+  preview: {
+    host: '127.0.0.1',
+    headers: { 'Content-Security-Policy': SITE_CSP, 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer', 'Access-Control-Allow-Origin': '*' },
+  },
 });

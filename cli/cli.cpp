@@ -9,9 +9,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include "measured.hpp"
 #include "membudget/detail/text.hpp"
 #include "membudget/json.hpp"
 #include "membudget/ledger.hpp"
+#include "membudget/plan.hpp"
 #include "membudget/presets.hpp"
 #include "membudget/sources.hpp"
 
@@ -210,6 +212,68 @@ void printComparison(std::ostream& out, const std::vector<MethodColumn>& columns
     }
 }
 
+std::string percent(double fraction) { return fixed2(fraction * 100).substr(0, fixed2(fraction * 100).size() - 1) + "%"; }
+
+void printPlan(std::ostream& out, const PlanResult& plan, const PlanRequest& request, bool gib, size_t limit, bool paretoOnly) {
+    const double scale = gib ? 1073741824.0 : 1e9;
+    const std::string unit = gib ? "GiB" : "GB";
+    auto value = [&](double bytes) { return fixed2(bytes / scale); };
+    const Config& c = request.base;
+    out << "membudget plan: " << c.model << " on " << detail::groupedNumber(request.gpus) << " × " << c.gpu << " ("
+        << value(std::round(c.gpuGb * 1e9)) << " " << unit << ", " << detail::groupedNumber(c.gpusPerNode) << " per node), seq "
+        << detail::groupedNumber(c.seq) << ", global batch " << detail::groupedNumber(request.globalBatch) << " sequences, method "
+        << c.method << "\n";
+    out << detail::groupedNumber(plan.layouts) << " layouts (TP, CP, PP" << (c.experts != 0 ? ", EP" : "") << "), "
+        << detail::groupedNumber(plan.candidates) << " configurations: " << detail::groupedNumber(plan.evaluated) << " evaluated, "
+        << detail::groupedNumber(plan.pruned) << " pruned (a smaller micro-batch already did not fit); "
+        << detail::groupedNumber(plan.fitting) << " fit";
+    size_t front = 0;
+    for (const auto& row : plan.rows) front += row.pareto ? 1 : 0;
+    out << ", " << front << " on the Pareto front\n\n";
+    if (plan.rows.empty()) {
+        out << "Nothing fits. Try more GPUs, a larger GPU, a shorter sequence or a smaller global batch.\n";
+        return;
+    }
+    out << "  TP  PP  CP     DP" << (c.experts != 0 ? "  EP" : "") << "  ZeRO  SP  ckpt        mb      m  " << padLeft("peak " + unit, 9) << "  "
+        << padLeft("headroom", 9) << "  recompute  bubble  notes\n";
+    size_t shown = 0;
+    for (const auto& row : plan.rows) {
+        if (shown >= limit || (paretoOnly && !row.pareto)) break;
+        ++shown;
+        std::string notes = row.pareto ? "Pareto" : "";
+        auto note = [&](const std::string& text) { notes += (notes.empty() ? "" : ", ") + text; };
+        if (row.tpCrossesNode) note("TP crosses nodes");
+        if (row.cpCrossesNode) note("CP crosses nodes");
+        if (std::fmod(c.layers, row.pp) != 0) note("uneven stages");
+        if (row.verdict == "tight") note("tight");
+        out << padLeft(detail::groupedNumber(row.tp), 4) << padLeft(detail::groupedNumber(row.pp), 4) << padLeft(detail::groupedNumber(row.cp), 4)
+            << padLeft(detail::groupedNumber(row.dp), 7);
+        if (c.experts != 0) out << padLeft(detail::groupedNumber(row.ep), 4);
+        out << padLeft(detail::groupedNumber(row.zero), 6) << padLeft(row.sp ? "on" : "off", 4) << "  " << pad(row.ckpt, 10)
+            << padLeft(detail::groupedNumber(row.mb), 4) << padLeft(detail::groupedNumber(row.microbatches), 7) << "  "
+            << padLeft(value(row.peakBytes), 9) << "  " << padLeft(value(row.headroomBytes), 9) << "  " << padLeft(percent(row.recomputeOverhead), 9)
+            << "  " << padLeft(percent(row.bubble), 6) << "  " << notes << "\n";
+    }
+    if (shown < plan.rows.size())
+        out << "\n(" << shown << " of " << plan.rows.size() << " rows; --limit N for more, --json for all)\n";
+    out << "\nrecompute: extra step compute of the checkpointing mode; bubble: (PP − 1) / (m + PP − 1); headroom: what is left "
+           "under the "
+        << detail::formatNumber(std::round((1 - c.headroom) * 100)) << "% line\n";
+}
+
+void printAdvice(std::ostream& out, const std::vector<Advice>& advice, const Result& before, bool gib) {
+    const double scale = gib ? 1073741824.0 : 1e9;
+    const std::string unit = gib ? "GiB" : "GB";
+    if (advice.empty()) {
+        out << "No single or paired change of zero, ckpt, sp, mb, tp, pp, cp or offload lowers the peak.\n";
+        return;
+    }
+    out << "What to change (now " << fixed2(before.totalBytes / scale) << " " << unit << ", " << before.verdict << "):\n";
+    for (const auto& a : advice)
+        out << "  " << pad(a.change, 34) << padLeft(fixed2(a.totalBytes / scale), 8) << " " << unit << "  saves "
+            << padLeft(fixed2(a.savedBytes / scale), 7) << " " << unit << "  " << pad(a.verdict, 12) << "  " << a.cost << "\n";
+}
+
 }  // namespace
 
 int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& out, std::ostream& err) {
@@ -260,6 +324,30 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
     auto* compareCommand = app.add_subcommand("compare", "Every method's ledger for the same configuration, side by side, "
                                                          "with why they differ");
     compareCommand->fallthrough();
+    std::string measuredFile;
+    auto* measuredCommand = app.add_subcommand("compare-measured", "Compare a run measured by tools/measure/measure.py (FILE or -) "
+                                                                   "with the prediction for its configuration, line by line");
+    measuredCommand->add_option("file", measuredFile, "Measured JSON (format membudget-measured/1), or - for standard input")->required();
+    measuredCommand->fallthrough();
+    auto* planCommand = app.add_subcommand("plan", "Every layout of TP, PP, CP, DP (and EP), ZeRO stage, SP, checkpointing and "
+                                                   "micro-batch that fits on --gpus GPUs, Pareto front first");
+    PlanRequest planRequest;
+    size_t planLimit = 25;
+    bool paretoOnly = false;
+    planCommand->add_option("--global-batch", planRequest.globalBatch,
+                            "Sequences per optimizer step (DP × mb × microbatches); default: the configuration's")
+        ->check(CLI::PositiveNumber);
+    planCommand->add_option("--max-mb", planRequest.maxMicroBatch, "Largest micro-batch to try (default 16)")->check(CLI::Range(1, 1024));
+    planCommand->add_option("--max-cp", planRequest.maxCp, "Largest context-parallel size to try (default 16)")->check(CLI::Range(1, 1024));
+    planCommand->add_flag("--tp-across-nodes", planRequest.tpAcrossNodes, "Allow TP groups larger than gpus_per_node");
+    planCommand->add_flag("!--no-uneven", planRequest.unevenPipeline, "Only PP sizes that divide the layers");
+    planCommand->add_flag("--tight", planRequest.includeTight, "Also list configurations over the headroom line but under capacity");
+    planCommand->add_option("--limit", planLimit, "Rows to print in the table (default 25; --json prints all)");
+    planCommand->add_flag("--pareto", paretoOnly, "Print only the Pareto front");
+    planCommand->fallthrough();
+    auto* adviseCommand = app.add_subcommand("advise", "The smallest changes that make the configuration fit, with what each "
+                                                       "saves and costs");
+    adviseCommand->fallthrough();
     auto* fieldsCommand = app.add_subcommand("fields", "Print the field table (keys, ranges, defaults, help) as JSON");
     auto* presetsCommand = app.add_subcommand("presets", "Print the model and GPU presets with their sources as JSON");
     app.require_subcommand(0, 1);
@@ -278,6 +366,22 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
     if (*presetsCommand) {
         out << presetsToJson() << "\n";
         return 0;
+    }
+
+    if (*measuredCommand) {
+        const ReadResult source = readSource(measuredFile, in);
+        if (!source.error.empty()) {
+            err << "membudget: error: " << source.error << "\n";
+            return kExitBadInput;
+        }
+        const MeasuredComparison comparison = compareMeasured(source.text);
+        if (!comparison.ok()) {
+            printProblems(err, comparison.errors);
+            return kExitBadInput;
+        }
+        if (asJson) out << measuredComparisonToJson(comparison) << "\n";
+        else printMeasuredComparison(out, comparison, gib);
+        return kExitFits;
     }
 
     const bool jsonOutput = asJson || *evalCommand;
@@ -321,6 +425,26 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
     // Input that could not be read is as bad as input that does not validate: never guess.
     result.errors.insert(result.errors.begin(), problems.begin(), problems.end());
 
+    if (*planCommand && result.ok()) {
+        planRequest.base = parsed.config;
+        planRequest.gpus = parsed.config.gpus != 0 ? parsed.config.gpus
+                                                   : parsed.config.tp * parsed.config.pp * parsed.config.cp * parsed.config.dp;
+        if (planRequest.globalBatch == 0) planRequest.globalBatch = parsed.config.dp * parsed.config.mb * parsed.config.microbatches;
+        const PlanResult plan = membudget::plan(planRequest);
+        if (!plan.errors.empty()) {
+            printProblems(err, plan.errors);
+            return kExitBadInput;
+        }
+        if (asJson) out << planToJson(plan, planRequest) << "\n";
+        else printPlan(out, plan, planRequest, gib, planLimit, paretoOnly);
+        return plan.fitting > 0 ? kExitFits : kExitOver;
+    }
+    if (*adviseCommand && result.ok()) {
+        const auto advice = advise(parsed.config);
+        if (asJson) out << adviceToJson(advice) << "\n";
+        else printAdvice(out, advice, result, gib);
+        return result.verdict == "fits" ? kExitFits : kExitOver;
+    }
     if (*compareCommand && result.ok()) {
         const auto columns = compareMethods(parsed.config);
         if (asJson) out << compareToJson(columns, parsed.config) << "\n";
@@ -331,6 +455,13 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
         out << resultToJson(result, parsed.config) << "\n";
     } else if (result.ok()) {
         printTable(out, result, parsed.config, gib, showTensors);
+        if (result.verdict != "fits") {
+            auto advice = advise(parsed.config);
+            if (advice.size() > 3) advice.resize(3);
+            out << "\n";
+            printAdvice(out, advice, result, gib);
+            out << "(membudget advise … for every option)\n";
+        }
     }
     if (!result.ok()) {
         if (!jsonOutput) printProblems(err, result.errors);

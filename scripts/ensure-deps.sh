@@ -4,8 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# emscripten: the wasm build; chromium: the browser tests (driven by playwright-core, never downloaded).
-debian_packages=(cmake make g++ catch2 nlohmann-json3-dev libcli11-dev emscripten chromium)
+# emscripten: the wasm build; chromium: the browser tests (driven by playwright-core, never downloaded);
+# python3-torch: tools/measure's tests (CPU-only; a GPU measurement needs a CUDA build of torch);
+# clang and libclang-rt-14-dev: libFuzzer for scripts/fuzz.sh; libbenchmark-dev: build/bench (README "Speed").
+debian_packages=(cmake make g++ catch2 nlohmann-json3-dev libcli11-dev emscripten chromium python3-torch clang
+                 libclang-rt-14-dev libbenchmark-dev)
 
 missing=()
 for package in "${debian_packages[@]}"; do

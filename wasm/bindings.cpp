@@ -5,6 +5,7 @@
 
 #include "membudget/config.hpp"
 #include "membudget/ledger.hpp"
+#include "membudget/plan.hpp"
 #include "membudget/presets.hpp"
 
 using namespace emscripten;
@@ -115,6 +116,8 @@ WasmImport importFields(const Config& base, const std::string& rootType, const v
 
 std::string reasonFor(const std::string& method, const std::string& lineId) { return differenceReason(method, lineId); }
 
+val measurableLinesOf(const Config& config) { return toArray(measurableLines(config)); }
+
 val validateConfig(const Config& config) { return toArray(validate(config)); }
 
 WasmParsed toWasm(const ParsedConfig& parsed) { return {parsed.config, toArray(parsed.problems)}; }
@@ -169,6 +172,81 @@ val gpuPresetList() {
 
 Config defaultConfig() { return Config{}; }
 
+#ifdef MEMBUDGET_WASM_PLANNER
+// Plan rows cross as one Float64Array of kPlanRowFields numbers each (web/src/engine.ts decodes them): a
+// value_object of 21 fields and its vector would cost the wasm more than the whole planner.
+constexpr size_t kPlanRowFields = 21;
+constexpr const char* kCkptModes[] = {"none", "selective", "full"};
+
+val rowsToArray(const std::vector<PlanRow>& rows) {
+    std::vector<double> flat;
+    flat.reserve(rows.size() * kPlanRowFields);
+    for (const auto& r : rows) {
+        const double ckpt = r.ckpt == "full" ? 2 : r.ckpt == "selective" ? 1 : 0;
+        flat.insert(flat.end(), {r.tp, r.pp, r.dp, r.cp, r.ep, r.zero, r.mb, r.microbatches, r.sp ? 1.0 : 0.0, ckpt, r.firstStageLayers,
+                                 r.lastStageLayers, r.peakBytes, r.headroomBytes, r.peakStage, r.verdict == "tight" ? 1.0 : 0.0,
+                                 r.recomputeOverhead, r.bubble, r.tpCrossesNode ? 1.0 : 0.0, r.cpCrossesNode ? 1.0 : 0.0,
+                                 r.pareto ? 1.0 : 0.0});
+    }
+    return val::global("Float64Array").new_(val(typed_memory_view(flat.size(), flat.data())));
+}
+
+std::vector<PlanRow> rowsFromArray(const val& array) {
+    const std::vector<double> flat = convertJSArrayToNumberVector<double>(array);
+    std::vector<PlanRow> rows(flat.size() / kPlanRowFields);
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const double* f = &flat[i * kPlanRowFields];
+        auto& r = rows[i];
+        r.tp = f[0], r.pp = f[1], r.dp = f[2], r.cp = f[3], r.ep = f[4], r.zero = f[5], r.mb = f[6], r.microbatches = f[7];
+        r.sp = f[8] != 0;
+        r.ckpt = kCkptModes[static_cast<size_t>(f[9]) % 3];
+        r.firstStageLayers = f[10], r.lastStageLayers = f[11], r.peakBytes = f[12], r.headroomBytes = f[13], r.peakStage = f[14];
+        r.verdict = f[15] != 0 ? "tight" : "fits";
+        r.recomputeOverhead = f[16], r.bubble = f[17];
+        r.tpCrossesNode = f[18] != 0, r.cpCrossesNode = f[19] != 0, r.pareto = f[20] != 0;
+    }
+    return rows;
+}
+
+// One slice of a plan: the page's worker calls this per slice of layouts (for progress and cancelling),
+// then joins the slices with markParetoRows.
+val planSlice(const Config& base, double gpus, double globalBatch, bool tpAcrossNodes, bool unevenPipeline, double maxMicroBatch,
+              double maxCp, bool includeTight, double layoutBegin, double layoutEnd, double maxRows) {
+    PlanRequest request;
+    request.base = base;
+    request.gpus = gpus;
+    request.globalBatch = globalBatch;
+    request.tpAcrossNodes = tpAcrossNodes;
+    request.unevenPipeline = unevenPipeline;
+    request.maxMicroBatch = maxMicroBatch;
+    request.maxCp = maxCp;
+    request.includeTight = includeTight;
+    request.layoutBegin = layoutBegin;
+    request.layoutEnd = layoutEnd;
+    request.maxRows = maxRows;
+    const PlanResult r = plan(request);
+    val out = val::object();
+    out.set("rows", rowsToArray(r.rows));
+    out.set("layouts", r.layouts);
+    out.set("candidates", r.candidates);
+    out.set("evaluated", r.evaluated);
+    out.set("pruned", r.pruned);
+    out.set("fitting", r.fitting);
+    out.set("dropped", r.dropped);
+    out.set("errors", toArray(r.errors));
+    return out;
+}
+
+val markParetoRows(const val& rows) {
+    std::vector<PlanRow> list = rowsFromArray(rows);
+    markPareto(list);
+    return rowsToArray(list);
+}
+
+#endif
+
+val adviseConfig(const Config& config) { return toArray(advise(config)); }
+
 
 }  // namespace
 
@@ -197,6 +275,8 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("capacity_factor", &Config::capacityFactor)
         .field("first_dense_layers", &Config::firstDenseLayers)
         .field("router_bias", &Config::routerBias)
+        .field("shared_expert_gate", &Config::sharedExpertGate)
+        .field("mtp_layers", &Config::mtpLayers)
         .field("kv_lora_rank", &Config::kvLoraRank)
         .field("q_lora_rank", &Config::qLoraRank)
         .field("qk_rope_dim", &Config::qkRopeDim)
@@ -337,7 +417,21 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("capacityBytes", &WasmGpuPreset::capacityBytes)
         .field("source", &WasmGpuPreset::source);
 
+    value_object<Advice>("Advice")
+        .field("change", &Advice::change)
+        .field("query", &Advice::query)
+        .field("savedBytes", &Advice::savedBytes)
+        .field("totalBytes", &Advice::totalBytes)
+        .field("verdict", &Advice::verdict)
+        .field("cost", &Advice::cost);
+
     function("evaluate", &evaluateConfig);
+    function("advise", &adviseConfig);
+#ifdef MEMBUDGET_WASM_PLANNER
+    // Only in membudget-planner.wasm, the planner worker's module.
+    function("plan", &planSlice);
+    function("markPareto", &markParetoRows);
+#endif
     function("validate", &validateConfig);
     function("defaultConfig", &defaultConfig);
     function("setField", &setField);
@@ -349,5 +443,6 @@ EMSCRIPTEN_BINDINGS(membudget) {
     function("decodeQuery", &decode);
     function("compare", &compareConfig);
     function("differenceReason", &reasonFor);
+    function("measurableLines", &measurableLinesOf);
     function("importHfFields", &importFields);
 }

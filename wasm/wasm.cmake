@@ -22,9 +22,23 @@ target_link_options(membudget_wasm PRIVATE
   -sDYNAMIC_EXECUTION=0
   -sINCOMING_MODULE_JS_API=wasmBinary,instantiateWasm,locateFile,print,printErr)
 
-# The page and the Node tests import the module from web/src/wasm/, next to its hand-written .d.ts.
-add_custom_command(TARGET membudget_wasm POST_BUILD
-  COMMAND ${CMAKE_COMMAND} -E copy_if_different
-          "$<TARGET_FILE_DIR:membudget_wasm>/membudget.js" "$<TARGET_FILE_DIR:membudget_wasm>/membudget.wasm"
-          "${CMAKE_SOURCE_DIR}/web/src/wasm/"
-  VERBATIM)
+# The planner's module: the same bindings plus plan() and markPareto(), for the page's Web Worker only, so
+# that the page's own module stays within its size budget (README "Budgets").
+add_executable(membudget_planner_wasm wasm/bindings.cpp)
+set_target_properties(membudget_planner_wasm PROPERTIES OUTPUT_NAME membudget-planner SUFFIX ".js")
+target_compile_definitions(membudget_planner_wasm PRIVATE MEMBUDGET_WASM_PLANNER=1)
+target_link_libraries(membudget_planner_wasm PRIVATE membudget_engine membudget_warnings)
+target_compile_options(membudget_planner_wasm PRIVATE ${MEMBUDGET_WASM_OPT})
+get_target_property(membudget_wasm_link_options membudget_wasm LINK_OPTIONS)
+target_link_options(membudget_planner_wasm PRIVATE ${membudget_wasm_link_options})
+set_target_properties(membudget_planner_wasm PROPERTIES LINK_OPTIONS "${membudget_wasm_link_options};-sEXPORT_NAME=createMembudgetPlanner")
+
+# The page and the Node tests import the modules from web/src/wasm/, next to their hand-written .d.ts.
+foreach(target membudget_wasm membudget_planner_wasm)
+  get_target_property(name ${target} OUTPUT_NAME)
+  add_custom_command(TARGET ${target} POST_BUILD
+    COMMAND ${CMAKE_COMMAND} -E copy_if_different
+            "$<TARGET_FILE_DIR:${target}>/${name}.js" "$<TARGET_FILE_DIR:${target}>/${name}.wasm"
+            "${CMAKE_SOURCE_DIR}/web/src/wasm/"
+    VERBATIM)
+endforeach()

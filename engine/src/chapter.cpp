@@ -30,8 +30,35 @@ LayerTerms layerTerms(const Config& c, double seqPerRank) {
             attentionCoefficient * c.mb * c.heads * seqPerRank * c.seq};
 }
 
-Line activationsLine(const Config& c, double stageIndex) {
+// The activations line's bytes on stage i (activationsLine adds its formula and note).
+double chapterActivationBytes(const Config& c, double stageIndex) {
     const double sPerRank = c.seq / c.cp;
+    const double inFlight = std::min(c.pp - stageIndex, c.microbatches);
+    double perLayer = 0;
+    if (c.ckpt == "full") {
+        perLayer = 2 * c.mb * sPerRank * c.hidden / c.tp;
+    } else {
+        const LayerTerms t = layerTerms(c, sPerRank);
+        const double split = t.split + (c.ckpt == "selective" ? 0 : t.attention);
+        perLayer = c.sp ? (t.replicated + split) / c.tp : t.replicated + split / c.tp;
+    }
+    return c.layers / c.pp * inFlight * perLayer;
+}
+
+// Parameters, gradients and optimizer: the same on every stage.
+struct ChapterStatic {
+    double parameters, gradients, optimizer;
+};
+
+ChapterStatic chapterStatic(const Config& c, double psi) {
+    const double tpPp = c.tp * c.pp;
+    auto shard = [&](bool byDp) { return tpPp * (byDp ? c.dp : 1); };
+    const StaticBytesPerParam perParam = staticBytesPerParam(c.staticBytes);
+    return {perParam.parameters * psi / shard(c.zero >= 3), perParam.gradients * psi / shard(c.zero >= 2),
+            (perParam.master + perParam.adamM + perParam.adamV) * psi / shard(c.zero >= 1)};
+}
+
+Line activationsLine(const Config& c, double stageIndex) {
     const double layersPerStage = c.layers / c.pp;  // the chapter's L/PP, fractional when PP does not divide L
     const double inFlight = std::min(c.pp - stageIndex, c.microbatches);
     const std::string ppMinusI = stageIndex == 0 ? "PP" : "PP − " + n(stageIndex);
@@ -44,15 +71,12 @@ Line activationsLine(const Config& c, double stageIndex) {
     const std::string b = n(c.mb), h = n(c.hidden), tp = n(c.tp);
 
     Line line{"activations", "Activations", "", "", 0, "", "chapter"};
-    double perLayer = 0;
     if (c.ckpt == "full") {
-        perLayer = 2 * c.mb * sPerRank * c.hidden / c.tp;
         line.formula = stage + "2b" + sCp + "h / TP";
         line.substituted = stageValues + "2 × " + b + " × " + sCpValues + " × " + h + " / " + tp;
         line.note = "Full checkpointing: only each layer's input (2bsh) is kept, divided by TP as the chapter's "
                     "\"rough TP reduction\" does";
     } else {
-        const LayerTerms t = layerTerms(c, sPerRank);
         const bool selective = c.ckpt == "selective";
         const bool worked = c.actFormula == "worked";
         const std::string ffnC = worked ? "6" : "2";
@@ -63,13 +87,10 @@ Line activationsLine(const Config& c, double stageIndex) {
                                      sCpValues + " × " + n(c.ffn) +
                                      (selective ? "" : " + " + attC + " × " + b + " × " + n(c.heads) + " × " +
                                                            sCpValues + " × " + n(c.seq));
-        const double split = t.split + (selective ? 0 : t.attention);
         if (c.sp) {
-            perLayer = (t.replicated + split) / c.tp;
             line.formula = stage + "(6b" + sCp + "h + " + splitSym + ") / TP";
             line.substituted = stageValues + "(6 × " + b + " × " + sCpValues + " × " + h + " + " + splitVal + ") / " + tp;
         } else {
-            perLayer = t.replicated + split / c.tp;
             line.formula = stage + "(6b" + sCp + "h + (" + splitSym + ") / TP)";
             line.substituted = stageValues + "(6 × " + b + " × " + sCpValues + " × " + h + " + (" + splitVal + ") / " + tp + ")";
         }
@@ -79,7 +100,7 @@ Line activationsLine(const Config& c, double stageIndex) {
                     "; LayerNorm inputs and dropout masks (6bsh) " +
                     (c.sp ? "sharded by sequence parallelism" : "replicated across TP");
     }
-    line.bytes = layersPerStage * inFlight * perLayer;
+    line.bytes = chapterActivationBytes(c, stageIndex);
     line.note += "; 1F1B keeps min(" + ppMinusI + ", m) = " + n(inFlight) + " micro-batch" + (inFlight == 1 ? "" : "es") +
                  " of L/PP = " + n(layersPerStage) + " layers on stage " + n(stageIndex);
     if (c.cp > 1) line.note += "; CP splits the sequence";
@@ -87,6 +108,24 @@ Line activationsLine(const Config& c, double stageIndex) {
 }
 
 }  // namespace
+
+PeakBytes chapterTrainingPeak(const Config& c, double psi) {
+    const ChapterStatic bytes = chapterStatic(c, psi);
+    const double allowances = c.buffersGb * kBytesPerGB + c.contextGb * kBytesPerGB;
+    PeakBytes peak{};
+    peak.totalBytes = -1;
+    // Activations fall with the stage index (min(PP − i, m)), so stage 0 is the peak; the loop keeps the
+    // rule the same as evaluate()'s.
+    for (double i = 0; i < c.pp; ++i) {
+        const double activations = chapterActivationBytes(c, i);
+        const double total = bytes.parameters + bytes.gradients + bytes.optimizer + activations + c.buffersGb * kBytesPerGB +
+                             c.contextGb * kBytesPerGB;
+        if (total > peak.totalBytes) peak = {bytes.parameters, bytes.gradients, bytes.optimizer, activations, allowances, total, i, 0};
+        else break;
+    }
+    peak.staticBytes = bytes.parameters + bytes.gradients + bytes.optimizer + allowances;
+    return peak;
+}
 
 MethodOutput chapterMethod(const Config& c, double psi) {
     MethodOutput out;
@@ -99,11 +138,12 @@ MethodOutput chapterMethod(const Config& c, double psi) {
     auto shardSym = [&](bool byDp) { return std::string(byDp ? "(TP × PP × DP)" : "(TP × PP)"); };
     auto shardVal = [&](bool byDp) { return "(" + tpPpText + (byDp ? " × " + n(c.dp) : "") + ")"; };
     const StaticBytesPerParam perParam = staticBytesPerParam(c.staticBytes);
+    const ChapterStatic bytes = chapterStatic(c, psi);
     const std::string zeroName = c.zero == 3 ? "ZeRO-3/FSDP" : "ZeRO-" + n(c.zero);
 
     staticLines.push_back({"parameters", "Parameters", "2Ψ / " + shardSym(parametersSharded),
                          "2 × " + psiText + " / " + shardVal(parametersSharded),
-                         perParam.parameters * psi / shard(parametersSharded),
+                         bytes.parameters,
                          parametersSharded ? "BF16 working copy, sharded over DP by " + zeroName +
                                                  " (gathered layer by layer on demand)"
                                            : "BF16 working copy",
@@ -115,7 +155,7 @@ MethodOutput chapterMethod(const Config& c, double psi) {
                                                            : "BF16 + an FP32 accumulator (the 20Ψ convention)";
     staticLines.push_back({"gradients", "Gradients", g + "Ψ / " + shardSym(gradientsSharded),
                          g + " × " + psiText + " / " + shardVal(gradientsSharded),
-                         perParam.gradients * psi / shard(gradientsSharded),
+                         bytes.gradients,
                          gradientKind + (gradientsSharded ? ", sharded over DP by " + zeroName
                                                           : "; sharded further with ZeRO-2 or FSDP"),
                          "chapter"});
@@ -123,7 +163,7 @@ MethodOutput chapterMethod(const Config& c, double psi) {
     const double optimizerPerParam = perParam.master + perParam.adamM + perParam.adamV;
     staticLines.push_back({"optimizer", "Optimizer", "12Ψ / " + shardSym(optimizerSharded),
                          "12 × " + psiText + " / " + shardVal(optimizerSharded),
-                         optimizerPerParam * psi / shard(optimizerSharded),
+                         bytes.optimizer,
                          std::string("FP32 master weights + Adam m + Adam v = 4 + 4 + 4 bytes per parameter; ") +
                              (optimizerSharded ? "sharded across DP (ZeRO-1 and up, the distributed optimizer)"
                                                : "not sharded across DP (zero = 0)"),

@@ -5,8 +5,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <set>
 
 #include "membudget/detail/text.hpp"
+#include "membudget/ledger.hpp"
 #include "membudget/presets.hpp"
 
 namespace membudget {
@@ -100,6 +102,15 @@ std::vector<FieldSpec> buildFields() {
          .help = "Layers before the first MoE layer (DeepSeek's first_k_dense_replace)", .section = moe});
     add({.key = "router_bias", .label = "Router bias", .group = "model", .kind = K::boolean, .member = &Config::routerBias,
          .unit = "", .help = "A bias per expert in the router (DeepSeek-V3)", .section = moe});
+    add({.key = "shared_expert_gate", .label = "Shared expert gate", .group = "model", .kind = K::boolean,
+         .member = &Config::sharedExpertGate, .unit = "",
+         .help = "A sigmoid gate (h -> 1) on the shared expert's output (Qwen2-MoE; Megatron-LM --moe-shared-expert-gate)",
+         .section = moe});
+    add({.key = "mtp_layers", .label = "Multi-token prediction layers", .group = "model", .kind = K::integer,
+         .member = &Config::mtpLayers, .min = 0, .max = 16, .unit = "layers",
+         .help = "Extra layers predicting further tokens in training (DeepSeek-V3: 1; num_nextn_predict_layers), on the last "
+                 "pipeline stage; not loaded in inference",
+         .section = "Multi-token prediction (DeepSeek-V3 §2.2; Megatron-LM --mtp-num-layers)"});
     const std::string_view mla = "Multi-head latent attention (DeepSeek-V2 §2.1; Megatron-LM --multi-latent-attention)";
     add({.key = "kv_lora_rank", .label = "KV latent rank (MLA)", .group = "model", .kind = K::integer,
          .member = &Config::kvLoraRank, .min = 1, .max = 65536, .zeroMeansAuto = true,
@@ -395,11 +406,23 @@ std::vector<Problem> validate(const Config& config) {
                                           ") is not divisible by heads (" + n(config.heads) + ")"});
     if (config.tp > config.heads)
         errors.push_back({"tp", "tp must be at most heads (" + n(config.heads) + "); got " + n(config.tp)});
+    // Megatron-LM and vLLM both refuse a TP group that would split an attention head: every rank holds whole heads.
+    else if (std::fmod(config.heads, config.tp) != 0)
+        errors.push_back({"tp", "tp must divide heads (" + n(config.heads) + "), so that each TP rank holds whole attention heads; got " +
+                                    n(config.tp)});
+    // KV heads are split over TP ranks, or each replicated on tp / kv_heads ranks (vLLM); anything else cannot be laid out.
+    else if (config.kvLoraRank == 0 && std::fmod(config.kvHeads, config.tp) != 0 && std::fmod(config.tp, config.kvHeads) != 0)
+        errors.push_back({"tp", "tp must divide kv_heads (" + n(config.kvHeads) + ") or be a multiple of it, so that KV heads are "
+                                    "split or replicated evenly; got " + n(config.tp)});
     if (config.pp > config.layers)
         errors.push_back({"pp", "pp must be at most layers (" + n(config.layers) + "); got " + n(config.pp)});
     if (config.cp > config.seq)
         errors.push_back({"cp", "cp must be at most seq (" + n(config.seq) + "); got " + n(config.cp)});
-    if (config.firstStageLayers + config.lastStageLayers > config.layers)
+    if (config.pp == 1 && (config.firstStageLayers != 0 || config.lastStageLayers != 0)) {
+        const std::string key = config.firstStageLayers != 0 ? "first_stage_layers" : "last_stage_layers";
+        errors.push_back({key, key + " needs pp > 1 (it sets an uneven pipeline split); got " + key + " = " +
+                                   n(config.firstStageLayers != 0 ? config.firstStageLayers : config.lastStageLayers) + " with pp = 1"});
+    } else if (config.firstStageLayers + config.lastStageLayers > config.layers)
         errors.push_back({"first_stage_layers", "first_stage_layers + last_stage_layers must be at most layers (" +
                                                     n(config.layers) + "); got " + n(config.firstStageLayers) + " + " +
                                                     n(config.lastStageLayers)});
@@ -407,10 +430,14 @@ std::vector<Problem> validate(const Config& config) {
              config.firstStageLayers + config.lastStageLayers != config.layers)
         errors.push_back({"last_stage_layers", "with pp = 2, first_stage_layers + last_stage_layers must equal layers (" +
                                                    n(config.layers) + ")"});
-    else if (config.pp > 2 && config.layers - config.firstStageLayers - config.lastStageLayers <
-                                  config.pp - 2 + (config.firstStageLayers == 0) + (config.lastStageLayers == 0))
-        errors.push_back({"first_stage_layers", "the stages between the first and the last need a layer each: at most " +
-                                                    n(config.layers - config.pp + 2) + " layers on the first and last stages"});
+    else if (config.pp >= 2 && config.layers - config.firstStageLayers - config.lastStageLayers <
+                                   config.pp - 2 + (config.firstStageLayers == 0) + (config.lastStageLayers == 0)) {
+        const std::string key = config.firstStageLayers != 0 ? "first_stage_layers" : "last_stage_layers";
+        const double otherStages = config.pp - (config.firstStageLayers != 0) - (config.lastStageLayers != 0);
+        errors.push_back({key, "first_stage_layers + last_stage_layers must be at most " + n(config.layers - otherStages) +
+                                   " (layers " + n(config.layers) + ", and a layer for each other pipeline stage); got " +
+                                   n(config.firstStageLayers) + " + " + n(config.lastStageLayers)});
+    }
     if (config.experts != 0) {
         const double etp = config.etp != 0 ? config.etp : config.tp;
         if (std::fmod(config.experts, config.ep) != 0)
@@ -424,6 +451,20 @@ std::vector<Problem> validate(const Config& config) {
     }
     if (config.vpp > 1 && config.pp == 1)
         errors.push_back({"vpp", "vpp (virtual pipeline stages) needs pp > 1; got vpp = " + n(config.vpp) + " with pp = 1"});
+    else if (config.vpp > 1 && std::none_of(errors.begin(), errors.end(), [](const Problem& p) {
+                 return p.field == "pp" || p.field == "first_stage_layers" || p.field == "last_stage_layers";
+             })) {
+        // Megatron-LM splits each stage's layers into vpp equal model chunks (the split above is valid).
+        const auto perStage = stageLayers(config);
+        if (const auto odd = std::find_if(perStage.begin(), perStage.end(), [&config](double l) { return std::fmod(l, config.vpp) != 0; });
+            odd != perStage.end())
+            errors.push_back({"vpp", "vpp must divide the layers of every pipeline stage (stage " +
+                                         n(static_cast<double>(odd - perStage.begin())) + " has " + n(*odd) + "); got " + n(config.vpp)});
+        // Megatron-LM's interleaved schedule runs the micro-batches in groups of pp.
+        if (config.mode == "training" && std::fmod(config.microbatches, config.pp) != 0)
+            errors.push_back({"microbatches", "microbatches must be a multiple of pp (" + n(config.pp) +
+                                                  ") with interleaving (vpp > 1); got " + n(config.microbatches)});
+    }
     if (config.mode == "inference" && config.method != "membudget")
         errors.push_back({"method", "method must be membudget in inference mode (the other sources model training); got " +
                                         quoted(config.method)});
@@ -523,15 +564,16 @@ ParsedConfig decodeQuery(std::string_view query) {
 
 // Reports every key given more than once and keeps only its last assignment.
 std::vector<Problem> duplicateKeys(std::vector<Assignment>& assignments) {
+    // Sets rather than scans of what is kept: a hostile link can carry hundreds of thousands of parameters,
+    // which made this quadratic (seconds to minutes of a frozen page; found with tests/fuzz/fuzz_query).
     std::vector<Problem> problems;
     std::vector<Assignment> kept;
+    std::set<std::string_view> keptKeys, reportedKeys;  // views into `assignments`, unchanged until the end
     for (auto it = assignments.rbegin(); it != assignments.rend(); ++it) {
-        const bool seen = std::any_of(kept.begin(), kept.end(), [&it](const Assignment& a) { return a.key == it->key; });
-        if (!seen) {
+        if (keptKeys.insert(it->key).second)
             kept.push_back(*it);
-        } else if (std::none_of(problems.begin(), problems.end(), [&it](const Problem& p) { return p.field == it->key; })) {
+        else if (reportedKeys.insert(it->key).second)
             problems.push_back({it->key, it->key + " is given more than once; the last value is used"});
-        }
     }
     assignments.assign(kept.rbegin(), kept.rend());
     return problems;

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -51,9 +52,14 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> fiel
                 out.errors.push_back({field, std::string(name) + " must be a number to set " + field + "; got " + article(v->type) + v->type});
                 return std::nullopt;
             }
-            const double value = numberOf(*v);
-            assignments.push_back({field, detail::formatNumber(value)});
-            return value;
+            // JSON.parse reads 1e400 as Infinity; nothing non-finite may reach a field.
+            const auto value = detail::parseNumber(v->text);
+            if (!value) {
+                out.errors.push_back({field, std::string(name) + " must be a finite number to set " + field + "; got " + v->text});
+                return std::nullopt;
+            }
+            assignments.push_back({field, detail::formatNumber(*value)});
+            return *value;
         }
         if (required) out.errors.push_back({field, std::string("config.json has no ") + *names.begin() + " for " + field});
         return std::nullopt;
@@ -107,6 +113,7 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> fiel
         if (!number({"decoder_sparse_step", "moe_layer_freq"}, "moe_layer_freq", false)) assignments.push_back({"moe_layer_freq", "1"});
         if (!number({"first_k_dense_replace"}, "first_dense_layers", false)) assignments.push_back({"first_dense_layers", "0"});
         flag("router_bias", text_("topk_method", "") == "noaux_tc");  // DeepSeek-V3's e_score_correction_bias
+        flag("shared_expert_gate", type == "qwen2_moe");              // Qwen2MoeSparseMoeBlock.shared_expert_gate
     } else {
         assignments.push_back({"experts", "0"});  // dense (a count of 1 is a dense FFN too)
     }
@@ -119,15 +126,18 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> fiel
     } else {
         assignments.push_back({"kv_lora_rank", "0"});
     }
-    if (find("num_nextn_predict_layers"))
-        out.notices.push_back({"num_nextn_predict_layers", "num_nextn_predict_layers: multi-token prediction layers are not counted"});
+    if (!number({"num_nextn_predict_layers"}, "mtp_layers", false)) assignments.push_back({"mtp_layers", "0"});
     if (find("parallel_attn") || find("use_parallel_residual"))
         out.notices.push_back({"use_parallel_residual", "a parallel attention/MLP block saves the same tensors here as a sequential one"});
     const ParsedConfig parsed = applyAssignments(assignments, base);
     out.config = parsed.config;
     out.errors.insert(out.errors.end(), parsed.problems.begin(), parsed.problems.end());
+    // Only what the config.json set can make the import fail; a TP the new model's heads do not allow is the
+    // user's setting, reported at its field by the evaluation that follows.
     if (out.errors.empty())
-        for (const auto& problem : validate(out.config)) out.errors.push_back(problem);
+        for (const auto& problem : validate(out.config))
+            if (std::any_of(assignments.begin(), assignments.end(), [&problem](const Assignment& a) { return a.key == problem.field; }))
+                out.errors.push_back(problem);
     if (!out.errors.empty()) out.config = base;  // all or nothing: a half-imported model would mislead
     return out;
 }

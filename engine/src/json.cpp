@@ -56,7 +56,8 @@ ordered_json configObject(const Config& config) {
     return out;
 }
 
-std::string jsonTypeName(const ordered_json& value) {
+template <class Json>
+std::string jsonTypeName(const Json& value) {
     if (value.is_boolean()) return "a boolean";
     if (value.is_number()) return "a number";
     if (value.is_string()) return "a string";
@@ -70,11 +71,17 @@ std::string jsonTypeName(const ordered_json& value) {
 AssignmentList parseJsonConfig(std::string_view text) {
     AssignmentList out;
     std::set<std::string> seen, duplicated;
+    // The top-level key whose value is being read, so that a value JSON cannot hold (NaN, 1e400) names its field.
+    std::optional<std::string> reading;
     // The callback sees every key of the top-level object, including ones the parser would overwrite.
     auto callback = [&](int depth, ordered_json::parse_event_t event, ordered_json& parsed) {
-        if (event == ordered_json::parse_event_t::key && depth == 1) {
-            const auto key = parsed.get<std::string>();
+        using E = ordered_json::parse_event_t;
+        if (event == E::key && depth == 1) {
+            auto key = parsed.get<std::string>();
             if (!seen.insert(key).second) duplicated.insert(key);
+            reading = std::move(key);
+        } else if (depth == 1 && (event == E::value || event == E::object_end || event == E::array_end)) {
+            reading.reset();
         }
         return true;
     };
@@ -82,7 +89,15 @@ AssignmentList parseJsonConfig(std::string_view text) {
     try {
         root = ordered_json::parse(text.begin(), text.end(), callback);
     } catch (const ordered_json::exception& e) {
-        out.problems.push_back({"", std::string("invalid JSON: ") + e.what()});
+        std::string why = e.what();
+        if (const size_t tag = why.find("] "); why.rfind("[json.exception.", 0) == 0 && tag != std::string::npos) why.erase(0, tag + 2);
+        const FieldSpec* field = reading ? findField(*reading) : nullptr;
+        if (field)
+            out.problems.push_back({*reading, *reading + " must be " + describeRange(*field) + "; got invalid JSON: " + why});
+        else if (reading)
+            out.problems.push_back({*reading, "invalid JSON in the value of \"" + *reading + "\": " + why});
+        else
+            out.problems.push_back({"", "invalid JSON: " + why});
         return out;
     }
     if (!root.is_object()) {
@@ -127,7 +142,9 @@ AssignmentList parseJsonConfig(std::string_view text) {
 }
 
 HfImport importHfConfig(std::string_view text, const Config& base) {
-    const ordered_json cfg = ordered_json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+    // nlohmann::json (a std::map), not ordered_json, whose key lookup is a scan: a config.json of 100,000 keys
+    // took half a minute to read. The mapping does not depend on the keys' order.
+    const nlohmann::json cfg = nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
     if (cfg.is_discarded()) return importHfFields("invalid", {}, base);
     if (!cfg.is_object()) return importHfFields(jsonTypeName(cfg).substr(jsonTypeName(cfg).find(' ') + 1), {}, base);
     std::vector<HfValue> fields;
@@ -259,6 +276,75 @@ std::string presetsToJson(int indent) {
                         {"capacity_bytes", number(preset.capacityBytes)},
                         {"source", preset.source}});
     return ordered_json{{"models", models}, {"gpus", gpus}}.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
+}
+
+Config planRowConfig(const PlanRequest& request, const PlanRow& row) {
+    Config c = request.base;
+    c.tp = row.tp;
+    c.pp = row.pp;
+    c.dp = row.dp;
+    c.cp = row.cp;
+    c.ep = row.ep;
+    c.zero = row.zero;
+    c.sp = row.sp;
+    c.ckpt = row.ckpt;
+    c.mb = row.mb;
+    c.microbatches = row.microbatches;
+    c.firstStageLayers = row.firstStageLayers;
+    c.lastStageLayers = row.lastStageLayers;
+    c.gpus = 0;
+    c.vpp = 1;
+    return c;
+}
+
+std::string planToJson(const PlanResult& plan, const PlanRequest& request, int indent) {
+    ordered_json rows = ordered_json::array();
+    for (const auto& row : plan.rows)
+        rows.push_back({{"tp", number(row.tp)},
+                        {"pp", number(row.pp)},
+                        {"dp", number(row.dp)},
+                        {"cp", number(row.cp)},
+                        {"ep", number(row.ep)},
+                        {"zero", number(row.zero)},
+                        {"sp", row.sp},
+                        {"ckpt", row.ckpt},
+                        {"mb", number(row.mb)},
+                        {"microbatches", number(row.microbatches)},
+                        {"first_stage_layers", number(row.firstStageLayers)},
+                        {"last_stage_layers", number(row.lastStageLayers)},
+                        {"peak_bytes", number(row.peakBytes)},
+                        {"headroom_bytes", number(row.headroomBytes)},
+                        {"peak_stage", number(row.peakStage)},
+                        {"verdict", row.verdict},
+                        {"recompute_overhead", row.recomputeOverhead},
+                        {"bubble", row.bubble},
+                        {"tp_crosses_node", row.tpCrossesNode},
+                        {"cp_crosses_node", row.cpCrossesNode},
+                        {"pareto", row.pareto},
+                        {"query", encodeQuery(planRowConfig(request, row))}});
+    return ordered_json{{"gpus", number(request.gpus)},
+                        {"global_batch", number(request.globalBatch)},
+                        {"layouts", number(plan.layouts)},
+                        {"candidates", number(plan.candidates)},
+                        {"evaluated", number(plan.evaluated)},
+                        {"pruned", number(plan.pruned)},
+                        {"fitting", number(plan.fitting)},
+                        {"dropped", number(plan.dropped)},
+                        {"rows", rows},
+                        {"errors", problems(plan.errors)}}
+        .dump(indent, ' ', false, ordered_json::error_handler_t::replace);
+}
+
+std::string adviceToJson(const std::vector<Advice>& advice, int indent) {
+    ordered_json out = ordered_json::array();
+    for (const auto& a : advice)
+        out.push_back({{"change", a.change},
+                       {"query", a.query},
+                       {"total_bytes", number(a.totalBytes)},
+                       {"saved_bytes", number(a.savedBytes)},
+                       {"verdict", a.verdict},
+                       {"cost", a.cost}});
+    return out.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
 }
 
 }  // namespace membudget

@@ -16,14 +16,10 @@ using detail::n;
 // chapter's formulas silently assume.
 std::vector<Problem> layoutWarnings(const Config& c, double perLayerActivationBytes) {
     std::vector<Problem> w;
-    if (std::fmod(c.heads, c.tp) != 0)
-        w.push_back({"tp", "heads (" + n(c.heads) + ") is not divisible by tp (" + n(c.tp) +
-                               "): attention heads cannot be split evenly across TP ranks"});
+    // heads and kv_heads that TP cannot split evenly are errors (validate); replication is allowed and costs memory.
     if (c.tp > c.kvHeads)
         w.push_back({"tp", "tp (" + n(c.tp) + ") exceeds kv_heads (" + n(c.kvHeads) +
                                "): each KV head is replicated on tp / kv_heads ranks"});
-    else if (std::fmod(c.kvHeads, c.tp) != 0)
-        w.push_back({"tp", "kv_heads (" + n(c.kvHeads) + ") is not divisible by tp (" + n(c.tp) + ")"});
     if (std::fmod(c.ffn, c.tp) != 0)
         w.push_back({"tp", "ffn (" + n(c.ffn) + ") is not divisible by tp (" + n(c.tp) + ")"});
     if (std::fmod(c.layers, c.pp) != 0) {
@@ -79,8 +75,12 @@ double derivedParameterCount(const Config& c) {
     const double moeLayers = moeLayerCount(c);
     // A MoE layer replaces the dense FFN with a router, the routed experts and any shared expert.
     const double moeFfn = h * c.experts + (c.routerBias ? c.experts : 0) + c.experts * ffnMatrices * h * (c.moeFfn != 0 ? c.moeFfn : c.ffn) +
-                          ffnMatrices * h * c.sharedExpertFfn;
-    return embeddings + c.layers * (attention + 2 * norm) + (c.layers - moeLayers) * ffn + moeLayers * moeFfn + norm;
+                          ffnMatrices * h * c.sharedExpertFfn + (c.sharedExpertGate && c.sharedExpertFfn > 0 ? h : 0);
+    // A multi-token-prediction module (DeepSeek-V3 §2.2) is one more layer of the last layer's kind, two input
+    // norms, the projection of [hidden; next-token embedding] (2h -> h) and its own final norm; it shares the
+    // embedding and the output head with the main model.
+    const double mtp = c.mtpLayers * (attention + 2 * norm + (isMoeLayer(c, c.layers - 1) ? moeFfn : ffn) + 2 * h * h + 3 * norm);
+    return embeddings + c.layers * (attention + 2 * norm) + (c.layers - moeLayers) * ffn + moeLayers * moeFfn + norm + mtp;
 }
 
 bool isMoeLayer(const Config& c, double layer) {
@@ -105,7 +105,8 @@ double activeParameterCount(const Config& c) {
     if (c.experts == 0) return derivedParameterCount(c);
     Config active = c;
     active.experts = c.expertsPerToken;  // each token passes through top-k experts (and the router of all E)
-    const double routerDifference = moeLayerCount(c) * c.hidden * (c.experts - c.expertsPerToken);
+    const double moeLayers = moeLayerCount(c) + (isMoeLayer(c, c.layers - 1) ? c.mtpLayers : 0);
+    const double routerDifference = moeLayers * c.hidden * (c.experts - c.expertsPerToken);
     return derivedParameterCount(active) + routerDifference;
 }
 
@@ -263,6 +264,24 @@ std::vector<MethodColumn> compareMethods(const Config& config) noexcept {
         columns.clear();
     }
     return columns;
+}
+
+std::vector<Line> measurableLines(const Config& config) noexcept {
+    std::vector<Line> lines;
+    try {
+        Result result = evaluate(config);
+        if (!result.ok()) return lines;
+        if (config.mode != "training" || config.method != "membudget" || result.peakPhase != "optimizer step") return std::move(result.lines);
+        // The same stage, composed at forward/backward (the ledger the other methods borrow from).
+        const detail::MethodOutput output = detail::membudgetMethod(config, result.parameterCount, false);
+        for (const auto& stage : output.stages)
+            if (stage.index == result.peakStage) lines = stage.lines;
+        const std::vector<Line> allowances = allowanceLines(config);
+        lines.insert(lines.end(), allowances.begin(), allowances.end());
+    } catch (...) {
+        lines.clear();  // allocation only, as in evaluate()
+    }
+    return lines;
 }
 
 }  // namespace membudget

@@ -48,6 +48,8 @@ std::string sShape(const Config& c, bool spSharded) {
     return s;
 }
 
+void storeGemmInputsInFp8(std::vector<Tensor>& tensors, bool flash);
+
 // One transformer layer's saved tensors for one micro-batch, per GPU.
 std::vector<Tensor> layerTensors(const Config& c, const Dims& x, bool includeAttentionCore, bool moe = false) {
     std::vector<Tensor> out;
@@ -104,8 +106,11 @@ std::vector<Tensor> layerTensors(const Config& c, const Dims& x, bool includeAtt
             const double bss = x.b * x.sRank * c.sharedExpertFfn / x.t;
             add("shared expert FC1 input", "[b, " + seqSp + ", h]", "bf16", 2 * bsh, spNote);
             add("shared expert gate/up and output", "[b, " + seq + ", 3 × d_shared/TP]", "bf16", (x.gated ? 6 : 4) * bss, "split by TP");
+            if (c.sharedExpertGate)
+                add("shared expert gate (sigmoid output)", "[b, " + seqSp + ", 1]", "bf16", 2 * x.b * x.sRank / x.spDivisor, spNote);
         }
         if (x.dropout) add("MLP residual dropout mask", "[b, " + seqSp + ", h]", "uint8", bsh, spNote);
+        if (c.precision == "fp8") storeGemmInputsInFp8(out, x.flash);
         return out;
     }
     add("FC1 input", "[b, " + seqSp + ", h]", "bf16", 2 * bsh, spNote);
@@ -118,7 +123,32 @@ std::vector<Tensor> layerTensors(const Config& c, const Dims& x, bool includeAtt
         add("activation output (FC2 input)", "[b, " + seq + ", d_ff/TP]", "bf16", 2 * bsf, "split by TP");
     }
     if (x.dropout) add("MLP residual dropout mask", "[b, " + seqSp + ", h]", "uint8", bsh, spNote);
+    if (c.precision == "fp8") storeGemmInputsInFp8(out, x.flash);
     return out;
+}
+
+// FP8 training with Transformer Engine (Linear, LayerNormLinear, LayerNormMLP under fp8_autocast) saves the
+// FP8 cast of each GEMM input for the weight gradient instead of its BF16 copy; norm inputs, the FC1 output
+// the activation's backward reads, and attention's tensors (FP8 attention is off by default) stay in BF16.
+// One FP32 scale per tensor is negligible.
+// FlashAttention's backward reads its BF16 output, so there the output projection keeps an FP8 copy beside it.
+void storeGemmInputsInFp8(std::vector<Tensor>& tensors, bool flash) {
+    std::vector<Tensor> copies;
+    for (auto& t : tensors) {
+        const bool gemmInput = t.name.find("projection input") != std::string::npos || t.name.find("FC1 input") != std::string::npos ||
+                               t.name.find("FC2 input") != std::string::npos;
+        if (!gemmInput || t.dtype != "bf16") continue;
+        if (flash && t.name.find("output projection input") != std::string::npos) {
+            copies.push_back({"attention output, FP8 copy (output projection input)", t.shape, "fp8", t.bytesPerCopy / 2, t.copies,
+                              t.bytes / 2, t.sharding});
+            t.name = "attention output (FlashAttention backward)";
+            continue;
+        }
+        t.dtype = "fp8";
+        t.bytesPerCopy /= 2;
+        t.bytes /= 2;
+    }
+    tensors.insert(tensors.end(), copies.begin(), copies.end());
 }
 
 double sum(const std::vector<Tensor>& tensors) {
@@ -165,7 +195,7 @@ RankParams rankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput)
         p.moeLayerLinear = q + o + kvWeights + shared;
         p.moeLayerExperts = c.experts / c.ep * matrices * x.h * (c.moeFfn != 0 ? c.moeFfn : c.ffn) / etp;
         p.moeLayer = p.moeLayerLinear + (biases - (x.bias ? (matrices - 1) * x.f / x.t : 0)) + 2 * norm + x.h * c.experts +
-                     (c.routerBias ? c.experts : 0);
+                     (c.routerBias ? c.experts : 0) + (c.sharedExpertGate && c.sharedExpertFfn > 0 ? x.h : 0);
     }
     p.embedding = x.V * x.h / x.t + c.posEmb * x.h;
     p.output = lastStageHoldsOutput ? x.V * x.h / x.t : 0;
@@ -197,7 +227,7 @@ struct StaticRates {
     double statesHidden;     // per parameter of the layers' weight matrices
     double statesEmbedding;  // embedding and output layer (2-D, but Muon leaves them to AdamW)
     double statesVector;     // norms and biases
-    std::string describe;
+    const char* describe;  // a literal: the planner's kernel builds these millions of times
 };
 
 StaticRates staticRates(const Config& c) {
@@ -297,77 +327,261 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
                                "Captured CUDA graphs (an allowance; vLLM reports it at start-up)", "allowance"});
         out.stages.push_back(std::move(stage));
     }
+    if (c.mtpLayers > 0)
+        out.warnings.push_back({"mtp_layers", "the multi-token-prediction layers are not loaded for inference (vLLM loads them "
+                                              "only as a speculative-decoding draft); they are left out of the weights"});
     return out;
 }
 
 MethodOutput membudgetMethod(const Config& c, double psi) { return membudgetMethod(c, psi, true); }
 
+namespace {
+
+// The numbers behind each line of a layer's tensor sub-ledger, term for term and in the same order as
+// layerTensors (which adds the names and shapes), so that the planner's kernel needs no strings.
+double layerActivationBytes(const Config& c, const Dims& x, bool includeAttentionCore, bool moe) {
+    const bool fp8 = c.precision == "fp8";
+    const double gemm = fp8 ? 0.5 : 1;  // a saved GEMM input in FP8 (storeGemmInputsInFp8)
+    const double bsh = x.b * x.sRank * x.h / x.spDivisor;
+    const double statsBytes = (x.layernorm ? 8 : 4) * x.b * x.sRank / x.spDivisor;
+    double total = 2 * bsh + statsBytes + 2 * bsh * gemm + 2 * x.b * x.sRank * x.headsRank * x.d + 4 * x.b * x.sRank * x.kvHeadsRank * x.d;
+    if (includeAttentionCore) {
+        if (x.flash) {
+            total += 4 * x.b * x.headsRank * x.sRank;
+        } else {
+            total += 2 * x.b * x.headsRank * x.sRank * x.s;
+            if (x.dropout) total += x.b * x.headsRank * x.sRank * x.s + 2 * x.b * x.headsRank * x.sRank * x.s;
+        }
+    }
+    const double attentionOutput = 2 * x.b * x.sRank * x.headsRank * x.d;
+    // FlashAttention keeps the BF16 output; FP8 adds a copy for the projection (appended last, as there).
+    const bool outputCopy = fp8 && x.flash;
+    total += outputCopy ? attentionOutput : attentionOutput * gemm;
+    if (x.dropout) total += bsh;
+    total += 2 * bsh + statsBytes;
+    if (moe) {
+        const double etp = c.etp != 0 ? c.etp : c.tp;
+        const double routed = x.b * x.sRank * c.expertsPerToken * c.capacityFactor;
+        const double fe = (c.moeFfn != 0 ? c.moeFfn : c.ffn) / etp;
+        total += 8 * x.b * x.sRank * c.experts / x.spDivisor + 2 * routed * x.h * gemm;
+        total += x.gated ? 4 * routed * fe + 2 * routed * fe * gemm : 2 * routed * fe + 2 * routed * fe * gemm;
+        total += 4 * x.b * x.sRank * c.expertsPerToken;
+        if (c.sharedExpertFfn > 0) {
+            const double bss = x.b * x.sRank * c.sharedExpertFfn / x.t;
+            total += 2 * bsh * gemm + (x.gated ? 6 : 4) * bss;
+            if (c.sharedExpertGate) total += 2 * x.b * x.sRank / x.spDivisor;
+        }
+    } else {
+        const double bsf = x.b * x.sRank * x.f / x.t;
+        total += 2 * bsh * gemm;
+        total += x.gated ? 4 * bsf + 2 * bsf * gemm : 2 * bsf + 2 * bsf * gemm;
+    }
+    if (x.dropout) total += bsh;
+    if (outputCopy) total += attentionOutput * gemm;
+    return total;
+}
+
+// MoE layers among [from, from + count): first_dense_layers, + f, + 2f, … (isMoeLayer), without a loop.
+double moeLayersIn(const Config& c, double from, double count) {
+    if (c.experts == 0) return 0;
+    auto below = [&c](double x) { return x <= c.firstDenseLayers ? 0 : std::floor((x - c.firstDenseLayers - 1) / c.moeLayerFreq) + 1; };
+    return below(from + count) - below(from);
+}
+
+// What every stage of a training configuration shares: dimensions, per-rank parameters, bytes per
+// parameter, and the saved bytes of one layer of each kind.
+struct MembudgetTraining {
+    Dims x;
+    RankParams p;
+    StaticRates rates;
+    bool outputOnLast, offloadOptimizer, offloadParameters, mtpMoe;
+    double shardGroup, expertShardGroup, fullLayerBytes, denseLayerBytes, moeLayerBytes, coreBytes, mtpLayerBytes;
+};
+
+MembudgetTraining membudgetTraining(const Config& c) {
+    MembudgetTraining t{};
+    t.x = dimsOf(c);
+    // Untied: the output layer sits on the last stage. Tied with PP > 1: Megatron-LM keeps a copy of
+    // the embedding there to compute the logits (and all-reduces their gradients).
+    t.outputOnLast = !c.tiedEmbeddings || c.pp > 1;
+    t.p = rankParams(c, t.x, t.outputOnLast);
+    t.shardGroup = c.dp * c.cp;  // Megatron's distributed optimizer shards over DP × CP
+    t.rates = staticRates(c);
+    t.offloadOptimizer = c.offload != "none";
+    t.offloadParameters = c.offload == "all" && c.zero >= 3;
+    // Routed experts are replicated over the expert data-parallel group, TP × CP × DP / (ETP × EP)
+    // (Megatron-LM's expert DP): their gradients and optimizer states shard over it.
+    t.expertShardGroup = c.experts != 0 ? c.tp * c.cp * c.dp / ((c.etp != 0 ? c.etp : c.tp) * c.ep) : 1;
+    t.mtpMoe = c.experts != 0 && isMoeLayer(c, c.layers - 1);
+    t.fullLayerBytes = layerActivationBytes(c, t.x, true, false);
+    t.denseLayerBytes = layerActivationBytes(c, t.x, c.ckpt == "none", false);
+    t.moeLayerBytes = c.experts != 0 ? layerActivationBytes(c, t.x, c.ckpt == "none", true) : 0;
+    // Selective recomputation (Megatron-LM: core attention) rebuilds one layer's attention core.
+    t.coreBytes = t.fullLayerBytes - layerActivationBytes(c, t.x, false, false);
+    t.mtpLayerBytes = c.ckpt == "full" ? 2 * t.x.b * t.x.sRank * t.x.h / t.x.spDivisor : t.mtpMoe ? t.moeLayerBytes : t.denseLayerBytes;
+    return t;
+}
+
+MembudgetStage membudgetStage(const Config& c, const MembudgetTraining& t, double i, double stageLayers, double firstLayerOfStage,
+                              bool atPeakPhase) {
+    const Dims& x = t.x;
+    const RankParams& p = t.p;
+    const StaticRates& rates = t.rates;
+    MembudgetStage s{};
+    s.layers = stageLayers;
+    const bool first = i == 0, last = i == c.pp - 1;
+    s.moeLayers = moeLayersIn(c, firstLayerOfStage, stageLayers);
+    const double denseLayers = stageLayers - s.moeLayers;
+    // Multi-token prediction (DeepSeek-V3 §2.2) runs after the main model on the last stage: layers of the
+    // last layer's kind, two input norms, the column-parallel 2h -> h projection and a final norm. With
+    // PP > 1 Megatron-LM builds an embedding copy there too (GPTModel: pre_process or mtp_process).
+    s.mtpLayers = last ? c.mtpLayers : 0;
+    const double mtpProjection = 2 * x.h * x.h / x.t;
+    const double mtpLinear = s.mtpLayers * ((t.mtpMoe ? p.moeLayerLinear : p.layerLinear) + mtpProjection);
+    const double mtpParams = s.mtpLayers * ((t.mtpMoe ? p.moeLayer : p.layer) + mtpProjection + 3 * p.finalNorm);
+    s.mtpEmbedding = s.mtpLayers > 0 && c.pp > 1 ? x.V * x.h / x.t : 0;
+    s.stageParams = denseLayers * p.layer + s.moeLayers * p.moeLayer + (first ? p.embedding : 0) + (last ? p.finalNorm + p.output : 0) +
+                    mtpParams + s.mtpEmbedding;
+    s.expertParams = (s.moeLayers + (t.mtpMoe ? s.mtpLayers : 0)) * p.moeLayerExperts;
+
+    // Static memory by precision, gradient convention and optimizer (staticRates), sharded by ZeRO stage.
+    s.paramShard = c.zero >= 3 ? t.shardGroup : 1;
+    s.gradShard = c.zero >= 2 ? t.shardGroup : 1;
+    s.optimizerShard = c.zero >= 1 ? t.shardGroup : 1;
+    const double expertParamShard = c.zero >= 3 ? t.expertShardGroup : 1, expertGradShard = c.zero >= 2 ? t.expertShardGroup : 1,
+                 expertOptimizerShard = c.zero >= 1 ? t.expertShardGroup : 1;
+    const double hiddenMatrices = denseLayers * p.layerLinear + s.moeLayers * p.moeLayerLinear + mtpLinear;
+    const double embeddingParams = (first ? p.embedding : 0) + (last ? p.output : 0) + s.mtpEmbedding;
+    const double vectorParams = s.stageParams - hiddenMatrices - embeddingParams;
+    // Transformer Engine caches an FP8 copy of each linear weight for the micro-batches of a step.
+    s.fp8Copies = c.precision == "fp8" ? hiddenMatrices + s.expertParams : 0;
+    s.parameters = t.offloadParameters ? 0
+                                       : rates.weight * s.stageParams / s.paramShard + rates.weight * s.expertParams / expertParamShard +
+                                             s.fp8Copies;
+    s.gradients = rates.gradient * s.stageParams / s.gradShard + rates.gradient * s.expertParams / expertGradShard;
+    s.states = rates.statesHidden * hiddenMatrices + rates.statesEmbedding * embeddingParams + rates.statesVector * vectorParams;
+    s.optimizer = t.offloadOptimizer ? 0
+                                     : (rates.master * s.stageParams + s.states) / s.optimizerShard +
+                                           (rates.master + rates.statesHidden) * s.expertParams / expertOptimizerShard;
+    if (c.zero >= 3) {
+        // ZeRO-3/FSDP gathers each layer's weights before use and prefetches the next; its gradients are
+        // reduce-scattered from a full-size bucket.
+        const double largestModule = std::max(p.layer, first ? p.embedding : 0.0);
+        s.parameters += 2 * rates.weight * largestModule;
+        s.gradients += rates.weight * largestModule;
+    }
+
+    // Activations: every saved tensor, times the layer-copies in flight, plus the stage's extras.
+    s.copies = inFlightLayerCopies(c, stageLayers, i);
+    s.microbatches = inFlightMicrobatches(c, i);
+    double activations = 0;
+    if (c.ckpt == "full") {
+        activations += 2 * x.b * x.sRank * x.h / x.spDivisor * s.copies;
+        if (stageLayers > 0) activations += t.fullLayerBytes;
+    } else {
+        // Layer-copies split between dense and MoE layers in the proportion the stage holds them.
+        const double moeCopies = stageLayers > 0 ? s.copies * s.moeLayers / stageLayers : 0;
+        const double denseCopies = s.copies - moeCopies;
+        if (denseCopies > 0) activations += t.denseLayerBytes * denseCopies;
+        if (moeCopies > 0) activations += t.moeLayerBytes * moeCopies;
+        if (c.ckpt == "selective" && stageLayers > 0 && t.coreBytes > 0) activations += t.coreBytes;
+    }
+    if (first) {
+        activations += 8 * x.b * x.sRank * s.microbatches;
+        if (x.dropout) activations += x.b * x.sRank * x.h / x.spDivisor * s.microbatches;
+    }
+    if (last) {
+        // The last stage runs each micro-batch's forward and backward back to back: one micro-batch of
+        // logits. Megatron-LM's vocab-parallel cross-entropy works in FP32.
+        const double bsh = x.b * x.sRank * x.h / x.spDivisor;
+        const double logits = x.b * x.sRank * x.V / x.t;
+        activations += 2 * bsh + 2 * bsh + 2 * logits + 4 * logits;
+        if (s.mtpLayers > 0)
+            activations += t.mtpLayerBytes * s.mtpLayers + 4 * bsh * s.mtpLayers + 4 * x.b * x.sRank * x.h * s.mtpLayers +
+                           4 * bsh * s.mtpLayers + 6 * logits * s.mtpLayers;
+    }
+    s.activationsDuringBackward = activations;
+
+    // Phases: activations are freed before the optimizer step; with BF16 gradients the step works on an
+    // FP32 copy of this rank's optimizer shard of them.
+    s.stepTemporary = rates.gradient == 2 && rates.master > 0 && !t.offloadOptimizer ? 4 * s.stageParams / s.optimizerShard : 0;
+    s.forwardBackward = s.parameters + s.gradients + s.optimizer + activations;
+    s.step = s.parameters + s.gradients + s.optimizer + s.stepTemporary;
+    s.stepPeaks = atPeakPhase && s.step > s.forwardBackward;
+    s.optimizerAtPeak = s.optimizer + (s.stepPeaks ? s.stepTemporary : 0);
+    s.activations = s.stepPeaks ? 0 : activations;
+    return s;
+}
+
+}  // namespace
+
+PeakBytes membudgetTrainingPeak(const Config& c) {
+    const MembudgetTraining t = membudgetTraining(c);
+    const double allowances = c.buffersGb * kBytesPerGB + c.contextGb * kBytesPerGB;
+    PeakBytes peak{};
+    peak.totalBytes = -1;
+    double firstLayer = 0, previousLayers = -1, previousMoe = -1;
+    for (double i = 0; i < c.pp; ++i) {
+        const double layers = stageLayerCount(c, i);
+        const double from = firstLayer;
+        firstLayer += layers;
+        // A middle stage holding the same layers as the one before it has the same static memory and no
+        // more micro-batches in flight (min(PP − i, m) falls with i): it cannot be the first peak. Skipping
+        // it makes a plan's cost grow with the distinct stages (at most four), not with PP.
+        const bool middle = i != 0 && i != c.pp - 1;
+        const double moe = moeLayersIn(c, from, layers);
+        if (middle && layers == previousLayers && moe == previousMoe) continue;
+        previousLayers = middle ? layers : -1;
+        previousMoe = middle ? moe : -1;
+        const MembudgetStage s = membudgetStage(c, t, i, layers, from, true);
+        // The same sum, in the same order, as evaluate() makes of the stage's lines.
+        const double total = s.parameters + s.gradients + s.optimizerAtPeak + s.activations + c.buffersGb * kBytesPerGB +
+                             c.contextGb * kBytesPerGB;
+        const double staticBytes = s.parameters + s.gradients + s.optimizer + allowances;
+        if (total > peak.totalBytes) peak = {s.parameters, s.gradients, s.optimizerAtPeak, s.activations, allowances, total, i, peak.staticBytes};
+        peak.staticBytes = std::max(peak.staticBytes, staticBytes);
+    }
+    return peak;
+}
+
 MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
     (void)psi;  // membudget counts every tensor of the architecture itself
     MethodOutput out;
-    const Dims x = dimsOf(c);
+    const MembudgetTraining t = membudgetTraining(c);
+    const Dims& x = t.x;
+    const RankParams& p = t.p;
+    const StaticRates& rates = t.rates;
     const std::vector<double> layers = stageLayers(c);
     const double stages = c.pp;
-    // Untied: the output layer sits on the last stage. Tied with PP > 1: Megatron-LM keeps a copy of
-    // the embedding there to compute the logits (and all-reduces their gradients).
-    const bool outputOnLast = !c.tiedEmbeddings || c.pp > 1;
-    const RankParams p = rankParams(c, x, outputOnLast);
-    const double shardGroup = c.dp * c.cp;  // Megatron's distributed optimizer shards over DP × CP
-    const StaticRates rates = staticRates(c);
-    const bool offloadOptimizer = c.offload != "none", offloadParameters = c.offload == "all" && c.zero >= 3;
+    const bool outputOnLast = t.outputOnLast, offloadOptimizer = t.offloadOptimizer, offloadParameters = t.offloadParameters;
+    const double shardGroup = t.shardGroup, expertShardGroup = t.expertShardGroup;
     const std::vector<Tensor> fullLayer = layerTensors(c, x, true);
     const double fullLayerBytes = sum(fullLayer);
 
-    // Routed experts are replicated over the expert data-parallel group, TP × CP × DP / (ETP × EP)
-    // (Megatron-LM's expert DP): their gradients and optimizer states shard over it.
-    const double expertShardGroup = c.experts != 0 ? c.tp * c.cp * c.dp / ((c.etp != 0 ? c.etp : c.tp) * c.ep) : 1;
     double firstLayerOfStage = 0;
     for (double i = 0; i < stages; ++i) {
         StageOutput stage;
         stage.index = i;
         stage.layers = layers[static_cast<size_t>(i)];
         const bool first = i == 0, last = i == stages - 1;
-        double moeLayers = 0;
-        if (c.experts != 0)
-            for (double j = firstLayerOfStage; j < firstLayerOfStage + stage.layers; ++j) moeLayers += isMoeLayer(c, j) ? 1 : 0;
+        const MembudgetStage sn = membudgetStage(c, t, i, stage.layers, firstLayerOfStage, atPeakPhase);
         firstLayerOfStage += stage.layers;
-        const double denseLayers = stage.layers - moeLayers;
-        const double stageParams = denseLayers * p.layer + moeLayers * p.moeLayer + (first ? p.embedding : 0) +
-                                   (last ? p.finalNorm + p.output : 0);
-        const double expertParams = moeLayers * p.moeLayerExperts;
-
-        // Static memory by precision, gradient convention and optimizer (staticRates), sharded by ZeRO stage.
-        const double paramShard = c.zero >= 3 ? shardGroup : 1, gradShard = c.zero >= 2 ? shardGroup : 1,
-                     optimizerShard = c.zero >= 1 ? shardGroup : 1;
-        const double expertParamShard = c.zero >= 3 ? expertShardGroup : 1, expertGradShard = c.zero >= 2 ? expertShardGroup : 1,
-                     expertOptimizerShard = c.zero >= 1 ? expertShardGroup : 1;
-        const double hiddenMatrices = denseLayers * p.layerLinear + moeLayers * p.moeLayerLinear;
-        const double embeddingParams = (first ? p.embedding : 0) + (last ? p.output : 0);
-        const double vectorParams = stageParams - hiddenMatrices - embeddingParams;
-        // Transformer Engine caches an FP8 copy of each linear weight for the micro-batches of a step.
-        const double fp8Copies = c.precision == "fp8" ? hiddenMatrices + expertParams : 0;
-        double parameters = offloadParameters ? 0
-                                              : rates.weight * stageParams / paramShard + rates.weight * expertParams / expertParamShard +
-                                                    fp8Copies;
-        double gradients = rates.gradient * stageParams / gradShard + rates.gradient * expertParams / expertGradShard;
-        const double states = rates.statesHidden * hiddenMatrices + rates.statesEmbedding * embeddingParams + rates.statesVector * vectorParams;
-        const double optimizer = offloadOptimizer ? 0
-                                                  : (rates.master * stageParams + states) / optimizerShard +
-                                                        (rates.master + rates.statesHidden) * expertParams / expertOptimizerShard;
+        const double moeLayers = sn.moeLayers, mtpLayers = sn.mtpLayers, mtpEmbedding = sn.mtpEmbedding;
+        const bool mtpMoe = t.mtpMoe;
+        const double stageParams = sn.stageParams, expertParams = sn.expertParams, fp8Copies = sn.fp8Copies;
+        const double paramShard = sn.paramShard, gradShard = sn.gradShard, optimizerShard = sn.optimizerShard;
         std::string parameterNote = std::string(c.precision == "fp32" ? "FP32" : c.precision == "fp16" ? "FP16" : "BF16") + " weights of " +
                                     n(std::round(stageParams)) + " parameters on this GPU (" +
                                     n(stage.layers) + " layers" + (first ? ", the embedding" : "") +
                                     (last ? (c.tiedEmbeddings && c.pp > 1 ? ", the tied output copy" : (outputOnLast ? ", the output layer" : "")) : "") +
+                                    (mtpLayers > 0 ? ", " + n(mtpLayers) + " multi-token-prediction layer" + (mtpLayers > 1 ? "s" : "") +
+                                                         (mtpEmbedding > 0 ? " and its embedding copy" : "")
+                                                   : "") +
                                     ")" + (fp8Copies > 0 ? ", plus FP8 copies of the linear weights (Transformer Engine)" : "");
         std::string gradientNote = std::string(rates.gradient == 2 ? (c.precision == "fp16" ? "FP16" : "BF16")
                                                : rates.gradient == 4 ? "FP32 (main_grad)" : "BF16 + FP32 accumulator") +
                                    " gradients";
         if (c.zero >= 3) {
-            // ZeRO-3/FSDP gathers each layer's weights before use and prefetches the next; its gradients are
-            // reduce-scattered from a full-size bucket.
-            const double largestModule = std::max(p.layer, first ? p.embedding : 0.0);
-            parameters += 2 * rates.weight * largestModule;
-            gradients += rates.weight * largestModule;
             parameterNote += "; sharded over DP × CP = " + n(shardGroup) + ", plus two gathered layers (current and prefetched)";
             gradientNote += ", sharded over DP × CP, plus one layer's BF16 reduce-scatter bucket";
         } else if (c.zero >= 2) {
@@ -379,9 +593,9 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
                              : std::string(rates.master > 0 ? "FP32 master weights (4 B) + " : "No master copy; ") + rates.describe +
                                    std::string(c.zero >= 1 ? ", sharded over DP × CP = " + n(shardGroup) + " (distributed optimizer / ZeRO-1)" : "");
 
-        // Activations: every saved tensor, times the layer-copies in flight, plus the stage's extras.
-        const double copies = inFlightLayerCopies(c, stage.layers, i);
-        const double microbatches = inFlightMicrobatches(c, i);
+        // The tensor sub-ledger: the same terms as sn.activations, with names, shapes and types.
+        const double copies = sn.copies;
+        const double microbatches = sn.microbatches;
         stage.inFlightMicrobatches = microbatches;
         std::vector<Tensor> tensors;
         if (c.ckpt == "full") {
@@ -392,29 +606,24 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
                 tensors.push_back({"one layer recomputed in backward (transient)", "all of a layer's saved tensors", "mixed",
                                    fullLayerBytes, 1, fullLayerBytes, "as the layer's tensors"});
         } else {
-            // Layer-copies split between dense and MoE layers in the proportion the stage holds them.
             const double moeCopies = stage.layers > 0 ? copies * moeLayers / stage.layers : 0;
             const double denseCopies = copies - moeCopies;
             if (denseCopies > 0)
-                for (auto t : layerTensors(c, x, c.ckpt == "none")) {
-                    t.copies = denseCopies;
-                    t.bytes = t.bytesPerCopy * denseCopies;
-                    tensors.push_back(std::move(t));
+                for (auto tensor : layerTensors(c, x, c.ckpt == "none")) {
+                    tensor.copies = denseCopies;
+                    tensor.bytes = tensor.bytesPerCopy * denseCopies;
+                    tensors.push_back(std::move(tensor));
                 }
             if (moeCopies > 0)
-                for (auto t : layerTensors(c, x, c.ckpt == "none", true)) {
-                    t.name = "MoE layer: " + t.name;
-                    t.copies = moeCopies;
-                    t.bytes = t.bytesPerCopy * moeCopies;
-                    tensors.push_back(std::move(t));
+                for (auto tensor : layerTensors(c, x, c.ckpt == "none", true)) {
+                    tensor.name = "MoE layer: " + tensor.name;
+                    tensor.copies = moeCopies;
+                    tensor.bytes = tensor.bytesPerCopy * moeCopies;
+                    tensors.push_back(std::move(tensor));
                 }
-            if (c.ckpt == "selective" && stage.layers > 0) {
-                // Selective recomputation (Megatron-LM: core attention) rebuilds one layer's attention core.
-                const double core = fullLayerBytes - sum(layerTensors(c, x, false));
-                if (core > 0)
-                    tensors.push_back({"attention core recomputed in backward (transient)", "one layer", "mixed", core, 1, core,
-                                       "heads split by TP"});
-            }
+            if (c.ckpt == "selective" && stage.layers > 0 && t.coreBytes > 0)
+                tensors.push_back({"attention core recomputed in backward (transient)", "one layer", "mixed", t.coreBytes, 1, t.coreBytes,
+                                   "heads split by TP"});
         }
         if (first) {
             tensors.push_back({"input token ids", "[b, " + sShape(c, false) + "]", "int64", 8 * x.b * x.sRank, microbatches,
@@ -426,8 +635,6 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
             }
         }
         if (last) {
-            // The last stage runs each micro-batch's forward and backward back to back: one micro-batch of
-            // logits. Megatron-LM's vocab-parallel cross-entropy works in FP32.
             const double bsh = x.b * x.sRank * x.h / x.spDivisor;
             const double logits = x.b * x.sRank * x.V / x.t;
             tensors.push_back({"final norm input", "[b, " + sShape(c, true) + ", h]", "bf16", 2 * bsh, 1, 2 * bsh, "sharded by SP over TP"});
@@ -435,35 +642,49 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
             tensors.push_back({"logits", "[b, " + sShape(c, false) + ", V/TP]", "bf16", 2 * logits, 1, 2 * logits, "vocabulary split by TP"});
             tensors.push_back({"FP32 logits / softmax for the loss", "[b, " + sShape(c, false) + ", V/TP]", "fp32", 4 * logits, 1,
                                4 * logits, "vocabulary split by TP"});
+            if (mtpLayers > 0) {
+                // Each MTP depth is one more layer for the one micro-batch of the last stage, its norm and
+                // projection inputs and its own logits and loss, all alive until the backward pass.
+                const std::vector<Tensor> mtpLayer = c.ckpt == "full" ? std::vector<Tensor>{{"layer input (checkpoint)", "[b, " + sShape(c, true) + ", h]", "bf16", 2 * bsh, 1, 2 * bsh, "sharded by SP over TP"}}
+                                                                      : layerTensors(c, x, c.ckpt == "none", mtpMoe);
+                for (auto tensor : mtpLayer) {
+                    tensor.name = "MTP layer: " + tensor.name;
+                    tensor.copies = mtpLayers;
+                    tensor.bytes = tensor.bytesPerCopy * mtpLayers;
+                    tensors.push_back(std::move(tensor));
+                }
+                const std::vector<Tensor> extras{
+                    {"MTP: hidden and embedding norm inputs", "2 × [b, " + sShape(c, true) + ", h]", "bf16", 4 * bsh, mtpLayers, 4 * bsh * mtpLayers, "sharded by SP over TP"},
+                    {"MTP: projection input [h; emb]", "[b, " + sShape(c, false) + ", 2h]", "bf16", 4 * x.b * x.sRank * x.h, mtpLayers,
+                     4 * x.b * x.sRank * x.h * mtpLayers, "replicated on every TP rank"},
+                    {"MTP: final norm and output layer inputs", "2 × [b, " + sShape(c, true) + ", h]", "bf16", 4 * bsh, mtpLayers, 4 * bsh * mtpLayers, "sharded by SP over TP"},
+                    {"MTP: logits, BF16 and FP32", "[b, " + sShape(c, false) + ", V/TP]", "bf16 + fp32", 6 * logits, mtpLayers, 6 * logits * mtpLayers,
+                     "vocabulary split by TP"}};
+                tensors.insert(tensors.end(), extras.begin(), extras.end());
+            }
         }
-        const double activations = sum(tensors);
-
-        // Phases: activations are freed before the optimizer step; with BF16 gradients the step works on an
-        // FP32 copy of this rank's optimizer shard of them.
-        const double stepTemporary = rates.gradient == 2 && rates.master > 0 && !offloadOptimizer ? 4 * stageParams / optimizerShard : 0;
-        const double forwardBackward = parameters + gradients + optimizer + activations;
-        const double step = parameters + gradients + optimizer + stepTemporary;
-        stage.phases = {{"forward/backward", forwardBackward}, {"optimizer step", step}};
-        const bool stepPeaks = atPeakPhase && step > forwardBackward;
-        stage.peakPhase = step > forwardBackward ? "optimizer step" : "forward/backward";
+        const double activations = sn.activationsDuringBackward;
+        stage.phases = {{"forward/backward", sn.forwardBackward}, {"optimizer step", sn.step}};
+        const bool stepPeaks = sn.stepPeaks;
+        stage.peakPhase = sn.step > sn.forwardBackward ? "optimizer step" : "forward/backward";
 
         const std::string where = "stage " + n(i) + " of " + n(stages);
         if (expertParams > 0)
             parameterNote += "; " + n(std::round(expertParams)) + " routed-expert parameters (" + n(c.experts / c.ep) +
                              " experts per EP rank), their gradients and optimizer sharded over the expert DP group of " + n(expertShardGroup);
         stage.lines.push_back({"parameters", "Parameters", n(rates.weight) + " × P_stage / shard",
-                               n(rates.weight) + " × " + n(std::round(stageParams)) + " / " + n(paramShard), parameters, parameterNote,
+                               n(rates.weight) + " × " + n(std::round(stageParams)) + " / " + n(paramShard), sn.parameters, parameterNote,
                                "membudget"});
         stage.lines.push_back({"gradients", "Gradients", n(rates.gradient) + " × P_stage / shard",
-                               n(rates.gradient) + " × " + n(std::round(stageParams)) + " / " + n(gradShard), gradients,
+                               n(rates.gradient) + " × " + n(std::round(stageParams)) + " / " + n(gradShard), sn.gradients,
                                gradientNote, "membudget"});
         Line optimizerLine{"optimizer", "Optimizer", "(master + states) × P_stage / shard",
-                           "(" + n(rates.master) + " × " + n(std::round(stageParams)) + " + " + n(std::round(states)) + ") / " + n(optimizerShard),
-                           optimizer, optimizerNote, "membudget"};
+                           "(" + n(rates.master) + " × " + n(std::round(stageParams)) + " + " + n(std::round(sn.states)) + ") / " + n(optimizerShard),
+                           sn.optimizerAtPeak, optimizerNote, "membudget"};
         Line activationLine{"activations", "Activations", "Σ saved tensors × layer-copies in flight + stage extras",
                             n(copies) + " layer-copies (" + n(stage.layers) + " layers, " + n(microbatches) +
                                 " micro-batches in flight) on " + where,
-                            activations,
+                            sn.activations,
                             std::string(c.ckpt == "full" ? "Full recomputation: layer inputs kept, one layer rebuilt in backward"
                                         : c.ckpt == "selective" ? "Selective recomputation: attention core rebuilt in backward"
                                                                 : "No recomputation") +
@@ -471,11 +692,9 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
                                 "; see the tensor sub-ledger",
                             "membudget"};
         if (stepPeaks) {
-            optimizerLine.bytes += stepTemporary;
             optimizerLine.note += "; at its peak, the optimizer step, plus an FP32 copy of the BF16 gradient shard";
             activationLine.note = "Freed before the optimizer step, which is this stage's peak (" + n(std::round(activations)) +
                                   " bytes during forward/backward)";
-            activationLine.bytes = 0;
         }
         stage.lines.push_back(std::move(optimizerLine));
         stage.lines.push_back(std::move(activationLine));
@@ -504,8 +723,9 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
     }
     if (c.precision == "fp16" && !c.masterWeights)
         out.warnings.push_back({"master_weights", "FP16 training without FP32 master weights loses small updates; mixed precision keeps them"});
-    if (c.precision == "fp8")
-        out.warnings.push_back({"precision", "FP8: activations are counted in BF16 (Transformer Engine keeps some of them in FP8, so this is an upper bound)"});
+    if (c.mtpLayers > 0 && c.pp > 1)
+        out.warnings.push_back({"mtp_layers", "the multi-token-prediction layers all sit on the last stage; Megatron-LM lets you move "
+                                              "layers off it (last_stage_layers) to balance"});
     if (c.offload == "all" && c.zero < 3)
         out.warnings.push_back({"offload", "offload = all (parameters too) needs ZeRO-3 (zero = 3); only the optimizer is offloaded"});
     return out;

@@ -10,33 +10,26 @@
 
 namespace membudget {
 
-std::vector<double> stageLayers(const Config& c) {
-    const auto stages = static_cast<size_t>(c.pp);
-    std::vector<double> layers(stages, 0);
-    if (stages == 1) {
-        layers[0] = c.layers;
-        return layers;
-    }
-    double remaining = c.layers;
-    size_t from = 0, to = stages;  // stages [from, to) share what remains evenly
-    if (c.firstStageLayers != 0) {
-        layers[0] = c.firstStageLayers;
-        remaining -= c.firstStageLayers;
-        from = 1;
-    }
-    if (c.lastStageLayers != 0) {
-        layers[stages - 1] = c.lastStageLayers;
-        remaining -= c.lastStageLayers;
-        to = stages - 1;
-    }
-    const auto count = static_cast<double>(to - from);
-    if (count <= 0) return layers;
+double detail::stageLayerCount(const Config& c, double stage) {
+    if (c.pp == 1) return c.layers;
+    const bool firstSet = c.firstStageLayers != 0, lastSet = c.lastStageLayers != 0;
+    if (stage == 0 && firstSet) return c.firstStageLayers;
+    if (stage == c.pp - 1 && lastSet) return c.lastStageLayers;
+    // The stages [from, to) share what remains evenly.
+    const double remaining = c.layers - c.firstStageLayers - c.lastStageLayers;
+    const double from = firstSet ? 1 : 0, to = lastSet ? c.pp - 1 : c.pp;
+    const double count = to - from;
+    if (count <= 0) return 0;
     const double base = std::floor(remaining / count);
-    double extra = remaining - base * count;
-    for (size_t i = from; i < to; ++i) layers[i] = base;
+    const double extra = remaining - base * count;
     // The remainder goes to the stages after the first, which does not also hold the embedding.
-    for (size_t i = std::max<size_t>(from, 1); i < to && extra > 0; ++i, --extra) layers[i] += 1;
-    for (size_t i = from; i < to && extra > 0; ++i, --extra) layers[i] += 1;
+    const double firstExtra = std::max(from, 1.0);
+    return base + (stage >= firstExtra && stage < firstExtra + extra ? 1 : 0);
+}
+
+std::vector<double> stageLayers(const Config& c) {
+    std::vector<double> layers(static_cast<size_t>(c.pp), 0);
+    for (size_t i = 0; i < layers.size(); ++i) layers[i] = detail::stageLayerCount(c, static_cast<double>(i));
     return layers;
 }
 
@@ -178,7 +171,10 @@ MethodOutput megatronMethod(const Config& c, double psi) {
         x.expertTensorParallel = c.etp != 0 ? c.etp : c.tp;
         x.worldSize = c.tp * c.pp * c.cp * c.dp;
         x.firstDenseLayers = c.firstDenseLayers;
+        x.addBiasLinear = c.bias || c.routerBias;
+        x.sharedExpertGate = c.sharedExpertGate;
     }
+    x.mtpNumLayers = c.mtpLayers;
     if (c.kvLoraRank != 0) {
         const double headDim = headDimOf(c);
         x.multiLatentAttention = true;

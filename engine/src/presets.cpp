@@ -44,9 +44,22 @@ constexpr std::array kModels{
     ModelPreset{"deepseek-v3", "DeepSeek-V3 671B", 0, 7168, 61, 128, 128, 0, 18432, 129280, true, false, "rmsnorm", false, 0,
                 "membudget",
                 "huggingface.co/deepseek-ai/DeepSeek-V3 config.json: MLA (q_lora 1536, kv_lora 512, rope 64, nope 128, v 128), "
-                "256 routed experts of 2048 + 1 shared, top-8, 3 leading dense layers; 671,026,419,200 parameters without "
-                "the multi-token-prediction layer",
-                256, 8, 2048, 2048, 3, true, 512, 1536, 64, 128, 128},
+                "256 routed experts of 2048 + 1 shared, top-8, 3 leading dense layers, 1 multi-token-prediction layer "
+                "(num_nextn_predict_layers); 671,026,419,200 parameters in the main model (DeepSeek's 671B) and 11,610,068,224 "
+                "in the MTP module: one MoE layer of 11,507,286,272 (README_WEIGHTS.md's \"11.5B unique\") plus its 2h -> h "
+                "projection and three norms; with the checkpoint's two copies of embedding and head, 684.49B (the model page's 685B)",
+                256, 8, 2048, 2048, 3, true, 512, 1536, 64, 128, 128, false, false, 1},
+    ModelPreset{"qwen1.5-moe-a2.7b", "Qwen1.5-MoE-A2.7B", 0, 2048, 24, 16, 16, 0, 5632, 151936, true, false, "rmsnorm", false, 0,
+                "membudget",
+                "huggingface.co/Qwen/Qwen1.5-MoE-A2.7B config.json (qwen2_moe: 60 experts of 1408, top-4, a gated shared expert "
+                "of 5632, Q/K/V biases); 14,315,784,192 parameters = the checkpoint's safetensors total_size of "
+                "28,631,568,384 bytes in BF16",
+                60, 4, 1408, 5632, 0, false, 0, 0, 64, 0, 0, true, true, 0},
+    ModelPreset{"qwen2-57b-a14b", "Qwen2-57B-A14B", 0, 3584, 28, 28, 4, 0, 18944, 151936, true, false, "rmsnorm", false, 0,
+                "membudget",
+                "huggingface.co/Qwen/Qwen2-57B-A14B config.json (qwen2_moe: 64 experts of 2560, top-8, a gated shared expert "
+                "of 20480, GQA with 4 KV heads, Q/K/V biases); the tensor sum of that config",
+                64, 8, 2560, 20480, 0, false, 0, 0, 64, 0, 0, true, true, 0},
     // Korthikanti et al. 2022, Table 3: GPT-style models (s = 2048, v = 51200) used in their evaluation.
     ModelPreset{"korthikanti-22b", "22B (Korthikanti et al. Table 3)", 0, 6144, 48, 64, 64, 0, 24576, 51200, false, true,
                 "layernorm", true, 2048, "korthikanti",
@@ -116,7 +129,9 @@ void applyModelPreset(Config& config, const ModelPreset& preset) {
     config.tiedEmbeddings = preset.tiedEmbeddings;
     config.norm = std::string(preset.norm);
     config.bias = preset.bias;
-    config.qkvBias = false;
+    config.qkvBias = preset.qkvBias;
+    config.sharedExpertGate = preset.sharedExpertGate;
+    config.mtpLayers = preset.mtpLayers;
     config.experts = preset.experts;
     config.expertsPerToken = preset.expertsPerToken;
     config.moeFfn = preset.moeFfn;

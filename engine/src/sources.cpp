@@ -27,20 +27,28 @@ MegatronWeights megatronWeights(const MegatronArgs& x) {
         for (double i = x.firstDenseLayers; i < L; ++i) moeLayers += std::fmod(i - x.firstDenseLayers, x.moeLayerFreq) == 0 ? 1 : 0;
     const double denseLayers = L - moeLayers;
     const double experts = x.numExperts.value_or(1);
-    const double router = h * experts;  // no bias: add_bias_linear off
+    const double router = h * experts + (x.addBiasLinear ? experts : 0);
     const double shared = 2 * h * x.sharedExpertFfn * gamma;
+    const double sharedGate = x.sharedExpertFfn > 0 && x.sharedExpertGate ? h : 0;
     const double tensorParallelBlock = (attention + mlp) * denseLayers + (attention + shared) * moeLayers;
-    const double replicatedBlock = 2 * h * nu * denseLayers + (2 * h * nu + router) * moeLayers + nu * h;
-    const double expertBlock = 2 * h * x.moeFfnHiddenSize * experts * gamma * moeLayers;
+    const double replicatedBlock = 2 * h * nu * denseLayers + (2 * h * nu + router + sharedGate) * moeLayers + nu * h;
+    const double expertLayer = 2 * h * x.moeFfnHiddenSize * experts * gamma;
+    const double expertBlock = expertLayer * moeLayers;
+    // The MTP block is layers of the last layer's kind (transformer layers only: the estimator leaves out
+    // their input norms and projection) and sits whole on the most loaded shard.
+    const bool lastIsMoe = x.numExperts && L - 1 >= x.firstDenseLayers && std::fmod(L - 1 - x.firstDenseLayers, x.moeLayerFreq) == 0;
+    const double mtpMoe = lastIsMoe ? x.mtpNumLayers : 0, mtpDense = x.mtpNumLayers - mtpMoe;
+    const double tensorParallelMtp = (attention + mlp) * mtpDense + (attention + shared) * mtpMoe;
+    const double replicatedMtp = 2 * h * nu * mtpDense + (2 * h * nu + router + sharedGate) * mtpMoe;
     const double embedding = x.paddedVocabSize * h;
-    double tensorParallel = tensorParallelBlock / x.pipelineParallel + embedding;
+    double tensorParallel = tensorParallelBlock / x.pipelineParallel + tensorParallelMtp + embedding;
     if (x.untieEmbeddingsAndOutputWeights && x.pipelineParallel == 1) tensorParallel += embedding;
     tensorParallel /= x.tensorParallel;
-    const double replicated = replicatedBlock / x.pipelineParallel;
+    const double replicated = replicatedBlock / x.pipelineParallel + replicatedMtp;
     const double bytesPerParam = x.useDistributedOptimizer ? 6 + 12 / x.dataParallel : 18;
     MegatronWeights w{tensorParallel, replicated, bytesPerParam};
     if (moeLayers > 0) {
-        w.expertParams = expertBlock / x.pipelineParallel / (x.expertTensorParallel * x.expertParallel);
+        w.expertParams = (expertBlock / x.pipelineParallel + expertLayer * mtpMoe) / (x.expertTensorParallel * x.expertParallel);
         const double expertDataParallel = std::floor(x.worldSize / (x.expertTensorParallel * x.expertParallel * x.pipelineParallel));
         w.expertBytesPerParam = x.useDistributedOptimizer ? 6 + 12 / expertDataParallel : 18;
     }

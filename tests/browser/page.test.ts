@@ -21,7 +21,9 @@ let pageErrors: string[];
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  server = await serveStatic(DIST, BASE_PATH);
+  // A wiki page on the same host that embeds the calculator.
+  const wiki = `<!doctype html><title>Wiki</title><link rel="icon" href="data:,"><iframe id="embed" src="${BASE_PATH}?embed=1&pp=2" width="800" height="600"></iframe>`;
+  server = await serveStatic(DIST, BASE_PATH, { pages: { '/wiki/design-doc.html': wiki } });
   browser = await launchChromium();
 });
 
@@ -135,8 +137,10 @@ describe('the calculator page', () => {
     await page.fill('#f-tp', '128');
     await page.waitForFunction(() => document.querySelector('#m-tp')?.textContent?.includes('at most heads (64)'));
     await page.fill('#f-tp', '6');
+    await page.waitForFunction(() => document.querySelector('#m-tp')?.textContent?.includes('tp must divide heads (64)'));
+    await page.fill('#f-tp', '16');
     await page.waitForSelector('#m-tp.warning');
-    expect(await page.textContent('#m-tp')).toContain('heads (64) is not divisible by tp (6)');
+    expect(await page.textContent('#m-tp')).toContain('tp (16) exceeds kv_heads (8): each KV head is replicated');
     await expectNoBadText(page);
   });
 
@@ -251,7 +255,7 @@ describe('the calculator page', () => {
 
   it('works inside an iframe of another page, as in a wiki', async () => {
     const page = await open();
-    await page.setContent(`<iframe id="embed" src="${server.url}?embed=1&pp=2" width="800" height="600"></iframe>`);
+    await page.goto(`${server.origin}/wiki/design-doc.html`);
     const frame = page.frameLocator('#embed');
     await frame.locator('#verdict strong').waitFor();
     expect(await frame.locator('#ledger tr[data-line]').count()).toBe(6);

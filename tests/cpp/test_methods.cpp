@@ -88,7 +88,10 @@ TEST_CASE("method megatron: a Config reproduces Megatron-LM's own numbers", "[me
             config.sharedExpertFfn = a["moe_shared_expert_intermediate_size"].is_null() ? 0.0 : a["moe_shared_expert_intermediate_size"].get<double>();
             config.ep = a["expert_model_parallel_size"];
             config.etp = a["expert_tensor_parallel_size"];
+            config.routerBias = a["add_bias_linear"];
+            config.sharedExpertGate = a["moe_shared_expert_gate"];
         }
+        config.mtpLayers = a["mtp_num_layers"].is_null() ? 0.0 : a["mtp_num_layers"].get<double>();
         const Result r = evaluate(config);
         REQUIRE(r.ok());
         CHECK(relativeError(modelStates(r), c["weight_and_optimizer_bytes"]) < 1e-9);
@@ -374,4 +377,44 @@ TEST_CASE("offload: a CPU ledger per node next to the GPU ledger", "[methods][of
     REQUIRE(ds.cpuLines.size() == 1);
     CHECK(ds.cpuLines[0].bytes == ds.cpuBytesPerNode);
     CHECK(ds.cpuLines[0].origin == "deepspeed");
+}
+
+TEST_CASE("FP8: GEMM inputs saved in FP8, the rest of the layer in BF16", "[methods][fp8]") {
+    Config config = preset("llama-3.1-8b");
+    config.tp = 1;
+    config.dp = 8;
+    config.ckpt = "none";
+    const Result bf16 = evaluate(config);
+    config.precision = "fp8";
+    const Result fp8 = evaluate(config);
+    REQUIRE(bf16.ok());
+    REQUIRE(fp8.ok());
+    const double b = config.mb, s = config.seq, h = config.hidden, f = config.ffn;
+    // Per layer: the QKV and FC1 inputs (2bsh each) and the FC2 input (2bsf) halve; FlashAttention keeps its
+    // BF16 output and the output projection adds an FP8 copy (bsh).
+    const double savedPerLayer = (2 * b * s * h + 2 * b * s * h + 2 * b * s * f) / 2 - b * s * h;
+    CHECK(line(bf16, "activations") - line(fp8, "activations") == config.layers * savedPerLayer);
+    int fp8Tensors = 0;
+    for (const auto& t : fp8.tensors) fp8Tensors += t.dtype == "fp8" ? 1 : 0;
+    CHECK(fp8Tensors == 4);
+    // Eager attention reads the probabilities, not the output, in backward: the output itself goes FP8.
+    config.attention = "eager";
+    const Result eager = evaluate(config);
+    config.precision = "bf16";
+    const Result eagerBf16 = evaluate(config);
+    CHECK(line(eagerBf16, "activations") - line(eager, "activations") == config.layers * (savedPerLayer + 2 * b * s * h));
+}
+
+TEST_CASE("a gated shared expert counts its weight and its output", "[methods][moe]") {
+    Config config = preset("qwen1.5-moe-a2.7b");
+    config.tp = 1;
+    config.dp = 8;
+    config.ckpt = "none";
+    const Result gated = evaluate(config);
+    config.sharedExpertGate = false;
+    const Result plain = evaluate(config);
+    REQUIRE(gated.ok());
+    // The gate's weight (h per layer, 18 bytes a parameter before sharding) and its [b, s, 1] output per layer.
+    CHECK(line(gated, "parameters") - line(plain, "parameters") == 2 * config.layers * config.hidden);
+    CHECK(line(gated, "activations") - line(plain, "activations") == config.layers * 2 * config.mb * config.seq);
 }

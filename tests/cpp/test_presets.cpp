@@ -19,6 +19,51 @@ TEST_CASE("derived parameter counts match the published totals", "[presets]") {
     }
 }
 
+TEST_CASE("DeepSeek-V3 without its MTP layer is the published 671B; active counts match the model cards", "[presets]") {
+    for (const auto& [id, count] : fixture("presets")["without_mtp"].items()) {
+        INFO(id);
+        Config config;
+        applyModelPreset(config, *findModelPreset(id));
+        REQUIRE(config.mtpLayers > 0);
+        config.mtpLayers = 0;
+        CHECK(derivedParameterCount(config) == count.get<double>());
+    }
+    for (const auto& [id, count] : fixture("presets")["active_parameter_counts"].items()) {
+        INFO(id);
+        Config config;
+        applyModelPreset(config, *findModelPreset(id));
+        CHECK(activeParameterCount(config) == count.get<double>());
+    }
+}
+
+TEST_CASE("the shared-expert gate and the MTP layer are counted where they sit", "[presets][moe]") {
+    Config qwen;
+    applyModelPreset(qwen, *findModelPreset("qwen1.5-moe-a2.7b"));
+    Config ungated = qwen;
+    ungated.sharedExpertGate = false;
+    CHECK(derivedParameterCount(qwen) - derivedParameterCount(ungated) == qwen.layers * qwen.hidden);
+    Config deepseek;
+    applyModelPreset(deepseek, *findModelPreset("deepseek-v3"));
+    deepseek.tp = 1;
+    deepseek.pp = 4;
+    deepseek.dp = 8;
+    deepseek.ep = 8;
+    deepseek.layers = 60;  // 15 layers a stage, so stage 0 and 3 differ only by what sits on each end
+    Config noMtp = deepseek;
+    noMtp.mtpLayers = 0;
+    const Result with = evaluate(deepseek), without = evaluate(noMtp);
+    REQUIRE(with.ok());
+    REQUIRE(without.ok());
+    auto stageBytes = [](const Result& r, size_t stage, const std::string& id) {
+        for (size_t k = 0; k < r.lines.size(); ++k)
+            if (r.lines[k].id == id) return r.stages.at(stage).lineBytes.at(k);
+        return -1.0;
+    };
+    for (size_t i = 0; i + 1 < with.stages.size(); ++i) CHECK(stageBytes(with, i, "parameters") == stageBytes(without, i, "parameters"));
+    CHECK(stageBytes(with, 3, "parameters") > stageBytes(without, 3, "parameters"));
+    CHECK(stageBytes(with, 3, "activations") > stageBytes(without, 3, "activations"));
+}
+
 TEST_CASE("the defaults are the chapter's 70B example on the generic 80 GB GPU", "[presets]") {
     const Config defaults;
     CHECK(presetBaseline(defaults) == defaults);

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 
 #include "membudget/config.hpp"
@@ -211,18 +212,54 @@ TEST_CASE("the query codec round-trips every field", "[properties][codec]") {
     }
 }
 
-TEST_CASE("the query codec round-trips random configurations exactly", "[properties][codec]") {
+// Any value a field allows: its bounds, 0 where 0 means auto, log-uniform integers, arbitrary doubles.
+void randomizeField(Config& c, const FieldSpec& field, std::mt19937& rng) {
+    std::uniform_real_distribution<double> unit(0, 1);
+    const double r = unit(rng);
+    switch (field.kind) {
+        case FieldKind::boolean: c.*std::get<bool Config::*>(field.member) = r < 0.5; return;
+        case FieldKind::choice:
+            c.*std::get<std::string Config::*>(field.member) =
+                field.choices[std::uniform_int_distribution<size_t>(0, field.choices.size() - 1)(rng)];
+            return;
+        case FieldKind::integer:
+        case FieldKind::number: break;
+    }
+    double& value = c.*std::get<double Config::*>(field.member);
+    if (!field.allowed.empty()) {
+        value = field.allowed[std::uniform_int_distribution<size_t>(0, field.allowed.size() - 1)(rng)];
+    } else if (r < 0.1) {
+        value = field.min;
+    } else if (r < 0.2) {
+        value = field.max;
+    } else if (r < 0.3 && field.zeroMeansAuto) {
+        value = 0;
+    } else if (field.kind == FieldKind::number) {
+        value = field.min + unit(rng) * (field.max - field.min);
+    } else {
+        const double low = std::log(std::max(field.min, 1.0)), high = std::log(field.max);
+        value = std::clamp(std::floor(std::exp(low + unit(rng) * (high - low))), field.min, field.max);
+    }
+}
+
+TEST_CASE("the query codec round-trips 10,000 random valid configurations exactly", "[properties][codec]") {
     std::mt19937 rng(42);
     std::uniform_real_distribution<double> unit(0, 1);
-    for (int i = 0; i < 3000; ++i) {
+    int valid = 0, attempts = 0;
+    while (valid < 10000) {
+        REQUIRE(++attempts < 1000000);
+        // A preset's configuration with random knobs, then about one field in six set to any value it allows.
         Config c = randomConfig(rng);
-        c.headroom = unit(rng) * 0.99;   // arbitrary doubles, not only short decimals
-        c.buffersGb = unit(rng) * 10;
-        c.gpuGb = 0.001 + unit(rng) * 500;
-        if (i % 3 == 0) c.hidden = 4096 + 128 * std::uniform_int_distribution<int>(0, 100)(rng);
-        const ParsedConfig parsed = decodeQuery(encodeQuery(c));
-        INFO(encodeQuery(c));
-        CHECK(parsed.problems.empty());
-        CHECK(parsed.config == c);
+        c.headroom = unit(rng) * 0.99;
+        for (const auto& field : fields())
+            if (unit(rng) < 0.16) randomizeField(c, field, rng);
+        if (!validate(c).empty()) continue;
+        ++valid;
+        const std::string query = encodeQuery(c);
+        const ParsedConfig parsed = decodeQuery(query);
+        INFO(query);
+        REQUIRE(parsed.problems.empty());
+        REQUIRE(parsed.config == c);
+        REQUIRE(encodeQuery(parsed.config) == query);
     }
 }

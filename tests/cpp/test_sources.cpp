@@ -67,7 +67,10 @@ MegatronArgs megatronArgsFrom(const nlohmann::json& a, const nlohmann::json& num
         x.expertParallel = a["expert_model_parallel_size"];
         x.expertTensorParallel = a["expert_tensor_parallel_size"];
         x.worldSize = a["world_size"];
+        x.addBiasLinear = a["add_bias_linear"];
+        x.sharedExpertGate = a["moe_shared_expert_gate"];
     }
+    x.mtpNumLayers = orDefault<double>(a["mtp_num_layers"], 0);
     return x;
 }
 

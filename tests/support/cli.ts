@@ -9,7 +9,7 @@ export interface CliRun {
 }
 
 export function runCli(args: string[], input = ''): CliRun {
-  const run = spawnSync(CLI, args, { input, encoding: 'utf8' });
+  const run = spawnSync(CLI, args, { input, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
   if (run.error) throw run.error;
   return { status: run.status ?? -1, stdout: run.stdout, stderr: run.stderr };
 }

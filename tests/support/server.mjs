@@ -26,9 +26,12 @@ const TYPES = {
 /**
  * @param {string} folder
  * @param {string} [basePath]
+ * @param {{ headers?: Record<string, string>, pages?: Record<string, string> }} [options] headers to add to every
+ *   file served (a host's CORS or CSP headers); pages: HTML served at absolute paths outside the folder (a wiki
+ *   page that embeds the calculator)
  * @returns {Promise<StaticServer>}
  */
-export async function serveStatic(folder, basePath = '/') {
+export async function serveStatic(folder, basePath = '/', options = {}) {
   const root = resolve(folder);
   const base = basePath.endsWith('/') ? basePath : `${basePath}/`;
   /** @type {string[]} */
@@ -42,6 +45,11 @@ export async function serveStatic(folder, basePath = '/') {
       return;
     }
     requests.push(path);
+    const page = options.pages?.[path];
+    if (page !== undefined) {
+      response.writeHead(200, { 'content-type': TYPES['.html'], 'cache-control': 'no-store' }).end(page);
+      return;
+    }
     if (!path.startsWith(base)) {
       response.writeHead(404).end();
       return;
@@ -58,7 +66,7 @@ export async function serveStatic(folder, basePath = '/') {
       response.writeHead(404).end();
       return;
     }
-    response.writeHead(200, { 'content-type': TYPES[/** @type {keyof typeof TYPES} */ (extname(file))] ?? 'application/octet-stream', 'cache-control': 'no-store' });
+    response.writeHead(200, { ...options.headers, 'content-type': TYPES[/** @type {keyof typeof TYPES} */ (extname(file))] ?? 'application/octet-stream', 'cache-control': 'no-store' });
     createReadStream(file).pipe(response);
   });
   await new Promise((done) => server.listen(0, '127.0.0.1', () => done(undefined)));

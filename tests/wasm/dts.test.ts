@@ -7,20 +7,25 @@ import ts from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
 import createMembudget from '../../web/src/wasm/membudget.js';
 import type { MembudgetModule } from '../../web/src/wasm/membudget.js';
-import { ROOT, WASM } from '../support/paths';
+import createMembudgetPlanner from '../../web/src/wasm/membudget-planner.js';
+import type { PlannerModule } from '../../web/src/wasm/membudget-planner.js';
+import { PLANNER_WASM, ROOT, WASM } from '../support/paths';
 
 const DTS = resolve(ROOT, 'web/src/wasm/membudget.d.ts');
+const PLANNER_DTS = resolve(ROOT, 'web/src/wasm/membudget-planner.d.ts');
 const BINDINGS = resolve(ROOT, 'wasm/bindings.cpp');
 
 let module: MembudgetModule;
+let planner: PlannerModule;
 
 beforeAll(async () => {
   module = await createMembudget({ wasmBinary: readFileSync(WASM) });
+  planner = await createMembudgetPlanner({ wasmBinary: readFileSync(PLANNER_WASM) });
 });
 
 /** Member names of each interface declared in the .d.ts. */
-function declaredInterfaces(): Map<string, string[]> {
-  const source = ts.createSourceFile(DTS, readFileSync(DTS, 'utf8'), ts.ScriptTarget.ES2022, true);
+function declaredInterfaces(file = DTS): Map<string, string[]> {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true);
   const interfaces = new Map<string, string[]>();
   source.forEachChild((node) => {
     if (ts.isInterfaceDeclaration(node))
@@ -33,13 +38,16 @@ function declaredInterfaces(): Map<string, string[]> {
 }
 
 /** `function("name", …)` and `value_object<T>("Name").field("key", …)` registrations in bindings.cpp. */
-function registered(): { functions: string[]; objects: Map<string, string[]> } {
+function registered(): { functions: string[]; planner: string[]; objects: Map<string, string[]> } {
   const text = readFileSync(BINDINGS, 'utf8');
-  const functions = [...text.matchAll(/\bfunction\("([^"]+)"/g)].map((m) => m[1]);
+  // Functions inside `#ifdef MEMBUDGET_WASM_PLANNER` exist only in the planner's module.
+  const plannerOnly = [...text.matchAll(/#ifdef MEMBUDGET_WASM_PLANNER([\s\S]*?)#endif/g)].map((m) => m[1]).join('\n');
+  const planner = [...plannerOnly.matchAll(/\bfunction\("([^"]+)"/g)].map((m) => m[1]);
+  const functions = [...text.matchAll(/\bfunction\("([^"]+)"/g)].map((m) => m[1]).filter((name) => !planner.includes(name));
   const objects = new Map<string, string[]>();
   for (const block of text.matchAll(/value_object<[^>]+>\("([^"]+)"\)([^;]+);/g))
     objects.set(block[1], [...block[2].matchAll(/\.field\("([^"]+)"/g)].map((m) => m[1]));
-  return { functions, objects };
+  return { functions, planner, objects };
 }
 
 const sorted = (names: Iterable<string>) => [...names].sort();
@@ -50,6 +58,18 @@ describe('membudget.d.ts', () => {
     const { functions } = registered();
     expect(sorted(declared)).toEqual(sorted(functions));
     for (const name of functions) expect(typeof (module as unknown as Record<string, unknown>)[name], name).toBe('function');
+  });
+
+  it('declares the planner module’s own functions, which only it has', () => {
+    const declared = declaredInterfaces(PLANNER_DTS).get('PlannerModule') ?? [];
+    const { functions, planner: own } = registered();
+    expect(own.length).toBeGreaterThan(0);
+    expect(sorted(declared)).toEqual(sorted(own));
+    for (const name of [...functions, ...own]) expect(typeof (planner as unknown as Record<string, unknown>)[name], name).toBe('function');
+    for (const name of own) expect((module as unknown as Record<string, unknown>)[name], name).toBeUndefined();
+    const raw = planner.plan(planner.defaultConfig(), 256, 1024, false, true, 4, 4, false, 0, 2, 100);
+    expect(sorted(Object.keys(raw))).toEqual(sorted(declaredInterfaces().get('RawPlan')!));
+    expect(raw.rows).toBeInstanceOf(Float64Array);
   });
 
   it('declares every value object with exactly its registered fields', () => {

@@ -13,7 +13,8 @@ describe('Hugging Face config.json import', () => {
   const hf = fixture('hf-configs');
   for (const c of hf.cases) {
     it(c.name, () => {
-      const imported = engine.importHfConfig(engine.defaultConfig(), JSON.stringify(c.config));
+      // TP 1 divides every model's heads; the default TP 8 does not divide GPT-2's 12 or Qwen2-7B's 28.
+      const imported = engine.importHfConfig({ ...engine.defaultConfig(), tp: 1 }, JSON.stringify(c.config));
       for (const [key, value] of Object.entries(c.expect)) {
         if (key === 'parameter_count') expect(engine.evaluate(imported.config).parameterCount).toBe(value);
         else expect(imported.config[key as keyof typeof imported.config], key).toBe(value);

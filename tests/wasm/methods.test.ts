@@ -15,7 +15,7 @@ const line = (ledger: Ledger, id: string) => ledger.lines.find((l) => l.id === i
 const modelStates = (ledger: Ledger) => line(ledger, 'parameters') + line(ledger, 'gradients') + line(ledger, 'optimizer');
 
 describe('methods in the wasm build', () => {
-  it('megatron: every dense case of Megatron-LM’s own estimator, to 1e-9', () => {
+  it('megatron: every case of Megatron-LM’s own estimator, to 1e-9', () => {
     const cases = fixture('megatron').cases;
     expect(cases.length).toBeGreaterThanOrEqual(10);
     for (const c of cases) {
@@ -63,8 +63,11 @@ describe('methods in the wasm build', () => {
               shared_expert_ffn: a.moe_shared_expert_intermediate_size ?? 0,
               ep: a.expert_model_parallel_size,
               etp: a.expert_tensor_parallel_size,
+              router_bias: a.add_bias_linear,
+              shared_expert_gate: a.moe_shared_expert_gate,
             }
           : {}),
+        mtp_layers: a.mtp_num_layers ?? 0,
       };
       const ledger = engine.evaluate(config);
       expect(relativeError(modelStates(ledger), c.weight_and_optimizer_bytes), c.name).toBeLessThan(1e-9);

@@ -14,7 +14,16 @@ describe('size budgets', () => {
   });
 
   it('the wasm is at most 80 KB gzipped', () => {
+    expect(sizes.files.filter((f) => f.name.endsWith('.wasm'))).toHaveLength(1);
     expect(sizes.wasmGzipBytes).toBeGreaterThan(0);
     expect(sizes.wasmGzipBytes).toBeLessThanOrEqual(BUDGETS.wasmGzipBytes);
+  });
+
+  it('the planner, loaded only when a search starts, brings its own wasm of at most 100 KB gzipped', () => {
+    expect(sizes.plannerFiles.map((f) => f.name).some((n) => n.includes('plan-worker'))).toBe(true);
+    expect(sizes.plannerWasmGzipBytes).toBeGreaterThan(0);
+    expect(sizes.plannerWasmGzipBytes).toBeLessThanOrEqual(BUDGETS.plannerWasmGzipBytes);
+    // None of it is among what the page itself loads.
+    expect(sizes.files.some((f) => sizes.plannerFiles.some((p) => p.name === f.name))).toBe(false);
   });
 });

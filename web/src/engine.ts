@@ -2,6 +2,7 @@
 // engine's error values into thrown MembudgetErrors. Every other file imports from here.
 import createMembudget from './wasm/membudget.js';
 import type {
+  Advice,
   Config,
   Field,
   GpuPreset,
@@ -12,15 +13,103 @@ import type {
   ModelPreset,
   Phase,
   Problem,
+  RawPlan,
   Result,
   Stage,
   Tensor,
 } from './wasm/membudget.js';
+import type { PlannerModule } from './wasm/membudget-planner.js';
 import wasmUrl from './wasm/membudget.wasm?url';
+import plannerWasmUrl from './wasm/membudget-planner.wasm?url';
 
-export type { Config, Field, GpuPreset, Line, MethodColumn, ModelPreset, Phase, Problem, Result, Stage, Tensor };
+export type {
+  Advice,
+  Config,
+  Field,
+  GpuPreset,
+  Line,
+  MethodColumn,
+  ModelPreset,
+  Phase,
+  Problem,
+  Result,
+  Stage,
+  Tensor,
+};
 
 export type Verdict = 'fits' | 'tight' | 'does_not_fit';
+
+/** A search over parallel layouts (the CLI's `plan`); the base's parallel fields are what it sets. */
+export interface PlanRequest {
+  base: Config;
+  gpus: number;
+  globalBatch: number;
+  tpAcrossNodes: boolean;
+  unevenPipeline: boolean;
+  maxMicroBatch: number;
+  maxCp: number;
+  includeTight: boolean;
+  /** The slice of layouts [layoutBegin, layoutEnd) to search; layoutEnd 0 means all. */
+  layoutBegin: number;
+  layoutEnd: number;
+  maxRows: number;
+}
+
+/** One fitting configuration of a plan (the CLI's `plan --json` row). */
+export interface PlanRow {
+  tp: number;
+  pp: number;
+  dp: number;
+  cp: number;
+  ep: number;
+  zero: number;
+  mb: number;
+  microbatches: number;
+  sp: boolean;
+  ckpt: string;
+  firstStageLayers: number;
+  lastStageLayers: number;
+  peakBytes: number;
+  headroomBytes: number;
+  peakStage: number;
+  verdict: string;
+  recomputeOverhead: number;
+  bubble: number;
+  tpCrossesNode: boolean;
+  cpCrossesNode: boolean;
+  pareto: boolean;
+}
+
+export interface Plan extends Omit<RawPlan, 'rows'> {
+  rows: PlanRow[];
+}
+
+const PLAN_ROW_FIELDS = 21;
+const CKPT_MODES = ['none', 'selective', 'full'];
+
+function decodeRows(flat: Float64Array): PlanRow[] {
+  const rows: PlanRow[] = [];
+  for (let i = 0; i + PLAN_ROW_FIELDS <= flat.length; i += PLAN_ROW_FIELDS) {
+    const f = flat.subarray(i, i + PLAN_ROW_FIELDS);
+    rows.push({
+      tp: f[0], pp: f[1], dp: f[2], cp: f[3], ep: f[4], zero: f[5], mb: f[6], microbatches: f[7], sp: f[8] !== 0,
+      ckpt: CKPT_MODES[f[9]] ?? 'none', firstStageLayers: f[10], lastStageLayers: f[11], peakBytes: f[12], headroomBytes: f[13],
+      peakStage: f[14], verdict: f[15] !== 0 ? 'tight' : 'fits', recomputeOverhead: f[16], bubble: f[17],
+      tpCrossesNode: f[18] !== 0, cpCrossesNode: f[19] !== 0, pareto: f[20] !== 0,
+    });
+  }
+  return rows;
+}
+
+function encodeRows(rows: readonly PlanRow[]): Float64Array {
+  const flat = new Float64Array(rows.length * PLAN_ROW_FIELDS);
+  rows.forEach((r, i) => {
+    flat.set([r.tp, r.pp, r.dp, r.cp, r.ep, r.zero, r.mb, r.microbatches, r.sp ? 1 : 0, Math.max(0, CKPT_MODES.indexOf(r.ckpt)),
+      r.firstStageLayers, r.lastStageLayers, r.peakBytes, r.headroomBytes, r.peakStage, r.verdict === 'tight' ? 1 : 0,
+      r.recomputeOverhead, r.bubble, r.tpCrossesNode ? 1 : 0, r.cpCrossesNode ? 1 : 0, r.pareto ? 1 : 0], i * PLAN_ROW_FIELDS);
+  });
+  return flat;
+}
 
 /** A valid configuration's ledger. */
 export interface Ledger extends Result {
@@ -45,13 +134,13 @@ export interface Decoded {
 }
 
 export class Engine {
-  readonly #module: MembudgetModule;
+  readonly #module: MembudgetModule | PlannerModule;
   #fields: readonly Field[] | undefined;
   #modelPresets: readonly ModelPreset[] | undefined;
   #gpuPresets: readonly GpuPreset[] | undefined;
   #defaults: Config | undefined;
 
-  constructor(module: MembudgetModule) {
+  constructor(module: MembudgetModule | PlannerModule) {
     this.#module = module;
   }
 
@@ -114,6 +203,14 @@ export class Engine {
     return this.#call(() => this.#module.differenceReason(method, lineId));
   }
 
+  /**
+   * The lines a measurement (tools/measure) compares with: the ledger's, except where membudget's training
+   * peak is the optimizer step, whose lines differ from the forward/backward ones a run measures.
+   */
+  measurableLines(config: Config): Line[] {
+    return this.#call(() => this.#module.measurableLines(this.#complete(config)));
+  }
+
   /** A Hugging Face config.json onto `config`; throws MembudgetError if it cannot be read. */
   importHfConfig(config: Config, text: string): Decoded {
     let root: unknown;
@@ -139,6 +236,49 @@ export class Engine {
     return { config: imported.config, notices: imported.notices };
   }
 
+  /** A plan request with the search's defaults (the CLI's `plan` flags) for the configuration. */
+  planRequest(config: Config, gpus: number, globalBatch: number): PlanRequest {
+    return {
+      base: this.#complete(config),
+      gpus,
+      globalBatch,
+      tpAcrossNodes: false,
+      unevenPipeline: true,
+      maxMicroBatch: 16,
+      maxCp: 16,
+      includeTight: false,
+      layoutBegin: 0,
+      layoutEnd: 0,
+      maxRows: 20000,
+    };
+  }
+
+  /** One slice of a plan; throws MembudgetError naming the field of a bad request. */
+  plan(request: PlanRequest): Plan {
+    const r = request;
+    const planner = this.#planner();
+    const raw = this.#call(() =>
+      planner.plan(this.#complete(r.base), r.gpus, r.globalBatch, r.tpAcrossNodes, r.unevenPipeline, r.maxMicroBatch, r.maxCp, r.includeTight, r.layoutBegin, r.layoutEnd, r.maxRows),
+    );
+    if (raw.errors.length > 0) throw new MembudgetError(raw.errors);
+    return { ...raw, rows: decodeRows(raw.rows) };
+  }
+
+  markPareto(rows: readonly PlanRow[]): PlanRow[] {
+    const planner = this.#planner();
+    return decodeRows(this.#call(() => planner.markPareto(encodeRows(rows))));
+  }
+
+  // plan() and markPareto() live in the planner's module (loadPlannerEngine), which only the worker loads.
+  #planner(): PlannerModule {
+    if (!('plan' in this.#module)) throw new MembudgetError([{ field: '', message: 'the planner runs in its own module: load it with loadPlannerEngine()' }]);
+    return this.#module;
+  }
+
+  advise(config: Config): Advice[] {
+    return this.#call(() => this.#module.advise(this.#complete(config)));
+  }
+
   /** The engine's result as a value, errors included (for exports; evaluate() throws instead). */
   result(config: Config): Result {
     return this.#call(() => this.#module.evaluate(this.#complete(config)));
@@ -158,6 +298,32 @@ export class Engine {
       throw new MembudgetError([{ field: '', message: `engine call failed: ${message}` }]);
     }
   }
+}
+
+let plannerCached: Promise<Engine> | undefined;
+
+/**
+ * The planner's engine: the same engine with plan() (membudget-planner.wasm), loaded by the planner's Web
+ * Worker when a search starts; the page's own module leaves the planner out to stay small.
+ */
+export function loadPlannerEngine(wasmBinary?: ArrayBuffer | Uint8Array): Promise<Engine> {
+  plannerCached ??= (async () => {
+    const { default: create } = await import('./wasm/membudget-planner.js');
+    if (wasmBinary) return new Engine(await create({ wasmBinary }));
+    const module = await WebAssembly.compileStreaming(fetch(plannerWasmUrl));
+    return new Engine(
+      await create({
+        instantiateWasm(imports, receiveInstance) {
+          void WebAssembly.instantiate(module, imports).then((instance) => receiveInstance(instance, module));
+          return {};
+        },
+      }),
+    );
+  })();
+  plannerCached.catch(() => {
+    plannerCached = undefined;
+  });
+  return plannerCached;
 }
 
 let cached: Promise<Engine> | undefined;

@@ -8,6 +8,8 @@ import { ledgerMarkdown, UNIT_MEANING, type Unit } from './format';
 import { CompareView } from './compare-view';
 import { DetailsView } from './details-view';
 import { LedgerView } from './ledger-view';
+import { MeasuredView } from './measured-view';
+import { AdviceView, PlannerView } from './planner-view';
 import { resultJson } from './result-json';
 
 const URL_WRITE_DELAY_MS = 120;
@@ -41,6 +43,9 @@ class App {
   readonly #ledgerView = new LedgerView();
   readonly #detailsView = new DetailsView();
   readonly #compareView: CompareView;
+  readonly #plannerView: PlannerView;
+  readonly #adviceView: AdviceView;
+  readonly #measuredView: MeasuredView;
   readonly #notices = el('div', { id: 'notices', class: 'notices', role: 'status' });
   readonly #toast = el('div', { id: 'toast', class: 'toast', role: 'status', 'aria-live': 'polite' });
   readonly #unitToggle: HTMLSelectElement;
@@ -51,6 +56,12 @@ class App {
   constructor(engine: Engine, root: HTMLElement) {
     this.#engine = engine;
     this.#compareView = new CompareView(engine);
+    this.#plannerView = new PlannerView(engine, (config) => {
+      this.#config = config;
+      this.#recompute();
+      this.#ledgerView.element.scrollIntoView({ behavior: 'smooth', block: 'start' });
+    });
+    this.#adviceView = new AdviceView(engine, (query) => this.#applyQuery(query));
     this.#view = readView(location.search);
     const decoded = engine.decodeQuery(location.search);
     this.#config = decoded.config;
@@ -91,7 +102,7 @@ class App {
         this.#openFull,
       ),
       this.#notices,
-      el('main', { class: 'layout' }, this.#formSlot, el('div', { class: 'results' }, this.#ledgerView.element, this.#detailsView.element, this.#compareView.element)),
+      el('main', { class: 'layout' }, this.#formSlot, el('div', { class: 'results' }, this.#ledgerView.element, this.#adviceView.element, this.#detailsView.element, this.#plannerView.element, this.#compareView.element)),
       el(
         'footer',
         {},
@@ -99,6 +110,12 @@ class App {
       ),
       this.#toast,
     );
+    // The optional "measured" column of the checklist; its file may carry a configuration to load.
+    this.#measuredView = new MeasuredView(engine, (config) => {
+      this.#config = config;
+      this.#recompute();
+    });
+    this.#ledgerView.element.after(this.#measuredView.element);
     this.#recompute();
     this.#flushUrl();
     // The ledger first: the form (33 controls) is built once the ledger has been painted.
@@ -146,6 +163,7 @@ class App {
       this.#errors = [];
       this.#ledgerView.show(this.#ledger, this.#config, this.#view.unit);
       this.#detailsView.show(this.#ledger, this.#view.unit);
+      this.#measuredView.show(this.#ledger, this.#config, this.#view.unit, this.#ledgerView.element);
     } catch (error) {
       if (!(error instanceof MembudgetError)) throw error;
       this.#ledger = undefined;
@@ -153,10 +171,23 @@ class App {
       this.#ledgerView.showErrors(error.problems);
       this.#detailsView.clear();
     }
+    this.#adviceView.show(this.#ledger, this.#config, this.#view.unit);
+    this.#plannerView.show(this.#config, this.#view.unit);
     this.#compareView.show(this.#config, this.#view.unit);
     this.#showFormState(editing);
     this.#writeUrl();
     document.body.dataset.renderMs = (performance.now() - start).toFixed(3);
+  }
+
+  /** An advice's change (key=value&…) through the engine's field parser, then one recompute. */
+  #applyQuery(query: string): void {
+    let config = this.#config;
+    for (const pair of query.split('&')) {
+      const eq = pair.indexOf('=');
+      config = this.#engine.setField(config, pair.slice(0, eq), pair.slice(eq + 1));
+    }
+    this.#config = config;
+    this.#recompute();
   }
 
   #writeUrl(): void {

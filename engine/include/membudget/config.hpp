@@ -45,6 +45,8 @@ struct Config {
     double moeLayerFreq = 1;    // from first_dense_layers on, every moe_layer_freq-th layer is MoE
     double firstDenseLayers = 0;
     bool routerBias = false;    // a per-expert router bias (DeepSeek-V3's e_score_correction_bias)
+    bool sharedExpertGate = false;  // a sigmoid gate h -> 1 on the shared expert's output (Qwen2-MoE)
+    double mtpLayers = 0;       // multi-token-prediction layers (DeepSeek-V3: 1), on the last stage
     double capacityFactor = 1;
     // multi-head latent attention (kv_lora_rank = 0: standard attention)
     double kvLoraRank = 0;

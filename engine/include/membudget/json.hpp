@@ -7,6 +7,7 @@
 
 #include "membudget/config.hpp"
 #include "membudget/ledger.hpp"
+#include "membudget/plan.hpp"
 
 namespace membudget {
 
@@ -26,6 +27,17 @@ std::string resultToJson(const Result& result, const Config& config, int indent 
 // compareMethods() as {query, methods: [{method, lines, total_bytes, source_bytes, verdict, peak_stage,
 // warnings} or {method, errors}]}.
 std::string compareToJson(const std::vector<MethodColumn>& columns, const Config& config, int indent = 2);
+
+// plan() as {gpus, global_batch, layouts, candidates, evaluated, pruned, fitting, dropped, rows: [{tp, pp, dp,
+// cp, ep, zero, sp, ckpt, mb, microbatches, first_stage_layers, last_stage_layers, peak_bytes, headroom_bytes,
+// peak_stage, verdict, recompute_overhead, bubble, tp_crosses_node, cp_crosses_node, pareto, query}], errors}.
+std::string planToJson(const PlanResult& plan, const PlanRequest& request, int indent = 2);
+
+// advise() as [{change, query, total_bytes, saved_bytes, verdict, cost}].
+std::string adviceToJson(const std::vector<Advice>& advice, int indent = 2);
+
+// The configuration a plan row stands for: the request's base with the row's parallel fields.
+Config planRowConfig(const PlanRequest& request, const PlanRow& row);
 
 // A Hugging Face config.json as text: parsed here, mapped by importHfFields (config.hpp).
 HfImport importHfConfig(std::string_view text, const Config& base = Config{});

@@ -85,6 +85,11 @@ std::vector<MethodColumn> compareMethods(const Config& config) noexcept;
 // One line on what a method's convention for a ledger line is, to explain why it differs from another.
 std::string differenceReason(std::string_view method, std::string_view lineId);
 
+// The peak stage's lines during forward and backward, which is where a measurement (tools/measure) records
+// them: Result::lines, except in membudget's training ledger when the optimizer step is the peak, whose
+// optimizer line adds the step's FP32 gradient copy and whose activations are freed. Empty on errors.
+std::vector<Line> measurableLines(const Config& config) noexcept;
+
 // Layers held by each pipeline stage (first_stage_layers / last_stage_layers, else an even split with
 // any remainder on the stages after the first).
 std::vector<double> stageLayers(const Config& config);

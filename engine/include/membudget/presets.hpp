@@ -23,6 +23,8 @@ struct ModelPreset {
     double firstDenseLayers = 0;
     bool routerBias = false;
     double kvLoraRank = 0, qLoraRank = 0, qkRopeDim = 64, qkNopeDim = 0, vHeadDim = 0;
+    bool qkvBias = false, sharedExpertGate = false;
+    double mtpLayers = 0;
 };
 
 struct GpuPreset {

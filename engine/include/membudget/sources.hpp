@@ -31,6 +31,9 @@ struct MegatronArgs {
     double moeFfnHiddenSize = 0, moeLayerFreq = 1, sharedExpertFfn = 0;
     double expertParallel = 1, expertTensorParallel = 1, worldSize = 1;
     double firstDenseLayers = 0;  // a list-valued moe_layer_freq of k zeros then ones is k here with freq 1
+    bool addBiasLinear = false;   // add_bias_linear: of all biases, the estimator counts only the router's
+    bool sharedExpertGate = false;  // moe_shared_expert_gate
+    double mtpNumLayers = 0;      // mtp_num_layers (None: 0)
     // Multi-head latent attention (multi_latent_attention).
     bool multiLatentAttention = false;
     std::optional<double> qLoraRank;

@@ -38,6 +38,31 @@ MethodOutput megatronMethod(const Config& config, double parameterCount);
 MethodOutput zeroMethod(const Config& config, double parameterCount);
 MethodOutput deepspeedMethod(const Config& config, double parameterCount);
 
+// One membudget training stage in numbers (membudget_method.cpp): the ledger's lines and the planner's
+// kernel both read these, so the two cannot drift apart.
+struct MembudgetStage {
+    double layers, moeLayers, mtpLayers, mtpEmbedding;
+    double stageParams, expertParams, paramShard, gradShard, optimizerShard, fp8Copies;
+    double parameters, gradients, states, optimizer, optimizerAtPeak;
+    double copies, microbatches, activationsDuringBackward, activations;
+    double stepTemporary, forwardBackward, step;
+    bool stepPeaks;
+};
+
+// The peak stage of a validated training configuration without any text: what the planner evaluates
+// millions of times. Equal, line for line, to evaluate()'s peak stage (tests/cpp/test_plan.cpp).
+struct PeakBytes {
+    double parameters, gradients, optimizer, activations, allowances, totalBytes, stage;
+    // The largest stage's memory without activations (parameters, gradients, optimizer states and the
+    // allowances): a lower bound for every micro-batch, checkpointing mode and SP setting of the layout.
+    double staticBytes;
+};
+PeakBytes membudgetTrainingPeak(const Config& config);
+PeakBytes chapterTrainingPeak(const Config& config, double parameterCount);
+
+// Layers on stage i, as stageLayers(config)[i] without building the vector.
+double stageLayerCount(const Config& config, double stage);
+
 // Micro-batches a 1F1B schedule keeps in flight on a stage (min(PP − i, m)), and the layer-copies of
 // activations that makes: with interleaving, Megatron-LM's warm-up of 2(PP − i − 1) + (v − 1)·PP + 1
 // model chunks of layers/v layers (on stage 0 this is Korthikanti et al.'s L·(1 + (p − 1)/(p·v))).

@@ -27,6 +27,8 @@ export interface Config {
   capacity_factor: number;
   first_dense_layers: number;
   router_bias: boolean;
+  shared_expert_gate: boolean;
+  mtp_layers: number;
   kv_lora_rank: number;
   q_lora_rank: number;
   qk_rope_dim: number;
@@ -200,6 +202,33 @@ export interface GpuPreset {
   source: string;
 }
 
+/**
+ * One slice of a plan as the module returns it: each fitting row is PLAN_ROW_FIELDS numbers of `rows`
+ * (web/src/engine.ts decodes them: tp, pp, dp, cp, ep, zero, mb, microbatches, sp, ckpt as 0 none /
+ * 1 selective / 2 full, first and last stage layers, peak bytes, headroom bytes, peak stage, verdict as
+ * 0 fits / 1 tight, recompute overhead, bubble, TP and CP crossing nodes, Pareto).
+ */
+export interface RawPlan {
+  rows: Float64Array;
+  layouts: number;
+  candidates: number;
+  evaluated: number;
+  pruned: number;
+  fitting: number;
+  dropped: number;
+  errors: Problem[];
+}
+
+/** One change that lowers the peak (the CLI's `advise`). */
+export interface Advice {
+  change: string;
+  query: string;
+  savedBytes: number;
+  totalBytes: number;
+  verdict: string;
+  cost: string;
+}
+
 export interface MembudgetModule {
   evaluate(config: Config): Result;
   validate(config: Config): Problem[];
@@ -215,11 +244,15 @@ export interface MembudgetModule {
   compare(config: Config): MethodColumn[];
   /** One line on a method's convention for a ledger line. */
   differenceReason(method: string, lineId: string): string;
+  /** The peak stage's lines during forward and backward, where a measurement records them; empty on errors. */
+  measurableLines(config: Config): Line[];
   /**
    * Fills the architecture fields of `base` from a Hugging Face config.json's top-level values (the CLI's
    * --hf-config); rootType is "object", another JSON type name, or "invalid" when the text did not parse.
    */
   importHfFields(base: Config, rootType: string, fields: HfValue[]): HfImport;
+  /** The smallest changes that make a configuration fit, best first. */
+  advise(config: Config): Advice[];
 }
 
 export interface ModuleOptions {

@@ -1,0 +1,90 @@
+// Speed of the engine (README "Speed"): one ledger, the planner's text-free kernel, and whole plans.
+// Run: build/bench/membudget_bench (Google Benchmark); scripts/bench-wasm.mjs compares the wasm build.
+#include <benchmark/benchmark.h>
+
+#include "detail/methods.hpp"
+#include "membudget/ledger.hpp"
+#include "membudget/plan.hpp"
+#include "membudget/presets.hpp"
+
+using namespace membudget;
+
+namespace {
+
+Config llama405b() {
+    Config c;
+    applyModelPreset(c, *findModelPreset("llama-3.1-405b"));
+    applyGpuPreset(c, *findGpuPreset("h100-80gb"));
+    c.tp = 8;
+    c.pp = 16;
+    c.dp = 128;
+    c.seq = 8192;
+    c.ckpt = "selective";
+    c.sp = true;
+    c.microbatches = 16;
+    return c;
+}
+
+PlanRequest plan405b(double gpus) {
+    PlanRequest r;
+    r.base = llama405b();
+    r.gpus = gpus;
+    r.globalBatch = 2048;
+    r.maxRows = 0;  // counts only: what is measured is the search, not copying rows out
+    return r;
+}
+
+// The chapter's 70B example (the defaults), every line with its formula and note: what the page shows.
+void BM_EvaluateChapter70B(benchmark::State& state) {
+    const Config c;
+    for (auto _ : state) benchmark::DoNotOptimize(evaluate(c).totalBytes);
+}
+BENCHMARK(BM_EvaluateChapter70B);
+
+// The same ledger's numbers without text: every line's bytes, the total and the peak stage.
+void BM_KernelChapter70B(benchmark::State& state) {
+    const Config c;
+    const double psi = c.params;
+    for (auto _ : state) benchmark::DoNotOptimize(detail::chapterTrainingPeak(c, psi).totalBytes);
+}
+BENCHMARK(BM_KernelChapter70B);
+
+void BM_KernelMembudget70B(benchmark::State& state) {
+    Config c;
+    applyModelPreset(c, *findModelPreset("llama-3.1-70b"));
+    for (auto _ : state) benchmark::DoNotOptimize(detail::membudgetTrainingPeak(c).totalBytes);
+}
+BENCHMARK(BM_KernelMembudget70B);
+
+void BM_EvaluateMembudget405B(benchmark::State& state) {
+    const Config c = llama405b();
+    for (auto _ : state) benchmark::DoNotOptimize(evaluate(c).totalBytes);
+}
+BENCHMARK(BM_EvaluateMembudget405B);
+
+void BM_KernelMembudget405B(benchmark::State& state) {
+    const Config c = llama405b();
+    for (auto _ : state) benchmark::DoNotOptimize(detail::membudgetTrainingPeak(c).totalBytes);
+}
+BENCHMARK(BM_KernelMembudget405B);
+
+// A whole plan: every layout, knob and micro-batch for Llama-3.1-405B, by GPU count.
+void BM_Plan405B(benchmark::State& state) {
+    const PlanRequest request = plan405b(static_cast<double>(state.range(0)));
+    PlanResult last;
+    for (auto _ : state) {
+        last = plan(request);
+        benchmark::DoNotOptimize(last.fitting);
+    }
+    state.counters["layouts"] = last.layouts;
+    state.counters["candidates"] = last.candidates;
+    state.counters["evaluated"] = last.evaluated;
+    state.counters["fitting"] = last.fitting;
+    state.counters["candidates_per_s"] = benchmark::Counter(last.candidates, benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["evaluated_per_s"] = benchmark::Counter(last.evaluated, benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_Plan405B)->Arg(64)->Arg(512)->Arg(4096)->Arg(16384)->Arg(131072)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,79 @@
+// What fits: every parallel layout of a model on N GPUs, and what to change when one does not fit.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "membudget/config.hpp"
+#include "membudget/ledger.hpp"
+
+namespace membudget {
+
+// The search. `base` gives the model, GPU, sequence length, precision and optimizer; its parallel fields
+// (tp, pp, dp, cp, ep, sp, zero, mb, ckpt, microbatches, first/last_stage_layers) are what the planner sets.
+struct PlanRequest {
+    Config base;
+    double gpus = 0;         // TP × PP × CP × DP
+    double globalBatch = 0;  // sequences per optimizer step: DP × mb × microbatches
+    bool tpAcrossNodes = false;   // allow TP groups larger than a node (gpus_per_node)
+    bool unevenPipeline = true;   // PP that does not divide the layers (stages differ by one layer)
+    double maxMicroBatch = 16;
+    double maxCp = 16;
+    bool includeTight = false;    // rows over the headroom line but under the capacity
+    // A slice of the layouts (TP, CP, PP, EP) for a caller that reports progress: [layoutBegin, layoutEnd).
+    // layoutEnd = 0: all of them.
+    double layoutBegin = 0, layoutEnd = 0;
+    double maxRows = 20000;  // beyond this the rows with the least headroom are dropped (counted in `dropped`)
+};
+
+struct PlanRow {
+    double tp = 1, pp = 1, dp = 1, cp = 1, ep = 1, zero = 0, mb = 1, microbatches = 1;
+    bool sp = false;
+    std::string ckpt;
+    double firstStageLayers = 0, lastStageLayers = 0;  // 0: an even split
+    double peakBytes = 0, headroomBytes = 0;           // headroom: usable bytes (capacity less headroom) − peak
+    double peakStage = 0;
+    std::string verdict;                               // fits or tight
+    double recomputeOverhead = 0;  // extra compute of the step, as a fraction (full ≈ 1/3)
+    double bubble = 0;             // (PP − 1) / (m + PP − 1)
+    bool tpCrossesNode = false, cpCrossesNode = false;
+    bool pareto = false;
+};
+
+struct PlanResult {
+    std::vector<PlanRow> rows;   // Pareto rows first, then by peak memory
+    double layouts = 0;          // (TP, CP, PP, EP) combinations that divide the GPUs
+    double candidates = 0;       // every combination of the knobs over those layouts
+    double evaluated = 0;        // ledgers computed
+    double pruned = 0;           // combinations skipped because a smaller micro-batch already did not fit
+    double fitting = 0;
+    double dropped = 0;          // fitting rows beyond maxRows
+    std::vector<Problem> errors;
+};
+
+PlanResult plan(const PlanRequest& request) noexcept;
+
+// Marks the Pareto set over (recomputation overhead, pipeline bubble, TP × CP, ZeRO-3, crossing nodes, peak
+// memory), all minimised, and orders the rows: Pareto first, then by peak memory.
+void markPareto(std::vector<PlanRow>& rows) noexcept;
+
+// The step compute a checkpointing mode adds: full recomputes every layer's forward (one forward on top of
+// forward + backward ≈ 3 forwards: 1/3, the chapter's "33% extra"); selective recomputes the attention core,
+// 4·b·s²·a·d of a layer's 2·b·s·P_layer + 4·b·s²·a·d forward FLOPs (Korthikanti et al. 2022 §5).
+double recomputeOverhead(const Config& config) noexcept;
+
+// One change to a configuration that does not fit, what it saves and what it costs.
+struct Advice {
+    std::string change;   // e.g. "zero = 3"
+    std::string query;    // the keys it sets, as a link query (zero=3&…)
+    double savedBytes = 0;
+    double totalBytes = 0;
+    std::string verdict;
+    std::string cost;
+};
+
+// The smallest changes (one knob, or two when no single one fits) that bring the configuration under its
+// headroom line, best first: those that fit, then by how much they cost.
+std::vector<Advice> advise(const Config& config) noexcept;
+
+}  // namespace membudget

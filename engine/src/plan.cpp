@@ -1,0 +1,403 @@
+// The planner: every layout of TP, CP, PP, EP over the GPUs, every ZeRO stage, sequence parallelism,
+// checkpointing mode and micro-batch, through the ledger's own numbers without its text; and the advice
+// for one configuration that does not fit.
+#include "membudget/plan.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <tuple>
+
+#include "detail/methods.hpp"
+#include "membudget/detail/text.hpp"
+
+namespace membudget {
+
+namespace detail {
+namespace {
+
+std::vector<double> divisorsOf(double value) {
+    std::vector<double> out;
+    for (double d = 1; d * d <= value; ++d)
+        if (std::fmod(value, d) == 0) {
+            out.push_back(d);
+            if (d * d != value) out.push_back(value / d);
+        }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// The peak stage: the text-free kernels for the two methods that have one, evaluate() otherwise.
+PeakBytes peakOf(const Config& c, double psi) {
+    if (c.method == "membudget") return membudgetTrainingPeak(c);
+    if (c.method == "chapter") return chapterTrainingPeak(c, psi);
+    const Result r = evaluate(c);
+    PeakBytes peak{};
+    peak.totalBytes = r.ok() ? r.totalBytes : INFINITY;
+    peak.stage = r.peakStage;
+    peak.staticBytes = 0;  // no bound: every combination is evaluated
+    return peak;
+}
+
+struct Layout {
+    double tp, cp, pp, dp, ep, firstStageLayers, lastStageLayers;
+};
+
+// When PP does not divide the layers, the engine's split (stageLayers) gives the stages after the first one
+// layer more; Megatron-LM expresses it with --pipeline-model-parallel-layout.
+bool splitLayers(const Config& c, double pp, bool uneven, double& first, double& last) {
+    first = last = 0;
+    return std::fmod(c.layers, pp) == 0 || uneven;
+}
+
+std::vector<Layout> layoutsOf(const PlanRequest& r) {
+    const Config& c = r.base;
+    std::vector<Layout> out;
+    for (double tp : divisorsOf(r.gpus)) {
+        if (std::fmod(c.heads, tp) != 0) continue;
+        if (c.kvLoraRank == 0 && std::fmod(c.kvHeads, tp) != 0 && std::fmod(tp, c.kvHeads) != 0) continue;
+        if (!r.tpAcrossNodes && tp > c.gpusPerNode) continue;
+        for (double cp : divisorsOf(r.gpus / tp)) {
+            if (cp > r.maxCp || std::fmod(c.seq, cp) != 0) continue;
+            for (double pp : divisorsOf(r.gpus / (tp * cp))) {
+                if (pp > c.layers) continue;
+                double first = 0, last = 0;
+                if (!splitLayers(c, pp, r.unevenPipeline, first, last)) continue;
+                const double dp = r.gpus / (tp * cp * pp);
+                if (std::fmod(r.globalBatch, dp) != 0) continue;
+                if (c.experts == 0) {
+                    out.push_back({tp, cp, pp, dp, 1, first, last});
+                    continue;
+                }
+                const double etp = c.etp != 0 ? c.etp : tp;
+                for (double ep : divisorsOf(c.experts))
+                    if (std::fmod(tp * cp * dp, etp * ep) == 0) out.push_back({tp, cp, pp, dp, ep, first, last});
+            }
+        }
+    }
+    return out;
+}
+
+}  // namespace
+}  // namespace detail
+
+double recomputeOverhead(const Config& c) noexcept {
+    if (c.ckpt == "full") return 1.0 / 3;
+    if (c.ckpt != "selective") return 0;
+    const double embeddings = c.vocab * c.hidden * (c.tiedEmbeddings ? 1 : 2);
+    const double perLayer = (activeParameterCount(c) - embeddings) / c.layers;  // what a token's GEMMs touch
+    const double attentionCore = 4 * c.seq * c.heads * headDimOf(c);            // QKᵀ and AV, per token
+    return attentionCore / (3 * (2 * perLayer + attentionCore));
+}
+
+void markPareto(std::vector<PlanRow>& rows) noexcept {
+    try {
+        using Costs = std::array<double, 6>;
+        auto costs = [](const PlanRow& r) {
+            return Costs{r.recomputeOverhead, r.bubble, r.tp * r.cp, r.zero >= 3 ? 1.0 : 0.0, (r.tpCrossesNode || r.cpCrossesNode) ? 1.0 : 0.0,
+                         r.peakBytes};
+        };
+        auto dominates = [](const Costs& a, const Costs& b) {
+            bool better = false;
+            for (size_t i = 0; i < a.size(); ++i) {
+                if (a[i] > b[i]) return false;
+                better = better || a[i] < b[i];
+            }
+            return better;
+        };
+        // Sorted by the discrete costs, then bubble and peak: within a run of equal discrete costs the
+        // front is a staircase over (bubble, peak); only those candidates are then compared across runs.
+        std::vector<size_t> order(rows.size());
+        std::vector<Costs> keys(rows.size());
+        for (size_t i = 0; i < rows.size(); ++i) {
+            order[i] = i;
+            keys[i] = costs(rows[i]);
+            rows[i].pareto = false;
+        }
+        auto sortKey = [&](size_t i) { return std::tie(keys[i][0], keys[i][2], keys[i][3], keys[i][4], keys[i][1], keys[i][5]); };
+        std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sortKey(a) < sortKey(b) || (sortKey(a) == sortKey(b) && a < b); });
+        std::vector<size_t> candidates;
+        double bestPeak = INFINITY;
+        for (size_t k = 0; k < order.size(); ++k) {
+            const size_t i = order[k];
+            const bool newGroup = k == 0 || std::tie(keys[i][0], keys[i][2], keys[i][3], keys[i][4]) !=
+                                                std::tie(keys[order[k - 1]][0], keys[order[k - 1]][2], keys[order[k - 1]][3], keys[order[k - 1]][4]);
+            if (newGroup) bestPeak = INFINITY;
+            const bool tiesPrevious = !newGroup && keys[order[k - 1]] == keys[i] && rows[order[k - 1]].pareto;
+            if (keys[i][5] < bestPeak || tiesPrevious) {
+                rows[i].pareto = true;
+                candidates.push_back(i);
+                bestPeak = std::min(bestPeak, keys[i][5]);
+            }
+        }
+        for (size_t i : candidates)
+            for (size_t j : candidates)
+                if (i != j && rows[j].pareto && dominates(keys[j], keys[i])) {
+                    rows[i].pareto = false;
+                    break;
+                }
+        // Pareto first, then by peak memory; the search order breaks ties.
+        for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+            if (rows[a].pareto != rows[b].pareto) return rows[a].pareto;
+            if (rows[a].peakBytes != rows[b].peakBytes) return rows[a].peakBytes < rows[b].peakBytes;
+            return a < b;
+        });
+        std::vector<PlanRow> sorted;
+        sorted.reserve(rows.size());
+        for (size_t i : order) sorted.push_back(std::move(rows[i]));
+        rows = std::move(sorted);
+    } catch (...) {
+        // Allocation failure: the rows keep their order and no Pareto marks.
+    }
+}
+
+PlanResult plan(const PlanRequest& r) noexcept {
+    PlanResult out;
+    try {
+        const Config& base = r.base;
+        if (base.mode != "training")
+            out.errors.push_back({"mode", "the planner searches training layouts; mode must be training, got " + base.mode});
+        if (!(r.gpus >= 1 && r.gpus <= 1048576 && std::floor(r.gpus) == r.gpus))
+            out.errors.push_back({"gpus", "gpus must be a whole number from 1 to 1,048,576 for a plan; got " + detail::formatNumber(r.gpus)});
+        if (!(r.globalBatch >= 1 && r.globalBatch <= 1e9 && std::floor(r.globalBatch) == r.globalBatch))
+            out.errors.push_back({"global_batch", "global_batch must be a whole number of sequences from 1 to 1,000,000,000; got " +
+                                                      detail::formatNumber(r.globalBatch)});
+        if (!(r.maxMicroBatch >= 1 && r.maxMicroBatch <= 1024))
+            out.errors.push_back({"max_mb", "max_mb must be from 1 to 1,024; got " + detail::formatNumber(r.maxMicroBatch)});
+        if (!(r.maxCp >= 1 && r.maxCp <= 1024))
+            out.errors.push_back({"max_cp", "max_cp must be from 1 to 1,024; got " + detail::formatNumber(r.maxCp)});
+        for (auto& problem : validate(base)) out.errors.push_back(problem);
+        if (!out.errors.empty()) return out;
+
+        const std::vector<detail::Layout> layouts = detail::layoutsOf(r);
+        out.layouts = static_cast<double>(layouts.size());
+        const double psi = base.params != 0 ? base.params : derivedParameterCount(base);
+        const double capacity = std::round(base.gpuGb * kBytesPerGB);
+        const double usable = std::round(capacity * (1 - base.headroom));
+        const double limit = r.includeTight ? capacity : usable;
+        const std::array<const char*, 3> modes{"full", "selective", "none"};
+        std::array<double, 3> overheads{};
+        for (size_t k = 0; k < modes.size(); ++k) {
+            Config c = base;
+            c.ckpt = modes[k];
+            overheads[k] = recomputeOverhead(c);
+        }
+        const auto begin = static_cast<size_t>(std::clamp(r.layoutBegin, 0.0, out.layouts));
+        const auto end = static_cast<size_t>(r.layoutEnd == 0 ? out.layouts : std::clamp(r.layoutEnd, 0.0, out.layouts));
+        Config c = base;
+        c.gpus = 0;
+        c.vpp = 1;
+        for (size_t li = begin; li < end; ++li) {
+            const auto& L = layouts[li];
+            c.tp = L.tp;
+            c.cp = L.cp;
+            c.pp = L.pp;
+            c.dp = L.dp;
+            c.ep = L.ep;
+            c.firstStageLayers = L.firstStageLayers;
+            c.lastStageLayers = L.lastStageLayers;
+            c.mb = 1;
+            c.microbatches = r.globalBatch / L.dp;
+            c.sp = false;
+            if (!validate(c).empty()) continue;  // a rule the layout search does not know (e.g. ETP with EP)
+            const double perReplica = r.globalBatch / L.dp;
+            std::vector<double> microBatches;
+            for (double mb : detail::divisorsOf(perReplica))
+                if (mb <= r.maxMicroBatch) microBatches.push_back(mb);
+            const bool sharded = L.dp * L.cp > 1;
+            const bool tpCrosses = L.tp > base.gpusPerNode, cpCrosses = L.tp * L.cp > base.gpusPerNode;
+            const double perZero = static_cast<double>(microBatches.size()) * (L.tp > 1 ? 2 : 1) * static_cast<double>(modes.size());
+            for (double zero = 0; zero <= (sharded ? 3 : 0); ++zero) {
+                c.zero = zero;
+                // Parameters, gradients and optimizer states do not depend on SP, checkpointing or the
+                // micro-batch: when they alone exceed the limit, none of those combinations can fit.
+                c.sp = false;
+                c.ckpt = "full";
+                c.mb = microBatches.empty() ? 1 : microBatches[0];
+                c.microbatches = perReplica / c.mb;
+                if (!microBatches.empty() && !(detail::peakOf(c, psi).staticBytes <= limit)) {
+                    ++out.evaluated;
+                    out.candidates += perZero;
+                    out.pruned += perZero - 1;
+                    continue;
+                }
+                for (int sp = 0; sp <= (L.tp > 1 ? 1 : 0); ++sp) {
+                    // Sequence parallelism splits each rank's sequence over the TP ranks.
+                    if (sp == 1 && std::fmod(base.seq / L.cp, L.tp) != 0) continue;
+                    c.sp = sp == 1;
+                    for (size_t k = 0; k < modes.size(); ++k) {
+                        c.ckpt = modes[k];
+                        out.candidates += static_cast<double>(microBatches.size());
+                        for (size_t m = 0; m < microBatches.size(); ++m) {
+                            c.mb = microBatches[m];
+                            c.microbatches = perReplica / c.mb;
+                            const detail::PeakBytes kernel = detail::peakOf(c, psi);
+                            const double peak = kernel.totalBytes;
+                            ++out.evaluated;
+                            // Memory only grows with the micro-batch: the larger ones cannot fit either.
+                            if (!(peak <= limit)) {
+                                out.pruned += static_cast<double>(microBatches.size() - m - 1);
+                                break;
+                            }
+                            PlanRow row;
+                            row.tp = L.tp;
+                            row.pp = L.pp;
+                            row.dp = L.dp;
+                            row.cp = L.cp;
+                            row.ep = L.ep;
+                            row.zero = zero;
+                            row.mb = c.mb;
+                            row.microbatches = c.microbatches;
+                            row.sp = c.sp;
+                            row.ckpt = modes[k];
+                            row.firstStageLayers = L.firstStageLayers;
+                            row.lastStageLayers = L.lastStageLayers;
+                            row.peakBytes = peak;
+                            row.peakStage = kernel.stage;
+                            row.headroomBytes = usable - peak;
+                            row.verdict = peak <= usable ? "fits" : "tight";
+                            row.recomputeOverhead = overheads[k];
+                            row.bubble = (L.pp - 1) / (c.microbatches + L.pp - 1);
+                            row.tpCrossesNode = tpCrosses;
+                            row.cpCrossesNode = cpCrosses && L.cp > 1;
+                            out.rows.push_back(std::move(row));
+                        }
+                    }
+                }
+            }
+        }
+        out.fitting = static_cast<double>(out.rows.size());
+        // Only a whole plan is ranked; a slice leaves that to the caller, who joins the slices.
+        if (begin == 0 && end == layouts.size()) markPareto(out.rows);
+        if (static_cast<double>(out.rows.size()) > r.maxRows) {
+            out.dropped = static_cast<double>(out.rows.size()) - r.maxRows;
+            out.rows.resize(static_cast<size_t>(r.maxRows));
+        }
+    } catch (...) {
+        out = PlanResult{};
+        out.errors = {{"", "internal error: out of memory while planning"}};
+    }
+    return out;
+}
+
+namespace {
+
+struct Change {
+    std::string change;
+    std::vector<std::pair<std::string, std::string>> keys;
+    int costRank;  // lower is cheaper
+    std::string cost;
+};
+
+std::vector<Change> singleChanges(const Config& c) {
+    using detail::formatNumber;
+    std::vector<Change> out;
+    const std::string pct = formatNumber(std::round(recomputeOverhead([&] {
+                                                        Config s = c;
+                                                        s.ckpt = "selective";
+                                                        return s;
+                                                    }()) * 1000) / 10);
+    if (c.tp > 1 && !c.sp && std::fmod(c.seq / c.cp, c.tp) == 0)
+        out.push_back({"sp = true", {{"sp", "true"}}, 0, "none: the same TP communication as reduce-scatter + all-gather (Korthikanti §4.2.2)"});
+    if (c.zero < 2 && c.dp * c.cp > 1)
+        out.push_back({"zero = " + formatNumber(c.zero + 1), {{"zero", formatNumber(c.zero + 1)}}, 1,
+                       "none in volume: reduce-scatter + all-gather replace the all-reduce (ZeRO §7)"});
+    if (c.zero < 3 && c.dp * c.cp > 1)
+        out.push_back({"zero = 3", {{"zero", "3"}}, 3, "1.5× the data-parallel communication: parameters all-gathered in forward and backward (ZeRO §7.2)"});
+    if (c.ckpt == "none")
+        out.push_back({"ckpt = selective", {{"ckpt", "selective"}}, 2, "≈" + pct + "% more step compute (attention core recomputed)"});
+    if (c.ckpt != "full")
+        out.push_back({"ckpt = full", {{"ckpt", "full"}}, 5, "≈33% more step compute: one more forward pass (chapter §2)"});
+    if (c.mb > 1 && std::fmod(c.mb, 2) == 0)
+        out.push_back({"mb = " + formatNumber(c.mb / 2) + ", microbatches = " + formatNumber(c.microbatches * 2),
+                       {{"mb", formatNumber(c.mb / 2)}, {"microbatches", formatNumber(c.microbatches * 2)}}, 2,
+                       "smaller GEMMs (lower efficiency); the global batch is kept"});
+    if (std::fmod(c.dp, 2) == 0 && std::fmod(c.heads, c.tp * 2) == 0)
+        out.push_back({"tp = " + formatNumber(c.tp * 2) + ", dp = " + formatNumber(c.dp / 2),
+                       {{"tp", formatNumber(c.tp * 2)}, {"dp", formatNumber(c.dp / 2)}}, c.tp * 2 > c.gpusPerNode ? 6 : 4,
+                       c.tp * 2 > c.gpusPerNode ? "TP all-reduces across nodes (slow interconnect)"
+                                                : "more TP all-reduces per layer, smaller GEMMs"});
+    if (std::fmod(c.dp, 2) == 0 && c.pp * 2 <= c.layers)
+        out.push_back({"pp = " + formatNumber(c.pp * 2) + ", dp = " + formatNumber(c.dp / 2),
+                       {{"pp", formatNumber(c.pp * 2)}, {"dp", formatNumber(c.dp / 2)}}, 4,
+                       "pipeline bubble " + formatNumber(std::round((c.pp * 2 - 1) / (c.microbatches + c.pp * 2 - 1) * 1000) / 10) + "% (was " +
+                           formatNumber(std::round((c.pp - 1) / (c.microbatches + c.pp - 1) * 1000) / 10) + "%)"});
+    if (std::fmod(c.dp, 2) == 0 && std::fmod(c.seq, c.cp * 2) == 0)
+        out.push_back({"cp = " + formatNumber(c.cp * 2) + ", dp = " + formatNumber(c.dp / 2),
+                       {{"cp", formatNumber(c.cp * 2)}, {"dp", formatNumber(c.dp / 2)}}, 4,
+                       "ring-attention K/V exchange between CP ranks (overlapped with compute)"});
+    if (c.offload == "none" && c.zero >= 1)
+        out.push_back({"offload = optimizer", {{"offload", "optimizer"}}, 7,
+                       "the optimizer step runs on the CPU: PCIe transfers and CPU Adam bound the step time (ZeRO-Offload)"});
+    return out;
+}
+
+Advice tryChange(const Config& c, const Result& before, const std::vector<const Change*>& changes) {
+    std::vector<std::pair<std::string, std::string>> keys;
+    Advice a;
+    for (const Change* change : changes) {
+        keys.insert(keys.end(), change->keys.begin(), change->keys.end());
+        a.change += (a.change.empty() ? "" : "; ") + change->change;
+        a.cost += (a.cost.empty() ? "" : "; ") + change->cost;
+    }
+    std::vector<Assignment> assignments;
+    for (const auto& [key, value] : keys) {
+        assignments.push_back({key, value});
+        a.query += (a.query.empty() ? "" : "&") + key + "=" + value;
+    }
+    const ParsedConfig parsed = applyAssignments(assignments, c);
+    const Result after = parsed.problems.empty() ? evaluate(parsed.config) : Result{};
+    if (!parsed.problems.empty() || !after.ok()) {
+        a.verdict = "invalid";
+        return a;
+    }
+    a.totalBytes = after.totalBytes;
+    a.savedBytes = before.totalBytes - after.totalBytes;
+    a.verdict = after.verdict;
+    return a;
+}
+
+}  // namespace
+
+std::vector<Advice> advise(const Config& c) noexcept {
+    std::vector<Advice> out;
+    try {
+        const Result before = evaluate(c);
+        if (!before.ok() || c.mode != "training") return out;
+        const std::vector<Change> changes = singleChanges(c);
+        std::vector<std::pair<Advice, int>> ranked;
+        for (const auto& change : changes) {
+            Advice a = tryChange(c, before, {&change});
+            if (a.verdict != "invalid" && a.savedBytes > 0) ranked.push_back({a, change.costRank});
+        }
+        const bool singleFits = std::any_of(ranked.begin(), ranked.end(), [](const auto& x) { return x.first.verdict == "fits"; });
+        if (!singleFits)
+            for (size_t i = 0; i < changes.size(); ++i)
+                for (size_t j = i + 1; j < changes.size(); ++j) {
+                    // Two changes of the same knob (zero 1 and zero 3, tp and pp both halving dp) do not combine.
+                    bool clash = false;
+                    for (const auto& [k1, v1] : changes[i].keys)
+                        for (const auto& [k2, v2] : changes[j].keys) clash = clash || k1 == k2;
+                    if (clash) continue;
+                    Advice a = tryChange(c, before, {&changes[i], &changes[j]});
+                    if (a.verdict == "fits") ranked.push_back({a, changes[i].costRank + changes[j].costRank});
+                }
+        std::vector<size_t> order(ranked.size());
+        for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+        auto fitRank = [&](size_t i) { return ranked[i].first.verdict == "fits" ? 0 : ranked[i].first.verdict == "tight" ? 1 : 2; };
+        std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+            if (fitRank(a) != fitRank(b)) return fitRank(a) < fitRank(b);
+            if (ranked[a].second != ranked[b].second) return ranked[a].second < ranked[b].second;
+            if (ranked[a].first.savedBytes != ranked[b].first.savedBytes) return ranked[a].first.savedBytes > ranked[b].first.savedBytes;
+            return a < b;
+        });
+        for (size_t i : order) out.push_back(std::move(ranked[i].first));
+        if (out.size() > 12) out.resize(12);
+    } catch (...) {
+        out.clear();
+    }
+    return out;
+}
+
+}  // namespace membudget

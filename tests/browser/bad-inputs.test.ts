@@ -1,0 +1,222 @@
+// The bad-inputs table (tests/fixtures/bad-inputs.json) in the built page: every link opens with the error
+// shown at the field the table names, the same messages as the native CLI, no NaN, Infinity or undefined
+// in the page's own text, no console error, no crash, no Content-Security-Policy violation and no request to
+// another origin. Then the same through the form (typing one field) and the config.json importer.
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../support/browser.mjs';
+import { runCli } from '../support/cli';
+import { DIST, fixture } from '../support/paths';
+import { serveStatic, type StaticServer } from '../support/server.mjs';
+
+interface BadInput {
+  name: string;
+  query?: string;
+  hf?: string;
+  field?: string;
+  message_contains?: string;
+  valid?: boolean;
+  verdict?: string;
+}
+
+interface Problem {
+  field: string;
+  message: string;
+}
+
+const inputs: BadInput[] = fixture('bad-inputs').inputs;
+const BASE_PATH = '/tools/membudget/';
+const LINK_TABS = 3;  // links are checked three at a time: most of a page load is waiting, not computing
+
+let server: StaticServer;
+let browser: Browser;
+let context: BrowserContext;
+
+// A page and what went wrong in it: console errors or warnings, uncaught errors, dialogs, foreign requests.
+interface Tab {
+  page: Page;
+  trouble: string[];
+}
+
+const idle: Tab[] = [];
+const waiting: ((tab: Tab) => void)[] = [];
+let formTab: Tab;
+let opened = false;  // the form tab shows the default page
+
+async function newTab(): Promise<Tab> {
+  const page = await context.newPage();
+  const tab: Tab = { page, trouble: [] };
+  page.on('request', (request) => {
+    const url = request.url();
+    if (!url.startsWith(server.origin) && !url.startsWith('data:') && !url.startsWith('blob:')) tab.trouble.push(`request to ${url}`);
+  });
+  page.on('pageerror', (error) => tab.trouble.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warning') tab.trouble.push(`console ${message.type()}: ${message.text()}`);
+  });
+  page.on('dialog', (dialog) => {
+    tab.trouble.push(`dialog: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  return tab;
+}
+
+beforeAll(async () => {
+  server = await serveStatic(DIST, BASE_PATH);
+  browser = await launchChromium();
+  context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  // Every frame records the policy violations it sees.
+  await context.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (event) => {
+      const w = window as unknown as { __violations?: string[] };
+      (w.__violations ??= []).push(`${event.effectiveDirective} blocked ${event.blockedURI}`);
+    });
+  });
+  for (let i = 0; i < LINK_TABS; i++) idle.push(await newTab());
+  formTab = await newTab();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+// Runs a check in a free tab, then requires that nothing went wrong in it.
+async function inTab(check: (page: Page) => Promise<void>, tab?: Tab): Promise<void> {
+  const pooled = tab === undefined;
+  const used = tab ?? idle.pop() ?? (await new Promise<Tab>((resolve) => waiting.push(resolve)));
+  try {
+    await check(used.page);
+    const violations = await used.page.evaluate(() => (window as unknown as { __violations?: string[] }).__violations ?? []);
+    expect([...used.trouble, ...violations], 'console errors, page errors, violations or foreign requests').toEqual([]);
+  } finally {
+    used.trouble.length = 0;
+    if (pooled) {
+      const next = waiting.shift();
+      if (next) next(used);
+      else idle.push(used);
+    }
+  }
+}
+
+function cliErrors(args: string[], input = ''): { status: number; errors: Problem[]; result: any } {
+  const run = runCli(args, input);
+  const result = JSON.parse(run.stdout);
+  return { status: run.status, errors: result.errors, result };
+}
+
+async function openQuery(page: Page, query: string): Promise<void> {
+  await page.goto(`${server.url}?${query}`);
+  await page.waitForSelector('body[data-ready="true"]');
+}
+
+// The page's own text: what it quotes of the user's input ("got \"NaN\"") is removed first.
+async function expectNoBadText(page: Page): Promise<void> {
+  const text = (await page.innerText('body')).replace(/"[^"\n]*"/g, '""');
+  expect(text).not.toMatch(/\bNaN\b|(?<!ZeRO-)\bInfinity\b|\bundefined\b/);
+}
+
+// The text of the places that belong to a field: its notice from the link, its message in the form.
+async function fieldText(page: Page, field: string): Promise<string> {
+  return page.evaluate((key) => {
+    const parts = [...document.querySelectorAll('#notices li')].filter((li) => li.getAttribute('data-field') === key).map((li) => li.textContent ?? '');
+    const message = document.getElementById(`m-${key}`);
+    if (message) parts.push(message.textContent ?? '');
+    if (key === '') parts.push(document.getElementById('form-general')?.textContent ?? '', document.getElementById('notices')?.textContent ?? '');
+    return parts.join('\n');
+  }, field);
+}
+
+async function ledgerBytes(page: Page): Promise<Record<string, number>> {
+  const rows = await page.$$eval('#ledger tr[data-line]', (trs) => trs.map((tr) => [tr.getAttribute('data-line'), tr.getAttribute('data-bytes')]));
+  return Object.fromEntries(rows.map(([id, bytes]) => [id, Number(bytes)]));
+}
+
+describe.concurrent('links from the bad-inputs table', () => {
+  for (const entry of inputs.filter((e) => e.query !== undefined)) {
+    it(`${entry.name}: ?${entry.query}`, async ({ expect }) => {
+      const native = cliErrors(['--json', '--url', entry.query!]);
+      await inTab(async (page) => {
+        await openQuery(page, entry.query!);
+        if (entry.valid) {
+          expect(await page.getAttribute('#verdict', 'data-verdict')).toBe(entry.verdict);
+          const lines = Object.fromEntries(native.result.lines.map((l: { id: string; bytes: number }) => [l.id, l.bytes]));
+          expect(await ledgerBytes(page)).toEqual(lines);
+        } else {
+          expect(await fieldText(page, entry.field!), `the error at ${entry.field}`).toContain(entry.message_contains);
+          // Every message the CLI gives for this link is on the page, word for word.
+          const shown = (await page.textContent('body')) ?? '';
+          for (const problem of native.errors) expect(shown, problem.field).toContain(problem.message);
+          // An invalid configuration shows no numbers; a link whose bad pairs were skipped computes the rest.
+          const invalid = (await page.$('#verdict.invalid')) !== null;
+          expect((await page.$$('#ledger tr[data-line]')).length > 0).toBe(!invalid);
+        }
+        await expectNoBadText(page);
+      });
+    });
+  }
+});
+
+describe('the form, one field typed at a time', () => {
+  const fields: { key: string; kind: string; default: string }[] = JSON.parse(runCli(['fields']).stdout);
+  const typed = inputs.filter((entry) => {
+    if (entry.valid || entry.query === undefined || !/^[a-z_]+=[^&]+$/.test(entry.query)) return false;
+    const [key, encoded] = entry.query.split('=');
+    let text: string;
+    try {
+      text = decodeURIComponent(encoded);
+    } catch {
+      return false;  // a malformed escape: a link can hold it, a text field cannot
+    }
+    if (text.includes('\u0000')) return false;
+    const field = fields.find((f) => f.key === key);
+    return key === entry.field && field !== undefined && (field.kind === 'integer' || field.kind === 'number');
+  });
+
+  it('covers most of the table’s single-field inputs', () => {
+    expect(typed.length).toBeGreaterThan(40);
+  });
+
+  for (const entry of typed) {
+    it(`${entry.name}: ${entry.query}`, async () => {
+      const [key, encoded] = entry.query!.split('=');
+      const text = decodeURIComponent(encoded);
+      const native = cliErrors(['--json', `--${key}=${text}`]);
+      await inTab(async (page) => {
+        if (!opened) await openQuery(page, '');
+        opened = true;
+        await page.fill(`#f-${key}`, text);
+        await page.waitForFunction(([k, fragment]) => document.getElementById(`m-${k}`)?.textContent?.includes(fragment), [key, entry.message_contains!]);
+        expect(await page.getAttribute(`#m-${key}`, 'class')).toContain('error');
+        const message = (await page.textContent(`#m-${key}`)) ?? '';
+        for (const problem of native.errors.filter((p) => p.field === key)) expect(message).toContain(problem.message);
+        await expectNoBadText(page);
+        // Back to the default, which is valid and has no message.
+        await page.fill(`#f-${key}`, fields.find((f) => f.key === key)!.default);
+        await page.waitForFunction((k) => !document.getElementById(`m-${k}`)?.classList.contains('error'), key);
+      }, formTab);
+    });
+  }
+});
+
+describe('config.json files pasted into the importer', () => {
+  for (const entry of inputs.filter((e) => e.hf !== undefined)) {
+    it(entry.name, async () => {
+      const native = cliErrors(['--json', '--hf-config', '-'], entry.hf);
+      await inTab(async (page) => {
+        await openQuery(page, 'tp=4');
+        await page.click('.importer summary');
+        await page.fill('#hf-config', entry.hf!);
+        await page.click('#hf-config-apply');
+        await page.waitForSelector('#hf-config-message.error');
+        const shown = (await page.textContent('#hf-config-message')) ?? '';
+        expect(shown).toContain(entry.message_contains);
+        for (const problem of native.errors) expect(shown).toContain(problem.message);
+        // All or nothing: the configuration is untouched.
+        expect(new URL(page.url()).search).toBe('?tp=4');
+        await expectNoBadText(page);
+      }, formTab);
+      opened = false;  // the form tab has left the default page
+    });
+  }
+});

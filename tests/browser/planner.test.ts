@@ -1,0 +1,129 @@
+// The planner and the advice on the built page: the search runs in a Web Worker, agrees with
+// `membudget plan --json`, can be cancelled, and a row or an advice loads into the checklist.
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../support/browser.mjs';
+import { runCli } from '../support/cli';
+import { DIST } from '../support/paths';
+import { serveStatic, type StaticServer } from '../support/server.mjs';
+
+let server: StaticServer;
+let browser: Browser;
+let context: BrowserContext;
+let pageErrors: string[];
+let workers: string[];
+
+beforeAll(async () => {
+  server = await serveStatic(DIST, '/');
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+afterEach(async () => {
+  expect(pageErrors, 'page errors').toEqual([]);
+  await context?.close();
+});
+
+async function open(query: string): Promise<Page> {
+  context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  pageErrors = [];
+  workers = [];
+  const page = await context.newPage();
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error') pageErrors.push(message.text());
+  });
+  page.on('worker', (worker) => workers.push(worker.url()));
+  await page.goto(`${server.url}${query}`);
+  await page.waitForSelector('body[data-ready="true"]');
+  return page;
+}
+
+const totalBytes = (page: Page) => page.$eval('tr[data-summary="total"]', (tr) => Number(tr.getAttribute('data-bytes')));
+
+describe('the planner on the page', () => {
+  const query = '?model=llama-3.1-70b&gpu=h100-80gb&tp=8&dp=8&microbatches=32&seq=8192';
+  const cliArgs = ['plan', '--json', '--url', query.slice(1)];
+
+  it('searches in a worker, reports what the CLI reports, and loads a row into the checklist', async () => {
+    const page = await open(query);
+    await page.click('#planner summary');
+    expect(await page.inputValue('#plan-gpus')).toBe('64');
+    expect(await page.inputValue('#plan-batch')).toBe('256');
+    await page.click('#plan-run');
+    await page.waitForFunction(() => document.querySelector('#plan-status')?.textContent?.includes('Pareto front'), undefined, { timeout: 60_000 });
+    expect(workers.some((url) => url.includes('plan-worker'))).toBe(true);
+
+    const cli = JSON.parse(runCli(cliArgs).stdout) as { fitting: number; evaluated: number; rows: { peak_bytes: number; pareto: boolean }[] };
+    const status = await page.textContent('#plan-status');
+    expect(status).toContain(`${cli.fitting.toLocaleString('en-US')} fit`);
+    expect(status).toContain(`${cli.evaluated.toLocaleString('en-US')} evaluated`);
+    // Pareto rows only, by peak memory: the page's rows are the CLI's Pareto peaks in order.
+    const shown = await page.$$eval('#plan-table tbody tr', (rows) => rows.map((r) => Number(r.getAttribute('data-peak-bytes'))));
+    const front = cli.rows.filter((r) => r.pareto).map((r) => r.peak_bytes).sort((a, b) => a - b);
+    expect(shown).toEqual(front.slice(0, shown.length));
+    expect(shown.length).toBe(Math.min(front.length, 200));
+
+    // Sorting and filtering act on the same rows.
+    await page.uncheck('#plan-pareto');
+    await page.selectOption('#plan-ckpt', 'full');
+    const full = await page.$$eval('#plan-table tbody tr td:nth-child(7)', (cells) => cells.map((c) => c.textContent));
+    expect(full.length).toBeGreaterThan(0);
+    expect(new Set(full)).toEqual(new Set(['full']));
+
+    // A row loads into the checklist: the ledger's total is the row's peak.
+    const row = page.locator('#plan-table tbody tr').first();
+    const peak = Number(await row.getAttribute('data-peak-bytes'));
+    await row.click();
+    await page.waitForFunction((bytes) => document.querySelector('tr[data-summary="total"]')?.getAttribute('data-bytes') === String(bytes), peak);
+    expect(await totalBytes(page)).toBe(peak);
+    const text = await page.textContent('body');
+    expect(text).not.toMatch(/\bNaN\b|(?<!ZeRO-)Infinity|\bundefined\b/);
+  });
+
+  it('can be cancelled, and the page answers while it searches', async () => {
+    const page = await open('?model=deepseek-v3&gpu=h100-80gb&tp=8&pp=16&dp=128&ep=8&microbatches=16&seq=8192');
+    await page.click('#planner summary');
+    await page.fill('#plan-gpus', '16384');
+    await page.fill('#plan-batch', '4096');
+    await page.click('#plan-run');
+    // The main thread is free: a field change re-renders the ledger while the worker searches.
+    await page.fill('#f-mb', '2');
+    await page.click('#plan-cancel');
+    await page.waitForFunction(() => document.querySelector('#plan-status')?.textContent === 'Cancelled.');
+    expect(await page.isDisabled('#plan-run')).toBe(false);
+    expect(await page.isDisabled('#plan-cancel')).toBe(true);
+    // Cancelled for good: nothing arrives later.
+    await page.waitForTimeout(1500);
+    expect(await page.textContent('#plan-status')).toBe('Cancelled.');
+  });
+
+  it('refuses a bad request with the field named', async () => {
+    const page = await open('');
+    await page.click('#planner summary');
+    await page.fill('#plan-batch', '0');
+    await page.click('#plan-run');
+    await page.waitForFunction(() => document.querySelector('#plan-status .error'));
+    expect(await page.textContent('#plan-status')).toContain('global_batch must be a whole number');
+  });
+});
+
+describe('advice on the page', () => {
+  it('lists the changes `membudget advise` lists, and applying one makes it fit', async () => {
+    const query = 'model=llama-3.1-70b&gpu=h100-80gb&tp=4&dp=16&mb=2&ckpt=none&microbatches=8';
+    const page = await open(`?${query}`);
+    await page.waitForSelector('#advice li');
+    const advice = JSON.parse(runCli(['advise', '--json', '--url', query]).stdout) as { change: string; total_bytes: number; verdict: string }[];
+    const items = await page.$$eval('#advice li', (lis) => lis.map((li) => ({ total: Number(li.getAttribute('data-total-bytes')), verdict: li.getAttribute('data-verdict'), change: li.querySelector('code')?.textContent })));
+    expect(items).toEqual(advice.slice(0, 6).map((a) => ({ total: a.total_bytes, verdict: a.verdict, change: a.change })));
+    expect(items[0].verdict).toBe('fits');
+    await page.click('#advice li:first-child .advice-apply');
+    await page.waitForFunction(() => document.querySelector('#verdict')?.getAttribute('data-verdict') === 'fits');
+    expect(await totalBytes(page)).toBe(advice[0].total_bytes);
+    expect(await page.isHidden('#advice')).toBe(true);
+  });
+});

@@ -1,0 +1,251 @@
+// The planner: its text-free kernel against the ledger, completeness against a brute-force search,
+// the Pareto set, and the advice for a configuration that does not fit.
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cmath>
+#include <random>
+#include <set>
+#include <tuple>
+
+#include "detail/methods.hpp"
+#include "membudget/plan.hpp"
+#include "membudget/presets.hpp"
+
+using namespace membudget;
+
+namespace {
+
+double lineBytes(const Result& r, const std::string& id) {
+    for (const auto& l : r.lines)
+        if (l.id == id) return l.bytes;
+    return -1;
+}
+
+// A valid training configuration of a random preset with random parallelism, precision and optimizer.
+Config randomConfig(std::mt19937_64& rng) {
+    const auto presets = modelPresets();
+    auto pick = [&](auto const& values) { return values[std::uniform_int_distribution<size_t>(0, values.size() - 1)(rng)]; };
+    for (;;) {
+        Config c;
+        applyModelPreset(c, presets[std::uniform_int_distribution<size_t>(0, presets.size() - 1)(rng)]);
+        c.method = pick(std::array<const char*, 2>{"membudget", "chapter"});
+        c.tp = pick(std::array<double, 5>{1, 2, 4, 8, 16});
+        c.pp = pick(std::array<double, 6>{1, 2, 3, 4, 8, 16});
+        c.dp = pick(std::array<double, 6>{1, 2, 8, 32, 128, 1024});
+        c.cp = pick(std::array<double, 3>{1, 2, 4});
+        c.zero = pick(std::array<double, 4>{0, 1, 2, 3});
+        c.sp = pick(std::array<bool, 2>{false, true});
+        c.ckpt = pick(std::array<const char*, 3>{"none", "selective", "full"});
+        c.mb = pick(std::array<double, 4>{1, 2, 3, 8});
+        c.seq = pick(std::array<double, 4>{2048, 4096, 8192, 32768});
+        c.microbatches = pick(std::array<double, 5>{1, 2, 7, 32, 256});
+        c.precision = pick(std::array<const char*, 4>{"bf16", "fp16", "fp8", "fp32"});
+        c.optimizer = pick(std::array<const char*, 5>{"adamw", "adamw_8bit", "adafactor", "sgd", "muon"});
+        c.staticBytes = pick(std::array<double, 3>{16, 18, 20});
+        c.attention = pick(std::array<const char*, 2>{"flash", "eager"});
+        c.dropout = pick(std::array<bool, 2>{false, true});
+        c.offload = pick(std::array<const char*, 3>{"none", "none", "optimizer"});
+        c.masterWeights = pick(std::array<bool, 3>{true, true, false});
+        if (c.experts != 0) c.ep = pick(std::array<double, 3>{1, 2, 8});
+        if (c.pp > 2 && pick(std::array<bool, 3>{false, false, true})) c.firstStageLayers = 1;
+        if (validate(c).empty()) return c;
+    }
+}
+
+}  // namespace
+
+TEST_CASE("the planner's kernel is the ledger's peak stage, line for line", "[plan]") {
+    std::mt19937_64 rng(20261130);
+    int membudget = 0, chapter = 0;
+    for (int i = 0; i < 3000; ++i) {
+        const Config c = randomConfig(rng);
+        const Result r = evaluate(c);
+        REQUIRE(r.ok());
+        const detail::PeakBytes k = c.method == "membudget" ? detail::membudgetTrainingPeak(c)
+                                                             : detail::chapterTrainingPeak(c, r.parameterCount);
+        INFO(encodeQuery(c));
+        CHECK(k.totalBytes == r.totalBytes);
+        CHECK(k.stage == r.peakStage);
+        CHECK(k.parameters == lineBytes(r, "parameters"));
+        CHECK(k.gradients == lineBytes(r, "gradients"));
+        CHECK(k.optimizer == lineBytes(r, "optimizer"));
+        CHECK(k.activations == lineBytes(r, "activations"));
+        (c.method == "membudget" ? membudget : chapter) += 1;
+        // The tensor sub-ledger adds up to the activations line it explains.
+        if (c.method == "membudget" && lineBytes(r, "activations") > 0) {
+            double tensors = 0;
+            for (const auto& t : r.tensors) tensors += t.bytes;
+            CHECK(std::fabs(tensors - lineBytes(r, "activations")) <= 1e-12 * tensors);
+        }
+    }
+    CHECK(membudget > 1000);
+    CHECK(chapter > 1000);
+}
+
+TEST_CASE("a plan holds every fitting combination, each with the ledger's own total", "[plan]") {
+    PlanRequest request;
+    applyModelPreset(request.base, *findModelPreset("llama-3.1-8b"));
+    applyGpuPreset(request.base, *findGpuPreset("a100-40gb"));
+    request.base.seq = 8192;
+    request.gpus = 16;
+    request.globalBatch = 32;
+    request.maxMicroBatch = 4;
+    const PlanResult plan = membudget::plan(request);
+    REQUIRE(plan.errors.empty());
+    REQUIRE(plan.fitting > 0);
+    CHECK(plan.evaluated + plan.pruned == plan.candidates);
+
+    std::set<std::tuple<double, double, double, double, double, bool, std::string, double>> planned;
+    for (const auto& row : plan.rows) {
+        CHECK(row.tp * row.pp * row.cp * row.dp == 16);
+        CHECK(row.dp * row.mb * row.microbatches == 32);
+        CHECK(row.bubble == (row.pp - 1) / (row.microbatches + row.pp - 1));
+        planned.insert({row.tp, row.pp, row.cp, row.dp, row.zero, row.sp, row.ckpt, row.mb});
+    }
+    // Brute force through evaluate(): every valid combination that fits is a row, with the same total.
+    double fitting = 0;
+    for (double tp : {1, 2, 4, 8})
+        for (double cp : {1, 2, 4, 8, 16})
+            for (double pp : {1, 2, 4, 8, 16}) {
+                if (tp * cp * pp > 16) continue;
+                const double dp = 16 / (tp * cp * pp);
+                for (double zero : {0, 1, 2, 3})
+                    for (bool sp : {false, true})
+                        for (const char* ckpt : {"none", "selective", "full"})
+                            for (double mb : {1, 2, 4}) {
+                                if (std::fmod(32, dp * mb) != 0 || (dp * cp == 1 && zero > 0) || (tp == 1 && sp)) continue;
+                                Config c = request.base;
+                                c.tp = tp, c.cp = cp, c.pp = pp, c.dp = dp, c.zero = zero, c.sp = sp, c.ckpt = ckpt, c.mb = mb;
+                                c.microbatches = 32 / (dp * mb);
+                                const Result r = evaluate(c);
+                                if (!r.ok() || r.verdict != "fits") continue;
+                                ++fitting;
+                                INFO(encodeQuery(c));
+                                CHECK(planned.count({tp, pp, cp, dp, zero, sp, ckpt, mb}) == 1);
+                            }
+            }
+    CHECK(fitting == plan.fitting);
+    for (const auto& row : plan.rows) {
+        Config c = request.base;
+        c.tp = row.tp, c.cp = row.cp, c.pp = row.pp, c.dp = row.dp, c.zero = row.zero, c.sp = row.sp, c.ckpt = row.ckpt;
+        c.mb = row.mb, c.microbatches = row.microbatches;
+        CHECK(evaluate(c).totalBytes == row.peakBytes);
+    }
+}
+
+TEST_CASE("the Pareto rows are exactly the undominated ones, listed first", "[plan]") {
+    PlanRequest request;
+    applyModelPreset(request.base, *findModelPreset("llama-3.1-70b"));
+    applyGpuPreset(request.base, *findGpuPreset("h100-80gb"));
+    request.gpus = 64;
+    request.globalBatch = 256;
+    const PlanResult plan = membudget::plan(request);
+    REQUIRE(plan.rows.size() > 20);
+    auto costs = [](const PlanRow& r) {
+        return std::array<double, 6>{r.recomputeOverhead, r.bubble, r.tp * r.cp, r.zero >= 3 ? 1.0 : 0.0,
+                                     (r.tpCrossesNode || r.cpCrossesNode) ? 1.0 : 0.0, r.peakBytes};
+    };
+    auto dominates = [](const std::array<double, 6>& a, const std::array<double, 6>& b) {
+        bool better = false;
+        for (size_t i = 0; i < a.size(); ++i) {
+            if (a[i] > b[i]) return false;
+            better = better || a[i] < b[i];
+        }
+        return better;
+    };
+    bool seenNonPareto = false;
+    int front = 0;
+    for (const auto& row : plan.rows) {
+        bool dominated = false;
+        for (const auto& other : plan.rows) dominated = dominated || dominates(costs(other), costs(row));
+        CHECK(row.pareto == !dominated);
+        if (!row.pareto) seenNonPareto = true;
+        CHECK_FALSE((row.pareto && seenNonPareto));  // Pareto rows come first
+        front += row.pareto ? 1 : 0;
+    }
+    CHECK(front > 0);
+}
+
+TEST_CASE("a 405B plan on 16,384 GPUs completes and stays within its layouts", "[plan]") {
+    PlanRequest request;
+    applyModelPreset(request.base, *findModelPreset("llama-3.1-405b"));
+    applyGpuPreset(request.base, *findGpuPreset("h100-80gb"));
+    request.base.seq = 8192;
+    request.gpus = 16384;
+    request.globalBatch = 2048;
+    const PlanResult plan = membudget::plan(request);
+    REQUIRE(plan.errors.empty());
+    CHECK(plan.fitting > 0);
+    for (const auto& row : plan.rows) {
+        CHECK(row.tp <= 8);  // TP stays within a node unless asked
+        CHECK(row.tp * row.pp * row.cp * row.dp == 16384);
+        CHECK(row.peakBytes <= std::round(std::round(request.base.gpuGb * 1e9) * (1 - request.base.headroom)));
+    }
+    // Slices of the layouts add up to the whole.
+    request.layoutEnd = std::floor(plan.layouts / 2);
+    const PlanResult head = membudget::plan(request);
+    request.layoutBegin = request.layoutEnd;
+    request.layoutEnd = plan.layouts;
+    const PlanResult tail = membudget::plan(request);
+    CHECK(head.fitting + tail.fitting == plan.fitting);
+    CHECK(head.evaluated + tail.evaluated == plan.evaluated);
+}
+
+TEST_CASE("bad plan requests name the field", "[plan]") {
+    PlanRequest request;
+    request.gpus = 0;
+    request.globalBatch = 8;
+    auto plan = membudget::plan(request);
+    REQUIRE_FALSE(plan.errors.empty());
+    CHECK(plan.errors[0].field == "gpus");
+    request.gpus = 8;
+    request.globalBatch = 2.5;
+    plan = membudget::plan(request);
+    REQUIRE_FALSE(plan.errors.empty());
+    CHECK(plan.errors[0].field == "global_batch");
+    request.globalBatch = 8;
+    request.base.mode = "inference";
+    request.base.method = "membudget";
+    plan = membudget::plan(request);
+    REQUIRE_FALSE(plan.errors.empty());
+    CHECK(plan.errors[0].field == "mode");
+}
+
+TEST_CASE("advice: the smallest changes that make a configuration fit", "[plan][advice]") {
+    Config c;
+    applyModelPreset(c, *findModelPreset("llama-3.1-70b"));
+    applyGpuPreset(c, *findGpuPreset("h100-80gb"));
+    c.tp = 4;
+    c.pp = 1;
+    c.dp = 16;
+    c.zero = 1;
+    c.ckpt = "none";
+    c.mb = 2;
+    c.microbatches = 8;
+    const Result before = evaluate(c);
+    REQUIRE(before.ok());
+    REQUIRE(before.verdict == "does_not_fit");
+    const auto advice = advise(c);
+    REQUIRE_FALSE(advice.empty());
+    CHECK(advice[0].verdict == "fits");
+    for (const auto& a : advice) {
+        INFO(a.change);
+        CHECK(a.savedBytes > 0);
+        CHECK_FALSE(a.cost.empty());
+        // The advice's query, applied to the configuration, gives the total it promises.
+        std::vector<Assignment> assignments;
+        std::string query = a.query;
+        for (size_t start = 0; start <= query.size();) {
+            const size_t amp = std::min(query.find('&', start), query.size());
+            const std::string pair = query.substr(start, amp - start);
+            const size_t eq = pair.find('=');
+            assignments.push_back({pair.substr(0, eq), pair.substr(eq + 1)});
+            start = amp + 1;
+        }
+        const ParsedConfig changed = applyAssignments(assignments, c);
+        REQUIRE(changed.problems.empty());
+        CHECK(evaluate(changed.config).totalBytes == a.totalBytes);
+        CHECK(before.totalBytes - a.totalBytes == a.savedBytes);
+    }
+}

@@ -1,0 +1,182 @@
+// membudget's own method against published measured peaks (tests/fixtures/measured/*.json: Megatron-LM CI
+// golden values, torchtitan benchmarks). Like is compared with like: an allocator counter (max_allocated,
+// max_reserved, active) never sees the CUDA context or NCCL's buffers, so the allowance lines are left out of
+// the prediction; nvidia-smi sees everything, so it is compared with the full total. scripts/validation-table.mjs
+// prints the same comparison as the README's table.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fixtures.hpp"
+#include "measured.hpp"
+#include "membudget/config.hpp"
+#include "membudget/ledger.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+struct Row {
+    std::string file;
+    std::string metric;
+    bool complete = false;
+    double measuredBytes = 0;
+    double predictedBytes = 0;
+    double error = 0;  // (predicted − measured) / measured
+    json fixture;
+};
+
+bool allocatorMetric(const std::string& metric) {
+    return metric == "max_allocated" || metric == "max_reserved" || metric == "active";
+}
+
+// The prediction the metric can see: the named pipeline stage's total (else the peak stage's), less the
+// allowance lines for an allocator counter.
+double predictedFor(const membudget::Result& result, const json& fixture) {
+    const bool allocator = allocatorMetric(fixture["metric"].get<std::string>());
+    const json& stageIndex = fixture["pipeline_stage"];
+    if (stageIndex.is_null()) {
+        double bytes = result.totalBytes;
+        if (allocator)
+            for (const auto& line : result.lines)
+                if (line.origin == "allowance") bytes -= line.bytes;
+        return bytes;
+    }
+    const auto index = stageIndex.get<size_t>();
+    REQUIRE(index < result.stages.size());
+    const membudget::Stage& stage = result.stages[index];
+    REQUIRE(stage.lineBytes.size() == result.lines.size());
+    double bytes = stage.totalBytes;
+    if (allocator)
+        for (size_t i = 0; i < result.lines.size(); ++i)
+            if (result.lines[i].origin == "allowance") bytes -= stage.lineBytes[i];
+    return bytes;
+}
+
+std::vector<Row> rows() {
+    std::vector<std::filesystem::path> paths;
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(MEMBUDGET_FIXTURES_DIR) + "/measured"))
+        if (entry.path().extension() == ".json") paths.push_back(entry.path());
+    std::sort(paths.begin(), paths.end());
+    std::vector<Row> out;
+    for (const auto& path : paths) {
+        INFO(path.filename().string());
+        std::ifstream stream(path);
+        REQUIRE(stream.good());
+        std::stringstream text;
+        text << stream.rdbuf();
+        const json fixture = json::parse(text.str(), nullptr, false);
+        REQUIRE_FALSE(fixture.is_discarded());
+        REQUIRE(fixture.contains("metric"));
+        REQUIRE(fixture.contains("measured_bytes"));
+        REQUIRE(fixture.contains("pipeline_stage"));
+        REQUIRE(fixture.contains("complete"));
+        const std::string metric = fixture["metric"].get<std::string>();
+        REQUIRE((allocatorMetric(metric) || metric == "nvidia_smi"));
+        membudget::Config config = membudget::test::configFrom(fixture["config"]);
+        config.method = "membudget";
+        const membudget::Result result = membudget::evaluate(config);
+        for (const auto& e : result.errors) INFO(e.field << ": " << e.message);
+        REQUIRE(result.ok());
+        Row row;
+        row.file = path.filename().string();
+        row.metric = metric;
+        row.complete = fixture["complete"].get<bool>();
+        row.measuredBytes = fixture["measured_bytes"].get<double>();
+        REQUIRE(row.measuredBytes > 0);
+        row.predictedBytes = predictedFor(result, fixture);
+        row.error = (row.predictedBytes - row.measuredBytes) / row.measuredBytes;
+        row.fixture = fixture;
+        out.push_back(std::move(row));
+    }
+    return out;
+}
+
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    const size_t n = values.size();
+    return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+std::string percent(double fraction, const char* format = "%+.1f%%") {
+    char text[32];
+    std::snprintf(text, sizeof text, format, fraction * 100);
+    return text;
+}
+
+}  // namespace
+
+TEST_CASE("validation: every measured fixture parses and evaluates", "[validation]") {
+    const auto all = rows();
+    CHECK(all.size() >= 12);
+    for (const auto& row : all) {
+        INFO(row.file);
+        CHECK(std::isfinite(row.error));
+        CHECK(row.predictedBytes > 0);
+    }
+}
+
+TEST_CASE("validation: allocated peaks of complete configurations within the issue's median and each row's bound", "[validation]") {
+    const auto all = rows();
+    std::vector<double> allocatedErrors;
+    std::string summary;
+    for (const auto& row : all) {
+        summary += row.file + " " + row.metric + " " + percent(row.error) + (row.complete ? "" : " (incomplete)") + "\n";
+        if (!row.complete) continue;
+        if (row.metric == "max_allocated") allocatedErrors.push_back(std::abs(row.error));
+        // The bound is the error observed when the fixture was written, rounded up to a whole percent: a
+        // change to the engine that moves a row further from its measurement fails here.
+        INFO(row.file << ": predicted " << row.predictedBytes << " B, measured " << row.measuredBytes << " B, error " << percent(row.error));
+        REQUIRE(row.fixture.contains("expected_error_bound"));
+        const double boundPercent = row.fixture["expected_error_bound"].get<double>();
+        CHECK(std::abs(row.error) * 100 <= boundPercent);
+    }
+    REQUIRE(allocatedErrors.size() >= 5);
+    const double medianError = median(allocatedErrors);
+    const double worstError = *std::max_element(allocatedErrors.begin(), allocatedErrors.end());
+    summary += "complete max_allocated rows: median |error| " + percent(medianError, "%.1f%%") + ", worst " + percent(worstError, "%.1f%%");
+    INFO(summary);
+    CHECK(medianError <= 0.05);  // issue 8's goal; its worst-row goal (10%) is reported, not asserted
+    WARN(summary);
+}
+
+TEST_CASE("measurableLines: the lines compare-measured compares, for the page's measured column", "[validation][measured]") {
+    // The page puts a measured file next to measurableLines(); the CLI rebuilds the same lines from the
+    // forward/backward phase's total and the tensor sub-ledger. Two derivations, one answer.
+    for (const double seq : {128.0, 1024.0}) {
+        json file = membudget::test::fixture("measured-sample");
+        file["config"]["seq"] = seq;  // 128: the optimizer step peaks; 1024: forward/backward does
+        INFO("seq " << seq);
+        const auto comparison = membudget::compareMeasured(file.dump());
+        REQUIRE(comparison.ok());
+        const auto lines = membudget::measurableLines(comparison.config);
+        REQUIRE(lines.size() == comparison.result.lines.size());
+        for (size_t i = 0; i < lines.size(); ++i) {
+            INFO(lines[i].id);
+            CHECK(lines[i].id == comparison.lines[i].id);
+            REQUIRE(comparison.lines[i].predictedBytes);
+            CHECK(lines[i].bytes == Approx(*comparison.lines[i].predictedBytes).margin(1));
+        }
+        if (seq == 128.0) {
+            REQUIRE(comparison.result.peakPhase == "optimizer step");
+            REQUIRE(lines[2].id == "optimizer");
+            REQUIRE(lines[3].id == "activations");
+            // Differs from the ledger's own lines exactly where the step adds its FP32 gradient copy.
+            CHECK(lines[2].bytes < comparison.result.lines[2].bytes);
+            CHECK(lines[3].bytes > 0);
+            CHECK(comparison.result.lines[3].bytes == 0);
+        }
+    }
+    membudget::Config invalid;
+    invalid.tp = 0;
+    CHECK(membudget::measurableLines(invalid).empty());
+}

@@ -1,0 +1,72 @@
+// The planner and the advice in the wasm build, through the typed layer the page uses: the same rows,
+// counts, Pareto front and advice as the native CLI; slices joined as the worker joins them.
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadEngine, loadPlannerEngine, MembudgetError, type Engine } from '../../web/src/engine';
+import { runPlan } from '../../web/src/plan-run';
+import { runCli } from '../support/cli';
+import { PLANNER_WASM, WASM } from '../support/paths';
+
+let engine: Engine;
+let page: Engine;
+beforeAll(async () => {
+  engine = await loadPlannerEngine(readFileSync(PLANNER_WASM));
+  page = await loadEngine(readFileSync(WASM));
+});
+
+const QUERY = 'model=llama-3.1-70b&gpu=h100-80gb&tp=8&dp=8&microbatches=32&seq=8192';
+
+interface CliRow {
+  tp: number; pp: number; dp: number; cp: number; ep: number; zero: number; sp: boolean; ckpt: string; mb: number; microbatches: number;
+  first_stage_layers: number; last_stage_layers: number; peak_bytes: number; headroom_bytes: number; peak_stage: number; verdict: string;
+  recompute_overhead: number; bubble: number; tp_crosses_node: boolean; cp_crosses_node: boolean; pareto: boolean;
+}
+
+describe('the planner in the wasm build', () => {
+  it('gives the CLI’s rows, field for field, and its counts', async () => {
+    const config = engine.decodeQuery(QUERY).config;
+    const cli = JSON.parse(runCli(['plan', '--json', '--url', QUERY]).stdout) as { layouts: number; candidates: number; evaluated: number; pruned: number; fitting: number; rows: CliRow[] };
+    const whole = engine.plan(engine.planRequest(config, 64, 256));
+    expect([whole.layouts, whole.candidates, whole.evaluated, whole.pruned, whole.fitting]).toEqual([cli.layouts, cli.candidates, cli.evaluated, cli.pruned, cli.fitting]);
+    expect(whole.rows.length).toBe(cli.rows.length);
+    whole.rows.forEach((r, i) => {
+      const c = cli.rows[i];
+      expect(r).toEqual({
+        tp: c.tp, pp: c.pp, dp: c.dp, cp: c.cp, ep: c.ep, zero: c.zero, sp: c.sp, ckpt: c.ckpt, mb: c.mb, microbatches: c.microbatches,
+        firstStageLayers: c.first_stage_layers, lastStageLayers: c.last_stage_layers, peakBytes: c.peak_bytes, headroomBytes: c.headroom_bytes,
+        peakStage: c.peak_stage, verdict: c.verdict, recomputeOverhead: c.recompute_overhead, bubble: c.bubble,
+        tpCrossesNode: c.tp_crosses_node, cpCrossesNode: c.cp_crosses_node, pareto: c.pareto,
+      });
+    });
+    // The worker's way: slices, then the Pareto front over the joined rows; the same plan.
+    const progress: number[] = [];
+    const sliced = await runPlan(engine, engine.planRequest(config, 64, 256), (p) => progress.push(p.layoutsDone / p.layouts));
+    expect(sliced.rows).toEqual(whole.rows);
+    expect(sliced.evaluated).toBe(whole.evaluated);
+    expect(progress.at(-1)).toBe(1);
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+  });
+
+  it('lives in the planner’s module only: the page’s engine refuses it with a message', () => {
+    expect(() => page.plan(page.planRequest(page.defaultConfig(), 8, 8))).toThrowError(/loadPlannerEngine/);
+    expect(page.advise(page.decodeQuery('model=llama-3.1-70b&tp=1&dp=8&ckpt=none').config).length).toBeGreaterThan(0);
+  });
+
+  it('names the field of a bad request', () => {
+    const config = engine.defaultConfig();
+    expect(() => engine.plan(engine.planRequest(config, 0, 8))).toThrowError(MembudgetError);
+    try {
+      engine.plan(engine.planRequest(config, 8, 0.5));
+    } catch (error) {
+      expect((error as MembudgetError).problems[0].field).toBe('global_batch');
+    }
+  });
+
+  it('advises what the CLI advises', () => {
+    const query = 'model=llama-3.1-70b&gpu=h100-80gb&tp=4&dp=16&mb=2&ckpt=none&microbatches=8';
+    const cli = JSON.parse(runCli(['advise', '--json', '--url', query]).stdout) as { change: string; query: string; total_bytes: number; saved_bytes: number; verdict: string; cost: string }[];
+    const advice = engine.advise(engine.decodeQuery(query).config);
+    expect(advice).toEqual(cli.map((a) => ({ change: a.change, query: a.query, totalBytes: a.total_bytes, savedBytes: a.saved_bytes, verdict: a.verdict, cost: a.cost })));
+    expect(advice[0].verdict).toBe('fits');
+  });
+});

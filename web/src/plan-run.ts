@@ -1,0 +1,49 @@
+// One plan, slice by slice: shared by the worker and by the single-file page (which has no worker file to
+// load and runs the same slices on the main thread, yielding between them).
+import type { Engine, Plan, PlanRequest, PlanRow, Problem } from './engine';
+
+/** Layouts per slice: a progress step, and how long the page or the worker is busy between messages. */
+const SLICE_LAYOUTS = 4;
+
+export interface PlanProgress {
+  layoutsDone: number;
+  layouts: number;
+  fitting: number;
+  evaluated: number;
+}
+
+export type PlanMessage = { id: number; request: PlanRequest };
+export type PlanReply =
+  | { id: number; kind: 'progress'; progress: PlanProgress }
+  | { id: number; kind: 'done'; plan: Plan }
+  | { id: number; kind: 'error'; problems: Problem[] };
+
+export async function runPlan(
+  engine: Engine,
+  request: PlanRequest,
+  onProgress: (progress: PlanProgress) => void,
+  yieldBetween: () => Promise<void> = () => Promise.resolve(),
+  cancelled: () => boolean = () => false,
+): Promise<Plan> {
+  const first = engine.plan({ ...request, layoutBegin: 0, layoutEnd: Math.min(1, request.layoutEnd || 1) });
+  const total: Plan = { ...first, rows: [...first.rows] };
+  const layouts = first.layouts;
+  let done = Math.min(1, layouts);
+  onProgress({ layoutsDone: done, layouts, fitting: total.fitting, evaluated: total.evaluated });
+  while (done < layouts) {
+    await yieldBetween();
+    if (cancelled()) throw new Error('cancelled');
+    const end = Math.min(layouts, done + SLICE_LAYOUTS);
+    const slice = engine.plan({ ...request, layoutBegin: done, layoutEnd: end });
+    total.rows.push(...slice.rows);
+    total.candidates += slice.candidates;
+    total.evaluated += slice.evaluated;
+    total.pruned += slice.pruned;
+    total.fitting += slice.fitting;
+    total.dropped += slice.dropped;
+    done = end;
+    onProgress({ layoutsDone: done, layouts, fitting: total.fitting, evaluated: total.evaluated });
+  }
+  const rows: PlanRow[] = engine.markPareto(total.rows);
+  return { ...total, rows };
+}

@@ -1,0 +1,309 @@
+// "What fits": every layout of the model on N GPUs (the CLI's `membudget plan`), searched in a Web Worker
+// with a progress bar and a Cancel button, the Pareto front first, sortable and filterable; a row loads
+// into the checklist. And "What to change" for a configuration that does not fit (`membudget advise`).
+import type { Advice, Config, Engine, Ledger, Plan, PlanRequest, PlanRow, Problem } from './engine';
+import { loadPlannerEngine, MembudgetError } from './engine';
+import { el, replaceChildren } from './dom';
+import { formatBytes, formatCount, formatPercent, UNIT_LABEL, type Unit } from './format';
+import { runPlan, type PlanProgress, type PlanReply } from './plan-run';
+import workerUrl from './plan-worker.ts?worker&url';
+
+declare const __MEMBUDGET_WORKER__: boolean;
+
+/** Rows drawn at once; the rest are a sort or a filter away. */
+const SHOWN_ROWS = 200;
+
+// The page's Content-Security-Policy requires Trusted Types for script URLs: the worker's own URL, and only
+// it, passes through this policy.
+interface TrustedTypesLike {
+  createPolicy(name: string, rules: { createScriptURL(url: string): string }): { createScriptURL(url: string): unknown };
+}
+
+function startWorker(): Worker {
+  const types = (globalThis as { trustedTypes?: TrustedTypesLike }).trustedTypes;
+  const policy = types?.createPolicy('membudget-worker', {
+    createScriptURL(url) {
+      if (url !== workerUrl) throw new TypeError('membudget: not the planner worker');
+      return url;
+    },
+  });
+  return new Worker((policy ? policy.createScriptURL(workerUrl) : workerUrl) as string, { type: 'module', name: 'membudget-planner' });
+}
+
+type SortKey = 'peak' | 'headroom' | 'bubble' | 'recompute' | 'tp';
+
+const SORTS: Record<SortKey, (a: PlanRow, b: PlanRow) => number> = {
+  peak: (a, b) => a.peakBytes - b.peakBytes,
+  headroom: (a, b) => b.headroomBytes - a.headroomBytes,
+  bubble: (a, b) => a.bubble - b.bubble || a.peakBytes - b.peakBytes,
+  recompute: (a, b) => a.recomputeOverhead - b.recomputeOverhead || a.peakBytes - b.peakBytes,
+  tp: (a, b) => a.tp * a.cp - b.tp * b.cp || a.peakBytes - b.peakBytes,
+};
+
+export class PlannerView {
+  readonly element: HTMLDetailsElement;
+  readonly #engine: Engine;
+  readonly #onLoad: (config: Config) => void;
+  readonly #gpus = el('input', { id: 'plan-gpus', type: 'number', min: 1, step: 1, inputmode: 'numeric' });
+  readonly #batch = el('input', { id: 'plan-batch', type: 'number', min: 1, step: 1, inputmode: 'numeric' });
+  readonly #maxMb = el('select', { id: 'plan-max-mb' }, ...[1, 2, 4, 8, 16, 32].map((v) => el('option', { value: v }, String(v))));
+  readonly #acrossNodes = el('input', { id: 'plan-tp-across', type: 'checkbox' });
+  readonly #tight = el('input', { id: 'plan-tight', type: 'checkbox' });
+  readonly #run = el('button', { id: 'plan-run', type: 'button' }, 'Search');
+  readonly #cancel = el('button', { id: 'plan-cancel', type: 'button', disabled: true }, 'Cancel');
+  readonly #progress = el('progress', { id: 'plan-progress', max: 1, value: 0 });
+  readonly #status = el('p', { id: 'plan-status', class: 'plan-status', role: 'status', 'aria-live': 'polite' });
+  readonly #sort = el(
+    'select',
+    { id: 'plan-sort', 'aria-label': 'Sort by' },
+    el('option', { value: 'peak' }, 'peak memory'),
+    el('option', { value: 'headroom' }, 'headroom'),
+    el('option', { value: 'bubble' }, 'pipeline bubble'),
+    el('option', { value: 'recompute' }, 'recomputation'),
+    el('option', { value: 'tp' }, 'TP × CP'),
+  );
+  readonly #paretoOnly = el('input', { id: 'plan-pareto', type: 'checkbox', checked: true });
+  readonly #ckptFilter = el('select', { id: 'plan-ckpt', 'aria-label': 'Checkpointing' }, el('option', { value: '' }, 'any checkpointing'), ...['none', 'selective', 'full'].map((m) => el('option', { value: m }, m)));
+  readonly #sameNode = el('input', { id: 'plan-same-node', type: 'checkbox' });
+  readonly #table = el('div', { id: 'plan-table', class: 'plan-table' });
+  #config: Config | undefined;
+  #unit: Unit = 'gb';
+  #plan: Plan | undefined;
+  #request: PlanRequest | undefined;
+  #worker: Worker | undefined;
+  #runId = 0;
+  #mainThreadCancelled = false;
+
+  constructor(engine: Engine, onLoad: (config: Config) => void) {
+    this.#engine = engine;
+    this.#onLoad = onLoad;
+    this.#maxMb.value = '16';
+    const label = (text: string, control: HTMLElement) => el('label', { class: 'plan-field' }, el('span', {}, text), control);
+    const check = (control: HTMLInputElement, text: string) => el('label', { class: 'plan-check' }, control, ` ${text}`);
+    this.element = el(
+      'details',
+      { id: 'planner', class: 'planner' },
+      el('summary', {}, 'What fits: search every layout'),
+      el('p', { class: 'note' }, 'Every TP (within a node unless allowed), PP (uneven when it does not divide the layers), CP, DP',
+        ' and EP for MoE models, every ZeRO stage, sequence parallelism, checkpointing mode and micro-batch that fits, for the model, GPU and sequence length above. The Pareto front (least recomputation, bubble, TP × CP, ZeRO-3 and cross-node traffic, and memory) comes first; click a row to load it.'),
+      el('div', { class: 'plan-inputs' }, label('GPUs', this.#gpus), label('Global batch (sequences)', this.#batch), label('Largest micro-batch', this.#maxMb),
+        check(this.#acrossNodes, 'TP across nodes'), check(this.#tight, 'include tight')),
+      el('div', { class: 'plan-actions' }, this.#run, this.#cancel, this.#progress),
+      this.#status,
+      el('div', { class: 'plan-filters' }, label('Sort by', this.#sort), check(this.#paretoOnly, 'Pareto front only'), this.#ckptFilter, check(this.#sameNode, 'no cross-node TP/CP')),
+      this.#table,
+    );
+    this.#run.addEventListener('click', () => this.#start());
+    this.#cancel.addEventListener('click', () => this.#stop('Cancelled.'));
+    for (const control of [this.#sort, this.#paretoOnly, this.#ckptFilter, this.#sameNode]) control.addEventListener('change', () => this.#render());
+  }
+
+  /** The configuration the search starts from; GPUs and global batch default to its own. */
+  show(config: Config, unit: Unit): void {
+    const changedScale = !this.#config || this.#config.tp * this.#config.pp * this.#config.cp * this.#config.dp !== config.tp * config.pp * config.cp * config.dp;
+    this.#config = config;
+    this.#unit = unit;
+    if (changedScale || this.#gpus.value === '') {
+      this.#gpus.value = String(config.gpus || config.tp * config.pp * config.cp * config.dp);
+      this.#batch.value = String(config.dp * config.mb * config.microbatches);
+    }
+    if (this.#plan) this.#render();
+  }
+
+  #start(): void {
+    if (!this.#config) return;
+    this.#stop();
+    const gpus = Number(this.#gpus.value), batch = Number(this.#batch.value);
+    const request = this.#engine.planRequest(this.#config, gpus, batch);
+    request.maxMicroBatch = Number(this.#maxMb.value);
+    request.tpAcrossNodes = this.#acrossNodes.checked;
+    request.includeTight = this.#tight.checked;
+    this.#request = request;
+    const id = ++this.#runId;
+    const started = performance.now();
+    this.#running(true);
+    this.#progress.value = 0;
+    replaceChildren(this.#status, 'Searching…');
+    const finish = (plan: Plan) => {
+      if (id !== this.#runId) return;
+      this.#running(false);
+      this.#plan = plan;
+      this.#progress.value = 1;
+      const front = plan.rows.filter((r) => r.pareto).length;
+      replaceChildren(this.#status, `${formatCount(plan.layouts)} layouts, ${formatCount(plan.candidates)} configurations: ${formatCount(plan.evaluated)} evaluated, ${formatCount(plan.pruned)} pruned; ${formatCount(plan.fitting)} fit, ${formatCount(front)} on the Pareto front (${formatCount(performance.now() - started)} ms).`);
+      document.body.dataset.planMs = (performance.now() - started).toFixed(1);
+      this.#render();
+    };
+    const fail = (problems: Problem[]) => {
+      if (id !== this.#runId) return;
+      this.#running(false);
+      this.#plan = undefined;
+      replaceChildren(this.#table);
+      replaceChildren(this.#status, el('span', { class: 'error' }, problems.map((p) => p.message).join('; ')));
+    };
+    const progress = (p: PlanProgress) => {
+      if (id !== this.#runId) return;
+      this.#progress.value = p.layouts ? p.layoutsDone / p.layouts : 1;
+      replaceChildren(this.#status, `Searching: ${formatCount(p.layoutsDone)} of ${formatCount(p.layouts)} layouts, ${formatCount(p.evaluated)} evaluated, ${formatCount(p.fitting)} fit so far…`);
+    };
+    if (__MEMBUDGET_WORKER__) {
+      const worker = startWorker();
+      this.#worker = worker;
+      worker.onmessage = (event: MessageEvent<PlanReply>) => {
+        const reply = event.data;
+        if (reply.kind === 'progress') progress(reply.progress);
+        else if (reply.kind === 'done') {
+          finish(reply.plan);
+          this.#endWorker();
+        } else {
+          fail(reply.problems);
+          this.#endWorker();
+        }
+      };
+      worker.onerror = (event) => {
+        fail([{ field: '', message: `the planner worker failed: ${event.message || 'no message'}` }]);
+        this.#endWorker();
+      };
+      worker.postMessage({ id, request });
+    } else {
+      // The single-file page: the same slices on the main thread, yielding to the browser between them.
+      this.#mainThreadCancelled = false;
+      loadPlannerEngine()
+        .then((planner) => runPlan(planner, request, progress, () => new Promise((resolve) => setTimeout(resolve, 0)), () => this.#mainThreadCancelled || id !== this.#runId))
+        .then(finish)
+        .catch((error: unknown) => {
+          if (error instanceof MembudgetError) fail(error.problems);
+          else if (!(error instanceof Error && error.message === 'cancelled')) fail([{ field: '', message: String(error) }]);
+        });
+    }
+  }
+
+  #stop(message?: string): void {
+    this.#endWorker();
+    this.#mainThreadCancelled = true;
+    ++this.#runId;
+    this.#running(false);
+    if (message) replaceChildren(this.#status, message);
+  }
+
+  #endWorker(): void {
+    this.#worker?.terminate();
+    this.#worker = undefined;
+  }
+
+  #running(on: boolean): void {
+    this.#run.disabled = on;
+    this.#cancel.disabled = !on;
+    this.element.classList.toggle('running', on);
+  }
+
+  #render(): void {
+    const plan = this.#plan, request = this.#request;
+    if (!plan || !request) return;
+    const ckpt = this.#ckptFilter.value;
+    const rows = plan.rows
+      .filter((r) => (!this.#paretoOnly.checked || r.pareto) && (!ckpt || r.ckpt === ckpt) && (!this.#sameNode.checked || !(r.tpCrossesNode || r.cpCrossesNode)))
+      .sort(SORTS[(this.#sort.value as SortKey) in SORTS ? (this.#sort.value as SortKey) : 'peak']);
+    if (rows.length === 0) {
+      replaceChildren(this.#table, el('p', {}, plan.rows.length === 0 ? 'Nothing fits. Try more GPUs, a larger GPU, a shorter sequence or a smaller global batch.' : 'No row matches the filters.'));
+      return;
+    }
+    const unit = UNIT_LABEL[this.#unit];
+    const moe = request.base.experts > 0;
+    const head = el('tr', {}, ...['TP', 'PP', 'CP', 'DP', ...(moe ? ['EP'] : []), 'ZeRO', 'SP', 'ckpt', 'mb', 'm', `peak ${unit}`, `headroom ${unit}`, 'recompute', 'bubble', 'notes'].map((h) => el('th', { scope: 'col' }, h)));
+    const body = rows.slice(0, SHOWN_ROWS).map((r) => {
+      const notes = [r.pareto ? 'Pareto' : '', r.tpCrossesNode ? 'TP crosses nodes' : '', r.cpCrossesNode ? 'CP crosses nodes' : '', request.base.layers % r.pp !== 0 ? 'uneven stages' : '', r.verdict === 'tight' ? 'tight' : ''].filter(Boolean).join(', ');
+      const tr = el(
+        'tr',
+        { class: r.pareto ? 'pareto' : '', tabindex: 0, 'data-peak-bytes': String(r.peakBytes), title: 'Load this configuration into the checklist' },
+        ...[r.tp, r.pp, r.cp, r.dp, ...(moe ? [r.ep] : []), r.zero].map((v) => el('td', { class: 'value' }, formatCount(v))),
+        el('td', {}, r.sp ? 'on' : 'off'),
+        el('td', {}, r.ckpt),
+        el('td', { class: 'value' }, formatCount(r.mb)),
+        el('td', { class: 'value' }, formatCount(r.microbatches)),
+        el('td', { class: 'value' }, formatBytes(r.peakBytes, this.#unit)),
+        el('td', { class: 'value' }, formatBytes(r.headroomBytes, this.#unit)),
+        el('td', { class: 'value' }, formatPercent(r.recomputeOverhead)),
+        el('td', { class: 'value' }, formatPercent(r.bubble)),
+        el('td', { class: 'note' }, notes),
+      );
+      const load = () => this.#onLoad(this.#rowConfig(request, r));
+      tr.addEventListener('click', load);
+      tr.addEventListener('keydown', (event) => {
+        if (event.key === 'Enter' || event.key === ' ') {
+          event.preventDefault();
+          load();
+        }
+      });
+      return tr;
+    });
+    replaceChildren(
+      this.#table,
+      el('table', { class: 'plan-rows' }, el('thead', {}, head), el('tbody', {}, ...body)),
+      rows.length > SHOWN_ROWS ? el('p', { class: 'note' }, `${formatCount(SHOWN_ROWS)} of ${formatCount(rows.length)} rows shown; sort or filter to see others.`) : null,
+    );
+  }
+
+  #rowConfig(request: PlanRequest, r: PlanRow): Config {
+    return {
+      ...request.base,
+      tp: r.tp,
+      pp: r.pp,
+      dp: r.dp,
+      cp: r.cp,
+      ep: r.ep,
+      zero: r.zero,
+      sp: r.sp,
+      ckpt: r.ckpt,
+      mb: r.mb,
+      microbatches: r.microbatches,
+      first_stage_layers: r.firstStageLayers,
+      last_stage_layers: r.lastStageLayers,
+      gpus: 0,
+      vpp: 1,
+    };
+  }
+}
+
+/** What to change when the configuration does not fit: each change, its total, what it saves and costs. */
+export class AdviceView {
+  readonly element = el('section', { id: 'advice', class: 'advice', hidden: true });
+  readonly #engine: Engine;
+  readonly #onApply: (query: string) => void;
+
+  constructor(engine: Engine, onApply: (query: string) => void) {
+    this.#engine = engine;
+    this.#onApply = onApply;
+  }
+
+  show(ledger: Ledger | undefined, config: Config, unit: Unit): void {
+    if (!ledger || ledger.verdict === 'fits') {
+      this.element.hidden = true;
+      replaceChildren(this.element);
+      return;
+    }
+    const advice: Advice[] = this.#engine.advise(config);
+    this.element.hidden = false;
+    if (advice.length === 0) {
+      replaceChildren(this.element, el('h2', {}, 'What to change'), el('p', {}, 'No change of zero, ckpt, sp, mb, tp, pp, cp or offload lowers the peak.'));
+      return;
+    }
+    replaceChildren(
+      this.element,
+      el('h2', {}, 'What to change'),
+      el('ul', { class: 'advice-list' }, ...advice.slice(0, 6).map((a) => {
+        const apply = el('button', { type: 'button', class: 'advice-apply', 'data-query': a.query }, 'Apply');
+        apply.addEventListener('click', () => this.#onApply(a.query));
+        return el(
+          'li',
+          { 'data-verdict': a.verdict, 'data-total-bytes': String(a.totalBytes), 'data-saved-bytes': String(a.savedBytes) },
+          el('code', {}, a.change),
+          ` → ${formatBytes(a.totalBytes, unit)} ${UNIT_LABEL[unit]} (saves ${formatBytes(a.savedBytes, unit)}), ${a.verdict === 'fits' ? 'fits' : a.verdict === 'tight' ? 'tight' : 'still does not fit'}. `,
+          el('span', { class: 'note' }, `Cost: ${a.cost}.`),
+          ' ',
+          apply,
+        );
+      })),
+    );
+  }
+}
