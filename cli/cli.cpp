@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "columns.hpp"
 #include "measured.hpp"
 #include "membudget/detail/text.hpp"
 #include "membudget/json.hpp"
@@ -23,24 +24,9 @@ namespace {
 
 constexpr int kExitFits = 0, kExitOver = 1, kExitBadInput = 2;
 
-// Terminal columns of a UTF-8 string: our text has only single-width characters (Ψ, ×, ², ·).
-size_t displayWidth(std::string_view text) {
-    return static_cast<size_t>(std::count_if(text.begin(), text.end(), [](char c) {
-        return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-    }));
-}
-
-std::string pad(std::string_view text, size_t width) {
-    std::string out(text);
-    const size_t w = displayWidth(text);
-    if (w < width) out.append(width - w, ' ');
-    return out;
-}
-
-std::string padLeft(std::string_view text, size_t width) {
-    const size_t w = displayWidth(text);
-    return std::string(w < width ? width - w : 0, ' ') + std::string(text);
-}
+using cli::displayWidth;
+using cli::pad;
+using cli::padLeft;
 
 std::string fixed2(double value) {
     char buffer[64];

@@ -1,5 +1,7 @@
 #include "measured.hpp"
 
+#include "columns.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -64,23 +66,9 @@ std::string signedFixed(double value, const char* format) {
     return text;
 }
 
-size_t displayWidth(std::string_view text) {
-    return static_cast<size_t>(std::count_if(text.begin(), text.end(), [](char c) {
-        return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-    }));
-}
-
-std::string pad(std::string_view text, size_t width) {
-    std::string out(text);
-    const size_t w = displayWidth(text);
-    if (w < width) out.append(width - w, ' ');
-    return out;
-}
-
-std::string padLeft(std::string_view text, size_t width) {
-    const size_t w = displayWidth(text);
-    return std::string(w < width ? width - w : 0, ' ') + std::string(text);
-}
+using cli::displayWidth;
+using cli::pad;
+using cli::padLeft;
 
 std::string describeTotal(std::string_view id) {
     if (id == "total") return "Total";
@@ -201,31 +189,19 @@ MeasuredComparison compareMeasured(std::string_view text) {
     out.predictedWithoutAllowancesBytes = out.result.totalBytes - allowanceBytes;
 
     // measure.py measures the lines during forward and backward. Where the ledger's peak is the optimizer
-    // step (its optimizer line then holds the step's FP32 gradient copy, its activations line 0), the
-    // forward/backward lines follow from that phase's total and the activation sub-ledger.
+    // step (its optimizer line then holds the step's FP32 gradient copy, its activations line 0), the lines
+    // to compare are the same stage's at forward/backward: measurableLines, as the page's measured column.
     const auto phaseTotal = [&](std::string_view name) -> std::optional<double> {
         for (const auto& phase : out.result.phases)
             if (phase.name == name) return phase.totalBytes - allowanceBytes;
         return std::nullopt;
     };
-    auto lineOf = [&out](std::string_view id) -> MeasuredLine* {
-        for (auto& line : out.lines)
-            if (line.id == id) return &line;
-        return nullptr;
-    };
     const auto forwardBackward = phaseTotal("forward/backward");
-    MeasuredLine *parameters = lineOf("parameters"), *gradients = lineOf("gradients"), *optimizer = lineOf("optimizer"),
-                 *activations = lineOf("activations");
-    if (out.config.mode == "training" && forwardBackward && !out.result.tensors.empty() && parameters && gradients && optimizer &&
-        activations) {
-        double activationBytes = 0;
-        for (const auto& tensor : out.result.tensors) activationBytes += tensor.bytes;
-        const double optimizerBytes = std::round(*forwardBackward - *parameters->predictedBytes - *gradients->predictedBytes - activationBytes);
-        if (optimizerBytes >= 0) {
-            optimizer->predictedBytes = optimizerBytes;
-            activations->predictedBytes = activationBytes;
-            out.linePhase = "forward/backward";
-        }
+    if (out.config.mode == "training" && out.result.peakPhase == "optimizer step") {
+        for (const auto& line : measurableLines(out.config))
+            for (auto& row : out.lines)
+                if (row.id == line.id) row.predictedBytes = line.bytes;
+        out.linePhase = "forward/backward";
     }
     if (out.config.mode == "training" && !measuredPhases.empty()) {
         double lastStep = 0;

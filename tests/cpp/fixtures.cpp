@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "cli.hpp"
 #include "membudget/json.hpp"
 
 namespace membudget::test {
@@ -29,6 +30,16 @@ Config configFrom(const nlohmann::json& object) {
     ParsedConfig parsed = applyAssignments(list.assignments);
     REQUIRE(parsed.problems.empty());
     return parsed.config;
+}
+
+CliRun cliRun(std::vector<std::string> args, const std::string& input) {
+    args.insert(args.begin(), "membudget");
+    std::vector<const char*> argv;
+    for (const auto& a : args) argv.push_back(a.c_str());
+    std::istringstream in(input);
+    std::ostringstream out, err;
+    const int status = runCli(static_cast<int>(argv.size()), argv.data(), in, out, err);
+    return {status, out.str(), err.str()};
 }
 
 }  // namespace membudget::test

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -13,5 +14,12 @@ const nlohmann::json& fixture(const std::string& name);  // tests/fixtures/<name
 
 // A fixture's "config" object, through the same JSON reader the CLI uses; fails the test on a problem.
 Config configFrom(const nlohmann::json& object);
+
+// The command line run in-process (runCli over strings): its exit status, standard output and error.
+struct CliRun {
+    int status;
+    std::string out, err;
+};
+CliRun cliRun(std::vector<std::string> args, const std::string& input = "");
 
 }  // namespace membudget::test

@@ -25,20 +25,9 @@ using nlohmann::json;
 
 namespace {
 
-struct Run {
-    int status;
-    std::string out, err;
-};
+using Run = membudget::test::CliRun;
 
-Run run(std::vector<std::string> args, const std::string& input = "") {
-    args.insert(args.begin(), "membudget");
-    std::vector<const char*> argv;
-    for (const auto& a : args) argv.push_back(a.c_str());
-    std::istringstream in(input);
-    std::ostringstream out, err;
-    const int status = runCli(static_cast<int>(argv.size()), argv.data(), in, out, err);
-    return {status, out.str(), err.str()};
-}
+Run run(std::vector<std::string> args, const std::string& input = "") { return membudget::test::cliRun(std::move(args), input); }
 
 const json& inputs() { return fixture("bad-inputs")["inputs"]; }
 

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "detail/methods.hpp"
+#include "membudget/json.hpp"
 #include "membudget/plan.hpp"
 #include "membudget/presets.hpp"
 
@@ -126,12 +127,7 @@ TEST_CASE("a plan holds every fitting combination, each with the ledger's own to
                             }
             }
     CHECK(fitting == plan.fitting);
-    for (const auto& row : plan.rows) {
-        Config c = request.base;
-        c.tp = row.tp, c.cp = row.cp, c.pp = row.pp, c.dp = row.dp, c.zero = row.zero, c.sp = row.sp, c.ckpt = row.ckpt;
-        c.mb = row.mb, c.microbatches = row.microbatches;
-        CHECK(evaluate(c).totalBytes == row.peakBytes);
-    }
+    for (const auto& row : plan.rows) CHECK(evaluate(planRowConfig(request, row)).totalBytes == row.peakBytes);
 }
 
 TEST_CASE("the Pareto rows are exactly the undominated ones, listed first", "[plan]") {

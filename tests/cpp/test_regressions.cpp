@@ -23,11 +23,11 @@ std::string regressionInput(const std::string& target, const std::string& name) 
     return text.str();
 }
 
-// Processor seconds (not wall-clock, which a loaded machine stretches) of the fastest of three runs.
+// Processor seconds (not wall-clock, which a loaded machine stretches) of the faster of two runs.
 template <class Work>
 double cpuSeconds(Work&& work) {
     double fastest = 1e300;
-    for (int run = 0; run < 3; ++run) {
+    for (int run = 0; run < 2; ++run) {
         const std::clock_t start = std::clock();
         work();
         fastest = std::min(fastest, static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC);
@@ -46,6 +46,8 @@ Growth growth(Make&& make, Run&& run, int n) {
     const auto small = make(n), large = make(4 * n);
     return {cpuSeconds([&] { run(small); }), cpuSeconds([&] { run(large); })};
 }
+// Measured: 3.3 to 4.9 for the fixed code (Release and ASan); the quadratic code gave 28.7 (query) and 12.1
+// (config.json at 10,000 keys; more at 20,000).
 constexpr double kLinearGrowthBound = 9;
 
 }  // namespace
@@ -88,7 +90,7 @@ TEST_CASE("regression fuzz_hf_config: a config.json of many keys imports in line
     CHECK(imported.errors.empty());
     CHECK(imported.config.hidden == 4096);
     CHECK(imported.config.kvHeads == 8);
-    const Growth importing = growth(configOf, [](const std::string& text) { (void)importHfConfig(text); }, 10000);
-    INFO("10,000 keys: " << importing.smallSeconds << " s; 40,000: " << importing.largeSeconds << " s");
+    const Growth importing = growth(configOf, [](const std::string& text) { (void)importHfConfig(text); }, 20000);
+    INFO("20,000 keys: " << importing.smallSeconds << " s; 80,000: " << importing.largeSeconds << " s");
     CHECK(importing.factor() < kLinearGrowthBound);
 }
