@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -f build-asan/CMakeCache.txt ]; then
-  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DMEMBUDGET_SANITIZE=ON >/dev/null
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DMEMBUDGET_SANITIZE=ON -DMEMBUDGET_BUILD_BENCH=OFF >/dev/null
 fi
 cmake --build build-asan -j"$(nproc)"
 echo "membudget: native tests under ASan + UBSan"

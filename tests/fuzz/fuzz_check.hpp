@@ -25,7 +25,8 @@ inline void check(bool holds, std::string_view what, std::string_view detail = {
 
 inline bool finiteNonNegative(double bytes) { return std::isfinite(bytes) && bytes >= 0; }
 
-// Every problem names a field of the table (or, for whole-document errors, says so in its message).
+// Every warning of a result names a field of the table, or none when it is about the whole configuration.
+// (Problems from reading a query or a file may name a key the table does not have: the unknown key.)
 inline void checkProblemsNameFields(const std::vector<Problem>& problems, std::string_view what) {
     for (const auto& problem : problems) {
         check(!problem.message.empty(), what, "a problem without a message");
