@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 
 #include "detail/methods.hpp"
+#include "membudget/json.hpp"
 #include "membudget/ledger.hpp"
 #include "membudget/plan.hpp"
 #include "membudget/presets.hpp"
@@ -84,6 +85,27 @@ void BM_Plan405B(benchmark::State& state) {
     state.counters["evaluated_per_s"] = benchmark::Counter(last.evaluated, benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_Plan405B)->Arg(64)->Arg(512)->Arg(4096)->Arg(16384)->Arg(131072)->Unit(benchmark::kMillisecond);
+
+// Hostile input that once took quadratic time (tests/fuzz/regressions): a link of n parameters and a
+// config.json of n keys. Google Benchmark fits the growth (BigO); both must stay O(n).
+void BM_DecodeLongLink(benchmark::State& state) {
+    std::string query;
+    for (int64_t i = 0; i < state.range(0); ++i) query += "k" + std::to_string(i) + "=1&";
+    query += "tp=2&pp=2&tp=4";
+    for (auto _ : state) benchmark::DoNotOptimize(decodeQuery(query).problems.size());
+    state.SetComplexityN(state.range(0));
+}
+BENCHMARK(BM_DecodeLongLink)->RangeMultiplier(4)->Range(1 << 10, 1 << 16)->Complexity()->Unit(benchmark::kMillisecond);
+
+void BM_ImportManyKeys(benchmark::State& state) {
+    std::string text = R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32,
+                          "num_hidden_layers": 32, "num_key_value_heads": 8, "vocab_size": 128256)";
+    for (int64_t i = 0; i < state.range(0); ++i) text += ", \"extra_" + std::to_string(i) + "\": " + std::to_string(i);
+    text += "}";
+    for (auto _ : state) benchmark::DoNotOptimize(importHfConfig(text).errors.size());
+    state.SetComplexityN(state.range(0));
+}
+BENCHMARK(BM_ImportManyKeys)->RangeMultiplier(4)->Range(1 << 10, 1 << 16)->Complexity()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -14,10 +14,9 @@ shift || true
 targets=("$@")
 if ((${#targets[@]} == 0)); then targets=(fuzz_query fuzz_json_config fuzz_hf_config fuzz_evaluate); fi
 
-if [ ! -f build-fuzz/CMakeCache.txt ]; then
-  cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DMEMBUDGET_FUZZ=ON -DMEMBUDGET_BUILD_TESTS=OFF >/dev/null
-fi
+# Configured every time (seconds), so that an existing build-fuzz gets these options too.
+cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMBUDGET_FUZZ=ON \
+  -DMEMBUDGET_BUILD_TESTS=OFF -DMEMBUDGET_BUILD_BENCH=OFF >/dev/null
 cmake --build build-fuzz -j2 --target "${targets[@]}"
 
 work="$(mktemp -d)"

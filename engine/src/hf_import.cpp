@@ -72,6 +72,7 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> fiel
         number({"n_layer"}, "layers", true);
         const auto heads = number({"n_head"}, "heads", true);
         if (heads) assignments.push_back({"kv_heads", detail::formatNumber(*heads)});
+        assignments.push_back({"head_dim", "0"});  // n_embd / n_head, whatever the previous model's was
         if (!number({"n_inner"}, "ffn", false) && hidden) assignments.push_back({"ffn", detail::formatNumber(4 * *hidden)});
         number({"vocab_size"}, "vocab", true);
         number({"n_positions", "n_ctx"}, "pos_emb", false);
