@@ -1,0 +1,106 @@
+#include "detail/architecture.hpp"
+
+namespace membudget::detail {
+
+Dims dimsOf(const Config& c) {
+    Dims x{};
+    x.b = c.mb;
+    x.s = c.seq;
+    x.sRank = c.seq / c.cp;
+    x.h = c.hidden;
+    x.a = c.heads;
+    x.kv = c.kvHeads;
+    x.d = headDimOf(c);
+    x.f = c.ffn;
+    x.V = c.vocab;
+    x.t = c.tp;
+    // Sequence parallelism shards the LayerNorm/dropout regions and the saved inputs of the column-parallel
+    // linears over the TP group (Korthikanti et al. 2022 §4.2.2; Megatron-LM re-gathers them in backward).
+    x.spDivisor = c.sp ? c.tp : 1;
+    x.gated = c.gatedFfn;
+    x.layernorm = c.norm == "layernorm";
+    x.bias = c.bias;
+    x.dropout = c.dropout;
+    x.flash = c.attention == "flash";
+    x.headsRank = c.heads / c.tp;
+    // Megatron-LM and vLLM keep max(1, kv/TP) KV heads per rank, replicating them when TP exceeds kv.
+    x.kvHeadsRank = std::max(1.0, std::ceil(c.kvHeads / c.tp));
+    return x;
+}
+
+RankParams rankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput) {
+    const double norm = x.layernorm ? 2 * x.h : x.h;
+    double q = x.h * x.a * x.d / x.t, o = x.a * x.d * x.h / x.t;
+    double kvWeights = 2 * x.h * x.kvHeadsRank * x.d;
+    if (c.kvLoraRank != 0) {
+        // MLA: the down-projections (and their latent norms) are replicated on TP ranks, the up-projections
+        // split by heads (Megatron-LM's MLASelfAttention).
+        const double nope = c.qkNopeDim != 0 ? c.qkNopeDim : x.d, v = c.vHeadDim != 0 ? c.vHeadDim : x.d;
+        const double qk = nope + c.qkRopeDim;
+        q = c.qLoraRank != 0 ? x.h * c.qLoraRank + c.qLoraRank + c.qLoraRank * x.a * qk / x.t : x.h * x.a * qk / x.t;
+        kvWeights = x.h * (c.kvLoraRank + c.qkRopeDim) + c.kvLoraRank + c.kvLoraRank * x.a * (nope + v) / x.t;
+        o = x.a * v * x.h / x.t;
+    }
+    const double matrices = x.gated ? 3 : 2;
+    const double mlp = matrices * x.h * x.f / x.t;
+    // Column-parallel biases are split by TP; the row-parallel ones (attention output, FC2) are whole.
+    const double qkvBiases = x.bias || c.qkvBias ? x.a * x.d / x.t + 2 * x.kvHeadsRank * x.d : 0;
+    const double biases = qkvBiases + (x.bias ? x.h + (matrices - 1) * x.f / x.t + x.h : 0);
+    RankParams p{};
+    p.layerLinear = q + o + kvWeights + mlp;
+    p.layer = q + o + kvWeights + mlp + biases + 2 * norm;
+    if (c.experts != 0) {
+        const double shared = matrices * x.h * c.sharedExpertFfn / x.t;
+        p.moeLayerLinear = q + o + kvWeights + shared;
+        p.moeLayerExperts = c.experts / c.ep * matrices * x.h * expertFfn(c) / expertTensorParallel(c);
+        p.moeLayer = p.moeLayerLinear + (biases - (x.bias ? (matrices - 1) * x.f / x.t : 0)) + 2 * norm + x.h * c.experts +
+                     (c.routerBias ? c.experts : 0) + (c.sharedExpertGate && c.sharedExpertFfn > 0 ? x.h : 0);
+    }
+    p.embedding = x.V * x.h / x.t + c.posEmb * x.h;
+    p.output = lastStageHoldsOutput ? x.V * x.h / x.t : 0;
+    p.finalNorm = norm;
+    return p;
+}
+
+double moeLayersIn(const Config& c, double from, double count) {
+    if (c.experts == 0) return 0;
+    auto below = [&c](double x) { return x <= c.firstDenseLayers ? 0 : std::floor((x - c.firstDenseLayers - 1) / c.moeLayerFreq) + 1; };
+    return below(from + count) - below(from);
+}
+
+bool mtpIsMoe(const Config& c) { return c.experts != 0 && isMoeLayer(c, c.layers - 1); }
+
+StageParameterCount stageParameterCount(const Config& c, double stage, double firstLayer, double layers) {
+    const bool first = stage == 0, last = stage == c.pp - 1, inference = c.mode == "inference";
+    const double moe = moeLayersIn(c, firstLayer, layers), dense = layers - moe;
+    // Untied: the output layer sits on the last stage. Tied with PP > 1: Megatron-LM (and vLLM) keep a copy of
+    // the embedding there to compute the logits.
+    const bool outputOnLast = !c.tiedEmbeddings || c.pp > 1;
+    const double mtp = last && !inference ? c.mtpLayers : 0;
+    const bool mtpMoe = mtpIsMoe(c);
+    auto count = [&](const RankParams& p, const Dims& x, bool copies) {
+        double total = dense * p.layer + moe * (p.moeLayer + p.moeLayerExperts) + (first ? p.embedding : 0) +
+                       (last ? p.finalNorm + p.output : 0);
+        // Multi-token prediction (DeepSeek-V3 §2.2): layers of the last layer's kind, two input norms, the
+        // 2h -> h projection and a final norm; with PP > 1 an embedding copy on the last stage.
+        if (mtp > 0)
+            total += mtp * ((mtpMoe ? p.moeLayer + p.moeLayerExperts : p.layer) + 2 * x.h * x.h / x.t + 3 * p.finalNorm) +
+                     (copies && c.pp > 1 ? x.V * x.h / x.t : 0);
+        return total;
+    };
+    const Dims x = dimsOf(c);
+    Config whole = c;  // one rank holding every shard
+    whole.tp = whole.ep = 1;
+    whole.etp = 1;
+    const Dims wholeDims = dimsOf(whole);
+    return {count(rankParams(c, x, outputOnLast), x, true), count(rankParams(whole, wholeDims, !c.tiedEmbeddings), wholeDims, false)};
+}
+
+double bytesOfDtype(std::string_view dtype) {
+    if (dtype == "fp8" || dtype == "int8") return 1;
+    if (dtype == "int4") return 0.5;
+    if (dtype == "fp32") return 4;
+    return 2;
+}
+
+}  // namespace membudget::detail

@@ -1,0 +1,95 @@
+// mode=inference (method membudget): weights at their type, the KV cache as vLLM sizes it, the activation
+// workspace of one forward pass and CUDA graphs, per pipeline stage.
+#include <algorithm>
+#include <cmath>
+
+#include "detail/architecture.hpp"
+#include "detail/methods.hpp"
+#include "membudget/detail/text.hpp"
+
+namespace membudget::detail {
+
+namespace {
+
+// Bytes per linear-layer weight in inference: the element, plus its quantization scales. INT8 keeps one FP16
+// scale per output channel (≈ 2 / input channels a weight, taken at h); INT4 (AWQ/GPTQ) one FP16 scale and one
+// INT4 zero point per group of input channels; FP8 one scale per tensor (negligible).
+double weightBytes(const Config& c) {
+    if (c.weightDtype == "int4") return 0.5 + 2.5 / c.quantGroup;
+    if (c.weightDtype == "int8") return 1 + 2 / c.hidden;
+    return bytesOfDtype(c.weightDtype);
+}
+
+}  // namespace
+
+// Inference: weights at their type, the KV cache as vLLM sizes it, the activation workspace of one forward
+// pass, CUDA graphs; per pipeline stage.
+MethodOutput inferenceMethod(const Config& c, double psi) {
+    (void)psi;
+    MethodOutput out;
+    const Dims x = dimsOf(c);
+    const std::vector<double> layers = stageLayers(c);
+    const RankParams p = rankParams(c, x, !c.tiedEmbeddings || c.pp > 1);
+    const double perWeight = weightBytes(c);
+    const double kvBytes = bytesOfDtype(c.kvDtype);
+    // vLLM ModelConfig.get_num_kv_heads: max(1, total_kv_heads // TP).
+    const double kvHeads = std::max(1.0, std::floor(c.kvHeads / c.tp));
+    const double blocksPerSequence = std::ceil(c.seq / c.kvBlock);
+    const double tokensCached = c.mb * blocksPerSequence * c.kvBlock;
+    // One forward pass processes up to workspace_tokens tokens (chunked prefill); the widest moment of a layer
+    // holds the hidden state and residual with either attention's Q/K/V and output or the MLP's gate/up and
+    // activation; the sampler keeps FP32 logits for the last token of every sequence.
+    const double forwardTokens = std::min(c.workspaceTokens, c.mb * c.seq);
+    const double attentionWidth = 2 * (x.headsRank * x.d * 2 + 2 * kvHeads * x.d);
+    const double mlpWidth = x.gated ? 6 * x.f / x.t : 4 * x.f / x.t;
+    const double workspace = forwardTokens * (4 * x.h + std::max(attentionWidth, mlpWidth)) + c.mb * x.V / x.t * 4;
+    const std::string dtypeNote = c.weightDtype == "int4" ? "INT4 with an FP16 scale and INT4 zero per " + n(c.quantGroup) + " input channels"
+                                  : c.weightDtype == "int8" ? "INT8 with an FP16 scale per output channel"
+                                                            : c.weightDtype;
+    for (double i = 0; i < c.pp; ++i) {
+        StageOutput stage;
+        stage.index = i;
+        stage.layers = layers[static_cast<size_t>(i)];
+        stage.inFlightMicrobatches = c.mb;
+        const bool first = i == 0, last = i == c.pp - 1;
+        const double linear = stage.layers * p.layerLinear;
+        const double rest = stage.layers * (p.layer - p.layerLinear) + (first ? p.embedding : 0) + (last ? p.finalNorm + p.output : 0);
+        const double weights = linear * perWeight + rest * 2;
+        // MLA caches one latent of kv_lora_rank + qk_rope_dim per token and layer, the same on every TP rank
+        // (vLLM MLAAttentionSpec: no factor 2, one head).
+        const double kv = c.kvLoraRank != 0 ? stage.layers * (c.kvLoraRank + c.qkRopeDim) * kvBytes * tokensCached
+                                            : 2 * stage.layers * kvHeads * x.d * kvBytes * tokensCached;
+        stage.lines.push_back({"parameters", "Weights", "P_linear × bytes(weight_dtype) + P_other × 2",
+                               n(std::round(linear)) + " × " + detail::formatNumber(perWeight) + " + " + n(std::round(rest)) + " × 2",
+                               weights,
+                               "Linear layers in " + dtypeNote + "; embeddings, output layer, norms and biases in BF16; " + n(stage.layers) +
+                                   " layers on this stage",
+                               "membudget"});
+        const bool mla = c.kvLoraRank != 0;
+        stage.lines.push_back({"kv_cache", "KV cache",
+                               mla ? "layers × (kv_lora_rank + qk_rope_dim) × bytes × b × ⌈s/block⌉ × block"
+                                   : "2 × layers × max(1, kv/TP) × head_dim × bytes × b × ⌈s/block⌉ × block",
+                               (mla ? n(stage.layers) + " × (" + n(c.kvLoraRank) + " + " + n(c.qkRopeDim) + ")"
+                                    : "2 × " + n(stage.layers) + " × " + n(kvHeads) + " × " + n(x.d)) +
+                                   " × " + n(kvBytes) + " × " + n(c.mb) + " × " + n(blocksPerSequence) + " × " + n(c.kvBlock),
+                               kv,
+                               mla ? "MLA's compressed latent and RoPE key of " + n(c.mb) + " sequences × " + n(c.seq) + " tokens, " + c.kvDtype +
+                                         ", the same on every TP rank (vLLM's MLAAttentionSpec)"
+                                   : "K and V of " + n(c.mb) + " sequences × " + n(c.seq) + " tokens, " + c.kvDtype + ", " + n(kvHeads) +
+                                         " KV heads per GPU" + (c.kvHeads < c.tp ? " (replicated: TP > kv_heads)" : "") + " (vLLM's formula)",
+                               "membudget"});
+        stage.lines.push_back({"activations", "Workspace", "T × (4h + widest layer tensor) + b × V/TP × 4",
+                               n(forwardTokens) + " tokens per forward pass", workspace,
+                               "Activation workspace of one forward pass (an estimate: vLLM profiles it with max_num_batched_tokens) and FP32 sampling logits",
+                               "membudget"});
+        stage.lines.push_back({"cuda_graphs", "CUDA graphs", "cuda_graphs_gb × 10⁹", n(c.cudaGraphsGb) + " × 10⁹", c.cudaGraphsGb * kBytesPerGB,
+                               "Captured CUDA graphs (an allowance; vLLM reports it at start-up)", "allowance"});
+        out.stages.push_back(std::move(stage));
+    }
+    if (c.mtpLayers > 0)
+        out.warnings.push_back({"mtp_layers", "the multi-token-prediction layers are not loaded for inference (vLLM loads them "
+                                              "only as a speculative-decoding draft); they are left out of the weights"});
+    return out;
+}
+
+}  // namespace membudget::detail
