@@ -147,7 +147,9 @@ MethodOutput megatronMethod(const Config& c, double psi) {
     x.ffnHiddenSize = c.ffn;
     x.numLayers = c.layers;
     x.paddedVocabSize = c.vocab;
-    x.seqLength = c.seq / c.cp;
+    // theoretical_memory_usage.py never reads context_parallel_size: every activation term takes the full
+    // --seq-length (tests/fixtures/megatron.json's CP cases ran the file itself).
+    x.seqLength = c.seq;
     x.microBatchSize = c.mb;
     x.groupQueryAttention = c.kvHeads != c.heads;
     x.numQueryGroups = c.kvHeads;
@@ -220,6 +222,9 @@ MethodOutput megatronMethod(const Config& c, double psi) {
                            "megatron"});
     out.stages.push_back(std::move(stage));
     out.warnings.push_back({"method", "Megatron-LM estimates the most loaded shard only (the first stage); its report prints MiB as \"MB\""});
+    if (c.cp > 1)
+        out.warnings.push_back({"cp", "Megatron-LM's estimator does not read context_parallel_size: its activations are for the whole sequence "
+                                      "(" + n(c.seq) + " tokens), not the " + n(c.seq / c.cp) + " each CP rank holds"});
     (void)psi;
     return out;
 }

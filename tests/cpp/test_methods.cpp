@@ -58,6 +58,7 @@ TEST_CASE("method megatron: a Config reproduces Megatron-LM's own numbers", "[me
         config.pp = a["pipeline_model_parallel_size"];
         config.vpp = a["virtual_pipeline_model_parallel_size"].is_null() ? 1.0 : a["virtual_pipeline_model_parallel_size"].get<double>();
         config.dp = a["data_parallel_size"];
+        config.cp = a.value("context_parallel_size", 1.0);
         config.zero = a["use_distributed_optimizer"].get<bool>() ? 1 : 0;
         config.sp = a["sequence_parallel"];
         const auto& granularity = a["recompute_granularity"];

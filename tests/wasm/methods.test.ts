@@ -38,6 +38,7 @@ describe('methods in the wasm build', () => {
         pp: a.pipeline_model_parallel_size,
         vpp: a.virtual_pipeline_model_parallel_size ?? 1,
         dp: a.data_parallel_size,
+        cp: a.context_parallel_size ?? 1,
         zero: a.use_distributed_optimizer ? 1 : 0,
         sp: a.sequence_parallel,
         ckpt: a.recompute_granularity ?? 'none',
