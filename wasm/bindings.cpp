@@ -46,6 +46,7 @@ struct WasmResult {
 struct WasmStage {
     double index = 0, layers = 0, inFlightMicrobatches = 0, totalBytes = 0;
     val lineBytes = val::array();
+    double parametersPerGpu = 0, modelParameters = 0;
 };
 
 struct WasmColumn {
@@ -90,7 +91,7 @@ struct WasmGpuPreset {
 WasmResult toWasm(const Result& r) {
     val stages = val::array();
     for (const auto& s : r.stages)
-        stages.call<void>("push", val(WasmStage{s.index, s.layers, s.inFlightMicrobatches, s.totalBytes, toArray(s.lineBytes)}));
+        stages.call<void>("push", val(WasmStage{s.index, s.layers, s.inFlightMicrobatches, s.totalBytes, toArray(s.lineBytes), s.parametersPerGpu, s.modelParameters}));
     return {r.method,     toArray(r.lines),    r.parameterCount, r.totalBytes,        r.capacityBytes,
             r.usableBytes, r.verdict,          toArray(r.warnings), toArray(r.errors), stages,
             r.peakStage,  toArray(r.tensors),  toArray(r.phases),   r.peakPhase,       r.cpuBytesPerNode,
@@ -349,7 +350,9 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("layers", &WasmStage::layers)
         .field("inFlightMicrobatches", &WasmStage::inFlightMicrobatches)
         .field("totalBytes", &WasmStage::totalBytes)
-        .field("lineBytes", &WasmStage::lineBytes);
+        .field("lineBytes", &WasmStage::lineBytes)
+        .field("parametersPerGpu", &WasmStage::parametersPerGpu)
+        .field("modelParameters", &WasmStage::modelParameters);
 
     value_object<WasmResult>("Result")
         .field("method", &WasmResult::method)

@@ -111,15 +111,15 @@ Line activationsLine(const Config& c, double stageIndex) {
 
 PeakBytes chapterTrainingPeak(const Config& c, double psi) {
     const ChapterStatic bytes = chapterStatic(c, psi);
-    const double allowances = c.buffersGb * kBytesPerGB + c.contextGb * kBytesPerGB;
+    const double allowances = gigabytesToBytes(c.buffersGb) + gigabytesToBytes(c.contextGb);
     PeakBytes peak{};
     peak.totalBytes = -1;
     // Activations fall with the stage index (min(PP − i, m)), so stage 0 is the peak; the loop keeps the
     // rule the same as evaluate()'s.
     for (double i = 0; i < c.pp; ++i) {
         const double activations = chapterActivationBytes(c, i);
-        const double total = bytes.parameters + bytes.gradients + bytes.optimizer + activations + c.buffersGb * kBytesPerGB +
-                             c.contextGb * kBytesPerGB;
+        const double total = bytes.parameters + bytes.gradients + bytes.optimizer + activations + gigabytesToBytes(c.buffersGb) +
+                             gigabytesToBytes(c.contextGb);
         if (total > peak.totalBytes) peak = {bytes.parameters, bytes.gradients, bytes.optimizer, activations, allowances, total, i, 0};
         else break;
     }

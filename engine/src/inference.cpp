@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "detail/architecture.hpp"
+#include "detail/expr.hpp"
 #include "detail/methods.hpp"
 #include "membudget/detail/text.hpp"
 
@@ -42,28 +43,53 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
     const double forwardTokens = std::min(c.workspaceTokens, c.mb * c.seq);
     const double attentionWidth = 2 * (x.headsRank * x.d * 2 + 2 * kvHeads * x.d);
     const double mlpWidth = x.gated ? 6 * x.f / x.t : 4 * x.f / x.t;
-    const double workspace = forwardTokens * (4 * x.h + std::max(attentionWidth, mlpWidth)) + c.mb * x.V / x.t * 4;
+    // A MoE layer's fused experts hold, per token and each of its top-k experts, the gate/up output (2·d_expert),
+    // the activation (d_expert) and the down projection's output (h), BF16 (vLLM fused_moe.py,
+    // fused_experts_impl: intermediate_cache1/2/3 of M × top_k × N, N/2 and K), with d_expert split by ETP.
+    const double moeWidth = c.experts != 0 ? 2 * c.expertsPerToken * (3 * expertFfn(c) / expertTensorParallel(c) + x.h) : 0;
+    const double workspaceRaw = forwardTokens * (4 * x.h + std::max({attentionWidth, mlpWidth, moeWidth})) + c.mb * x.V / x.t * 4;
+    const double workspace = std::ceil(workspaceRaw);
+    const std::string workspaceText =
+        wholeBytes(moeWidth > 0 ? fill("# × (4 × # + max(#, #, #)) + # × # / # × 4", {forwardTokens, x.h, attentionWidth, mlpWidth, moeWidth, c.mb, x.V, x.t})
+                                : fill("# × (4 × # + max(#, #)) + # × # / # × 4", {forwardTokens, x.h, attentionWidth, mlpWidth, c.mb, x.V, x.t}),
+                   workspaceRaw);
+    const std::string perWeightText = c.weightDtype == "int4"   ? fill("(0.5 + 2.5 / #)", {c.quantGroup})
+                                      : c.weightDtype == "int8" ? fill("(1 + 2 / #)", {c.hidden})
+                                                                : exprNumber(perWeight);
     const std::string dtypeNote = c.weightDtype == "int4" ? "INT4 with an FP16 scale and INT4 zero per " + n(c.quantGroup) + " input channels"
                                   : c.weightDtype == "int8" ? "INT8 with an FP16 scale per output channel"
                                                             : c.weightDtype;
+    double firstLayer = 0;
     for (double i = 0; i < c.pp; ++i) {
         StageOutput stage;
         stage.index = i;
         stage.layers = layers[static_cast<size_t>(i)];
         stage.inFlightMicrobatches = c.mb;
         const bool first = i == 0, last = i == c.pp - 1;
-        const double linear = stage.layers * p.layerLinear;
-        const double rest = stage.layers * (p.layer - p.layerLinear) + (first ? p.embedding : 0) + (last ? p.finalNorm + p.output : 0);
-        const double weights = linear * perWeight + rest * 2;
+        // Every layer of the stage at its own kind: a MoE layer holds its attention, shared expert, router and
+        // norms, and its routed experts split over EP (and within each expert over ETP; vLLM's
+        // --enable-expert-parallel is ep = TP × DP with etp = 1, without it the experts are split by TP).
+        const double moeLayers = moeLayersIn(c, firstLayer, stage.layers), denseLayers = stage.layers - moeLayers;
+        firstLayer += stage.layers;
+        // Linear layers are stored at the weight type; routers (vLLM's ReplicatedLinear gate without a quant
+        // config), norms, biases, embeddings and the output layer stay BF16.
+        const double linear = denseLayers * p.layerLinear + moeLayers * (p.moeLayerLinear + p.moeLayerExperts);
+        const double rest = denseLayers * (p.layer - p.layerLinear) + moeLayers * (p.moeLayer - p.moeLayerLinear) +
+                            (first ? p.embedding : 0) + (last ? p.finalNorm + p.output : 0);
+        const double weightsRaw = linear * perWeight + rest * 2;
+        const double weights = std::ceil(weightsRaw);
+        const std::string weightsText = wholeBytes(exprNumber(linear) + " × " + perWeightText + fill(" + # × 2", {rest}), weightsRaw);
         // MLA caches one latent of kv_lora_rank + qk_rope_dim per token and layer, the same on every TP rank
         // (vLLM MLAAttentionSpec: no factor 2, one head).
         const double kv = c.kvLoraRank != 0 ? stage.layers * (c.kvLoraRank + c.qkRopeDim) * kvBytes * tokensCached
                                             : 2 * stage.layers * kvHeads * x.d * kvBytes * tokensCached;
         stage.lines.push_back({"parameters", "Weights", "P_linear × bytes(weight_dtype) + P_other × 2",
-                               n(std::round(linear)) + " × " + detail::formatNumber(perWeight) + " + " + n(std::round(rest)) + " × 2",
-                               weights,
-                               "Linear layers in " + dtypeNote + "; embeddings, output layer, norms and biases in BF16; " + n(stage.layers) +
-                                   " layers on this stage",
+                               weightsText, weights,
+                               "Linear layers in " + dtypeNote + "; embeddings, output layer, norms" +
+                                   (c.experts != 0 ? ", routers" : "") + " and biases in BF16; " + n(stage.layers) + " layers on this stage" +
+                                   (moeLayers > 0 ? " (" + n(moeLayers) + " MoE layers, " + n(c.experts / c.ep) + " routed experts each on this GPU" +
+                                                        (expertTensorParallel(c) > 1 ? ", each split over " + n(expertTensorParallel(c)) + " ranks" : "") + ")"
+                                                  : ""),
                                "membudget"});
         const bool mla = c.kvLoraRank != 0;
         stage.lines.push_back({"kv_cache", "KV cache",
@@ -78,11 +104,16 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
                                    : "K and V of " + n(c.mb) + " sequences × " + n(c.seq) + " tokens, " + c.kvDtype + ", " + n(kvHeads) +
                                          " KV heads per GPU" + (c.kvHeads < c.tp ? " (replicated: TP > kv_heads)" : "") + " (vLLM's formula)",
                                "membudget"});
-        stage.lines.push_back({"activations", "Workspace", "T × (4h + widest layer tensor) + b × V/TP × 4",
-                               n(forwardTokens) + " tokens per forward pass", workspace,
-                               "Activation workspace of one forward pass (an estimate: vLLM profiles it with max_num_batched_tokens) and FP32 sampling logits",
+        stage.lines.push_back({"activations", "Workspace", "T × (4h + max(attention, MLP, MoE width)) + b × V/TP × 4",
+                               workspaceText, workspace,
+                               "Activation workspace of one forward pass of T = " + n(forwardTokens) +
+                                   " tokens (an estimate: vLLM profiles it with max_num_batched_tokens): the hidden state and residual "
+                                   "with the widest layer's tensors per token (attention " +
+                                   n(attentionWidth) + " B, MLP " + n(mlpWidth) + " B" + (moeWidth > 0 ? ", fused MoE " + n(moeWidth) + " B" : "") +
+                                   "), and FP32 sampling logits",
                                "membudget"});
-        stage.lines.push_back({"cuda_graphs", "CUDA graphs", "cuda_graphs_gb × 10⁹", n(c.cudaGraphsGb) + " × 10⁹", c.cudaGraphsGb * kBytesPerGB,
+        stage.lines.push_back({"cuda_graphs", "CUDA graphs", "cuda_graphs_gb × 10⁹", gigabytesText(c.cudaGraphsGb),
+                               gigabytesToBytes(c.cudaGraphsGb),
                                "Captured CUDA graphs (an allowance; vLLM reports it at start-up)", "allowance"});
         out.stages.push_back(std::move(stage));
     }

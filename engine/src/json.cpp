@@ -185,6 +185,8 @@ std::string resultToJson(const Result& result, const Config& config, int indent)
                           {"layers", number(stage.layers)},
                           {"in_flight_microbatches", number(stage.inFlightMicrobatches)},
                           {"total_bytes", number(stage.totalBytes)},
+                          {"parameters_per_gpu", number(stage.parametersPerGpu)},
+                          {"model_parameters", number(stage.modelParameters)},
                           {"lines", std::move(bytes)}});
     }
     out["stages"] = std::move(stages);

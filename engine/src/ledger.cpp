@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "detail/architecture.hpp"
+#include "detail/expr.hpp"
 #include "detail/methods.hpp"
 #include "membudget/detail/text.hpp"
 
@@ -141,9 +143,9 @@ detail::MethodOutput runMethod(const Config& c, double psi) {
 // CUDA context (§4 checklist).
 std::vector<Line> allowanceLines(const Config& c) {
     using detail::n;
-    return {{"buffers", "Comm buffers", "M_buffers (~2 GB)", n(c.buffersGb) + " × 10⁹", c.buffersGb * kBytesPerGB,
+    return {{"buffers", "Comm buffers", "M_buffers (~2 GB)", detail::gigabytesText(c.buffersGb), gigabytesToBytes(c.buffersGb),
              "NCCL communication buffers (an allowance, chapter §4)", "allowance"},
-            {"cuda_context", "CUDA context", "M_context (~1 GB)", n(c.contextGb) + " × 10⁹", c.contextGb * kBytesPerGB,
+            {"cuda_context", "CUDA context", "M_context (~1 GB)", detail::gigabytesText(c.contextGb), gigabytesToBytes(c.contextGb),
              "Per-GPU fixed overhead (an allowance, chapter §4)", "allowance"}};
 }
 
@@ -186,17 +188,28 @@ Result evaluate(const Config& config) noexcept {
         result.errors = validate(config);
         if (!result.errors.empty()) return result;
 
-        result.parameterCount = config.params != 0 ? config.params : derivedParameterCount(config);
-        result.activeParameterCount = config.experts != 0 ? activeParameterCount(config) : result.parameterCount;
+        // Inference does not load the multi-token-prediction layers (vLLM uses them only as a draft model).
+        Config loaded = config;
+        if (config.mode == "inference") loaded.mtpLayers = 0;
+        result.parameterCount = config.params != 0 ? config.params : derivedParameterCount(loaded);
+        result.activeParameterCount = config.experts != 0 ? activeParameterCount(loaded) : result.parameterCount;
         detail::MethodOutput output = runMethod(config, result.parameterCount);
         const std::vector<Line> allowances = allowanceLines(config);
 
         size_t peak = 0;
-        double peakBytes = -1;
+        double peakBytes = -1, firstLayer = 0;
         for (size_t i = 0; i < output.stages.size(); ++i) {
             auto& stage = output.stages[i];
             stage.lines.insert(stage.lines.end(), allowances.begin(), allowances.end());
-            Stage summary{stage.index, stage.layers, stage.inFlightMicrobatches, 0, {}};
+            Stage summary{stage.index, stage.layers, stage.inFlightMicrobatches, 0, {}, 0, 0};
+            // The architecture's layers on this stage, whatever the method's own split (the chapter's L / PP).
+            const double stageLayerCount = detail::stageLayerCount(config, stage.index);
+            if (i == 0)
+                for (double s = 0; s < stage.index; ++s) firstLayer += detail::stageLayerCount(config, s);
+            const auto counted = detail::stageParameterCount(config, stage.index, firstLayer, stageLayerCount);
+            firstLayer += stageLayerCount;
+            summary.parametersPerGpu = counted.perGpu;
+            summary.modelParameters = counted.model;
             for (const auto& line : stage.lines) {
                 summary.totalBytes += line.bytes;
                 summary.lineBytes.push_back(line.bytes);

@@ -3,7 +3,9 @@
 // its source does not model from membudget's method, marked so.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
+#include "detail/expr.hpp"
 #include "detail/methods.hpp"
 #include "membudget/detail/text.hpp"
 #include "membudget/sources.hpp"
@@ -112,20 +114,26 @@ MethodOutput korthikantiMethod(const Config& c, double psi) {
         stage.inFlightMicrobatches = inFlightMicrobatches(c, i);
         const double copies = inFlightLayerCopies(c, stage.layers, i);
         double bytes = perLayer * copies;
+        std::string expression = fill("# × #", {perLayer, copies});
         std::string formula = table2 + " × layer-copies in flight";
         if (i == 0) {
-            bytes += sources::korthikantiEmbeddingBytes(s, b, h, stage.inFlightMicrobatches, t);
+            const double embedding = sources::korthikantiEmbeddingBytes(s, b, h, stage.inFlightMicrobatches, t);
+            bytes += embedding;
+            expression += fill(" + #", {embedding});
             formula += " + sbhp/t (embedding dropout)";
         }
         if (i == c.pp - 1) {
-            bytes += sources::korthikantiOutputBytes(s, b, h, c.vocab, t);
+            const double output = sources::korthikantiOutputBytes(s, b, h, c.vocab, t);
+            bytes += output;
+            expression += fill(" + #", {output});
             formula += " + 4sbh/t·(1 + v/h) (final norm, output layer, fp32 logits)";
         }
         for (const char* id : {"parameters", "gradients", "optimizer"}) stage.lines.push_back(filledIn(lineOf(membudgetStage, id), "Korthikanti et al. (activations only)"));
         stage.lines.push_back({"activations", "Activations", formula,
-                               "per layer " + n(std::round(perLayer)) + " B × " + n(copies) + " layer-copies on stage " + n(i), bytes,
+                               expression, bytes,
                                "Korthikanti et al. 2022 Table 2 (GPT layer: 4h FFN, multi-head attention, dropout, eager "
-                               "attention), §4.2 in-flight micro-batches" +
+                               "attention): " + n(perLayer) + " B per layer × " + n(copies) + " layer-copies on stage " + n(i) +
+                                   "; §4.2 in-flight micro-batches" +
                                    std::string(c.vpp > 1 ? " and interleaving" : "") + ", §4.3 embedding and output terms",
                                "korthikanti"});
         out.stages.push_back(std::move(stage));
@@ -193,19 +201,34 @@ MethodOutput megatronMethod(const Config& c, double psi) {
     const bool withSp = x.sequenceParallel && x.recomputeSelective;
     const std::string shard = n(std::round(params));
 
+    // The substituted expressions, term for term as the Python computes them.
+    const double expertBytes = weights.expertParams;
+    std::string optimizerText = (x.useDistributedOptimizer ? fill("12 / # × #", {c.dp, params - expertBytes}) : fill("12 × #", {params - expertBytes}));
+    if (expertBytes > 0) optimizerText += fill(" + # × #", {weights.expertBytesPerParam - 6, expertBytes});
+    const double s = x.seqLength, b = x.microBatchSize, h = x.hiddenSize, pp = x.pipelineParallel, t = x.tensorParallel;
+    std::string activationText = withSp ? fill("# × # × # × (18 + 4 × (# / #)) × # + 8 × # × # × # + # × # × # × #", {s, b, h, x.ffnHiddenSize, h, x.numLayers, s, b, pp, s, b, h, pp})
+                                        : fill("# × # × # × (10 + 24 / #) × # + 8 × # × # × # + # × # × # × #", {s, b, h, t, x.numLayers, s, b, pp, s, b, h, pp});
+    if (x.virtualPipeline) activationText = "(" + activationText + fill(") × (1 + (# − 1) / (# × #))", {pp, pp, *x.virtualPipeline});
+    else if (pp > 1 && x.numMicrobatches) activationText = "(" + activationText + fill(") × min(1, # / #)", {*x.numMicrobatches, pp});
+    if (pp == 1)
+        activationText += withSp ? fill(" + 4 × # × # × # × (1 + # / #)", {s, b, h, x.paddedVocabSize, h})
+                                 : fill(" + 2 × (# × # × # / # + # × # × #)", {s, b, x.paddedVocabSize, t, s, b, h});
+    activationText = withSp ? "(" + activationText + fill(") / #", {t}) : "1.05 × (" + activationText + ")";
+
     StageOutput stage;
     stage.index = 0;
     stage.layers = c.layers / c.pp;
     stage.inFlightMicrobatches = inFlightMicrobatches(c, 0);
-    stage.lines.push_back({"parameters", "Parameters", "2 × P_shard", "2 × " + shard, 2 * params,
-                           "BF16 weights on the most loaded shard (stage 0: L/PP layers and the embedding; norms not "
+    stage.lines.push_back({"parameters", "Parameters", "2 × P_shard", fill("2 × #", {params}), 2 * params,
+                           "BF16 weights of " + shard + " parameters on the most loaded shard (stage 0: L/PP layers and the embedding; norms not "
                            "split by TP; no biases or position embeddings counted)",
                            "megatron"});
-    stage.lines.push_back({"gradients", "Gradients", "4 × P_shard", "4 × " + shard, 4 * params,
+    stage.lines.push_back({"gradients", "Gradients", "4 × P_shard", fill("4 × #", {params}), 4 * params,
                            "FP32 main gradients: Megatron-LM counts 18 (or 6 + 12/DP) bytes per parameter, 4 of them for gradients",
                            "megatron"});
-    stage.lines.push_back({"optimizer", "Optimizer", c.zero >= 1 ? "(12 / DP) × P_shard" : "12 × P_shard",
-                           (c.zero >= 1 ? "(12 / " + n(c.dp) + ") × " : "12 × ") + shard,
+    stage.lines.push_back({"optimizer", "Optimizer",
+                           std::string(c.zero >= 1 ? "(12 / DP) × P_shard" : "12 × P_shard") + (expertBytes > 0 ? " + (12 / EDP) × P_experts" : ""),
+                           optimizerText,
                            (weights.bytesPerParam - 6) * (params - weights.expertParams) + (weights.expertBytesPerParam - 6) * weights.expertParams,
                            c.zero >= 1 ? "FP32 params + Adam m, v sharded by the distributed optimizer over DP (6 + 12/DP bytes per parameter in all)"
                                        : "FP32 params + Adam m, v, not sharded (18 bytes per parameter in all)",
@@ -213,11 +236,11 @@ MethodOutput megatronMethod(const Config& c, double psi) {
     stage.lines.push_back({"activations", "Activations",
                            withSp ? "[sbh(18 + 4f/h)·L + 8sbp + sbhp]·φ (+ 4sbh(1 + V/h) if PP = 1) / TP"
                                   : "1.05 × ([sbh(10 + 24/t)·L + 8sbp + sbhp]·φ (+ 2(sbV/t + sbh) if PP = 1))",
-                           withSp ? "compute_activation_memory" : "compute_activation_memory_without_sp", activations,
-                           std::string("Megatron-LM ") +
-                               (withSp ? "with sequence parallel and selective recompute"
-                                       : "without sequence parallel + selective (its only other formula, whatever the recompute mode)") +
-                               "; ignores GQA, SwiGLU's third tensor and FlashAttention; φ = " +
+                           activationText, activations,
+                           std::string("Megatron-LM's ") +
+                               (withSp ? "compute_activation_memory (sequence parallel and selective recompute)"
+                                       : "compute_activation_memory_without_sp (its formula for every case but SP + selective, whatever the recompute mode)") +
+                               "; ignores GQA, SwiGLU's third tensor and FlashAttention; s is the full --seq-length; φ = " +
                                (c.vpp > 1 ? "1 + (PP − 1)/(PP·v)" : "min(1, m / PP)"),
                            "megatron"});
     out.stages.push_back(std::move(stage));
@@ -279,39 +302,66 @@ MethodOutput deepspeedMethod(const Config& c, double psi) {
     const auto estimate = zero3 ? sources::deepspeedZero3(P, largest, gpusPerNode, nodes, offloadOptimizer, offloadParams, c.zeroInit)
                                 : sources::deepspeedZero2(P, gpusPerNode, nodes, offloadOptimizer);
     out.cpuBytesPerNode = estimate.cpuBytesPerNode;
-    out.cpuLines.push_back({"cpu_model_states", "Model states (DeepSpeed)", zero3 ? "estimate_zero3 CPU column" : "estimate_zero2 CPU column",
-                            n(gpusPerNode) + " GPUs per node, " + n(nodes) + " nodes, additional_buffer_factor 1.5",
-                            estimate.cpuBytesPerNode, "DeepSpeed's CPU memory per node (it prints bytes / 2^30 as \"GB\")",
-                            "deepspeed"});
-    // Split DeepSpeed's one GPU figure into lines whose sum is exactly that figure.
+    {
+        // The CPU column, term for term as the estimator computes it (additional_buffer_factor 1.5).
+        std::string cpu;
+        if (zero3) {
+            const double states = offloadParams ? 18 : 16;
+            if (!offloadOptimizer) cpu = c.zeroInit ? fill("# × 4 × # × 1.5", {largest, gpusPerNode}) : fill("# × 4 × # × 1.5", {P, gpusPerNode});
+            else cpu = c.zeroInit ? fill("# × # × (1 / #) × 1.5", {P, states, nodes}) : fill("# × max(4 × #, # × (1 / #)) × 1.5", {P, gpusPerNode, states, nodes});
+        } else {
+            cpu = offloadOptimizer ? fill("# × max(4 × #, 16) × 1.5", {P, G}) : fill("# × 4 × # × 1.5", {P, gpusPerNode});
+        }
+        out.cpuLines.push_back({"cpu_model_states", "Model states (DeepSpeed)", zero3 ? "estimate_zero3 CPU column" : "estimate_zero2 CPU column",
+                                "⌊" + cpu + "⌋", estimate.cpuBytesPerNode,
+                                "DeepSpeed's CPU memory per node for " + n(gpusPerNode) + " GPUs per node and " + n(nodes) +
+                                    " nodes, additional_buffer_factor 1.5 (it prints bytes / 2^30 as \"GB\")",
+                                "deepspeed"});
+    }
+    // Split DeepSpeed's one GPU figure into lines whose sum is exactly that figure, each with its expression.
     double parameters = 0, gradients = 0, optimizer = 0;
-    std::string formula;
+    std::string formula, parametersFormula = "0", gradientsFormula = "0", optimizerFormula = "0";
+    std::string parametersText = "0", gradientsText = "0", optimizerText = "0";
+    const std::string partitionedText = fill("⌊18 × # / #⌋ − 6 × # / #", {P, G, P, G});
     if (zero3) {
         const double gathered = 2 * largest;  // fp16 params and fp16 grads of the largest layer: 4L in all
         if (offloadOptimizer && offloadParams) {
-            parameters = gathered;
-            gradients = gathered;
+            parameters = gradients = gathered;
+            parametersText = gradientsText = fill("2 × #", {largest});
+            parametersFormula = gradientsFormula = "2L";
             formula = "4L";
         } else if (offloadOptimizer) {
             parameters = gathered + std::trunc(2 * P / G);
             gradients = gathered;
+            parametersText = fill("2 × # + ⌊2 × # / #⌋", {largest, P, G});
+            gradientsText = fill("2 × #", {largest});
+            parametersFormula = "2L + int(2P / G)";
+            gradientsFormula = "2L";
             formula = "4L + int(2P / G)";
         } else {
-            const double partitioned = std::trunc(18 * P / G);
             parameters = gathered + 2 * P / G;
             gradients = gathered + 4 * P / G;
-            optimizer = partitioned - 6 * P / G;
+            optimizer = std::trunc(18 * P / G) - 6 * P / G;
+            parametersText = fill("2 × # + 2 × # / #", {largest, P, G});
+            gradientsText = fill("2 × # + 4 × # / #", {largest, P, G});
+            optimizerText = partitionedText;
+            parametersFormula = "2L + 2P / G";
+            gradientsFormula = "2L + 4P / G";
+            optimizerFormula = "int(18P / G) − 6P / G";
             formula = "4L + int(18P / G)";
         }
     } else {
-        if (offloadOptimizer) {
-            parameters = 2 * P;
-            formula = "2P";
-        } else {
-            const double partitioned = std::trunc(18 * P / G);
-            parameters = 2 * P;
+        parameters = 2 * P;
+        parametersText = fill("2 × #", {P});
+        parametersFormula = "2P";
+        formula = "2P";
+        if (!offloadOptimizer) {
             gradients = 6 * P / G;
-            optimizer = partitioned - 6 * P / G;
+            optimizer = std::trunc(18 * P / G) - 6 * P / G;
+            gradientsText = fill("6 × # / #", {P, G});
+            optimizerText = partitionedText;
+            gradientsFormula = "6P / G";
+            optimizerFormula = "int(18P / G) − 6P / G";
             formula = "2P + int(18P / G)";
         }
     }
@@ -323,9 +373,10 @@ MethodOutput deepspeedMethod(const Config& c, double psi) {
         stage.layers = membudgetStage.layers;
         stage.inFlightMicrobatches = membudgetStage.inFlightMicrobatches;
         const std::string note = "DeepSpeed " + estimator + ": GPU bytes " + formula + " (" + values + "), split into lines";
-        stage.lines.push_back({"parameters", "Parameters", formula, values, parameters, note + "; fp16 parameters", "deepspeed"});
-        stage.lines.push_back({"gradients", "Gradients", formula, values, gradients, note + "; fp16 and fp32 gradients", "deepspeed"});
-        stage.lines.push_back({"optimizer", "Optimizer", formula, values, optimizer,
+        stage.lines.push_back({"parameters", "Parameters", parametersFormula, parametersText, parameters, note + "; fp16 parameters", "deepspeed"});
+        stage.lines.push_back({"gradients", "Gradients", gradientsFormula, gradientsText, gradients, note + "; fp16 and fp32 gradients",
+                               "deepspeed"});
+        stage.lines.push_back({"optimizer", "Optimizer", optimizerFormula, optimizerText, optimizer,
                                offloadOptimizer ? note + "; optimizer states in CPU memory" : note + "; fp32 params and Adam states",
                                "deepspeed"});
         stage.lines.push_back(filledIn(lineOf(membudgetStage, "activations"), "DeepSpeed's estimator (model states only)"));

@@ -7,6 +7,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser.mjs';
 import { cliLineBytes, cliResultForQuery, runCli } from '../support/cli';
+import { evaluatesTo } from '../support/expression';
 import { DIST, fixture, ROOT } from '../support/paths';
 import { serveStatic, type StaticServer } from '../support/server.mjs';
 
@@ -84,6 +85,32 @@ describe('the calculator page', () => {
     expect(await page.textContent('#ledger tr[data-line="parameters"] code')).toBe('2Ψ / (TP × PP)');
     await expectNoBadText(page);
     await page.screenshot({ path: resolve(SHOTS, 'page.png'), fullPage: true });
+  });
+
+  it('shows for every line a substituted formula that evaluates to the value beside it', async () => {
+    const queries = [
+      '',
+      'method=megatron&tp=2&pp=2&cp=2&sp=true&dp=2',
+      'model=mixtral-8x7b&mode=inference&method=membudget&tp=2&dp=1',
+      'model=llama-3.1-70b&method=deepspeed&zero=3&dp=64&tp=1&offload=optimizer',
+      'model=korthikanti-175b&method=korthikanti&pp=4&dp=8',
+      'model=deepseek-v3&method=membudget&pp=8&ep=8&dp=64&zero=1&offload=optimizer',
+    ];
+    let checked = 0;
+    for (const query of queries) {
+      const page = await open(query ? `?${query}` : '');
+      const rows = await page.$$eval('#ledger tr[data-line]', (trs) =>
+        trs.map((tr) => ({ id: tr.getAttribute('data-line')!, bytes: Number(tr.getAttribute('data-bytes')), text: tr.querySelector('.substituted')!.textContent! })),
+      );
+      expect(rows.length, query).toBeGreaterThan(4);
+      for (const row of rows) {
+        expect(row.text.startsWith('= '), `${query} ${row.id}`).toBe(true);
+        expect(evaluatesTo(row.text.slice(2), row.bytes), `${query} ${row.id}: ${row.text} vs ${row.bytes}`).toBe(true);
+        checked += 1;
+      }
+      await context.close();
+    }
+    expect(checked).toBeGreaterThan(30);
   });
 
   it('recomputes on every edit of model, TP, PP and DP, and matches the CLI for the same link', async () => {
@@ -182,7 +209,9 @@ describe('the calculator page', () => {
     await page.waitForSelector('#toast.visible');
     const markdown = await page.evaluate(() => navigator.clipboard.readText());
     expect(markdown).toContain('| Component | Formula | Value (GB) | Notes |');
-    expect(markdown).toContain('| Parameters | 2 × P_stage / shard = 2 × 4,015,263,744 / 1 | 8.03 |');
+    const native = JSON.parse(runCli(['--json', '--url', 'model=llama-3.1-8b&tp=2&dp=4&gpu=h100-80gb']).stdout);
+    const parameters = native.lines.find((l: { id: string }) => l.id === 'parameters');
+    expect(markdown).toContain(`| Parameters | ${parameters.formula} = ${parameters.substituted} | 8.03 |`);
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-json')]);
     const json = readFileSync((await download.path())!, 'utf8');
     expect(json + '\n').toBe(runCli(['--json', '--url', 'model=llama-3.1-8b&tp=2&dp=4&gpu=h100-80gb']).stdout);
@@ -196,9 +225,11 @@ describe('the calculator page', () => {
     expect(stages).toEqual(native.stages.map((s: { total_bytes: number }) => s.total_bytes));
     expect(await page.getAttribute('#stages rect.peak', 'data-stage')).toBe(String(native.peak_stage));
     await page.click('#tensors summary');
+    await page.waitForSelector('#tensors tr[data-tensor]');
     const tensors = await page.$$eval('#tensors tr[data-tensor]', (rows) => rows.map((r) => Number(r.getAttribute('data-bytes'))));
     expect(tensors).toEqual(native.tensors.map((t: { bytes: number }) => t.bytes));
     await page.click('#compare summary');
+    await page.waitForSelector('#compare td[data-method]');
     const cells = await page.$$eval('#compare td[data-method]', (tds) => tds.map((td) => [td.getAttribute('data-method'), td.getAttribute('data-line'), Number(td.getAttribute('data-bytes'))]));
     const compared = JSON.parse(runCli(['compare', '--json', '--url', query]).stdout);
     const expected = compared.methods.flatMap((m: { method: string; lines: { id: string; bytes: number }[] }) => m.lines.map((l) => [m.method, l.id, l.bytes]));

@@ -49,3 +49,26 @@ describe('inference', () => {
     expect(ledger.lines.map((l) => l.id)).toEqual(['parameters', 'kv_cache', 'activations', 'cuda_graphs', 'buffers', 'cuda_context']);
   });
 });
+
+describe('every parameter is somewhere', () => {
+  it('summed over stages, each preset’s weights are its parameter count, in training and in inference (MoE included)', () => {
+    let checked = 0;
+    for (const preset of engine.modelPresets) {
+      for (const mode of ['training', 'inference'] as const) {
+        for (const [tp, pp] of [[1, 1], [2, 2], [8, 3]]) {
+          const config = { ...engine.decodeQuery(`model=${preset.id}`).config, mode, method: 'membudget', params: 0, tp, pp, dp: 8, zero: 0 };
+          if (engine.validate(config).length > 0) continue;
+          const ledger = engine.evaluate(config);
+          const model = ledger.stages.reduce((sum, s) => sum + s.modelParameters, 0);
+          expect(Math.abs(model - ledger.parameterCount) / ledger.parameterCount, `${preset.id} ${mode} TP ${tp} PP ${pp}`).toBeLessThan(1e-12);
+          for (const stage of ledger.stages) {
+            const weights = stage.lineBytes[ledger.lines.findIndex((l) => l.id === 'parameters')];
+            expect(weights).toBeCloseTo(2 * stage.parametersPerGpu, -1);
+          }
+          checked += 1;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(40);
+  });
+});

@@ -33,6 +33,8 @@ export function resultJson(engine: Engine, config: Config): string {
       layers: s.layers,
       in_flight_microbatches: s.inFlightMicrobatches,
       total_bytes: s.totalBytes,
+      parameters_per_gpu: s.parametersPerGpu,
+      model_parameters: s.modelParameters,
       lines: Object.fromEntries(result.lines.map((l, i) => [l.id, s.lineBytes[i]])),
     })),
     phases: result.phases.map((p) => ({ name: p.name, total_bytes: p.totalBytes })),

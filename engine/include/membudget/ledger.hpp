@@ -1,6 +1,7 @@
 // The ledger: the chapter's per-GPU verification checklist for one configuration.
 #pragma once
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,11 @@ struct Stage {
     double inFlightMicrobatches = 0;
     double totalBytes = 0;
     std::vector<double> lineBytes;
+    // Parameters held by one GPU of this stage (its TP and EP shard, before ZeRO sharding, with the copies of
+    // shared weights a stage keeps) and the stage's share of the model (every shard once, no copies): summed
+    // over the stages, modelParameters is the model's count (in inference without the MTP layers).
+    double parametersPerGpu = 0;
+    double modelParameters = 0;
 };
 
 // A phase of the training step and its total (membudget: forward/backward vs the optimizer step).
@@ -93,6 +99,9 @@ std::vector<Line> measurableLines(const Config& config) noexcept;
 // Layers held by each pipeline stage (first_stage_layers / last_stage_layers, else an even split with
 // any remainder on the stages after the first).
 std::vector<double> stageLayers(const Config& config);
+
+// An allowance given in GB as whole bytes (a fraction of a byte rounds up).
+inline double gigabytesToBytes(double gb) { return std::ceil(gb * kBytesPerGB); }
 
 // Pure: no I/O, nothing thrown. A configuration that fails validate() yields its errors and no lines.
 Result evaluate(const Config& config) noexcept;

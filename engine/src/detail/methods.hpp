@@ -43,6 +43,7 @@ MethodOutput deepspeedMethod(const Config& config, double parameterCount);
 struct MembudgetStage {
     double layers, moeLayers, mtpLayers, mtpEmbedding;
     double stageParams, expertParams, paramShard, gradShard, optimizerShard, fp8Copies;
+    double expertParamShard, expertGradShard, expertOptimizerShard, gatheredLayer;  // gatheredLayer: ZeRO-3's largest module
     double parameters, gradients, states, optimizer, optimizerAtPeak;
     double copies, microbatches, activationsDuringBackward, activations;
     double stepTemporary, forwardBackward, step;

@@ -96,7 +96,7 @@ void forEachLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor&
     const double statsBytes = (x.layernorm ? 8 : 4) * x.b * x.sRank / x.spDivisor;  // mean and/or rstd, fp32
     auto hidden = [&c] { return TensorText{"[b, " + seqShape(c, true) + ", h]", spSharding(c)}; };
     auto stats = [&c] { return TensorText{"[b, " + seqShape(c, true) + "]", spSharding(c)}; };
-    auto heads = [&c](std::string shape) { return TensorText{std::move(shape), "heads split by TP"}; };
+    auto heads = [](std::string shape) { return TensorText{std::move(shape), "heads split by TP"}; };
     v.tensor(TensorKind::attentionNormInput, Dtype::activation, 2 * bsh, 1, hidden);
     v.tensor(TensorKind::attentionNormStatistics, Dtype::fp32, statsBytes, 1, stats);
     v.tensor(TensorKind::qkvInput, gemm, gemmBytes * bsh, 1, hidden);

@@ -115,6 +115,10 @@ export interface Stage {
   inFlightMicrobatches: number;
   totalBytes: number;
   lineBytes: number[];
+  /** Parameters one GPU of the stage holds (its TP/EP shard, before ZeRO; with copies of shared weights). */
+  parametersPerGpu: number;
+  /** The stage's share of the model's parameters (every shard once, no copies). */
+  modelParameters: number;
 }
 
 export interface MethodColumn {
