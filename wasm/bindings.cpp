@@ -107,14 +107,6 @@ val compareConfig(const Config& config) {
     return out;
 }
 
-// The page parses the config.json with JSON.parse and hands over its top-level values: no JSON parser
-// in the wasm (it would cost 14 KB gzipped), the same mapping as the CLI's.
-WasmImport importFields(const Config& base, const std::string& rootType, const val& fields) {
-    const std::vector<HfValue> values = vecFromJSArray<HfValue>(fields);
-    const HfImport imported = importHfFields(rootType, values, base);
-    return {imported.config, toArray(imported.errors), toArray(imported.notices)};
-}
-
 std::string reasonFor(const std::string& method, const std::string& lineId) { return differenceReason(method, lineId); }
 
 val measurableLinesOf(const Config& config) { return toArray(measurableLines(config)); }
@@ -174,6 +166,18 @@ val gpuPresetList() {
 Config defaultConfig() { return Config{}; }
 
 #ifdef MEMBUDGET_WASM_PLANNER
+// The on-demand module's own functions: the planner, advice and the config importers, which the page loads
+// only when used so that its own module stays within its budget.
+// The page parses the config.json with JSON.parse and hands over its top-level values: no JSON parser
+// in the wasm (it would cost 14 KB gzipped), the same mapping as the CLI's.
+WasmImport importFields(const Config& base, const std::string& rootType, const val& fields) {
+    const std::vector<HfValue> values = vecFromJSArray<HfValue>(fields);
+    const HfImport imported = importHfFields(rootType, values, base);
+    return {imported.config, toArray(imported.errors), toArray(imported.notices)};
+}
+
+val adviseConfig(const Config& config) { return toArray(advise(config)); }
+
 // Plan rows cross as one Float64Array of kPlanRowFields numbers each (web/src/engine.ts decodes them): a
 // value_object of 21 fields and its vector would cost the wasm more than the whole planner.
 constexpr size_t kPlanRowFields = 21;
@@ -246,7 +250,6 @@ val markParetoRows(const val& rows) {
 
 #endif
 
-val adviseConfig(const Config& config) { return toArray(advise(config)); }
 
 
 }  // namespace
@@ -380,13 +383,6 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("result", &WasmColumn::result)
         .field("sourceBytes", &WasmColumn::sourceBytes);
 
-    value_object<HfValue>("HfValue").field("key", &HfValue::key).field("type", &HfValue::type).field("text", &HfValue::text);
-
-    value_object<WasmImport>("HfImport")
-        .field("config", &WasmImport::config)
-        .field("errors", &WasmImport::errors)
-        .field("notices", &WasmImport::notices);
-
     value_object<WasmParsed>("ParsedConfig")
         .field("config", &WasmParsed::config)
         .field("problems", &WasmParsed::problems);
@@ -420,6 +416,15 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("capacityBytes", &WasmGpuPreset::capacityBytes)
         .field("source", &WasmGpuPreset::source);
 
+    function("evaluate", &evaluateConfig);
+#ifdef MEMBUDGET_WASM_PLANNER
+    value_object<HfValue>("HfValue").field("key", &HfValue::key).field("type", &HfValue::type).field("text", &HfValue::text);
+
+    value_object<WasmImport>("HfImport")
+        .field("config", &WasmImport::config)
+        .field("errors", &WasmImport::errors)
+        .field("notices", &WasmImport::notices);
+
     value_object<Advice>("Advice")
         .field("change", &Advice::change)
         .field("query", &Advice::query)
@@ -428,10 +433,9 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("verdict", &Advice::verdict)
         .field("cost", &Advice::cost);
 
-    function("evaluate", &evaluateConfig);
+    // Only in membudget-planner.wasm, loaded on demand: the planner, advice and the importers.
     function("advise", &adviseConfig);
-#ifdef MEMBUDGET_WASM_PLANNER
-    // Only in membudget-planner.wasm, the planner worker's module.
+    function("importHfFields", &importFields);
     function("plan", &planSlice);
     function("markPareto", &markParetoRows);
 #endif
@@ -447,5 +451,4 @@ EMSCRIPTEN_BINDINGS(membudget) {
     function("compare", &compareConfig);
     function("differenceReason", &reasonFor);
     function("measurableLines", &measurableLinesOf);
-    function("importHfFields", &importFields);
 }

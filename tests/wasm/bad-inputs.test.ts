@@ -4,9 +4,9 @@
 // reports for the same input (tests/cpp/test_bad_inputs.cpp checks the CLI against the table).
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadEngine, MembudgetError, type Config, type Engine, type Problem } from '../../web/src/engine';
+import { loadEngine, loadPlannerEngine, MembudgetError, type Config, type Engine, type Problem } from '../../web/src/engine';
 import { runCli } from '../support/cli';
-import { fixture, WASM } from '../support/paths';
+import { fixture, PLANNER_WASM, WASM } from '../support/paths';
 
 interface BadInput {
   name: string;
@@ -21,9 +21,11 @@ interface BadInput {
 
 const inputs: BadInput[] = fixture('bad-inputs').inputs;
 let engine: Engine;
+let tools: Engine;
 
 beforeAll(async () => {
   engine = await loadEngine(readFileSync(WASM));
+  tools = await loadPlannerEngine(readFileSync(PLANNER_WASM));
 });
 
 function named(problems: Problem[], entry: BadInput): Problem | undefined {
@@ -122,7 +124,7 @@ describe('the bad-inputs table through the wasm config.json importer', () => {
       const base = engine.defaultConfig();
       let problems: Problem[] = [];
       try {
-        engine.importHfConfig(base, entry.hf!);
+        tools.importHfConfig(base, entry.hf!);
       } catch (error) {
         if (!(error instanceof MembudgetError)) throw error;
         problems = error.problems;

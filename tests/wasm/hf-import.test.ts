@@ -1,12 +1,13 @@
 // config.json import in the wasm build, against the same fixtures as tests/cpp/test_hf_import.cpp.
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadEngine, MembudgetError, type Engine } from '../../web/src/engine';
-import { fixture, WASM } from '../support/paths';
+import { loadPlannerEngine, MembudgetError, type Engine } from '../../web/src/engine';
+import { fixture, PLANNER_WASM } from '../support/paths';
 
 let engine: Engine;
 beforeAll(async () => {
-  engine = await loadEngine(readFileSync(WASM));
+  // The importer lives in the on-demand module (the planner's).
+  engine = await loadPlannerEngine(readFileSync(PLANNER_WASM));
 });
 
 describe('Hugging Face config.json import', () => {

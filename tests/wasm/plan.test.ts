@@ -47,9 +47,12 @@ describe('the planner in the wasm build', () => {
     expect(progress).toEqual([...progress].sort((a, b) => a - b));
   });
 
-  it('lives in the planner’s module only: the page’s engine refuses it with a message', () => {
+  it('lives in the planner’s module only, with the advice and the importer: the page’s engine refuses them with a message', () => {
     expect(() => page.plan(page.planRequest(page.defaultConfig(), 8, 8))).toThrowError(/loadPlannerEngine/);
-    expect(page.advise(page.decodeQuery('model=llama-3.1-70b&tp=1&dp=8&ckpt=none').config).length).toBeGreaterThan(0);
+    const config = page.decodeQuery('model=llama-3.1-70b&tp=1&dp=8&ckpt=none').config;
+    expect(() => page.advise(config)).toThrowError(/loadPlannerEngine/);
+    expect(() => page.importHfConfig(config, '{}')).toThrowError(/loadPlannerEngine/);
+    expect(engine.advise(config).length).toBeGreaterThan(0);
   });
 
   it('names the field of a bad request', () => {

@@ -231,7 +231,8 @@ export class Engine {
         }
       }
     }
-    const imported = this.#call(() => this.#module.importHfFields(this.#complete(config), rootType, fields));
+    const tools = this.#planner();
+    const imported = this.#call(() => tools.importHfFields(this.#complete(config), rootType, fields));
     if (imported.errors.length > 0) throw new MembudgetError(imported.errors);
     return { config: imported.config, notices: imported.notices };
   }
@@ -269,14 +270,16 @@ export class Engine {
     return decodeRows(this.#call(() => planner.markPareto(encodeRows(rows))));
   }
 
-  // plan() and markPareto() live in the planner's module (loadPlannerEngine), which only the worker loads.
+  // plan(), markPareto(), advise() and the importers live in the planner's module (loadPlannerEngine), loaded
+  // only when one of them is used.
   #planner(): PlannerModule {
-    if (!('plan' in this.#module)) throw new MembudgetError([{ field: '', message: 'the planner runs in its own module: load it with loadPlannerEngine()' }]);
+    if (!('plan' in this.#module)) throw new MembudgetError([{ field: '', message: 'the planner, advice and importers run in their own module: load it with loadPlannerEngine()' }]);
     return this.#module;
   }
 
   advise(config: Config): Advice[] {
-    return this.#call(() => this.#module.advise(this.#complete(config)));
+    const tools = this.#planner();
+    return this.#call(() => tools.advise(this.#complete(config)));
   }
 
   /** The engine's result as a value, errors included (for exports; evaluate() throws instead). */

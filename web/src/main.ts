@@ -1,7 +1,7 @@
 // The calculator page: state lives in the URL (the engine's query codec plus the view keys `embed` and
 // `unit`), every change recomputes at once, and nothing leaves the browser.
 import './styles.css';
-import { loadEngine, MembudgetError, type Config, type Engine, type Ledger, type Problem } from './engine';
+import { loadEngine, loadPlannerEngine, MembudgetError, type Config, type Engine, type Ledger, type Problem } from './engine';
 import { el, replaceChildren } from './dom';
 import { Form } from './form';
 import { ledgerMarkdown, UNIT_MEANING, type Unit } from './format';
@@ -61,7 +61,7 @@ class App {
       this.#recompute();
       this.#ledgerView.element.scrollIntoView({ behavior: 'smooth', block: 'start' });
     });
-    this.#adviceView = new AdviceView(engine, (query) => this.#applyQuery(query));
+    this.#adviceView = new AdviceView((query) => this.#applyQuery(query));
     this.#view = readView(location.search);
     const decoded = engine.decodeQuery(location.search);
     this.#config = decoded.config;
@@ -217,19 +217,27 @@ class App {
     const text = el('textarea', { id: 'hf-config', rows: 5, spellcheck: 'false', placeholder: '{"model_type": "llama", "hidden_size": 4096, …}', 'aria-label': 'config.json' });
     const file = el('input', { id: 'hf-config-file', type: 'file', accept: '.json,application/json' });
     const message = el('div', { id: 'hf-config-message', class: 'message', 'aria-live': 'polite' });
+    // The importer lives in the planner's module, loaded on the first import.
     const apply = (json: string) => {
-      try {
-        const imported = this.#engine.importHfConfig(this.#config, json);
-        this.#config = imported.config;
-        message.className = 'message';
-        replaceChildren(message, el('p', {}, 'Imported: the architecture fields are filled in.'));
-        this.#showNotices(imported.notices, 'The imported config.json has what membudget does not model yet:');
-        this.#recompute();
-      } catch (error) {
-        if (!(error instanceof MembudgetError)) throw error;
-        message.className = 'message error';
-        replaceChildren(message, ...error.problems.map((p) => el('p', {}, p.message)));
-      }
+      message.className = 'message';
+      message.dataset.state = 'loading';
+      replaceChildren(message, el('p', {}, 'Importing…'));
+      const base = this.#config;
+      loadPlannerEngine()
+        .then((tools) => {
+          const imported = tools.importHfConfig(base, json);
+          this.#config = imported.config;
+          message.dataset.state = 'imported';
+          replaceChildren(message, el('p', {}, 'Imported: the architecture fields are filled in.'));
+          this.#showNotices(imported.notices, 'The imported config.json has what membudget does not model yet:');
+          this.#recompute();
+        })
+        .catch((error: unknown) => {
+          message.className = 'message error';
+          message.dataset.state = 'error';
+          const problems = error instanceof MembudgetError ? error.problems : [{ field: '', message: String(error) }];
+          replaceChildren(message, ...problems.map((p) => el('p', {}, p.message)));
+        });
     };
     const button = el('button', { id: 'hf-config-apply', type: 'button' }, 'Import');
     button.addEventListener('click', () => apply(text.value));

@@ -266,24 +266,44 @@ export class PlannerView {
 }
 
 /** What to change when the configuration does not fit: each change, its total, what it saves and costs. */
+// The advice comes from the planner's module, loaded the first time a configuration does not fit; until it
+// answers, the section says so (data-state="loading"), and an answer for an older configuration is dropped.
 export class AdviceView {
   readonly element = el('section', { id: 'advice', class: 'advice', hidden: true });
-  readonly #engine: Engine;
   readonly #onApply: (query: string) => void;
+  #generation = 0;
 
-  constructor(engine: Engine, onApply: (query: string) => void) {
-    this.#engine = engine;
+  constructor(onApply: (query: string) => void) {
     this.#onApply = onApply;
   }
 
   show(ledger: Ledger | undefined, config: Config, unit: Unit): void {
+    const generation = ++this.#generation;
     if (!ledger || ledger.verdict === 'fits') {
       this.element.hidden = true;
+      delete this.element.dataset.state;
       replaceChildren(this.element);
       return;
     }
-    const advice: Advice[] = this.#engine.advise(config);
     this.element.hidden = false;
+    if (this.element.dataset.state !== 'ready') {
+      this.element.dataset.state = 'loading';
+      replaceChildren(this.element, el('h2', {}, 'What to change'), el('p', {}, 'Looking for changes that make it fit…'));
+    }
+    loadPlannerEngine()
+      .then((tools) => {
+        if (generation === this.#generation) this.#render(tools.advise(config), unit);
+      })
+      .catch((error: unknown) => {
+        if (generation !== this.#generation) return;
+        this.element.dataset.state = 'error';
+        const message = error instanceof MembudgetError ? error.problems.map((p) => p.message).join('; ') : String(error);
+        replaceChildren(this.element, el('h2', {}, 'What to change'), el('p', {}, `The advice could not be computed: ${message}`));
+      });
+  }
+
+  #render(advice: Advice[], unit: Unit): void {
+    this.element.dataset.state = 'ready';
     if (advice.length === 0) {
       replaceChildren(this.element, el('h2', {}, 'What to change'), el('p', {}, 'No change of zero, ckpt, sp, mb, tp, pp, cp or offload lowers the peak.'));
       return;

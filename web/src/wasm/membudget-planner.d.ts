@@ -1,8 +1,16 @@
-// Hand-written types of membudget-planner.js: the page's module plus the planner, built from the same
-// wasm/bindings.cpp with MEMBUDGET_WASM_PLANNER and loaded only by the planner's Web Worker.
-import type { Config, MembudgetModule, ModuleOptions, RawPlan } from './membudget.js';
+// Hand-written types of membudget-planner.js: the page's module plus the planner, the advice and the config
+// importers, built from the same wasm/bindings.cpp with MEMBUDGET_WASM_PLANNER and loaded only when one of
+// them is used (the planner's Web Worker, "What to change", an import).
+import type { Advice, Config, HfImport, HfValue, MembudgetModule, ModuleOptions, RawPlan } from './membudget.js';
 
 export interface PlannerModule extends MembudgetModule {
+  /**
+   * Fills the architecture fields of `base` from a Hugging Face config.json's top-level values (the CLI's
+   * --hf-config); rootType is "object", another JSON type name, or "invalid" when the text did not parse.
+   */
+  importHfFields(base: Config, rootType: string, fields: HfValue[]): HfImport;
+  /** The smallest changes that make a configuration fit, best first. */
+  advise(config: Config): Advice[];
   /** The fitting layouts of layouts [layoutBegin, layoutEnd) (0: to the end); Pareto marked only for a whole plan. */
   plan(
     base: Config,

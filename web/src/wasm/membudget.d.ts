@@ -250,13 +250,6 @@ export interface MembudgetModule {
   differenceReason(method: string, lineId: string): string;
   /** The peak stage's lines during forward and backward, where a measurement records them; empty on errors. */
   measurableLines(config: Config): Line[];
-  /**
-   * Fills the architecture fields of `base` from a Hugging Face config.json's top-level values (the CLI's
-   * --hf-config); rootType is "object", another JSON type name, or "invalid" when the text did not parse.
-   */
-  importHfFields(base: Config, rootType: string, fields: HfValue[]): HfImport;
-  /** The smallest changes that make a configuration fit, best first. */
-  advise(config: Config): Advice[];
 }
 
 export interface ModuleOptions {
