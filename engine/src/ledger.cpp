@@ -19,12 +19,13 @@ using detail::n;
 std::vector<Problem> layoutWarnings(const Config& c, double perLayerActivationBytes) {
     std::vector<Problem> w;
     // heads and kv_heads that TP cannot split evenly are errors (validate); replication is allowed and costs memory.
-    if (c.tp > c.kvHeads)
+    if (c.tp > c.kvHeads && c.kvLoraRank == 0)  // MLA caches one latent, not KV heads
         w.push_back({"tp", "tp (" + n(c.tp) + ") exceeds kv_heads (" + n(c.kvHeads) +
                                "): each KV head is replicated on tp / kv_heads ranks"});
     if (std::fmod(c.ffn, c.tp) != 0)
         w.push_back({"tp", "ffn (" + n(c.ffn) + ") is not divisible by tp (" + n(c.tp) + ")"});
-    if (std::fmod(c.layers, c.pp) != 0) {
+    // An uneven split set by first_stage_layers / last_stage_layers is the user's choice, not a remainder.
+    if (std::fmod(c.layers, c.pp) != 0 && c.firstStageLayers == 0 && c.lastStageLayers == 0) {
         const double even = c.layers / c.pp, first = std::ceil(even);
         w.push_back({"pp", "layers (" + n(c.layers) + ") is not divisible by pp (" + n(c.pp) +
                                "): " + (c.method == "chapter" ? "the chapter's L / PP is " + detail::formatNumber(even) +
@@ -47,8 +48,9 @@ std::vector<Problem> layoutWarnings(const Config& c, double perLayerActivationBy
                                    n(c.tp * c.pp * c.cp) + " = " + n(expected)});
     }
     if (training && c.sp && c.tp == 1) w.push_back({"sp", "sequence parallelism has no effect with tp = 1"});
-    if (training && c.zero >= 1 && c.dp == 1)
-        w.push_back({"zero", "ZeRO stage " + n(c.zero) + " shards over DP, and dp = 1: nothing is sharded"});
+    // The engine shards ZeRO (and Megatron's distributed optimizer) over DP × CP.
+    if (training && c.zero >= 1 && c.dp * c.cp == 1)
+        w.push_back({"zero", "ZeRO stage " + n(c.zero) + " shards over DP × CP, and dp × cp = 1: nothing is sharded"});
     if (std::fmod(c.seq, c.cp) != 0)
         w.push_back({"cp", "seq (" + n(c.seq) + ") is not divisible by cp (" + n(c.cp) + ")"});
     if (c.params != 0) {

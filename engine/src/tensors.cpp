@@ -7,7 +7,8 @@ std::string_view tensorName(TensorKind kind) {
         case TensorKind::attentionNormInput: return "attention norm input";
         case TensorKind::attentionNormStatistics: return "attention norm statistics";
         case TensorKind::qkvInput: return "QKV projection input";
-        case TensorKind::query: return "query (after RoPE)";
+        case TensorKind::query: return "query";
+        case TensorKind::queryAfterRope: return "query (after RoPE)";
         case TensorKind::keyValue: return "key and value";
         case TensorKind::softmaxLse: return "softmax log-sum-exp (FlashAttention)";
         case TensorKind::attentionProbabilities: return "attention probabilities (softmax output)";
@@ -47,7 +48,7 @@ std::string_view tensorName(TensorKind kind) {
         case TensorKind::mtpNormInputs: return "MTP: hidden and embedding norm inputs";
         case TensorKind::mtpProjectionInput: return "MTP: projection input [h; emb]";
         case TensorKind::mtpOutputInputs: return "MTP: final norm and output layer inputs";
-        case TensorKind::mtpLogits: return "MTP: logits, BF16 and FP32";
+        case TensorKind::mtpLogits: return "MTP: logits and their FP32 copy";
     }
     return "";
 }

@@ -87,7 +87,7 @@ MembudgetTraining membudgetTraining(const Config& c) {
     t.moeLayerBytes = c.experts != 0 ? layerTensorBytes(c, t.x, {keepCore, true}) : 0;
     // Selective recomputation (Megatron-LM: core attention) rebuilds one layer's attention core.
     t.coreBytes = t.fullLayerBytes - layerTensorBytes(c, t.x, {false, false});
-    t.mtpLayerBytes = c.ckpt == "full" ? 2 * t.x.b * t.x.sRank * t.x.h / t.x.spDivisor : t.mtpMoe ? t.moeLayerBytes : t.denseLayerBytes;
+    t.mtpLayerBytes = c.ckpt == "full" ? activationBytes(c) * t.x.b * t.x.sRank * t.x.h / t.x.spDivisor : t.mtpMoe ? t.moeLayerBytes : t.denseLayerBytes;
     return t;
 }
 
@@ -102,10 +102,11 @@ struct StageActivations {
 template <class Visitor>
 void forEachStageTensor(const Config& c, const MembudgetTraining& t, const StageActivations& st, Visitor& v) {
     const Dims& x = t.x;
+    const double act = activationBytes(c);
     const double bsh = x.b * x.sRank * x.h / x.spDivisor;
     auto hidden = [&c] { return TensorText{"[b, " + seqShape(c, true) + ", h]", spSharding(c)}; };
     if (c.ckpt == "full") {
-        v.tensor(TensorKind::layerInputCheckpoint, Dtype::activation, 2 * bsh, st.copies, hidden);
+        v.tensor(TensorKind::layerInputCheckpoint, Dtype::activation, act * bsh, st.copies, hidden);
         if (st.layers > 0)
             v.tensor(TensorKind::recomputedLayer, Dtype::mixed, t.fullLayerBytes, 1,
                      [] { return TensorText{"all of a layer's saved tensors", "as the layer's tensors"}; });
@@ -132,21 +133,21 @@ void forEachStageTensor(const Config& c, const MembudgetTraining& t, const Stage
         const double logits = x.b * x.sRank * x.V / x.t;
         auto spHidden = [&c] { return TensorText{"[b, " + seqShape(c, true) + ", h]", "sharded by SP over TP"}; };
         auto vocab = [&c] { return TensorText{"[b, " + seqShape(c, false) + ", V/TP]", "vocabulary split by TP"}; };
-        v.tensor(TensorKind::finalNormInput, Dtype::activation, 2 * bsh, 1, spHidden);
-        v.tensor(TensorKind::outputLayerInput, Dtype::activation, 2 * bsh, 1, spHidden);
-        v.tensor(TensorKind::logits, Dtype::activation, 2 * logits, 1, vocab);
+        v.tensor(TensorKind::finalNormInput, Dtype::activation, act * bsh, 1, spHidden);
+        v.tensor(TensorKind::outputLayerInput, Dtype::activation, act * bsh, 1, spHidden);
+        v.tensor(TensorKind::logits, Dtype::activation, act * logits, 1, vocab);
         v.tensor(TensorKind::lossLogits, Dtype::fp32, 4 * logits, 1, vocab);
         if (st.mtpLayers > 0) {
             // Each MTP depth is one more layer for the one micro-batch of the last stage, its norm and
             // projection inputs and its own logits and loss, all alive until the backward pass.
             v.layers(LayerGroup::mtp, LayerSpec{c.ckpt == "none", t.mtpMoe}, t.mtpLayerBytes, st.mtpLayers);
-            v.tensor(TensorKind::mtpNormInputs, Dtype::activation, 4 * bsh, st.mtpLayers,
+            v.tensor(TensorKind::mtpNormInputs, Dtype::activation, 2 * act * bsh, st.mtpLayers,
                      [&c] { return TensorText{"2 × [b, " + seqShape(c, true) + ", h]", "sharded by SP over TP"}; });
-            v.tensor(TensorKind::mtpProjectionInput, Dtype::activation, 4 * x.b * x.sRank * x.h, st.mtpLayers,
+            v.tensor(TensorKind::mtpProjectionInput, Dtype::activation, 2 * act * x.b * x.sRank * x.h, st.mtpLayers,
                      [&c] { return TensorText{"[b, " + seqShape(c, false) + ", 2h]", "replicated on every TP rank"}; });
-            v.tensor(TensorKind::mtpOutputInputs, Dtype::activation, 4 * bsh, st.mtpLayers,
+            v.tensor(TensorKind::mtpOutputInputs, Dtype::activation, 2 * act * bsh, st.mtpLayers,
                      [&c] { return TensorText{"2 × [b, " + seqShape(c, true) + ", h]", "sharded by SP over TP"}; });
-            v.tensor(TensorKind::mtpLogits, Dtype::mixed, 6 * logits, st.mtpLayers, vocab);
+            v.tensor(TensorKind::mtpLogits, Dtype::mixed, (act + 4) * logits, st.mtpLayers, vocab);
         }
     }
 }
@@ -157,9 +158,8 @@ struct SumStage : SumTensors {
 };
 
 std::string dtypeText(const Config& c, Dtype dtype) {
-    (void)c;
     switch (dtype) {
-        case Dtype::activation: return "bf16";
+        case Dtype::activation: return c.precision == "fp32" ? "fp32" : c.precision == "fp16" ? "fp16" : "bf16";
         case Dtype::fp32: return "fp32";
         case Dtype::fp8: return "fp8";
         case Dtype::uint8: return "uint8";
@@ -186,7 +186,7 @@ struct DescribeStage {
     void tensor(TensorKind kind, Dtype dtype, double bytesPerCopy, double copies, const Describe& describe) {
         TensorText text = describe();
         std::string name = prefix + std::string(tensorName(kind));
-        std::string type = kind == TensorKind::mtpLogits ? "bf16 + fp32" : dtypeText(c, dtype);
+        std::string type = kind == TensorKind::mtpLogits ? dtypeText(c, Dtype::activation) + " + fp32" : dtypeText(c, dtype);
         const double n = copies * groupCopies;
         tensors.push_back({std::move(name), std::move(text.shape), std::move(type), bytesPerCopy, n, bytesPerCopy * n, std::move(text.sharding)});
         if (inGroup) return;
@@ -199,7 +199,7 @@ struct DescribeStage {
         groupCopies = copies;
         inGroup = true;
         if (c.ckpt == "full")
-            tensor(TensorKind::layerInputCheckpoint, Dtype::activation, 2 * x.b * x.sRank * x.h / x.spDivisor, 1,
+            tensor(TensorKind::layerInputCheckpoint, Dtype::activation, activationBytes(c) * x.b * x.sRank * x.h / x.spDivisor, 1,
                    [this] { return TensorText{"[b, " + seqShape(c, true) + ", h]", "sharded by SP over TP"}; });
         else
             forEachLayerTensor(c, x, spec, *this);

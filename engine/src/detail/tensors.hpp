@@ -15,7 +15,8 @@ enum class TensorKind : std::uint8_t {
     attentionNormInput,
     attentionNormStatistics,
     qkvInput,
-    query,
+    query,           // with learned absolute positions
+    queryAfterRope,  // with rotary embeddings (pos_emb = 0)
     keyValue,
     softmaxLse,
     attentionProbabilities,
@@ -59,8 +60,8 @@ enum class TensorKind : std::uint8_t {
     mtpLogits,
 };
 
-// Element types: `activation` is the training precision's (BF16 or FP16: 2 bytes); `gemmInput` is the saved
-// input of a GEMM's weight gradient, which Transformer Engine stores in FP8 under FP8 training.
+// Element types: `activation` is the training precision's (BF16 or FP16: 2 bytes, FP32: 4; BF16 under FP8
+// training, whose saved GEMM inputs Transformer Engine stores in FP8).
 enum class Dtype : std::uint8_t { activation, fp32, fp8, uint8, int64, mixed };
 
 // The display name of a tensor kind.
@@ -81,6 +82,9 @@ struct LayerSpec {
     bool moe;
 };
 
+// Bytes of one activation element at the training precision.
+inline double activationBytes(const Config& c) { return c.precision == "fp32" ? 4 : 2; }
+
 // The sequence dimension as it appears in a shape: s, s/CP, s/TP or s/(CP·TP).
 std::string seqShape(const Config& c, bool spSharded);
 std::string spSharding(const Config& c);
@@ -90,19 +94,20 @@ std::string spSharding(const Config& c);
 template <class Visitor>
 void forEachLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor& v) {
     const bool fp8 = c.precision == "fp8";
+    const double act = activationBytes(c);
     const Dtype gemm = fp8 ? Dtype::fp8 : Dtype::activation;
-    const double gemmBytes = fp8 ? 1 : 2;  // per element of a saved GEMM input
+    const double gemmBytes = fp8 ? 1 : act;  // per element of a saved GEMM input
     const double bsh = x.b * x.sRank * x.h / x.spDivisor;
     const double statsBytes = (x.layernorm ? 8 : 4) * x.b * x.sRank / x.spDivisor;  // mean and/or rstd, fp32
     auto hidden = [&c] { return TensorText{"[b, " + seqShape(c, true) + ", h]", spSharding(c)}; };
     auto stats = [&c] { return TensorText{"[b, " + seqShape(c, true) + "]", spSharding(c)}; };
     auto heads = [](std::string shape) { return TensorText{std::move(shape), "heads split by TP"}; };
-    v.tensor(TensorKind::attentionNormInput, Dtype::activation, 2 * bsh, 1, hidden);
+    v.tensor(TensorKind::attentionNormInput, Dtype::activation, act * bsh, 1, hidden);
     v.tensor(TensorKind::attentionNormStatistics, Dtype::fp32, statsBytes, 1, stats);
     v.tensor(TensorKind::qkvInput, gemm, gemmBytes * bsh, 1, hidden);
-    v.tensor(TensorKind::query, Dtype::activation, 2 * x.b * x.sRank * x.headsRank * x.d, 1,
+    v.tensor(c.posEmb > 0 ? TensorKind::query : TensorKind::queryAfterRope, Dtype::activation, act * x.b * x.sRank * x.headsRank * x.d, 1,
              [&] { return heads("[b, " + seqShape(c, false) + ", a/TP, d]"); });
-    v.tensor(TensorKind::keyValue, Dtype::activation, 4 * x.b * x.sRank * x.kvHeadsRank * x.d, 1, [&] {
+    v.tensor(TensorKind::keyValue, Dtype::activation, 2 * act * x.b * x.sRank * x.kvHeadsRank * x.d, 1, [&] {
         return TensorText{"2 × [b, " + seqShape(c, false) + ", max(1, kv/TP), d]",
                           c.kvHeads < c.tp ? "KV heads replicated (TP > kv_heads)" : "KV heads split by TP"};
     });
@@ -113,24 +118,24 @@ void forEachLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor&
         } else {
             const double scores = x.b * x.headsRank * x.sRank * x.s;
             auto shape = [&] { return heads("[b, a/TP, " + seqShape(c, false) + ", s]"); };
-            v.tensor(TensorKind::attentionProbabilities, Dtype::activation, 2 * scores, 1, shape);
+            v.tensor(TensorKind::attentionProbabilities, Dtype::activation, act * scores, 1, shape);
             if (x.dropout) {
                 v.tensor(TensorKind::attentionDropoutMask, Dtype::uint8, scores, 1, shape);
-                v.tensor(TensorKind::droppedAttentionProbabilities, Dtype::activation, 2 * scores, 1, shape);
+                v.tensor(TensorKind::droppedAttentionProbabilities, Dtype::activation, act * scores, 1, shape);
             }
         }
     }
     // FlashAttention's backward reads its own BF16 output, so under FP8 the output projection keeps an FP8
     // copy beside it (listed last, after the MLP's tensors).
-    const double attentionOutput = 2 * x.b * x.sRank * x.headsRank * x.d;
+    const double attentionOutput = act * x.b * x.sRank * x.headsRank * x.d;
     auto outputShape = [&] { return heads("[b, " + seqShape(c, false) + ", a/TP, d]"); };
     const bool outputCopy = fp8 && x.flash;
     if (outputCopy)
         v.tensor(TensorKind::attentionOutputForFlash, Dtype::activation, attentionOutput, 1, outputShape);
     else
-        v.tensor(TensorKind::attentionOutput, gemm, attentionOutput * gemmBytes / 2, 1, outputShape);
+        v.tensor(TensorKind::attentionOutput, gemm, attentionOutput * gemmBytes / act, 1, outputShape);
     if (x.dropout) v.tensor(TensorKind::attentionResidualDropoutMask, Dtype::uint8, bsh, 1, hidden);
-    v.tensor(TensorKind::mlpNormInput, Dtype::activation, 2 * bsh, 1, hidden);
+    v.tensor(TensorKind::mlpNormInput, Dtype::activation, act * bsh, 1, hidden);
     v.tensor(TensorKind::mlpNormStatistics, Dtype::fp32, statsBytes, 1, stats);
     if (spec.moe) {
         // Router scores for every expert, then the top-k copies of each token dispatched to the experts of
@@ -143,10 +148,10 @@ void forEachLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor&
         v.tensor(TensorKind::dispatchedTokens, gemm, gemmBytes * routed * x.h, 1,
                  [] { return TensorText{"[b·s·k·cf, h]", "tokens routed to this EP rank"}; });
         if (x.gated) {
-            v.tensor(TensorKind::expertGateUp, Dtype::activation, 4 * routed * fe, 1, [&] { return routedShape("2 × [b·s·k·cf, d_expert/ETP]"); });
+            v.tensor(TensorKind::expertGateUp, Dtype::activation, 2 * act * routed * fe, 1, [&] { return routedShape("2 × [b·s·k·cf, d_expert/ETP]"); });
             v.tensor(TensorKind::expertSwigluOutput, gemm, gemmBytes * routed * fe, 1, [&] { return routedShape("[b·s·k·cf, d_expert/ETP]"); });
         } else {
-            v.tensor(TensorKind::expertFc1Output, Dtype::activation, 2 * routed * fe, 1, [&] { return routedShape("[b·s·k·cf, d_expert/ETP]"); });
+            v.tensor(TensorKind::expertFc1Output, Dtype::activation, act * routed * fe, 1, [&] { return routedShape("[b·s·k·cf, d_expert/ETP]"); });
             v.tensor(TensorKind::expertActivationOutput, gemm, gemmBytes * routed * fe, 1,
                      [&] { return routedShape("[b·s·k·cf, d_expert/ETP]"); });
         }
@@ -155,10 +160,10 @@ void forEachLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor&
         if (c.sharedExpertFfn > 0) {
             const double bss = x.b * x.sRank * c.sharedExpertFfn / x.t;
             v.tensor(TensorKind::sharedExpertInput, gemm, gemmBytes * bsh, 1, hidden);
-            v.tensor(TensorKind::sharedExpertGateUpOutput, Dtype::activation, (x.gated ? 6 : 4) * bss, 1,
+            v.tensor(TensorKind::sharedExpertGateUpOutput, Dtype::activation, (x.gated ? 3 : 2) * act * bss, 1,
                      [&] { return TensorText{"[b, " + seqShape(c, false) + ", 3 × d_shared/TP]", "split by TP"}; });
             if (c.sharedExpertGate)
-                v.tensor(TensorKind::sharedExpertGate, Dtype::activation, 2 * x.b * x.sRank / x.spDivisor, 1,
+                v.tensor(TensorKind::sharedExpertGate, Dtype::activation, act * x.b * x.sRank / x.spDivisor, 1,
                          [&] { return TensorText{"[b, " + seqShape(c, true) + ", 1]", spSharding(c)}; });
         }
     } else {
@@ -166,10 +171,10 @@ void forEachLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor&
         auto ffnShape = [&](std::string prefix) { return TensorText{prefix + "[b, " + seqShape(c, false) + ", d_ff/TP]", "split by TP"}; };
         v.tensor(TensorKind::fc1Input, gemm, gemmBytes * bsh, 1, hidden);
         if (x.gated) {
-            v.tensor(TensorKind::gateUp, Dtype::activation, 4 * bsf, 1, [&] { return ffnShape("2 × "); });
+            v.tensor(TensorKind::gateUp, Dtype::activation, 2 * act * bsf, 1, [&] { return ffnShape("2 × "); });
             v.tensor(TensorKind::swigluOutput, gemm, gemmBytes * bsf, 1, [&] { return ffnShape(""); });
         } else {
-            v.tensor(TensorKind::fc1Output, Dtype::activation, 2 * bsf, 1, [&] { return ffnShape(""); });
+            v.tensor(TensorKind::fc1Output, Dtype::activation, act * bsf, 1, [&] { return ffnShape(""); });
             v.tensor(TensorKind::activationOutput, gemm, gemmBytes * bsf, 1, [&] { return ffnShape(""); });
         }
     }
