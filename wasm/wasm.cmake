@@ -36,6 +36,14 @@ target_include_directories(membudget_engine_fast PUBLIC engine/include PRIVATE e
 target_compile_options(membudget_engine_fast PRIVATE ${MEMBUDGET_PLANNER_WASM_OPT})
 target_link_libraries(membudget_engine_fast PRIVATE membudget_warnings)
 target_link_libraries(membudget_planner_wasm PRIVATE membudget_engine_fast membudget_warnings)
+# Only the kernel's files (the layouts, the per-stage numbers, the architecture arithmetic) are built for speed;
+# the text (ledger lines, importers; validate() stays fast, it runs per layout) is built for size, as in the page's module, which
+# keeps the planner's module within its budget without slowing the search.
+foreach(text_source engine/src/presets.cpp engine/src/ledger.cpp engine/src/text.cpp engine/src/sources.cpp
+        engine/src/methods.cpp engine/src/training_ledger.cpp engine/src/inference.cpp engine/src/hf_import.cpp engine/src/expr.cpp
+        engine/src/tensors.cpp)
+  set_source_files_properties(${text_source} TARGET_DIRECTORY membudget_engine_fast PROPERTIES COMPILE_OPTIONS "-Oz")
+endforeach()
 target_compile_options(membudget_planner_wasm PRIVATE ${MEMBUDGET_PLANNER_WASM_OPT})
 get_target_property(membudget_wasm_link_options membudget_wasm LINK_OPTIONS)
 list(REMOVE_ITEM membudget_wasm_link_options ${MEMBUDGET_WASM_OPT})

@@ -1,6 +1,50 @@
 #include "detail/architecture.hpp"
 
+#include <vector>
+
+#include "detail/methods.hpp"
+
 namespace membudget::detail {
+
+double stageLayerCount(const Config& c, double stage) {
+    if (c.pp == 1) return c.layers;
+    const bool firstSet = c.firstStageLayers != 0, lastSet = c.lastStageLayers != 0;
+    if (stage == 0 && firstSet) return c.firstStageLayers;
+    if (stage == c.pp - 1 && lastSet) return c.lastStageLayers;
+    // The stages [from, to) share what remains evenly.
+    const double remaining = c.layers - c.firstStageLayers - c.lastStageLayers;
+    const double from = firstSet ? 1 : 0, to = lastSet ? c.pp - 1 : c.pp;
+    const double count = to - from;
+    if (count <= 0) return 0;
+    const double base = std::floor(remaining / count);
+    const double extra = remaining - base * count;
+    // The remainder goes to the stages after the first, which does not also hold the embedding.
+    const double firstExtra = std::max(from, 1.0);
+    return base + (stage >= firstExtra && stage < firstExtra + extra ? 1 : 0);
+}
+
+}  // namespace membudget::detail
+
+namespace membudget {
+
+std::vector<double> stageLayers(const Config& c) {
+    std::vector<double> layers(static_cast<size_t>(c.pp), 0);
+    for (size_t i = 0; i < layers.size(); ++i) layers[i] = detail::stageLayerCount(c, static_cast<double>(i));
+    return layers;
+}
+
+}  // namespace membudget
+
+namespace membudget::detail {
+
+double inFlightMicrobatches(const Config& c, double stage) { return std::min(c.pp - stage, c.microbatches); }
+
+double inFlightLayerCopies(const Config& c, double stageLayerCount, double stage) {
+    if (c.vpp <= 1) return inFlightMicrobatches(c, stage) * stageLayerCount;
+    const double chunks = std::min(2 * (c.pp - stage - 1) + (c.vpp - 1) * c.pp + 1, c.microbatches * c.vpp);
+    return chunks * stageLayerCount / c.vpp;
+}
+
 
 Dims dimsOf(const Config& c) {
     Dims x{};
