@@ -62,7 +62,8 @@ void printTable(std::ostream& out, const Result& result, const Config& c, bool g
     const auto* model = findModelPreset(c.model);
     const auto* gpu = findGpuPreset(c.gpu);
 
-    out << "membudget · method " << result.method << " · " << (model ? model->label : std::string_view("custom architecture"))
+    out << "membudget · method " << result.method << " · "
+        << (!c.name.empty() ? std::string_view(c.name) : model ? model->label : std::string_view("custom architecture"))
         << " · Ψ = " << detail::groupedNumber(result.parameterCount) << " parameters"
         << (result.activeParameterCount != result.parameterCount ? " (" + detail::groupedNumber(result.activeParameterCount) + " active per token)" : "")
         << "\n";
@@ -295,6 +296,7 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
         if (!field.unit.empty()) help += " (" + std::string(field.unit) + ")";
         help += ". Default: " + fieldText(Config{}, field) + ".";
         const char* typeName = field.kind == FieldKind::boolean ? "BOOL"
+                               : field.kind == FieldKind::text   ? "TEXT"
                                : field.kind == FieldKind::choice ? "ID"
                                : field.kind == FieldKind::integer ? "INT"
                                                                   : "NUM";
@@ -394,6 +396,12 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
         if (flagOptions[i]->count() > 0) assignments.push_back({std::string(table[i].key), flagValues[i]});
 
     Config base;
+    // A model preset and a config.json both set the architecture: refuse the pair rather than pick one.
+    if (!hfConfigFile.empty())
+        for (const auto& a : assignments)
+            if (a.key == "model")
+                problems.push_back({"model", "--hf-config (" + hfConfigFile + ") and model = " + a.text +
+                                                 " both set the architecture; give one of them"});
     if (!hfConfigFile.empty()) {
         const ReadResult source = readSource(hfConfigFile, in);
         if (!source.error.empty()) {
@@ -407,6 +415,7 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
     }
     ParsedConfig parsed = applyAssignments(assignments, base);
     problems.insert(problems.end(), parsed.problems.begin(), parsed.problems.end());
+    for (const auto& notice : parsed.notices) err << "membudget: notice: " << notice.message << "\n";
     Result result = evaluate(parsed.config);
     // Input that could not be read is as bad as input that does not validate: never guess.
     result.errors.insert(result.errors.begin(), problems.begin(), problems.end());

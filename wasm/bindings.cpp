@@ -64,6 +64,7 @@ struct WasmImport {
 struct WasmParsed {
     Config config;
     val problems = val::array();
+    val notices = val::array();
 };
 
 struct WasmField {
@@ -111,9 +112,11 @@ std::string reasonFor(const std::string& method, const std::string& lineId) { re
 
 val measurableLinesOf(const Config& config) { return toArray(measurableLines(config)); }
 
+val validTp(const Config& config) { return toArray(validTensorParallel(config)); }
+
 val validateConfig(const Config& config) { return toArray(validate(config)); }
 
-WasmParsed toWasm(const ParsedConfig& parsed) { return {parsed.config, toArray(parsed.problems)}; }
+WasmParsed toWasm(const ParsedConfig& parsed) { return {parsed.config, toArray(parsed.problems), toArray(parsed.notices)}; }
 
 WasmParsed decode(const std::string& query) { return toWasm(decodeQuery(query)); }
 
@@ -130,7 +133,7 @@ val fieldTexts(const Config& config) {
 }
 
 val fieldTable() {
-    static constexpr const char* kinds[] = {"integer", "number", "boolean", "choice"};
+    static constexpr const char* kinds[] = {"integer", "number", "boolean", "choice", "text"};
     const Config defaults;
     val out = val::array();
     for (const auto& f : fields()) {
@@ -257,6 +260,7 @@ val markParetoRows(const val& rows) {
 EMSCRIPTEN_BINDINGS(membudget) {
     value_object<Config>("Config")
         .field("model", &Config::model)
+        .field("name", &Config::name)
         .field("params", &Config::params)
         .field("hidden", &Config::hidden)
         .field("layers", &Config::layers)
@@ -385,7 +389,8 @@ EMSCRIPTEN_BINDINGS(membudget) {
 
     value_object<WasmParsed>("ParsedConfig")
         .field("config", &WasmParsed::config)
-        .field("problems", &WasmParsed::problems);
+        .field("problems", &WasmParsed::problems)
+        .field("notices", &WasmParsed::notices);
 
     value_object<WasmField>("Field")
         .field("key", &WasmField::key)
@@ -451,4 +456,5 @@ EMSCRIPTEN_BINDINGS(membudget) {
     function("compare", &compareConfig);
     function("differenceReason", &reasonFor);
     function("measurableLines", &measurableLinesOf);
+    function("validTensorParallel", &validTp);
 }

@@ -44,6 +44,9 @@ std::vector<FieldSpec> buildFields() {
     add({.key = "model", .label = "Model preset", .group = "model", .kind = K::choice, .member = &Config::model,
          .choices = modelChoices(), .unit = "", .help = "Fills the architecture fields; keys given after it override; custom fills nothing",
          .section = arch});
+    add({.key = "name", .label = "Model name", .group = "model", .kind = K::text, .member = &Config::name, .max = kMaxTextLength,
+         .unit = "", .help = "A custom or imported model's name (config.json's _name_or_path or architectures); empty for a preset",
+         .section = arch});
     add({.key = "params", .label = "Parameters Ψ", .group = "model", .kind = K::number, .member = &Config::params,
          .min = 1e6, .max = 1e14, .zeroMeansAuto = true, .autoMeaning = "derive from the architecture",
          .unit = "parameters", .help = "Total parameter count; overrides the count derived from the architecture",
@@ -296,6 +299,24 @@ std::optional<bool> parseBool(std::string_view text) {
     return std::nullopt;
 }
 
+// Characters of UTF-8 text (bytes that do not continue a character), and whether it holds a C0 or C1 control
+// character (U+0000–U+001F, U+007F, U+0080–U+009F, which UTF-8 writes as C2 80–C2 9F) or is not UTF-8.
+std::optional<std::string> textProblem(const FieldSpec& field, std::string_view text) {
+    const std::string key(field.key);
+    size_t characters = 0;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const auto byte = static_cast<unsigned char>(text[i]);
+        if ((byte & 0xC0) != 0x80) ++characters;
+        const bool c1 = byte == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+                        static_cast<unsigned char>(text[i + 1]) <= 0x9F;
+        if (byte < 0x20 || byte == 0x7F || c1)
+            return key + " must be " + describeRange(field) + "; got a control character at byte " + detail::formatNumber(static_cast<double>(i));
+    }
+    if (static_cast<double>(characters) > field.max)
+        return key + " must be " + describeRange(field) + "; got " + detail::formatNumber(static_cast<double>(characters)) + " characters";
+    return std::nullopt;
+}
+
 std::string quoted(std::string_view text) {
     // Quote what the user gave, cut to a readable length; messages are text, never markup.
     size_t cut = std::min<size_t>(text.size(), 40);
@@ -322,6 +343,7 @@ std::string describeRange(const FieldSpec& field) {
     switch (field.kind) {
         case FieldKind::boolean: return "true or false";
         case FieldKind::choice: return "one of " + joinChoices(field.choices);
+        case FieldKind::text: return "text of at most " + detail::formatNumber(field.max) + " characters, without control characters";
         case FieldKind::integer:
         case FieldKind::number: break;
     }
@@ -375,6 +397,11 @@ std::vector<Problem> setFieldText(Config& config, const FieldSpec& field, std::s
             config.*std::get<std::string Config::*>(field.member) = std::string(text);
             return {};
         }
+        case FieldKind::text: {
+            if (const auto problem = textProblem(field, text)) return {{key, *problem}};
+            config.*std::get<std::string Config::*>(field.member) = std::string(text);
+            return {};
+        }
     }
     return {};
 }
@@ -392,6 +419,9 @@ std::vector<Problem> validate(const Config& config) {
             const auto& v = config.*std::get<std::string Config::*>(field.member);
             if (std::find(field.choices.begin(), field.choices.end(), v) == field.choices.end())
                 errors.push_back({key, key + " must be " + describeRange(field) + "; got " + quoted(v)});
+        } else if (field.kind == FieldKind::text) {
+            if (const auto problem = textProblem(field, config.*std::get<std::string Config::*>(field.member)))
+                errors.push_back({key, *problem});
         }
     }
     if (!errors.empty()) return errors;  // the consistency checks below assume every field is in range
@@ -404,16 +434,22 @@ std::vector<Problem> validate(const Config& config) {
     if (config.headDim == 0 && std::fmod(config.hidden, config.heads) != 0)
         errors.push_back({"head_dim", "head_dim must be set (1 to 65,536) when hidden (" + n(config.hidden) +
                                           ") is not divisible by heads (" + n(config.heads) + ")"});
+    // The TP sizes this model allows, named in every TP error so that a user (and the page) can pick one.
+    const auto validTp = [&config, &n] {
+        std::string list;
+        for (double tp : validTensorParallel(config)) list += (list.empty() ? "" : ", ") + n(tp);
+        return "; this model allows tp = " + list;
+    };
     if (config.tp > config.heads)
-        errors.push_back({"tp", "tp must be at most heads (" + n(config.heads) + "); got " + n(config.tp)});
+        errors.push_back({"tp", "tp must be at most heads (" + n(config.heads) + "); got " + n(config.tp) + validTp()});
     // Megatron-LM and vLLM both refuse a TP group that would split an attention head: every rank holds whole heads.
     else if (std::fmod(config.heads, config.tp) != 0)
         errors.push_back({"tp", "tp must divide heads (" + n(config.heads) + "), so that each TP rank holds whole attention heads; got " +
-                                    n(config.tp)});
+                                    n(config.tp) + validTp()});
     // KV heads are split over TP ranks, or each replicated on tp / kv_heads ranks (vLLM); anything else cannot be laid out.
     else if (config.kvLoraRank == 0 && std::fmod(config.kvHeads, config.tp) != 0 && std::fmod(config.tp, config.kvHeads) != 0)
         errors.push_back({"tp", "tp must divide kv_heads (" + n(config.kvHeads) + ") or be a multiple of it, so that KV heads are "
-                                    "split or replicated evenly; got " + n(config.tp)});
+                                    "split or replicated evenly; got " + n(config.tp) + validTp()});
     if (config.pp > config.layers)
         errors.push_back({"pp", "pp must be at most layers (" + n(config.layers) + "); got " + n(config.pp)});
     if (config.cp > config.seq)
@@ -448,6 +484,12 @@ std::vector<Problem> validate(const Config& config) {
         if (config.expertsPerToken > config.experts)
             errors.push_back({"experts_per_token", "experts_per_token must be at most experts (" + n(config.experts) + "); got " +
                                                        n(config.expertsPerToken)});
+        // A MoE model has at least one MoE layer: the first after the leading dense ones.
+        if (config.firstDenseLayers >= config.layers)
+            errors.push_back({"first_dense_layers", "first_dense_layers must be less than layers (" + n(config.layers) +
+                                                        ") when experts > 0, or no layer is a MoE layer; got " + n(config.firstDenseLayers)});
+        if (config.sharedExpertGate && config.sharedExpertFfn == 0)
+            errors.push_back({"shared_expert_gate", "shared_expert_gate needs a shared expert (shared_expert_ffn > 0); got shared_expert_ffn = 0"});
     }
     if (config.vpp > 1 && config.pp == 1)
         errors.push_back({"vpp", "vpp (virtual pipeline stages) needs pp > 1; got vpp = " + n(config.vpp) + " with pp = 1"});
@@ -465,6 +507,9 @@ std::vector<Problem> validate(const Config& config) {
             errors.push_back({"microbatches", "microbatches must be a multiple of pp (" + n(config.pp) +
                                                   ") with interleaving (vpp > 1); got " + n(config.microbatches)});
     }
+    if (config.experts == 0 && config.firstDenseLayers != 0)
+        errors.push_back({"first_dense_layers", "first_dense_layers needs a mixture-of-experts model (experts > 0); got " +
+                                                    n(config.firstDenseLayers) + " with experts = 0"});
     if (config.mode == "inference" && config.method != "membudget")
         errors.push_back({"method", "method must be membudget in inference mode (the other sources model training); got " +
                                         quoted(config.method)});
@@ -500,7 +545,32 @@ ParsedConfig applyAssignments(std::span<const Assignment> assignments, Config ba
     }
     for (const auto& a : assignments)
         if (a.key != "model" && a.key != "gpu") apply(a);
+    // Only membudget's method models inference: choosing inference without naming a method selects it.
+    const bool methodGiven = std::any_of(assignments.begin(), assignments.end(), [](const Assignment& a) { return a.key == "method"; });
+    if (out.config.mode == "inference" && out.config.method != "membudget" && !methodGiven) {
+        out.notices.push_back({"method", "mode = inference selects method membudget (the " + out.config.method +
+                                             " method models training only)"});
+        out.config.method = "membudget";
+    }
     return out;
+}
+
+std::vector<double> validTensorParallel(const Config& config) {
+    std::vector<double> out;
+    const double limit = std::min(config.heads, findField("tp")->max);
+    for (double tp = 1; tp <= limit; ++tp)
+        if (std::fmod(config.heads, tp) == 0 &&
+            (config.kvLoraRank != 0 || std::fmod(config.kvHeads, tp) == 0 || std::fmod(tp, config.kvHeads) == 0))
+            out.push_back(tp);
+    return out;
+}
+
+void resetArchitecture(Config& config) {
+    const Config defaults;
+    for (const auto& field : fields()) {
+        if (field.group != "model" || field.key == "model") continue;
+        std::visit([&config, &defaults](auto member) { config.*member = defaults.*member; }, field.member);
+    }
 }
 
 Config presetBaseline(const Config& config) {

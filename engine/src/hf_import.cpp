@@ -13,6 +13,24 @@ std::string article(std::string_view noun) {
     return !noun.empty() && std::string_view("aeiou").find(noun[0]) != std::string_view::npos ? "an " : "a ";
 }
 
+// A name fit for the `name` field: control characters dropped, cut to kMaxTextLength characters (whole UTF-8
+// characters), so that no config.json fails to import for its name.
+std::string displayName(std::string_view text) {
+    std::string out;
+    size_t characters = 0;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const auto byte = static_cast<unsigned char>(text[i]);
+        if (byte == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 && static_cast<unsigned char>(text[i + 1]) <= 0x9F) {
+            ++i;  // a C1 control character
+            continue;
+        }
+        if (byte < 0x20 || byte == 0x7F) continue;
+        if ((byte & 0xC0) != 0x80 && ++characters > kMaxTextLength) break;
+        out += text[i];
+    }
+    return out;
+}
+
 }  // namespace
 
 // The mapping works on the config's top-level values as text, so that it needs no JSON parser: the CLI
@@ -130,7 +148,13 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> fiel
     if (!number({"num_nextn_predict_layers"}, "mtp_layers", false)) assignments.push_back({"mtp_layers", "0"});
     if (find("parallel_attn") || find("use_parallel_residual"))
         out.notices.push_back({"use_parallel_residual", "a parallel attention/MLP block saves the same tensors here as a sequential one"});
-    const ParsedConfig parsed = applyAssignments(assignments, base);
+    // The model's own name: the id it was published under, else its class.
+    const auto* architectures = find("architectures");  // an array, its first class name as the text
+    assignments.push_back({"name", displayName(text_("_name_or_path", architectures && architectures->type == "array" ? architectures->text : ""))});
+    // Everything the file leaves unset comes from the custom model's defaults, never from the model before it.
+    Config start = base;
+    resetArchitecture(start);
+    const ParsedConfig parsed = applyAssignments(assignments, start);
     out.config = parsed.config;
     out.errors.insert(out.errors.end(), parsed.problems.begin(), parsed.problems.end());
     // Only what the config.json set can make the import fail; a TP the new model's heads do not allow is the

@@ -130,6 +130,7 @@ AssignmentList parseJsonConfig(std::string_view text) {
                 out.assignments.push_back({name, value.get<bool>() ? "true" : "false"});
                 break;
             case FieldKind::choice:
+            case FieldKind::text:
                 if (!value.is_string()) {
                     out.problems.push_back({name, name + " must be " + describeRange(*field) + "; got " + jsonTypeName(value)});
                     continue;
@@ -153,7 +154,9 @@ HfImport importHfConfig(std::string_view text, const Config& base) {
         else if (value.is_boolean()) fields.push_back({key, "boolean", value.get<bool>() ? "true" : "false"});
         else if (value.is_string()) fields.push_back({key, "string", value.get<std::string>()});
         else if (value.is_null()) fields.push_back({key, "null", ""});
-        else fields.push_back({key, value.is_array() ? "array" : "object", ""});
+        // An array's text is its first element where that is a string (architectures: ["LlamaForCausalLM"]).
+        else fields.push_back({key, value.is_array() ? "array" : "object",
+                               value.is_array() && !value.empty() && value.front().is_string() ? value.front().get<std::string>() : ""});
     }
     return importHfFields("object", fields, base);
 }
@@ -243,7 +246,7 @@ std::string fieldsToJson(int indent) {
     const Config defaults;
     ordered_json out = ordered_json::array();
     for (const auto& field : fields()) {
-        static constexpr const char* kinds[] = {"integer", "number", "boolean", "choice"};
+        static constexpr const char* kinds[] = {"integer", "number", "boolean", "choice", "text"};
         ordered_json f{{"key", field.key},     {"label", field.label},
                        {"group", field.group}, {"kind", kinds[static_cast<int>(field.kind)]},
                        {"default", fieldText(defaults, field)}, {"range", describeRange(field)},

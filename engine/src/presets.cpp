@@ -117,6 +117,7 @@ const GpuPreset* findGpuPreset(std::string_view id) {
 
 void applyModelPreset(Config& config, const ModelPreset& preset) {
     config.model = std::string(preset.id);
+    config.name.clear();
     config.params = preset.params;
     config.hidden = preset.hidden;
     config.layers = preset.layers;

@@ -258,6 +258,60 @@ describe('the calculator page', () => {
     await expectNoBadText(page);
   });
 
+  it('an import leaves nothing of the model before it, keeps the imported name, and offers the TP values the model allows', async () => {
+    const cases = fixture('hf-configs').cases as { name: string; config: Record<string, unknown> }[];
+    const deepseek = cases.find((c) => c.name.startsWith('DeepSeek-V3'))!.config;
+    const mixtral = { ...cases.find((c) => c.name.startsWith('Mixtral'))!.config, _name_or_path: 'mistralai/Mixtral-8x7B-v0.1' };
+    delete (mixtral as Record<string, unknown>).num_experts_per_tok;
+    const importText = async (page: Page, config: unknown) => {
+      await page.fill('#hf-config', JSON.stringify(config));
+      await page.click('#hf-config-apply');
+      await page.waitForSelector('#hf-config-message[data-state="imported"], #hf-config-message[data-state="error"]');
+    };
+    // DeepSeek-V3 then Mixtral (without num_experts_per_tok) against Mixtral alone.
+    const chained = await open('?tp=1&dp=8');
+    await chained.click('.importer summary');
+    await importText(chained, deepseek);
+    await chained.waitForFunction(() => location.search.includes('kv_lora_rank'));
+    await importText(chained, mixtral);
+    await chained.waitForFunction(() => !location.search.includes('kv_lora_rank'));
+    const chainedQuery = new URL(chained.url()).search;
+    await context.close();
+    const alone = await open('?tp=1&dp=8');
+    await alone.click('.importer summary');
+    await importText(alone, mixtral);
+    await alone.waitForFunction(() => location.search.includes('model=custom'));
+    expect(chainedQuery).toBe(new URL(alone.url()).search);
+    expect(chainedQuery).toContain('name=mistralai%2FMixtral-8x7B-v0.1');
+    expect(await alone.inputValue('#f-name')).toBe('mistralai/Mixtral-8x7B-v0.1');
+    await alone.click('#copy-markdown');
+    await alone.waitForSelector('#toast.visible');
+    expect(await alone.evaluate(() => navigator.clipboard.readText())).toContain('Model mistralai/Mixtral-8x7B-v0.1');
+    await context.close();
+    // GPT-2 (12 heads) under TP 8: the error names the TP values it allows and the page offers them.
+    const gpt2 = cases.find((c) => c.name.startsWith('GPT-2'))!.config;
+    const page = await open('?tp=8&dp=8');
+    await page.click('.importer summary');
+    await importText(page, gpt2);
+    await page.waitForSelector('#verdict[data-verdict="error"], #verdict.invalid');
+    expect(await page.textContent('#m-tp')).toContain('this model allows tp = 1, 2, 3, 4, 6, 12');
+    const offered = await page.$$eval('#m-tp .offer-value', (buttons) => buttons.map((b) => b.getAttribute('data-value')));
+    expect(offered).toEqual(['1', '2', '3', '4', '6', '12']);
+    await page.click('#m-tp .offer-value[data-value="4"]');
+    await page.waitForSelector('#verdict[data-verdict]:not(.invalid)');
+    expect(await page.inputValue('#f-tp')).toBe('4');
+    await page.waitForFunction(() => location.search.includes('tp=4'));
+  });
+
+  it('switches the default page to inference: the method becomes membudget, with a note', async () => {
+    const page = await open('');
+    await page.selectOption('#f-mode', 'inference');
+    await page.waitForSelector('#ledger tr[data-line="kv_cache"]');
+    expect(await page.inputValue('#f-method')).toBe('membudget');
+    expect(await page.textContent('#notices')).toContain('mode = inference selects method membudget');
+    expect(await page.getAttribute('#verdict', 'data-verdict')).toMatch(/fits|tight|does_not_fit/);
+  });
+
   it('plans inference: the KV cache line, and how many sequences fit', async () => {
     const page = await open('?model=llama-3.1-8b&tp=1&dp=1&mb=8&gpu=h100-80gb');
     await page.selectOption('#f-mode', 'inference');

@@ -114,3 +114,19 @@ TEST_CASE("cli: help lists every field with its range and fields and presets pri
     const auto presets = nlohmann::json::parse(run({"presets"}).out);
     CHECK(presets["gpus"].size() == membudget::gpuPresets().size());
 }
+
+TEST_CASE("cli: a preset and a config.json together are refused, naming both", "[cli]") {
+    const auto r = membudget::test::cliRun({"--model", "llama-3.1-8b", "--hf-config", "-"},
+                                           R"({"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100})");
+    CHECK(r.status == 2);
+    CHECK(r.err.find("--hf-config (-) and model = llama-3.1-8b both set the architecture") != std::string::npos);
+}
+
+TEST_CASE("cli: --mode inference alone works, selecting method membudget with a notice", "[cli]") {
+    const auto r = membudget::test::cliRun({"--mode", "inference", "--tp", "8", "--dp", "1"});
+    CHECK(r.status == 0);
+    CHECK(r.err.find("mode = inference selects method membudget") != std::string::npos);
+    CHECK(r.out.find("method membudget") != std::string::npos);
+    // Naming a training-only method with inference stays an error.
+    CHECK(membudget::test::cliRun({"--mode", "inference", "--method", "chapter"}).status == 2);
+}

@@ -59,7 +59,7 @@ TEST_CASE("Hugging Face config.json: a TP the model cannot use does not refuse t
     const auto errors = evaluate(imported.config).errors;
     REQUIRE(errors.size() == 1);
     CHECK(errors[0].field == "tp");
-    CHECK(errors[0].message == "tp must divide heads (12), so that each TP rank holds whole attention heads; got 8");
+    CHECK(errors[0].message == "tp must divide heads (12), so that each TP rank holds whole attention heads; got 8; this model allows tp = 1, 2, 3, 4, 6, 12");
     // A size JSON.parse reads as Infinity (the page's route) is refused at its field, never turned into 0.
     const std::vector<HfValue> values{{"hidden_size", "number", "Infinity"}, {"num_hidden_layers", "number", "12"},
                                       {"num_attention_heads", "number", "12"}, {"intermediate_size", "number", "3072"},
@@ -68,4 +68,87 @@ TEST_CASE("Hugging Face config.json: a TP the model cannot use does not refuse t
     REQUIRE_FALSE(infinite.errors.empty());
     CHECK(infinite.errors[0].field == "hidden");
     CHECK(infinite.errors[0].message == "hidden_size must be a finite number to set hidden; got Infinity");
+}
+
+TEST_CASE("importing A then B gives exactly what importing B alone gives, for every pair of fixture configs", "[hf][properties]") {
+    std::vector<std::string> texts;
+    for (const auto& c : fixture("hf-configs")["cases"]) texts.push_back(c["config"].dump());
+    Config base;
+    base.tp = 1;
+    int pairs = 0;
+    for (const auto& a : texts)
+        for (const auto& b : texts) {
+            const HfImport first = importHfConfig(a, base);
+            REQUIRE(first.errors.empty());
+            const HfImport chained = importHfConfig(b, first.config), alone = importHfConfig(b, base);
+            REQUIRE(alone.errors.empty());
+            INFO(a.substr(0, 80) << " then " << b.substr(0, 80));
+            CHECK(chained.config == alone.config);
+            CHECK(evaluate(chained.config).activeParameterCount == evaluate(alone.config).activeParameterCount);
+            ++pairs;
+        }
+    CHECK(pairs >= 49);
+    // From a preset too: DeepSeek-V3's top-8, MLA and MTP do not leak into a Mixtral config without them.
+    const ParsedConfig preset = applyAssignments(std::vector<Assignment>{{"model", "deepseek-v3"}, {"tp", "1"}});
+    const std::string mixtral = R"({"model_type": "mixtral", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+        "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 32000, "num_local_experts": 8})";
+    const HfImport fromDeepseek = importHfConfig(mixtral, preset.config), fromDefault = importHfConfig(mixtral, base);
+    CHECK(fromDeepseek.config == fromDefault.config);
+    CHECK(fromDeepseek.config.kvLoraRank == 0);
+    CHECK(fromDeepseek.config.mtpLayers == 0);
+    CHECK(evaluate(fromDeepseek.config).activeParameterCount < 13e9);  // top-2 of 8 (Config's default top-k), not top-8
+}
+
+TEST_CASE("an imported model keeps its name: header, link, JSON and Markdown exports", "[hf]") {
+    Config base;
+    base.tp = 1;
+    const std::string llama = R"({"_name_or_path": "meta-llama/Llama-3.1-8B", "architectures": ["LlamaForCausalLM"], "model_type": "llama",
+        "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 14336,
+        "vocab_size": 128256})";
+    const HfImport imported = importHfConfig(llama, base);
+    REQUIRE(imported.errors.empty());
+    CHECK(imported.config.name == "meta-llama/Llama-3.1-8B");
+    CHECK(encodeQuery(imported.config).find("name=meta-llama%2FLlama-3.1-8B") != std::string::npos);
+    CHECK(decodeQuery(encodeQuery(imported.config)).config == imported.config);
+    // Without _name_or_path, the class name; control characters never reach the name.
+    const HfImport classOnly = importHfConfig(R"({"architectures": ["Qwen2\u001b]0;x\u0007ForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100})", base);
+    REQUIRE(classOnly.errors.empty());
+    CHECK(classOnly.config.name == "Qwen2]0;xForCausalLM");
+    // A preset clears a custom name.
+    CHECK(applyAssignments(std::vector<Assignment>{{"model", "llama-3.1-8b"}}, imported.config).config.name.empty());
+    // A name with a control character typed into a link is refused, naming the field.
+    const ParsedConfig bad = decodeQuery("name=a%1Bb");
+    REQUIRE_FALSE(bad.problems.empty());
+    CHECK(bad.problems[0].field == "name");
+    CHECK(bad.problems[0].message.find("control character") != std::string::npos);
+    Config typed;
+    typed.name = std::string(101, 'x');
+    CHECK(validate(typed).at(0).field == "name");
+}
+
+TEST_CASE("a TP the imported model cannot use names the TP values it can", "[hf][validate]") {
+    Config base;  // TP 8
+    const std::string gpt2 = R"({"model_type": "gpt2", "n_embd": 768, "n_layer": 12, "n_head": 12, "vocab_size": 50257})";
+    const HfImport imported = importHfConfig(gpt2, base);
+    REQUIRE(imported.errors.empty());
+    const auto errors = validate(imported.config);
+    REQUIRE_FALSE(errors.empty());
+    CHECK(errors[0].field == "tp");
+    CHECK(errors[0].message.find("this model allows tp = 1, 2, 3, 4, 6, 12") != std::string::npos);
+    CHECK(validTensorParallel(imported.config) == std::vector<double>{1, 2, 3, 4, 6, 12});
+}
+
+TEST_CASE("MoE fields are checked against each other", "[validate]") {
+    Config c;
+    c.model = "custom";
+    c.experts = 8;
+    c.firstDenseLayers = c.layers;
+    CHECK(validate(c).at(0).field == "first_dense_layers");
+    c.firstDenseLayers = 0;
+    c.sharedExpertGate = true;
+    CHECK(validate(c).at(0).field == "shared_expert_gate");
+    c = Config{};
+    c.firstDenseLayers = 2;  // a dense model
+    CHECK(validate(c).at(0).field == "first_dense_layers");
 }

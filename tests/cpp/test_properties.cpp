@@ -2,6 +2,8 @@
 // and the link codec loses nothing.
 #include <catch2/catch.hpp>
 
+#include <array>
+
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -195,7 +197,9 @@ TEST_CASE("the query codec round-trips every field", "[properties][codec]") {
                 c.*std::get<double Config::*>(field.member) = field.allowed.empty() ? field.max : field.allowed.back();
                 break;
             case FieldKind::number: c.*std::get<double Config::*>(field.member) = field.min + (field.max - field.min) / 3; break;
+            case FieldKind::text: c.*std::get<std::string Config::*>(field.member) = "Org/Model-7B v2 (ü & ?=#)"; break;
         }
+        if (field.key == "mode") c.method = "membudget";  // the only method of inference
         const std::string query = encodeQuery(c);
         if (field.key == "model" || field.key == "gpu") {
             // A preset id also moves the fields it fills; the rest of the record still round-trips.
@@ -222,6 +226,11 @@ void randomizeField(Config& c, const FieldSpec& field, std::mt19937& rng) {
             c.*std::get<std::string Config::*>(field.member) =
                 field.choices[std::uniform_int_distribution<size_t>(0, field.choices.size() - 1)(rng)];
             return;
+        case FieldKind::text: {
+            static const std::array<std::string, 4> names{"", "meta-llama/Llama-3.1-8B", "Qwen2MoeForCausalLM", "a & b = c ? #d"};
+            c.*std::get<std::string Config::*>(field.member) = names[std::uniform_int_distribution<size_t>(0, names.size() - 1)(rng)];
+            return;
+        }
         case FieldKind::integer:
         case FieldKind::number: break;
     }

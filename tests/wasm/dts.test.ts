@@ -94,7 +94,7 @@ describe('membudget.d.ts', () => {
     expect(keys(module.gpuPresets()[0])).toEqual(sorted(declared.get('GpuPreset')!));
     expect(keys(module.validate({ ...config, tp: 0 })[0])).toEqual(sorted(declared.get('Problem')!));
     const kinds = new Set(module.fields().map((f) => f.kind));
-    expect([...kinds].every((k) => ['integer', 'number', 'boolean', 'choice'].includes(k))).toBe(true);
+    expect([...kinds].every((k) => ['integer', 'number', 'boolean', 'choice', 'text'].includes(k))).toBe(true);
   });
 
   it('type-checks with the TypeScript that uses it (tsc --noEmit over the project)', () => {

@@ -36,3 +36,25 @@ describe('Hugging Face config.json import', () => {
     }
   });
 });
+
+describe('imports leave nothing of the model before them', () => {
+  it('importing A then B gives exactly what importing B alone gives, for every pair of fixture configs', () => {
+    const texts = fixture('hf-configs').cases.map((c: { config: unknown }) => JSON.stringify(c.config));
+    const base = { ...engine.defaultConfig(), tp: 1 };
+    let pairs = 0;
+    for (const a of texts)
+      for (const b of texts) {
+        const chained = engine.importHfConfig(engine.importHfConfig(base, a).config, b).config;
+        const alone = engine.importHfConfig(base, b).config;
+        expect(engine.encodeQuery(chained), `${a.slice(0, 60)} then ${b.slice(0, 60)}`).toBe(engine.encodeQuery(alone));
+        pairs += 1;
+      }
+    expect(pairs).toBeGreaterThanOrEqual(49);
+  });
+
+  it('keeps the model’s name, in the link too', () => {
+    const imported = engine.importHfConfig({ ...engine.defaultConfig(), tp: 1 }, JSON.stringify({ _name_or_path: 'org/My-Model', model_type: 'llama', hidden_size: 64, num_hidden_layers: 2, num_attention_heads: 4, intermediate_size: 128, vocab_size: 100 }));
+    expect(imported.config.name).toBe('org/My-Model');
+    expect(engine.encodeQuery(imported.config)).toContain('name=org%2FMy-Model');
+  });
+});

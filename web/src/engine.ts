@@ -131,6 +131,8 @@ export interface Decoded {
   config: Config;
   /** Parameters of the link that were skipped: unknown keys, malformed or repeated values. */
   notices: Problem[];
+  /** What the engine chose for the user (mode = inference without a method selects membudget). */
+  chosen?: Problem[];
 }
 
 export class Engine {
@@ -176,9 +178,14 @@ export class Engine {
 
   /** Sets one field from text as typed or linked; a preset id also fills the fields it sets. */
   setField(config: Config, key: string, text: string): Config {
+    return this.setFieldWithNotices(config, key, text).config;
+  }
+
+  /** setField, with what the engine chose for the user (mode = inference selects method membudget). */
+  setFieldWithNotices(config: Config, key: string, text: string): Decoded {
     const parsed = this.#call(() => this.#module.setField(this.#complete(config), key, text));
     if (parsed.problems.length > 0) throw new MembudgetError(parsed.problems);
-    return parsed.config;
+    return { config: parsed.config, notices: [], chosen: parsed.notices };
   }
 
   fieldTexts(config: Config): Record<keyof Config, string> {
@@ -191,7 +198,7 @@ export class Engine {
 
   decodeQuery(query: string): Decoded {
     const parsed = this.#call(() => this.#module.decodeQuery(query));
-    return { config: parsed.config, notices: parsed.problems };
+    return { config: parsed.config, notices: parsed.problems, chosen: parsed.notices };
   }
 
   /** Every method's ledger for the configuration; a method that refuses it carries its errors. */
@@ -211,6 +218,11 @@ export class Engine {
     return this.#call(() => this.#module.measurableLines(this.#complete(config)));
   }
 
+  /** The TP sizes the model allows, which the page offers when TP is invalid. */
+  validTensorParallel(config: Config): number[] {
+    return this.#call(() => this.#module.validTensorParallel(this.#complete(config)));
+  }
+
   /** A Hugging Face config.json onto `config`; throws MembudgetError if it cannot be read. */
   importHfConfig(config: Config, text: string): Decoded {
     let root: unknown;
@@ -227,14 +239,16 @@ export class Engine {
       } else {
         for (const [key, value] of Object.entries(root)) {
           const type = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
-          fields.push({ key, type, text: type === 'number' || type === 'boolean' || type === 'string' ? String(value) : '' });
+          // An array's text is its first element where that is a string (architectures: ["LlamaForCausalLM"]), as the CLI's.
+          const text = type === 'number' || type === 'boolean' || type === 'string' ? String(value) : Array.isArray(value) && typeof value[0] === 'string' ? value[0] : '';
+          fields.push({ key, type, text });
         }
       }
     }
     const tools = this.#planner();
     const imported = this.#call(() => tools.importHfFields(this.#complete(config), rootType, fields));
     if (imported.errors.length > 0) throw new MembudgetError(imported.errors);
-    return { config: imported.config, notices: imported.notices };
+    return { config: imported.config, notices: imported.notices, chosen: [] };
   }
 
   /** A plan request with the search's defaults (the CLI's `plan` flags) for the configuration. */

@@ -65,7 +65,7 @@ export class Form {
       id,
       name: field.key,
       type: 'text',
-      inputmode: field.kind === 'integer' ? 'numeric' : 'decimal',
+      inputmode: field.kind === 'integer' ? 'numeric' : field.kind === 'text' ? 'text' : 'decimal',
       autocomplete: 'off',
       spellcheck: 'false',
     });
@@ -80,8 +80,9 @@ export class Form {
     }
   }
 
-  /** Errors and warnings next to their fields; ones without a field at the end of the form. */
-  showProblems(errors: Problem[], warnings: Problem[]): void {
+  /** Errors and warnings next to their fields; ones without a field at the end of the form. `offer`: values to
+   * pick from at a field in error (the TP sizes a model allows). */
+  showProblems(errors: Problem[], warnings: Problem[], offer?: Offer): void {
     const byField = new Map<string, { errors: string[]; warnings: string[] }>();
     const general: string[] = [];
     const collect = (problems: Problem[], kind: 'errors' | 'warnings') => {
@@ -101,11 +102,20 @@ export class Form {
     for (const [key, message] of this.#messages) {
       const entry = byField.get(key) ?? { errors: [], warnings: [] };
       const state = `${entry.errors.join('\n')}\u0000${entry.warnings.join('\n')}`;
-      if (message.dataset.state === state || (!message.dataset.state && state === '\u0000')) continue;
-      message.dataset.state = state;
+      const offered = offer && offer.key === key && entry.errors.length > 0 ? offer : undefined;
+      const offerState = offered ? `\u0000${offered.values.join(',')}` : '';
+      if (message.dataset.state === state + offerState || (!message.dataset.state && state === '\u0000' && !offered)) continue;
+      message.dataset.state = state + offerState;
       const hasError = entry.errors.length > 0;
       message.className = `message${hasError ? ' error' : entry.warnings.length ? ' warning' : ''}`;
-      replaceChildren(message, ...[...entry.errors, ...entry.warnings].map((text) => el('p', {}, text)));
+      const choices = offered
+        ? el('p', { class: 'offer' }, 'Use ', ...offered.values.map((value) => {
+            const button = el('button', { type: 'button', class: 'offer-value', 'data-value': String(value) }, `${key} = ${value}`);
+            button.addEventListener('click', () => offered.pick(value));
+            return button;
+          }))
+        : null;
+      replaceChildren(message, ...[...entry.errors, ...entry.warnings].map((text) => el('p', {}, text)), choices);
       const control = this.#controls.get(key);
       control?.setAttribute('aria-invalid', String(hasError));
       control?.closest('.field')?.classList.toggle('has-error', hasError);
@@ -116,6 +126,12 @@ export class Form {
       replaceChildren(this.#general, ...general.map((text) => el('p', {}, text)));
     }
   }
+}
+
+export interface Offer {
+  key: string;
+  values: number[];
+  pick: (value: number) => void;
 }
 
 function capitalize(text: string): string {

@@ -65,7 +65,7 @@ export function ledgerMarkdown(ledger: Ledger, config: Config, unit: Unit, link:
   const lines = [
     `**${VERDICT_TEXT[ledger.verdict]}**: ${formatWithUnit(ledger.totalBytes, unit)} per GPU against ${formatWithUnit(ledger.capacityBytes, unit)} ` +
       `(${formatWithUnit(ledger.usableBytes, unit)} usable after ${formatPercent(config.headroom)} headroom). ` +
-      `Model ${cell(config.model)}, Ψ = ${formatCount(ledger.parameterCount)}; ` +
+      `Model ${cell(config.name || config.model)}, Ψ = ${formatCount(ledger.parameterCount)}; ` +
       `TP=${config.tp} PP=${config.pp} DP=${config.dp} CP=${config.cp} SP=${config.sp ? 'on' : 'off'} ZeRO-${config.zero}; ` +
       `b_μ=${config.mb} s=${config.seq} ckpt=${cell(config.ckpt)}; GPU ${cell(config.gpu)}; method ${cell(ledger.method)}.`,
     '',

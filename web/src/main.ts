@@ -66,6 +66,7 @@ class App {
     const decoded = engine.decodeQuery(location.search);
     this.#config = decoded.config;
     this.#showNotices(decoded.notices);
+    if (decoded.chosen?.length) this.#showNotices(decoded.chosen, 'Note:');
 
     this.#unitToggle = el('select', { id: 'unit', 'aria-label': 'Units' }, el('option', { value: 'gb' }, 'GB (10⁹ B)'), el('option', { value: 'gib' }, 'GiB (2³⁰ B)'));
     this.#unitToggle.value = this.#view.unit;
@@ -141,13 +142,30 @@ class App {
   #showFormState(editing?: string): void {
     if (!this.#form) return;
     if (editing === undefined || editing === 'model' || editing === 'gpu') this.#form.show(this.#engine.fieldTexts(this.#config));
-    this.#form.showProblems(this.#errors, this.#ledger?.warnings ?? []);
+    // A TP the model's heads do not allow: offer the ones they do.
+    const tpError = this.#errors.some((e) => e.field === 'tp');
+    const offer = tpError ? { key: 'tp', values: this.#engine.validTensorParallel(this.#config).slice(0, 16), pick: (tp: number) => this.#pick('tp', tp) } : undefined;
+    this.#form.showProblems(this.#errors, this.#ledger?.warnings ?? [], offer);
+  }
+
+  /** A value picked from an offer: set, shown in the form, recomputed. */
+  #pick(key: string, value: number): void {
+    this.#config = this.#engine.setField(this.#config, key, String(value));
+    this.#recompute();
+    document.getElementById(`f-${key}`)?.focus();
   }
 
   #onInput(key: string, text: string): void {
     try {
-      this.#config = this.#engine.setField(this.#config, key, text);
-      this.#recompute(key);
+      const parsed = this.#engine.setFieldWithNotices(this.#config, key, text);
+      this.#config = parsed.config;
+      if (parsed.chosen?.length) {
+        // The engine changed another field (the method for inference): show it and rewrite the form.
+        this.#showNotices(parsed.chosen, 'Note:');
+        this.#recompute();
+      } else {
+        this.#recompute(key);
+      }
     } catch (error) {
       if (!(error instanceof MembudgetError)) throw error;
       // Text the engine cannot read (a letter in a number): say so at the field, keep the last ledger.

@@ -23,6 +23,7 @@ inline constexpr double kExactIntegerLimit = 9007199254740992.0;  // 2^53: doubl
 struct Config {
     // model
     std::string model = "chapter-70b";
+    std::string name;      // a custom or imported model's own name (config.json's _name_or_path); "" for a preset
     double params = 70e9;  // Ψ; 0 derives it from the architecture
     double hidden = 8192;
     double layers = 80;
@@ -102,7 +103,10 @@ struct Config {
     bool operator==(const Config&) const = default;
 };
 
-enum class FieldKind { integer, number, boolean, choice };
+enum class FieldKind { integer, number, boolean, choice, text };
+
+// Longest text of a text field (characters).
+inline constexpr size_t kMaxTextLength = 100;
 
 using FieldMember = std::variant<double Config::*, bool Config::*, std::string Config::*>;
 
@@ -148,6 +152,14 @@ std::vector<Problem> setFieldText(Config& config, const FieldSpec& field, std::s
 // Every range and consistency error of a configuration, each naming its field and the allowed range.
 std::vector<Problem> validate(const Config& config);
 
+// The tensor-parallel sizes the model's heads allow (TP divides the heads, and divides the KV heads or is a
+// multiple of them), up to the field's maximum.
+std::vector<double> validTensorParallel(const Config& config);
+
+// Resets every architecture field (group model) but `model` to the custom model's defaults: what an import
+// starts from, so that what one config.json leaves unset never comes from the model before it.
+void resetArchitecture(Config& config);
+
 struct Assignment {
     std::string key;
     std::string text;
@@ -163,6 +175,7 @@ struct AssignmentList {
 struct ParsedConfig {
     Config config;
     std::vector<Problem> problems;  // unknown keys and malformed values, which were skipped
+    std::vector<Problem> notices;   // what the engine chose for the user (mode = inference selects method membudget)
 };
 
 // Reports every key given more than once and keeps only its last assignment.

@@ -5,6 +5,7 @@
 /** One configuration: the engine's field table, with the same snake_case keys as JSON, CLI and URL. */
 export interface Config {
   model: string;
+  name: string;
   params: number;
   hidden: number;
   layers: number;
@@ -157,6 +158,8 @@ export interface Result {
 export interface ParsedConfig {
   config: Config;
   problems: Problem[];
+  /** What the engine chose for the user (mode = inference selects method membudget). */
+  notices: Problem[];
 }
 
 /** One top-level value of a config.json: key, JSON type (number, string, boolean, null, array, object), text. */
@@ -178,7 +181,7 @@ export interface Field {
   key: keyof Config;
   label: string;
   group: string;
-  kind: 'integer' | 'number' | 'boolean' | 'choice';
+  kind: 'integer' | 'number' | 'boolean' | 'choice' | 'text';
   min: number;
   max: number;
   zeroMeansAuto: boolean;
@@ -250,6 +253,8 @@ export interface MembudgetModule {
   differenceReason(method: string, lineId: string): string;
   /** The peak stage's lines during forward and backward, where a measurement records them; empty on errors. */
   measurableLines(config: Config): Line[];
+  /** The TP sizes the model's heads allow (dividing the heads, and dividing or a multiple of the KV heads). */
+  validTensorParallel(config: Config): number[];
 }
 
 export interface ModuleOptions {
