@@ -199,7 +199,7 @@ void printComparison(std::ostream& out, const std::vector<MethodColumn>& columns
     }
 }
 
-std::string percent(double fraction) { return fixed2(fraction * 100).substr(0, fixed2(fraction * 100).size() - 1) + "%"; }
+std::string percent(double fraction) { return detail::percentText(fraction); }
 
 void printPlan(std::ostream& out, const PlanResult& plan, const PlanRequest& request, bool gib, size_t limit, bool paretoOnly) {
     const double scale = gib ? 1073741824.0 : 1e9;

@@ -136,11 +136,17 @@ void markPareto(std::vector<PlanRow>& rows) noexcept {
                     rows[i].pareto = false;
                     break;
                 }
-        // Pareto first, then by peak memory; the search order breaks ties.
+        // Pareto first, then by peak memory; ties by the layout itself, so that a whole plan and joined slices of it
+        // list the same rows in the same order.
         for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+        auto layout = [&rows](size_t i) {
+            const PlanRow& r = rows[i];
+            return std::make_tuple(r.tp, r.pp, r.cp, r.dp, r.ep, r.zero, r.sp, r.ckpt, r.mb, r.firstStageLayers, r.lastStageLayers);
+        };
         std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
             if (rows[a].pareto != rows[b].pareto) return rows[a].pareto;
             if (rows[a].peakBytes != rows[b].peakBytes) return rows[a].peakBytes < rows[b].peakBytes;
+            if (layout(a) != layout(b)) return layout(a) < layout(b);
             return a < b;
         });
         std::vector<PlanRow> sorted;
@@ -268,11 +274,16 @@ PlanResult plan(const PlanRequest& r) noexcept {
             }
         }
         out.fitting = static_cast<double>(out.rows.size());
-        // Only a whole plan is ranked; a slice leaves that to the caller, who joins the slices.
-        if (begin == 0 && end == layouts.size()) markPareto(out.rows);
-        if (static_cast<double>(out.rows.size()) > r.maxRows) {
-            out.dropped = static_cast<double>(out.rows.size()) - r.maxRows;
-            out.rows.resize(static_cast<size_t>(r.maxRows));
+        // Rows come back Pareto first, then by peak memory, at most maxRows of them. A slice keeps its own Pareto
+        // front and maxRows more: a row dominated in its slice is dominated in the whole plan, so the caller who
+        // joins the slices, marks the front again and keeps maxRows gets exactly the whole plan's rows.
+        markPareto(out.rows);
+        const bool whole = begin == 0 && end == layouts.size();
+        const double front = static_cast<double>(std::count_if(out.rows.begin(), out.rows.end(), [](const PlanRow& row) { return row.pareto; }));
+        const double keep = whole ? r.maxRows : front + r.maxRows;
+        if (static_cast<double>(out.rows.size()) > keep) {
+            out.dropped = static_cast<double>(out.rows.size()) - keep;
+            out.rows.resize(static_cast<size_t>(keep));
         }
     } catch (...) {
         out = PlanResult{};
@@ -293,11 +304,11 @@ struct Change {
 std::vector<Change> singleChanges(const Config& c) {
     using detail::formatNumber;
     std::vector<Change> out;
-    const std::string pct = formatNumber(std::round(recomputeOverhead([&] {
-                                                        Config s = c;
-                                                        s.ckpt = "selective";
-                                                        return s;
-                                                    }()) * 1000) / 10);
+    const std::string pct = detail::percentText(recomputeOverhead([&] {
+        Config s = c;
+        s.ckpt = "selective";
+        return s;
+    }()));
     if (c.tp > 1 && !c.sp && std::fmod(c.seq / c.cp, c.tp) == 0)
         out.push_back({"sp = true", {{"sp", "true"}}, 0, "none: the same TP communication as reduce-scatter + all-gather (Korthikanti §4.2.2)"});
     if (c.zero < 2 && c.dp * c.cp > 1)
@@ -306,7 +317,7 @@ std::vector<Change> singleChanges(const Config& c) {
     if (c.zero < 3 && c.dp * c.cp > 1)
         out.push_back({"zero = 3", {{"zero", "3"}}, 3, "1.5× the data-parallel communication: parameters all-gathered in forward and backward (ZeRO §7.2)"});
     if (c.ckpt == "none")
-        out.push_back({"ckpt = selective", {{"ckpt", "selective"}}, 2, "≈" + pct + "% more step compute (attention core recomputed)"});
+        out.push_back({"ckpt = selective", {{"ckpt", "selective"}}, 2, "≈" + pct + " more step compute (attention core recomputed)"});
     if (c.ckpt != "full")
         out.push_back({"ckpt = full", {{"ckpt", "full"}}, 5, "≈33% more step compute: one more forward pass (chapter §2)"});
     if (c.mb > 1 && std::fmod(c.mb, 2) == 0)
@@ -321,8 +332,8 @@ std::vector<Change> singleChanges(const Config& c) {
     if (std::fmod(c.dp, 2) == 0 && c.pp * 2 <= c.layers)
         out.push_back({"pp = " + formatNumber(c.pp * 2) + ", dp = " + formatNumber(c.dp / 2),
                        {{"pp", formatNumber(c.pp * 2)}, {"dp", formatNumber(c.dp / 2)}}, 4,
-                       "pipeline bubble " + formatNumber(std::round((c.pp * 2 - 1) / (c.microbatches + c.pp * 2 - 1) * 1000) / 10) + "% (was " +
-                           formatNumber(std::round((c.pp - 1) / (c.microbatches + c.pp - 1) * 1000) / 10) + "%)"});
+                       "pipeline bubble " + detail::percentText((c.pp * 2 - 1) / (c.microbatches + c.pp * 2 - 1)) + " (was " +
+                           detail::percentText((c.pp - 1) / (c.microbatches + c.pp - 1)) + ")"});
     if (std::fmod(c.dp, 2) == 0 && std::fmod(c.seq, c.cp * 2) == 0)
         out.push_back({"cp = " + formatNumber(c.cp * 2) + ", dp = " + formatNumber(c.dp / 2),
                        {{"cp", formatNumber(c.cp * 2)}, {"dp", formatNumber(c.dp / 2)}}, 4,

@@ -22,6 +22,12 @@ std::string formatNumber(double value) {
     return buffer;
 }
 
+std::string percentText(double fraction) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.1f%%", std::round(fraction * 1000) / 10);
+    return buffer;
+}
+
 std::string groupedNumber(double value) {
     std::string plain = formatNumber(value);
     if (!(std::isfinite(value) && std::floor(value) == value && std::fabs(value) < 1e15)) return plain;

@@ -10,6 +10,7 @@
 
 #include "detail/methods.hpp"
 #include "membudget/json.hpp"
+#include "membudget/detail/text.hpp"
 #include "membudget/plan.hpp"
 #include "membudget/presets.hpp"
 
@@ -186,6 +187,38 @@ TEST_CASE("a 405B plan on 16,384 GPUs completes and stays within its layouts", "
     const PlanResult tail = membudget::plan(request);
     CHECK(head.fitting + tail.fitting == plan.fitting);
     CHECK(head.evaluated + tail.evaluated == plan.evaluated);
+    // With a row cap the joined slices, marked again and cut, are the whole plan's rows (what the page does).
+    for (double maxRows : {5.0, 60.0, 400.0}) {
+        INFO("maxRows " << maxRows);
+        request.maxRows = maxRows;
+        request.layoutBegin = request.layoutEnd = 0;
+        const PlanResult capped = membudget::plan(request);
+        std::vector<PlanRow> joined;
+        for (double begin = 0; begin < plan.layouts; begin += 7) {
+            request.layoutBegin = begin;
+            request.layoutEnd = std::min(begin + 7, plan.layouts);
+            const PlanResult slice = membudget::plan(request);
+            joined.insert(joined.end(), slice.rows.begin(), slice.rows.end());
+        }
+        markPareto(joined);
+        if (static_cast<double>(joined.size()) > maxRows) joined.resize(static_cast<size_t>(maxRows));
+        REQUIRE(joined.size() == capped.rows.size());
+        for (size_t i = 0; i < joined.size(); ++i) {
+            CHECK(joined[i].peakBytes == capped.rows[i].peakBytes);
+            CHECK(joined[i].pareto == capped.rows[i].pareto);
+            CHECK(std::tie(joined[i].tp, joined[i].pp, joined[i].cp, joined[i].zero, joined[i].mb, joined[i].ckpt, joined[i].sp) ==
+                  std::tie(capped.rows[i].tp, capped.rows[i].pp, capped.rows[i].cp, capped.rows[i].zero, capped.rows[i].mb, capped.rows[i].ckpt,
+                           capped.rows[i].sp));
+        }
+        CHECK(capped.dropped == capped.fitting - static_cast<double>(capped.rows.size()));
+    }
+}
+
+TEST_CASE("plan and advise round percentages alike: to the tenth, half up", "[plan]") {
+    CHECK(detail::percentText(1.0 / 51) == "2.0%");
+    CHECK(detail::percentText(1.0 / 3) == "33.3%");
+    CHECK(detail::percentText(0.00049) == "0.0%");
+    CHECK(detail::percentText(0.00051) == "0.1%");
 }
 
 TEST_CASE("bad plan requests name the field", "[plan]") {

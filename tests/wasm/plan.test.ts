@@ -47,6 +47,21 @@ describe('the planner in the wasm build', () => {
     expect(progress).toEqual([...progress].sort((a, b) => a - b));
   });
 
+  it('caps the rows as the CLI does and reports what it dropped, whole or in slices', async () => {
+    const config = engine.decodeQuery(QUERY).config;
+    for (const maxRows of [7, 40]) {
+      const request = { ...engine.planRequest(config, 64, 256), maxRows };
+      const whole = engine.plan(request);
+      const sliced = await runPlan(engine, request, () => {});
+      expect(whole.rows.length).toBe(maxRows);
+      expect(whole.dropped).toBe(whole.fitting - maxRows);
+      expect(sliced.rows).toEqual(whole.rows);
+      expect(sliced.dropped).toBe(whole.dropped);
+      const cli = JSON.parse(runCli(['plan', '--json', '--url', QUERY]).stdout) as { rows: unknown[] };
+      expect(cli.rows.length).toBeGreaterThan(maxRows);
+    }
+  });
+
   it('lives in the planner’s module only, with the advice and the importer: the page’s engine refuses them with a message', () => {
     expect(() => page.plan(page.planRequest(page.defaultConfig(), 8, 8))).toThrowError(/loadPlannerEngine/);
     const config = page.decodeQuery('model=llama-3.1-70b&tp=1&dp=8&ckpt=none').config;

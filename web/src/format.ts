@@ -33,6 +33,12 @@ export function formatWithUnit(bytes: number, unit: Unit): string {
   return `${formatBytes(bytes, unit)} ${UNIT_LABEL[unit]}`;
 }
 
+/** One decimal, rounded half up at the tenth of a percent, as the engine's percentText (CLI tables, advice). */
+export function formatPercentTenth(fraction: number): string {
+  if (!Number.isFinite(fraction)) return '—';
+  return `${(Math.round(fraction * 1000) / 10).toFixed(1)}%`;
+}
+
 export function formatPercent(fraction: number): string {
   if (!Number.isFinite(fraction)) return '—';
   return `${upTo2.format(fraction * 100)}%`;

@@ -44,6 +44,10 @@ export async function runPlan(
     done = end;
     onProgress({ layoutsDone: done, layouts, fitting: total.fitting, evaluated: total.evaluated });
   }
+  // The slices kept their fronts and maxRows more each: marked again and cut to maxRows, these are the whole
+  // plan's rows, as the CLI's.
   const rows: PlanRow[] = engine.markPareto(total.rows);
-  return { ...total, rows };
+  const kept = rows.slice(0, request.maxRows);
+  // Whatever no slice returned, or the cut leaves out, is dropped: fitting rows not listed.
+  return { ...total, rows: kept, dropped: total.fitting - kept.length };
 }

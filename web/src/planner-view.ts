@@ -4,7 +4,7 @@
 import type { Advice, Config, Engine, Ledger, Plan, PlanRequest, PlanRow, Problem } from './engine';
 import { loadPlannerEngine, MembudgetError } from './engine';
 import { el, replaceChildren } from './dom';
-import { formatBytes, formatCount, formatPercent, UNIT_LABEL, type Unit } from './format';
+import { formatBytes, formatCount, formatPercentTenth, UNIT_LABEL, type Unit } from './format';
 import { runPlan, type PlanProgress, type PlanReply } from './plan-run';
 import workerUrl from './plan-worker.ts?worker&url';
 
@@ -130,7 +130,7 @@ export class PlannerView {
       this.#plan = plan;
       this.#progress.value = 1;
       const front = plan.rows.filter((r) => r.pareto).length;
-      replaceChildren(this.#status, `${formatCount(plan.layouts)} layouts, ${formatCount(plan.candidates)} configurations: ${formatCount(plan.evaluated)} evaluated, ${formatCount(plan.pruned)} pruned; ${formatCount(plan.fitting)} fit, ${formatCount(front)} on the Pareto front (${formatCount(performance.now() - started)} ms).`);
+      replaceChildren(this.#status, `${formatCount(plan.layouts)} layouts, ${formatCount(plan.candidates)} configurations: ${formatCount(plan.evaluated)} evaluated, ${formatCount(plan.pruned)} pruned; ${formatCount(plan.fitting)} fit, ${formatCount(front)} on the Pareto front (${formatCount(performance.now() - started)} ms).${plan.dropped > 0 ? ` The ${formatCount(plan.rows.length)} best are listed; ${formatCount(plan.dropped)} more fit but are dropped (Pareto front first, then by peak memory).` : ''}`);
       document.body.dataset.planMs = (performance.now() - started).toFixed(1);
       this.#render();
     };
@@ -223,8 +223,8 @@ export class PlannerView {
         el('td', { class: 'value' }, formatCount(r.microbatches)),
         el('td', { class: 'value' }, formatBytes(r.peakBytes, this.#unit)),
         el('td', { class: 'value' }, formatBytes(r.headroomBytes, this.#unit)),
-        el('td', { class: 'value' }, formatPercent(r.recomputeOverhead)),
-        el('td', { class: 'value' }, formatPercent(r.bubble)),
+        el('td', { class: 'value' }, formatPercentTenth(r.recomputeOverhead)),
+        el('td', { class: 'value' }, formatPercentTenth(r.bubble)),
         el('td', { class: 'note' }, notes),
       );
       const load = () => this.#onLoad(this.#rowConfig(request, r));

@@ -23,7 +23,9 @@ struct PlanRequest {
     // A slice of the layouts (TP, CP, PP, EP) for a caller that reports progress: [layoutBegin, layoutEnd).
     // layoutEnd = 0: all of them.
     double layoutBegin = 0, layoutEnd = 0;
-    double maxRows = 20000;  // beyond this the rows with the least headroom are dropped (counted in `dropped`)
+    // Rows kept: a whole plan keeps maxRows (Pareto first, then by peak); a slice its Pareto front and maxRows more,
+    // so that joined slices, marked again and cut to maxRows, are the whole plan's rows. The rest are `dropped`.
+    double maxRows = 20000;
 };
 
 struct PlanRow {

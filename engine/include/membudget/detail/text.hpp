@@ -13,6 +13,10 @@ std::string formatNumber(double value);
 // An integer-valued number with thousands separators (70,000,000,000); others as formatNumber.
 std::string groupedNumber(double value);
 
+// A fraction as a percentage with one decimal, rounded half up at the tenth of a percent (1/51 -> "2.0%"): the
+// same rounding in the CLI's tables, the advice and the page (web/src/format.ts formatPercentTenth).
+std::string percentText(double fraction);
+
 // A finite decimal number (optional sign, digits, fraction, exponent) and nothing else: no hex, no
 // "inf" or "nan", no surrounding spaces, no overflow.
 std::optional<double> parseNumber(std::string_view text);
