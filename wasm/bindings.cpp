@@ -5,6 +5,7 @@
 
 #include "membudget/config.hpp"
 #include "membudget/ledger.hpp"
+#include "membudget/measured.hpp"
 #include "membudget/plan.hpp"
 #include "membudget/presets.hpp"
 
@@ -180,6 +181,34 @@ WasmImport importFields(const Config& base, const std::string& rootType, const v
 }
 
 val adviseConfig(const Config& config) { return toArray(advise(config)); }
+
+// A measured file (membudget-measured/1) read by the engine's reader, as the CLI's compare-measured reads it.
+struct WasmMeasuredFile {
+    Config config;
+    val configProblems = val::array();
+    val lineIds = val::array();
+    val lineBytes = val::array();
+    double peakAllocatedBytes = -1;  // -1: not in the file
+    std::string deviceName;
+    val errors = val::array();
+};
+
+WasmMeasuredFile readMeasured(const std::string& rootType, const val& values, const std::string& invalidReason) {
+    const MeasuredFile file = readMeasuredFile(rootType, vecFromJSArray<JsonValue>(values), invalidReason);
+    WasmMeasuredFile out;
+    out.errors = toArray(file.errors);
+    if (!file.errors.empty()) return out;
+    const ParsedConfig parsed = measuredConfig(file);
+    out.config = parsed.config;
+    out.configProblems = toArray(parsed.problems);
+    for (const auto& [id, bytes] : file.lines) {
+        out.lineIds.call<void>("push", val(id));
+        out.lineBytes.call<void>("push", val(bytes));
+    }
+    out.peakAllocatedBytes = file.peakAllocatedBytes.value_or(-1);
+    out.deviceName = file.deviceName;
+    return out;
+}
 
 // Plan rows cross as one Float64Array of kPlanRowFields numbers each (web/src/engine.ts decodes them): a
 // value_object of 21 fields and its vector would cost the wasm more than the whole planner.
@@ -438,8 +467,18 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("verdict", &Advice::verdict)
         .field("cost", &Advice::cost);
 
+    value_object<WasmMeasuredFile>("MeasuredFile")
+        .field("config", &WasmMeasuredFile::config)
+        .field("configProblems", &WasmMeasuredFile::configProblems)
+        .field("lineIds", &WasmMeasuredFile::lineIds)
+        .field("lineBytes", &WasmMeasuredFile::lineBytes)
+        .field("peakAllocatedBytes", &WasmMeasuredFile::peakAllocatedBytes)
+        .field("deviceName", &WasmMeasuredFile::deviceName)
+        .field("errors", &WasmMeasuredFile::errors);
+
     // Only in membudget-planner.wasm, loaded on demand: the planner, advice and the importers.
     function("advise", &adviseConfig);
+    function("readMeasuredFile", &readMeasured);
     function("importHfFields", &importFields);
     function("plan", &planSlice);
     function("markPareto", &markParetoRows);

@@ -40,7 +40,7 @@ target_link_libraries(membudget_planner_wasm PRIVATE membudget_engine_fast membu
 # the text (ledger lines, importers; validate() stays fast, it runs per layout) is built for size, as in the page's module, which
 # keeps the planner's module within its budget without slowing the search.
 foreach(text_source engine/src/presets.cpp engine/src/ledger.cpp engine/src/text.cpp engine/src/sources.cpp
-        engine/src/methods.cpp engine/src/training_ledger.cpp engine/src/inference.cpp engine/src/hf_import.cpp engine/src/expr.cpp
+        engine/src/methods.cpp engine/src/training_ledger.cpp engine/src/inference.cpp engine/src/hf_import.cpp engine/src/measured.cpp engine/src/expr.cpp
         engine/src/tensors.cpp)
   set_source_files_properties(${text_source} TARGET_DIRECTORY membudget_engine_fast PROPERTIES COMPILE_OPTIONS "-Oz")
 endforeach()

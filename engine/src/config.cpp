@@ -555,6 +555,29 @@ ParsedConfig applyAssignments(std::span<const Assignment> assignments, Config ba
     return out;
 }
 
+std::string jsonTypeWords(std::string_view type) {
+    if (type == "null") return "null";
+    if (type == "array" || type == "object") return "an " + std::string(type);
+    return "a " + std::string(type);
+}
+
+void assignJsonValue(const JsonValue& value, AssignmentList& out) {
+    const FieldSpec* field = findField(value.key);
+    if (!field) {
+        out.assignments.push_back({value.key, ""});  // applyAssignments reports it as unknown
+        return;
+    }
+    const std::string name(field->key);
+    const std::string_view want = field->kind == FieldKind::integer || field->kind == FieldKind::number ? "number"
+                                  : field->kind == FieldKind::boolean                                     ? "boolean"
+                                                                                                          : "string";
+    if (value.type != want) {
+        out.problems.push_back({name, name + " must be " + describeRange(*field) + "; got " + jsonTypeWords(value.type)});
+        return;
+    }
+    out.assignments.push_back({name, value.text});
+}
+
 std::vector<double> validTensorParallel(const Config& config) {
     std::vector<double> out;
     const double limit = std::min(config.heads, findField("tp")->max);

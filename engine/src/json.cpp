@@ -1,5 +1,6 @@
 #include "membudget/json.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <set>
@@ -107,37 +108,13 @@ AssignmentList parseJsonConfig(std::string_view text) {
     for (const auto& key : duplicated)
         out.problems.push_back({key, key + " is given more than once; the last value is used"});
     for (const auto& [key, value] : root.items()) {
-        const FieldSpec* field = findField(key);
-        if (!field) {
-            out.assignments.push_back({key, ""});  // applyAssignments reports it as unknown
-            continue;
-        }
-        const std::string name(field->key);
-        switch (field->kind) {
-            case FieldKind::integer:
-            case FieldKind::number:
-                if (!value.is_number() || value.is_boolean()) {
-                    out.problems.push_back({name, name + " must be " + describeRange(*field) + "; got " + jsonTypeName(value)});
-                    continue;
-                }
-                out.assignments.push_back({name, detail::formatNumber(value.get<double>())});
-                break;
-            case FieldKind::boolean:
-                if (!value.is_boolean()) {
-                    out.problems.push_back({name, name + " must be true or false; got " + jsonTypeName(value)});
-                    continue;
-                }
-                out.assignments.push_back({name, value.get<bool>() ? "true" : "false"});
-                break;
-            case FieldKind::choice:
-            case FieldKind::text:
-                if (!value.is_string()) {
-                    out.problems.push_back({name, name + " must be " + describeRange(*field) + "; got " + jsonTypeName(value)});
-                    continue;
-                }
-                out.assignments.push_back({name, value.get<std::string>()});
-                break;
-        }
+        // The engine checks each value against its field's kind: the same checks as a measured file's config.
+        const std::string type = value.is_number() ? "number" : value.is_boolean() ? "boolean" : value.is_string() ? "string"
+                                 : value.is_null() ? "null" : value.is_array() ? "array" : "object";
+        const std::string valueText = value.is_number() ? detail::formatNumber(value.get<double>())
+                                      : value.is_boolean() ? (value.get<bool>() ? "true" : "false")
+                                      : value.is_string() ? value.get<std::string>() : "";
+        assignJsonValue({key, type, valueText}, out);
     }
     return out;
 }
@@ -159,6 +136,58 @@ HfImport importHfConfig(std::string_view text, const Config& base) {
                                value.is_array() && !value.empty() && value.front().is_string() ? value.front().get<std::string>() : ""});
     }
     return importHfFields("object", fields, base);
+}
+
+namespace {
+
+std::string typeOf(const nlohmann::json& value) {
+    return value.is_number() ? "number" : value.is_boolean() ? "boolean" : value.is_string() ? "string" : value.is_null() ? "null"
+           : value.is_array() ? "array" : "object";
+}
+
+void flatten(const nlohmann::json& value, const std::string& path, int depth, FlatJson& out) {
+    if (depth > 32) {
+        out.error = "nested deeper than 32 levels at " + path;
+        return;
+    }
+    std::string text;
+    if (value.is_number()) text = detail::formatNumber(value.get<double>());
+    else if (value.is_boolean()) text = value.get<bool>() ? "true" : "false";
+    else if (value.is_string()) text = value.get<std::string>();
+    else if (value.is_array() && !value.empty() && value.front().is_string()) text = value.front().get<std::string>();
+    if (!path.empty()) out.values.push_back({path, typeOf(value), text});
+    if (value.is_object())
+        for (const auto& [key, child] : value.items()) flatten(child, path.empty() ? key : path + "." + key, depth + 1, out);
+    else if (value.is_array())
+        for (size_t i = 0; i < value.size(); ++i) flatten(value[i], path + "[" + std::to_string(i) + "]", depth + 1, out);
+}
+
+}  // namespace
+
+FlatJson flattenJson(std::string_view text) {
+    FlatJson out;
+    // nlohmann::json (std::map objects: N log N for N keys; a later duplicate wins, as JSON.parse) with its own
+    // depth check: a document nested deeper than the readers need is refused before it is walked.
+    int deepest = 0;
+    const auto depthLimit = [&deepest](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+        deepest = std::max(deepest, depth);
+        return deepest <= 64;
+    };
+    const nlohmann::json root = nlohmann::json::parse(text.begin(), text.end(), depthLimit, /*allow_exceptions=*/false);
+    if (deepest > 64) {
+        out.rootType = "invalid";
+        out.error = "nested deeper than 64 levels";
+        return out;
+    }
+    if (root.is_discarded()) {
+        out.rootType = "invalid";
+        out.error = "invalid JSON";
+        return out;
+    }
+    out.rootType = typeOf(root);
+    flatten(root, "", 0, out);
+    if (!out.error.empty()) out.rootType = "invalid";
+    return out;
 }
 
 std::string configToJson(const Config& config, int indent) { return configObject(config).dump(indent, ' ', false, ordered_json::error_handler_t::replace); }

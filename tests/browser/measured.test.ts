@@ -115,7 +115,7 @@ describe('the measured column', () => {
       return transfer;
     }, SAMPLE_TEXT);
     await page.dispatchEvent('#measured-json', 'drop', { dataTransfer });
-    await page.waitForSelector('#measured-message p');
+    await page.waitForSelector('#measured-message[data-state="read"]');
     expect(await page.textContent('#measured-message')).toContain('Read 4 measured lines and the peak allocated');
     expect(await page.getAttribute('#measured', 'open')).not.toBeNull();
     // The page opens on the chapter's 70B example: the file's small model is another configuration.

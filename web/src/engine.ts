@@ -251,6 +251,24 @@ export class Engine {
     return { config: imported.config, notices: imported.notices, chosen: [] };
   }
 
+  /**
+   * A measured file (membudget-measured/1) through the engine's reader, the CLI's compare-measured's: its lines,
+   * its peak and its configuration; throws MembudgetError naming the first paths that cannot be read.
+   */
+  readMeasuredFile(text: string): { config: Config; configProblems: Problem[]; lines: Map<string, number>; peakAllocatedBytes?: number; device?: string } {
+    const tools = this.#planner();
+    const flat = flattenJson(text);
+    const file = this.#call(() => tools.readMeasuredFile(flat.rootType, flat.values, flat.error));
+    if (file.errors.length > 0) throw new MembudgetError(file.errors);
+    return {
+      config: file.config,
+      configProblems: file.configProblems,
+      lines: new Map(file.lineIds.map((id, i) => [id, file.lineBytes[i]!])),
+      peakAllocatedBytes: file.peakAllocatedBytes >= 0 ? file.peakAllocatedBytes : undefined,
+      device: file.deviceName || undefined,
+    };
+  }
+
   /** A plan request with the search's defaults (the CLI's `plan` flags) for the configuration. */
   planRequest(config: Config, gpus: number, globalBatch: number): PlanRequest {
     return {
@@ -315,6 +333,36 @@ export class Engine {
       throw new MembudgetError([{ field: '', message: `engine call failed: ${message}` }]);
     }
   }
+}
+
+/**
+ * A JSON document as the engine's readers take it, as the CLI's flattenJson (engine/src/json.cpp) writes it:
+ * every value with its path ("config.tp", "phases[0].step") in document order, containers with empty text, an
+ * array's text its first string element; nothing deeper than 32 levels.
+ */
+export function flattenJson(text: string): { rootType: string; error: string; values: HfValue[] } {
+  let root: unknown;
+  try {
+    root = JSON.parse(text);
+  } catch (error) {
+    return { rootType: 'invalid', error: error instanceof Error ? error.message : String(error), values: [] };
+  }
+  const typeOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
+  const values: HfValue[] = [];
+  let error = '';
+  const walk = (value: unknown, path: string, depth: number) => {
+    if (depth > 32) {
+      error = `nested deeper than 32 levels at ${path}`;
+      return;
+    }
+    const type = typeOf(value);
+    const text = type === 'number' || type === 'boolean' || type === 'string' ? String(value) : Array.isArray(value) && typeof value[0] === 'string' ? value[0] : '';
+    if (path) values.push({ key: path, type, text });
+    if (Array.isArray(value)) value.forEach((child, i) => walk(child, `${path}[${i}]`, depth + 1));
+    else if (type === 'object') for (const [key, child] of Object.entries(value as object)) walk(child, path ? `${path}.${key}` : key, depth + 1);
+  };
+  walk(root, '', 0);
+  return { rootType: error ? 'invalid' : typeOf(root), error, values };
 }
 
 let plannerCached: Promise<Engine> | undefined;

@@ -3,7 +3,7 @@
 // prediction. The predicted side is the engine's own (measurableLines: the lines during forward and
 // backward, where a run measures them); the only arithmetic here is measured − predicted and its share
 // of the prediction. Every string reaches the page as textContent or an input's value.
-import { MembudgetError, type Config, type Engine, type Ledger, type Line } from './engine';
+import { loadPlannerEngine, MembudgetError, type Config, type Engine, type Ledger, type Line } from './engine';
 import { el, replaceChildren } from './dom';
 import { formatBytes, UNIT_BYTES, UNIT_LABEL, type Unit } from './format';
 
@@ -29,57 +29,6 @@ interface Cell {
   error: HTMLElement;
 }
 
-/** A measured file, checked field by field (the same field names as `membudget compare-measured`). */
-interface MeasuredFile {
-  lines: Map<string, number>;
-  peakAllocatedBytes?: number;
-  config: Record<string, unknown>;
-  device?: string;
-}
-
-const wholeBytes = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'string' ? `"${value.length > 40 ? `${value.slice(0, 40)}…` : value}"` : typeof value === 'object' ? 'an object' : String(value);
-}
-
-/** Reads a membudget-measured/1 file; throws an Error naming the first bad field. */
-export function parseMeasuredFile(text: string): MeasuredFile {
-  let root: unknown;
-  try {
-    root = JSON.parse(text);
-  } catch (error) {
-    throw new Error(`not JSON: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  if (root === null || typeof root !== 'object' || Array.isArray(root)) throw new Error(`the file must hold a JSON object; got ${describe(root)}`);
-  const file = root as Record<string, unknown>;
-  if (file.format !== MEASURED_FORMAT) throw new Error(`format must be "${MEASURED_FORMAT}"; got ${describe(file.format)}`);
-  const config = file.config;
-  if (config === null || typeof config !== 'object' || Array.isArray(config)) throw new Error(`config must be an object; got ${describe(config)}`);
-  const lines = new Map<string, number>();
-  if (file.lines !== undefined) {
-    if (file.lines === null || typeof file.lines !== 'object' || Array.isArray(file.lines)) throw new Error(`lines must be an object; got ${describe(file.lines)}`);
-    for (const [id, bytes] of Object.entries(file.lines as Record<string, unknown>)) {
-      if (!wholeBytes(bytes)) throw new Error(`lines.${id} must be a number of bytes, 0 or more; got ${describe(bytes)}`);
-      lines.set(id, bytes);
-    }
-  }
-  let peakAllocatedBytes: number | undefined;
-  if (file.peak !== undefined) {
-    const peak = file.peak as Record<string, unknown> | null;
-    if (peak === null || typeof peak !== 'object' || Array.isArray(peak)) throw new Error(`peak must be an object; got ${describe(peak)}`);
-    if (peak.allocated_bytes !== undefined) {
-      if (!wholeBytes(peak.allocated_bytes)) throw new Error(`peak.allocated_bytes must be a number of bytes, 0 or more; got ${describe(peak.allocated_bytes)}`);
-      peakAllocatedBytes = peak.allocated_bytes;
-    }
-  }
-  const device = (file.device as Record<string, unknown> | undefined)?.name;
-  return { lines, peakAllocatedBytes, config: config as Record<string, unknown>, device: typeof device === 'string' ? device : undefined };
-}
-
-/** A value typed in the unit shown: empty (no measurement), or a number of the unit, 0 or more. */
 export function parseAmount(text: string, label: string, unit: Unit): Entry {
   const trimmed = text.trim();
   if (trimmed === '') return { text };
@@ -280,29 +229,31 @@ export class MeasuredView {
     }
   }
 
+  // The file through the engine's reader (the CLI's compare-measured's), in the on-demand module.
   #applyFile(json: string): void {
-    let file: MeasuredFile;
-    try {
-      file = parseMeasuredFile(json);
-    } catch (error) {
-      this.#message.className = 'message error';
-      replaceChildren(this.#message, el('p', {}, `Not read: ${error instanceof Error ? error.message : String(error)}`));
-      return;
-    }
+    this.#message.className = 'message';
+    this.#message.dataset.state = 'loading';
+    replaceChildren(this.#message, el('p', {}, 'Reading…'));
+    loadPlannerEngine()
+      .then((tools) => this.#showFile(tools.readMeasuredFile(json)))
+      .catch((error: unknown) => {
+        this.#message.className = 'message error';
+        this.#message.dataset.state = 'error';
+        const problems = error instanceof MembudgetError ? error.problems.map((p) => p.message) : [String(error)];
+        replaceChildren(this.#message, ...problems.map((p) => el('p', {}, `Not read: ${p}`)));
+      });
+  }
+
+  #showFile(file: ReturnType<Engine['readMeasuredFile']>): void {
     this.#entries.clear();
     for (const cell of this.#cells.values()) cell.input.value = '';
     for (const [id, bytes] of file.lines) this.#entries.set(id, { text: '', bytes });
     if (file.peakAllocatedBytes !== undefined) this.#entries.set(TOTAL, { text: '', bytes: file.peakAllocatedBytes });
     this.#rewriteInputs();
-    this.#fileConfig = undefined;
-    const problems: string[] = [];
-    try {
-      this.#fileConfig = this.#resolveConfig(file.config);
-    } catch (error) {
-      if (!(error instanceof MembudgetError)) throw error;
-      problems.push(...error.problems.map((p) => p.message));
-    }
+    const problems = file.configProblems.map((p) => p.message);
+    this.#fileConfig = problems.length === 0 ? file.config : undefined;
     this.#message.className = problems.length > 0 ? 'message error' : 'message';
+    this.#message.dataset.state = 'read';
     replaceChildren(
       this.#message,
       el('p', {}, `Read ${file.lines.size} measured line${file.lines.size === 1 ? '' : 's'}${file.peakAllocatedBytes !== undefined ? ' and the peak allocated' : ''}${file.device ? ` (${file.device})` : ''}.`),
@@ -310,21 +261,6 @@ export class MeasuredView {
     );
     this.element.open = true;  // its toggle event refreshes too; this shows the file at once
     this.#refresh();
-  }
-
-  /** The file's configuration through the engine's own field parser, as `membudget compare-measured` reads it. */
-  #resolveConfig(values: Record<string, unknown>): Config {
-    let config: Config = this.#engine.defaultConfig();
-    const keys = Object.keys(values).sort((a, b) => Number(b === 'model') - Number(a === 'model'));  // a preset first
-    for (const key of keys) {
-      const value = values[key];
-      if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean')
-        throw new MembudgetError([{ field: key, message: `config.${key} must be a number, text or true/false; got ${describe(value)}` }]);
-      config = this.#engine.setField(config, key, String(value));
-    }
-    // compare-measured uses membudget's method unless the file names one.
-    if (!('method' in values)) config = this.#engine.setField(config, 'method', 'membudget');
-    return config;
   }
 
   #showConfigDifference(config: Config): void {

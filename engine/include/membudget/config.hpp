@@ -211,13 +211,23 @@ struct HfImport {
     std::vector<Problem> notices;
 };
 
-// One top-level value of a config.json: its key, its JSON type (number, string, boolean, null, array,
-// object) and its text (numbers as shortest decimals).
-struct HfValue {
+// One value of a JSON document as the engine reads it, whatever parsed it (nlohmann/json in the CLI, JSON.parse
+// on the page): its key or path, its JSON type (number, string, boolean, null, array, object) and its text
+// (numbers as shortest decimals; an array's first string element; objects empty).
+struct JsonValue {
     std::string key;
     std::string type;
     std::string text;
 };
+using HfValue = JsonValue;  // a config.json's top-level values
+
+// One configuration key's JSON value, type-checked as the field's kind wants it (numbers for integer and number
+// fields, true/false for booleans, strings for choices and text): an assignment, or a problem naming the key.
+// An unknown key becomes an assignment that applyAssignments reports.
+void assignJsonValue(const JsonValue& value, AssignmentList& out);
+
+// "a number", "an object", "null": a JSON type as messages name it.
+std::string jsonTypeWords(std::string_view type);
 
 // rootType: "object", another JSON type name, or "invalid" when the text did not parse.
 HfImport importHfFields(std::string_view rootType, std::span<const HfValue> fields, const Config& base = Config{});

@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "membudget/config.hpp"
 #include "membudget/ledger.hpp"
@@ -41,6 +42,16 @@ Config planRowConfig(const PlanRequest& request, const PlanRow& row);
 
 // A Hugging Face config.json as text: parsed here, mapped by importHfFields (config.hpp).
 HfImport importHfConfig(std::string_view text, const Config& base = Config{});
+
+// A JSON document as the engine's readers take it (measured.hpp): every value with its path ("config.tp",
+// "phases[0].step"), in document order. false when the text is not JSON (rootType "invalid", the parser's reason
+// in `error`) or nests deeper than 32 levels.
+struct FlatJson {
+    std::string rootType;
+    std::string error;
+    std::vector<JsonValue> values;
+};
+FlatJson flattenJson(std::string_view text);
 
 // The field table and the presets, for tools that build forms or completions from them.
 std::string fieldsToJson(int indent = 2);

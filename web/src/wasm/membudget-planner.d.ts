@@ -1,7 +1,7 @@
 // Hand-written types of membudget-planner.js: the page's module plus the planner, the advice and the config
 // importers, built from the same wasm/bindings.cpp with MEMBUDGET_WASM_PLANNER and loaded only when one of
 // them is used (the planner's Web Worker, "What to change", an import).
-import type { Advice, Config, HfImport, HfValue, MembudgetModule, ModuleOptions, RawPlan } from './membudget.js';
+import type { Advice, Config, HfImport, HfValue, MeasuredFile, MembudgetModule, ModuleOptions, RawPlan } from './membudget.js';
 
 export interface PlannerModule extends MembudgetModule {
   /**
@@ -11,6 +11,8 @@ export interface PlannerModule extends MembudgetModule {
   importHfFields(base: Config, rootType: string, fields: HfValue[]): HfImport;
   /** The smallest changes that make a configuration fit, best first. */
   advise(config: Config): Advice[];
+  /** A measured file's values (path, type, text; containers too) through the engine's reader. */
+  readMeasuredFile(rootType: string, values: HfValue[], invalidReason: string): MeasuredFile;
   /** The fitting layouts of layouts [layoutBegin, layoutEnd) (0: to the end); Pareto marked only for a whole plan. */
   plan(
     base: Config,

@@ -226,6 +226,20 @@ export interface RawPlan {
   errors: Problem[];
 }
 
+/** A measured file (membudget-measured/1) as the engine's reader reads it (the CLI's compare-measured). */
+export interface MeasuredFile {
+  config: Config;
+  /** Problems of its configuration, each named config.<key>. */
+  configProblems: Problem[];
+  lineIds: string[];
+  lineBytes: number[];
+  /** -1 when the file has no peak.allocated_bytes. */
+  peakAllocatedBytes: number;
+  deviceName: string;
+  /** What cannot be read, each named by its path (format, lines.gradients, peak.allocated_bytes). */
+  errors: Problem[];
+}
+
 /** One change that lowers the peak (the CLI's `advise`). */
 export interface Advice {
   change: string;
