@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser.mjs';
 import { cliLineBytes, runCli } from '../support/cli';
 import { DIST, FIXTURES } from '../support/paths';
+import { openPage, type Opened } from '../support/page';
 import { serveStatic, type StaticServer } from '../support/server.mjs';
 
 const SAMPLE = resolve(FIXTURES, 'measured-sample.json');
@@ -30,9 +31,7 @@ interface CompareTotal {
 
 let server: StaticServer;
 let browser: Browser;
-let context: BrowserContext;
-let pageErrors: string[];
-let foreignRequests: string[];
+let opened: Opened | undefined;
 
 beforeAll(async () => {
   server = await serveStatic(DIST, '/membudget/');
@@ -45,28 +44,15 @@ afterAll(async () => {
 });
 
 afterEach(async () => {
-  expect(foreignRequests, 'requests to other origins').toEqual([]);
-  expect(pageErrors, 'page errors or dialogs').toEqual([]);
-  await context?.close();
+  const seen = opened?.trouble ?? [];
+  await opened?.close();
+  opened = undefined;
+  expect(seen, 'console errors, page errors, dialogs or requests to other origins').toEqual([]);
 });
 
 async function open(query = ''): Promise<Page> {
-  context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-  pageErrors = [];
-  foreignRequests = [];
-  context.on('request', (request) => {
-    const url = request.url();
-    if (!url.startsWith(server.origin) && !url.startsWith('data:') && !url.startsWith('blob:')) foreignRequests.push(url);
-  });
-  const page = await context.newPage();
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  page.on('dialog', (dialog) => {
-    pageErrors.push(`dialog opened: ${dialog.message()}`);
-    void dialog.dismiss();
-  });
-  await page.goto(`${server.url}${query}`);
-  await page.waitForSelector('#verdict strong');
-  return page;
+  opened = await openPage(browser, `${server.url}${query}`);
+  return opened.page;
 }
 
 function cliComparison(): { lines: CompareLine[]; totals: CompareTotal[] } {

@@ -9,6 +9,7 @@ import { launchChromium } from '../support/browser.mjs';
 import { cliLineBytes, cliResultForQuery, runCli } from '../support/cli';
 import { evaluatesTo } from '../support/expression';
 import { DIST, fixture, ROOT } from '../support/paths';
+import { openPage, type Opened } from '../support/page';
 import { serveStatic, type StaticServer } from '../support/server.mjs';
 
 const SHOTS = resolve(ROOT, 'test-results');
@@ -17,8 +18,7 @@ const BASE_PATH = '/internal/tools/membudget/';
 let server: StaticServer;
 let browser: Browser;
 let context: BrowserContext;
-let foreignRequests: string[];
-let pageErrors: string[];
+let opened: Opened | undefined;
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
@@ -34,29 +34,18 @@ afterAll(async () => {
 });
 
 async function open(query = '', options: { viewport?: { width: number; height: number } } = {}): Promise<Page> {
-  context = await browser.newContext({ viewport: options.viewport ?? { width: 1400, height: 1000 }, acceptDownloads: true });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.origin });
-  foreignRequests = [];
-  pageErrors = [];
-  context.on('request', (request) => {
-    const url = request.url();
-    if (!url.startsWith(server.origin) && !url.startsWith('data:') && !url.startsWith('blob:')) foreignRequests.push(url);
-  });
-  const page = await context.newPage();
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  page.on('dialog', (dialog) => {
-    pageErrors.push(`dialog opened: ${dialog.message()}`);
-    void dialog.dismiss();
-  });
-  await page.goto(`${server.url}${query}`);
-  await page.waitForSelector('#verdict strong');
-  return page;
+  if (opened) expect(opened.trouble, 'console errors, page errors, dialogs or requests to other origins').toEqual([]);
+  await opened?.close();
+  opened = await openPage(browser, `${server.url}${query}`, { viewport: options.viewport, acceptDownloads: true, clipboardOrigin: server.origin });
+  context = opened.context;
+  return opened.page;
 }
 
 afterEach(async () => {
-  expect(foreignRequests, 'requests to other origins').toEqual([]);
-  expect(pageErrors, 'page errors or dialogs').toEqual([]);
-  await context?.close();
+  const seen = opened?.trouble ?? [];
+  await opened?.close();
+  opened = undefined;
+  expect(seen, 'console errors, page errors, dialogs or requests to other origins').toEqual([]);
 });
 
 async function ledgerBytes(page: Page): Promise<Record<string, number>> {
@@ -108,7 +97,6 @@ describe('the calculator page', () => {
         expect(evaluatesTo(row.text.slice(2), row.bytes), `${query} ${row.id}: ${row.text} vs ${row.bytes}`).toBe(true);
         checked += 1;
       }
-      await context.close();
     }
     expect(checked).toBeGreaterThan(30);
   });
@@ -143,7 +131,7 @@ describe('the calculator page', () => {
     const before = await ledgerBytes(page);
     const copy = await context.newPage();
     await copy.goto(link);
-    await copy.waitForSelector('#verdict strong');
+    await copy.waitForSelector('body[data-ready="true"]');
     expect(await ledgerBytes(copy)).toEqual(before);
     expect(await copy.inputValue('#f-pp')).toBe('4');
     expect(await copy.inputValue('#f-model')).toBe('chapter-405b');
@@ -276,7 +264,6 @@ describe('the calculator page', () => {
     await importText(chained, mixtral);
     await chained.waitForFunction(() => !location.search.includes('kv_lora_rank'));
     const chainedQuery = new URL(chained.url()).search;
-    await context.close();
     const alone = await open('?tp=1&dp=8');
     await alone.click('.importer summary');
     await importText(alone, mixtral);
@@ -287,7 +274,6 @@ describe('the calculator page', () => {
     await alone.click('#copy-markdown');
     await alone.waitForSelector('#toast.visible');
     expect(await alone.evaluate(() => navigator.clipboard.readText())).toContain('Model mistralai/Mixtral-8x7B-v0.1');
-    await context.close();
     // GPT-2 (12 heads) under TP 8: the error names the TP values it allows and the page offers them.
     const gpt2 = cases.find((c) => c.name.startsWith('GPT-2'))!.config;
     const page = await open('?tp=8&dp=8');
@@ -342,7 +328,7 @@ describe('the calculator page', () => {
     const page = await open();
     await page.goto(`${server.origin}/wiki/design-doc.html`);
     const frame = page.frameLocator('#embed');
-    await frame.locator('#verdict strong').waitFor();
+    await frame.locator('body[data-ready="true"]').waitFor();
     expect(await frame.locator('#ledger tr[data-line]').count()).toBe(6);
   });
 });
@@ -350,17 +336,7 @@ describe('the calculator page', () => {
 describe('the single-file build', () => {
   it('opens from disk with the wasm inlined and computes the same ledger', async () => {
     const file = resolve(DIST, 'membudget.html');
-    context = await browser.newContext();
-    foreignRequests = [];
-    pageErrors = [];
-    context.on('request', (request) => {
-      const url = request.url();
-      if (!url.startsWith('file:') && !url.startsWith('data:') && !url.startsWith('blob:')) foreignRequests.push(url);
-    });
-    const page = await context.newPage();
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    await page.goto(`${pathToFileURL(file).href}?pp=2&mb=2`);
-    await page.waitForSelector('#verdict strong');
-    expect(await ledgerBytes(page)).toEqual(cliLineBytes({ pp: 2, mb: 2 }));
+    opened = await openPage(browser, `${pathToFileURL(file).href}?pp=2&mb=2`, { allowedOrigins: ['file:'] });
+    expect(await ledgerBytes(opened.page)).toEqual(cliLineBytes({ pp: 2, mb: 2 }));
   });
 });

@@ -5,13 +5,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser.mjs';
 import { runCli } from '../support/cli';
 import { DIST } from '../support/paths';
+import { openPage, type Opened } from '../support/page';
 import { serveStatic, type StaticServer } from '../support/server.mjs';
 
 let server: StaticServer;
 let browser: Browser;
-let context: BrowserContext;
-let pageErrors: string[];
-let workers: string[];
+let opened: Opened | undefined;
 
 beforeAll(async () => {
   server = await serveStatic(DIST, '/');
@@ -24,23 +23,15 @@ afterAll(async () => {
 });
 
 afterEach(async () => {
-  expect(pageErrors, 'page errors').toEqual([]);
-  await context?.close();
+  const seen = opened?.trouble ?? [];
+  await opened?.close();
+  opened = undefined;
+  expect(seen, 'page errors').toEqual([]);
 });
 
 async function open(query: string): Promise<Page> {
-  context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-  pageErrors = [];
-  workers = [];
-  const page = await context.newPage();
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error') pageErrors.push(message.text());
-  });
-  page.on('worker', (worker) => workers.push(worker.url()));
-  await page.goto(`${server.url}${query}`);
-  await page.waitForSelector('body[data-ready="true"]');
-  return page;
+  opened = await openPage(browser, `${server.url}${query}`);
+  return opened.page;
 }
 
 const totalBytes = (page: Page) => page.$eval('tr[data-summary="total"]', (tr) => Number(tr.getAttribute('data-bytes')));
@@ -56,7 +47,7 @@ describe('the planner on the page', () => {
     expect(await page.inputValue('#plan-batch')).toBe('256');
     await page.click('#plan-run');
     await page.waitForFunction(() => document.querySelector('#plan-status')?.textContent?.includes('Pareto front'), undefined, { timeout: 60_000 });
-    expect(workers.some((url) => url.includes('plan-worker'))).toBe(true);
+    expect(opened!.workers.some(({ worker }) => worker.url().includes('plan-worker'))).toBe(true);
 
     const cli = JSON.parse(runCli(cliArgs).stdout) as { fitting: number; evaluated: number; rows: { peak_bytes: number; pareto: boolean }[] };
     const status = await page.textContent('#plan-status');
@@ -97,8 +88,10 @@ describe('the planner on the page', () => {
     await page.waitForFunction(() => document.querySelector('#plan-status')?.textContent === 'Cancelled.');
     expect(await page.isDisabled('#plan-run')).toBe(false);
     expect(await page.isDisabled('#plan-cancel')).toBe(true);
-    // Cancelled for good: nothing arrives later.
-    await page.waitForTimeout(1500);
+    // Cancelled for good: the worker is terminated, so nothing it computed can arrive later.
+    const planWorkers = opened!.workers.filter(({ worker }) => worker.url().includes('plan-worker'));
+    expect(planWorkers.length).toBeGreaterThan(0);
+    await Promise.all(planWorkers.map(({ closed }) => closed));
     expect(await page.textContent('#plan-status')).toBe('Cancelled.');
   });
 

@@ -9,14 +9,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser.mjs';
 import { cliLineBytes } from '../support/cli';
 import { DIST, fixture } from '../support/paths';
+import { openPage, violations, type Opened } from '../support/page';
 import { serveStatic, type StaticServer } from '../support/server.mjs';
 
 const BASE_PATH = '/wiki/tools/membudget/';
 let browser: Browser;
-let context: BrowserContext | undefined;
+let opened: Opened | undefined;
 const servers: StaticServer[] = [];
-let trouble: string[] = [];
-let allowedOrigins: string[] = [];
 
 beforeAll(async () => {
   browser = await launchChromium();
@@ -28,10 +27,9 @@ afterAll(async () => {
 });
 
 afterEach(async () => {
-  const seen = trouble;
-  trouble = [];
-  await context?.close();
-  context = undefined;
+  const seen = opened?.trouble ?? [];
+  await opened?.close();
+  opened = undefined;
   expect(seen, 'console errors, page errors or requests to other origins').toEqual([]);
 });
 
@@ -41,31 +39,11 @@ async function serve(options: Parameters<typeof serveStatic>[2] = {}): Promise<S
   return server;
 }
 
-// A context whose every frame records its policy violations, and which reports any request that leaves
-// the origins the test allows, any console error and any uncaught error.
-async function newPage(origins: string[]): Promise<Page> {
-  allowedOrigins = origins;
-  context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-  await context.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (event) => {
-      const w = window as unknown as { __violations?: string[] };
-      (w.__violations ??= []).push(`${event.effectiveDirective} blocked ${event.blockedURI || 'inline'}`);
-    });
-  });
-  context.on('request', (request) => {
-    const url = request.url();
-    if (!allowedOrigins.some((o) => url.startsWith(o)) && !url.startsWith('data:') && !url.startsWith('blob:')) trouble.push(`request to ${url}`);
-  });
-  const page = await context.newPage();
-  page.on('pageerror', (error) => trouble.push(`page error: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error') trouble.push(`console: ${message.text()}`);
-  });
-  return page;
-}
-
-async function violations(frame: Page | Frame): Promise<string[]> {
-  return frame.evaluate(() => (window as unknown as { __violations?: string[] }).__violations ?? []);
+// The page (or a host page around it) under the shared helper: every frame records its policy violations, and
+// any request that leaves the origins the test allows, console error or uncaught error is trouble.
+async function open(url: string, origins: string[], readySelector?: string): Promise<Page> {
+  opened = await openPage(browser, url, { viewport: { width: 1200, height: 900 }, allowedOrigins: origins, readySelector });
+  return opened.page;
 }
 
 function policyOf(html: string): Map<string, string[]> {
@@ -110,9 +88,7 @@ describe('the Content-Security-Policy of dist/index.html', () => {
 describe('the page under its policy', () => {
   it('computes, takes edits, imports and exports with no violation, and the policy refuses what it should', async () => {
     const server = await serve();
-    const page = await newPage([server.origin]);
-    await page.goto(`${server.url}?model=llama-3.1-8b&tp=2&dp=4`);
-    await page.waitForSelector('body[data-ready="true"]');
+    const page = await open(`${server.url}?model=llama-3.1-8b&tp=2&dp=4`, [server.origin]);
     expect(await ledgerRows(page)).toEqual(cliLineBytes({ model: 'llama-3.1-8b', tp: 2, dp: 4 }));
     await page.fill('#f-pp', '2');
     await page.waitForFunction(() => location.search.includes('pp=2'));
@@ -145,7 +121,8 @@ describe('the page under its policy', () => {
     expect(sink).toBe('TypeError');
     expect(await violations(page)).toEqual(['connect-src blocked http://127.0.0.2:9/x', 'require-trusted-types-for blocked trusted-types-sink']);
     await Promise.all(refusals);
-    trouble = trouble.filter((t) => !/127\.0\.0\.2:9|TrustedHTML/.test(t));  // the two refusals just provoked
+    // The two refusals just provoked are expected.
+    opened!.trouble.splice(0, opened!.trouble.length, ...opened!.trouble.filter((t) => !/127\.0\.0\.2:9|TrustedHTML/.test(t)));
   });
 });
 
@@ -164,9 +141,7 @@ describe('the single file dist/membudget.html', () => {
   });
 
   it('opens from disk and works under it', async () => {
-    const page = await newPage(['file:']);
-    await page.goto(`${pathToFileURL(resolve(DIST, 'membudget.html')).href}?pp=2&mb=2`);
-    await page.waitForSelector('body[data-ready="true"]');
+    const page = await open(`${pathToFileURL(resolve(DIST, 'membudget.html')).href}?pp=2&mb=2`, ['file:']);
     expect(await ledgerRows(page)).toEqual(cliLineBytes({ pp: 2, mb: 2 }));
     await page.fill('#f-tp', '4');
     await page.waitForFunction(() => location.search.includes('tp=4'));
@@ -180,8 +155,7 @@ describe('?embed=1 in a sandboxed iframe (allow-scripts only: an opaque origin, 
     `<iframe id="embed" sandbox="allow-scripts" src="${src}" width="820" height="640" title="membudget"></iframe></body></html>`;
 
   async function embedded(server: StaticServer, path: string): Promise<{ page: Page; frame: Frame }> {
-    const page = await newPage([server.origin]);
-    await page.goto(`${server.origin}${path}`);
+    const page = await open(`${server.origin}${path}`, [server.origin], '#embed');
     const handle = await page.waitForSelector('#embed');
     const frame = (await handle.contentFrame())!;
     await frame.waitForSelector('#verdict strong');
