@@ -4,6 +4,7 @@
 
 #include "detail/methods.hpp"
 #include "membudget/json.hpp"
+#include "membudget/measured.hpp"
 #include "membudget/ledger.hpp"
 #include "membudget/plan.hpp"
 #include "membudget/presets.hpp"
@@ -106,6 +107,33 @@ void BM_ImportManyKeys(benchmark::State& state) {
     state.SetComplexityN(state.range(0));
 }
 BENCHMARK(BM_ImportManyKeys)->RangeMultiplier(4)->Range(1 << 10, 1 << 16)->Complexity()->Unit(benchmark::kMillisecond);
+
+// eval / --config on a JSON object of N distinct keys (issue 13: 200,000 keys took 20 s through ordered_json's
+// linear key search): the reader and applyAssignments, which reports each unknown key.
+void BM_EvalManyKeys(benchmark::State& state) {
+    std::string text = R"({"tp": 8)";
+    for (int64_t i = 0; i < state.range(0); ++i) text += ", \"k" + std::to_string(i) + "\": " + std::to_string(i);
+    text += "}";
+    for (auto _ : state) {
+        const AssignmentList list = parseJsonConfig(text);
+        benchmark::DoNotOptimize(applyAssignments(list.assignments).problems.size());
+    }
+    state.SetComplexityN(state.range(0));
+}
+BENCHMARK(BM_EvalManyKeys)->RangeMultiplier(4)->Range(1 << 10, 1 << 16)->Complexity()->Unit(benchmark::kMillisecond);
+
+// compare-measured on a measured file whose lines object has N keys.
+void BM_MeasuredManyLines(benchmark::State& state) {
+    std::string text = R"({"format": "membudget-measured/1", "config": {"tp": 8}, "lines": {)";
+    for (int64_t i = 0; i < state.range(0); ++i) text += (i ? ", " : "") + std::string("\"l") + std::to_string(i) + "\": " + std::to_string(i);
+    text += "}}";
+    for (auto _ : state) {
+        const FlatJson flat = flattenJson(text);
+        benchmark::DoNotOptimize(readMeasuredFile(flat.rootType, flat.values, flat.error).lines.size());
+    }
+    state.SetComplexityN(state.range(0));
+}
+BENCHMARK(BM_MeasuredManyLines)->RangeMultiplier(4)->Range(1 << 10, 1 << 16)->Complexity()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -11,6 +11,7 @@
 
 #include "columns.hpp"
 #include "measured.hpp"
+#include "terminal.hpp"
 #include "membudget/detail/text.hpp"
 #include "membudget/json.hpp"
 #include "membudget/ledger.hpp"
@@ -39,16 +40,26 @@ struct ReadResult {
     std::string error;
 };
 
-ReadResult readSource(const std::string& path, std::istream& in) {
-    std::ostringstream buffer;
-    if (path == "-") {
-        buffer << in.rdbuf();
-        return {buffer.str(), ""};
+// Every file and standard input is read in chunks up to a limit: a real config.json or measured file is a few
+// KB, and /dev/zero or a runaway pipe must stop with a message, not with the machine's memory.
+constexpr size_t kMaxInputBytes = 16 * 1024 * 1024;
+
+ReadResult readBounded(std::istream& stream, const std::string& name) {
+    std::string text;
+    char chunk[65536];
+    while (stream) {
+        stream.read(chunk, sizeof chunk);
+        text.append(chunk, static_cast<size_t>(stream.gcount()));
+        if (text.size() > kMaxInputBytes) return {"", name + " is larger than 16 MiB (16,777,216 bytes), more than any configuration or measured file"};
     }
+    return {std::move(text), ""};
+}
+
+ReadResult readSource(const std::string& path, std::istream& in) {
+    if (path == "-") return readBounded(in, "standard input");
     std::ifstream file(path, std::ios::binary);
     if (!file) return {"", "cannot read " + path + ": no such file or not readable"};
-    buffer << file.rdbuf();
-    return {buffer.str(), ""};
+    return readBounded(file, path);
 }
 
 void printProblems(std::ostream& err, const std::vector<Problem>& problems) {
@@ -264,6 +275,9 @@ void printAdvice(std::ostream& out, const std::vector<Advice>& advice, const Res
 }  // namespace
 
 int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& out, std::ostream& err) {
+    // Nothing from the input reaches the terminal raw: both streams escape control characters (terminal.hpp).
+    cli::EscapedStream safeErr(err, false);
+    cli::EscapedStream safeOut(out, false);
     CLI::App app{"membudget: does this parallel training configuration fit in GPU memory, and what eats it?\n"
                  "Prints the per-GPU verification checklist of the chapter \"Memory Budget Verification\".\n"
                  "Exit status: 0 fits, 1 tight or does not fit, 2 bad input.",
@@ -347,6 +361,8 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
         return code == 0 ? 0 : kExitBadInput;
     }
 
+    // JSON on standard output: C1 controls inside its strings become \u00NN, which keeps the document valid.
+    safeOut.setJsonStrings(asJson || *evalCommand || *fieldsCommand || *presetsCommand);
     if (*fieldsCommand) {
         out << fieldsToJson() << "\n";
         return 0;

@@ -1,6 +1,7 @@
 #include "membudget/config.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -293,9 +294,13 @@ std::string joinChoices(const std::vector<std::string>& choices) {
     return out;
 }
 
+// One set of spellings for links, flags and JSON (a JSON boolean, 0/1 or one of these strings), in any case.
 std::optional<bool> parseBool(std::string_view text) {
-    if (text == "true" || text == "1" || text == "yes" || text == "on") return true;
-    if (text == "false" || text == "0" || text == "no" || text == "off") return false;
+    std::string lower(text.substr(0, 6));
+    if (text.size() > 5) return std::nullopt;
+    for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (lower == "true" || lower == "1" || lower == "yes" || lower == "on") return true;
+    if (lower == "false" || lower == "0" || lower == "no" || lower == "off") return false;
     return std::nullopt;
 }
 
@@ -380,6 +385,9 @@ std::vector<Problem> setFieldText(Config& config, const FieldSpec& field, std::s
             const auto value = detail::parseNumber(text);
             if (!value)
                 return {{key, key + " must be " + describeRange(field) + "; got " + quoted(text) + ", not a finite number"}};
+            // Beyond 2^53 a double no longer holds the number typed: quote the text, never its rounding (every
+            // field's range ends far below).
+            if (std::fabs(*value) >= kExactIntegerLimit) return {{key, key + " must be " + describeRange(field) + "; got " + quoted(text)}};
             if (field.kind == FieldKind::integer && !isIntegral(*value))
                 return {{key, key + " must be " + describeRange(field) + "; got " + quoted(text) + ", not an integer"}};
             config.*std::get<double Config::*>(field.member) = *value;
@@ -571,7 +579,9 @@ void assignJsonValue(const JsonValue& value, AssignmentList& out) {
     const std::string_view want = field->kind == FieldKind::integer || field->kind == FieldKind::number ? "number"
                                   : field->kind == FieldKind::boolean                                     ? "boolean"
                                                                                                           : "string";
-    if (value.type != want) {
+    // A boolean also takes 0/1 and the spelled forms as a string, as links and flags do (setFieldText checks them).
+    const bool spelledBoolean = field->kind == FieldKind::boolean && (value.type == "number" || value.type == "string");
+    if (value.type != want && !spelledBoolean) {
         out.problems.push_back({name, name + " must be " + describeRange(*field) + "; got " + jsonTypeWords(value.type)});
         return;
     }

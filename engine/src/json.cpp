@@ -71,12 +71,17 @@ std::string jsonTypeName(const Json& value) {
 
 AssignmentList parseJsonConfig(std::string_view text) {
     AssignmentList out;
+    // A NUL ends nlohmann's input as if the document stopped there: what follows it would be read as nothing.
+    if (const size_t nul = text.find('\0'); nul != std::string_view::npos) {
+        out.problems.push_back({"", "not one JSON document: a NUL byte at byte " + std::to_string(nul)});
+        return out;
+    }
     std::set<std::string> seen, duplicated;
     // The top-level key whose value is being read, so that a value JSON cannot hold (NaN, 1e400) names its field.
     std::optional<std::string> reading;
     // The callback sees every key of the top-level object, including ones the parser would overwrite.
-    auto callback = [&](int depth, ordered_json::parse_event_t event, ordered_json& parsed) {
-        using E = ordered_json::parse_event_t;
+    auto callback = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+        using E = nlohmann::json::parse_event_t;
         if (event == E::key && depth == 1) {
             auto key = parsed.get<std::string>();
             if (!seen.insert(key).second) duplicated.insert(key);
@@ -86,10 +91,11 @@ AssignmentList parseJsonConfig(std::string_view text) {
         }
         return true;
     };
-    ordered_json root;
+    // nlohmann::json's objects are std::maps: N keys cost N log N (ordered_json inserts by a linear search, N²).
+    nlohmann::json root;
     try {
-        root = ordered_json::parse(text.begin(), text.end(), callback);
-    } catch (const ordered_json::exception& e) {
+        root = nlohmann::json::parse(text.begin(), text.end(), callback);
+    } catch (const nlohmann::json::exception& e) {
         std::string why = e.what();
         if (const size_t tag = why.find("] "); why.rfind("[json.exception.", 0) == 0 && tag != std::string::npos) why.erase(0, tag + 2);
         const FieldSpec* field = reading ? findField(*reading) : nullptr;
@@ -111,7 +117,9 @@ AssignmentList parseJsonConfig(std::string_view text) {
         // The engine checks each value against its field's kind: the same checks as a measured file's config.
         const std::string type = value.is_number() ? "number" : value.is_boolean() ? "boolean" : value.is_string() ? "string"
                                  : value.is_null() ? "null" : value.is_array() ? "array" : "object";
-        const std::string valueText = value.is_number() ? detail::formatNumber(value.get<double>())
+        // Integers as typed (9007199254740993 stays itself in a message, not its rounded double).
+        const std::string valueText = value.is_number_integer() ? value.dump()
+                                      : value.is_number() ? detail::formatNumber(value.get<double>())
                                       : value.is_boolean() ? (value.get<bool>() ? "true" : "false")
                                       : value.is_string() ? value.get<std::string>() : "";
         assignJsonValue({key, type, valueText}, out);
@@ -122,6 +130,7 @@ AssignmentList parseJsonConfig(std::string_view text) {
 HfImport importHfConfig(std::string_view text, const Config& base) {
     // nlohmann::json (a std::map), not ordered_json, whose key lookup is a scan: a config.json of 100,000 keys
     // took half a minute to read. The mapping does not depend on the keys' order.
+    if (text.find('\0') != std::string_view::npos) return importHfFields("invalid", {}, base);  // a NUL would end the document early
     const nlohmann::json cfg = nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
     if (cfg.is_discarded()) return importHfFields("invalid", {}, base);
     if (!cfg.is_object()) return importHfFields(jsonTypeName(cfg).substr(jsonTypeName(cfg).find(' ') + 1), {}, base);
@@ -151,7 +160,8 @@ void flatten(const nlohmann::json& value, const std::string& path, int depth, Fl
         return;
     }
     std::string text;
-    if (value.is_number()) text = detail::formatNumber(value.get<double>());
+    if (value.is_number_integer()) text = value.dump();
+    else if (value.is_number()) text = detail::formatNumber(value.get<double>());
     else if (value.is_boolean()) text = value.get<bool>() ? "true" : "false";
     else if (value.is_string()) text = value.get<std::string>();
     else if (value.is_array() && !value.empty() && value.front().is_string()) text = value.front().get<std::string>();
@@ -166,6 +176,11 @@ void flatten(const nlohmann::json& value, const std::string& path, int depth, Fl
 
 FlatJson flattenJson(std::string_view text) {
     FlatJson out;
+    if (const size_t nul = text.find('\0'); nul != std::string_view::npos) {
+        out.rootType = "invalid";
+        out.error = "not one JSON document: a NUL byte at byte " + std::to_string(nul);
+        return out;
+    }
     // nlohmann::json (std::map objects: N log N for N keys; a later duplicate wins, as JSON.parse) with its own
     // depth check: a document nested deeper than the readers need is refused before it is walked.
     int deepest = 0;

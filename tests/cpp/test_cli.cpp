@@ -130,3 +130,40 @@ TEST_CASE("cli: --mode inference alone works, selecting method membudget with a 
     // Naming a training-only method with inference stays an error.
     CHECK(membudget::test::cliRun({"--mode", "inference", "--method", "chapter"}).status == 2);
 }
+
+TEST_CASE("cli: nothing from the input reaches the terminal raw", "[cli][hostile]") {
+    // A link value that would retitle the terminal: shown escaped in the error message.
+    const auto r = membudget::test::cliRun({"--url", "tp=%1B%5D0;pwned%07"});
+    CHECK(r.status == 2);
+    CHECK(r.err.find("\\x1b]0;pwned\\x07") != std::string::npos);
+    CHECK(r.err.find('\x1b') == std::string::npos);
+    CHECK(r.err.find('\x07') == std::string::npos);
+    // A JSON key with a C1 control (CSI, U+009B) in text output, and in JSON output as a valid JSON escape.
+    const auto text = membudget::test::cliRun({"--config", "-"}, "{\"a\xc2\x9b" "b\": 1}");
+    CHECK(text.err.find("\\x9b") != std::string::npos);
+    CHECK(text.err.find("\xc2\x9b") == std::string::npos);
+    const auto json = membudget::test::cliRun({"eval", "-"}, "{\"a\xc2\x9b" "b\": 1}");
+    CHECK(json.out.find("\xc2\x9b") == std::string::npos);
+    CHECK(nlohmann::json::parse(json.out, nullptr, false).is_object());
+    CHECK(json.out.find("\\u009b") != std::string::npos);
+    // A measured file's device name in the table.
+    nlohmann::json measured = membudget::test::fixture("measured-sample");
+    measured["device"]["name"] = "H100\x1b[2J\x1b]0;x\x07";
+    const auto table = membudget::test::cliRun({"compare-measured", "-"}, measured.dump());
+    CHECK(table.out.find('\x1b') == std::string::npos);
+    CHECK(table.out.find("\\x1b[2J") != std::string::npos);
+}
+
+TEST_CASE("cli: input is read up to 16 MiB, and one JSON document only", "[cli][hostile]") {
+    const std::string huge(16 * 1024 * 1024 + 1, ' ');
+    for (const auto& args : std::vector<std::vector<std::string>>{{"eval", "-"}, {"--config", "-"}, {"--hf-config", "-"}, {"compare-measured", "-"}}) {
+        INFO(args[0]);
+        const auto r = membudget::test::cliRun(args, huge);
+        CHECK(r.status == 2);
+        CHECK((r.err + r.out).find("standard input is larger than 16 MiB") != std::string::npos);
+    }
+    const auto nul = membudget::test::cliRun({"--config", "-"}, std::string("{\"tp\": 4}\0{\"tp\": 8}", 19));
+    CHECK(nul.status == 2);
+    CHECK(nul.err.find("not one JSON document: a NUL byte at byte 9") != std::string::npos);
+    CHECK(membudget::test::cliRun({"--config", "-"}, R"({"tp": 4} {"tp": 8})").status == 2);
+}

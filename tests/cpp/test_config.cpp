@@ -182,7 +182,26 @@ TEST_CASE("JSON configurations: types are checked, duplicates and bad documents 
     CHECK(problemsOf(R"({"tp": 4, "sp": true, "ckpt": "none"})").empty());
     CHECK(hasProblem(problemsOf(R"({"tp": "4"})"), "tp", "tp must be an integer from 1 to 1,024; got a string"));
     CHECK(hasProblem(problemsOf(R"({"tp": true})"), "tp", "got a boolean"));
-    CHECK(hasProblem(problemsOf(R"({"sp": 1})"), "sp", "true or false; got a number"));
+    // Booleans take the same spellings in JSON as in links and flags: true/false, 1/0, yes/no, on/off, any case.
+    auto appliedProblemsOf = [](std::string_view text) {
+        AssignmentList list = parseJsonConfig(text);
+        const ParsedConfig parsed = applyAssignments(list.assignments);
+        list.problems.insert(list.problems.end(), parsed.problems.begin(), parsed.problems.end());
+        return list.problems;
+    };
+    CHECK(appliedProblemsOf(R"({"sp": 1})").empty());
+    CHECK(appliedProblemsOf(R"({"sp": "Yes"})").empty());
+    CHECK(applyAssignments(parseJsonConfig(R"({"sp": "ON"})").assignments).config.sp);
+    CHECK(decodeQuery("sp=No").problems.empty());
+    CHECK(hasProblem(appliedProblemsOf(R"({"sp": 2})"), "sp", "sp must be true or false; got \"2\""));
+    CHECK(hasProblem(appliedProblemsOf(R"({"sp": "maybe"})"), "sp", "sp must be true or false; got \"maybe\""));
+    CHECK(hasProblem(decodeQuery("sp=maybe").problems, "sp", "sp must be true or false; got \"maybe\""));
+    // An integer beyond 2^53 is quoted as typed, not as the double it rounds to.
+    CHECK(hasProblem(appliedProblemsOf(R"({"tp": 9007199254740993})"), "tp", "got \"9007199254740993\""));
+    CHECK(hasProblem(decodeQuery("tp=9007199254740993").problems, "tp", "got \"9007199254740993\""));
+    // One document: a NUL byte (which nlohmann/json reads as the end) with more after it is refused.
+    CHECK(hasProblem(problemsOf(std::string_view("{\"tp\":4}\0{\"tp\":8}", 17)), "", "not one JSON document: a NUL byte at byte 8"));
+    CHECK(hasProblem(problemsOf(R"({"tp":4} {"tp":8})"), "", "invalid JSON"));
     CHECK(hasProblem(problemsOf(R"({"ckpt": null})"), "ckpt", "got null"));
     CHECK(hasProblem(problemsOf(R"({"tp": 4, "tp": 2})"), "tp", "given more than once"));
     CHECK(hasProblem(problemsOf(R"([1, 2])"), "", "must be a JSON object"));
