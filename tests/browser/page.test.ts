@@ -186,7 +186,8 @@ describe('the calculator page', () => {
   it('shows huge but well-formed numbers as range errors, not as numbers', async () => {
     const page = await open('?dp=1e300&headroom=5');
     await page.waitForSelector('#verdict.invalid');
-    expect(await page.textContent('#m-dp')).toContain('dp must be an integer from 1 to 1,048,576');
+    // A number no double holds exactly is refused as typed, where the link is read (a notice naming the field).
+    expect(await page.textContent('#notices li[data-field="dp"]')).toContain('dp must be an integer from 1 to 1,048,576; got "1e300"');
     expect(await page.textContent('#m-headroom')).toContain('headroom must be a number from 0 to 0.99; got 5');
     await expectNoBadText(page);
   });
@@ -287,6 +288,29 @@ describe('the calculator page', () => {
     await page.waitForSelector('#verdict[data-verdict]:not(.invalid)');
     expect(await page.inputValue('#f-tp')).toBe('4');
     await page.waitForFunction(() => location.search.includes('tp=4'));
+  });
+
+  it('refuses a config.json over 16 MiB before reading it, and imports in the worker, off the main thread', async () => {
+    const page = await open('?tp=1&dp=8');
+    await page.click('.importer summary');
+    const drop = async (text: string) => {
+      const transfer = await page.evaluateHandle((content) => {
+        const t = new DataTransfer();
+        t.items.add(new File([content], 'config.json', { type: 'application/json' }));
+        return t;
+      }, text);
+      await page.dispatchEvent('#hf-config', 'drop', { dataTransfer: transfer });
+    };
+    await drop(' '.repeat(16 * 1024 * 1024 + 1));
+    await page.waitForSelector('#hf-config-message[data-state="error"]');
+    expect(await page.textContent('#hf-config-message')).toContain('config.json is larger than 16 MiB');
+    expect(await page.inputValue('#hf-config')).toBe('');  // never read into the page
+    const llama = fixture('hf-configs').cases.find((c: { name: string }) => c.name === 'Llama-3.1-8B').config;
+    const before = opened!.workers.length;
+    await drop(JSON.stringify(llama));
+    await page.waitForSelector('#hf-config-message[data-state="imported"]');
+    expect(opened!.workers.length).toBeGreaterThan(before);
+    expect(opened!.workers.at(-1)!.worker.url()).toContain('plan-worker');
   });
 
   it('switches the default page to inference: the method becomes membudget, with a note', async () => {

@@ -127,6 +127,15 @@ export class MembudgetError extends Error {
   }
 }
 
+/** A measured file as the engine read it (Engine.readMeasuredFile). */
+export interface MeasuredFileRead {
+  config: Config;
+  configProblems: Problem[];
+  lines: Map<string, number>;
+  peakAllocatedBytes?: number;
+  device?: string;
+}
+
 export interface Decoded {
   config: Config;
   /** Parameters of the link that were skipped: unknown keys, malformed or repeated values. */
@@ -255,7 +264,7 @@ export class Engine {
    * A measured file (membudget-measured/1) through the engine's reader, the CLI's compare-measured's: its lines,
    * its peak and its configuration; throws MembudgetError naming the first paths that cannot be read.
    */
-  readMeasuredFile(text: string): { config: Config; configProblems: Problem[]; lines: Map<string, number>; peakAllocatedBytes?: number; device?: string } {
+  readMeasuredFile(text: string): MeasuredFileRead {
     const tools = this.#planner();
     const flat = flattenJson(text);
     const file = this.#call(() => tools.readMeasuredFile(flat.rootType, flat.values, flat.error));

@@ -1,7 +1,8 @@
 // The calculator page: state lives in the URL (the engine's query codec plus the view keys `embed` and
 // `unit`), every change recomputes at once, and nothing leaves the browser.
 import './styles.css';
-import { loadEngine, loadPlannerEngine, MembudgetError, type Config, type Engine, type Ledger, type Problem } from './engine';
+import { loadEngine, MembudgetError, type Config, type Engine, type Ledger, type Problem } from './engine';
+import { importConfig, tooLarge } from './tools';
 import { el, replaceChildren } from './dom';
 import { Form } from './form';
 import { ledgerMarkdown, UNIT_MEANING, type Unit } from './format';
@@ -241,9 +242,8 @@ class App {
       message.dataset.state = 'loading';
       replaceChildren(message, el('p', {}, 'Importing…'));
       const base = this.#config;
-      loadPlannerEngine()
-        .then((tools) => {
-          const imported = tools.importHfConfig(base, json);
+      importConfig(base, json)
+        .then((imported) => {
           this.#config = imported.config;
           message.dataset.state = 'imported';
           replaceChildren(message, el('p', {}, 'Imported: the architecture fields are filled in.'));
@@ -259,18 +259,26 @@ class App {
     };
     const button = el('button', { id: 'hf-config-apply', type: 'button' }, 'Import');
     button.addEventListener('click', () => apply(text.value));
+    // A file is checked for size before it is read: nothing over the limit is loaded into the page.
+    const applyFile = (chosen: File) => {
+      const refused = tooLarge(chosen.name, chosen.size);
+      if (refused) {
+        message.className = 'message error';
+        message.dataset.state = 'error';
+        replaceChildren(message, ...refused.problems.map((p) => el('p', {}, p.message)));
+        return;
+      }
+      void chosen.text().then(apply);
+    };
     file.addEventListener('change', () => {
       const chosen = file.files?.[0];
-      if (chosen) void chosen.text().then(apply);
+      if (chosen) applyFile(chosen);
     });
     text.addEventListener('drop', (event) => {
       const dropped = event.dataTransfer?.files?.[0];
       if (!dropped) return;
       event.preventDefault();
-      void dropped.text().then((json) => {
-        text.value = json;
-        apply(json);
-      });
+      applyFile(dropped);
     });
     return el('details', { class: 'importer' }, el('summary', {}, 'Import a Hugging Face config.json'), text, el('div', { class: 'importer-actions' }, button, file), message);
   }

@@ -3,7 +3,8 @@
 // prediction. The predicted side is the engine's own (measurableLines: the lines during forward and
 // backward, where a run measures them); the only arithmetic here is measured − predicted and its share
 // of the prediction. Every string reaches the page as textContent or an input's value.
-import { loadPlannerEngine, MembudgetError, type Config, type Engine, type Ledger, type Line } from './engine';
+import { MembudgetError, type Config, type Engine, type Ledger, type Line, type MeasuredFileRead } from './engine';
+import { readMeasured, tooLarge } from './tools';
 import { el, replaceChildren } from './dom';
 import { formatBytes, UNIT_BYTES, UNIT_LABEL, type Unit } from './format';
 
@@ -82,18 +83,24 @@ export class MeasuredView {
     load.addEventListener('click', () => {
       if (this.#fileConfig) this.#onLoadConfig(this.#fileConfig);
     });
+    // A file is checked for size before it is read: nothing over the limit is loaded into the page.
+    const readFile = (chosen: File, show: boolean) => {
+      const refused = tooLarge(chosen.name, chosen.size);
+      if (refused) return this.#showRefusal(refused.problems.map((p) => p.message));
+      void chosen.text().then((json) => {
+        if (show) this.#text.value = json;
+        this.#applyFile(json);
+      });
+    };
     file.addEventListener('change', () => {
       const chosen = file.files?.[0];
-      if (chosen) void chosen.text().then((json) => this.#applyFile(json));
+      if (chosen) readFile(chosen, false);
     });
     this.#text.addEventListener('drop', (event) => {
       const dropped = event.dataTransfer?.files?.[0];
       if (!dropped) return;
       event.preventDefault();
-      void dropped.text().then((json) => {
-        this.#text.value = json;
-        this.#applyFile(json);
-      });
+      readFile(dropped, true);
     });
     this.#configNotice.append(this.#configText, load);
     this.#configNotice.hidden = true;
@@ -234,17 +241,18 @@ export class MeasuredView {
     this.#message.className = 'message';
     this.#message.dataset.state = 'loading';
     replaceChildren(this.#message, el('p', {}, 'Reading…'));
-    loadPlannerEngine()
-      .then((tools) => this.#showFile(tools.readMeasuredFile(json)))
-      .catch((error: unknown) => {
-        this.#message.className = 'message error';
-        this.#message.dataset.state = 'error';
-        const problems = error instanceof MembudgetError ? error.problems.map((p) => p.message) : [String(error)];
-        replaceChildren(this.#message, ...problems.map((p) => el('p', {}, `Not read: ${p}`)));
-      });
+    readMeasured(json)
+      .then((file) => this.#showFile(file))
+      .catch((error: unknown) => this.#showRefusal(error instanceof MembudgetError ? error.problems.map((p) => p.message) : [String(error)]));
   }
 
-  #showFile(file: ReturnType<Engine['readMeasuredFile']>): void {
+  #showRefusal(problems: string[]): void {
+    this.#message.className = 'message error';
+    this.#message.dataset.state = 'error';
+    replaceChildren(this.#message, ...problems.map((p) => el('p', {}, `Not read: ${p}`)));
+  }
+
+  #showFile(file: MeasuredFileRead): void {
     this.#entries.clear();
     for (const cell of this.#cells.values()) cell.input.value = '';
     for (const [id, bytes] of file.lines) this.#entries.set(id, { text: '', bytes });

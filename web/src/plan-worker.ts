@@ -1,16 +1,26 @@
-// The planner off the main thread: the layouts in slices, a progress message after each, the Pareto front
-// over the joined slices at the end. The page cancels by terminating the worker.
+// The on-demand module off the main thread: a plan (the layouts in slices, a progress message after each, the
+// Pareto front over the joined slices at the end; the page cancels by terminating the worker), or a config.json
+// import or a measured file, which may be megabytes of JSON to parse.
 import { loadPlannerEngine, MembudgetError } from './engine';
 import { runPlan, type PlanMessage, type PlanReply } from './plan-run';
 
 const scope = self as unknown as { postMessage(message: PlanReply): void; onmessage: ((event: MessageEvent<PlanMessage>) => void) | null };
 
 scope.onmessage = (event) => {
-  const { id, request } = event.data;
+  const message = event.data;
+  const id = message.id;
   void (async () => {
     try {
       const engine = await loadPlannerEngine();
-      const plan = await runPlan(engine, request, (progress) => scope.postMessage({ id, kind: 'progress', progress }));
+      if (message.kind === 'import') {
+        scope.postMessage({ id, kind: 'imported', result: engine.importHfConfig(message.config, message.text) });
+        return;
+      }
+      if (message.kind === 'measured') {
+        scope.postMessage({ id, kind: 'measured', file: engine.readMeasuredFile(message.text) });
+        return;
+      }
+      const plan = await runPlan(engine, message.request, (progress) => scope.postMessage({ id, kind: 'progress', progress }));
       scope.postMessage({ id, kind: 'done', plan });
     } catch (error) {
       const problems = error instanceof MembudgetError ? error.problems : [{ field: '', message: error instanceof Error ? error.message : String(error) }];

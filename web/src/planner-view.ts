@@ -6,29 +6,12 @@ import { loadPlannerEngine, MembudgetError } from './engine';
 import { el, replaceChildren } from './dom';
 import { formatBytes, formatCount, formatPercentTenth, UNIT_LABEL, type Unit } from './format';
 import { runPlan, type PlanProgress, type PlanReply } from './plan-run';
-import workerUrl from './plan-worker.ts?worker&url';
+import { startWorker } from './tools';
 
 declare const __MEMBUDGET_WORKER__: boolean;
 
 /** Rows drawn at once; the rest are a sort or a filter away. */
 const SHOWN_ROWS = 200;
-
-// The page's Content-Security-Policy requires Trusted Types for script URLs: the worker's own URL, and only
-// it, passes through this policy.
-interface TrustedTypesLike {
-  createPolicy(name: string, rules: { createScriptURL(url: string): string }): { createScriptURL(url: string): unknown };
-}
-
-function startWorker(): Worker {
-  const types = (globalThis as { trustedTypes?: TrustedTypesLike }).trustedTypes;
-  const policy = types?.createPolicy('membudget-worker', {
-    createScriptURL(url) {
-      if (url !== workerUrl) throw new TypeError('membudget: not the planner worker');
-      return url;
-    },
-  });
-  return new Worker((policy ? policy.createScriptURL(workerUrl) : workerUrl) as string, { type: 'module', name: 'membudget-planner' });
-}
 
 type SortKey = 'peak' | 'headroom' | 'bubble' | 'recompute' | 'tp';
 
@@ -156,7 +139,7 @@ export class PlannerView {
           finish(reply.plan);
           this.#endWorker();
         } else {
-          fail(reply.problems);
+          fail(reply.kind === 'error' ? reply.problems : [{ field: '', message: `unexpected reply ${reply.kind}` }]);
           this.#endWorker();
         }
       };
@@ -164,7 +147,7 @@ export class PlannerView {
         fail([{ field: '', message: `the planner worker failed: ${event.message || 'no message'}` }]);
         this.#endWorker();
       };
-      worker.postMessage({ id, request });
+      worker.postMessage({ id, kind: 'plan', request });
     } else {
       // The single-file page: the same slices on the main thread, yielding to the browser between them.
       this.#mainThreadCancelled = false;

@@ -1,0 +1,76 @@
+// The on-demand module's slow work off the page's main thread: a config.json import or a measured file (either
+// may be megabytes of JSON) runs in the planner's worker, so that the page keeps answering while it parses;
+// the single-file page, which has no worker file, runs it in place. Text over the inputs' limit is refused
+// before anything reads it.
+import { loadPlannerEngine, MembudgetError, type Config, type Decoded, type MeasuredFileRead } from './engine';
+import type { PlanMessage, PlanReply } from './plan-run';
+import workerUrl from './plan-worker.ts?worker&url';
+
+declare const __MEMBUDGET_WORKER__: boolean;
+
+/** The most text an import or a measured file may hold, as the CLI's: 16 MiB. */
+export const MAX_INPUT_BYTES = 16 * 1024 * 1024;
+
+export function tooLarge(what: string, bytes: number): MembudgetError | undefined {
+  if (bytes <= MAX_INPUT_BYTES) return undefined;
+  return new MembudgetError([{ field: '', message: `${what} is larger than 16 MiB (16,777,216 bytes): ${bytes.toLocaleString('en-US')} bytes, more than any configuration or measured file` }]);
+}
+
+// The worker's script URL passes through the one Trusted Types policy the page's CSP allows (membudget-worker),
+// created once: the policy refuses a second policy of the same name.
+interface TrustedTypesLike {
+  createPolicy(name: string, rules: { createScriptURL(url: string): string }): { createScriptURL(url: string): unknown };
+}
+let policy: { createScriptURL(url: string): unknown } | undefined | null = null;
+
+export function startWorker(): Worker {
+  if (policy === null) {
+    const types = (globalThis as { trustedTypes?: TrustedTypesLike }).trustedTypes;
+    policy = types?.createPolicy('membudget-worker', {
+      createScriptURL(url) {
+        if (url !== workerUrl) throw new TypeError('membudget: not the planner worker');
+        return url;
+      },
+    });
+  }
+  return new Worker((policy ? policy.createScriptURL(workerUrl) : workerUrl) as string, { type: 'module', name: 'membudget-planner' });
+}
+
+let nextId = 0;
+
+function inWorker<T>(message: PlanMessage, pick: (reply: PlanReply) => T | undefined): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const worker = startWorker();
+    worker.onmessage = (event: MessageEvent<PlanReply>) => {
+      const reply = event.data;
+      worker.terminate();
+      if (reply.kind === 'error') reject(new MembudgetError(reply.problems));
+      else {
+        const value = pick(reply);
+        if (value === undefined) reject(new MembudgetError([{ field: '', message: `unexpected reply ${reply.kind}` }]));
+        else resolve(value);
+      }
+    };
+    worker.onerror = (event) => {
+      worker.terminate();
+      reject(new MembudgetError([{ field: '', message: `the worker failed: ${event.message || 'no message'}` }]));
+    };
+    worker.postMessage(message);
+  });
+}
+
+/** A Hugging Face config.json onto `config` (Engine.importHfConfig), off the main thread. */
+export async function importConfig(config: Config, text: string): Promise<Decoded> {
+  const refused = tooLarge('The config.json', text.length);
+  if (refused) throw refused;
+  if (!__MEMBUDGET_WORKER__) return (await loadPlannerEngine()).importHfConfig(config, text);
+  return inWorker({ id: ++nextId, kind: 'import', config, text }, (reply) => (reply.kind === 'imported' ? reply.result : undefined));
+}
+
+/** A measured file through the engine's reader (Engine.readMeasuredFile), off the main thread. */
+export async function readMeasured(text: string): Promise<MeasuredFileRead> {
+  const refused = tooLarge('The measured file', text.length);
+  if (refused) throw refused;
+  if (!__MEMBUDGET_WORKER__) return (await loadPlannerEngine()).readMeasuredFile(text);
+  return inWorker({ id: ++nextId, kind: 'measured', text }, (reply) => (reply.kind === 'measured' ? reply.file : undefined));
+}
