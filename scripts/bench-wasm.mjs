@@ -27,7 +27,7 @@ const base = planner.decodeQuery('model=llama-3.1-405b&gpu=h100-80gb&tp=8&pp=16&
 
 /** @param {number} gpus */
 function timeWasm(gpus) {
-  const run = () => planner.plan(base, gpus, 2048, false, true, 16, 16, false, 0, 0, 0);
+  const run = () => planner.plan(base, gpus, 2048, false, true, 16, 16, false, 0, 0, 20000, 2e6);
   let result = run();
   // Enough repetitions for half a second, as Google Benchmark's --benchmark_min_time=0.5 on the native side.
   let reps = 0;

@@ -248,7 +248,8 @@ std::vector<PlanRow> rowsFromArray(const val& array) {
 // One slice of a plan: the page's worker calls this per slice of layouts (for progress and cancelling),
 // then joins the slices with markParetoRows.
 val planSlice(const Config& base, double gpus, double globalBatch, bool tpAcrossNodes, bool unevenPipeline, double maxMicroBatch,
-              double maxCp, bool includeTight, double layoutBegin, double layoutEnd, double maxRows) {
+              double maxCp, bool includeTight, double layoutBegin, double layoutEnd, double maxRows,
+              double maxEvaluations) {
     PlanRequest request;
     request.base = base;
     request.gpus = gpus;
@@ -261,6 +262,7 @@ val planSlice(const Config& base, double gpus, double globalBatch, bool tpAcross
     request.layoutBegin = layoutBegin;
     request.layoutEnd = layoutEnd;
     request.maxRows = maxRows;
+    request.maxEvaluations = maxEvaluations;
     const PlanResult r = plan(request);
     val out = val::object();
     out.set("rows", rowsToArray(r.rows));

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
 #include <tuple>
 
 #include "detail/methods.hpp"
@@ -27,9 +28,10 @@ std::vector<double> divisorsOf(double value) {
     return out;
 }
 
-// The peak stage: the text-free kernels for the two methods that have one, evaluate() otherwise.
-PeakBytes peakOf(const Config& c, double psi) {
-    if (c.method == "membudget") return membudgetTrainingPeak(c);
+// The peak stage: the text-free kernels for the two methods that have one, evaluate() otherwise. `stages`: the
+// layout's peak-candidate stages (peakCandidateStages), computed once per layout.
+PeakBytes peakOf(const Config& c, double psi, const std::vector<StageSpan>& stages) {
+    if (c.method == "membudget") return membudgetTrainingPeak(c, stages);
     if (c.method == "chapter") return chapterTrainingPeak(c, psi);
     const Result r = evaluate(c);
     PeakBytes peak{};
@@ -50,9 +52,34 @@ bool splitLayers(const Config& c, double pp, bool uneven, double& first, double&
     return std::fmod(c.layers, pp) == 0 || uneven;
 }
 
-std::vector<Layout> layoutsOf(const PlanRequest& r) {
+// The configuration a layout stands for before the planner's own knobs (ZeRO, SP, checkpointing, micro-batch).
+Config layoutConfig(const PlanRequest& r, const Layout& L) {
+    Config c = r.base;
+    c.gpus = 0;
+    c.vpp = 1;
+    c.tp = L.tp;
+    c.cp = L.cp;
+    c.pp = L.pp;
+    c.dp = L.dp;
+    c.ep = L.ep;
+    c.firstStageLayers = L.firstStageLayers;
+    c.lastStageLayers = L.lastStageLayers;
+    c.mb = 1;
+    c.microbatches = r.globalBatch / L.dp;
+    c.sp = false;
+    c.zero = 0;
+    return c;
+}
+
+// Every layout of TP, CP, PP (and EP) over the GPUs that validate() accepts; `limit`: stop past this many (the
+// caller refuses a search that large).
+std::vector<Layout> layoutsOf(const PlanRequest& r, size_t limit) {
     const Config& c = r.base;
     std::vector<Layout> out;
+    auto add = [&](const Layout& layout) {
+        if (validate(layoutConfig(r, layout)).empty()) out.push_back(layout);  // a rule the search does not know (ETP with EP)
+        return out.size() <= limit;
+    };
     for (double tp : divisorsOf(r.gpus)) {
         if (std::fmod(c.heads, tp) != 0) continue;
         if (c.kvLoraRank == 0 && std::fmod(c.kvHeads, tp) != 0 && std::fmod(tp, c.kvHeads) != 0) continue;
@@ -66,12 +93,12 @@ std::vector<Layout> layoutsOf(const PlanRequest& r) {
                 const double dp = r.gpus / (tp * cp * pp);
                 if (std::fmod(r.globalBatch, dp) != 0) continue;
                 if (c.experts == 0) {
-                    out.push_back({tp, cp, pp, dp, 1, first, last});
+                    if (!add({tp, cp, pp, dp, 1, first, last})) return out;
                     continue;
                 }
                 const double etp = c.etp != 0 ? c.etp : tp;
                 for (double ep : divisorsOf(c.experts))
-                    if (std::fmod(tp * cp * dp, etp * ep) == 0) out.push_back({tp, cp, pp, dp, ep, first, last});
+                    if (std::fmod(tp * cp * dp, etp * ep) == 0 && !add({tp, cp, pp, dp, ep, first, last})) return out;
             }
         }
     }
@@ -96,14 +123,6 @@ void markPareto(std::vector<PlanRow>& rows) noexcept {
         auto costs = [](const PlanRow& r) {
             return Costs{r.recomputeOverhead, r.bubble, r.tp * r.cp, r.zero >= 3 ? 1.0 : 0.0, (r.tpCrossesNode || r.cpCrossesNode) ? 1.0 : 0.0,
                          r.peakBytes};
-        };
-        auto dominates = [](const Costs& a, const Costs& b) {
-            bool better = false;
-            for (size_t i = 0; i < a.size(); ++i) {
-                if (a[i] > b[i]) return false;
-                better = better || a[i] < b[i];
-            }
-            return better;
         };
         // Sorted by the discrete costs, then bubble and peak: within a run of equal discrete costs the
         // front is a staircase over (bubble, peak); only those candidates are then compared across runs.
@@ -130,12 +149,44 @@ void markPareto(std::vector<PlanRow>& rows) noexcept {
                 bestPeak = std::min(bestPeak, keys[i][5]);
             }
         }
-        for (size_t i : candidates)
-            for (size_t j : candidates)
-                if (i != j && rows[j].pareto && dominates(keys[j], keys[i])) {
+        // A candidate is dominated only by a candidate of a group no worse in every discrete cost. Each group's
+        // candidates form a staircase (bubble rising, peak falling): the one with the least peak among those of
+        // bubble at most this one's is the last of them, found by binary search. This keeps the check near
+        // linear in the candidates where comparing every pair was quadratic.
+        struct Staircase {
+            std::array<double, 4> discrete;
+            std::vector<std::pair<double, double>> steps;  // (bubble, peak), bubble ascending, peak descending
+        };
+        std::map<std::array<double, 4>, size_t> groupIndex;
+        std::vector<Staircase> groups;
+        for (size_t i : candidates) {
+            const std::array<double, 4> discrete{keys[i][0], keys[i][2], keys[i][3], keys[i][4]};
+            auto [it, added] = groupIndex.try_emplace(discrete, groups.size());
+            if (added) groups.push_back({discrete, {}});
+            auto& steps = groups[it->second].steps;
+            // Candidates arrive sorted by bubble then peak within a group; equal (bubble, peak) ties count once.
+            if (steps.empty() || steps.back() != std::make_pair(keys[i][1], keys[i][5])) steps.emplace_back(keys[i][1], keys[i][5]);
+        }
+        for (size_t i : candidates) {
+            const std::array<double, 4> mine{keys[i][0], keys[i][2], keys[i][3], keys[i][4]};
+            const double bubble = keys[i][1], peak = keys[i][5];
+            for (const auto& group : groups) {
+                bool noWorse = true, strictly = false;
+                for (size_t d = 0; d < 4; ++d) {
+                    noWorse = noWorse && group.discrete[d] <= mine[d];
+                    strictly = strictly || group.discrete[d] < mine[d];
+                }
+                if (!noWorse) continue;
+                // The last step with bubble <= this bubble has the least peak among them.
+                const auto after = std::upper_bound(group.steps.begin(), group.steps.end(), std::make_pair(bubble, static_cast<double>(INFINITY)));
+                if (after == group.steps.begin()) continue;
+                const auto& [b, p] = *std::prev(after);
+                if (p <= peak && (strictly || b < bubble || p < peak)) {
                     rows[i].pareto = false;
                     break;
                 }
+            }
+        }
         // Pareto first, then by peak memory; ties by the layout itself, so that a whole plan and joined slices of it
         // list the same rows in the same order.
         for (size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -176,8 +227,36 @@ PlanResult plan(const PlanRequest& r) noexcept {
         for (auto& problem : validate(base)) out.errors.push_back(problem);
         if (!out.errors.empty()) return out;
 
-        const std::vector<detail::Layout> layouts = detail::layoutsOf(r);
+        // The search's size is known before it runs: its layouts, and for each its micro-batches (the divisors of
+        // the per-replica batch up to max_mb) times the ZeRO stages, SP settings and checkpointing modes. Past
+        // these limits it would take more than seconds; it stops and says what to narrow instead.
+        constexpr size_t kMaxLayouts = 200000;
+        constexpr double kMaxConfigurations = 40e6;
+        const std::vector<detail::Layout> layouts = detail::layoutsOf(r, kMaxLayouts);
+        const std::string narrow = "narrow it: fewer GPUs, a smaller max_mb or max_cp, a larger global batch per replica, or TP within a node";
+        if (layouts.size() > kMaxLayouts) {
+            out.errors.push_back({"gpus", "the search is too large: more than " + detail::groupedNumber(static_cast<double>(kMaxLayouts)) +
+                                              " layouts of TP, CP, PP and EP; " + narrow});
+            return out;
+        }
         out.layouts = static_cast<double>(layouts.size());
+        std::map<double, std::vector<double>> microBatchesOf;  // per DP (the per-replica batch), from few DP values
+        auto microBatchesFor = [&](double dp) -> const std::vector<double>& {
+            auto [it, added] = microBatchesOf.try_emplace(dp);
+            if (added)
+                for (double mb : detail::divisorsOf(r.globalBatch / dp))
+                    if (mb <= r.maxMicroBatch) it->second.push_back(mb);
+            return it->second;
+        };
+        double configurations = 0;
+        for (const auto& L : layouts)
+            configurations += static_cast<double>(microBatchesFor(L.dp).size()) * (L.dp * L.cp > 1 ? 4 : 1) * (L.tp > 1 ? 2 : 1) * 3;
+        if (configurations > kMaxConfigurations) {
+            out.errors.push_back({"gpus", "the search is too large: " + detail::groupedNumber(configurations) + " configurations over " +
+                                              detail::groupedNumber(out.layouts) + " layouts (at most " + detail::groupedNumber(kMaxConfigurations) +
+                                              "); " + narrow});
+            return out;
+        }
         const double psi = base.params != 0 ? base.params : derivedParameterCount(base);
         const double capacity = std::round(base.gpuGb * kBytesPerGB);
         const double usable = std::round(capacity * (1 - base.headroom));
@@ -191,26 +270,27 @@ PlanResult plan(const PlanRequest& r) noexcept {
         }
         const auto begin = static_cast<size_t>(std::clamp(r.layoutBegin, 0.0, out.layouts));
         const auto end = static_cast<size_t>(r.layoutEnd == 0 ? out.layouts : std::clamp(r.layoutEnd, 0.0, out.layouts));
-        Config c = base;
-        c.gpus = 0;
-        c.vpp = 1;
+        const bool whole = begin == 0 && end == layouts.size();
+        // Rows are kept in a bounded buffer: past a threshold it is cut to its Pareto front and the maxRows best
+        // others (a row dominated in the buffer is dominated in the whole search, and maxRows dominated rows with
+        // a smaller peak rank before it), so memory stays bounded whatever fits.
+        const auto maxRows = static_cast<size_t>(std::clamp(r.maxRows, 1.0, 1e7));
+        size_t compactAt = std::max<size_t>(4 * maxRows, 65536);
+        auto compact = [&]() {
+            markPareto(out.rows);
+            const size_t front = static_cast<size_t>(std::count_if(out.rows.begin(), out.rows.end(), [](const PlanRow& row) { return row.pareto; }));
+            if (out.rows.size() > front + maxRows) out.rows.resize(front + maxRows);
+            compactAt = std::max(compactAt, 2 * out.rows.size());
+        };
+        std::map<double, std::vector<detail::StageSpan>> stagesOf;  // the peak-candidate stages of each PP
         for (size_t li = begin; li < end; ++li) {
             const auto& L = layouts[li];
-            c.tp = L.tp;
-            c.cp = L.cp;
-            c.pp = L.pp;
-            c.dp = L.dp;
-            c.ep = L.ep;
-            c.firstStageLayers = L.firstStageLayers;
-            c.lastStageLayers = L.lastStageLayers;
-            c.mb = 1;
-            c.microbatches = r.globalBatch / L.dp;
-            c.sp = false;
-            if (!validate(c).empty()) continue;  // a rule the layout search does not know (e.g. ETP with EP)
+            Config c = detail::layoutConfig(r, L);
+            const auto [stagesIt, addedStages] = stagesOf.try_emplace(L.pp);
+            if (addedStages) stagesIt->second = detail::peakCandidateStages(c);
+            const std::vector<detail::StageSpan>& stages = stagesIt->second;
             const double perReplica = r.globalBatch / L.dp;
-            std::vector<double> microBatches;
-            for (double mb : detail::divisorsOf(perReplica))
-                if (mb <= r.maxMicroBatch) microBatches.push_back(mb);
+            const std::vector<double>& microBatches = microBatchesFor(L.dp);
             const bool sharded = L.dp * L.cp > 1;
             const bool tpCrosses = L.tp > base.gpusPerNode, cpCrosses = L.tp * L.cp > base.gpusPerNode;
             const double perZero = static_cast<double>(microBatches.size()) * (L.tp > 1 ? 2 : 1) * static_cast<double>(modes.size());
@@ -222,7 +302,7 @@ PlanResult plan(const PlanRequest& r) noexcept {
                 c.ckpt = "full";
                 c.mb = microBatches.empty() ? 1 : microBatches[0];
                 c.microbatches = perReplica / c.mb;
-                if (!microBatches.empty() && !(detail::peakOf(c, psi).staticBytes <= limit)) {
+                if (!microBatches.empty() && !(detail::peakOf(c, psi, stages).staticBytes <= limit)) {
                     ++out.evaluated;
                     out.candidates += perZero;
                     out.pruned += perZero - 1;
@@ -238,7 +318,13 @@ PlanResult plan(const PlanRequest& r) noexcept {
                         for (size_t m = 0; m < microBatches.size(); ++m) {
                             c.mb = microBatches[m];
                             c.microbatches = perReplica / c.mb;
-                            const detail::PeakBytes kernel = detail::peakOf(c, psi);
+                            if (out.evaluated >= r.maxEvaluations) {
+                                out.errors.push_back({"gpus", "the search is too large: it needs more than " + detail::groupedNumber(r.maxEvaluations) +
+                                                                  " ledgers, which take more than seconds; " + narrow});
+                                out.rows.clear();
+                                return out;
+                            }
+                            const detail::PeakBytes kernel = detail::peakOf(c, psi, stages);
                             const double peak = kernel.totalBytes;
                             ++out.evaluated;
                             // Memory only grows with the micro-batch: the larger ones cannot fit either.
@@ -268,23 +354,19 @@ PlanResult plan(const PlanRequest& r) noexcept {
                             row.tpCrossesNode = tpCrosses;
                             row.cpCrossesNode = cpCrosses && L.cp > 1;
                             out.rows.push_back(std::move(row));
+                            ++out.fitting;
+                            if (out.rows.size() >= compactAt) compact();
                         }
                     }
                 }
             }
         }
-        out.fitting = static_cast<double>(out.rows.size());
-        // Rows come back Pareto first, then by peak memory, at most maxRows of them. A slice keeps its own Pareto
-        // front and maxRows more: a row dominated in its slice is dominated in the whole plan, so the caller who
-        // joins the slices, marks the front again and keeps maxRows gets exactly the whole plan's rows.
-        markPareto(out.rows);
-        const bool whole = begin == 0 && end == layouts.size();
-        const double front = static_cast<double>(std::count_if(out.rows.begin(), out.rows.end(), [](const PlanRow& row) { return row.pareto; }));
-        const double keep = whole ? r.maxRows : front + r.maxRows;
-        if (static_cast<double>(out.rows.size()) > keep) {
-            out.dropped = static_cast<double>(out.rows.size()) - keep;
-            out.rows.resize(static_cast<size_t>(keep));
-        }
+        // Rows come back Pareto first, then by peak memory: a whole plan's maxRows best; a slice its own Pareto
+        // front and maxRows more, so that the caller who joins the slices, marks the front again and keeps maxRows
+        // gets exactly the whole plan's rows.
+        compact();
+        if (whole && out.rows.size() > maxRows) out.rows.resize(maxRows);
+        out.dropped = out.fitting - static_cast<double>(out.rows.size());
     } catch (...) {
         out = PlanResult{};
         out.errors = {{"", "internal error: out of memory while planning"}};

@@ -133,30 +133,39 @@ MembudgetStage membudgetStage(const Config& c, const MembudgetTraining& t, doubl
     return s;
 }
 
-PeakBytes membudgetTrainingPeak(const Config& c) {
-    const MembudgetTraining t = membudgetTraining(c);
-    const double allowances = gigabytesToBytes(c.buffersGb) + gigabytesToBytes(c.contextGb);
-    PeakBytes peak{};
-    peak.totalBytes = -1;
-    double firstLayer = 0, previousLayers = -1, previousMoe = -1;
+std::vector<StageSpan> peakCandidateStages(const Config& c) {
+    std::vector<StageSpan> out;
+    std::vector<std::pair<double, double>> kinds;  // (layers, MoE layers) of the middle stages seen: a handful
+    double firstLayer = 0;
     for (double i = 0; i < c.pp; ++i) {
         const double layers = stageLayerCount(c, i);
         const double from = firstLayer;
         firstLayer += layers;
-        // A middle stage holding the same layers as the one before it has the same static memory and no
-        // more micro-batches in flight (min(PP − i, m) falls with i): it cannot be the first peak. Skipping
-        // it makes a plan's cost grow with the distinct stages (at most four), not with PP.
         const bool middle = i != 0 && i != c.pp - 1;
-        const double moe = moeLayersIn(c, from, layers);
-        if (middle && layers == previousLayers && moe == previousMoe) continue;
-        previousLayers = middle ? layers : -1;
-        previousMoe = middle ? moe : -1;
-        const MembudgetStage s = membudgetStage(c, t, i, layers, from, true);
+        if (middle) {
+            const std::pair<double, double> kind{layers, moeLayersIn(c, from, layers)};
+            if (std::find(kinds.begin(), kinds.end(), kind) != kinds.end()) continue;
+            kinds.push_back(kind);
+        }
+        out.push_back({i, from, layers});
+    }
+    return out;
+}
+
+PeakBytes membudgetTrainingPeak(const Config& c) { return membudgetTrainingPeak(c, peakCandidateStages(c)); }
+
+PeakBytes membudgetTrainingPeak(const Config& c, const std::vector<StageSpan>& stages) {
+    const MembudgetTraining t = membudgetTraining(c);
+    const double allowances = gigabytesToBytes(c.buffersGb) + gigabytesToBytes(c.contextGb);
+    PeakBytes peak{};
+    peak.totalBytes = -1;
+    for (const StageSpan& stage : stages) {
+        const MembudgetStage s = membudgetStage(c, t, stage.index, stage.layers, stage.firstLayer, true);
         // The same sum, in the same order, as evaluate() makes of the stage's lines.
         const double total = s.parameters + s.gradients + s.optimizerAtPeak + s.activations + gigabytesToBytes(c.buffersGb) +
                              gigabytesToBytes(c.contextGb);
         const double staticBytes = s.parameters + s.gradients + s.optimizer + allowances;
-        if (total > peak.totalBytes) peak = {s.parameters, s.gradients, s.optimizerAtPeak, s.activations, allowances, total, i, peak.staticBytes};
+        if (total > peak.totalBytes) peak = {s.parameters, s.gradients, s.optimizerAtPeak, s.activations, allowances, total, stage.index, peak.staticBytes};
         peak.staticBytes = std::max(peak.staticBytes, staticBytes);
     }
     return peak;

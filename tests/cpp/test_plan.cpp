@@ -278,3 +278,99 @@ TEST_CASE("advice: the smallest changes that make a configuration fit", "[plan][
         CHECK(before.totalBytes - a.totalBytes == a.savedBytes);
     }
 }
+
+TEST_CASE("a search keeps only its best rows while it runs, and they are the rows of the full search", "[plan][hostile]") {
+    // A small model on many GPUs: every configuration fits, far more rows than the buffer holds.
+    PlanRequest request;
+    const ParsedConfig tiny = applyAssignments(std::vector<Assignment>{
+        {"model", "custom"}, {"params", "0"}, {"hidden", "720"}, {"heads", "720"}, {"kv_heads", "720"}, {"layers", "360"}, {"ffn", "64"},
+        {"vocab", "64"}, {"seq", "16"}, {"gpu", "b200"}, {"method", "membudget"}, {"tp", "1"}, {"dp", "1"}});
+    REQUIRE(tiny.problems.empty());
+    request.base = tiny.config;
+    request.gpus = 5040;
+    request.globalBatch = 5040;
+    request.maxMicroBatch = 64;
+    request.maxRows = 1e7;  // everything
+    const PlanResult full = membudget::plan(request);
+    REQUIRE(full.errors.empty());
+    REQUIRE(full.fitting > 2 * 65536);  // the buffer (65,536 rows for these maxRows) is compacted twice or more
+    REQUIRE(static_cast<double>(full.rows.size()) == full.fitting);
+    for (double maxRows : {1.0, 37.0, 5000.0}) {
+        INFO("maxRows " << maxRows);
+        request.maxRows = maxRows;
+        const PlanResult bounded = membudget::plan(request);
+        REQUIRE(bounded.errors.empty());
+        CHECK(bounded.fitting == full.fitting);
+        CHECK(bounded.evaluated == full.evaluated);
+        CHECK(bounded.dropped == full.fitting - maxRows);
+        REQUIRE(bounded.rows.size() == static_cast<size_t>(maxRows));
+        for (size_t i = 0; i < bounded.rows.size(); ++i) {
+            CHECK(bounded.rows[i].peakBytes == full.rows[i].peakBytes);
+            CHECK(bounded.rows[i].pareto == full.rows[i].pareto);
+            CHECK(std::tie(bounded.rows[i].tp, bounded.rows[i].pp, bounded.rows[i].cp, bounded.rows[i].zero, bounded.rows[i].mb, bounded.rows[i].sp,
+                           bounded.rows[i].ckpt) == std::tie(full.rows[i].tp, full.rows[i].pp, full.rows[i].cp, full.rows[i].zero, full.rows[i].mb,
+                                                             full.rows[i].sp, full.rows[i].ckpt));
+        }
+    }
+}
+
+TEST_CASE("a search too large to answer in seconds stops, saying what to narrow", "[plan][hostile]") {
+    // Issue 13's case: 55,440 heads, 10,000 layers, 2,520 experts on 720,720 GPUs, every knob wide open.
+    PlanRequest request;
+    const ParsedConfig huge = applyAssignments(std::vector<Assignment>{
+        {"model", "custom"}, {"params", "0"}, {"hidden", "55440"}, {"heads", "55440"}, {"kv_heads", "55440"}, {"layers", "10000"},
+        {"ffn", "128"}, {"vocab", "1000"}, {"experts", "2520"}, {"experts_per_token", "1"}, {"moe_ffn", "16"}, {"seq", "16"},
+        {"gpu", "b200"}, {"method", "membudget"}, {"tp", "1"}, {"dp", "1"}});
+    REQUIRE(huge.problems.empty());
+    request.base = huge.config;
+    request.gpus = 720720;
+    request.globalBatch = 720720;
+    request.maxMicroBatch = 1024;
+    request.maxCp = 1024;
+    request.tpAcrossNodes = true;
+    request.includeTight = true;
+    PlanResult plan = membudget::plan(request);
+    REQUIRE_FALSE(plan.errors.empty());
+    CHECK(plan.errors[0].message.find("the search is too large") != std::string::npos);
+    CHECK(plan.errors[0].message.find("narrow it") != std::string::npos);
+    // With the defaults it is answered, keeping maxRows rows.
+    request.maxMicroBatch = 16;
+    request.maxCp = 16;
+    request.tpAcrossNodes = false;
+    request.includeTight = false;
+    plan = membudget::plan(request);
+    REQUIRE(plan.errors.empty());
+    CHECK(plan.fitting > 500000);
+    CHECK(plan.rows.size() == 20000);
+    // Within the configuration limit, the evaluation budget stops a search, deterministically.
+    request.maxEvaluations = 100000;
+    plan = membudget::plan(request);
+    REQUIRE_FALSE(plan.errors.empty());
+    CHECK(plan.errors[0].message.find("more than 100,000 ledgers") != std::string::npos);
+    CHECK(plan.rows.empty());
+}
+
+TEST_CASE("a plan counts only the layouts validation accepts", "[plan]") {
+    // 2,048 GPUs and 4,096 layers: PP 2,048 would divide both, but PP goes to 1,024 at most.
+    PlanRequest request;
+    const ParsedConfig tiny = applyAssignments(std::vector<Assignment>{
+        {"model", "custom"}, {"params", "0"}, {"hidden", "64"}, {"heads", "8"}, {"kv_heads", "8"}, {"layers", "4096"}, {"ffn", "64"},
+        {"vocab", "64"}, {"seq", "16"}, {"method", "membudget"}, {"tp", "1"}, {"dp", "1"}});
+    REQUIRE(tiny.problems.empty());
+    request.base = tiny.config;
+    request.gpus = 2048;
+    request.globalBatch = 2048;
+    const PlanResult plan = membudget::plan(request);
+    REQUIRE(plan.errors.empty());
+    double valid = 0;
+    for (double tp : {1, 2, 4, 8})
+        for (double cp = 1; cp <= 16; cp *= 2)
+            for (double pp = 1; pp <= 2048; pp *= 2) {
+                if (std::fmod(2048, tp * cp * pp) != 0) continue;
+                Config c = request.base;
+                c.tp = tp, c.cp = cp, c.pp = pp, c.dp = 2048 / (tp * cp * pp), c.microbatches = 2048 / c.dp;
+                valid += validate(c).empty() ? 1 : 0;
+            }
+    CHECK(plan.layouts == valid);
+    for (const auto& row : plan.rows) CHECK(row.pp <= 1024);
+}

@@ -67,7 +67,7 @@ describe('membudget.d.ts', () => {
     expect(sorted(declared)).toEqual(sorted(own));
     for (const name of [...functions, ...own]) expect(typeof (planner as unknown as Record<string, unknown>)[name], name).toBe('function');
     for (const name of own) expect((module as unknown as Record<string, unknown>)[name], name).toBeUndefined();
-    const raw = planner.plan(planner.defaultConfig(), 256, 1024, false, true, 4, 4, false, 0, 2, 100);
+    const raw = planner.plan(planner.defaultConfig(), 256, 1024, false, true, 4, 4, false, 0, 2, 100, 2e6);
     expect(sorted(Object.keys(raw))).toEqual(sorted(declaredInterfaces().get('RawPlan')!));
     expect(raw.rows).toBeInstanceOf(Float64Array);
   });

@@ -53,6 +53,8 @@ export interface PlanRequest {
   layoutBegin: number;
   layoutEnd: number;
   maxRows: number;
+  /** Ledgers the search may evaluate before it stops as too large (the engine's PlanRequest::maxEvaluations). */
+  maxEvaluations: number;
 }
 
 /** One fitting configuration of a plan (the CLI's `plan --json` row). */
@@ -292,6 +294,7 @@ export class Engine {
       layoutBegin: 0,
       layoutEnd: 0,
       maxRows: 20000,
+      maxEvaluations: 2e6,
     };
   }
 
@@ -300,7 +303,7 @@ export class Engine {
     const r = request;
     const planner = this.#planner();
     const raw = this.#call(() =>
-      planner.plan(this.#complete(r.base), r.gpus, r.globalBatch, r.tpAcrossNodes, r.unevenPipeline, r.maxMicroBatch, r.maxCp, r.includeTight, r.layoutBegin, r.layoutEnd, r.maxRows),
+      planner.plan(this.#complete(r.base), r.gpus, r.globalBatch, r.tpAcrossNodes, r.unevenPipeline, r.maxMicroBatch, r.maxCp, r.includeTight, r.layoutBegin, r.layoutEnd, r.maxRows, r.maxEvaluations),
     );
     if (raw.errors.length > 0) throw new MembudgetError(raw.errors);
     return { ...raw, rows: decodeRows(raw.rows) };

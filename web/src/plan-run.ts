@@ -40,7 +40,8 @@ export async function runPlan(
     await yieldBetween();
     if (cancelled()) throw new Error('cancelled');
     const end = Math.min(layouts, done + SLICE_LAYOUTS);
-    const slice = engine.plan({ ...request, layoutBegin: done, layoutEnd: end });
+    // The evaluation budget is the whole plan's: each slice gets what the ones before it left.
+    const slice = engine.plan({ ...request, layoutBegin: done, layoutEnd: end, maxEvaluations: request.maxEvaluations - total.evaluated });
     total.rows.push(...slice.rows);
     total.candidates += slice.candidates;
     total.evaluated += slice.evaluated;

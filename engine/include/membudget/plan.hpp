@@ -26,6 +26,10 @@ struct PlanRequest {
     // Rows kept: a whole plan keeps maxRows (Pareto first, then by peak); a slice its Pareto front and maxRows more,
     // so that joined slices, marked again and cut to maxRows, are the whole plan's rows. The rest are `dropped`.
     double maxRows = 20000;
+    // Ledgers the search may evaluate (configurations that a smaller micro-batch did not already rule out): a
+    // deterministic bound on its time (about 1.3 µs each on a 2-core machine, 3 s in all); past it the search
+    // stops with an error saying what to narrow. A caller running slices passes what is left of it.
+    double maxEvaluations = 2e6;
 };
 
 struct PlanRow {

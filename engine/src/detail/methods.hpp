@@ -59,6 +59,17 @@ struct PeakBytes {
     double staticBytes;
 };
 PeakBytes membudgetTrainingPeak(const Config& config);
+
+// A pipeline stage the peak can be on: its index, first layer and layer count.
+struct StageSpan {
+    double index, firstLayer, layers;
+};
+// The first and last stages and the first middle stage of each (layers, MoE layers) kind: a later middle stage of
+// the same kind holds the same static memory and no more activations (its in-flight micro-batches fall with the
+// index), so it is never the first peak. Depends only on the layers, PP and the first/last-stage split, so the
+// planner computes it once per layout and evaluates each of its configurations over these few stages, not PP.
+std::vector<StageSpan> peakCandidateStages(const Config& config);
+PeakBytes membudgetTrainingPeak(const Config& config, const std::vector<StageSpan>& stages);
 PeakBytes chapterTrainingPeak(const Config& config, double parameterCount);
 
 // Layers on stage i, as stageLayers(config)[i] without building the vector.

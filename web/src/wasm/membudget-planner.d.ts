@@ -26,6 +26,7 @@ export interface PlannerModule extends MembudgetModule {
     layoutBegin: number,
     layoutEnd: number,
     maxRows: number,
+    maxEvaluations: number,
   ): RawPlan;
   /** Marks the Pareto front over joined slices (flat rows, as RawPlan.rows) and puts it first. */
   markPareto(rows: Float64Array): Float64Array;
