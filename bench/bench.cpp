@@ -87,6 +87,17 @@ void BM_Plan405B(benchmark::State& state) {
 }
 BENCHMARK(BM_Plan405B)->Arg(64)->Arg(512)->Arg(4096)->Arg(16384)->Arg(131072)->Unit(benchmark::kMillisecond);
 
+// The 16,384-GPU plan with each method's kernel (issue 13: within 3x of membudget's own; they went through the
+// text-building evaluate(), 1 s where membudget took 8 ms).
+void BM_Plan405BByMethod(benchmark::State& state) {
+    static const char* methods[] = {"membudget", "chapter", "korthikanti", "megatron", "zero", "deepspeed"};
+    PlanRequest request = plan405b(16384);
+    request.base.method = methods[state.range(0)];
+    state.SetLabel(request.base.method);
+    for (auto _ : state) benchmark::DoNotOptimize(plan(request).fitting);
+}
+BENCHMARK(BM_Plan405BByMethod)->DenseRange(0, 5)->Unit(benchmark::kMillisecond);
+
 // Hostile input that once took quadratic time (tests/fuzz/regressions): a link of n parameters and a
 // config.json of n keys. Google Benchmark fits the growth (BigO); both must stay O(n).
 void BM_DecodeLongLink(benchmark::State& state) {

@@ -7,6 +7,7 @@
 
 #include "detail/expr.hpp"
 #include "detail/methods.hpp"
+#include "detail/training.hpp"
 #include "membudget/detail/text.hpp"
 #include "membudget/sources.hpp"
 
@@ -116,8 +117,8 @@ MethodOutput korthikantiMethod(const Config& c, double psi) {
 }
 
 // Megatron-LM's theoretical_memory_usage.py: the most loaded shard (the first stage) only.
-MethodOutput megatronMethod(const Config& c, double psi) {
-    MethodOutput out;
+// The Config as theoretical_memory_usage.py's args namespace.
+sources::MegatronArgs megatronArgs(const Config& c) {
     sources::MegatronArgs x;
     x.hiddenSize = c.hidden;
     x.numAttentionHeads = c.heads;
@@ -165,6 +166,12 @@ MethodOutput megatronMethod(const Config& c, double psi) {
         x.qkPosEmbHeadDim = c.qkRopeDim;
         x.vHeadDim = c.vHeadDim != 0 ? c.vHeadDim : headDim;
     }
+    return x;
+}
+
+MethodOutput megatronMethod(const Config& c, double psi) {
+    MethodOutput out;
+    const sources::MegatronArgs x = megatronArgs(c);
     const auto weights = sources::megatronWeights(x);
     const double params = weights.tensorParallelParams + weights.replicatedParams + weights.expertParams;
     const double activations = sources::megatronActivationBytes(x);
@@ -364,3 +371,99 @@ MethodOutput deepspeedMethod(const Config& c, double psi) {
 
 }  // namespace detail
 }  // namespace membudget
+
+// ---- The methods' numeric kernels, for the planner: each stage's lines as evaluate() sums them (parameters,
+// gradients, optimizer, activations, then the allowances), with no text. Tested equal to the ledgers
+// (tests/cpp/test_plan.cpp), so that every method plans as fast as membudget's own.
+namespace membudget::detail {
+
+namespace {
+
+// The lines every source but Megatron-LM's leaves to membudget's forward/backward composition.
+struct StaticAndActivations {
+    double parameters, gradients, optimizer, activations;
+};
+
+template <class Lines>
+PeakBytes peakOver(const Config& c, const std::vector<StageSpan>& stages, Lines lines) {
+    const double buffers = gigabytesToBytes(c.buffersGb), context = gigabytesToBytes(c.contextGb), allowances = buffers + context;
+    PeakBytes peak{};
+    peak.totalBytes = -1;
+    for (const StageSpan& stage : stages) {
+        const StaticAndActivations l = lines(stage);
+        const double total = l.parameters + l.gradients + l.optimizer + l.activations + buffers + context;
+        const double staticBytes = l.parameters + l.gradients + l.optimizer + allowances;
+        if (total > peak.totalBytes) peak = {l.parameters, l.gradients, l.optimizer, l.activations, allowances, total, stage.index, peak.staticBytes};
+        peak.staticBytes = std::max(peak.staticBytes, staticBytes);
+    }
+    return peak;
+}
+
+}  // namespace
+
+PeakBytes korthikantiTrainingPeak(const Config& c, const std::vector<StageSpan>& stages) {
+    const MembudgetTraining t = membudgetTraining(c);
+    const double s = c.seq / c.cp, b = c.mb, h = c.hidden, a = c.heads, tp = c.tp;
+    const double perLayer = sources::korthikantiLayerBytes(s, b, h, a, tp, c.sp && tp > 1, recomputeOf(c));
+    return peakOver(c, stages, [&](const StageSpan& stage) {
+        const MembudgetStage sn = membudgetStage(c, t, stage.index, stage.layers, stage.firstLayer, false);
+        double bytes = perLayer * inFlightLayerCopies(c, stage.layers, stage.index);
+        if (stage.index == 0) bytes += sources::korthikantiEmbeddingBytes(s, b, h, inFlightMicrobatches(c, stage.index), tp);
+        if (stage.index == c.pp - 1) bytes += sources::korthikantiOutputBytes(s, b, h, c.vocab, tp);
+        return StaticAndActivations{sn.parameters, sn.gradients, sn.optimizerAtPeak, bytes};
+    });
+}
+
+PeakBytes zeroTrainingPeak(const Config& c, double psi, const std::vector<StageSpan>& stages) {
+    const MembudgetTraining t = membudgetTraining(c);
+    const auto states = sources::zeroPaperModelStates(static_cast<int>(c.zero), psi / (c.tp * c.pp), c.dp);
+    return peakOver(c, stages, [&](const StageSpan& stage) {
+        const MembudgetStage sn = membudgetStage(c, t, stage.index, stage.layers, stage.firstLayer, false);
+        return StaticAndActivations{states.parameters, states.gradients, states.optimizer, sn.activations};
+    });
+}
+
+PeakBytes deepspeedTrainingPeak(const Config& c, double psi, const std::vector<StageSpan>& stages) {
+    const MembudgetTraining t = membudgetTraining(c);
+    const double P = psi / (c.tp * c.pp);
+    const double largest = std::max({c.vocab * c.hidden, c.hidden * c.ffn, c.hidden * c.heads * headDimOf(c)}) / c.tp;
+    const double gpusPerNode = c.dp < c.gpusPerNode ? c.dp : c.gpusPerNode, nodes = c.dp < c.gpusPerNode ? 1 : c.dp / c.gpusPerNode;
+    const double G = gpusPerNode * nodes;
+    const bool offloadOptimizer = c.offload != "none", offloadParams = c.offload == "all";
+    double parameters = 0, gradients = 0, optimizer = 0;
+    if (c.zero >= 3) {
+        const double gathered = 2 * largest;
+        if (offloadOptimizer && offloadParams) {
+            parameters = gradients = gathered;
+        } else if (offloadOptimizer) {
+            parameters = gathered + std::trunc(2 * P / G);
+            gradients = gathered;
+        } else {
+            parameters = gathered + 2 * P / G;
+            gradients = gathered + 4 * P / G;
+            optimizer = std::trunc(18 * P / G) - 6 * P / G;
+        }
+    } else {
+        parameters = 2 * P;
+        if (!offloadOptimizer) {
+            gradients = 6 * P / G;
+            optimizer = std::trunc(18 * P / G) - 6 * P / G;
+        }
+    }
+    return peakOver(c, stages, [&](const StageSpan& stage) {
+        const MembudgetStage sn = membudgetStage(c, t, stage.index, stage.layers, stage.firstLayer, false);
+        return StaticAndActivations{parameters, gradients, optimizer, sn.activations};
+    });
+}
+
+PeakBytes megatronTrainingPeak(const Config& c) {
+    const sources::MegatronArgs x = megatronArgs(c);
+    const auto weights = sources::megatronWeights(x);
+    const double params = weights.tensorParallelParams + weights.replicatedParams + weights.expertParams;
+    const double optimizer = (weights.bytesPerParam - 6) * (params - weights.expertParams) + (weights.expertBytesPerParam - 6) * weights.expertParams;
+    // Megatron-LM estimates its most loaded shard only: one stage.
+    return peakOver(c, {{0, 0, c.layers / c.pp}},
+                    [&](const StageSpan&) { return StaticAndActivations{2 * params, 4 * params, optimizer, sources::megatronActivationBytes(x)}; });
+}
+
+}  // namespace membudget::detail

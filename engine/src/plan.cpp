@@ -33,12 +33,10 @@ std::vector<double> divisorsOf(double value) {
 PeakBytes peakOf(const Config& c, double psi, const std::vector<StageSpan>& stages) {
     if (c.method == "membudget") return membudgetTrainingPeak(c, stages);
     if (c.method == "chapter") return chapterTrainingPeak(c, psi);
-    const Result r = evaluate(c);
-    PeakBytes peak{};
-    peak.totalBytes = r.ok() ? r.totalBytes : INFINITY;
-    peak.stage = r.peakStage;
-    peak.staticBytes = 0;  // no bound: every combination is evaluated
-    return peak;
+    if (c.method == "korthikanti") return korthikantiTrainingPeak(c, stages);
+    if (c.method == "zero") return zeroTrainingPeak(c, psi, stages);
+    if (c.method == "deepspeed") return deepspeedTrainingPeak(c, psi, stages);
+    return megatronTrainingPeak(c);
 }
 
 struct Layout {

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cmath>
+#include <map>
 #include <random>
 #include <set>
 #include <tuple>
@@ -373,4 +374,32 @@ TEST_CASE("a plan counts only the layouts validation accepts", "[plan]") {
             }
     CHECK(plan.layouts == valid);
     for (const auto& row : plan.rows) CHECK(row.pp <= 1024);
+}
+
+TEST_CASE("every published method has a kernel equal to its ledger's peak stage, line for line", "[plan]") {
+    std::mt19937_64 rng(20261202);
+    std::map<std::string, int> checked;
+    for (int i = 0; i < 3000; ++i) {
+        Config c = randomConfig(rng);
+        c.method = std::array<const char*, 4>{"korthikanti", "zero", "deepspeed", "megatron"}[static_cast<size_t>(i % 4)];
+        if (c.method == "megatron" && c.vpp > 1) c.vpp = 1;
+        if (!validate(c).empty()) continue;
+        const Result r = evaluate(c);
+        REQUIRE(r.ok());
+        const double psi = r.parameterCount;
+        const auto stages = detail::peakCandidateStages(c);
+        const detail::PeakBytes k = c.method == "korthikanti" ? detail::korthikantiTrainingPeak(c, stages)
+                                    : c.method == "zero"      ? detail::zeroTrainingPeak(c, psi, stages)
+                                    : c.method == "deepspeed" ? detail::deepspeedTrainingPeak(c, psi, stages)
+                                                              : detail::megatronTrainingPeak(c);
+        INFO(encodeQuery(c));
+        CHECK(k.totalBytes == r.totalBytes);
+        CHECK(k.stage == r.peakStage);
+        CHECK(k.parameters == lineBytes(r, "parameters"));
+        CHECK(k.gradients == lineBytes(r, "gradients"));
+        CHECK(k.optimizer == lineBytes(r, "optimizer"));
+        CHECK(k.activations == lineBytes(r, "activations"));
+        checked[c.method] += 1;
+    }
+    for (const char* method : {"korthikanti", "zero", "deepspeed", "megatron"}) CHECK(checked[method] > 500);
 }

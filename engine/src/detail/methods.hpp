@@ -70,7 +70,13 @@ struct StageSpan {
 // planner computes it once per layout and evaluates each of its configurations over these few stages, not PP.
 std::vector<StageSpan> peakCandidateStages(const Config& config);
 PeakBytes membudgetTrainingPeak(const Config& config, const std::vector<StageSpan>& stages);
+PeakBytes korthikantiTrainingPeak(const Config& config, const std::vector<StageSpan>& stages);
+PeakBytes zeroTrainingPeak(const Config& config, double parameterCount, const std::vector<StageSpan>& stages);
+PeakBytes deepspeedTrainingPeak(const Config& config, double parameterCount, const std::vector<StageSpan>& stages);
+PeakBytes megatronTrainingPeak(const Config& config);
 PeakBytes chapterTrainingPeak(const Config& config, double parameterCount);
+// The published sources' kernels (methods.cpp), each equal to its ledger's peak stage.
+struct StageSpan;
 
 // Layers on stage i, as stageLayers(config)[i] without building the vector.
 double stageLayerCount(const Config& config, double stage);
