@@ -280,6 +280,14 @@ PlanResult plan(const PlanRequest& r) noexcept {
             if (out.rows.size() > front + maxRows) out.rows.resize(front + maxRows);
             compactAt = std::max(compactAt, 2 * out.rows.size());
         };
+        // Every ledger evaluated counts against the budget, the static-bound checks too.
+        auto overBudget = [&]() {
+            if (out.evaluated < r.maxEvaluations) return false;
+            out.errors.push_back({"gpus", "the search is too large: it needs more than " + detail::groupedNumber(r.maxEvaluations) +
+                                              " ledgers, which take more than seconds; " + narrow});
+            out.rows.clear();
+            return true;
+        };
         std::map<double, std::vector<detail::StageSpan>> stagesOf;  // the peak-candidate stages of each PP
         for (size_t li = begin; li < end; ++li) {
             const auto& L = layouts[li];
@@ -300,6 +308,7 @@ PlanResult plan(const PlanRequest& r) noexcept {
                 c.ckpt = "full";
                 c.mb = microBatches.empty() ? 1 : microBatches[0];
                 c.microbatches = perReplica / c.mb;
+                if (overBudget()) return out;
                 if (!microBatches.empty() && !(detail::peakOf(c, psi, stages).staticBytes <= limit)) {
                     ++out.evaluated;
                     out.candidates += perZero;
@@ -316,12 +325,7 @@ PlanResult plan(const PlanRequest& r) noexcept {
                         for (size_t m = 0; m < microBatches.size(); ++m) {
                             c.mb = microBatches[m];
                             c.microbatches = perReplica / c.mb;
-                            if (out.evaluated >= r.maxEvaluations) {
-                                out.errors.push_back({"gpus", "the search is too large: it needs more than " + detail::groupedNumber(r.maxEvaluations) +
-                                                                  " ledgers, which take more than seconds; " + narrow});
-                                out.rows.clear();
-                                return out;
-                            }
+                            if (overBudget()) return out;
                             const detail::PeakBytes kernel = detail::peakOf(c, psi, stages);
                             const double peak = kernel.totalBytes;
                             ++out.evaluated;

@@ -124,6 +124,12 @@ Config configFromFields(Bytes& in) {
                 else if (selector % 4 == 3) value = in.text(in.byte() % 16);
                 break;
             }
+            case FieldKind::text: {
+                // Any bytes, control characters and overlong text included: validate() must refuse them by name.
+                std::string& value = config.*std::get<std::string Config::*>(field.member);
+                if (const std::uint8_t selector = in.byte(); selector % 2 == 1) value = in.text(in.byte());
+                break;
+            }
         }
     }
     return config;
