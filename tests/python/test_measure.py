@@ -86,16 +86,13 @@ class FakeMemory:
 
 @needs_binary
 class TestConfiguration(unittest.TestCase):
-    def test_defaults_are_membudgets(self):
-        fields = {field["key"]: field["default"] for field in json.loads(membudget("fields").stdout)}
-        for key, value in measure.DEFAULTS.items():
+    def test_defaults_and_choices_are_read_from_membudget(self):
+        fields = {field["key"]: field for field in json.loads(membudget("fields").stdout)}
+        for key, value in measure.defaults().items():
             text = ("true" if value else "false") if isinstance(value, bool) else str(value)
-            self.assertEqual(fields[key], text, key)
-
-    def test_choices_are_membudgets(self):
-        fields = {field["key"]: field.get("choices") for field in json.loads(membudget("fields").stdout)}
-        for key, choices in measure.CHOICES.items():
-            self.assertEqual(tuple(fields[key]), choices, key)
+            self.assertEqual(fields[key]["default"], text, key)
+        for key in measure.CHOICE_KEYS:
+            self.assertEqual(measure.choices(key), tuple(fields[key]["choices"]), key)
 
     def test_eval_output_is_accepted_and_what_runs_is_written_back(self):
         evaluated = json.loads(membudget("--model", "llama-3.1-8b", "--tp", "1", "--mb", "2", "--json").stdout)

@@ -14,6 +14,8 @@ import argparse
 import json
 import math
 import os
+import shutil
+import subprocess
 import sys
 
 import torch
@@ -23,29 +25,18 @@ from torch.utils.checkpoint import checkpoint
 
 FORMAT = "membudget-measured/1"
 
-# membudget's defaults (engine/src/config.cpp) for every key this tool reads; test_measure.py checks them
-# against `membudget fields` so that the two cannot drift apart.
-DEFAULTS = {
-    "head_dim": 0, "gated_ffn": True, "tied_embeddings": False, "norm": "rmsnorm", "bias": False,
-    "qkv_bias": False, "pos_emb": 0, "experts": 0, "kv_lora_rank": 0, "mtp_layers": 0,
-    "tp": 8, "pp": 1, "dp": 32, "cp": 1, "ep": 1, "sp": False, "zero": 1, "gpus": 0, "vpp": 1,
-    "mb": 1, "seq": 4096, "ckpt": "full", "static_bytes": 16, "attention": "flash", "dropout": False,
-    "optimizer": "adamw", "precision": "bf16", "master_weights": True, "offload": "none",
-    "mode": "training", "weight_dtype": "bf16", "kv_dtype": "bf16", "kv_block": 16, "workspace_tokens": 8192,
-}
+# The keys this tool reads from a configuration. Their defaults and allowed choices are membudget's own, read
+# from `membudget fields` (the engine's field table), never copied here.
+READ_KEYS = (
+    "head_dim", "gated_ffn", "tied_embeddings", "norm", "bias", "qkv_bias", "pos_emb", "experts", "kv_lora_rank",
+    "mtp_layers", "tp", "pp", "dp", "cp", "ep", "sp", "zero", "gpus", "vpp", "mb", "seq", "ckpt", "static_bytes",
+    "attention", "dropout", "optimizer", "precision", "master_weights", "offload", "mode", "weight_dtype", "kv_dtype",
+    "kv_block", "workspace_tokens",
+)
+CHOICE_KEYS = ("norm", "ckpt", "attention", "optimizer", "precision", "mode", "weight_dtype", "kv_dtype")
 # The architecture must be given: membudget's defaults are the chapter's 70B example, which nobody means
 # to build by leaving a key out.
 ARCHITECTURE_KEYS = ("hidden", "layers", "heads", "kv_heads", "ffn", "vocab")
-CHOICES = {
-    "norm": ("rmsnorm", "layernorm"),
-    "ckpt": ("none", "selective", "full"),
-    "attention": ("flash", "eager"),
-    "optimizer": ("adamw", "adamw_8bit", "adafactor", "sgd", "muon"),
-    "precision": ("bf16", "fp16", "fp8", "fp32"),
-    "mode": ("training", "inference"),
-    "weight_dtype": ("bf16", "fp16", "fp8", "int8", "int4"),
-    "kv_dtype": ("bf16", "fp16", "fp8"),
-}
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
 FP16_LOSS_SCALE = 1024.0  # a static loss scale for FP16 training; its value does not change memory
 
@@ -59,54 +50,70 @@ class MeasureError(Exception):
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Configuration
+# Configuration: membudget's own field table and config.json mapping, through its command line
+
+
+def membudget_binary() -> str:
+    """The membudget CLI: MEMBUDGET_BIN, else build/membudget of this repository, else `membudget` on PATH."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    for candidate in (os.environ.get("MEMBUDGET_BIN"), os.path.join(here, "..", "..", "build", "membudget"), shutil.which("membudget")):
+        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    raise MeasureError("membudget: the membudget binary is needed for its field table (build it with `npm run build`, "
+                       "or set MEMBUDGET_BIN)")
+
+
+_FIELDS = None
+
+
+def fields() -> dict:
+    """membudget's field table (`membudget fields`), by key."""
+    global _FIELDS
+    if _FIELDS is None:
+        run = subprocess.run([membudget_binary(), "fields"], capture_output=True, text=True, check=False)
+        if run.returncode != 0:
+            raise MeasureError(f"membudget: `membudget fields` failed: {run.stderr.strip()}")
+        _FIELDS = {field["key"]: field for field in json.loads(run.stdout)}
+    return _FIELDS
+
+
+def _typed(field: dict, text: str):
+    if field["kind"] == "integer":
+        return int(float(text))
+    if field["kind"] == "number":
+        return float(text)
+    if field["kind"] == "boolean":
+        return text == "true"
+    return text
+
+
+def defaults() -> dict:
+    """membudget's default for every key this tool reads."""
+    table = fields()
+    return {key: _typed(table[key], table[key]["default"]) for key in READ_KEYS}
+
+
+def choices(key: str) -> tuple:
+    return tuple(fields()[key]["choices"])
 
 
 def hf_to_config(hf: dict) -> dict:
-    """The architecture keys of a Llama, Mistral or Qwen2 config.json, as `membudget --hf-config` maps them."""
+    """A Hugging Face config.json as `membudget --hf-config` maps it: the architecture keys."""
     if not isinstance(hf, dict):
         raise MeasureError("hf_config: a config.json is a JSON object")
-
-    def number(names, key, required=True):
-        for name in names:
-            value = hf.get(name)
-            if value is None:
-                continue
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise MeasureError(f"{key}: {name} must be a number")
-            return int(value)
-        if required:
-            raise MeasureError(f"{key}: config.json has no {names[0]}")
-        return None
-
-    model_type = hf.get("model_type", "")
-    for name in ("num_local_experts", "num_experts", "n_routed_experts"):
-        if isinstance(hf.get(name), int) and hf[name] > 1:
-            raise MeasureError(f"experts: {name} = {hf[name]}; measure.py builds dense models only")
-    if hf.get("kv_lora_rank"):
-        raise MeasureError("kv_lora_rank: multi-head latent attention is not built by measure.py")
-    heads = number(("num_attention_heads", "n_heads"), "heads")
-    kv_heads = number(("num_key_value_heads", "num_kv_heads"), "kv_heads", required=False)
-    act = hf.get("hidden_act", hf.get("hidden_activation", "silu"))
-    attention_bias, mlp_bias = bool(hf.get("attention_bias", False)), bool(hf.get("mlp_bias", False))
-    return {
-        "model": "custom",
-        "params": 0,
-        "hidden": number(("hidden_size", "d_model"), "hidden"),
-        "layers": number(("num_hidden_layers", "num_layers", "n_layers"), "layers"),
-        "heads": heads,
-        "kv_heads": kv_heads if kv_heads is not None else heads,
-        "head_dim": number(("head_dim",), "head_dim", required=False) or 0,
-        "ffn": number(("intermediate_size", "ffn_dim"), "ffn"),
-        "vocab": number(("vocab_size",), "vocab"),
-        "gated_ffn": act in ("silu", "swiglu") or str(act).startswith("gelu_pytorch_tanh"),
-        "tied_embeddings": True if hf.get("tie_word_embeddings") is None else bool(hf["tie_word_embeddings"]),
-        "norm": "rmsnorm",
-        "bias": attention_bias and mlp_bias,
-        "qkv_bias": model_type in ("qwen2", "qwen2_moe") or (attention_bias and not mlp_bias),
-        "pos_emb": 0,
-        "method": "membudget",
-    }
+    run = subprocess.run([membudget_binary(), "--hf-config", "-", "--tp", "1", "--dp", "1", "--json"], input=json.dumps(hf),
+                         capture_output=True, text=True, check=False)
+    try:
+        result = json.loads(run.stdout)
+    except json.JSONDecodeError as error:
+        raise MeasureError(f"hf_config: membudget could not read it: {run.stderr.strip() or error}") from error
+    errors = result.get("errors") or []
+    if errors:
+        raise MeasureError(f"{errors[0].get('field') or 'hf_config'}: {errors[0]['message']}")
+    config = result["config"]
+    keys = (*ARCHITECTURE_KEYS, "head_dim", "gated_ffn", "tied_embeddings", "norm", "bias", "qkv_bias", "pos_emb",
+            "experts", "kv_lora_rank", "mtp_layers")
+    return {"model": "custom", "params": 0, **{key: config[key] for key in keys}, "method": "membudget"}
 
 
 def flat_config(document) -> dict:
@@ -135,8 +142,8 @@ def _boolean(config, key):
 
 def _choice(config, key):
     value = config[key]
-    if value not in CHOICES[key]:
-        raise MeasureError(f"{key}: must be one of {', '.join(CHOICES[key])}; got {value!r}")
+    if value not in choices(key):
+        raise MeasureError(f"{key}: must be one of {', '.join(choices(key))}; got {value!r}")
     return value
 
 
@@ -159,7 +166,7 @@ def resolve_config(given: dict, overrides: dict | None = None, world_size: int =
     for key in ("tp", "pp", "cp", "ep", "vpp", "dp"):
         config.setdefault(key, 1)
     config.setdefault("zero", 0)
-    for key, value in DEFAULTS.items():
+    for key, value in defaults().items():
         config.setdefault(key, value)
     config.setdefault("method", "membudget")
 
@@ -171,7 +178,7 @@ def resolve_config(given: dict, overrides: dict | None = None, world_size: int =
         _integer(config, key, 1)
     for key in ("gated_ffn", "tied_embeddings", "bias", "qkv_bias", "sp", "dropout", "master_weights"):
         _boolean(config, key)
-    for key in CHOICES:
+    for key in CHOICE_KEYS:
         _choice(config, key)
 
     if config["experts"] > 0:
@@ -850,7 +857,7 @@ def parse_arguments(argv):
     for key in ("mb", "seq", "workspace_tokens"):
         parser.add_argument("--" + key.replace("_", "-"), dest=key, type=int)
     for key in ("ckpt", "optimizer", "precision", "mode", "attention", "weight_dtype", "kv_dtype"):
-        parser.add_argument("--" + key.replace("_", "-"), dest=key, choices=CHOICES[key])
+        parser.add_argument("--" + key.replace("_", "-"), dest=key, metavar="ID")  # checked against membudget's choices
     parser.add_argument("--master-weights", dest="master_weights", type=_bool_text, metavar="true|false")
     parser.add_argument("--steps", type=int, default=3, help="training steps (default 3; the lines come from the last)")
     parser.add_argument("--decode-tokens", type=int, default=16, help="decode steps in inference (default 16)")
