@@ -622,7 +622,10 @@ std::string encodeQuery(const Config& config) {
     for (const auto& field : fields()) {
         const bool presetKey = field.key == "model" || field.key == "gpu";
         const std::string value = fieldText(config, field);
-        if (value == fieldText(presetKey ? defaults : baseline, field)) continue;
+        // mode = inference without a method selects membudget on decoding: any other method is written out, so
+        // that the link decodes to this configuration.
+        const bool keepMethod = field.key == "method" && config.mode == "inference" && config.method != "membudget";
+        if (value == fieldText(presetKey ? defaults : baseline, field) && !keepMethod) continue;
         if (!query.empty()) query += '&';
         query += detail::percentEncode(field.key);
         query += '=';

@@ -86,3 +86,13 @@ TEST_CASE("regression fuzz_hf_config: a GPT-2 config.json sets head_dim too", "[
     CHECK(uneven.errors.front().field == "head_dim");
     CHECK(uneven.config == llama);
 }
+
+TEST_CASE("regression fuzz_query: inference with a method that cannot be read round-trips through its link", "[regression]") {
+    // mode = inference selects membudget only when no method is given; a method given but unreadable leaves the
+    // default (chapter), whose link must then name it, or decoding it would select membudget.
+    const ParsedConfig parsed = decodeQuery("tp=4&mode=inference&method=membudggt");
+    REQUIRE_FALSE(parsed.problems.empty());
+    CHECK(parsed.config.method == "chapter");
+    CHECK(decodeQuery(encodeQuery(parsed.config)).config == parsed.config);
+    CHECK(encodeQuery(parsed.config).find("method=chapter") != std::string::npos);
+}
