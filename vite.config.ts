@@ -16,7 +16,13 @@ function preloadWasm(): Plugin {
       handler(_html, context) {
         const wasm = Object.keys(context.bundle ?? {}).find((name) => name.endsWith('.wasm'));
         if (!wasm) return [];
-        return [{ tag: 'link', attrs: { rel: 'preload', href: `./${wasm}`, as: 'fetch', type: 'application/wasm', crossorigin: 'anonymous' }, injectTo: 'head' }];
+        return [
+          {
+            tag: 'link',
+            attrs: { rel: 'preload', href: `./${wasm}`, as: 'fetch', type: 'application/wasm', crossorigin: 'anonymous' },
+            injectTo: 'head',
+          },
+        ];
       },
     },
   };
@@ -27,8 +33,15 @@ function preloadWasm(): Plugin {
 // 'unsafe-eval'), no other origin, and Trusted Types, so that no string can reach an HTML or script sink.
 // The one Trusted Types policy, membudget-worker, admits only the planner worker's own URL (planner-view.ts).
 // frame-ancestors stays open on purpose: the page is made to be embedded (and a <meta> could not set it).
-const CSP_LOCKS = ["base-uri 'none'", "form-action 'none'", "require-trusted-types-for 'script'", "trusted-types membudget-worker"];
-export const SITE_CSP = ["default-src 'none'", "script-src 'self' 'wasm-unsafe-eval'", "style-src 'self'", "connect-src 'self'", "img-src 'self' data:", ...CSP_LOCKS].join('; ');
+const CSP_LOCKS = ["base-uri 'none'", "form-action 'none'", "require-trusted-types-for 'script'", 'trusted-types membudget-worker'];
+export const SITE_CSP = [
+  "default-src 'none'",
+  "script-src 'self' 'wasm-unsafe-eval'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self' data:",
+  ...CSP_LOCKS,
+].join('; ');
 
 // The policy as a <meta> right after the charset, before every script and stylesheet.
 function withPolicyMeta(html: string, policy: string): string {
@@ -61,11 +74,20 @@ function singleFilePolicy(): Plugin {
         const html = bundle['index.html'];
         if (!html || html.type !== 'asset' || typeof html.source !== 'string') throw new Error('membudget: no index.html to give a policy');
         const source = html.source;
-        const hashes = (tag: string) => [...source.matchAll(new RegExp(`<${tag}\\b[^>]*>([\\s\\S]*?)</${tag}>`, 'g'))].map((m) => sha256(m[1]));
-        const scripts = hashes('script'), styles = hashes('style');
-        if (scripts.length === 0 || /<script\b[^>]*\bsrc=/.test(source)) throw new Error('membudget: the single file must inline its script');
-        const policy = ["default-src 'none'", `script-src ${scripts.join(' ')} 'wasm-unsafe-eval'`, `style-src ${styles.join(' ') || "'none'"}`,
-                        'connect-src data:', 'img-src data:', ...CSP_LOCKS].join('; ');
+        const hashes = (tag: string) =>
+          [...source.matchAll(new RegExp(`<${tag}\\b[^>]*>([\\s\\S]*?)</${tag}>`, 'g'))].map((m) => sha256(m[1]));
+        const scripts = hashes('script'),
+          styles = hashes('style');
+        if (scripts.length === 0 || /<script\b[^>]*\bsrc=/.test(source))
+          throw new Error('membudget: the single file must inline its script');
+        const policy = [
+          "default-src 'none'",
+          `script-src ${scripts.join(' ')} 'wasm-unsafe-eval'`,
+          `style-src ${styles.join(' ') || "'none'"}`,
+          'connect-src data:',
+          'img-src data:',
+          ...CSP_LOCKS,
+        ].join('; ');
         html.source = withPolicyMeta(source, policy);
       },
     },
@@ -92,6 +114,11 @@ export default defineConfig({
   // `npm start` serves dist/ with the policy as a header too, and lets a sandboxed (opaque-origin) frame load it.
   preview: {
     host: '127.0.0.1',
-    headers: { 'Content-Security-Policy': SITE_CSP, 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer', 'Access-Control-Allow-Origin': '*' },
+    headers: {
+      'Content-Security-Policy': SITE_CSP,
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+      'Access-Control-Allow-Origin': '*',
+    },
   },
 });

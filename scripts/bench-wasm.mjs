@@ -11,7 +11,11 @@ import createMembudgetPlanner from '../web/src/wasm/membudget-planner.js';
 const ROOT = resolve(import.meta.dirname, '..');
 const GPUS = [64, 512, 4096, 16384, 131072];
 
-const native = spawnSync(resolve(ROOT, 'build/bench/membudget_bench'), ['--benchmark_filter=Plan405B|Kernel|Evaluate', '--benchmark_format=json', '--benchmark_min_time=0.5'], { encoding: 'utf8', maxBuffer: 64 << 20 });
+const native = spawnSync(
+  resolve(ROOT, 'build/bench/membudget_bench'),
+  ['--benchmark_filter=Plan405B|Kernel|Evaluate', '--benchmark_format=json', '--benchmark_min_time=0.5'],
+  { encoding: 'utf8', maxBuffer: 64 << 20 },
+);
 if (native.status !== 0) throw new Error(`native benchmark failed: ${native.stderr}`);
 /** @type {{ name: string; cpu_time: number; time_unit: 'ns' | 'us' | 'ms' | 's' }[]} */
 const nativeRuns = JSON.parse(native.stdout).benchmarks;
@@ -23,7 +27,9 @@ const nativeCpu = (name) => {
 };
 
 const planner = await createMembudgetPlanner({ wasmBinary: readFileSync(resolve(ROOT, 'web/src/wasm/membudget-planner.wasm')) });
-const base = planner.decodeQuery('model=llama-3.1-405b&gpu=h100-80gb&tp=8&pp=16&dp=128&seq=8192&ckpt=selective&sp=true&microbatches=16').config;
+const base = planner.decodeQuery(
+  'model=llama-3.1-405b&gpu=h100-80gb&tp=8&pp=16&dp=128&seq=8192&ckpt=selective&sp=true&microbatches=16',
+).config;
 
 /** @param {number} gpus */
 function timeWasm(gpus) {
@@ -41,7 +47,13 @@ function timeWasm(gpus) {
 
 console.log(`machine: ${cpus().length} × ${cpus()[0].model}, Node ${process.version}`);
 console.log('single ledger (native, CPU time):');
-for (const name of ['BM_EvaluateChapter70B', 'BM_KernelChapter70B', 'BM_KernelMembudget70B', 'BM_EvaluateMembudget405B', 'BM_KernelMembudget405B'])
+for (const name of [
+  'BM_EvaluateChapter70B',
+  'BM_KernelChapter70B',
+  'BM_KernelMembudget70B',
+  'BM_EvaluateMembudget405B',
+  'BM_KernelMembudget405B',
+])
   console.log(`  ${name.padEnd(26)} ${(nativeCpu(name) * 1e9).toFixed(0).padStart(9)} ns`);
 console.log('\nplan, Llama-3.1-405B, seq 8192, global batch 2048 (every layout, ZeRO stage, SP, checkpointing, micro-batch):');
 console.log('  GPUs     layouts  candidates  evaluated   native ms   wasm ms  wasm/native  wasm candidates/s  wasm evaluated/s');

@@ -6,9 +6,10 @@ cd "$(dirname "$0")/.."
 
 # emscripten: the wasm build; chromium: the browser tests (driven by playwright-core, never downloaded);
 # python3-torch: tools/measure's tests (CPU-only; a GPU measurement needs a CUDA build of torch);
-# clang and libclang-rt-14-dev: libFuzzer for scripts/fuzz.sh; libbenchmark-dev: build/bench (README "Speed").
+# clang and libclang-rt-14-dev: libFuzzer for scripts/fuzz.sh; libbenchmark-dev: build/bench (docs/speed.md);
+# clang-format-14: npm run lint.
 debian_packages=(cmake make g++ catch2 nlohmann-json3-dev libcli11-dev emscripten chromium python3-torch clang
-                 libclang-rt-14-dev libbenchmark-dev)
+                 libclang-rt-14-dev libbenchmark-dev clang-format-14)
 
 missing=()
 for package in "${debian_packages[@]}"; do

@@ -26,7 +26,7 @@ const loads = [];
 const domLoads = [];
 const paints = [];
 for (let i = 0; i < 11; i++) {
-  const context = await browser.newContext();  // a fresh cache each time: a cold load
+  const context = await browser.newContext(); // a fresh cache each time: a cold load
   const page = await context.newPage();
   // Largest Contentful Paint: when the browser presented the verdict's pixels.
   await page.addInitScript(() => {
@@ -43,7 +43,8 @@ for (let i = 0; i < 11; i++) {
     performance.getEntriesByName('membudget-ledger-on-screen')[0].startTime,
     /** @type {any} */ (window).__lcp,
   ]);
-  if (i > 0) {  // the first start of Chromium pays for its own warm-up
+  if (i > 0) {
+    // the first start of Chromium pays for its own warm-up
     domLoads.push(dom);
     loads.push(screen);
     paints.push(lcp);
@@ -53,8 +54,14 @@ for (let i = 0; i < 11; i++) {
 // The floor: a page with one line of text and one module script that sets the same marks, served the
 // same way. What membudget adds is the difference.
 const floorDir = mkdtempSync(join(tmpdir(), 'membudget-floor-'));
-writeFileSync(join(floorDir, 'index.html'), '<!doctype html><meta charset="utf-8"><script type="module" src="./a.js"></script><p>floor</p>');
-writeFileSync(join(floorDir, 'a.js'), "performance.mark('membudget-ledger-rendered'); requestAnimationFrame(() => setTimeout(() => performance.mark('membudget-ledger-on-screen'), 0));");
+writeFileSync(
+  join(floorDir, 'index.html'),
+  '<!doctype html><meta charset="utf-8"><script type="module" src="./a.js"></script><p>floor</p>',
+);
+writeFileSync(
+  join(floorDir, 'a.js'),
+  "performance.mark('membudget-ledger-rendered'); requestAnimationFrame(() => setTimeout(() => performance.mark('membudget-ledger-on-screen'), 0));",
+);
 const floorServer = await serveStatic(floorDir, '/');
 const floors = [];
 for (let i = 0; i < 11; i++) {
@@ -80,7 +87,7 @@ const renders = await page.evaluate(() => {
     input.value = String(1 + (i % 8));
     const start = performance.now();
     input.dispatchEvent(new Event('input'));
-    void document.body.offsetHeight;  // include style and layout, not only the DOM update
+    void document.body.offsetHeight; // include style and layout, not only the DOM update
     times.push(performance.now() - start);
   }
   return times.slice(1);
@@ -93,10 +100,16 @@ const cpu = cpus()[0]?.model ?? 'unknown CPU';
 console.log(`Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpu}, Chromium at /usr/bin/chromium.\n`);
 console.log('| budget | limit | measured |');
 console.log('|---|---|---|');
-console.log(`| page transfer, gzipped (${sizes.files.map((f) => f.name.replace(/-[A-Za-z0-9_-]{8}\./, '.')).join(', ')}) | ${kb(BUDGETS.pageGzipBytes)} | ${kb(sizes.pageGzipBytes)} |`);
+console.log(
+  `| page transfer, gzipped (${sizes.files.map((f) => f.name.replace(/-[A-Za-z0-9_-]{8}\./, '.')).join(', ')}) | ${kb(BUDGETS.pageGzipBytes)} | ${kb(sizes.pageGzipBytes)} |`,
+);
 console.log(`| wasm, gzipped | ${kb(BUDGETS.wasmGzipBytes)} | ${kb(sizes.wasmGzipBytes)} |`);
-console.log(`| navigation → ledger on screen, median of 10 cold loads | 300 ms | ${median(loads).toFixed(1)} ms at the next frame (in the DOM at ${median(domLoads).toFixed(1)} ms; presented, by Largest Contentful Paint, at ${median(paints).toFixed(1)} ms) |`);
-console.log(`| (for scale: an empty page with one module script, same server, same marks) | | ${median(floors).toFixed(1)} ms at the next frame |`);
+console.log(
+  `| navigation → ledger on screen, median of 10 cold loads | 300 ms | ${median(loads).toFixed(1)} ms at the next frame (in the DOM at ${median(domLoads).toFixed(1)} ms; presented, by Largest Contentful Paint, at ${median(paints).toFixed(1)} ms) |`,
+);
+console.log(
+  `| (for scale: an empty page with one module script, same server, same marks) | | ${median(floors).toFixed(1)} ms at the next frame |`,
+);
 console.log(`| field change → re-rendered (incl. layout), median of 50 | 5 ms | ${median(renders).toFixed(2)} ms |`);
 console.log('\nFiles:');
 for (const f of sizes.files) console.log(`- ${f.name}: ${f.bytes} B, ${f.gzipBytes} B gzipped`);

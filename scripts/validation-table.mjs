@@ -27,7 +27,9 @@ const pct = (fraction) => `${fraction >= 0 ? '+' : '−'}${Math.abs(fraction * 1
 
 /** @type {{name: string, fixture: any, predicted: number, error: number}[]} */
 const rows = [];
-for (const name of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+for (const name of readdirSync(dir)
+  .filter((f) => f.endsWith('.json'))
+  .sort()) {
   const fixture = JSON.parse(readFileSync(resolve(dir, name), 'utf8'));
   const config = { ...fixture.config, method: 'membudget' };
   // Exit status 1 only says the configuration does not fit its GPU; 2 is a refused configuration.
@@ -51,7 +53,9 @@ console.log('|---|---|---:|---:|---:|---:|---|');
 for (const { name, fixture, predicted, error } of rows) {
   const stage = fixture.pipeline_stage === null ? 'peak' : String(fixture.pipeline_stage);
   const metric = fixture.metric === 'max_reserved' ? 'max_reserved ¹' : fixture.metric;
-  console.log(`| ${name} | ${metric} | ${stage} | ${gb(fixture.measured_bytes)} | ${gb(predicted)} | ${pct(error)} | ${fixture.complete ? 'yes' : 'no'} |`);
+  console.log(
+    `| ${name} | ${metric} | ${stage} | ${gb(fixture.measured_bytes)} | ${gb(predicted)} | ${pct(error)} | ${fixture.complete ? 'yes' : 'no'} |`,
+  );
 }
 const allocated = rows.filter((r) => r.fixture.complete && r.fixture.metric === 'max_allocated');
 const absolute = allocated.map((r) => Math.abs(r.error));

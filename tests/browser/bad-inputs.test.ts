@@ -26,7 +26,7 @@ interface Problem {
 
 const inputs: BadInput[] = fixture('bad-inputs').inputs;
 const BASE_PATH = '/tools/membudget/';
-const LINK_TABS = 3;  // links are checked three at a time: most of a page load is waiting, not computing
+const LINK_TABS = 3; // links are checked three at a time: most of a page load is waiting, not computing
 
 let server: StaticServer;
 let browser: Browser;
@@ -41,7 +41,7 @@ interface Tab {
 const idle: Tab[] = [];
 const waiting: ((tab: Tab) => void)[] = [];
 let formTab: Tab;
-let opened = false;  // the form tab shows the default page
+let opened = false; // the form tab shows the default page
 
 async function newTab(): Promise<Tab> {
   const page = await context.newPage();
@@ -119,16 +119,21 @@ async function expectNoBadText(page: Page): Promise<void> {
 // The text of the places that belong to a field: its notice from the link, its message in the form.
 async function fieldText(page: Page, field: string): Promise<string> {
   return page.evaluate((key) => {
-    const parts = [...document.querySelectorAll('#notices li')].filter((li) => li.getAttribute('data-field') === key).map((li) => li.textContent ?? '');
+    const parts = [...document.querySelectorAll('#notices li')]
+      .filter((li) => li.getAttribute('data-field') === key)
+      .map((li) => li.textContent ?? '');
     const message = document.getElementById(`m-${key}`);
     if (message) parts.push(message.textContent ?? '');
-    if (key === '') parts.push(document.getElementById('form-general')?.textContent ?? '', document.getElementById('notices')?.textContent ?? '');
+    if (key === '')
+      parts.push(document.getElementById('form-general')?.textContent ?? '', document.getElementById('notices')?.textContent ?? '');
     return parts.join('\n');
   }, field);
 }
 
 async function ledgerBytes(page: Page): Promise<Record<string, number>> {
-  const rows = await page.$$eval('#ledger tr[data-line]', (trs) => trs.map((tr) => [tr.getAttribute('data-line'), tr.getAttribute('data-bytes')]));
+  const rows = await page.$$eval('#ledger tr[data-line]', (trs) =>
+    trs.map((tr) => [tr.getAttribute('data-line'), tr.getAttribute('data-bytes')]),
+  );
   return Object.fromEntries(rows.map(([id, bytes]) => [id, Number(bytes)]));
 }
 
@@ -166,7 +171,7 @@ describe('the form, one field typed at a time', () => {
     try {
       text = decodeURIComponent(encoded);
     } catch {
-      return false;  // a malformed escape: a link can hold it, a text field cannot
+      return false; // a malformed escape: a link can hold it, a text field cannot
     }
     if (text.includes('\u0000')) return false;
     const field = fields.find((f) => f.key === key);
@@ -186,7 +191,10 @@ describe('the form, one field typed at a time', () => {
         if (!opened) await openQuery(page, '');
         opened = true;
         await page.fill(`#f-${key}`, text);
-        await page.waitForFunction(([k, fragment]) => document.getElementById(`m-${k}`)?.textContent?.includes(fragment), [key, entry.message_contains!]);
+        await page.waitForFunction(
+          ([k, fragment]) => document.getElementById(`m-${k}`)?.textContent?.includes(fragment),
+          [key, entry.message_contains!],
+        );
         expect(await page.getAttribute(`#m-${key}`, 'class')).toContain('error');
         const message = (await page.textContent(`#m-${key}`)) ?? '';
         for (const problem of native.errors.filter((p) => p.field === key)) expect(message).toContain(problem.message);
@@ -216,7 +224,7 @@ describe('config.json files pasted into the importer', () => {
         expect(new URL(page.url()).search).toBe('?tp=4');
         await expectNoBadText(page);
       }, formTab);
-      opened = false;  // the form tab has left the default page
+      opened = false; // the form tab has left the default page
     });
   }
 });

@@ -3,7 +3,7 @@
 // `membudget compare-measured --json` computes for the same file; typed values and bad input.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser.mjs';
 import { cliLineBytes, runCli } from '../support/cli';
@@ -81,7 +81,9 @@ async function pageDifferences(page: Page): Promise<Record<string, { bytes: numb
 }
 
 async function ledgerBytes(page: Page): Promise<Record<string, number>> {
-  const rows = await page.$$eval('#ledger tr[data-line]', (trs) => trs.map((tr) => [tr.getAttribute('data-line'), tr.getAttribute('data-bytes')]));
+  const rows = await page.$$eval('#ledger tr[data-line]', (trs) =>
+    trs.map((tr) => [tr.getAttribute('data-line'), tr.getAttribute('data-bytes')]),
+  );
   return Object.fromEntries(rows.map(([id, bytes]) => [id, Number(bytes)]));
 }
 
@@ -116,7 +118,11 @@ describe('the measured column', () => {
     const cli = cliComparison();
     const page_ = await pageDifferences(page);
     const compared = cli.lines.filter((l) => l.difference_bytes !== null);
-    expect(compared.map((l) => l.id).sort()).toEqual(Object.keys(page_).filter((id) => id !== 'total').sort());
+    expect(compared.map((l) => l.id).sort()).toEqual(
+      Object.keys(page_)
+        .filter((id) => id !== 'total')
+        .sort(),
+    );
     for (const line of compared) {
       expect(page_[line.id].bytes, line.id).toBe(line.difference_bytes);
       expect(Number(page_[line.id].percent), line.id).toBeCloseTo(line.difference_percent!, 9);
@@ -136,9 +142,14 @@ describe('the measured column', () => {
 
   it('shows the difference of a typed value in the unit shown, and names the line of bad input', async () => {
     const sample = JSON.parse(SAMPLE_TEXT);
-    const page = await open('?' + Object.entries(sample.config).map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`).join('&'));
+    const page = await open(
+      '?' +
+        Object.entries(sample.config)
+          .map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`)
+          .join('&'),
+    );
     await page.click('#measured summary');
-    await page.fill('#measured-json', SAMPLE_TEXT);  // pasted
+    await page.fill('#measured-json', SAMPLE_TEXT); // pasted
     await page.click('#measured-apply');
     await page.waitForSelector('#ledger tr[data-line="parameters"] .measured-diff[data-diff-bytes]');
     expect(await page.isVisible('#measured-config')).toBe(false);
@@ -152,7 +163,11 @@ describe('the measured column', () => {
     await page.fill('#measured-line-parameters', '0.004');
     const predicted = cliLineBytes(sample.config).parameters;
     const typedBytes = Math.round(0.004 * GIB);
-    await page.waitForFunction((bytes) => document.querySelector('#ledger tr[data-line="parameters"] .measured-diff')?.getAttribute('data-diff-bytes') === String(bytes), typedBytes - predicted);
+    await page.waitForFunction(
+      (bytes) =>
+        document.querySelector('#ledger tr[data-line="parameters"] .measured-diff')?.getAttribute('data-diff-bytes') === String(bytes),
+      typedBytes - predicted,
+    );
     const percent = ((typedBytes - predicted) / predicted) * 100;
     const text = await page.textContent('#ledger tr[data-line="parameters"] .measured-diff');
     expect(text).toBe(`+${((typedBytes - predicted) / GIB).toFixed(2)} GiB (+${percent.toFixed(1)}%)`);
@@ -165,7 +180,10 @@ describe('the measured column', () => {
       ['1e999', 'Optimizer: 1e999 GiB is more bytes than can be counted exactly'],
     ]) {
       await page.fill('#measured-line-optimizer', typed);
-      await page.waitForFunction((m) => document.querySelector('#ledger tr[data-line="optimizer"] .measured-error')?.textContent?.includes(m), message);
+      await page.waitForFunction(
+        (m) => document.querySelector('#ledger tr[data-line="optimizer"] .measured-error')?.textContent?.includes(m),
+        message,
+      );
       expect(await page.textContent('#ledger tr[data-line="optimizer"] .measured-diff'), typed).toBe('');
     }
     const body = await page.innerText('#ledger');
@@ -177,7 +195,9 @@ describe('the measured column', () => {
     // A file that is not a measured file: its first bad field, and the typed values stay.
     await page.fill('#measured-json', '{"format": "membudget-measured/0", "config": {}}');
     await page.click('#measured-apply');
-    await page.waitForFunction(() => document.querySelector('#measured-message')?.textContent?.includes('format must be "membudget-measured/1"'));
+    await page.waitForFunction(() =>
+      document.querySelector('#measured-message')?.textContent?.includes('format must be "membudget-measured/1"'),
+    );
     expect(await page.inputValue('#measured-line-parameters')).toBe('0.004');
 
     // Closing the panel takes the column away.

@@ -36,7 +36,11 @@ afterAll(async () => {
 async function open(query = '', options: { viewport?: { width: number; height: number } } = {}): Promise<Page> {
   if (opened) expect(opened.trouble, 'console errors, page errors, dialogs or requests to other origins').toEqual([]);
   await opened?.close();
-  opened = await openPage(browser, `${server.url}${query}`, { viewport: options.viewport, acceptDownloads: true, clipboardOrigin: server.origin });
+  opened = await openPage(browser, `${server.url}${query}`, {
+    viewport: options.viewport,
+    acceptDownloads: true,
+    clipboardOrigin: server.origin,
+  });
   context = opened.context;
   return opened.page;
 }
@@ -49,7 +53,9 @@ afterEach(async () => {
 });
 
 async function ledgerBytes(page: Page): Promise<Record<string, number>> {
-  const rows = await page.$$eval('#ledger tr[data-line]', (trs) => trs.map((tr) => [tr.getAttribute('data-line'), tr.getAttribute('data-bytes')]));
+  const rows = await page.$$eval('#ledger tr[data-line]', (trs) =>
+    trs.map((tr) => [tr.getAttribute('data-line'), tr.getAttribute('data-bytes')]),
+  );
   return Object.fromEntries(rows.map(([id, bytes]) => [id, Number(bytes)]));
 }
 
@@ -89,7 +95,11 @@ describe('the calculator page', () => {
     for (const query of queries) {
       const page = await open(query ? `?${query}` : '');
       const rows = await page.$$eval('#ledger tr[data-line]', (trs) =>
-        trs.map((tr) => ({ id: tr.getAttribute('data-line')!, bytes: Number(tr.getAttribute('data-bytes')), text: tr.querySelector('.substituted')!.textContent! })),
+        trs.map((tr) => ({
+          id: tr.getAttribute('data-line')!,
+          bytes: Number(tr.getAttribute('data-bytes')),
+          text: tr.querySelector('.substituted')!.textContent!,
+        })),
       );
       expect(rows.length, query).toBeGreaterThan(4);
       for (const row of rows) {
@@ -219,9 +229,13 @@ describe('the calculator page', () => {
     expect(tensors).toEqual(native.tensors.map((t: { bytes: number }) => t.bytes));
     await page.click('#compare summary');
     await page.waitForSelector('#compare td[data-method]');
-    const cells = await page.$$eval('#compare td[data-method]', (tds) => tds.map((td) => [td.getAttribute('data-method'), td.getAttribute('data-line'), Number(td.getAttribute('data-bytes'))]));
+    const cells = await page.$$eval('#compare td[data-method]', (tds) =>
+      tds.map((td) => [td.getAttribute('data-method'), td.getAttribute('data-line'), Number(td.getAttribute('data-bytes'))]),
+    );
     const compared = JSON.parse(runCli(['compare', '--json', '--url', query]).stdout);
-    const expected = compared.methods.flatMap((m: { method: string; lines: { id: string; bytes: number }[] }) => m.lines.map((l) => [m.method, l.id, l.bytes]));
+    const expected = compared.methods.flatMap((m: { method: string; lines: { id: string; bytes: number }[] }) =>
+      m.lines.map((l) => [m.method, l.id, l.bytes]),
+    );
     expect([...cells].sort()).toEqual([...expected].sort());
     expect(await page.textContent('#compare .reasons')).toContain('18 vs 16 bytes per parameter');
     await expectNoBadText(page);
@@ -304,7 +318,7 @@ describe('the calculator page', () => {
     await drop(' '.repeat(16 * 1024 * 1024 + 1));
     await page.waitForSelector('#hf-config-message[data-state="error"]');
     expect(await page.textContent('#hf-config-message')).toContain('config.json is larger than 16 MiB');
-    expect(await page.inputValue('#hf-config')).toBe('');  // never read into the page
+    expect(await page.inputValue('#hf-config')).toBe(''); // never read into the page
     const llama = fixture('hf-configs').cases.find((c: { name: string }) => c.name === 'Llama-3.1-8B').config;
     const before = opened!.workers.length;
     await drop(JSON.stringify(llama));

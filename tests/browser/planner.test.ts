@@ -1,6 +1,6 @@
 // The planner and the advice on the built page: the search runs in a Web Worker, agrees with
 // `membudget plan --json`, can be cancelled, and a row or an advice loads into the checklist.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser.mjs';
 import { runCli } from '../support/cli';
@@ -46,16 +46,25 @@ describe('the planner on the page', () => {
     expect(await page.inputValue('#plan-gpus')).toBe('64');
     expect(await page.inputValue('#plan-batch')).toBe('256');
     await page.click('#plan-run');
-    await page.waitForFunction(() => document.querySelector('#plan-status')?.textContent?.includes('Pareto front'), undefined, { timeout: 60_000 });
+    await page.waitForFunction(() => document.querySelector('#plan-status')?.textContent?.includes('Pareto front'), undefined, {
+      timeout: 60_000,
+    });
     expect(opened!.workers.some(({ worker }) => worker.url().includes('plan-worker'))).toBe(true);
 
-    const cli = JSON.parse(runCli(cliArgs).stdout) as { fitting: number; evaluated: number; rows: { peak_bytes: number; pareto: boolean }[] };
+    const cli = JSON.parse(runCli(cliArgs).stdout) as {
+      fitting: number;
+      evaluated: number;
+      rows: { peak_bytes: number; pareto: boolean }[];
+    };
     const status = await page.textContent('#plan-status');
     expect(status).toContain(`${cli.fitting.toLocaleString('en-US')} fit`);
     expect(status).toContain(`${cli.evaluated.toLocaleString('en-US')} evaluated`);
     // Pareto rows only, by peak memory: the page's rows are the CLI's Pareto peaks in order.
     const shown = await page.$$eval('#plan-table tbody tr', (rows) => rows.map((r) => Number(r.getAttribute('data-peak-bytes'))));
-    const front = cli.rows.filter((r) => r.pareto).map((r) => r.peak_bytes).sort((a, b) => a - b);
+    const front = cli.rows
+      .filter((r) => r.pareto)
+      .map((r) => r.peak_bytes)
+      .sort((a, b) => a - b);
     expect(shown).toEqual(front.slice(0, shown.length));
     expect(shown.length).toBe(Math.min(front.length, 200));
 
@@ -70,7 +79,10 @@ describe('the planner on the page', () => {
     const row = page.locator('#plan-table tbody tr').first();
     const peak = Number(await row.getAttribute('data-peak-bytes'));
     await row.click();
-    await page.waitForFunction((bytes) => document.querySelector('tr[data-summary="total"]')?.getAttribute('data-bytes') === String(bytes), peak);
+    await page.waitForFunction(
+      (bytes) => document.querySelector('tr[data-summary="total"]')?.getAttribute('data-bytes') === String(bytes),
+      peak,
+    );
     expect(await totalBytes(page)).toBe(peak);
     const text = await page.textContent('body');
     expect(text).not.toMatch(/\bNaN\b|(?<!ZeRO-)Infinity|\bundefined\b/);
@@ -110,8 +122,18 @@ describe('advice on the page', () => {
     const query = 'model=llama-3.1-70b&gpu=h100-80gb&tp=4&dp=16&mb=2&ckpt=none&microbatches=8';
     const page = await open(`?${query}`);
     await page.waitForSelector('#advice li');
-    const advice = JSON.parse(runCli(['advise', '--json', '--url', query]).stdout) as { change: string; total_bytes: number; verdict: string }[];
-    const items = await page.$$eval('#advice li', (lis) => lis.map((li) => ({ total: Number(li.getAttribute('data-total-bytes')), verdict: li.getAttribute('data-verdict'), change: li.querySelector('code')?.textContent })));
+    const advice = JSON.parse(runCli(['advise', '--json', '--url', query]).stdout) as {
+      change: string;
+      total_bytes: number;
+      verdict: string;
+    }[];
+    const items = await page.$$eval('#advice li', (lis) =>
+      lis.map((li) => ({
+        total: Number(li.getAttribute('data-total-bytes')),
+        verdict: li.getAttribute('data-verdict'),
+        change: li.querySelector('code')?.textContent,
+      })),
+    );
     expect(items).toEqual(advice.slice(0, 6).map((a) => ({ total: a.total_bytes, verdict: a.verdict, change: a.change })));
     expect(items[0].verdict).toBe('fits');
     await page.click('#advice li:first-child .advice-apply');

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
+import type { Browser, Frame, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser.mjs';
 import { cliLineBytes } from '../support/cli';
@@ -49,11 +49,18 @@ async function open(url: string, origins: string[], readySelector?: string): Pro
 function policyOf(html: string): Map<string, string[]> {
   const metas = [...html.matchAll(/<meta\s+http-equiv="Content-Security-Policy"\s+content="([^"]*)"/g)];
   expect(metas).toHaveLength(1);
-  return new Map(metas[0][1].split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...sources]) => [name, sources]));
+  return new Map(
+    metas[0][1]
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .map(([name, ...sources]) => [name, sources]),
+  );
 }
 
 async function ledgerRows(frame: Page | Frame): Promise<Record<string, number>> {
-  const rows = await frame.$$eval('#ledger tr[data-line]', (trs) => trs.map((tr) => [tr.getAttribute('data-line'), tr.getAttribute('data-bytes')]));
+  const rows = await frame.$$eval('#ledger tr[data-line]', (trs) =>
+    trs.map((tr) => [tr.getAttribute('data-line'), tr.getAttribute('data-bytes')]),
+  );
   return Object.fromEntries(rows.map(([id, bytes]) => [id, Number(bytes)]));
 }
 
@@ -107,7 +114,12 @@ describe('the page under its policy', () => {
       page.waitForEvent('console', (m) => m.text().includes('violates the following Content Security Policy directive: "connect-src')),
       page.waitForEvent('console', (m) => m.text().includes('TrustedHTML')),
     ];
-    const foreign = await page.evaluate(() => fetch('http://127.0.0.2:9/x').then(() => 'loaded', () => 'refused'));
+    const foreign = await page.evaluate(() =>
+      fetch('http://127.0.0.2:9/x').then(
+        () => 'loaded',
+        () => 'refused',
+      ),
+    );
     expect(foreign).toBe('refused');
     // A string in an HTML sink is refused by Trusted Types, whatever code tries it.
     const sink = await page.evaluate(() => {
@@ -119,7 +131,10 @@ describe('the page under its policy', () => {
       }
     });
     expect(sink).toBe('TypeError');
-    expect(await violations(page)).toEqual(['connect-src blocked http://127.0.0.2:9/x', 'require-trusted-types-for blocked trusted-types-sink']);
+    expect(await violations(page)).toEqual([
+      'connect-src blocked http://127.0.0.2:9/x',
+      'require-trusted-types-for blocked trusted-types-sink',
+    ]);
     await Promise.all(refusals);
     // The two refusals just provoked are expected.
     opened!.trouble.splice(0, opened!.trouble.length, ...opened!.trouble.filter((t) => !/127\.0\.0\.2:9|TrustedHTML/.test(t)));
@@ -151,7 +166,8 @@ describe('the single file dist/membudget.html', () => {
 });
 
 describe('?embed=1 in a sandboxed iframe (allow-scripts only: an opaque origin, no cookies, no parent access)', () => {
-  const wiki = (src: string) => `<!doctype html><html><head><title>Wiki</title><link rel="icon" href="data:,"></head><body><h1>Design doc</h1>` +
+  const wiki = (src: string) =>
+    `<!doctype html><html><head><title>Wiki</title><link rel="icon" href="data:,"></head><body><h1>Design doc</h1>` +
     `<iframe id="embed" sandbox="allow-scripts" src="${src}" width="820" height="640" title="membudget"></iframe></body></html>`;
 
   async function embedded(server: StaticServer, path: string): Promise<{ page: Page; frame: Frame }> {
@@ -163,11 +179,14 @@ describe('?embed=1 in a sandboxed iframe (allow-scripts only: an opaque origin, 
   }
 
   it('the site build renders the ledger, where the host lets an opaque origin load its files (CORS)', async () => {
-    const server = await serve({ headers: { 'Access-Control-Allow-Origin': '*' }, pages: { '/wiki/design-doc.html': wiki(`${BASE_PATH}?embed=1&pp=2`) } });
+    const server = await serve({
+      headers: { 'Access-Control-Allow-Origin': '*' },
+      pages: { '/wiki/design-doc.html': wiki(`${BASE_PATH}?embed=1&pp=2`) },
+    });
     const { page, frame } = await embedded(server, '/wiki/design-doc.html');
     expect(await ledgerRows(frame)).toEqual(cliLineBytes({ pp: 2 }));
     expect(await frame.isVisible('#config-form')).toBe(false);
-    expect(await frame.evaluate(() => origin)).toBe('null');  // sandboxed: no access to the wiki's origin
+    expect(await frame.evaluate(() => origin)).toBe('null'); // sandboxed: no access to the wiki's origin
     expect(await violations(frame)).toEqual([]);
     expect(await violations(page)).toEqual([]);
   });

@@ -28,7 +28,10 @@ export interface Opened {
 }
 
 export async function openPage(browser: Browser, url: string, options: OpenOptions = {}): Promise<Opened> {
-  const context = await browser.newContext({ viewport: options.viewport ?? { width: 1400, height: 1000 }, acceptDownloads: options.acceptDownloads ?? false });
+  const context = await browser.newContext({
+    viewport: options.viewport ?? { width: 1400, height: 1000 },
+    acceptDownloads: options.acceptDownloads ?? false,
+  });
   if (options.clipboardOrigin) await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: options.clipboardOrigin });
   // Every frame records the Content-Security-Policy violations it sees (read them with violations()).
   await context.addInitScript(() => {
@@ -42,12 +45,14 @@ export async function openPage(browser: Browser, url: string, options: OpenOptio
   const allowed = options.allowedOrigins ?? [new URL(url).origin];
   context.on('request', (request) => {
     const target = request.url();
-    if (!allowed.some((origin) => target.startsWith(origin)) && !target.startsWith('data:') && !target.startsWith('blob:')) trouble.push(`request to ${target}`);
+    if (!allowed.some((origin) => target.startsWith(origin)) && !target.startsWith('data:') && !target.startsWith('blob:'))
+      trouble.push(`request to ${target}`);
   });
   const page = await context.newPage();
   page.on('pageerror', (error) => trouble.push(`page error: ${error.message}`));
   page.on('console', (message) => {
-    if (message.type() === 'error' || (options.consoleWarnings && message.type() === 'warning')) trouble.push(`console ${message.type()}: ${message.text()}`);
+    if (message.type() === 'error' || (options.consoleWarnings && message.type() === 'warning'))
+      trouble.push(`console ${message.type()}: ${message.text()}`);
   });
   page.on('dialog', (dialog) => {
     trouble.push(`dialog: ${dialog.message()}`);

@@ -66,7 +66,11 @@ export async function serveStatic(folder, basePath = '/', options = {}) {
       response.writeHead(404).end();
       return;
     }
-    response.writeHead(200, { ...options.headers, 'content-type': TYPES[/** @type {keyof typeof TYPES} */ (extname(file))] ?? 'application/octet-stream', 'cache-control': 'no-store' });
+    response.writeHead(200, {
+      ...options.headers,
+      'content-type': TYPES[/** @type {keyof typeof TYPES} */ (extname(file))] ?? 'application/octet-stream',
+      'cache-control': 'no-store',
+    });
     createReadStream(file).pipe(response);
   });
   await new Promise((done) => server.listen(0, '127.0.0.1', () => done(undefined)));

@@ -46,7 +46,8 @@ function expectFinite(value: unknown, path = 'result'): void {
   else if (value && typeof value === 'object') for (const [key, item] of Object.entries(value)) expectFinite(item, `${path}.${key}`);
 }
 
-const byKey = (problems: Problem[]) => [...problems].sort((a, b) => `${a.field}\u0000${a.message}`.localeCompare(`${b.field}\u0000${b.message}`));
+const byKey = (problems: Problem[]) =>
+  [...problems].sort((a, b) => `${a.field}\u0000${a.message}`.localeCompare(`${b.field}\u0000${b.message}`));
 
 // The query as the form would enter it, one field at a time (presets first, as the engine orders them), or
 // undefined where the query holds what a form cannot (a malformed pair, an unknown or repeated key).
@@ -100,7 +101,7 @@ describe('the bad-inputs table through the form path (setField, one field at a t
   for (const entry of inputs.filter((e) => e.query !== undefined && !e.valid)) {
     it(`${entry.name}: ?${entry.query}`, () => {
       const edits = formEdits(entry.query!);
-      if (!edits) return;  // not something a form can hold; the link path above covers it
+      if (!edits) return; // not something a form can hold; the link path above covers it
       const problems: Problem[] = [];
       let config: Config = engine.defaultConfig();
       for (const [key, text] of edits) {
@@ -139,9 +140,18 @@ describe('the bad-inputs table through the wasm config.json importer', () => {
 
 describe('a Config set directly with values no parser would produce', () => {
   it('is refused field by field, never computed', () => {
-    for (const [key, value] of [['tp', Number.NaN], ['seq', Number.POSITIVE_INFINITY], ['params', 1e308], ['mb', -1], ['dp', 0.5]] as const) {
+    for (const [key, value] of [
+      ['tp', Number.NaN],
+      ['seq', Number.POSITIVE_INFINITY],
+      ['params', 1e308],
+      ['mb', -1],
+      ['dp', 0.5],
+    ] as const) {
       const config = { ...engine.defaultConfig(), [key]: value };
-      expect(engine.validate(config).map((p) => p.field), key).toContain(key);
+      expect(
+        engine.validate(config).map((p) => p.field),
+        key,
+      ).toContain(key);
       expect(() => engine.evaluate(config)).toThrow(MembudgetError);
     }
   });

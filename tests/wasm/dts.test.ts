@@ -46,7 +46,10 @@ function registered(): { functions: string[]; planner: string[]; objects: Map<st
   const functions = [...text.matchAll(/\bfunction\("([^"]+)"/g)].map((m) => m[1]).filter((name) => !planner.includes(name));
   const objects = new Map<string, string[]>();
   for (const block of text.matchAll(/value_object<[^>]+>\("([^"]+)"\)([^;]+);/g))
-    objects.set(block[1], [...block[2].matchAll(/\.field\("([^"]+)"/g)].map((m) => m[1]));
+    objects.set(
+      block[1],
+      [...block[2].matchAll(/\.field\("([^"]+)"/g)].map((m) => m[1]),
+    );
   return { functions, planner, objects };
 }
 

@@ -130,7 +130,7 @@ describe('the link codec', () => {
 
   it('round-trips 2,000 random valid configurations exactly', () => {
     let seed = 12345;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)];
     for (let i = 0; i < 2000; i++) {
       let config = engine.setField(engine.defaultConfig(), 'model', pick(engine.modelPresets).id);

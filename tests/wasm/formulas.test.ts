@@ -50,7 +50,12 @@ describe('substituted formulas', () => {
     for (const preset of engine.modelPresets)
       for (const mode of ['training', 'inference'])
         for (const method of methods)
-          for (const [tp, pp, dp, zero] of [[1, 1, 1, 0], [8, 1, 32, 1], [8, 4, 8, 3], [2, 2, 4, 2]]) {
+          for (const [tp, pp, dp, zero] of [
+            [1, 1, 1, 0],
+            [8, 1, 32, 1],
+            [8, 4, 8, 3],
+            [2, 2, 4, 2],
+          ]) {
             if (mode === 'inference' && method !== 'membudget') continue;
             const config = { ...engine.decodeQuery(`model=${preset.id}`).config, mode, method, tp, pp, dp, zero, ep: 1 };
             if (engine.validate(config).length > 0) continue;

@@ -53,7 +53,18 @@ describe('imports leave nothing of the model before them', () => {
   });
 
   it('keeps the model’s name, in the link too', () => {
-    const imported = engine.importHfConfig({ ...engine.defaultConfig(), tp: 1 }, JSON.stringify({ _name_or_path: 'org/My-Model', model_type: 'llama', hidden_size: 64, num_hidden_layers: 2, num_attention_heads: 4, intermediate_size: 128, vocab_size: 100 }));
+    const imported = engine.importHfConfig(
+      { ...engine.defaultConfig(), tp: 1 },
+      JSON.stringify({
+        _name_or_path: 'org/My-Model',
+        model_type: 'llama',
+        hidden_size: 64,
+        num_hidden_layers: 2,
+        num_attention_heads: 4,
+        intermediate_size: 128,
+        vocab_size: 100,
+      }),
+    );
     expect(imported.config.name).toBe('org/My-Model');
     expect(engine.encodeQuery(imported.config)).toContain('name=org%2FMy-Model');
   });

@@ -31,7 +31,16 @@ describe('inference', () => {
         dp: 1,
         kv_dtype: k.kv_dtype_bytes === 1 ? 'fp8' : 'bf16',
         kv_block: k.block_size,
-        ...(k.mla ? { kv_lora_rank: k.mla.kv_lora_rank, qk_rope_dim: k.mla.qk_rope_head_dim, heads: 128, kv_heads: 128, head_dim: 128, hidden: 7168 } : {}),
+        ...(k.mla
+          ? {
+              kv_lora_rank: k.mla.kv_lora_rank,
+              qk_rope_dim: k.mla.qk_rope_head_dim,
+              heads: 128,
+              kv_heads: 128,
+              head_dim: 128,
+              hidden: 7168,
+            }
+          : {}),
         mb: k.seq_lens.length,
         seq: k.seq_lens[0],
       });
@@ -55,12 +64,27 @@ describe('every parameter is somewhere', () => {
     let checked = 0;
     for (const preset of engine.modelPresets) {
       for (const mode of ['training', 'inference'] as const) {
-        for (const [tp, pp] of [[1, 1], [2, 2], [8, 3]]) {
-          const config = { ...engine.decodeQuery(`model=${preset.id}`).config, mode, method: 'membudget', params: 0, tp, pp, dp: 8, zero: 0 };
+        for (const [tp, pp] of [
+          [1, 1],
+          [2, 2],
+          [8, 3],
+        ]) {
+          const config = {
+            ...engine.decodeQuery(`model=${preset.id}`).config,
+            mode,
+            method: 'membudget',
+            params: 0,
+            tp,
+            pp,
+            dp: 8,
+            zero: 0,
+          };
           if (engine.validate(config).length > 0) continue;
           const ledger = engine.evaluate(config);
           const model = ledger.stages.reduce((sum, s) => sum + s.modelParameters, 0);
-          expect(Math.abs(model - ledger.parameterCount) / ledger.parameterCount, `${preset.id} ${mode} TP ${tp} PP ${pp}`).toBeLessThan(1e-12);
+          expect(Math.abs(model - ledger.parameterCount) / ledger.parameterCount, `${preset.id} ${mode} TP ${tp} PP ${pp}`).toBeLessThan(
+            1e-12,
+          );
           for (const stage of ledger.stages) {
             const weights = stage.lineBytes[ledger.lines.findIndex((l) => l.id === 'parameters')];
             expect(weights).toBeCloseTo(2 * stage.parametersPerGpu, -1);

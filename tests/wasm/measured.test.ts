@@ -15,7 +15,12 @@ const sample = () => JSON.parse(JSON.stringify(fixture('measured-sample')));
 
 function cliErrors(text: string): string[] {
   const run = runCli(['compare-measured', '-'], text);
-  return run.status === 2 ? run.stderr.trim().split('\n').map((l) => l.replace('membudget: error: ', '')) : [];
+  return run.status === 2
+    ? run.stderr
+        .trim()
+        .split('\n')
+        .map((l) => l.replace('membudget: error: ', ''))
+    : [];
 }
 
 function pageErrors(text: string): string[] {

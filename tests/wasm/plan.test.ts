@@ -17,25 +17,73 @@ beforeAll(async () => {
 const QUERY = 'model=llama-3.1-70b&gpu=h100-80gb&tp=8&dp=8&microbatches=32&seq=8192';
 
 interface CliRow {
-  tp: number; pp: number; dp: number; cp: number; ep: number; zero: number; sp: boolean; ckpt: string; mb: number; microbatches: number;
-  first_stage_layers: number; last_stage_layers: number; peak_bytes: number; headroom_bytes: number; peak_stage: number; verdict: string;
-  recompute_overhead: number; bubble: number; tp_crosses_node: boolean; cp_crosses_node: boolean; pareto: boolean;
+  tp: number;
+  pp: number;
+  dp: number;
+  cp: number;
+  ep: number;
+  zero: number;
+  sp: boolean;
+  ckpt: string;
+  mb: number;
+  microbatches: number;
+  first_stage_layers: number;
+  last_stage_layers: number;
+  peak_bytes: number;
+  headroom_bytes: number;
+  peak_stage: number;
+  verdict: string;
+  recompute_overhead: number;
+  bubble: number;
+  tp_crosses_node: boolean;
+  cp_crosses_node: boolean;
+  pareto: boolean;
 }
 
 describe('the planner in the wasm build', () => {
   it('gives the CLI’s rows, field for field, and its counts', async () => {
     const config = engine.decodeQuery(QUERY).config;
-    const cli = JSON.parse(runCli(['plan', '--json', '--url', QUERY]).stdout) as { layouts: number; candidates: number; evaluated: number; pruned: number; fitting: number; rows: CliRow[] };
+    const cli = JSON.parse(runCli(['plan', '--json', '--url', QUERY]).stdout) as {
+      layouts: number;
+      candidates: number;
+      evaluated: number;
+      pruned: number;
+      fitting: number;
+      rows: CliRow[];
+    };
     const whole = engine.plan(engine.planRequest(config, 64, 256));
-    expect([whole.layouts, whole.candidates, whole.evaluated, whole.pruned, whole.fitting]).toEqual([cli.layouts, cli.candidates, cli.evaluated, cli.pruned, cli.fitting]);
+    expect([whole.layouts, whole.candidates, whole.evaluated, whole.pruned, whole.fitting]).toEqual([
+      cli.layouts,
+      cli.candidates,
+      cli.evaluated,
+      cli.pruned,
+      cli.fitting,
+    ]);
     expect(whole.rows.length).toBe(cli.rows.length);
     whole.rows.forEach((r, i) => {
       const c = cli.rows[i];
       expect(r).toEqual({
-        tp: c.tp, pp: c.pp, dp: c.dp, cp: c.cp, ep: c.ep, zero: c.zero, sp: c.sp, ckpt: c.ckpt, mb: c.mb, microbatches: c.microbatches,
-        firstStageLayers: c.first_stage_layers, lastStageLayers: c.last_stage_layers, peakBytes: c.peak_bytes, headroomBytes: c.headroom_bytes,
-        peakStage: c.peak_stage, verdict: c.verdict, recomputeOverhead: c.recompute_overhead, bubble: c.bubble,
-        tpCrossesNode: c.tp_crosses_node, cpCrossesNode: c.cp_crosses_node, pareto: c.pareto,
+        tp: c.tp,
+        pp: c.pp,
+        dp: c.dp,
+        cp: c.cp,
+        ep: c.ep,
+        zero: c.zero,
+        sp: c.sp,
+        ckpt: c.ckpt,
+        mb: c.mb,
+        microbatches: c.microbatches,
+        firstStageLayers: c.first_stage_layers,
+        lastStageLayers: c.last_stage_layers,
+        peakBytes: c.peak_bytes,
+        headroomBytes: c.headroom_bytes,
+        peakStage: c.peak_stage,
+        verdict: c.verdict,
+        recomputeOverhead: c.recompute_overhead,
+        bubble: c.bubble,
+        tpCrossesNode: c.tp_crosses_node,
+        cpCrossesNode: c.cp_crosses_node,
+        pareto: c.pareto,
       });
     });
     // The worker's way: slices, then the Pareto front over the joined rows; the same plan.
@@ -82,9 +130,25 @@ describe('the planner in the wasm build', () => {
 
   it('advises what the CLI advises', () => {
     const query = 'model=llama-3.1-70b&gpu=h100-80gb&tp=4&dp=16&mb=2&ckpt=none&microbatches=8';
-    const cli = JSON.parse(runCli(['advise', '--json', '--url', query]).stdout) as { change: string; query: string; total_bytes: number; saved_bytes: number; verdict: string; cost: string }[];
+    const cli = JSON.parse(runCli(['advise', '--json', '--url', query]).stdout) as {
+      change: string;
+      query: string;
+      total_bytes: number;
+      saved_bytes: number;
+      verdict: string;
+      cost: string;
+    }[];
     const advice = engine.advise(engine.decodeQuery(query).config);
-    expect(advice).toEqual(cli.map((a) => ({ change: a.change, query: a.query, totalBytes: a.total_bytes, savedBytes: a.saved_bytes, verdict: a.verdict, cost: a.cost })));
+    expect(advice).toEqual(
+      cli.map((a) => ({
+        change: a.change,
+        query: a.query,
+        totalBytes: a.total_bytes,
+        savedBytes: a.saved_bytes,
+        verdict: a.verdict,
+        cost: a.cost,
+      })),
+    );
     expect(advice[0].verdict).toBe('fits');
   });
 });

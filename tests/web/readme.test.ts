@@ -34,7 +34,20 @@ describe('the README', () => {
   });
 
   it('has documentation pages whose links lead to files that exist', () => {
-    for (const page of ['page', 'cli', 'methods', 'chapter', 'inference', 'planner', 'import', 'presets', 'accuracy', 'limits', 'build', 'speed']) {
+    for (const page of [
+      'page',
+      'cli',
+      'methods',
+      'chapter',
+      'inference',
+      'planner',
+      'import',
+      'presets',
+      'accuracy',
+      'limits',
+      'build',
+      'speed',
+    ]) {
       const text = readFileSync(resolve(ROOT, 'docs', `${page}.md`), 'utf8');
       for (const [, target] of text.matchAll(/\]\(([^)#]+)\)/g))
         if (!target!.startsWith('http')) expect(existsSync(resolve(ROOT, 'docs', target!)), `docs/${page}.md → ${target}`).toBe(true);

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/paths';
 
 // Also inline style attributes, which the page's policy (style-src 'self') refuses; element.style.x = … is allowed.
-const SINKS = /\.(innerHTML|outerHTML|srcdoc)\b|insertAdjacentHTML|document\.write|DOMParser|createContextualFragment|\beval\s*\(|new Function\b|setAttribute\(\s*['"](on|style)|\bstyle\s*:\s*['"`]/;
+const SINKS =
+  /\.(innerHTML|outerHTML|srcdoc)\b|insertAdjacentHTML|document\.write|DOMParser|createContextualFragment|\beval\s*\(|new Function\b|setAttribute\(\s*['"](on|style)|\bstyle\s*:\s*['"`]/;
 
 describe('the page’s sources', () => {
   const sourceDir = resolve(ROOT, 'web/src');

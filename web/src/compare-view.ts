@@ -39,14 +39,32 @@ export class CompareView {
       const own = line.origin === column.method || line.origin === 'allowance';
       return el(
         'td',
-        { class: `value${own ? '' : ' borrowed'}`, 'data-method': column.method, 'data-line': line.id, 'data-bytes': String(line.bytes), title: own ? line.note : `Not modelled by ${column.method}: membudget's estimate` },
+        {
+          class: `value${own ? '' : ' borrowed'}`,
+          'data-method': column.method,
+          'data-line': line.id,
+          'data-bytes': String(line.bytes),
+          title: own ? line.note : `Not modelled by ${column.method}: membudget's estimate`,
+        },
         own ? formatBytes(line.bytes, unit) : `(${formatBytes(line.bytes, unit)})`,
       );
     };
-    const head = el('tr', {}, el('th', { scope: 'col' }, `${UNIT_LABEL[unit]}`), ...columns.map((c) => el('th', { scope: 'col', class: `value${c.method === config.method ? ' current' : ''}` }, c.method)));
-    const body = base.result.lines.map((line, index) => el('tr', {}, el('th', { scope: 'row' }, line.label), ...columns.map((c) => cell(c, index))));
+    const head = el(
+      'tr',
+      {},
+      el('th', { scope: 'col' }, `${UNIT_LABEL[unit]}`),
+      ...columns.map((c) => el('th', { scope: 'col', class: `value${c.method === config.method ? ' current' : ''}` }, c.method)),
+    );
+    const body = base.result.lines.map((line, index) =>
+      el('tr', {}, el('th', { scope: 'row' }, line.label), ...columns.map((c) => cell(c, index))),
+    );
     const summary = (label: string, value: (c: MethodColumn) => string) =>
-      el('tr', { class: 'summary' }, el('th', { scope: 'row' }, label), ...columns.map((c) => el('td', { class: 'value' }, c.result.errors.length ? '—' : value(c))));
+      el(
+        'tr',
+        { class: 'summary' },
+        el('th', { scope: 'row' }, label),
+        ...columns.map((c) => el('td', { class: 'value' }, c.result.errors.length ? '—' : value(c))),
+      );
     const reasons: HTMLElement[] = [];
     for (const column of columns) {
       if (column === base || column.result.errors.length > 0) continue;
@@ -54,7 +72,14 @@ export class CompareView {
         const delta = line.bytes - base.result.lines[index].bytes;
         if (line.origin === 'allowance' || Math.abs(delta) < 0.005 * Math.max(1, base.result.lines[index].bytes)) return;
         const who = line.origin === 'membudget' ? 'membudget' : column.method;
-        reasons.push(el('li', {}, el('strong', {}, `${column.method} · ${line.label} ${delta > 0 ? '+' : ''}${formatBytes(delta, unit)} ${UNIT_LABEL[unit]}: `), this.#engine.differenceReason(who, line.id)));
+        reasons.push(
+          el(
+            'li',
+            {},
+            el('strong', {}, `${column.method} · ${line.label} ${delta > 0 ? '+' : ''}${formatBytes(delta, unit)} ${UNIT_LABEL[unit]}: `),
+            this.#engine.differenceReason(who, line.id),
+          ),
+        );
       });
     }
     replaceChildren(
@@ -72,7 +97,11 @@ export class CompareView {
           summary('Verdict', (c) => c.result.verdict.replace(/_/g, ' ')),
         ),
       ),
-      el('p', { class: 'note' }, 'Values in brackets are membudget’s estimate where the source has no formula; buffers and the CUDA context are allowances shared by all.'),
+      el(
+        'p',
+        { class: 'note' },
+        'Values in brackets are membudget’s estimate where the source has no formula; buffers and the CUDA context are allowances shared by all.',
+      ),
       el('h3', {}, `Why they differ from ${config.method}`),
       el('ul', { class: 'reasons' }, ...reasons),
     );

@@ -63,7 +63,11 @@ export class DetailsView {
     const scale = Math.max(ledger.capacityBytes, ...ledger.stages.map((s) => s.totalBytes));
     const gap = count > 64 ? 0 : 2;
     const width = STRIP_WIDTH / count;
-    const chart = svg('svg', { viewBox: `0 0 ${STRIP_WIDTH} ${STRIP_HEIGHT}`, role: 'img', 'aria-label': `Memory of each of the ${count} pipeline stages` });
+    const chart = svg('svg', {
+      viewBox: `0 0 ${STRIP_WIDTH} ${STRIP_HEIGHT}`,
+      role: 'img',
+      'aria-label': `Memory of each of the ${count} pipeline stages`,
+    });
     const capacityY = STRIP_HEIGHT - (ledger.capacityBytes / scale) * STRIP_HEIGHT;
     for (const stage of ledger.stages) {
       const height = (stage.totalBytes / scale) * STRIP_HEIGHT;
@@ -80,7 +84,11 @@ export class DetailsView {
             'data-stage': stage.index,
             'data-bytes': String(stage.totalBytes),
           },
-          svg('title', {}, `Stage ${stage.index}: ${formatCount(stage.layers)} layers, ${formatCount(stage.inFlightMicrobatches)} micro-batches in flight, ${formatWithUnit(stage.totalBytes, unit)}`),
+          svg(
+            'title',
+            {},
+            `Stage ${stage.index}: ${formatCount(stage.layers)} layers, ${formatCount(stage.inFlightMicrobatches)} micro-batches in flight, ${formatWithUnit(stage.totalBytes, unit)}`,
+          ),
         ),
       );
     }
@@ -103,7 +111,9 @@ export class DetailsView {
   #showPhases(ledger: Ledger, unit: Unit): void {
     const parts: string[] = [];
     if (ledger.phases.length > 0)
-      parts.push(`Phases: ${ledger.phases.map((p) => `${p.name} ${formatWithUnit(p.totalBytes, unit)}`).join(', ')}; the peak is the ${ledger.peakPhase}.`);
+      parts.push(
+        `Phases: ${ledger.phases.map((p) => `${p.name} ${formatWithUnit(p.totalBytes, unit)}`).join(', ')}; the peak is the ${ledger.peakPhase}.`,
+      );
     if (ledger.maxSequences > 0 || ledger.maxContextTokens > 0 || ledger.lines.some((l) => l.id === 'kv_cache'))
       parts.push(
         `Fits under the headroom line: up to ${formatCount(ledger.maxSequences)} concurrent sequences of the configured length; ` +
@@ -144,7 +154,17 @@ export class DetailsView {
       el(
         'table',
         { class: 'ledger tensor-table' },
-        el('thead', {}, el('tr', {}, ...['Tensor', 'Shape', 'Type', 'Bytes per copy', 'Copies', `Total (${UNIT_LABEL[unit]})`, 'Sharding'].map((h) => el('th', { scope: 'col' }, h)))),
+        el(
+          'thead',
+          {},
+          el(
+            'tr',
+            {},
+            ...['Tensor', 'Shape', 'Type', 'Bytes per copy', 'Copies', `Total (${UNIT_LABEL[unit]})`, 'Sharding'].map((h) =>
+              el('th', { scope: 'col' }, h),
+            ),
+          ),
+        ),
         el('tbody', {}, ...rows),
       ),
     );

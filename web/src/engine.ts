@@ -22,20 +22,7 @@ import type { PlannerModule } from './wasm/membudget-planner.js';
 import wasmUrl from './wasm/membudget.wasm?url';
 import plannerWasmUrl from './wasm/membudget-planner.wasm?url';
 
-export type {
-  Advice,
-  Config,
-  Field,
-  GpuPreset,
-  Line,
-  MethodColumn,
-  ModelPreset,
-  Phase,
-  Problem,
-  Result,
-  Stage,
-  Tensor,
-};
+export type { Advice, Config, Field, GpuPreset, Line, MethodColumn, ModelPreset, Phase, Problem, Result, Stage, Tensor };
 
 export type Verdict = 'fits' | 'tight' | 'does_not_fit';
 
@@ -94,10 +81,27 @@ function decodeRows(flat: Float64Array): PlanRow[] {
   for (let i = 0; i + PLAN_ROW_FIELDS <= flat.length; i += PLAN_ROW_FIELDS) {
     const f = flat.subarray(i, i + PLAN_ROW_FIELDS);
     rows.push({
-      tp: f[0], pp: f[1], dp: f[2], cp: f[3], ep: f[4], zero: f[5], mb: f[6], microbatches: f[7], sp: f[8] !== 0,
-      ckpt: CKPT_MODES[f[9]] ?? 'none', firstStageLayers: f[10], lastStageLayers: f[11], peakBytes: f[12], headroomBytes: f[13],
-      peakStage: f[14], verdict: f[15] !== 0 ? 'tight' : 'fits', recomputeOverhead: f[16], bubble: f[17],
-      tpCrossesNode: f[18] !== 0, cpCrossesNode: f[19] !== 0, pareto: f[20] !== 0,
+      tp: f[0],
+      pp: f[1],
+      dp: f[2],
+      cp: f[3],
+      ep: f[4],
+      zero: f[5],
+      mb: f[6],
+      microbatches: f[7],
+      sp: f[8] !== 0,
+      ckpt: CKPT_MODES[f[9]] ?? 'none',
+      firstStageLayers: f[10],
+      lastStageLayers: f[11],
+      peakBytes: f[12],
+      headroomBytes: f[13],
+      peakStage: f[14],
+      verdict: f[15] !== 0 ? 'tight' : 'fits',
+      recomputeOverhead: f[16],
+      bubble: f[17],
+      tpCrossesNode: f[18] !== 0,
+      cpCrossesNode: f[19] !== 0,
+      pareto: f[20] !== 0,
     });
   }
   return rows;
@@ -106,9 +110,32 @@ function decodeRows(flat: Float64Array): PlanRow[] {
 function encodeRows(rows: readonly PlanRow[]): Float64Array {
   const flat = new Float64Array(rows.length * PLAN_ROW_FIELDS);
   rows.forEach((r, i) => {
-    flat.set([r.tp, r.pp, r.dp, r.cp, r.ep, r.zero, r.mb, r.microbatches, r.sp ? 1 : 0, Math.max(0, CKPT_MODES.indexOf(r.ckpt)),
-      r.firstStageLayers, r.lastStageLayers, r.peakBytes, r.headroomBytes, r.peakStage, r.verdict === 'tight' ? 1 : 0,
-      r.recomputeOverhead, r.bubble, r.tpCrossesNode ? 1 : 0, r.cpCrossesNode ? 1 : 0, r.pareto ? 1 : 0], i * PLAN_ROW_FIELDS);
+    flat.set(
+      [
+        r.tp,
+        r.pp,
+        r.dp,
+        r.cp,
+        r.ep,
+        r.zero,
+        r.mb,
+        r.microbatches,
+        r.sp ? 1 : 0,
+        Math.max(0, CKPT_MODES.indexOf(r.ckpt)),
+        r.firstStageLayers,
+        r.lastStageLayers,
+        r.peakBytes,
+        r.headroomBytes,
+        r.peakStage,
+        r.verdict === 'tight' ? 1 : 0,
+        r.recomputeOverhead,
+        r.bubble,
+        r.tpCrossesNode ? 1 : 0,
+        r.cpCrossesNode ? 1 : 0,
+        r.pareto ? 1 : 0,
+      ],
+      i * PLAN_ROW_FIELDS,
+    );
   });
   return flat;
 }
@@ -251,7 +278,12 @@ export class Engine {
         for (const [key, value] of Object.entries(root)) {
           const type = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
           // An array's text is its first element where that is a string (architectures: ["LlamaForCausalLM"]), as the CLI's.
-          const text = type === 'number' || type === 'boolean' || type === 'string' ? String(value) : Array.isArray(value) && typeof value[0] === 'string' ? value[0] : '';
+          const text =
+            type === 'number' || type === 'boolean' || type === 'string'
+              ? String(value)
+              : Array.isArray(value) && typeof value[0] === 'string'
+                ? value[0]
+                : '';
           fields.push({ key, type, text });
         }
       }
@@ -303,7 +335,20 @@ export class Engine {
     const r = request;
     const planner = this.#planner();
     const raw = this.#call(() =>
-      planner.plan(this.#complete(r.base), r.gpus, r.globalBatch, r.tpAcrossNodes, r.unevenPipeline, r.maxMicroBatch, r.maxCp, r.includeTight, r.layoutBegin, r.layoutEnd, r.maxRows, r.maxEvaluations),
+      planner.plan(
+        this.#complete(r.base),
+        r.gpus,
+        r.globalBatch,
+        r.tpAcrossNodes,
+        r.unevenPipeline,
+        r.maxMicroBatch,
+        r.maxCp,
+        r.includeTight,
+        r.layoutBegin,
+        r.layoutEnd,
+        r.maxRows,
+        r.maxEvaluations,
+      ),
     );
     if (raw.errors.length > 0) throw new MembudgetError(raw.errors);
     return { ...raw, rows: decodeRows(raw.rows) };
@@ -317,7 +362,10 @@ export class Engine {
   // plan(), markPareto(), advise() and the importers live in the planner's module (loadPlannerEngine), loaded
   // only when one of them is used.
   #planner(): PlannerModule {
-    if (!('plan' in this.#module)) throw new MembudgetError([{ field: '', message: 'the planner, advice and importers run in their own module: load it with loadPlannerEngine()' }]);
+    if (!('plan' in this.#module))
+      throw new MembudgetError([
+        { field: '', message: 'the planner, advice and importers run in their own module: load it with loadPlannerEngine()' },
+      ]);
     return this.#module;
   }
 
@@ -368,10 +416,16 @@ export function flattenJson(text: string): { rootType: string; error: string; va
       return;
     }
     const type = typeOf(value);
-    const text = type === 'number' || type === 'boolean' || type === 'string' ? String(value) : Array.isArray(value) && typeof value[0] === 'string' ? value[0] : '';
+    const text =
+      type === 'number' || type === 'boolean' || type === 'string'
+        ? String(value)
+        : Array.isArray(value) && typeof value[0] === 'string'
+          ? value[0]
+          : '';
     if (path) values.push({ key: path, type, text });
     if (Array.isArray(value)) value.forEach((child, i) => walk(child, `${path}[${i}]`, depth + 1));
-    else if (type === 'object') for (const [key, child] of Object.entries(value as object)) walk(child, path ? `${path}.${key}` : key, depth + 1);
+    else if (type === 'object')
+      for (const [key, child] of Object.entries(value as object)) walk(child, path ? `${path}.${key}` : key, depth + 1);
   };
   walk(root, '', 0);
   return { rootType: error ? 'invalid' : typeOf(root), error, values };
@@ -419,18 +473,21 @@ export function loadEngine(wasmBinary?: ArrayBuffer | Uint8Array): Promise<Engin
       failLoad = reject;
     });
     return new Engine(
-      await Promise.race([failed, createMembudget({
-        instantiateWasm(imports, receiveInstance) {
-          compiled
-            .then((module) => WebAssembly.instantiate(module, imports).then((instance) => receiveInstance(instance, module)))
-            .catch((error: unknown) => failLoad(error));
-          return {};
-        },
-      })]),
+      await Promise.race([
+        failed,
+        createMembudget({
+          instantiateWasm(imports, receiveInstance) {
+            compiled
+              .then((module) => WebAssembly.instantiate(module, imports).then((instance) => receiveInstance(instance, module)))
+              .catch((error: unknown) => failLoad(error));
+            return {};
+          },
+        }),
+      ]),
     );
   })();
   cached.catch(() => {
-    cached = undefined;  // a failed load (offline, blocked) can be retried
+    cached = undefined; // a failed load (offline, blocked) can be retried
   });
   return cached;
 }

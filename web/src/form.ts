@@ -43,15 +43,28 @@ export class Form {
   #fieldRow(engine: Engine, field: Field, onInput: FieldInput): HTMLElement {
     const id = `f-${field.key}`;
     const control = this.#control(engine, field, id);
-    const emit = () => onInput(field.key, control instanceof HTMLInputElement && control.type === 'checkbox' ? String(control.checked) : control.value);
+    const emit = () =>
+      onInput(field.key, control instanceof HTMLInputElement && control.type === 'checkbox' ? String(control.checked) : control.value);
     control.addEventListener(control instanceof HTMLSelectElement || control.type === 'checkbox' ? 'change' : 'input', emit);
     this.#controls.set(field.key, control);
     const message = el('div', { class: 'message', id: `m-${field.key}`, 'aria-live': 'polite' });
     this.#messages.set(field.key, message);
-    const help = el('div', { class: 'help', id: `h-${field.key}` }, `${field.help}. ${capitalize(field.range)}.`, el('span', { class: 'section' }, field.section));
+    const help = el(
+      'div',
+      { class: 'help', id: `h-${field.key}` },
+      `${field.help}. ${capitalize(field.range)}.`,
+      el('span', { class: 'section' }, field.section),
+    );
     control.setAttribute('aria-describedby', `h-${field.key} m-${field.key}`);
     const label = el('label', { for: id }, field.label, field.unit ? el('span', { class: 'unit' }, field.unit) : null);
-    return el('div', { class: `field kind-${field.kind}`, 'data-field': field.key, title: `${field.key}: ${field.range}` }, label, control, help, message);
+    return el(
+      'div',
+      { class: `field kind-${field.kind}`, 'data-field': field.key, title: `${field.key}: ${field.range}` },
+      label,
+      control,
+      help,
+      message,
+    );
   }
 
   #control(engine: Engine, field: Field, id: string): HTMLInputElement | HTMLSelectElement {
@@ -109,11 +122,16 @@ export class Form {
       const hasError = entry.errors.length > 0;
       message.className = `message${hasError ? ' error' : entry.warnings.length ? ' warning' : ''}`;
       const choices = offered
-        ? el('p', { class: 'offer' }, 'Use ', ...offered.values.map((value) => {
-            const button = el('button', { type: 'button', class: 'offer-value', 'data-value': String(value) }, `${key} = ${value}`);
-            button.addEventListener('click', () => offered.pick(value));
-            return button;
-          }))
+        ? el(
+            'p',
+            { class: 'offer' },
+            'Use ',
+            ...offered.values.map((value) => {
+              const button = el('button', { type: 'button', class: 'offer-value', 'data-value': String(value) }, `${key} = ${value}`);
+              button.addEventListener('click', () => offered.pick(value));
+              return button;
+            }),
+          )
         : null;
       replaceChildren(message, ...[...entry.errors, ...entry.warnings].map((text) => el('p', {}, text)), choices);
       const control = this.#controls.get(key);

@@ -58,7 +58,10 @@ export function verdictSentence(ledger: Ledger, unit: Unit): string {
 }
 
 function cell(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/[\r\n]+/g, ' ');
+  return text
+    .replace(/\\/g, '\\\\')
+    .replace(/\|/g, '\\|')
+    .replace(/[\r\n]+/g, ' ');
 }
 
 /** The checklist as a Markdown table, to paste into a design doc. */

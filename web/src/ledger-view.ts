@@ -4,7 +4,17 @@
 // and attributes that changed, which keeps a re-render (layout included) within a few milliseconds.
 import type { Config, Ledger, Problem } from './engine';
 import { el, replaceChildren, svg } from './dom';
-import { formatBytes, formatCount, formatPercent, formatWithUnit, UNIT_LABEL, UNIT_MEANING, verdictSentence, VERDICT_TEXT, type Unit } from './format';
+import {
+  formatBytes,
+  formatCount,
+  formatPercent,
+  formatWithUnit,
+  UNIT_LABEL,
+  UNIT_MEANING,
+  verdictSentence,
+  VERDICT_TEXT,
+  type Unit,
+} from './format';
 
 const BAR_WIDTH = 1000;
 const BAR_HEIGHT = 76;
@@ -137,19 +147,50 @@ export class LedgerView {
 
     const foot = el('tfoot');
     this.#summaries = new Map();
-    for (const [id, label] of [['total', 'Total'], ['capacity', 'Capacity'], ['usable', 'Usable'], ['headroom_left', 'Left']] as const) {
-      const summary: Summary = { tr: el('tr', { 'data-summary': id }), formula: el('td', { class: 'formula' }), value: el('td', { class: 'value' }), note: el('td', { class: 'note' }) };
+    for (const [id, label] of [
+      ['total', 'Total'],
+      ['capacity', 'Capacity'],
+      ['usable', 'Usable'],
+      ['headroom_left', 'Left'],
+    ] as const) {
+      const summary: Summary = {
+        tr: el('tr', { 'data-summary': id }),
+        formula: el('td', { class: 'formula' }),
+        value: el('td', { class: 'value' }),
+        note: el('td', { class: 'note' }),
+      };
       summary.tr.append(el('th', { scope: 'row' }, label), summary.formula, summary.value, summary.note);
       foot.appendChild(summary.tr);
       this.#summaries.set(id, summary);
     }
-    const head = el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Component'), el('th', { scope: 'col' }, 'Formula'), this.#valueHeader, el('th', { scope: 'col', class: 'note' }, 'Notes')));
-    const columns = el('colgroup', {}, el('col', { class: 'c-label' }), el('col', { class: 'c-formula' }), el('col', { class: 'c-value' }), el('col', { class: 'c-note' }));
+    const head = el(
+      'thead',
+      {},
+      el(
+        'tr',
+        {},
+        el('th', { scope: 'col' }, 'Component'),
+        el('th', { scope: 'col' }, 'Formula'),
+        this.#valueHeader,
+        el('th', { scope: 'col', class: 'note' }, 'Notes'),
+      ),
+    );
+    const columns = el(
+      'colgroup',
+      {},
+      el('col', { class: 'c-label' }),
+      el('col', { class: 'c-formula' }),
+      el('col', { class: 'c-value' }),
+      el('col', { class: 'c-note' }),
+    );
     replaceChildren(this.#table, this.#caption, columns, head, body, foot);
   }
 
   #marker(cls: string): Marker {
-    const marker = { line: svg('line', { class: cls, y1: BAR_Y - 4, y2: BAR_Y + BAR_THICKNESS + 4 }), label: svg('text', { class: `${cls}-label` }) };
+    const marker = {
+      line: svg('line', { class: cls, y1: BAR_Y - 4, y2: BAR_Y + BAR_THICKNESS + 4 }),
+      label: svg('text', { class: `${cls}-label` }),
+    };
     this.#chart.append(marker.line, marker.label);
     return marker;
   }
@@ -165,7 +206,11 @@ export class LedgerView {
   #updateBar(ledger: Ledger, unit: Unit): void {
     const scale = Math.max(ledger.capacityBytes, ledger.totalBytes);
     const x = (bytes: number) => (scale > 0 ? (bytes / scale) * BAR_WIDTH : 0);
-    setAttr(this.#chart, 'aria-label', `Stacked bar: ${formatWithUnit(ledger.totalBytes, unit)} used of ${formatWithUnit(ledger.capacityBytes, unit)}`);
+    setAttr(
+      this.#chart,
+      'aria-label',
+      `Stacked bar: ${formatWithUnit(ledger.totalBytes, unit)} used of ${formatWithUnit(ledger.capacityBytes, unit)}`,
+    );
     setAttr(this.#capacityRect, 'width', x(ledger.capacityBytes));
     let offset = 0;
     for (const line of ledger.lines) {
@@ -193,7 +238,8 @@ export class LedgerView {
   }
 
   #updateTable(ledger: Ledger, config: Config, unit: Unit): void {
-    const active = ledger.activeParameterCount !== ledger.parameterCount ? ` (${formatCount(ledger.activeParameterCount)} active per token)` : '';
+    const active =
+      ledger.activeParameterCount !== ledger.parameterCount ? ` (${formatCount(ledger.activeParameterCount)} active per token)` : '';
     setText(this.#caption, `Per-GPU memory, method ${ledger.method}, Ψ = ${formatCount(ledger.parameterCount)} parameters${active}`);
     setText(this.#valueHeader, `Value (${UNIT_LABEL[unit]})`);
     for (const line of ledger.lines) {
@@ -214,7 +260,12 @@ export class LedgerView {
     };
     summary('total', 'sum', ledger.totalBytes, `Must be < ${formatWithUnit(ledger.capacityBytes, unit)}`);
     summary('capacity', config.gpu, ledger.capacityBytes, UNIT_MEANING[unit]);
-    summary('usable', `capacity × (1 − ${config.headroom})`, ledger.usableBytes, `${formatPercent(config.headroom)} kept free for fragmentation`);
+    summary(
+      'usable',
+      `capacity × (1 − ${config.headroom})`,
+      ledger.usableBytes,
+      `${formatPercent(config.headroom)} kept free for fragmentation`,
+    );
     const left = ledger.capacityBytes - ledger.totalBytes;
     summary('headroom_left', 'capacity − total', left, left >= 0 ? 'free on each GPU' : 'short on each GPU');
   }

@@ -69,7 +69,12 @@ class App {
     this.#showNotices(decoded.notices);
     if (decoded.chosen?.length) this.#showNotices(decoded.chosen, 'Note:');
 
-    this.#unitToggle = el('select', { id: 'unit', 'aria-label': 'Units' }, el('option', { value: 'gb' }, 'GB (10⁹ B)'), el('option', { value: 'gib' }, 'GiB (2³⁰ B)'));
+    this.#unitToggle = el(
+      'select',
+      { id: 'unit', 'aria-label': 'Units' },
+      el('option', { value: 'gb' }, 'GB (10⁹ B)'),
+      el('option', { value: 'gib' }, 'GiB (2³⁰ B)'),
+    );
     this.#unitToggle.value = this.#view.unit;
     this.#unitToggle.addEventListener('change', () => {
       this.#view.unit = this.#unitToggle.value === 'gib' ? 'gib' : 'gb';
@@ -80,7 +85,11 @@ class App {
       b.addEventListener('click', action);
       return b;
     };
-    this.#openFull = el('a', { id: 'open-full', class: 'open-full', target: '_blank', rel: 'noopener noreferrer' }, 'Open the full calculator ↗');
+    this.#openFull = el(
+      'a',
+      { id: 'open-full', class: 'open-full', target: '_blank', rel: 'noopener noreferrer' },
+      'Open the full calculator ↗',
+    );
 
     document.body.classList.toggle('embed', this.#view.embed);
     const toolbar = el(
@@ -99,16 +108,46 @@ class App {
       el(
         'header',
         { class: 'masthead' },
-        el('div', {}, el('h1', {}, 'membudget'), el('p', { class: 'tagline' }, 'Per-GPU memory verification checklist: does this parallel training configuration fit, and what eats the memory?')),
+        el(
+          'div',
+          {},
+          el('h1', {}, 'membudget'),
+          el(
+            'p',
+            { class: 'tagline' },
+            'Per-GPU memory verification checklist: does this parallel training configuration fit, and what eats the memory?',
+          ),
+        ),
         toolbar,
         this.#openFull,
       ),
       this.#notices,
-      el('main', { class: 'layout' }, this.#formSlot, el('div', { class: 'results' }, this.#ledgerView.element, this.#adviceView.element, this.#detailsView.element, this.#plannerView.element, this.#compareView.element)),
+      el(
+        'main',
+        { class: 'layout' },
+        this.#formSlot,
+        el(
+          'div',
+          { class: 'results' },
+          this.#ledgerView.element,
+          this.#adviceView.element,
+          this.#detailsView.element,
+          this.#plannerView.element,
+          this.#compareView.element,
+        ),
+      ),
       el(
         'footer',
         {},
-        el('p', {}, 'Formulas: the chapter “Memory Budget Verification” (§1 static memory, §2 activations, §3 budget, §4 checklist, §5 pitfalls); each line shows its formula and its numbers. Computed in your browser by the membudget engine (C++ compiled to WebAssembly); nothing is sent anywhere. ', UNIT_MEANING.gb, ', ', UNIT_MEANING.gib, '.'),
+        el(
+          'p',
+          {},
+          'Formulas: the chapter “Memory Budget Verification” (§1 static memory, §2 activations, §3 budget, §4 checklist, §5 pitfalls); each line shows its formula and its numbers. Computed in your browser by the membudget engine (C++ compiled to WebAssembly); nothing is sent anywhere. ',
+          UNIT_MEANING.gb,
+          ', ',
+          UNIT_MEANING.gib,
+          '.',
+        ),
       ),
       this.#toast,
     );
@@ -145,7 +184,9 @@ class App {
     if (editing === undefined || editing === 'model' || editing === 'gpu') this.#form.show(this.#engine.fieldTexts(this.#config));
     // A TP the model's heads do not allow: offer the ones they do.
     const tpError = this.#errors.some((e) => e.field === 'tp');
-    const offer = tpError ? { key: 'tp', values: this.#engine.validTensorParallel(this.#config).slice(0, 16), pick: (tp: number) => this.#pick('tp', tp) } : undefined;
+    const offer = tpError
+      ? { key: 'tp', values: this.#engine.validTensorParallel(this.#config).slice(0, 16), pick: (tp: number) => this.#pick('tp', tp) }
+      : undefined;
     this.#form.showProblems(this.#errors, this.#ledger?.warnings ?? [], offer);
   }
 
@@ -233,7 +274,13 @@ class App {
 
   // Paste or drop a Hugging Face config.json; it fills the architecture fields (all or nothing).
   #importer(): HTMLElement {
-    const text = el('textarea', { id: 'hf-config', rows: 5, spellcheck: 'false', placeholder: '{"model_type": "llama", "hidden_size": 4096, …}', 'aria-label': 'config.json' });
+    const text = el('textarea', {
+      id: 'hf-config',
+      rows: 5,
+      spellcheck: 'false',
+      placeholder: '{"model_type": "llama", "hidden_size": 4096, …}',
+      'aria-label': 'config.json',
+    });
     const file = el('input', { id: 'hf-config-file', type: 'file', accept: '.json,application/json' });
     const message = el('div', { id: 'hf-config-message', class: 'message', 'aria-live': 'polite' });
     // The importer lives in the planner's module, loaded on the first import.
@@ -280,7 +327,14 @@ class App {
       event.preventDefault();
       applyFile(dropped);
     });
-    return el('details', { class: 'importer' }, el('summary', {}, 'Import a Hugging Face config.json'), text, el('div', { class: 'importer-actions' }, button, file), message);
+    return el(
+      'details',
+      { class: 'importer' },
+      el('summary', {}, 'Import a Hugging Face config.json'),
+      text,
+      el('div', { class: 'importer-actions' }, button, file),
+      message,
+    );
   }
 
   #showNotices(notices: Problem[], title?: string): void {

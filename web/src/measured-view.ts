@@ -34,11 +34,13 @@ export function parseAmount(text: string, label: string, unit: Unit): Entry {
   const trimmed = text.trim();
   if (trimmed === '') return { text };
   const shown = trimmed.length > 24 ? `${trimmed.slice(0, 24)}…` : trimmed;
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(trimmed)) return { text, error: `${label}: “${shown}” is not a number of ${UNIT_LABEL[unit]}` };
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(trimmed))
+    return { text, error: `${label}: “${shown}” is not a number of ${UNIT_LABEL[unit]}` };
   const value = Number(trimmed);
   if (value < 0) return { text, error: `${label}: a measured value cannot be negative (got ${shown})` };
   const bytes = Math.round(value * UNIT_BYTES[unit]);
-  if (!Number.isFinite(bytes) || bytes > Number.MAX_SAFE_INTEGER) return { text, error: `${label}: ${shown} ${UNIT_LABEL[unit]} is more bytes than can be counted exactly` };
+  if (!Number.isFinite(bytes) || bytes > Number.MAX_SAFE_INTEGER)
+    return { text, error: `${label}: ${shown} ${UNIT_LABEL[unit]} is more bytes than can be counted exactly` };
   return { text, bytes };
 }
 
@@ -59,7 +61,13 @@ export class MeasuredView {
   readonly #header = el('th', { scope: 'col', class: 'measured' });
   readonly #column = el('col', { class: 'c-measured' });
   readonly #spacers = new Map<string, HTMLTableCellElement>();
-  readonly #text = el('textarea', { id: 'measured-json', rows: 4, spellcheck: 'false', placeholder: '{"format": "membudget-measured/1", …}', 'aria-label': 'Measured JSON (membudget-measured/1)' });
+  readonly #text = el('textarea', {
+    id: 'measured-json',
+    rows: 4,
+    spellcheck: 'false',
+    placeholder: '{"format": "membudget-measured/1", …}',
+    'aria-label': 'Measured JSON (membudget-measured/1)',
+  });
   readonly #message = el('div', { id: 'measured-message', class: 'message', 'aria-live': 'polite' });
   readonly #configNotice = el('div', { id: 'measured-config', class: 'measured-config' });
   readonly #configText = el('p');
@@ -108,7 +116,11 @@ export class MeasuredView {
       'details',
       { id: 'measured', class: 'measured-panel' },
       el('summary', {}, 'Compare with a measured run'),
-      el('p', { class: 'note' }, 'Type what a run measured next to each line of the checklist, or paste or drop the JSON that tools/measure/measure.py writes. Each line then shows measured − predicted. The allocator’s peak does not include the CUDA context and NCCL buffers (the allowances), so the total compares it with the total less those.'),
+      el(
+        'p',
+        { class: 'note' },
+        'Type what a run measured next to each line of the checklist, or paste or drop the JSON that tools/measure/measure.py writes. Each line then shows measured − predicted. The allocator’s peak does not include the CUDA context and NCCL buffers (the allowances), so the total compares it with the total less those.',
+      ),
       this.#text,
       el('div', { class: 'importer-actions' }, apply, file, clear),
       this.#message,
@@ -158,7 +170,14 @@ export class MeasuredView {
       if (!line) continue;
       const cell = this.#cell(line.id, line.label);
       if (cell.td.parentNode !== tr) tr.appendChild(cell.td);
-      this.#update(cell, line.label, line.id, this.#predicted.get(line.id), line.bytes, 'during forward and backward, where a run measures it');
+      this.#update(
+        cell,
+        line.label,
+        line.id,
+        this.#predicted.get(line.id),
+        line.bytes,
+        'during forward and backward, where a run measures it',
+      );
     }
     for (const tr of table.querySelectorAll<HTMLTableRowElement>('tfoot tr[data-summary]')) {
       const id = tr.getAttribute('data-summary') ?? '';
@@ -166,7 +185,14 @@ export class MeasuredView {
         const cell = this.#cell(TOTAL, 'Total');
         if (cell.td.parentNode !== tr) tr.appendChild(cell.td);
         const allowanceBytes = ledger.lines.filter((l: Line) => l.origin === 'allowance').reduce((sum, l) => sum + l.bytes, 0);
-        this.#update(cell, 'Total', TOTAL, ledger.totalBytes - allowanceBytes, Number.NaN, 'the total less the allowances, which the allocator does not see');
+        this.#update(
+          cell,
+          'Total',
+          TOTAL,
+          ledger.totalBytes - allowanceBytes,
+          Number.NaN,
+          'the total less the allowances, which the allocator does not see',
+        );
       } else {
         let spacer = this.#spacers.get(id);
         if (!spacer) this.#spacers.set(id, (spacer = el('td', { class: 'measured' })));
@@ -176,13 +202,21 @@ export class MeasuredView {
   }
 
   #detach(): void {
-    for (const node of [this.#header, this.#column, ...[...this.#cells.values()].map((c) => c.td), ...this.#spacers.values()]) node.remove();
+    for (const node of [this.#header, this.#column, ...[...this.#cells.values()].map((c) => c.td), ...this.#spacers.values()])
+      node.remove();
   }
 
   #cell(id: string, label: string): Cell {
     let cell = this.#cells.get(id);
     if (cell) return cell;
-    const input = el('input', { id: `measured-line-${id}`, type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false', class: 'measured-input' });
+    const input = el('input', {
+      id: `measured-line-${id}`,
+      type: 'text',
+      inputmode: 'decimal',
+      autocomplete: 'off',
+      spellcheck: 'false',
+      class: 'measured-input',
+    });
     cell = {
       td: el('td', { class: 'measured' }),
       input,
@@ -207,7 +241,9 @@ export class MeasuredView {
     cell.input.classList.toggle('invalid', entry?.error !== undefined);
     cell.error.textContent = entry?.error ?? '';
     cell.reference.textContent =
-      predicted !== undefined && predicted !== shownBytes ? `vs ${formatBytes(predicted, this.#unit)} ${UNIT_LABEL[this.#unit]}: ${reference}` : '';
+      predicted !== undefined && predicted !== shownBytes
+        ? `vs ${formatBytes(predicted, this.#unit)} ${UNIT_LABEL[this.#unit]}: ${reference}`
+        : '';
     if (entry?.bytes === undefined || predicted === undefined) {
       cell.difference.textContent = '';
       cell.difference.className = 'measured-diff';
@@ -243,7 +279,9 @@ export class MeasuredView {
     replaceChildren(this.#message, el('p', {}, 'Reading…'));
     readMeasured(json)
       .then((file) => this.#showFile(file))
-      .catch((error: unknown) => this.#showRefusal(error instanceof MembudgetError ? error.problems.map((p) => p.message) : [String(error)]));
+      .catch((error: unknown) =>
+        this.#showRefusal(error instanceof MembudgetError ? error.problems.map((p) => p.message) : [String(error)]),
+      );
   }
 
   #showRefusal(problems: string[]): void {
@@ -264,10 +302,14 @@ export class MeasuredView {
     this.#message.dataset.state = 'read';
     replaceChildren(
       this.#message,
-      el('p', {}, `Read ${file.lines.size} measured line${file.lines.size === 1 ? '' : 's'}${file.peakAllocatedBytes !== undefined ? ' and the peak allocated' : ''}${file.device ? ` (${file.device})` : ''}.`),
+      el(
+        'p',
+        {},
+        `Read ${file.lines.size} measured line${file.lines.size === 1 ? '' : 's'}${file.peakAllocatedBytes !== undefined ? ' and the peak allocated' : ''}${file.device ? ` (${file.device})` : ''}.`,
+      ),
       ...problems.map((p) => el('p', {}, `Its configuration cannot be loaded: ${p}`)),
     );
-    this.element.open = true;  // its toggle event refreshes too; this shows the file at once
+    this.element.open = true; // its toggle event refreshes too; this shows the file at once
     this.#refresh();
   }
 

@@ -23,7 +23,8 @@ scope.onmessage = (event) => {
       const plan = await runPlan(engine, message.request, (progress) => scope.postMessage({ id, kind: 'progress', progress }));
       scope.postMessage({ id, kind: 'done', plan });
     } catch (error) {
-      const problems = error instanceof MembudgetError ? error.problems : [{ field: '', message: error instanceof Error ? error.message : String(error) }];
+      const problems =
+        error instanceof MembudgetError ? error.problems : [{ field: '', message: error instanceof Error ? error.message : String(error) }];
       scope.postMessage({ id, kind: 'error', problems });
     }
   })();

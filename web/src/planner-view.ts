@@ -46,7 +46,12 @@ export class PlannerView {
     el('option', { value: 'tp' }, 'TP × CP'),
   );
   readonly #paretoOnly = el('input', { id: 'plan-pareto', type: 'checkbox', checked: true });
-  readonly #ckptFilter = el('select', { id: 'plan-ckpt', 'aria-label': 'Checkpointing' }, el('option', { value: '' }, 'any checkpointing'), ...['none', 'selective', 'full'].map((m) => el('option', { value: m }, m)));
+  readonly #ckptFilter = el(
+    'select',
+    { id: 'plan-ckpt', 'aria-label': 'Checkpointing' },
+    el('option', { value: '' }, 'any checkpointing'),
+    ...['none', 'selective', 'full'].map((m) => el('option', { value: m }, m)),
+  );
   readonly #sameNode = el('input', { id: 'plan-same-node', type: 'checkbox' });
   readonly #table = el('div', { id: 'plan-table', class: 'plan-table' });
   #config: Config | undefined;
@@ -67,23 +72,44 @@ export class PlannerView {
       'details',
       { id: 'planner', class: 'planner' },
       el('summary', {}, 'What fits: search every layout'),
-      el('p', { class: 'note' }, 'Every TP (within a node unless allowed), PP (uneven when it does not divide the layers), CP, DP',
-        ' and EP for MoE models, every ZeRO stage, sequence parallelism, checkpointing mode and micro-batch that fits, for the model, GPU and sequence length above. The Pareto front (least recomputation, bubble, TP × CP, ZeRO-3 and cross-node traffic, and memory) comes first; click a row to load it.'),
-      el('div', { class: 'plan-inputs' }, label('GPUs', this.#gpus), label('Global batch (sequences)', this.#batch), label('Largest micro-batch', this.#maxMb),
-        check(this.#acrossNodes, 'TP across nodes'), check(this.#tight, 'include tight')),
+      el(
+        'p',
+        { class: 'note' },
+        'Every TP (within a node unless allowed), PP (uneven when it does not divide the layers), CP, DP',
+        ' and EP for MoE models, every ZeRO stage, sequence parallelism, checkpointing mode and micro-batch that fits, for the model, GPU and sequence length above. The Pareto front (least recomputation, bubble, TP × CP, ZeRO-3 and cross-node traffic, and memory) comes first; click a row to load it.',
+      ),
+      el(
+        'div',
+        { class: 'plan-inputs' },
+        label('GPUs', this.#gpus),
+        label('Global batch (sequences)', this.#batch),
+        label('Largest micro-batch', this.#maxMb),
+        check(this.#acrossNodes, 'TP across nodes'),
+        check(this.#tight, 'include tight'),
+      ),
       el('div', { class: 'plan-actions' }, this.#run, this.#cancel, this.#progress),
       this.#status,
-      el('div', { class: 'plan-filters' }, label('Sort by', this.#sort), check(this.#paretoOnly, 'Pareto front only'), this.#ckptFilter, check(this.#sameNode, 'no cross-node TP/CP')),
+      el(
+        'div',
+        { class: 'plan-filters' },
+        label('Sort by', this.#sort),
+        check(this.#paretoOnly, 'Pareto front only'),
+        this.#ckptFilter,
+        check(this.#sameNode, 'no cross-node TP/CP'),
+      ),
       this.#table,
     );
     this.#run.addEventListener('click', () => this.#start());
     this.#cancel.addEventListener('click', () => this.#stop('Cancelled.'));
-    for (const control of [this.#sort, this.#paretoOnly, this.#ckptFilter, this.#sameNode]) control.addEventListener('change', () => this.#render());
+    for (const control of [this.#sort, this.#paretoOnly, this.#ckptFilter, this.#sameNode])
+      control.addEventListener('change', () => this.#render());
   }
 
   /** The configuration the search starts from; GPUs and global batch default to its own. */
   show(config: Config, unit: Unit): void {
-    const changedScale = !this.#config || this.#config.tp * this.#config.pp * this.#config.cp * this.#config.dp !== config.tp * config.pp * config.cp * config.dp;
+    const changedScale =
+      !this.#config ||
+      this.#config.tp * this.#config.pp * this.#config.cp * this.#config.dp !== config.tp * config.pp * config.cp * config.dp;
     this.#config = config;
     this.#unit = unit;
     if (changedScale || this.#gpus.value === '') {
@@ -96,7 +122,8 @@ export class PlannerView {
   #start(): void {
     if (!this.#config) return;
     this.#stop();
-    const gpus = Number(this.#gpus.value), batch = Number(this.#batch.value);
+    const gpus = Number(this.#gpus.value),
+      batch = Number(this.#batch.value);
     const request = this.#engine.planRequest(this.#config, gpus, batch);
     request.maxMicroBatch = Number(this.#maxMb.value);
     request.tpAcrossNodes = this.#acrossNodes.checked;
@@ -113,7 +140,10 @@ export class PlannerView {
       this.#plan = plan;
       this.#progress.value = 1;
       const front = plan.rows.filter((r) => r.pareto).length;
-      replaceChildren(this.#status, `${formatCount(plan.layouts)} layouts, ${formatCount(plan.candidates)} configurations: ${formatCount(plan.evaluated)} evaluated, ${formatCount(plan.pruned)} pruned; ${formatCount(plan.fitting)} fit, ${formatCount(front)} on the Pareto front (${formatCount(performance.now() - started)} ms).${plan.dropped > 0 ? ` The ${formatCount(plan.rows.length)} best are listed; ${formatCount(plan.dropped)} more fit but are dropped (Pareto front first, then by peak memory).` : ''}`);
+      replaceChildren(
+        this.#status,
+        `${formatCount(plan.layouts)} layouts, ${formatCount(plan.candidates)} configurations: ${formatCount(plan.evaluated)} evaluated, ${formatCount(plan.pruned)} pruned; ${formatCount(plan.fitting)} fit, ${formatCount(front)} on the Pareto front (${formatCount(performance.now() - started)} ms).${plan.dropped > 0 ? ` The ${formatCount(plan.rows.length)} best are listed; ${formatCount(plan.dropped)} more fit but are dropped (Pareto front first, then by peak memory).` : ''}`,
+      );
       document.body.dataset.planMs = (performance.now() - started).toFixed(1);
       this.#render();
     };
@@ -127,7 +157,10 @@ export class PlannerView {
     const progress = (p: PlanProgress) => {
       if (id !== this.#runId) return;
       this.#progress.value = p.layouts ? p.layoutsDone / p.layouts : 1;
-      replaceChildren(this.#status, `Searching: ${formatCount(p.layoutsDone)} of ${formatCount(p.layouts)} layouts, ${formatCount(p.evaluated)} evaluated, ${formatCount(p.fitting)} fit so far…`);
+      replaceChildren(
+        this.#status,
+        `Searching: ${formatCount(p.layoutsDone)} of ${formatCount(p.layouts)} layouts, ${formatCount(p.evaluated)} evaluated, ${formatCount(p.fitting)} fit so far…`,
+      );
     };
     if (__MEMBUDGET_WORKER__) {
       const worker = startWorker();
@@ -152,7 +185,15 @@ export class PlannerView {
       // The single-file page: the same slices on the main thread, yielding to the browser between them.
       this.#mainThreadCancelled = false;
       loadPlannerEngine()
-        .then((planner) => runPlan(planner, request, progress, () => new Promise((resolve) => setTimeout(resolve, 0)), () => this.#mainThreadCancelled || id !== this.#runId))
+        .then((planner) =>
+          runPlan(
+            planner,
+            request,
+            progress,
+            () => new Promise((resolve) => setTimeout(resolve, 0)),
+            () => this.#mainThreadCancelled || id !== this.#runId,
+          ),
+        )
         .then(finish)
         .catch((error: unknown) => {
           if (error instanceof MembudgetError) fail(error.problems);
@@ -181,24 +222,72 @@ export class PlannerView {
   }
 
   #render(): void {
-    const plan = this.#plan, request = this.#request;
+    const plan = this.#plan,
+      request = this.#request;
     if (!plan || !request) return;
     const ckpt = this.#ckptFilter.value;
     const rows = plan.rows
-      .filter((r) => (!this.#paretoOnly.checked || r.pareto) && (!ckpt || r.ckpt === ckpt) && (!this.#sameNode.checked || !(r.tpCrossesNode || r.cpCrossesNode)))
+      .filter(
+        (r) =>
+          (!this.#paretoOnly.checked || r.pareto) &&
+          (!ckpt || r.ckpt === ckpt) &&
+          (!this.#sameNode.checked || !(r.tpCrossesNode || r.cpCrossesNode)),
+      )
       .sort(SORTS[(this.#sort.value as SortKey) in SORTS ? (this.#sort.value as SortKey) : 'peak']);
     if (rows.length === 0) {
-      replaceChildren(this.#table, el('p', {}, plan.rows.length === 0 ? 'Nothing fits. Try more GPUs, a larger GPU, a shorter sequence or a smaller global batch.' : 'No row matches the filters.'));
+      replaceChildren(
+        this.#table,
+        el(
+          'p',
+          {},
+          plan.rows.length === 0
+            ? 'Nothing fits. Try more GPUs, a larger GPU, a shorter sequence or a smaller global batch.'
+            : 'No row matches the filters.',
+        ),
+      );
       return;
     }
     const unit = UNIT_LABEL[this.#unit];
     const moe = request.base.experts > 0;
-    const head = el('tr', {}, ...['TP', 'PP', 'CP', 'DP', ...(moe ? ['EP'] : []), 'ZeRO', 'SP', 'ckpt', 'mb', 'm', `peak ${unit}`, `headroom ${unit}`, 'recompute', 'bubble', 'notes'].map((h) => el('th', { scope: 'col' }, h)));
+    const head = el(
+      'tr',
+      {},
+      ...[
+        'TP',
+        'PP',
+        'CP',
+        'DP',
+        ...(moe ? ['EP'] : []),
+        'ZeRO',
+        'SP',
+        'ckpt',
+        'mb',
+        'm',
+        `peak ${unit}`,
+        `headroom ${unit}`,
+        'recompute',
+        'bubble',
+        'notes',
+      ].map((h) => el('th', { scope: 'col' }, h)),
+    );
     const body = rows.slice(0, SHOWN_ROWS).map((r) => {
-      const notes = [r.pareto ? 'Pareto' : '', r.tpCrossesNode ? 'TP crosses nodes' : '', r.cpCrossesNode ? 'CP crosses nodes' : '', request.base.layers % r.pp !== 0 ? 'uneven stages' : '', r.verdict === 'tight' ? 'tight' : ''].filter(Boolean).join(', ');
+      const notes = [
+        r.pareto ? 'Pareto' : '',
+        r.tpCrossesNode ? 'TP crosses nodes' : '',
+        r.cpCrossesNode ? 'CP crosses nodes' : '',
+        request.base.layers % r.pp !== 0 ? 'uneven stages' : '',
+        r.verdict === 'tight' ? 'tight' : '',
+      ]
+        .filter(Boolean)
+        .join(', ');
       const tr = el(
         'tr',
-        { class: r.pareto ? 'pareto' : '', tabindex: 0, 'data-peak-bytes': String(r.peakBytes), title: 'Load this configuration into the checklist' },
+        {
+          class: r.pareto ? 'pareto' : '',
+          tabindex: 0,
+          'data-peak-bytes': String(r.peakBytes),
+          title: 'Load this configuration into the checklist',
+        },
         ...[r.tp, r.pp, r.cp, r.dp, ...(moe ? [r.ep] : []), r.zero].map((v) => el('td', { class: 'value' }, formatCount(v))),
         el('td', {}, r.sp ? 'on' : 'off'),
         el('td', {}, r.ckpt),
@@ -223,7 +312,9 @@ export class PlannerView {
     replaceChildren(
       this.#table,
       el('table', { class: 'plan-rows' }, el('thead', {}, head), el('tbody', {}, ...body)),
-      rows.length > SHOWN_ROWS ? el('p', { class: 'note' }, `${formatCount(SHOWN_ROWS)} of ${formatCount(rows.length)} rows shown; sort or filter to see others.`) : null,
+      rows.length > SHOWN_ROWS
+        ? el('p', { class: 'note' }, `${formatCount(SHOWN_ROWS)} of ${formatCount(rows.length)} rows shown; sort or filter to see others.`)
+        : null,
     );
   }
 
@@ -288,25 +379,33 @@ export class AdviceView {
   #render(advice: Advice[], unit: Unit): void {
     this.element.dataset.state = 'ready';
     if (advice.length === 0) {
-      replaceChildren(this.element, el('h2', {}, 'What to change'), el('p', {}, 'No change of zero, ckpt, sp, mb, tp, pp, cp or offload lowers the peak.'));
+      replaceChildren(
+        this.element,
+        el('h2', {}, 'What to change'),
+        el('p', {}, 'No change of zero, ckpt, sp, mb, tp, pp, cp or offload lowers the peak.'),
+      );
       return;
     }
     replaceChildren(
       this.element,
       el('h2', {}, 'What to change'),
-      el('ul', { class: 'advice-list' }, ...advice.slice(0, 6).map((a) => {
-        const apply = el('button', { type: 'button', class: 'advice-apply', 'data-query': a.query }, 'Apply');
-        apply.addEventListener('click', () => this.#onApply(a.query));
-        return el(
-          'li',
-          { 'data-verdict': a.verdict, 'data-total-bytes': String(a.totalBytes), 'data-saved-bytes': String(a.savedBytes) },
-          el('code', {}, a.change),
-          ` → ${formatBytes(a.totalBytes, unit)} ${UNIT_LABEL[unit]} (saves ${formatBytes(a.savedBytes, unit)}), ${a.verdict === 'fits' ? 'fits' : a.verdict === 'tight' ? 'tight' : 'still does not fit'}. `,
-          el('span', { class: 'note' }, `Cost: ${a.cost}.`),
-          ' ',
-          apply,
-        );
-      })),
+      el(
+        'ul',
+        { class: 'advice-list' },
+        ...advice.slice(0, 6).map((a) => {
+          const apply = el('button', { type: 'button', class: 'advice-apply', 'data-query': a.query }, 'Apply');
+          apply.addEventListener('click', () => this.#onApply(a.query));
+          return el(
+            'li',
+            { 'data-verdict': a.verdict, 'data-total-bytes': String(a.totalBytes), 'data-saved-bytes': String(a.savedBytes) },
+            el('code', {}, a.change),
+            ` → ${formatBytes(a.totalBytes, unit)} ${UNIT_LABEL[unit]} (saves ${formatBytes(a.savedBytes, unit)}), ${a.verdict === 'fits' ? 'fits' : a.verdict === 'tight' ? 'tight' : 'still does not fit'}. `,
+            el('span', { class: 'note' }, `Cost: ${a.cost}.`),
+            ' ',
+            apply,
+          );
+        }),
+      ),
     );
   }
 }

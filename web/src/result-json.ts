@@ -5,7 +5,15 @@ import type { Config, Engine, Line, Problem, Result } from './engine';
 
 const problems = (list: Problem[]) => list.map((p) => ({ field: p.field, message: p.message }));
 const lines = (list: Line[]) =>
-  list.map((l) => ({ id: l.id, label: l.label, formula: l.formula, substituted: l.substituted, bytes: l.bytes, note: l.note, origin: l.origin }));
+  list.map((l) => ({
+    id: l.id,
+    label: l.label,
+    formula: l.formula,
+    substituted: l.substituted,
+    bytes: l.bytes,
+    note: l.note,
+    origin: l.origin,
+  }));
 
 function configObject(engine: Engine, config: Config): Record<string, unknown> {
   const out: Record<string, unknown> = {};

@@ -13,7 +13,12 @@ export const MAX_INPUT_BYTES = 16 * 1024 * 1024;
 
 export function tooLarge(what: string, bytes: number): MembudgetError | undefined {
   if (bytes <= MAX_INPUT_BYTES) return undefined;
-  return new MembudgetError([{ field: '', message: `${what} is larger than 16 MiB (16,777,216 bytes): ${bytes.toLocaleString('en-US')} bytes, more than any configuration or measured file` }]);
+  return new MembudgetError([
+    {
+      field: '',
+      message: `${what} is larger than 16 MiB (16,777,216 bytes): ${bytes.toLocaleString('en-US')} bytes, more than any configuration or measured file`,
+    },
+  ]);
 }
 
 // The worker's script URL passes through the one Trusted Types policy the page's CSP allows (membudget-worker),
