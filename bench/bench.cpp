@@ -4,8 +4,8 @@
 
 #include "detail/methods.hpp"
 #include "membudget/json.hpp"
-#include "membudget/measured.hpp"
 #include "membudget/ledger.hpp"
+#include "membudget/measured.hpp"
 #include "membudget/plan.hpp"
 #include "membudget/presets.hpp"
 
@@ -136,7 +136,8 @@ BENCHMARK(BM_EvalManyKeys)->RangeMultiplier(4)->Range(1 << 10, 1 << 16)->Complex
 // compare-measured on a measured file whose lines object has N keys.
 void BM_MeasuredManyLines(benchmark::State& state) {
     std::string text = R"({"format": "membudget-measured/1", "config": {"tp": 8}, "lines": {)";
-    for (int64_t i = 0; i < state.range(0); ++i) text += (i ? ", " : "") + std::string("\"l") + std::to_string(i) + "\": " + std::to_string(i);
+    for (int64_t i = 0; i < state.range(0); ++i)
+        text += (i ? ", " : "") + std::string("\"l") + std::to_string(i) + "\": " + std::to_string(i);
     text += "}}";
     for (auto _ : state) {
         const FlatJson flat = flattenJson(text);

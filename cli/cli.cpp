@@ -11,13 +11,13 @@
 
 #include "columns.hpp"
 #include "measured.hpp"
-#include "terminal.hpp"
 #include "membudget/detail/text.hpp"
 #include "membudget/json.hpp"
 #include "membudget/ledger.hpp"
 #include "membudget/plan.hpp"
 #include "membudget/presets.hpp"
 #include "membudget/sources.hpp"
+#include "terminal.hpp"
 
 namespace membudget {
 
@@ -50,7 +50,8 @@ ReadResult readBounded(std::istream& stream, const std::string& name) {
     while (stream) {
         stream.read(chunk, sizeof chunk);
         text.append(chunk, static_cast<size_t>(stream.gcount()));
-        if (text.size() > kMaxInputBytes) return {"", name + " is larger than 16 MiB (16,777,216 bytes), more than any configuration or measured file"};
+        if (text.size() > kMaxInputBytes)
+            return {"", name + " is larger than 16 MiB (16,777,216 bytes), more than any configuration or measured file"};
     }
     return {std::move(text), ""};
 }
@@ -74,20 +75,24 @@ void printTable(std::ostream& out, const Result& result, const Config& c, bool g
     const auto* gpu = findGpuPreset(c.gpu);
 
     out << "membudget · method " << result.method << " · "
-        << (!c.name.empty() ? std::string_view(c.name) : model ? model->label : std::string_view("custom architecture"))
+        << (!c.name.empty() ? std::string_view(c.name)
+            : model         ? model->label
+                            : std::string_view("custom architecture"))
         << " · Ψ = " << detail::groupedNumber(result.parameterCount) << " parameters"
-        << (result.activeParameterCount != result.parameterCount ? " (" + detail::groupedNumber(result.activeParameterCount) + " active per token)" : "")
+        << (result.activeParameterCount != result.parameterCount
+                ? " (" + detail::groupedNumber(result.activeParameterCount) + " active per token)"
+                : "")
         << "\n";
     const auto g = detail::groupedNumber;
     if (c.mode == "inference")
         out << "inference · TP " << g(c.tp) << " · PP " << g(c.pp) << " · " << g(c.mb) << " sequences × " << g(c.seq)
             << " tokens · weights " << c.weightDtype << " · KV cache " << c.kvDtype << "\n";
     else
-        out << "TP " << g(c.tp) << " · PP " << g(c.pp) << " · DP " << g(c.dp) << " · CP " << g(c.cp)
-            << " · SP " << (c.sp ? "on" : "off") << " · ZeRO " << g(c.zero) << " · b_μ " << g(c.mb) << " · s "
-            << g(c.seq) << " · ckpt " << c.ckpt << " · micro-batches " << g(c.microbatches) << "\n";
-    out << "GPU " << (gpu ? gpu->label : c.gpu) << " · capacity " << value(result.capacityBytes) << " " << unit
-        << " · headroom " << detail::formatNumber(c.headroom * 100) << "%\n\n";
+        out << "TP " << g(c.tp) << " · PP " << g(c.pp) << " · DP " << g(c.dp) << " · CP " << g(c.cp) << " · SP " << (c.sp ? "on" : "off")
+            << " · ZeRO " << g(c.zero) << " · b_μ " << g(c.mb) << " · s " << g(c.seq) << " · ckpt " << c.ckpt << " · micro-batches "
+            << g(c.microbatches) << "\n";
+    out << "GPU " << (gpu ? gpu->label : c.gpu) << " · capacity " << value(result.capacityBytes) << " " << unit << " · headroom "
+        << detail::formatNumber(c.headroom * 100) << "%\n\n";
 
     size_t labelWidth = std::string_view("Component").size(), formulaWidth = std::string_view("Formula").size();
     for (const auto& line : result.lines) {
@@ -99,18 +104,17 @@ void printTable(std::ostream& out, const Result& result, const Config& c, bool g
     const size_t valueWidth = std::max<size_t>(valueHeader.size(), 10);
     const std::string gap = "  ";
 
-    out << pad("Component", labelWidth) << gap << pad("Formula", formulaWidth) << gap
-        << padLeft(valueHeader, valueWidth) << gap << "Note\n";
+    out << pad("Component", labelWidth) << gap << pad("Formula", formulaWidth) << gap << padLeft(valueHeader, valueWidth) << gap
+        << "Note\n";
     for (const auto& line : result.lines) {
-        out << pad(line.label, labelWidth) << gap << pad(line.formula, formulaWidth) << gap
-            << padLeft(value(line.bytes), valueWidth) << gap << line.note << "\n";
+        out << pad(line.label, labelWidth) << gap << pad(line.formula, formulaWidth) << gap << padLeft(value(line.bytes), valueWidth) << gap
+            << line.note << "\n";
         out << std::string(labelWidth, ' ') << gap << "= " << line.substituted << "\n";
     }
     const std::string rule(labelWidth + formulaWidth + valueWidth + 2 * gap.size(), '-');
     out << rule << "\n";
     auto summary = [&](std::string_view label, std::string_view text, double bytes) {
-        out << pad(label, labelWidth) << gap << pad(text, formulaWidth) << gap << padLeft(value(bytes), valueWidth)
-            << "\n";
+        out << pad(label, labelWidth) << gap << pad(text, formulaWidth) << gap << padLeft(value(bytes), valueWidth) << "\n";
     };
     summary("Total", "sum", result.totalBytes);
     summary("Capacity", gpu ? std::string(gpu->id) : "gpu_gb", result.capacityBytes);
@@ -141,9 +145,9 @@ void printTable(std::ostream& out, const Result& result, const Config& c, bool g
     if (showTensors && !result.tensors.empty()) {
         out << "\nActivation tensors on stage " << detail::groupedNumber(result.peakStage) << " (per copy × copies):\n";
         for (const auto& t : result.tensors)
-            out << "  " << pad(t.name, 46) << pad(t.shape, 34) << pad(t.dtype, 6) << padLeft(value(t.bytes), 10) << " " << unit
-                << "  (" << detail::groupedNumber(std::round(t.bytesPerCopy)) << " B × " << detail::formatNumber(t.copies) << ") "
-                << t.sharding << "\n";
+            out << "  " << pad(t.name, 46) << pad(t.shape, 34) << pad(t.dtype, 6) << padLeft(value(t.bytes), 10) << " " << unit << "  ("
+                << detail::groupedNumber(std::round(t.bytesPerCopy)) << " B × " << detail::formatNumber(t.copies) << ") " << t.sharding
+                << "\n";
     }
     if (c.mode == "inference")
         out << "\nFits under the headroom line: up to " << detail::groupedNumber(result.maxSequences) << " concurrent sequences of "
@@ -183,7 +187,8 @@ void printComparison(std::ostream& out, const std::vector<MethodColumn>& columns
             }
             const auto& line = column.result.lines[i];
             // A value the source does not model itself is shown in brackets.
-            const std::string text = line.origin == column.method || line.origin == "allowance" ? value(line.bytes) : "(" + value(line.bytes) + ")";
+            const std::string text =
+                line.origin == column.method || line.origin == "allowance" ? value(line.bytes) : "(" + value(line.bytes) + ")";
             out << padLeft(text, width);
         }
         out << "\n";
@@ -204,8 +209,8 @@ void printComparison(std::ostream& out, const std::vector<MethodColumn>& columns
             const auto& line = column.result.lines[i];
             const double delta = line.bytes - base->result.lines[i].bytes;
             if (std::fabs(delta) < 0.005 * std::max(1.0, base->result.lines[i].bytes) || line.origin == "allowance") continue;
-            out << "  " << pad(column.method, 12) << pad(line.label, 13) << padLeft((delta > 0 ? "+" : "") + value(delta), 8) << " "
-                << unit << "  " << differenceReason(line.origin == "membudget" ? "membudget" : column.method, line.id) << "\n";
+            out << "  " << pad(column.method, 12) << pad(line.label, 13) << padLeft((delta > 0 ? "+" : "") + value(delta), 8) << " " << unit
+                << "  " << differenceReason(line.origin == "membudget" ? "membudget" : column.method, line.id) << "\n";
         }
     }
 }
@@ -232,8 +237,8 @@ void printPlan(std::ostream& out, const PlanResult& plan, const PlanRequest& req
         out << "Nothing fits. Try more GPUs, a larger GPU, a shorter sequence or a smaller global batch.\n";
         return;
     }
-    out << "  TP  PP  CP     DP" << (c.experts != 0 ? "  EP" : "") << "  ZeRO  SP  ckpt        mb      m  " << padLeft("peak " + unit, 9) << "  "
-        << padLeft("headroom", 9) << "  recompute  bubble  notes\n";
+    out << "  TP  PP  CP     DP" << (c.experts != 0 ? "  EP" : "") << "  ZeRO  SP  ckpt        mb      m  " << padLeft("peak " + unit, 9)
+        << "  " << padLeft("headroom", 9) << "  recompute  bubble  notes\n";
     size_t shown = 0;
     for (const auto& row : plan.rows) {
         if (shown >= limit || (paretoOnly && !row.pareto)) break;
@@ -244,16 +249,15 @@ void printPlan(std::ostream& out, const PlanResult& plan, const PlanRequest& req
         if (row.cpCrossesNode) note("CP crosses nodes");
         if (std::fmod(c.layers, row.pp) != 0) note("uneven stages");
         if (row.verdict == "tight") note("tight");
-        out << padLeft(detail::groupedNumber(row.tp), 4) << padLeft(detail::groupedNumber(row.pp), 4) << padLeft(detail::groupedNumber(row.cp), 4)
-            << padLeft(detail::groupedNumber(row.dp), 7);
+        out << padLeft(detail::groupedNumber(row.tp), 4) << padLeft(detail::groupedNumber(row.pp), 4)
+            << padLeft(detail::groupedNumber(row.cp), 4) << padLeft(detail::groupedNumber(row.dp), 7);
         if (c.experts != 0) out << padLeft(detail::groupedNumber(row.ep), 4);
         out << padLeft(detail::groupedNumber(row.zero), 6) << padLeft(row.sp ? "on" : "off", 4) << "  " << pad(row.ckpt, 10)
             << padLeft(detail::groupedNumber(row.mb), 4) << padLeft(detail::groupedNumber(row.microbatches), 7) << "  "
-            << padLeft(value(row.peakBytes), 9) << "  " << padLeft(value(row.headroomBytes), 9) << "  " << padLeft(percent(row.recomputeOverhead), 9)
-            << "  " << padLeft(percent(row.bubble), 6) << "  " << notes << "\n";
+            << padLeft(value(row.peakBytes), 9) << "  " << padLeft(value(row.headroomBytes), 9) << "  "
+            << padLeft(percent(row.recomputeOverhead), 9) << "  " << padLeft(percent(row.bubble), 6) << "  " << notes << "\n";
     }
-    if (shown < plan.rows.size())
-        out << "\n(" << shown << " of " << plan.rows.size() << " rows; --limit N for more, --json for all)\n";
+    if (shown < plan.rows.size()) out << "\n(" << shown << " of " << plan.rows.size() << " rows; --limit N for more, --json for all)\n";
     out << "\nrecompute: extra step compute of the checkpointing mode; bubble: (PP − 1) / (m + PP − 1); headroom: what is left "
            "under the "
         << detail::formatNumber(std::round((1 - c.headroom) * 100)) << "% line\n";
@@ -278,19 +282,18 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
     // Nothing from the input reaches the terminal raw: both streams escape control characters (terminal.hpp).
     cli::EscapedStream safeErr(err, false);
     cli::EscapedStream safeOut(out, false);
-    CLI::App app{"membudget: does this parallel training configuration fit in GPU memory, and what eats it?\n"
-                 "Prints the per-GPU verification checklist of the chapter \"Memory Budget Verification\".\n"
-                 "Exit status: 0 fits, 1 tight or does not fit, 2 bad input.",
-                 "membudget"};
+    CLI::App app{
+        "membudget: does this parallel training configuration fit in GPU memory, and what eats it?\n"
+        "Prints the per-GPU verification checklist of the chapter \"Memory Budget Verification\".\n"
+        "Exit status: 0 fits, 1 tight or does not fit, 2 bad input.",
+        "membudget"};
     app.get_formatter()->column_width(34);
     std::string configFile, url, hfConfigFile;
     bool asJson = false, gib = false, showTensors = false;
     app.add_option("--config", configFile, "JSON configuration file ('-' for standard input); flags override it")
         ->type_name("FILE")
         ->group("Input");
-    app.add_option("--url", url, "A shared link or its query (tp=8&pp=4); flags override it")
-        ->type_name("QUERY")
-        ->group("Input");
+    app.add_option("--url", url, "A shared link or its query (tp=8&pp=4); flags override it")->type_name("QUERY")->group("Input");
     app.add_option("--hf-config", hfConfigFile,
                    "A Hugging Face config.json: fills the architecture fields (method membudget); flags override it")
         ->type_name("FILE")
@@ -309,35 +312,39 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
         std::string help = std::string(field.label) + ". " + std::string(field.help) + ". Allowed: " + describeRange(field);
         if (!field.unit.empty()) help += " (" + std::string(field.unit) + ")";
         help += ". Default: " + fieldText(Config{}, field) + ".";
-        const char* typeName = field.kind == FieldKind::boolean ? "BOOL"
-                               : field.kind == FieldKind::text   ? "TEXT"
-                               : field.kind == FieldKind::choice ? "ID"
+        const char* typeName = field.kind == FieldKind::boolean   ? "BOOL"
+                               : field.kind == FieldKind::text    ? "TEXT"
+                               : field.kind == FieldKind::choice  ? "ID"
                                : field.kind == FieldKind::integer ? "INT"
                                                                   : "NUM";
-        flagOptions.push_back(
-            app.add_option("--" + std::string(field.key), flagValues[i], help)->type_name(typeName)->group(group));
+        flagOptions.push_back(app.add_option("--" + std::string(field.key), flagValues[i], help)->type_name(typeName)->group(group));
     }
 
     std::string evalFile;
-    auto* evalCommand = app.add_subcommand("eval", "Read a JSON configuration (FILE or - for standard input) and print "
-                                                   "the result as JSON");
+    auto* evalCommand = app.add_subcommand("eval",
+                                           "Read a JSON configuration (FILE or - for standard input) and print "
+                                           "the result as JSON");
     evalCommand->add_option("file", evalFile, "JSON configuration file, or - for standard input")->required();
     evalCommand->fallthrough();
-    auto* compareCommand = app.add_subcommand("compare", "Every method's ledger for the same configuration, side by side, "
-                                                         "with why they differ");
+    auto* compareCommand = app.add_subcommand("compare",
+                                              "Every method's ledger for the same configuration, side by side, "
+                                              "with why they differ");
     compareCommand->fallthrough();
     std::string measuredFile;
-    auto* measuredCommand = app.add_subcommand("compare-measured", "Compare a run measured by tools/measure/measure.py (FILE or -) "
-                                                                   "with the prediction for its configuration, line by line");
+    auto* measuredCommand = app.add_subcommand("compare-measured",
+                                               "Compare a run measured by tools/measure/measure.py (FILE or -) "
+                                               "with the prediction for its configuration, line by line");
     measuredCommand->add_option("file", measuredFile, "Measured JSON (format membudget-measured/1), or - for standard input")->required();
     measuredCommand->fallthrough();
-    auto* planCommand = app.add_subcommand("plan", "Every layout of TP, PP, CP, DP (and EP), ZeRO stage, SP, checkpointing and "
-                                                   "micro-batch that fits on --gpus GPUs, Pareto front first");
+    auto* planCommand = app.add_subcommand("plan",
+                                           "Every layout of TP, PP, CP, DP (and EP), ZeRO stage, SP, checkpointing and "
+                                           "micro-batch that fits on --gpus GPUs, Pareto front first");
     PlanRequest planRequest;
     size_t planLimit = 25;
     bool paretoOnly = false;
-    planCommand->add_option("--global-batch", planRequest.globalBatch,
-                            "Sequences per optimizer step (DP × mb × microbatches); default: the configuration's")
+    planCommand
+        ->add_option("--global-batch", planRequest.globalBatch,
+                     "Sequences per optimizer step (DP × mb × microbatches); default: the configuration's")
         ->check(CLI::PositiveNumber);
     planCommand->add_option("--max-mb", planRequest.maxMicroBatch, "Largest micro-batch to try (default 16)")->check(CLI::Range(1, 1024));
     planCommand->add_option("--max-cp", planRequest.maxCp, "Largest context-parallel size to try (default 16)")->check(CLI::Range(1, 1024));
@@ -347,8 +354,9 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
     planCommand->add_option("--limit", planLimit, "Rows to print in the table (default 25; --json prints all)");
     planCommand->add_flag("--pareto", paretoOnly, "Print only the Pareto front");
     planCommand->fallthrough();
-    auto* adviseCommand = app.add_subcommand("advise", "The smallest changes that make the configuration fit, with what each "
-                                                       "saves and costs");
+    auto* adviseCommand = app.add_subcommand("advise",
+                                             "The smallest changes that make the configuration fit, with what each "
+                                             "saves and costs");
     adviseCommand->fallthrough();
     auto* fieldsCommand = app.add_subcommand("fields", "Print the field table (keys, ranges, defaults, help) as JSON");
     auto* presetsCommand = app.add_subcommand("presets", "Print the model and GPU presets with their sources as JSON");
@@ -383,8 +391,10 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
             printProblems(err, comparison.errors);
             return kExitBadInput;
         }
-        if (asJson) out << measuredComparisonToJson(comparison) << "\n";
-        else printMeasuredComparison(out, comparison, gib);
+        if (asJson)
+            out << measuredComparisonToJson(comparison) << "\n";
+        else
+            printMeasuredComparison(out, comparison, gib);
         return kExitFits;
     }
 
@@ -416,8 +426,8 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
     if (!hfConfigFile.empty())
         for (const auto& a : assignments)
             if (a.key == "model")
-                problems.push_back({"model", "--hf-config (" + hfConfigFile + ") and model = " + a.text +
-                                                 " both set the architecture; give one of them"});
+                problems.push_back(
+                    {"model", "--hf-config (" + hfConfigFile + ") and model = " + a.text + " both set the architecture; give one of them"});
     if (!hfConfigFile.empty()) {
         const ReadResult source = readSource(hfConfigFile, in);
         if (!source.error.empty()) {
@@ -438,28 +448,34 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
 
     if (*planCommand && result.ok()) {
         planRequest.base = parsed.config;
-        planRequest.gpus = parsed.config.gpus != 0 ? parsed.config.gpus
-                                                   : parsed.config.tp * parsed.config.pp * parsed.config.cp * parsed.config.dp;
+        planRequest.gpus =
+            parsed.config.gpus != 0 ? parsed.config.gpus : parsed.config.tp * parsed.config.pp * parsed.config.cp * parsed.config.dp;
         if (planRequest.globalBatch == 0) planRequest.globalBatch = parsed.config.dp * parsed.config.mb * parsed.config.microbatches;
         const PlanResult plan = membudget::plan(planRequest);
         if (!plan.errors.empty()) {
             printProblems(err, plan.errors);
             return kExitBadInput;
         }
-        if (asJson) out << planToJson(plan, planRequest) << "\n";
-        else printPlan(out, plan, planRequest, gib, planLimit, paretoOnly);
+        if (asJson)
+            out << planToJson(plan, planRequest) << "\n";
+        else
+            printPlan(out, plan, planRequest, gib, planLimit, paretoOnly);
         return plan.fitting > 0 ? kExitFits : kExitOver;
     }
     if (*adviseCommand && result.ok()) {
         const auto advice = advise(parsed.config);
-        if (asJson) out << adviceToJson(advice) << "\n";
-        else printAdvice(out, advice, result, gib);
+        if (asJson)
+            out << adviceToJson(advice) << "\n";
+        else
+            printAdvice(out, advice, result, gib);
         return result.verdict == "fits" ? kExitFits : kExitOver;
     }
     if (*compareCommand && result.ok()) {
         const auto columns = compareMethods(parsed.config);
-        if (asJson) out << compareToJson(columns, parsed.config) << "\n";
-        else printComparison(out, columns, parsed.config, gib);
+        if (asJson)
+            out << compareToJson(columns, parsed.config) << "\n";
+        else
+            printComparison(out, columns, parsed.config, gib);
         return result.verdict == "fits" ? kExitFits : kExitOver;
     }
     if (jsonOutput) {

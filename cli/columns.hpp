@@ -9,7 +9,8 @@ namespace membudget::cli {
 
 // Our text has only single-width characters (Ψ, ×, ², ·): one column per UTF-8 lead byte.
 inline size_t displayWidth(std::string_view text) {
-    return static_cast<size_t>(std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+    return static_cast<size_t>(
+        std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 inline std::string pad(std::string_view text, size_t width) {

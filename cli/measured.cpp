@@ -131,16 +131,16 @@ void printMeasuredComparison(std::ostream& out, const MeasuredComparison& compar
     const std::string unit = gib ? "GiB" : "GB";
     auto value = [&](double bytes) { return fixed2(bytes / unitBytes); };
     const auto& c = comparison.config;
-    out << "membudget compare-measured · method " << comparison.result.method << " · " << c.mode << " · Ψ = "
-        << detail::groupedNumber(comparison.result.parameterCount) << " parameters · b " << detail::groupedNumber(c.mb) << " · s "
-        << detail::groupedNumber(c.seq) << "\n";
+    out << "membudget compare-measured · method " << comparison.result.method << " · " << c.mode
+        << " · Ψ = " << detail::groupedNumber(comparison.result.parameterCount) << " parameters · b " << detail::groupedNumber(c.mb)
+        << " · s " << detail::groupedNumber(c.seq) << "\n";
     if (!comparison.deviceName.empty()) out << "measured on " << comparison.deviceName << "\n";
     if (!comparison.source.empty()) out << "source: " << comparison.source << "\n";
     if (!comparison.linePhase.empty())
         out << "lines at the " << comparison.linePhase << " phase, where they are measured"
-            << (comparison.result.peakPhase != comparison.linePhase
-                    ? " (the prediction peaks in the " + comparison.result.peakPhase + ", which adds an FP32 gradient copy and frees the activations)"
-                    : "")
+            << (comparison.result.peakPhase != comparison.linePhase ? " (the prediction peaks in the " + comparison.result.peakPhase +
+                                                                          ", which adds an FP32 gradient copy and frees the activations)"
+                                                                    : "")
             << "\n";
     out << "\n";
 

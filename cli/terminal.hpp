@@ -38,7 +38,8 @@ private:
 // Routes a stream through an EscapingBuffer for the lifetime of this object.
 class EscapedStream {
 public:
-    EscapedStream(std::ostream& stream, bool jsonStrings) : stream_(stream), buffer_(stream.rdbuf(), jsonStrings), previous_(stream.rdbuf(&buffer_)) {}
+    EscapedStream(std::ostream& stream, bool jsonStrings)
+        : stream_(stream), buffer_(stream.rdbuf(), jsonStrings), previous_(stream.rdbuf(&buffer_)) {}
     ~EscapedStream() {
         stream_.flush();
         stream_.rdbuf(previous_);

@@ -93,10 +93,11 @@ struct WasmGpuPreset {
 WasmResult toWasm(const Result& r) {
     val stages = val::array();
     for (const auto& s : r.stages)
-        stages.call<void>("push", val(WasmStage{s.index, s.layers, s.inFlightMicrobatches, s.totalBytes, toArray(s.lineBytes), s.parametersPerGpu, s.modelParameters}));
-    return {r.method,     toArray(r.lines),    r.parameterCount, r.totalBytes,        r.capacityBytes,
-            r.usableBytes, r.verdict,          toArray(r.warnings), toArray(r.errors), stages,
-            r.peakStage,  toArray(r.tensors),  toArray(r.phases),   r.peakPhase,       r.cpuBytesPerNode,
+        stages.call<void>("push", val(WasmStage{s.index, s.layers, s.inFlightMicrobatches, s.totalBytes, toArray(s.lineBytes),
+                                                s.parametersPerGpu, s.modelParameters}));
+    return {r.method,       toArray(r.lines),   r.parameterCount,       r.totalBytes,       r.capacityBytes,
+            r.usableBytes,  r.verdict,          toArray(r.warnings),    toArray(r.errors),  stages,
+            r.peakStage,    toArray(r.tensors), toArray(r.phases),      r.peakPhase,        r.cpuBytesPerNode,
             r.maxSequences, r.maxContextTokens, r.activeParameterCount, toArray(r.cpuLines)};
 }
 
@@ -138,10 +139,21 @@ val fieldTable() {
     const Config defaults;
     val out = val::array();
     for (const auto& f : fields()) {
-        WasmField w{std::string(f.key), std::string(f.label), std::string(f.group), kinds[static_cast<int>(f.kind)],
-                    f.min, f.max, f.zeroMeansAuto, std::string(f.autoMeaning), toArray(f.allowed),
-                    toArray(f.choices), std::string(f.unit), std::string(f.help), std::string(f.section),
-                    describeRange(f), fieldText(defaults, f)};
+        WasmField w{std::string(f.key),
+                    std::string(f.label),
+                    std::string(f.group),
+                    kinds[static_cast<int>(f.kind)],
+                    f.min,
+                    f.max,
+                    f.zeroMeansAuto,
+                    std::string(f.autoMeaning),
+                    toArray(f.allowed),
+                    toArray(f.choices),
+                    std::string(f.unit),
+                    std::string(f.help),
+                    std::string(f.section),
+                    describeRange(f),
+                    fieldText(defaults, f)};
         out.call<void>("push", val(w));
     }
     return out;
@@ -153,8 +165,7 @@ val modelPresetList() {
         Config config;
         applyModelPreset(config, p);
         out.call<void>("push", val(WasmModelPreset{std::string(p.id), std::string(p.label),
-                                                   p.params != 0 ? p.params : derivedParameterCount(config),
-                                                   std::string(p.source)}));
+                                                   p.params != 0 ? p.params : derivedParameterCount(config), std::string(p.source)}));
     }
     return out;
 }
@@ -162,8 +173,7 @@ val modelPresetList() {
 val gpuPresetList() {
     val out = val::array();
     for (const auto& p : gpuPresets())
-        out.call<void>("push", val(WasmGpuPreset{std::string(p.id), std::string(p.label), p.capacityBytes,
-                                                 std::string(p.source)}));
+        out.call<void>("push", val(WasmGpuPreset{std::string(p.id), std::string(p.label), p.capacityBytes, std::string(p.source)}));
     return out;
 }
 
@@ -220,9 +230,26 @@ val rowsToArray(const std::vector<PlanRow>& rows) {
     flat.reserve(rows.size() * kPlanRowFields);
     for (const auto& r : rows) {
         const double ckpt = r.ckpt == "full" ? 2 : r.ckpt == "selective" ? 1 : 0;
-        flat.insert(flat.end(), {r.tp, r.pp, r.dp, r.cp, r.ep, r.zero, r.mb, r.microbatches, r.sp ? 1.0 : 0.0, ckpt, r.firstStageLayers,
-                                 r.lastStageLayers, r.peakBytes, r.headroomBytes, r.peakStage, r.verdict == "tight" ? 1.0 : 0.0,
-                                 r.recomputeOverhead, r.bubble, r.tpCrossesNode ? 1.0 : 0.0, r.cpCrossesNode ? 1.0 : 0.0,
+        flat.insert(flat.end(), {r.tp,
+                                 r.pp,
+                                 r.dp,
+                                 r.cp,
+                                 r.ep,
+                                 r.zero,
+                                 r.mb,
+                                 r.microbatches,
+                                 r.sp ? 1.0 : 0.0,
+                                 ckpt,
+                                 r.firstStageLayers,
+                                 r.lastStageLayers,
+                                 r.peakBytes,
+                                 r.headroomBytes,
+                                 r.peakStage,
+                                 r.verdict == "tight" ? 1.0 : 0.0,
+                                 r.recomputeOverhead,
+                                 r.bubble,
+                                 r.tpCrossesNode ? 1.0 : 0.0,
+                                 r.cpCrossesNode ? 1.0 : 0.0,
                                  r.pareto ? 1.0 : 0.0});
     }
     return val::global("Float64Array").new_(val(typed_memory_view(flat.size(), flat.data())));
@@ -248,8 +275,7 @@ std::vector<PlanRow> rowsFromArray(const val& array) {
 // One slice of a plan: the page's worker calls this per slice of layouts (for progress and cancelling),
 // then joins the slices with markParetoRows.
 val planSlice(const Config& base, double gpus, double globalBatch, bool tpAcrossNodes, bool unevenPipeline, double maxMicroBatch,
-              double maxCp, bool includeTight, double layoutBegin, double layoutEnd, double maxRows,
-              double maxEvaluations) {
+              double maxCp, bool includeTight, double layoutBegin, double layoutEnd, double maxRows, double maxEvaluations) {
     PlanRequest request;
     request.base = base;
     request.gpus = gpus;
@@ -283,8 +309,6 @@ val markParetoRows(const val& rows) {
 }
 
 #endif
-
-
 
 }  // namespace
 

@@ -45,7 +45,6 @@ double inFlightLayerCopies(const Config& c, double stageLayerCount, double stage
     return chunks * stageLayerCount / c.vpp;
 }
 
-
 Dims dimsOf(const Config& c) {
     Dims x{};
     x.b = c.mb;
@@ -123,8 +122,8 @@ StageParameterCount stageParameterCount(const Config& c, double stage, double fi
     const double mtp = last && !inference ? c.mtpLayers : 0;
     const bool mtpMoe = mtpIsMoe(c);
     auto count = [&](const RankParams& p, const Dims& x, bool copies) {
-        double total = dense * p.layer + moe * (p.moeLayer + p.moeLayerExperts) + (first ? p.embedding : 0) +
-                       (last ? p.finalNorm + p.output : 0);
+        double total =
+            dense * p.layer + moe * (p.moeLayer + p.moeLayerExperts) + (first ? p.embedding : 0) + (last ? p.finalNorm + p.output : 0);
         // Multi-token prediction (DeepSeek-V3 §2.2): layers of the last layer's kind, two input norms, the
         // 2h -> h projection and a final norm; with PP > 1 an embedding copy on the last stage.
         if (mtp > 0)

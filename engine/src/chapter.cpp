@@ -26,8 +26,7 @@ LayerTerms layerTerms(const Config& c, double seqPerRank) {
     const double ffnCoefficient = worked ? 6 : 2;
     const double attentionCoefficient = worked ? 3 : 2;
     const double bsh = c.mb * seqPerRank * c.hidden;
-    return {6 * bsh, 8 * bsh + ffnCoefficient * c.mb * seqPerRank * c.ffn,
-            attentionCoefficient * c.mb * c.heads * seqPerRank * c.seq};
+    return {6 * bsh, 8 * bsh + ffnCoefficient * c.mb * seqPerRank * c.ffn, attentionCoefficient * c.mb * c.heads * seqPerRank * c.seq};
 }
 
 // The activations line's bytes on stage i (activationsLine adds its formula and note).
@@ -64,8 +63,7 @@ Line activationsLine(const Config& c, double stageIndex) {
     const std::string ppMinusI = stageIndex == 0 ? "PP" : "PP − " + n(stageIndex);
     const std::string stage = "(L / PP) × min(" + std::string(stageIndex == 0 ? "PP" : "PP − i") + ", m) × ";
     const std::string stageValues = "(" + n(c.layers) + " / " + n(c.pp) + ") × min(" +
-                                    (stageIndex == 0 ? n(c.pp) : n(c.pp) + " − " + n(stageIndex)) + ", " +
-                                    n(c.microbatches) + ") × ";
+                                    (stageIndex == 0 ? n(c.pp) : n(c.pp) + " − " + n(stageIndex)) + ", " + n(c.microbatches) + ") × ";
     const std::string sCp = "(s/CP)";
     const std::string sCpValues = "(" + n(c.seq) + " / " + n(c.cp) + ")";
     const std::string b = n(c.mb), h = n(c.hidden), tp = n(c.tp);
@@ -74,19 +72,18 @@ Line activationsLine(const Config& c, double stageIndex) {
     if (c.ckpt == "full") {
         line.formula = stage + "2b" + sCp + "h / TP";
         line.substituted = stageValues + "2 × " + b + " × " + sCpValues + " × " + h + " / " + tp;
-        line.note = "Full checkpointing: only each layer's input (2bsh) is kept, divided by TP as the chapter's "
-                    "\"rough TP reduction\" does";
+        line.note =
+            "Full checkpointing: only each layer's input (2bsh) is kept, divided by TP as the chapter's "
+            "\"rough TP reduction\" does";
     } else {
         const bool selective = c.ckpt == "selective";
         const bool worked = c.actFormula == "worked";
         const std::string ffnC = worked ? "6" : "2";
         const std::string attC = worked ? "3" : "2";
-        const std::string splitSym = "8b" + sCp + "h + " + ffnC + "b" + sCp + "·d_ff" +
-                                     (selective ? "" : " + " + attC + "ba" + sCp + "s");
-        const std::string splitVal = "8 × " + b + " × " + sCpValues + " × " + h + " + " + ffnC + " × " + b + " × " +
-                                     sCpValues + " × " + n(c.ffn) +
-                                     (selective ? "" : " + " + attC + " × " + b + " × " + n(c.heads) + " × " +
-                                                           sCpValues + " × " + n(c.seq));
+        const std::string splitSym = "8b" + sCp + "h + " + ffnC + "b" + sCp + "·d_ff" + (selective ? "" : " + " + attC + "ba" + sCp + "s");
+        const std::string splitVal =
+            "8 × " + b + " × " + sCpValues + " × " + h + " + " + ffnC + " × " + b + " × " + sCpValues + " × " + n(c.ffn) +
+            (selective ? "" : " + " + attC + " × " + b + " × " + n(c.heads) + " × " + sCpValues + " × " + n(c.seq));
         if (c.sp) {
             line.formula = stage + "(6b" + sCp + "h + " + splitSym + ") / TP";
             line.substituted = stageValues + "(6 × " + b + " × " + sCpValues + " × " + h + " + " + splitVal + ") / " + tp;
@@ -97,8 +94,7 @@ Line activationsLine(const Config& c, double stageIndex) {
         line.note = std::string(selective ? "Selective checkpointing: attention scores are recomputed, the rest kept"
                                           : "No checkpointing: every saved tensor of the chapter's per-layer table") +
                     (worked ? " (the worked 70B example's coefficients)" : " (22bsh + 2bas² when d_ff = 4h)") +
-                    "; LayerNorm inputs and dropout masks (6bsh) " +
-                    (c.sp ? "sharded by sequence parallelism" : "replicated across TP");
+                    "; LayerNorm inputs and dropout masks (6bsh) " + (c.sp ? "sharded by sequence parallelism" : "replicated across TP");
     }
     line.bytes = chapterActivationBytes(c, stageIndex);
     line.note += "; 1F1B keeps min(" + ppMinusI + ", m) = " + n(inFlight) + " micro-batch" + (inFlight == 1 ? "" : "es") +
@@ -120,8 +116,10 @@ PeakBytes chapterTrainingPeak(const Config& c, double psi) {
         const double activations = chapterActivationBytes(c, i);
         const double total = bytes.parameters + bytes.gradients + bytes.optimizer + activations + gigabytesToBytes(c.buffersGb) +
                              gigabytesToBytes(c.contextGb);
-        if (total > peak.totalBytes) peak = {bytes.parameters, bytes.gradients, bytes.optimizer, activations, allowances, total, i, 0};
-        else break;
+        if (total > peak.totalBytes)
+            peak = {bytes.parameters, bytes.gradients, bytes.optimizer, activations, allowances, total, i, 0};
+        else
+            break;
     }
     peak.staticBytes = bytes.parameters + bytes.gradients + bytes.optimizer + allowances;
     return peak;
@@ -142,32 +140,27 @@ MethodOutput chapterMethod(const Config& c, double psi) {
     const std::string zeroName = c.zero == 3 ? "ZeRO-3/FSDP" : "ZeRO-" + n(c.zero);
 
     staticLines.push_back({"parameters", "Parameters", "2Ψ / " + shardSym(parametersSharded),
-                         "2 × " + psiText + " / " + shardVal(parametersSharded),
-                         bytes.parameters,
-                         parametersSharded ? "BF16 working copy, sharded over DP by " + zeroName +
-                                                 " (gathered layer by layer on demand)"
-                                           : "BF16 working copy",
-                         "chapter"});
+                           "2 × " + psiText + " / " + shardVal(parametersSharded), bytes.parameters,
+                           parametersSharded ? "BF16 working copy, sharded over DP by " + zeroName + " (gathered layer by layer on demand)"
+                                             : "BF16 working copy",
+                           "chapter"});
 
     const std::string g = n(perParam.gradients);
     const std::string gradientKind = c.staticBytes == 16   ? "BF16"
                                      : c.staticBytes == 18 ? "FP32 (the 18Ψ convention)"
                                                            : "BF16 + an FP32 accumulator (the 20Ψ convention)";
     staticLines.push_back({"gradients", "Gradients", g + "Ψ / " + shardSym(gradientsSharded),
-                         g + " × " + psiText + " / " + shardVal(gradientsSharded),
-                         bytes.gradients,
-                         gradientKind + (gradientsSharded ? ", sharded over DP by " + zeroName
-                                                          : "; sharded further with ZeRO-2 or FSDP"),
-                         "chapter"});
+                           g + " × " + psiText + " / " + shardVal(gradientsSharded), bytes.gradients,
+                           gradientKind + (gradientsSharded ? ", sharded over DP by " + zeroName : "; sharded further with ZeRO-2 or FSDP"),
+                           "chapter"});
 
     const double optimizerPerParam = perParam.master + perParam.adamM + perParam.adamV;
-    staticLines.push_back({"optimizer", "Optimizer", "12Ψ / " + shardSym(optimizerSharded),
-                         "12 × " + psiText + " / " + shardVal(optimizerSharded),
-                         bytes.optimizer,
-                         std::string("FP32 master weights + Adam m + Adam v = 4 + 4 + 4 bytes per parameter; ") +
-                             (optimizerSharded ? "sharded across DP (ZeRO-1 and up, the distributed optimizer)"
-                                               : "not sharded across DP (zero = 0)"),
-                         "chapter"});
+    staticLines.push_back(
+        {"optimizer", "Optimizer", "12Ψ / " + shardSym(optimizerSharded), "12 × " + psiText + " / " + shardVal(optimizerSharded),
+         bytes.optimizer,
+         std::string("FP32 master weights + Adam m + Adam v = 4 + 4 + 4 bytes per parameter; ") +
+             (optimizerSharded ? "sharded across DP (ZeRO-1 and up, the distributed optimizer)" : "not sharded across DP (zero = 0)"),
+         "chapter"});
 
     // The chapter spreads Ψ evenly, so stages differ only in the micro-batches they keep in flight.
     for (double stage = 0; stage < c.pp; ++stage) {
@@ -183,16 +176,15 @@ MethodOutput chapterMethod(const Config& c, double psi) {
     if (c.pp > 1) {
         // Pitfall "PP stage imbalance": the chapter divides Ψ evenly, but the embedding sits on stage 0.
         const double embedding = (c.vocab + c.posEmb) * c.hidden;
-        const double embeddingBytes = embedding * (perParam.parameters / shard(parametersSharded) +
-                                                   perParam.gradients / shard(gradientsSharded) +
-                                                   optimizerPerParam / shard(optimizerSharded)) *
+        const double embeddingBytes = embedding *
+                                      (perParam.parameters / shard(parametersSharded) + perParam.gradients / shard(gradientsSharded) +
+                                       optimizerPerParam / shard(optimizerSharded)) *
                                       (c.pp - 1);  // its own share of Ψ/(TP × PP) is already counted
-        out.warnings.push_back(
-            {"pp", "PP stage imbalance: stage 0 also holds the input embedding (V × h = " + n(embedding) +
-                       " parameters, about " + formatNumber(std::round(embeddingBytes / 1e7) / 100) +
-                       " GB more static memory than Ψ / (TP × PP) assigns it)" +
-                       (c.tiedEmbeddings ? "" : " and the last stage the output layer") +
-                       "; the chapter's formula spreads them evenly over stages"});
+        out.warnings.push_back({"pp", "PP stage imbalance: stage 0 also holds the input embedding (V × h = " + n(embedding) +
+                                          " parameters, about " + formatNumber(std::round(embeddingBytes / 1e7) / 100) +
+                                          " GB more static memory than Ψ / (TP × PP) assigns it)" +
+                                          (c.tiedEmbeddings ? "" : " and the last stage the output layer") +
+                                          "; the chapter's formula spreads them evenly over stages"});
     }
     return out;
 }

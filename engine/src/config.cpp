@@ -42,234 +42,710 @@ std::vector<FieldSpec> buildFields() {
     std::vector<FieldSpec> f;
     auto add = [&f](FieldSpec spec) { f.push_back(std::move(spec)); };
 
-    add({.key = "model", .label = "Model preset", .group = "model", .kind = K::choice, .member = &Config::model,
-         .choices = modelChoices(), .unit = "", .help = "Fills the architecture fields; keys given after it override; custom fills nothing",
+    add({.key = "model",
+         .label = "Model preset",
+         .group = "model",
+         .kind = K::choice,
+         .member = &Config::model,
+         .choices = modelChoices(),
+         .unit = "",
+         .help = "Fills the architecture fields; keys given after it override; custom fills nothing",
          .section = arch});
-    add({.key = "name", .label = "Model name", .group = "model", .kind = K::text, .member = &Config::name, .max = kMaxTextLength,
-         .unit = "", .help = "A custom or imported model's name (config.json's _name_or_path or architectures); empty for a preset",
+    add({.key = "name",
+         .label = "Model name",
+         .group = "model",
+         .kind = K::text,
+         .member = &Config::name,
+         .max = kMaxTextLength,
+         .unit = "",
+         .help = "A custom or imported model's name (config.json's _name_or_path or architectures); empty for a preset",
          .section = arch});
-    add({.key = "params", .label = "Parameters Ψ", .group = "model", .kind = K::number, .member = &Config::params,
-         .min = 1e6, .max = 1e14, .zeroMeansAuto = true, .autoMeaning = "derive from the architecture",
-         .unit = "parameters", .help = "Total parameter count; overrides the count derived from the architecture",
+    add({.key = "params",
+         .label = "Parameters Ψ",
+         .group = "model",
+         .kind = K::number,
+         .member = &Config::params,
+         .min = 1e6,
+         .max = 1e14,
+         .zeroMeansAuto = true,
+         .autoMeaning = "derive from the architecture",
+         .unit = "parameters",
+         .help = "Total parameter count; overrides the count derived from the architecture",
          .section = s1});
-    add({.key = "hidden", .label = "Hidden size h", .group = "model", .kind = K::integer, .member = &Config::hidden,
-         .min = 1, .max = 1048576, .unit = "", .help = "Model width (hidden_size)", .section = s2});
-    add({.key = "layers", .label = "Layers L", .group = "model", .kind = K::integer, .member = &Config::layers,
-         .min = 1, .max = 10000, .unit = "", .help = "Transformer layers (num_hidden_layers)", .section = s2});
-    add({.key = "heads", .label = "Attention heads a", .group = "model", .kind = K::integer, .member = &Config::heads,
-         .min = 1, .max = 65536, .unit = "", .help = "Query heads (num_attention_heads)", .section = s2});
-    add({.key = "kv_heads", .label = "KV heads", .group = "model", .kind = K::integer, .member = &Config::kvHeads,
-         .min = 1, .max = 65536, .unit = "", .help = "Key/value heads for GQA (num_key_value_heads); must divide heads",
-         .section = arch});
-    add({.key = "head_dim", .label = "Head dimension", .group = "model", .kind = K::integer,
-         .member = &Config::headDim, .min = 1, .max = 65536, .zeroMeansAuto = true, .autoMeaning = "hidden / heads",
-         .unit = "", .help = "Per-head width where it is not hidden / heads", .section = arch});
-    add({.key = "ffn", .label = "FFN size d_ff", .group = "model", .kind = K::integer, .member = &Config::ffn,
-         .min = 1, .max = 4194304, .unit = "", .help = "FFN intermediate size (intermediate_size; 4h in GPT)",
+    add({.key = "hidden",
+         .label = "Hidden size h",
+         .group = "model",
+         .kind = K::integer,
+         .member = &Config::hidden,
+         .min = 1,
+         .max = 1048576,
+         .unit = "",
+         .help = "Model width (hidden_size)",
          .section = s2});
-    add({.key = "vocab", .label = "Vocabulary V", .group = "model", .kind = K::integer, .member = &Config::vocab,
-         .min = 1, .max = 10000000, .unit = "tokens", .help = "Vocabulary size (vocab_size)", .section = arch});
-    add({.key = "gated_ffn", .label = "Gated FFN (SwiGLU)", .group = "model", .kind = K::boolean,
-         .member = &Config::gatedFfn, .unit = "", .help = "Three FFN matrices (gate, up, down) instead of two",
+    add({.key = "layers",
+         .label = "Layers L",
+         .group = "model",
+         .kind = K::integer,
+         .member = &Config::layers,
+         .min = 1,
+         .max = 10000,
+         .unit = "",
+         .help = "Transformer layers (num_hidden_layers)",
+         .section = s2});
+    add({.key = "heads",
+         .label = "Attention heads a",
+         .group = "model",
+         .kind = K::integer,
+         .member = &Config::heads,
+         .min = 1,
+         .max = 65536,
+         .unit = "",
+         .help = "Query heads (num_attention_heads)",
+         .section = s2});
+    add({.key = "kv_heads",
+         .label = "KV heads",
+         .group = "model",
+         .kind = K::integer,
+         .member = &Config::kvHeads,
+         .min = 1,
+         .max = 65536,
+         .unit = "",
+         .help = "Key/value heads for GQA (num_key_value_heads); must divide heads",
          .section = arch});
-    add({.key = "tied_embeddings", .label = "Tied embeddings", .group = "model", .kind = K::boolean,
-         .member = &Config::tiedEmbeddings, .unit = "", .help = "The output layer shares the input embedding",
+    add({.key = "head_dim",
+         .label = "Head dimension",
+         .group = "model",
+         .kind = K::integer,
+         .member = &Config::headDim,
+         .min = 1,
+         .max = 65536,
+         .zeroMeansAuto = true,
+         .autoMeaning = "hidden / heads",
+         .unit = "",
+         .help = "Per-head width where it is not hidden / heads",
          .section = arch});
-    add({.key = "norm", .label = "Normalisation", .group = "model", .kind = K::choice, .member = &Config::norm,
-         .choices = {"rmsnorm", "layernorm"}, .unit = "", .help = "RMSNorm has a weight; LayerNorm a weight and a bias",
+    add({.key = "ffn",
+         .label = "FFN size d_ff",
+         .group = "model",
+         .kind = K::integer,
+         .member = &Config::ffn,
+         .min = 1,
+         .max = 4194304,
+         .unit = "",
+         .help = "FFN intermediate size (intermediate_size; 4h in GPT)",
+         .section = s2});
+    add({.key = "vocab",
+         .label = "Vocabulary V",
+         .group = "model",
+         .kind = K::integer,
+         .member = &Config::vocab,
+         .min = 1,
+         .max = 10000000,
+         .unit = "tokens",
+         .help = "Vocabulary size (vocab_size)",
          .section = arch});
-    add({.key = "bias", .label = "Linear biases", .group = "model", .kind = K::boolean, .member = &Config::bias,
-         .unit = "", .help = "Attention and FFN projections have biases (GPT-2/3 style)", .section = arch});
-    add({.key = "qkv_bias", .label = "Q/K/V biases", .group = "model", .kind = K::boolean, .member = &Config::qkvBias,
-         .unit = "", .help = "Only the Q, K and V projections have biases (Qwen2)", .section = arch});
-    add({.key = "pos_emb", .label = "Learned positions", .group = "model", .kind = K::integer,
-         .member = &Config::posEmb, .min = 0, .max = 16777216, .unit = "positions",
-         .help = "Rows of a learned position embedding; 0 for rotary", .section = arch});
+    add({.key = "gated_ffn",
+         .label = "Gated FFN (SwiGLU)",
+         .group = "model",
+         .kind = K::boolean,
+         .member = &Config::gatedFfn,
+         .unit = "",
+         .help = "Three FFN matrices (gate, up, down) instead of two",
+         .section = arch});
+    add({.key = "tied_embeddings",
+         .label = "Tied embeddings",
+         .group = "model",
+         .kind = K::boolean,
+         .member = &Config::tiedEmbeddings,
+         .unit = "",
+         .help = "The output layer shares the input embedding",
+         .section = arch});
+    add({.key = "norm",
+         .label = "Normalisation",
+         .group = "model",
+         .kind = K::choice,
+         .member = &Config::norm,
+         .choices = {"rmsnorm", "layernorm"},
+         .unit = "",
+         .help = "RMSNorm has a weight; LayerNorm a weight and a bias",
+         .section = arch});
+    add({.key = "bias",
+         .label = "Linear biases",
+         .group = "model",
+         .kind = K::boolean,
+         .member = &Config::bias,
+         .unit = "",
+         .help = "Attention and FFN projections have biases (GPT-2/3 style)",
+         .section = arch});
+    add({.key = "qkv_bias",
+         .label = "Q/K/V biases",
+         .group = "model",
+         .kind = K::boolean,
+         .member = &Config::qkvBias,
+         .unit = "",
+         .help = "Only the Q, K and V projections have biases (Qwen2)",
+         .section = arch});
+    add({.key = "pos_emb",
+         .label = "Learned positions",
+         .group = "model",
+         .kind = K::integer,
+         .member = &Config::posEmb,
+         .min = 0,
+         .max = 16777216,
+         .unit = "positions",
+         .help = "Rows of a learned position embedding; 0 for rotary",
+         .section = arch});
 
     const std::string_view moe = "Mixture of experts (Megatron-LM --num-experts, --moe-*; Mixtral, Qwen MoE config.json)";
-    add({.key = "experts", .label = "Routed experts", .group = "model", .kind = K::integer, .member = &Config::experts,
-         .min = 2, .max = 4096, .zeroMeansAuto = true, .autoMeaning = "a dense model", .unit = "experts",
-         .help = "Experts per MoE layer", .section = moe});
-    add({.key = "experts_per_token", .label = "Experts per token", .group = "model", .kind = K::integer,
-         .member = &Config::expertsPerToken, .min = 1, .max = 64, .unit = "experts", .help = "Top-k routing", .section = moe});
-    add({.key = "moe_ffn", .label = "Expert FFN size", .group = "model", .kind = K::integer, .member = &Config::moeFfn,
-         .min = 1, .max = 4194304, .zeroMeansAuto = true, .autoMeaning = "ffn", .unit = "",
-         .help = "Intermediate size of each expert", .section = moe});
-    add({.key = "shared_expert_ffn", .label = "Shared expert FFN", .group = "model", .kind = K::integer,
-         .member = &Config::sharedExpertFfn, .min = 0, .max = 4194304, .unit = "",
-         .help = "Intermediate size of the always-active shared expert; 0 for none", .section = moe});
-    add({.key = "moe_layer_freq", .label = "MoE layer frequency", .group = "model", .kind = K::integer,
-         .member = &Config::moeLayerFreq, .min = 1, .max = 10000, .unit = "layers",
-         .help = "Every n-th layer (from the first) is a MoE layer; the others are dense", .section = moe});
-    add({.key = "first_dense_layers", .label = "Leading dense layers", .group = "model", .kind = K::integer,
-         .member = &Config::firstDenseLayers, .min = 0, .max = 10000, .unit = "layers",
-         .help = "Layers before the first MoE layer (DeepSeek's first_k_dense_replace)", .section = moe});
-    add({.key = "router_bias", .label = "Router bias", .group = "model", .kind = K::boolean, .member = &Config::routerBias,
-         .unit = "", .help = "A bias per expert in the router (DeepSeek-V3)", .section = moe});
-    add({.key = "shared_expert_gate", .label = "Shared expert gate", .group = "model", .kind = K::boolean,
-         .member = &Config::sharedExpertGate, .unit = "",
+    add({.key = "experts",
+         .label = "Routed experts",
+         .group = "model",
+         .kind = K::integer,
+         .member = &Config::experts,
+         .min = 2,
+         .max = 4096,
+         .zeroMeansAuto = true,
+         .autoMeaning = "a dense model",
+         .unit = "experts",
+         .help = "Experts per MoE layer",
+         .section = moe});
+    add({.key = "experts_per_token",
+         .label = "Experts per token",
+         .group = "model",
+         .kind = K::integer,
+         .member = &Config::expertsPerToken,
+         .min = 1,
+         .max = 64,
+         .unit = "experts",
+         .help = "Top-k routing",
+         .section = moe});
+    add({.key = "moe_ffn",
+         .label = "Expert FFN size",
+         .group = "model",
+         .kind = K::integer,
+         .member = &Config::moeFfn,
+         .min = 1,
+         .max = 4194304,
+         .zeroMeansAuto = true,
+         .autoMeaning = "ffn",
+         .unit = "",
+         .help = "Intermediate size of each expert",
+         .section = moe});
+    add({.key = "shared_expert_ffn",
+         .label = "Shared expert FFN",
+         .group = "model",
+         .kind = K::integer,
+         .member = &Config::sharedExpertFfn,
+         .min = 0,
+         .max = 4194304,
+         .unit = "",
+         .help = "Intermediate size of the always-active shared expert; 0 for none",
+         .section = moe});
+    add({.key = "moe_layer_freq",
+         .label = "MoE layer frequency",
+         .group = "model",
+         .kind = K::integer,
+         .member = &Config::moeLayerFreq,
+         .min = 1,
+         .max = 10000,
+         .unit = "layers",
+         .help = "Every n-th layer (from the first) is a MoE layer; the others are dense",
+         .section = moe});
+    add({.key = "first_dense_layers",
+         .label = "Leading dense layers",
+         .group = "model",
+         .kind = K::integer,
+         .member = &Config::firstDenseLayers,
+         .min = 0,
+         .max = 10000,
+         .unit = "layers",
+         .help = "Layers before the first MoE layer (DeepSeek's first_k_dense_replace)",
+         .section = moe});
+    add({.key = "router_bias",
+         .label = "Router bias",
+         .group = "model",
+         .kind = K::boolean,
+         .member = &Config::routerBias,
+         .unit = "",
+         .help = "A bias per expert in the router (DeepSeek-V3)",
+         .section = moe});
+    add({.key = "shared_expert_gate",
+         .label = "Shared expert gate",
+         .group = "model",
+         .kind = K::boolean,
+         .member = &Config::sharedExpertGate,
+         .unit = "",
          .help = "A sigmoid gate (h -> 1) on the shared expert's output (Qwen2-MoE; Megatron-LM --moe-shared-expert-gate)",
          .section = moe});
-    add({.key = "mtp_layers", .label = "Multi-token prediction layers", .group = "model", .kind = K::integer,
-         .member = &Config::mtpLayers, .min = 0, .max = 16, .unit = "layers",
+    add({.key = "mtp_layers",
+         .label = "Multi-token prediction layers",
+         .group = "model",
+         .kind = K::integer,
+         .member = &Config::mtpLayers,
+         .min = 0,
+         .max = 16,
+         .unit = "layers",
          .help = "Extra layers predicting further tokens in training (DeepSeek-V3: 1; num_nextn_predict_layers), on the last "
                  "pipeline stage; not loaded in inference",
          .section = "Multi-token prediction (DeepSeek-V3 §2.2; Megatron-LM --mtp-num-layers)"});
     const std::string_view mla = "Multi-head latent attention (DeepSeek-V2 §2.1; Megatron-LM --multi-latent-attention)";
-    add({.key = "kv_lora_rank", .label = "KV latent rank (MLA)", .group = "model", .kind = K::integer,
-         .member = &Config::kvLoraRank, .min = 1, .max = 65536, .zeroMeansAuto = true,
-         .autoMeaning = "standard attention", .unit = "", .help = "Compressed KV dimension of multi-head latent attention",
+    add({.key = "kv_lora_rank",
+         .label = "KV latent rank (MLA)",
+         .group = "model",
+         .kind = K::integer,
+         .member = &Config::kvLoraRank,
+         .min = 1,
+         .max = 65536,
+         .zeroMeansAuto = true,
+         .autoMeaning = "standard attention",
+         .unit = "",
+         .help = "Compressed KV dimension of multi-head latent attention",
          .section = mla});
-    add({.key = "q_lora_rank", .label = "Query latent rank (MLA)", .group = "model", .kind = K::integer,
-         .member = &Config::qLoraRank, .min = 1, .max = 65536, .zeroMeansAuto = true, .autoMeaning = "full-rank queries",
-         .unit = "", .help = "Compressed query dimension", .section = mla});
-    add({.key = "qk_rope_dim", .label = "RoPE head dimension (MLA)", .group = "model", .kind = K::integer,
-         .member = &Config::qkRopeDim, .min = 0, .max = 65536, .unit = "", .help = "Decoupled rotary part of each Q/K head",
+    add({.key = "q_lora_rank",
+         .label = "Query latent rank (MLA)",
+         .group = "model",
+         .kind = K::integer,
+         .member = &Config::qLoraRank,
+         .min = 1,
+         .max = 65536,
+         .zeroMeansAuto = true,
+         .autoMeaning = "full-rank queries",
+         .unit = "",
+         .help = "Compressed query dimension",
          .section = mla});
-    add({.key = "qk_nope_dim", .label = "Q/K head dimension (MLA)", .group = "model", .kind = K::integer,
-         .member = &Config::qkNopeDim, .min = 1, .max = 65536, .zeroMeansAuto = true, .autoMeaning = "head_dim",
-         .unit = "", .help = "Non-rotary part of each Q/K head", .section = mla});
-    add({.key = "v_head_dim", .label = "V head dimension (MLA)", .group = "model", .kind = K::integer,
-         .member = &Config::vHeadDim, .min = 1, .max = 65536, .zeroMeansAuto = true, .autoMeaning = "head_dim",
-         .unit = "", .help = "Width of each value head", .section = mla});
-    add({.key = "capacity_factor", .label = "Capacity factor", .group = "training", .kind = K::number,
-         .member = &Config::capacityFactor, .min = 0.1, .max = 64, .unit = "",
-         .help = "Routed tokens an expert rank holds, relative to a perfectly even split", .section = moe});
+    add({.key = "qk_rope_dim",
+         .label = "RoPE head dimension (MLA)",
+         .group = "model",
+         .kind = K::integer,
+         .member = &Config::qkRopeDim,
+         .min = 0,
+         .max = 65536,
+         .unit = "",
+         .help = "Decoupled rotary part of each Q/K head",
+         .section = mla});
+    add({.key = "qk_nope_dim",
+         .label = "Q/K head dimension (MLA)",
+         .group = "model",
+         .kind = K::integer,
+         .member = &Config::qkNopeDim,
+         .min = 1,
+         .max = 65536,
+         .zeroMeansAuto = true,
+         .autoMeaning = "head_dim",
+         .unit = "",
+         .help = "Non-rotary part of each Q/K head",
+         .section = mla});
+    add({.key = "v_head_dim",
+         .label = "V head dimension (MLA)",
+         .group = "model",
+         .kind = K::integer,
+         .member = &Config::vHeadDim,
+         .min = 1,
+         .max = 65536,
+         .zeroMeansAuto = true,
+         .autoMeaning = "head_dim",
+         .unit = "",
+         .help = "Width of each value head",
+         .section = mla});
+    add({.key = "capacity_factor",
+         .label = "Capacity factor",
+         .group = "training",
+         .kind = K::number,
+         .member = &Config::capacityFactor,
+         .min = 0.1,
+         .max = 64,
+         .unit = "",
+         .help = "Routed tokens an expert rank holds, relative to a perfectly even split",
+         .section = moe});
 
-    add({.key = "tp", .label = "Tensor parallel TP", .group = "parallelism", .kind = K::integer, .member = &Config::tp,
-         .min = 1, .max = 1024, .unit = "GPUs", .help = "Tensor-parallel degree", .section = s4});
-    add({.key = "pp", .label = "Pipeline parallel PP", .group = "parallelism", .kind = K::integer,
-         .member = &Config::pp, .min = 1, .max = 1024, .unit = "stages", .help = "Pipeline-parallel stages",
+    add({.key = "tp",
+         .label = "Tensor parallel TP",
+         .group = "parallelism",
+         .kind = K::integer,
+         .member = &Config::tp,
+         .min = 1,
+         .max = 1024,
+         .unit = "GPUs",
+         .help = "Tensor-parallel degree",
          .section = s4});
-    add({.key = "dp", .label = "Data parallel DP", .group = "parallelism", .kind = K::integer, .member = &Config::dp,
-         .min = 1, .max = 1048576, .unit = "GPUs", .help = "Data-parallel degree (the ZeRO/FSDP sharding group)",
+    add({.key = "pp",
+         .label = "Pipeline parallel PP",
+         .group = "parallelism",
+         .kind = K::integer,
+         .member = &Config::pp,
+         .min = 1,
+         .max = 1024,
+         .unit = "stages",
+         .help = "Pipeline-parallel stages",
          .section = s4});
-    add({.key = "cp", .label = "Context parallel CP", .group = "parallelism", .kind = K::integer,
-         .member = &Config::cp, .min = 1, .max = 1024, .unit = "GPUs",
-         .help = "Context-parallel degree: splits the sequence", .section = s2});
-    add({.key = "ep", .label = "Expert parallel EP", .group = "parallelism", .kind = K::integer, .member = &Config::ep,
-         .min = 1, .max = 4096, .unit = "GPUs", .help = "Experts split across EP ranks", .section = moe});
-    add({.key = "etp", .label = "Expert tensor parallel", .group = "parallelism", .kind = K::integer, .member = &Config::etp,
-         .min = 1, .max = 1024, .zeroMeansAuto = true, .autoMeaning = "TP", .unit = "GPUs",
-         .help = "Tensor parallelism inside each expert", .section = moe});
-    add({.key = "sp", .label = "Sequence parallel", .group = "parallelism", .kind = K::boolean, .member = &Config::sp,
-         .unit = "", .help = "Shards the LayerNorm/dropout regions over the TP group", .section = s2});
-    add({.key = "zero", .label = "ZeRO stage", .group = "parallelism", .kind = K::integer, .member = &Config::zero,
-         .min = 0, .max = 3, .unit = "",
-         .help = "0 none; 1 optimizer sharded over DP; 2 and gradients; 3 (FSDP) and parameters", .section = s3});
-    add({.key = "gpus", .label = "GPU count", .group = "parallelism", .kind = K::integer, .member = &Config::gpus,
-         .min = 1, .max = 10000000, .zeroMeansAuto = true, .autoMeaning = "TP × PP × CP × DP", .unit = "GPUs",
-         .help = "Total GPUs, to check that DP matches it", .section = s4});
+    add({.key = "dp",
+         .label = "Data parallel DP",
+         .group = "parallelism",
+         .kind = K::integer,
+         .member = &Config::dp,
+         .min = 1,
+         .max = 1048576,
+         .unit = "GPUs",
+         .help = "Data-parallel degree (the ZeRO/FSDP sharding group)",
+         .section = s4});
+    add({.key = "cp",
+         .label = "Context parallel CP",
+         .group = "parallelism",
+         .kind = K::integer,
+         .member = &Config::cp,
+         .min = 1,
+         .max = 1024,
+         .unit = "GPUs",
+         .help = "Context-parallel degree: splits the sequence",
+         .section = s2});
+    add({.key = "ep",
+         .label = "Expert parallel EP",
+         .group = "parallelism",
+         .kind = K::integer,
+         .member = &Config::ep,
+         .min = 1,
+         .max = 4096,
+         .unit = "GPUs",
+         .help = "Experts split across EP ranks",
+         .section = moe});
+    add({.key = "etp",
+         .label = "Expert tensor parallel",
+         .group = "parallelism",
+         .kind = K::integer,
+         .member = &Config::etp,
+         .min = 1,
+         .max = 1024,
+         .zeroMeansAuto = true,
+         .autoMeaning = "TP",
+         .unit = "GPUs",
+         .help = "Tensor parallelism inside each expert",
+         .section = moe});
+    add({.key = "sp",
+         .label = "Sequence parallel",
+         .group = "parallelism",
+         .kind = K::boolean,
+         .member = &Config::sp,
+         .unit = "",
+         .help = "Shards the LayerNorm/dropout regions over the TP group",
+         .section = s2});
+    add({.key = "zero",
+         .label = "ZeRO stage",
+         .group = "parallelism",
+         .kind = K::integer,
+         .member = &Config::zero,
+         .min = 0,
+         .max = 3,
+         .unit = "",
+         .help = "0 none; 1 optimizer sharded over DP; 2 and gradients; 3 (FSDP) and parameters",
+         .section = s3});
+    add({.key = "gpus",
+         .label = "GPU count",
+         .group = "parallelism",
+         .kind = K::integer,
+         .member = &Config::gpus,
+         .min = 1,
+         .max = 10000000,
+         .zeroMeansAuto = true,
+         .autoMeaning = "TP × PP × CP × DP",
+         .unit = "GPUs",
+         .help = "Total GPUs, to check that DP matches it",
+         .section = s4});
 
-    add({.key = "vpp", .label = "Virtual pipeline stages", .group = "parallelism", .kind = K::integer,
-         .member = &Config::vpp, .min = 1, .max = 128, .unit = "chunks",
+    add({.key = "vpp",
+         .label = "Virtual pipeline stages",
+         .group = "parallelism",
+         .kind = K::integer,
+         .member = &Config::vpp,
+         .min = 1,
+         .max = 128,
+         .unit = "chunks",
          .help = "Model chunks per pipeline rank (interleaved 1F1B); 1 = not interleaved",
          .section = "Korthikanti et al. 2022 §4.2; Megatron-LM --num-layers-per-virtual-pipeline-stage"});
-    add({.key = "first_stage_layers", .label = "Layers on the first stage", .group = "parallelism", .kind = K::integer,
-         .member = &Config::firstStageLayers, .min = 1, .max = 10000, .zeroMeansAuto = true,
-         .autoMeaning = "an even split", .unit = "layers", .help = "Uneven pipeline: layers on stage 0 (which also holds the embedding)",
+    add({.key = "first_stage_layers",
+         .label = "Layers on the first stage",
+         .group = "parallelism",
+         .kind = K::integer,
+         .member = &Config::firstStageLayers,
+         .min = 1,
+         .max = 10000,
+         .zeroMeansAuto = true,
+         .autoMeaning = "an even split",
+         .unit = "layers",
+         .help = "Uneven pipeline: layers on stage 0 (which also holds the embedding)",
          .section = "Chapter §5 (PP stage imbalance); Megatron-LM --decoder-first-pipeline-num-layers"});
-    add({.key = "last_stage_layers", .label = "Layers on the last stage", .group = "parallelism", .kind = K::integer,
-         .member = &Config::lastStageLayers, .min = 1, .max = 10000, .zeroMeansAuto = true,
-         .autoMeaning = "an even split", .unit = "layers", .help = "Uneven pipeline: layers on the last stage (which also holds the output layer and loss)",
+    add({.key = "last_stage_layers",
+         .label = "Layers on the last stage",
+         .group = "parallelism",
+         .kind = K::integer,
+         .member = &Config::lastStageLayers,
+         .min = 1,
+         .max = 10000,
+         .zeroMeansAuto = true,
+         .autoMeaning = "an even split",
+         .unit = "layers",
+         .help = "Uneven pipeline: layers on the last stage (which also holds the output layer and loss)",
          .section = "Chapter §5 (PP stage imbalance); Megatron-LM --decoder-last-pipeline-num-layers"});
 
-    add({.key = "mb", .label = "Micro-batch b_μ", .group = "training", .kind = K::integer, .member = &Config::mb,
-         .min = 1, .max = 65536, .unit = "sequences", .help = "Sequences per micro-batch (not the global batch)",
+    add({.key = "mb",
+         .label = "Micro-batch b_μ",
+         .group = "training",
+         .kind = K::integer,
+         .member = &Config::mb,
+         .min = 1,
+         .max = 65536,
+         .unit = "sequences",
+         .help = "Sequences per micro-batch (not the global batch)",
          .section = s3});
-    add({.key = "seq", .label = "Sequence length s", .group = "training", .kind = K::integer, .member = &Config::seq,
-         .min = 1, .max = 16777216, .unit = "tokens", .help = "Tokens per sequence", .section = s2});
-    add({.key = "ckpt", .label = "Activation checkpointing", .group = "training", .kind = K::choice,
-         .member = &Config::ckpt, .choices = {"none", "selective", "full"}, .unit = "",
+    add({.key = "seq",
+         .label = "Sequence length s",
+         .group = "training",
+         .kind = K::integer,
+         .member = &Config::seq,
+         .min = 1,
+         .max = 16777216,
+         .unit = "tokens",
+         .help = "Tokens per sequence",
+         .section = s2});
+    add({.key = "ckpt",
+         .label = "Activation checkpointing",
+         .group = "training",
+         .kind = K::choice,
+         .member = &Config::ckpt,
+         .choices = {"none", "selective", "full"},
+         .unit = "",
          .help = "none keeps every activation; selective recomputes attention; full keeps layer inputs only",
          .section = s2});
-    add({.key = "microbatches", .label = "Micro-batches per step", .group = "training", .kind = K::integer,
-         .member = &Config::microbatches, .min = 1, .max = 1000000, .unit = "",
-         .help = "Gradient-accumulation steps; 1F1B keeps min(PP, this) in flight on stage 0", .section = s4});
-    add({.key = "static_bytes", .label = "Static bytes per parameter", .group = "training", .kind = K::integer,
-         .member = &Config::staticBytes, .min = 16, .max = 20, .allowed = {16, 18, 20}, .unit = "bytes/param",
+    add({.key = "microbatches",
+         .label = "Micro-batches per step",
+         .group = "training",
+         .kind = K::integer,
+         .member = &Config::microbatches,
+         .min = 1,
+         .max = 1000000,
+         .unit = "",
+         .help = "Gradient-accumulation steps; 1F1B keeps min(PP, this) in flight on stage 0",
+         .section = s4});
+    add({.key = "static_bytes",
+         .label = "Static bytes per parameter",
+         .group = "training",
+         .kind = K::integer,
+         .member = &Config::staticBytes,
+         .min = 16,
+         .max = 20,
+         .allowed = {16, 18, 20},
+         .unit = "bytes/param",
          .help = "16 canonical BF16+AdamW; 18 with FP32 gradients; 20 with an extra FP32 accumulator",
          .section = s1});
-    add({.key = "act_formula", .label = "Activation formula", .group = "training", .kind = K::choice,
-         .member = &Config::actFormula, .choices = {"table", "worked"}, .unit = "",
+    add({.key = "act_formula",
+         .label = "Activation formula",
+         .group = "training",
+         .kind = K::choice,
+         .member = &Config::actFormula,
+         .choices = {"table", "worked"},
+         .unit = "",
          .help = "table: 22bsh + 2bas² per layer; worked: (14h + 6·d_ff)bs + 3as²b, the worked 70B example",
          .section = s2});
 
-    add({.key = "attention", .label = "Attention kernel", .group = "training", .kind = K::choice,
-         .member = &Config::attention, .choices = {"flash", "eager"}, .unit = "",
+    add({.key = "attention",
+         .label = "Attention kernel",
+         .group = "training",
+         .kind = K::choice,
+         .member = &Config::attention,
+         .choices = {"flash", "eager"},
+         .unit = "",
          .help = "flash keeps no s × s scores; eager keeps the softmax output for backward",
          .section = "Dao et al. 2022 (FlashAttention); Korthikanti et al. 2022 §4.1"});
-    add({.key = "dropout", .label = "Dropout", .group = "training", .kind = K::boolean, .member = &Config::dropout,
-         .unit = "", .help = "Dropout layers on (their 1-byte masks are kept for backward)",
+    add({.key = "dropout",
+         .label = "Dropout",
+         .group = "training",
+         .kind = K::boolean,
+         .member = &Config::dropout,
+         .unit = "",
+         .help = "Dropout layers on (their 1-byte masks are kept for backward)",
          .section = "Korthikanti et al. 2022 §4.1"});
 
     const std::string_view opt = "README, Optimizers and precisions (bitsandbytes, Adafactor, Muon, Transformer Engine)";
-    add({.key = "optimizer", .label = "Optimizer", .group = "training", .kind = K::choice, .member = &Config::optimizer,
-         .choices = {"adamw", "adamw_8bit", "adafactor", "sgd", "muon"}, .unit = "",
+    add({.key = "optimizer",
+         .label = "Optimizer",
+         .group = "training",
+         .kind = K::choice,
+         .member = &Config::optimizer,
+         .choices = {"adamw", "adamw_8bit", "adafactor", "sgd", "muon"},
+         .unit = "",
          .help = "Optimizer states per parameter: AdamW 8 B, 8-bit Adam 2 B, Adafactor factored, SGD momentum 4 B, Muon 4 B on matrices",
          .section = opt});
-    add({.key = "precision", .label = "Training precision", .group = "training", .kind = K::choice,
-         .member = &Config::precision, .choices = {"bf16", "fp16", "fp8", "fp32"}, .unit = "",
-         .help = "Weights and activations; FP8 adds cached FP8 copies of the linear weights", .section = opt});
-    add({.key = "master_weights", .label = "FP32 master weights", .group = "training", .kind = K::boolean,
-         .member = &Config::masterWeights, .unit = "", .help = "Keep an FP32 copy of low-precision weights for the update",
+    add({.key = "precision",
+         .label = "Training precision",
+         .group = "training",
+         .kind = K::choice,
+         .member = &Config::precision,
+         .choices = {"bf16", "fp16", "fp8", "fp32"},
+         .unit = "",
+         .help = "Weights and activations; FP8 adds cached FP8 copies of the linear weights",
+         .section = opt});
+    add({.key = "master_weights",
+         .label = "FP32 master weights",
+         .group = "training",
+         .kind = K::boolean,
+         .member = &Config::masterWeights,
+         .unit = "",
+         .help = "Keep an FP32 copy of low-precision weights for the update",
          .section = opt});
 
-    add({.key = "gpu", .label = "GPU", .group = "hardware", .kind = K::choice, .member = &Config::gpu,
-         .choices = gpuChoices(), .unit = "", .help = "Sets the capacity to what the device reports",
+    add({.key = "gpu",
+         .label = "GPU",
+         .group = "hardware",
+         .kind = K::choice,
+         .member = &Config::gpu,
+         .choices = gpuChoices(),
+         .unit = "",
+         .help = "Sets the capacity to what the device reports",
          .section = s4});
-    add({.key = "gpu_gb", .label = "GPU capacity", .group = "hardware", .kind = K::number, .member = &Config::gpuGb,
-         .min = 0.001, .max = 100000, .unit = "GB", .help = "Memory per GPU in GB (1e9 bytes); overrides the preset",
+    add({.key = "gpu_gb",
+         .label = "GPU capacity",
+         .group = "hardware",
+         .kind = K::number,
+         .member = &Config::gpuGb,
+         .min = 0.001,
+         .max = 100000,
+         .unit = "GB",
+         .help = "Memory per GPU in GB (1e9 bytes); overrides the preset",
          .section = s4});
-    add({.key = "buffers_gb", .label = "Communication buffers", .group = "hardware", .kind = K::number,
-         .member = &Config::buffersGb, .min = 0, .max = 1000, .unit = "GB", .help = "NCCL buffers (chapter: ~2 GB)",
+    add({.key = "buffers_gb",
+         .label = "Communication buffers",
+         .group = "hardware",
+         .kind = K::number,
+         .member = &Config::buffersGb,
+         .min = 0,
+         .max = 1000,
+         .unit = "GB",
+         .help = "NCCL buffers (chapter: ~2 GB)",
          .section = s4});
-    add({.key = "context_gb", .label = "CUDA context", .group = "hardware", .kind = K::number,
-         .member = &Config::contextGb, .min = 0, .max = 1000, .unit = "GB",
-         .help = "Per-GPU fixed overhead (chapter: ~1 GB)", .section = s4});
-    add({.key = "headroom", .label = "Headroom", .group = "hardware", .kind = K::number, .member = &Config::headroom,
-         .min = 0, .max = 0.99, .unit = "fraction",
-         .help = "Share of capacity kept free for fragmentation (chapter: 10-15%)", .section = s5});
+    add({.key = "context_gb",
+         .label = "CUDA context",
+         .group = "hardware",
+         .kind = K::number,
+         .member = &Config::contextGb,
+         .min = 0,
+         .max = 1000,
+         .unit = "GB",
+         .help = "Per-GPU fixed overhead (chapter: ~1 GB)",
+         .section = s4});
+    add({.key = "headroom",
+         .label = "Headroom",
+         .group = "hardware",
+         .kind = K::number,
+         .member = &Config::headroom,
+         .min = 0,
+         .max = 0.99,
+         .unit = "fraction",
+         .help = "Share of capacity kept free for fragmentation (chapter: 10-15%)",
+         .section = s5});
 
-    add({.key = "gpus_per_node", .label = "GPUs per node", .group = "hardware", .kind = K::integer,
-         .member = &Config::gpusPerNode, .min = 1, .max = 1024, .unit = "GPUs",
-         .help = "GPUs in one node (DeepSpeed's CPU memory is per node)", .section = "DeepSpeed estimate_zero*_model_states_mem_needs"});
-    add({.key = "offload", .label = "Offload to CPU", .group = "hardware", .kind = K::choice, .member = &Config::offload,
-         .choices = {"none", "optimizer", "all"}, .unit = "",
+    add({.key = "gpus_per_node",
+         .label = "GPUs per node",
+         .group = "hardware",
+         .kind = K::integer,
+         .member = &Config::gpusPerNode,
+         .min = 1,
+         .max = 1024,
+         .unit = "GPUs",
+         .help = "GPUs in one node (DeepSpeed's CPU memory is per node)",
+         .section = "DeepSpeed estimate_zero*_model_states_mem_needs"});
+    add({.key = "offload",
+         .label = "Offload to CPU",
+         .group = "hardware",
+         .kind = K::choice,
+         .member = &Config::offload,
+         .choices = {"none", "optimizer", "all"},
+         .unit = "",
          .help = "ZeRO-Offload: the optimizer states (and with all, the parameters) live in CPU memory",
          .section = "DeepSpeed ZeRO-Offload / ZeRO-Infinity"});
-    add({.key = "zero_init", .label = "zero.Init", .group = "hardware", .kind = K::boolean, .member = &Config::zeroInit,
-         .unit = "", .help = "DeepSpeed builds the model already partitioned (less CPU memory per node)",
+    add({.key = "zero_init",
+         .label = "zero.Init",
+         .group = "hardware",
+         .kind = K::boolean,
+         .member = &Config::zeroInit,
+         .unit = "",
+         .help = "DeepSpeed builds the model already partitioned (less CPU memory per node)",
          .section = "DeepSpeed estimate_zero3_model_states_mem_needs"});
 
     const std::string_view inf = "Inference (vLLM: ModelConfig.get_num_kv_heads, kv_cache_interface.py)";
-    add({.key = "mode", .label = "Mode", .group = "method", .kind = K::choice, .member = &Config::mode,
-         .choices = {"training", "inference"}, .unit = "",
+    add({.key = "mode",
+         .label = "Mode",
+         .group = "method",
+         .kind = K::choice,
+         .member = &Config::mode,
+         .choices = {"training", "inference"},
+         .unit = "",
          .help = "inference: weights, KV cache and workspace; mb is the concurrent sequences, seq the tokens of each",
          .section = inf});
-    add({.key = "weight_dtype", .label = "Weight type", .group = "inference", .kind = K::choice,
-         .member = &Config::weightDtype, .choices = {"bf16", "fp16", "fp8", "int8", "int4"}, .unit = "",
+    add({.key = "weight_dtype",
+         .label = "Weight type",
+         .group = "inference",
+         .kind = K::choice,
+         .member = &Config::weightDtype,
+         .choices = {"bf16", "fp16", "fp8", "int8", "int4"},
+         .unit = "",
          .help = "Inference weights of the linear layers; embeddings, output layer and norms stay BF16",
          .section = "vLLM quantization (FP8, INT8 per-channel, INT4 AWQ/GPTQ with group scales)"});
-    add({.key = "kv_dtype", .label = "KV-cache type", .group = "inference", .kind = K::choice, .member = &Config::kvDtype,
-         .choices = {"bf16", "fp16", "fp8"}, .unit = "", .help = "Element type of the KV cache (vLLM --kv-cache-dtype)",
+    add({.key = "kv_dtype",
+         .label = "KV-cache type",
+         .group = "inference",
+         .kind = K::choice,
+         .member = &Config::kvDtype,
+         .choices = {"bf16", "fp16", "fp8"},
+         .unit = "",
+         .help = "Element type of the KV cache (vLLM --kv-cache-dtype)",
          .section = inf});
-    add({.key = "quant_group", .label = "INT4 group size", .group = "inference", .kind = K::integer,
-         .member = &Config::quantGroup, .min = 8, .max = 8192, .unit = "channels",
-         .help = "Input channels sharing one FP16 scale and one INT4 zero point", .section = "AWQ / GPTQ packing"});
-    add({.key = "kv_block", .label = "KV block size", .group = "inference", .kind = K::integer, .member = &Config::kvBlock,
-         .min = 1, .max = 4096, .unit = "tokens", .help = "Tokens per KV-cache block; each sequence rounds up to whole blocks",
+    add({.key = "quant_group",
+         .label = "INT4 group size",
+         .group = "inference",
+         .kind = K::integer,
+         .member = &Config::quantGroup,
+         .min = 8,
+         .max = 8192,
+         .unit = "channels",
+         .help = "Input channels sharing one FP16 scale and one INT4 zero point",
+         .section = "AWQ / GPTQ packing"});
+    add({.key = "kv_block",
+         .label = "KV block size",
+         .group = "inference",
+         .kind = K::integer,
+         .member = &Config::kvBlock,
+         .min = 1,
+         .max = 4096,
+         .unit = "tokens",
+         .help = "Tokens per KV-cache block; each sequence rounds up to whole blocks",
          .section = inf});
-    add({.key = "workspace_tokens", .label = "Tokens per forward", .group = "inference", .kind = K::integer,
-         .member = &Config::workspaceTokens, .min = 1, .max = 16777216, .unit = "tokens",
+    add({.key = "workspace_tokens",
+         .label = "Tokens per forward",
+         .group = "inference",
+         .kind = K::integer,
+         .member = &Config::workspaceTokens,
+         .min = 1,
+         .max = 16777216,
+         .unit = "tokens",
          .help = "Tokens one forward pass processes (vLLM max_num_batched_tokens); sizes the activation workspace",
          .section = inf});
-    add({.key = "cuda_graphs_gb", .label = "CUDA graphs", .group = "inference", .kind = K::number,
-         .member = &Config::cudaGraphsGb, .min = 0, .max = 1000, .unit = "GB",
-         .help = "Memory captured CUDA graphs keep (vLLM logs it at start-up)", .section = inf});
+    add({.key = "cuda_graphs_gb",
+         .label = "CUDA graphs",
+         .group = "inference",
+         .kind = K::number,
+         .member = &Config::cudaGraphsGb,
+         .min = 0,
+         .max = 1000,
+         .unit = "GB",
+         .help = "Memory captured CUDA graphs keep (vLLM logs it at start-up)",
+         .section = inf});
 
-    add({.key = "method", .label = "Method", .group = "method", .kind = K::choice, .member = &Config::method,
-         .choices = {"membudget", "chapter", "korthikanti", "megatron", "zero", "deepspeed"}, .unit = "",
+    add({.key = "method",
+         .label = "Method",
+         .group = "method",
+         .kind = K::choice,
+         .member = &Config::method,
+         .choices = {"membudget", "chapter", "korthikanti", "megatron", "zero", "deepspeed"},
+         .unit = "",
          .help = "Which formulas compute the ledger: membudget's own model or a published source, exactly",
          .section = "README, Methods"});
     return f;
@@ -315,7 +791,8 @@ std::optional<std::string> textProblem(const FieldSpec& field, std::string_view 
         const bool c1 = byte == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
                         static_cast<unsigned char>(text[i + 1]) <= 0x9F;
         if (byte < 0x20 || byte == 0x7F || c1)
-            return key + " must be " + describeRange(field) + "; got a control character at byte " + detail::formatNumber(static_cast<double>(i));
+            return key + " must be " + describeRange(field) + "; got a control character at byte " +
+                   detail::formatNumber(static_cast<double>(i));
     }
     if (static_cast<double>(characters) > field.max)
         return key + " must be " + describeRange(field) + "; got " + detail::formatNumber(static_cast<double>(characters)) + " characters";
@@ -346,11 +823,15 @@ const FieldSpec* findField(std::string_view key) {
 
 std::string describeRange(const FieldSpec& field) {
     switch (field.kind) {
-        case FieldKind::boolean: return "true or false";
-        case FieldKind::choice: return "one of " + joinChoices(field.choices);
-        case FieldKind::text: return "text of at most " + detail::formatNumber(field.max) + " characters, without control characters";
+        case FieldKind::boolean:
+            return "true or false";
+        case FieldKind::choice:
+            return "one of " + joinChoices(field.choices);
+        case FieldKind::text:
+            return "text of at most " + detail::formatNumber(field.max) + " characters, without control characters";
         case FieldKind::integer:
-        case FieldKind::number: break;
+        case FieldKind::number:
+            break;
     }
     std::string range;
     if (!field.allowed.empty()) {
@@ -358,8 +839,8 @@ std::string describeRange(const FieldSpec& field) {
         for (double v : field.allowed) values.push_back(detail::formatNumber(v));
         range = "one of " + joinChoices(values);
     } else {
-        range = std::string(field.kind == FieldKind::integer ? "an integer" : "a number") + " from " +
-                detail::groupedNumber(field.min) + " to " + detail::groupedNumber(field.max);
+        range = std::string(field.kind == FieldKind::integer ? "an integer" : "a number") + " from " + detail::groupedNumber(field.min) +
+                " to " + detail::groupedNumber(field.max);
     }
     if (field.zeroMeansAuto) return "0 (" + std::string(field.autoMeaning) + ") or " + range;
     return range;
@@ -370,9 +851,12 @@ std::string fieldText(const Config& config, const FieldSpec& field) {
         [&config](auto member) -> std::string {
             const auto& value = config.*member;
             using T = std::decay_t<decltype(value)>;
-            if constexpr (std::is_same_v<T, double>) return detail::formatNumber(value);
-            else if constexpr (std::is_same_v<T, bool>) return value ? "true" : "false";
-            else return value;
+            if constexpr (std::is_same_v<T, double>)
+                return detail::formatNumber(value);
+            else if constexpr (std::is_same_v<T, bool>)
+                return value ? "true" : "false";
+            else
+                return value;
         },
         field.member);
 }
@@ -383,8 +867,7 @@ std::vector<Problem> setFieldText(Config& config, const FieldSpec& field, std::s
         case FieldKind::integer:
         case FieldKind::number: {
             const auto value = detail::parseNumber(text);
-            if (!value)
-                return {{key, key + " must be " + describeRange(field) + "; got " + quoted(text) + ", not a finite number"}};
+            if (!value) return {{key, key + " must be " + describeRange(field) + "; got " + quoted(text) + ", not a finite number"}};
             // Beyond 2^53 a double no longer holds the number typed: quote the text, never its rounding (every
             // field's range ends far below).
             if (std::fabs(*value) >= kExactIntegerLimit) return {{key, key + " must be " + describeRange(field) + "; got " + quoted(text)}};
@@ -456,31 +939,30 @@ std::vector<Problem> validate(const Config& config) {
                                     n(config.tp) + validTp()});
     // KV heads are split over TP ranks, or each replicated on tp / kv_heads ranks (vLLM); anything else cannot be laid out.
     else if (config.kvLoraRank == 0 && std::fmod(config.kvHeads, config.tp) != 0 && std::fmod(config.tp, config.kvHeads) != 0)
-        errors.push_back({"tp", "tp must divide kv_heads (" + n(config.kvHeads) + ") or be a multiple of it, so that KV heads are "
-                                    "split or replicated evenly; got " + n(config.tp) + validTp()});
-    if (config.pp > config.layers)
-        errors.push_back({"pp", "pp must be at most layers (" + n(config.layers) + "); got " + n(config.pp)});
-    if (config.cp > config.seq)
-        errors.push_back({"cp", "cp must be at most seq (" + n(config.seq) + "); got " + n(config.cp)});
+        errors.push_back({"tp", "tp must divide kv_heads (" + n(config.kvHeads) +
+                                    ") or be a multiple of it, so that KV heads are "
+                                    "split or replicated evenly; got " +
+                                    n(config.tp) + validTp()});
+    if (config.pp > config.layers) errors.push_back({"pp", "pp must be at most layers (" + n(config.layers) + "); got " + n(config.pp)});
+    if (config.cp > config.seq) errors.push_back({"cp", "cp must be at most seq (" + n(config.seq) + "); got " + n(config.cp)});
     if (config.pp == 1 && (config.firstStageLayers != 0 || config.lastStageLayers != 0)) {
         const std::string key = config.firstStageLayers != 0 ? "first_stage_layers" : "last_stage_layers";
         errors.push_back({key, key + " needs pp > 1 (it sets an uneven pipeline split); got " + key + " = " +
                                    n(config.firstStageLayers != 0 ? config.firstStageLayers : config.lastStageLayers) + " with pp = 1"});
     } else if (config.firstStageLayers + config.lastStageLayers > config.layers)
-        errors.push_back({"first_stage_layers", "first_stage_layers + last_stage_layers must be at most layers (" +
-                                                    n(config.layers) + "); got " + n(config.firstStageLayers) + " + " +
-                                                    n(config.lastStageLayers)});
+        errors.push_back({"first_stage_layers", "first_stage_layers + last_stage_layers must be at most layers (" + n(config.layers) +
+                                                    "); got " + n(config.firstStageLayers) + " + " + n(config.lastStageLayers)});
     else if (config.pp == 2 && config.firstStageLayers != 0 && config.lastStageLayers != 0 &&
              config.firstStageLayers + config.lastStageLayers != config.layers)
-        errors.push_back({"last_stage_layers", "with pp = 2, first_stage_layers + last_stage_layers must equal layers (" +
-                                                   n(config.layers) + ")"});
+        errors.push_back(
+            {"last_stage_layers", "with pp = 2, first_stage_layers + last_stage_layers must equal layers (" + n(config.layers) + ")"});
     else if (config.pp >= 2 && config.layers - config.firstStageLayers - config.lastStageLayers <
                                    config.pp - 2 + (config.firstStageLayers == 0) + (config.lastStageLayers == 0)) {
         const std::string key = config.firstStageLayers != 0 ? "first_stage_layers" : "last_stage_layers";
         const double otherStages = config.pp - (config.firstStageLayers != 0) - (config.lastStageLayers != 0);
-        errors.push_back({key, "first_stage_layers + last_stage_layers must be at most " + n(config.layers - otherStages) +
-                                   " (layers " + n(config.layers) + ", and a layer for each other pipeline stage); got " +
-                                   n(config.firstStageLayers) + " + " + n(config.lastStageLayers)});
+        errors.push_back({key, "first_stage_layers + last_stage_layers must be at most " + n(config.layers - otherStages) + " (layers " +
+                                   n(config.layers) + ", and a layer for each other pipeline stage); got " + n(config.firstStageLayers) +
+                                   " + " + n(config.lastStageLayers)});
     }
     if (config.experts != 0) {
         const double etp = config.etp != 0 ? config.etp : config.tp;
@@ -490,14 +972,16 @@ std::vector<Problem> validate(const Config& config) {
             errors.push_back({"ep", "EP × ETP (" + n(config.ep * etp) + ") must divide TP × CP × DP (" +
                                         n(config.tp * config.cp * config.dp) + "), the ranks that share a pipeline stage"});
         if (config.expertsPerToken > config.experts)
-            errors.push_back({"experts_per_token", "experts_per_token must be at most experts (" + n(config.experts) + "); got " +
-                                                       n(config.expertsPerToken)});
+            errors.push_back({"experts_per_token",
+                              "experts_per_token must be at most experts (" + n(config.experts) + "); got " + n(config.expertsPerToken)});
         // A MoE model has at least one MoE layer: the first after the leading dense ones.
         if (config.firstDenseLayers >= config.layers)
             errors.push_back({"first_dense_layers", "first_dense_layers must be less than layers (" + n(config.layers) +
-                                                        ") when experts > 0, or no layer is a MoE layer; got " + n(config.firstDenseLayers)});
+                                                        ") when experts > 0, or no layer is a MoE layer; got " +
+                                                        n(config.firstDenseLayers)});
         if (config.sharedExpertGate && config.sharedExpertFfn == 0)
-            errors.push_back({"shared_expert_gate", "shared_expert_gate needs a shared expert (shared_expert_ffn > 0); got shared_expert_ffn = 0"});
+            errors.push_back(
+                {"shared_expert_gate", "shared_expert_gate needs a shared expert (shared_expert_ffn > 0); got shared_expert_ffn = 0"});
     }
     if (config.vpp > 1 && config.pp == 1)
         errors.push_back({"vpp", "vpp (virtual pipeline stages) needs pp > 1; got vpp = " + n(config.vpp) + " with pp = 1"});
@@ -519,12 +1003,11 @@ std::vector<Problem> validate(const Config& config) {
         errors.push_back({"first_dense_layers", "first_dense_layers needs a mixture-of-experts model (experts > 0); got " +
                                                     n(config.firstDenseLayers) + " with experts = 0"});
     if (config.mode == "inference" && config.method != "membudget")
-        errors.push_back({"method", "method must be membudget in inference mode (the other sources model training); got " +
-                                        quoted(config.method)});
+        errors.push_back(
+            {"method", "method must be membudget in inference mode (the other sources model training); got " + quoted(config.method)});
     const double modelParallel = config.tp * config.pp * config.cp;
     if (config.gpus != 0 && std::fmod(config.gpus, modelParallel) != 0)
-        errors.push_back({"gpus", "gpus must be a multiple of TP × PP × CP = " + n(modelParallel) + "; got " +
-                                      n(config.gpus)});
+        errors.push_back({"gpus", "gpus must be a multiple of TP × PP × CP = " + n(modelParallel) + "; got " + n(config.gpus)});
     return errors;
 }
 
@@ -542,22 +1025,20 @@ ParsedConfig applyAssignments(std::span<const Assignment> assignments, Config ba
     for (const auto& a : assignments) {
         if (a.key != "model") continue;
         apply(a);
-        if (const auto* preset = findModelPreset(a.text); preset && out.config.model == a.text)
-            applyModelPreset(out.config, *preset);
+        if (const auto* preset = findModelPreset(a.text); preset && out.config.model == a.text) applyModelPreset(out.config, *preset);
     }
     for (const auto& a : assignments) {
         if (a.key != "gpu") continue;
         apply(a);
-        if (const auto* preset = findGpuPreset(a.text); preset && out.config.gpu == a.text)
-            applyGpuPreset(out.config, *preset);
+        if (const auto* preset = findGpuPreset(a.text); preset && out.config.gpu == a.text) applyGpuPreset(out.config, *preset);
     }
     for (const auto& a : assignments)
         if (a.key != "model" && a.key != "gpu") apply(a);
     // Only membudget's method models inference: choosing inference without naming a method selects it.
     const bool methodGiven = std::any_of(assignments.begin(), assignments.end(), [](const Assignment& a) { return a.key == "method"; });
     if (out.config.mode == "inference" && out.config.method != "membudget" && !methodGiven) {
-        out.notices.push_back({"method", "mode = inference selects method membudget (the " + out.config.method +
-                                             " method models training only)"});
+        out.notices.push_back(
+            {"method", "mode = inference selects method membudget (the " + out.config.method + " method models training only)"});
         out.config.method = "membudget";
     }
     return out;
@@ -577,8 +1058,8 @@ void assignJsonValue(const JsonValue& value, AssignmentList& out) {
     }
     const std::string name(field->key);
     const std::string_view want = field->kind == FieldKind::integer || field->kind == FieldKind::number ? "number"
-                                  : field->kind == FieldKind::boolean                                     ? "boolean"
-                                                                                                          : "string";
+                                  : field->kind == FieldKind::boolean                                   ? "boolean"
+                                                                                                        : "string";
     // A boolean also takes 0/1 and the spelled forms as a string, as links and flags do (setFieldText checks them).
     const bool spelledBoolean = field->kind == FieldKind::boolean && (value.type == "number" || value.type == "string");
     if (value.type != want && !spelledBoolean) {
@@ -647,8 +1128,7 @@ AssignmentList parseQuery(std::string_view query) {
         if (part.empty()) continue;
         const size_t eq = part.find('=');
         const auto key = detail::percentDecode(part.substr(0, eq));
-        const auto value =
-            eq == std::string_view::npos ? std::optional<std::string>{} : detail::percentDecode(part.substr(eq + 1));
+        const auto value = eq == std::string_view::npos ? std::optional<std::string>{} : detail::percentDecode(part.substr(eq + 1));
         if (key && isViewKey(*key)) continue;
         if (!key || !value) {
             out.problems.push_back({key ? *key : std::string(), "malformed parameter " + quoted(part) + " (ignored)"});

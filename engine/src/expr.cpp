@@ -35,8 +35,10 @@ std::string fill(std::string_view pattern, std::initializer_list<double> values)
     std::string out;
     const double* next = values.begin();
     for (char ch : pattern) {
-        if (ch == '#' && next != values.end()) out += exprNumber(*next++);
-        else out += ch;
+        if (ch == '#' && next != values.end())
+            out += exprNumber(*next++);
+        else
+            out += ch;
     }
     return out;
 }

@@ -20,7 +20,8 @@ std::string displayName(std::string_view text) {
     size_t characters = 0;
     for (size_t i = 0; i < text.size(); ++i) {
         const auto byte = static_cast<unsigned char>(text[i]);
-        if (byte == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 && static_cast<unsigned char>(text[i + 1]) <= 0x9F) {
+        if (byte == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+            static_cast<unsigned char>(text[i + 1]) <= 0x9F) {
             ++i;  // a C1 control character
             continue;
         }
@@ -67,7 +68,8 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> fiel
             const auto* v = find(name);
             if (!v) continue;
             if (v->type != "number") {
-                out.errors.push_back({field, std::string(name) + " must be a number to set " + field + "; got " + article(v->type) + v->type});
+                out.errors.push_back(
+                    {field, std::string(name) + " must be a number to set " + field + "; got " + article(v->type) + v->type});
                 return std::nullopt;
             }
             // JSON.parse reads 1e400 as Infinity; nothing non-finite may reach a field.
@@ -150,7 +152,8 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> fiel
         out.notices.push_back({"use_parallel_residual", "a parallel attention/MLP block saves the same tensors here as a sequential one"});
     // The model's own name: the id it was published under, else its class.
     const auto* architectures = find("architectures");  // an array, its first class name as the text
-    assignments.push_back({"name", displayName(text_("_name_or_path", architectures && architectures->type == "array" ? architectures->text : ""))});
+    assignments.push_back(
+        {"name", displayName(text_("_name_or_path", architectures && architectures->type == "array" ? architectures->text : ""))});
     // Everything the file leaves unset comes from the custom model's defaults, never from the model before it.
     Config start = base;
     resetArchitecture(start);

@@ -49,14 +49,16 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
     const double moeWidth = c.experts != 0 ? 2 * c.expertsPerToken * (3 * expertFfn(c) / expertTensorParallel(c) + x.h) : 0;
     const double workspaceRaw = forwardTokens * (4 * x.h + std::max({attentionWidth, mlpWidth, moeWidth})) + c.mb * x.V / x.t * 4;
     const double workspace = std::ceil(workspaceRaw);
-    const std::string workspaceText =
-        wholeBytes(moeWidth > 0 ? fill("# × (4 × # + max(#, #, #)) + # × # / # × 4", {forwardTokens, x.h, attentionWidth, mlpWidth, moeWidth, c.mb, x.V, x.t})
-                                : fill("# × (4 × # + max(#, #)) + # × # / # × 4", {forwardTokens, x.h, attentionWidth, mlpWidth, c.mb, x.V, x.t}),
-                   workspaceRaw);
+    const std::string workspaceText = wholeBytes(
+        moeWidth > 0
+            ? fill("# × (4 × # + max(#, #, #)) + # × # / # × 4", {forwardTokens, x.h, attentionWidth, mlpWidth, moeWidth, c.mb, x.V, x.t})
+            : fill("# × (4 × # + max(#, #)) + # × # / # × 4", {forwardTokens, x.h, attentionWidth, mlpWidth, c.mb, x.V, x.t}),
+        workspaceRaw);
     const std::string perWeightText = c.weightDtype == "int4"   ? fill("(0.5 + 2.5 / #)", {c.quantGroup})
                                       : c.weightDtype == "int8" ? fill("(1 + 2 / #)", {c.hidden})
                                                                 : exprNumber(perWeight);
-    const std::string dtypeNote = c.weightDtype == "int4" ? "INT4 with an FP16 scale and INT4 zero per " + n(c.quantGroup) + " input channels"
+    const std::string dtypeNote = c.weightDtype == "int4"
+                                      ? "INT4 with an FP16 scale and INT4 zero per " + n(c.quantGroup) + " input channels"
                                   : c.weightDtype == "int8" ? "INT8 with an FP16 scale per output channel"
                                                             : c.weightDtype;
     double firstLayer = 0;
@@ -83,14 +85,15 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
         // (vLLM MLAAttentionSpec: no factor 2, one head).
         const double kv = c.kvLoraRank != 0 ? stage.layers * (c.kvLoraRank + c.qkRopeDim) * kvBytes * tokensCached
                                             : 2 * stage.layers * kvHeads * x.d * kvBytes * tokensCached;
-        stage.lines.push_back({"parameters", "Weights", "P_linear × bytes(weight_dtype) + P_other × 2",
-                               weightsText, weights,
-                               "Linear layers in " + dtypeNote + "; embeddings, output layer, norms" +
-                                   (c.experts != 0 ? ", routers" : "") + " and biases in BF16; " + n(stage.layers) + " layers on this stage" +
-                                   (moeLayers > 0 ? " (" + n(moeLayers) + " MoE layers, " + n(c.experts / c.ep) + " routed experts each on this GPU" +
-                                                        (expertTensorParallel(c) > 1 ? ", each split over " + n(expertTensorParallel(c)) + " ranks" : "") + ")"
-                                                  : ""),
-                               "membudget"});
+        stage.lines.push_back(
+            {"parameters", "Weights", "P_linear × bytes(weight_dtype) + P_other × 2", weightsText, weights,
+             "Linear layers in " + dtypeNote + "; embeddings, output layer, norms" + (c.experts != 0 ? ", routers" : "") +
+                 " and biases in BF16; " + n(stage.layers) + " layers on this stage" +
+                 (moeLayers > 0
+                      ? " (" + n(moeLayers) + " MoE layers, " + n(c.experts / c.ep) + " routed experts each on this GPU" +
+                            (expertTensorParallel(c) > 1 ? ", each split over " + n(expertTensorParallel(c)) + " ranks" : "") + ")"
+                      : ""),
+             "membudget"});
         const bool mla = c.kvLoraRank != 0;
         stage.lines.push_back({"kv_cache", "KV cache",
                                mla ? "layers × (kv_lora_rank + qk_rope_dim) × bytes × b × ⌈s/block⌉ × block"
@@ -99,27 +102,29 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
                                     : "2 × " + n(stage.layers) + " × " + n(kvHeads) + " × " + n(x.d)) +
                                    " × " + n(kvBytes) + " × " + n(c.mb) + " × " + n(blocksPerSequence) + " × " + n(c.kvBlock),
                                kv,
-                               mla ? "MLA's compressed latent and RoPE key of " + n(c.mb) + " sequences × " + n(c.seq) + " tokens, " + c.kvDtype +
-                                         ", the same on every TP rank (vLLM's MLAAttentionSpec)"
+                               mla ? "MLA's compressed latent and RoPE key of " + n(c.mb) + " sequences × " + n(c.seq) + " tokens, " +
+                                         c.kvDtype + ", the same on every TP rank (vLLM's MLAAttentionSpec)"
                                    : "K and V of " + n(c.mb) + " sequences × " + n(c.seq) + " tokens, " + c.kvDtype + ", " + n(kvHeads) +
-                                         " KV heads per GPU" + (c.kvHeads < c.tp ? " (replicated: TP > kv_heads)" : "") + " (vLLM's formula)",
+                                         " KV heads per GPU" + (c.kvHeads < c.tp ? " (replicated: TP > kv_heads)" : "") +
+                                         " (vLLM's formula)",
                                "membudget"});
-        stage.lines.push_back({"activations", "Workspace", "T × (4h + max(attention, MLP, MoE width)) + b × V/TP × 4",
-                               workspaceText, workspace,
+        stage.lines.push_back({"activations", "Workspace", "T × (4h + max(attention, MLP, MoE width)) + b × V/TP × 4", workspaceText,
+                               workspace,
                                "Activation workspace of one forward pass of T = " + n(forwardTokens) +
                                    " tokens (an estimate: vLLM profiles it with max_num_batched_tokens): the hidden state and residual "
                                    "with the widest layer's tensors per token (attention " +
-                                   n(attentionWidth) + " B, MLP " + n(mlpWidth) + " B" + (moeWidth > 0 ? ", fused MoE " + n(moeWidth) + " B" : "") +
-                                   "), and FP32 sampling logits",
+                                   n(attentionWidth) + " B, MLP " + n(mlpWidth) + " B" +
+                                   (moeWidth > 0 ? ", fused MoE " + n(moeWidth) + " B" : "") + "), and FP32 sampling logits",
                                "membudget"});
         stage.lines.push_back({"cuda_graphs", "CUDA graphs", "cuda_graphs_gb × 10⁹", gigabytesText(c.cudaGraphsGb),
-                               gigabytesToBytes(c.cudaGraphsGb),
-                               "Captured CUDA graphs (an allowance; vLLM reports it at start-up)", "allowance"});
+                               gigabytesToBytes(c.cudaGraphsGb), "Captured CUDA graphs (an allowance; vLLM reports it at start-up)",
+                               "allowance"});
         out.stages.push_back(std::move(stage));
     }
     if (c.mtpLayers > 0)
-        out.warnings.push_back({"mtp_layers", "the multi-token-prediction layers are not loaded for inference (vLLM loads them "
-                                              "only as a speculative-decoding draft); they are left out of the weights"});
+        out.warnings.push_back({"mtp_layers",
+                                "the multi-token-prediction layers are not loaded for inference (vLLM loads them "
+                                "only as a speculative-decoding draft); they are left out of the weights"});
     return out;
 }
 

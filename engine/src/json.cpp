@@ -49,8 +49,10 @@ ordered_json configObject(const Config& config) {
             [&](auto member) {
                 const auto& value = config.*member;
                 using T = std::decay_t<decltype(value)>;
-                if constexpr (std::is_same_v<T, double>) out[std::string(field.key)] = number(value);
-                else out[std::string(field.key)] = value;
+                if constexpr (std::is_same_v<T, double>)
+                    out[std::string(field.key)] = number(value);
+                else
+                    out[std::string(field.key)] = value;
             },
             field.member);
     }
@@ -111,17 +113,21 @@ AssignmentList parseJsonConfig(std::string_view text) {
         out.problems.push_back({"", "the configuration must be a JSON object of field keys; got " + jsonTypeName(root)});
         return out;
     }
-    for (const auto& key : duplicated)
-        out.problems.push_back({key, key + " is given more than once; the last value is used"});
+    for (const auto& key : duplicated) out.problems.push_back({key, key + " is given more than once; the last value is used"});
     for (const auto& [key, value] : root.items()) {
         // The engine checks each value against its field's kind: the same checks as a measured file's config.
-        const std::string type = value.is_number() ? "number" : value.is_boolean() ? "boolean" : value.is_string() ? "string"
-                                 : value.is_null() ? "null" : value.is_array() ? "array" : "object";
+        const std::string type = value.is_number()    ? "number"
+                                 : value.is_boolean() ? "boolean"
+                                 : value.is_string()  ? "string"
+                                 : value.is_null()    ? "null"
+                                 : value.is_array()   ? "array"
+                                                      : "object";
         // Integers as typed (9007199254740993 stays itself in a message, not its rounded double).
         const std::string valueText = value.is_number_integer() ? value.dump()
-                                      : value.is_number() ? detail::formatNumber(value.get<double>())
-                                      : value.is_boolean() ? (value.get<bool>() ? "true" : "false")
-                                      : value.is_string() ? value.get<std::string>() : "";
+                                      : value.is_number()       ? detail::formatNumber(value.get<double>())
+                                      : value.is_boolean()      ? (value.get<bool>() ? "true" : "false")
+                                      : value.is_string()       ? value.get<std::string>()
+                                                                : "";
         assignJsonValue({key, type, valueText}, out);
     }
     return out;
@@ -136,13 +142,18 @@ HfImport importHfConfig(std::string_view text, const Config& base) {
     if (!cfg.is_object()) return importHfFields(jsonTypeName(cfg).substr(jsonTypeName(cfg).find(' ') + 1), {}, base);
     std::vector<HfValue> fields;
     for (const auto& [key, value] : cfg.items()) {
-        if (value.is_number()) fields.push_back({key, "number", detail::formatNumber(value.get<double>())});
-        else if (value.is_boolean()) fields.push_back({key, "boolean", value.get<bool>() ? "true" : "false"});
-        else if (value.is_string()) fields.push_back({key, "string", value.get<std::string>()});
-        else if (value.is_null()) fields.push_back({key, "null", ""});
+        if (value.is_number())
+            fields.push_back({key, "number", detail::formatNumber(value.get<double>())});
+        else if (value.is_boolean())
+            fields.push_back({key, "boolean", value.get<bool>() ? "true" : "false"});
+        else if (value.is_string())
+            fields.push_back({key, "string", value.get<std::string>()});
+        else if (value.is_null())
+            fields.push_back({key, "null", ""});
         // An array's text is its first element where that is a string (architectures: ["LlamaForCausalLM"]).
-        else fields.push_back({key, value.is_array() ? "array" : "object",
-                               value.is_array() && !value.empty() && value.front().is_string() ? value.front().get<std::string>() : ""});
+        else
+            fields.push_back({key, value.is_array() ? "array" : "object",
+                              value.is_array() && !value.empty() && value.front().is_string() ? value.front().get<std::string>() : ""});
     }
     return importHfFields("object", fields, base);
 }
@@ -150,8 +161,12 @@ HfImport importHfConfig(std::string_view text, const Config& base) {
 namespace {
 
 std::string typeOf(const nlohmann::json& value) {
-    return value.is_number() ? "number" : value.is_boolean() ? "boolean" : value.is_string() ? "string" : value.is_null() ? "null"
-           : value.is_array() ? "array" : "object";
+    return value.is_number()    ? "number"
+           : value.is_boolean() ? "boolean"
+           : value.is_string()  ? "string"
+           : value.is_null()    ? "null"
+           : value.is_array()   ? "array"
+                                : "object";
 }
 
 void flatten(const nlohmann::json& value, const std::string& path, int depth, FlatJson& out) {
@@ -160,11 +175,16 @@ void flatten(const nlohmann::json& value, const std::string& path, int depth, Fl
         return;
     }
     std::string text;
-    if (value.is_number_integer()) text = value.dump();
-    else if (value.is_number()) text = detail::formatNumber(value.get<double>());
-    else if (value.is_boolean()) text = value.get<bool>() ? "true" : "false";
-    else if (value.is_string()) text = value.get<std::string>();
-    else if (value.is_array() && !value.empty() && value.front().is_string()) text = value.front().get<std::string>();
+    if (value.is_number_integer())
+        text = value.dump();
+    else if (value.is_number())
+        text = detail::formatNumber(value.get<double>());
+    else if (value.is_boolean())
+        text = value.get<bool>() ? "true" : "false";
+    else if (value.is_string())
+        text = value.get<std::string>();
+    else if (value.is_array() && !value.empty() && value.front().is_string())
+        text = value.front().get<std::string>();
     if (!path.empty()) out.values.push_back({path, typeOf(value), text});
     if (value.is_object())
         for (const auto& [key, child] : value.items()) flatten(child, path.empty() ? key : path + "." + key, depth + 1, out);
@@ -205,7 +225,9 @@ FlatJson flattenJson(std::string_view text) {
     return out;
 }
 
-std::string configToJson(const Config& config, int indent) { return configObject(config).dump(indent, ' ', false, ordered_json::error_handler_t::replace); }
+std::string configToJson(const Config& config, int indent) {
+    return configObject(config).dump(indent, ' ', false, ordered_json::error_handler_t::replace);
+}
 
 std::string resultToJson(const Result& result, const Config& config, int indent) {
     ordered_json out;
@@ -291,10 +313,14 @@ std::string fieldsToJson(int indent) {
     ordered_json out = ordered_json::array();
     for (const auto& field : fields()) {
         static constexpr const char* kinds[] = {"integer", "number", "boolean", "choice", "text"};
-        ordered_json f{{"key", field.key},     {"label", field.label},
-                       {"group", field.group}, {"kind", kinds[static_cast<int>(field.kind)]},
-                       {"default", fieldText(defaults, field)}, {"range", describeRange(field)},
-                       {"unit", field.unit},   {"help", field.help},
+        ordered_json f{{"key", field.key},
+                       {"label", field.label},
+                       {"group", field.group},
+                       {"kind", kinds[static_cast<int>(field.kind)]},
+                       {"default", fieldText(defaults, field)},
+                       {"range", describeRange(field)},
+                       {"unit", field.unit},
+                       {"help", field.help},
                        {"section", field.section}};
         if (field.kind == FieldKind::integer || field.kind == FieldKind::number) {
             f["min"] = number(field.min);
@@ -320,10 +346,8 @@ std::string presetsToJson(int indent) {
     }
     ordered_json gpus = ordered_json::array();
     for (const auto& preset : gpuPresets())
-        gpus.push_back({{"id", preset.id},
-                        {"label", preset.label},
-                        {"capacity_bytes", number(preset.capacityBytes)},
-                        {"source", preset.source}});
+        gpus.push_back(
+            {{"id", preset.id}, {"label", preset.label}, {"capacity_bytes", number(preset.capacityBytes)}, {"source", preset.source}});
     return ordered_json{{"models", models}, {"gpus", gpus}}.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
 }
 

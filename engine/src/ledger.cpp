@@ -20,39 +20,38 @@ std::vector<Problem> layoutWarnings(const Config& c, double perLayerActivationBy
     std::vector<Problem> w;
     // heads and kv_heads that TP cannot split evenly are errors (validate); replication is allowed and costs memory.
     if (c.tp > c.kvHeads && c.kvLoraRank == 0)  // MLA caches one latent, not KV heads
-        w.push_back({"tp", "tp (" + n(c.tp) + ") exceeds kv_heads (" + n(c.kvHeads) +
-                               "): each KV head is replicated on tp / kv_heads ranks"});
-    if (std::fmod(c.ffn, c.tp) != 0)
-        w.push_back({"tp", "ffn (" + n(c.ffn) + ") is not divisible by tp (" + n(c.tp) + ")"});
+        w.push_back(
+            {"tp", "tp (" + n(c.tp) + ") exceeds kv_heads (" + n(c.kvHeads) + "): each KV head is replicated on tp / kv_heads ranks"});
+    if (std::fmod(c.ffn, c.tp) != 0) w.push_back({"tp", "ffn (" + n(c.ffn) + ") is not divisible by tp (" + n(c.tp) + ")"});
     // An uneven split set by first_stage_layers / last_stage_layers is the user's choice, not a remainder.
     if (std::fmod(c.layers, c.pp) != 0 && c.firstStageLayers == 0 && c.lastStageLayers == 0) {
         const double even = c.layers / c.pp, first = std::ceil(even);
-        w.push_back({"pp", "layers (" + n(c.layers) + ") is not divisible by pp (" + n(c.pp) +
-                               "): " + (c.method == "chapter" ? "the chapter's L / PP is " + detail::formatNumber(even) +
-                               " layers per stage, but stages hold whole layers; a stage of " + n(first) +
-                               " needs " + n(std::round((first - even) * perLayerActivationBytes)) +
-                               " bytes more activations" : "stages hold " + n(std::floor(even)) + " or " + n(first) +
-                               " layers (set first_stage_layers / last_stage_layers to choose)")});
+        w.push_back(
+            {"pp", "layers (" + n(c.layers) + ") is not divisible by pp (" + n(c.pp) + "): " +
+                       (c.method == "chapter" ? "the chapter's L / PP is " + detail::formatNumber(even) +
+                                                    " layers per stage, but stages hold whole layers; a stage of " + n(first) + " needs " +
+                                                    n(std::round((first - even) * perLayerActivationBytes)) + " bytes more activations"
+                                              : "stages hold " + n(std::floor(even)) + " or " + n(first) +
+                                                    " layers (set first_stage_layers / last_stage_layers to choose)")});
     }
     const bool training = c.mode == "training";
     if (training && c.microbatches < c.pp) {
         const double bubble = (c.pp - 1) / (c.microbatches + c.pp - 1);
         w.push_back({"microbatches", "microbatches (" + n(c.microbatches) + ") < pp (" + n(c.pp) +
-                                         "): the pipeline bubble (PP − 1) / (m + PP − 1) is " +
-                                         n(std::round(bubble * 100)) + "% of the step"});
+                                         "): the pipeline bubble (PP − 1) / (m + PP − 1) is " + n(std::round(bubble * 100)) +
+                                         "% of the step"});
     }
     if (c.gpus != 0) {
         const double expected = c.gpus / (c.tp * c.pp * c.cp);
         if (c.dp != expected)
-            w.push_back({"dp", "dp (" + n(c.dp) + ") does not match gpus / (TP × PP × CP) = " + n(c.gpus) + " / " +
-                                   n(c.tp * c.pp * c.cp) + " = " + n(expected)});
+            w.push_back({"dp", "dp (" + n(c.dp) + ") does not match gpus / (TP × PP × CP) = " + n(c.gpus) + " / " + n(c.tp * c.pp * c.cp) +
+                                   " = " + n(expected)});
     }
     if (training && c.sp && c.tp == 1) w.push_back({"sp", "sequence parallelism has no effect with tp = 1"});
     // The engine shards ZeRO (and Megatron's distributed optimizer) over DP × CP.
     if (training && c.zero >= 1 && c.dp * c.cp == 1)
         w.push_back({"zero", "ZeRO stage " + n(c.zero) + " shards over DP × CP, and dp × cp = 1: nothing is sharded"});
-    if (std::fmod(c.seq, c.cp) != 0)
-        w.push_back({"cp", "seq (" + n(c.seq) + ") is not divisible by cp (" + n(c.cp) + ")"});
+    if (std::fmod(c.seq, c.cp) != 0) w.push_back({"cp", "seq (" + n(c.seq) + ") is not divisible by cp (" + n(c.cp) + ")"});
     if (c.params != 0) {
         const double derived = derivedParameterCount(c);
         const double off = std::fabs(c.params - derived) / derived;
@@ -71,15 +70,16 @@ double derivedParameterCount(const Config& c) {
     const double qWidth = c.heads * headDim, kvWidth = c.kvHeads * headDim;
     const double norm = c.norm == "layernorm" ? 2 * h : h;  // weight (+ bias)
     const double qkvBiases = c.bias || c.qkvBias ? qWidth + 2 * kvWidth : 0;
-    const double attention = c.kvLoraRank != 0 ? mlaAttentionParams(c)
-                                               : h * qWidth + 2 * h * kvWidth + qWidth * h + qkvBiases + (c.bias ? h : 0);
+    const double attention =
+        c.kvLoraRank != 0 ? mlaAttentionParams(c) : h * qWidth + 2 * h * kvWidth + qWidth * h + qkvBiases + (c.bias ? h : 0);
     const double ffnMatrices = c.gatedFfn ? 3 : 2;
     const double ffn = ffnMatrices * h * c.ffn + (c.bias ? (ffnMatrices - 1) * c.ffn + h : 0);
     const double embeddings = c.vocab * h * (c.tiedEmbeddings ? 1 : 2) + c.posEmb * h;
     const double moeLayers = moeLayerCount(c);
     // A MoE layer replaces the dense FFN with a router, the routed experts and any shared expert.
-    const double moeFfn = h * c.experts + (c.routerBias ? c.experts : 0) + c.experts * ffnMatrices * h * (c.moeFfn != 0 ? c.moeFfn : c.ffn) +
-                          ffnMatrices * h * c.sharedExpertFfn + (c.sharedExpertGate && c.sharedExpertFfn > 0 ? h : 0);
+    const double moeFfn = h * c.experts + (c.routerBias ? c.experts : 0) +
+                          c.experts * ffnMatrices * h * (c.moeFfn != 0 ? c.moeFfn : c.ffn) + ffnMatrices * h * c.sharedExpertFfn +
+                          (c.sharedExpertGate && c.sharedExpertFfn > 0 ? h : 0);
     // A multi-token-prediction module (DeepSeek-V3 §2.2) is one more layer of the last layer's kind, two input
     // norms, the projection of [hidden; next-token embedding] (2h -> h) and its own final norm; it shares the
     // embedding and the output head with the main model.
@@ -235,19 +235,18 @@ Result evaluate(const Config& config) noexcept {
         result.cpuBytesPerNode = output.cpuBytesPerNode;
         if (result.cpuBytesPerNode > 0) result.cpuLines = std::move(output.cpuLines);
 
-        const auto activations = std::find_if(result.lines.begin(), result.lines.end(),
-                                              [](const Line& l) { return l.id == "activations"; });
-        const double perLayerStage =
-            activations == result.lines.end() || peakStage.layers == 0 ? 0 : activations->bytes / peakStage.layers;
+        const auto activations =
+            std::find_if(result.lines.begin(), result.lines.end(), [](const Line& l) { return l.id == "activations"; });
+        const double perLayerStage = activations == result.lines.end() || peakStage.layers == 0 ? 0 : activations->bytes / peakStage.layers;
         result.warnings = layoutWarnings(config, perLayerStage);
         result.warnings.insert(result.warnings.end(), output.warnings.begin(), output.warnings.end());
 
         result.totalBytes = peakBytes;
         result.capacityBytes = std::round(config.gpuGb * kBytesPerGB);
         result.usableBytes = std::round(result.capacityBytes * (1 - config.headroom));
-        result.verdict = result.totalBytes <= result.usableBytes    ? "fits"
+        result.verdict = result.totalBytes <= result.usableBytes     ? "fits"
                          : result.totalBytes <= result.capacityBytes ? "tight"
-                                                                      : "does_not_fit";
+                                                                     : "does_not_fit";
         if (config.mode == "inference") {
             result.maxSequences = largestFitting(config, &Config::mb, findField("mb")->max, result.usableBytes);
             result.maxContextTokens = largestFitting(config, &Config::seq, findField("seq")->max, result.usableBytes);
@@ -286,7 +285,8 @@ std::vector<Line> measurableLines(const Config& config) noexcept {
     try {
         Result result = evaluate(config);
         if (!result.ok()) return lines;
-        if (config.mode != "training" || config.method != "membudget" || result.peakPhase != "optimizer step") return std::move(result.lines);
+        if (config.mode != "training" || config.method != "membudget" || result.peakPhase != "optimizer step")
+            return std::move(result.lines);
         // The same stage, composed at forward/backward (the ledger the other methods borrow from).
         const detail::MethodOutput output = detail::membudgetMethod(config, result.parameterCount, false);
         for (const auto& stage : output.stages)

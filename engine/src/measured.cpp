@@ -54,10 +54,12 @@ MeasuredFile readMeasuredFile(std::string_view rootType, std::span<const JsonVal
     auto arrayItems = [&values](std::string_view parent) {
         std::vector<const JsonValue*> items;
         for (const auto& v : values) {
-            if (v.key.size() < parent.size() + 3 || v.key.compare(0, parent.size(), parent) != 0 || v.key[parent.size()] != '[' || v.key.back() != ']')
+            if (v.key.size() < parent.size() + 3 || v.key.compare(0, parent.size(), parent) != 0 || v.key[parent.size()] != '[' ||
+                v.key.back() != ']')
                 continue;
             const std::string_view index = std::string_view(v.key).substr(parent.size() + 1, v.key.size() - parent.size() - 2);
-            if (!index.empty() && std::all_of(index.begin(), index.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) items.push_back(&v);
+            if (!index.empty() && std::all_of(index.begin(), index.end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
+                items.push_back(&v);
         }
         return items;
     };
@@ -69,12 +71,14 @@ MeasuredFile readMeasuredFile(std::string_view rootType, std::span<const JsonVal
     }
     const JsonValue* config = find("config");
     if (!config || config->type != "object") {
-        problem("config", "config must be the object of membudget keys the run used; got " + (config ? jsonTypeWords(config->type) : "nothing"));
+        problem("config",
+                "config must be the object of membudget keys the run used; got " + (config ? jsonTypeWords(config->type) : "nothing"));
         return out;
     }
     const JsonValue* lines = find("lines");
     if (!lines || lines->type != "object") {
-        problem("lines", "lines must be an object of ledger line ids to measured bytes; got " + (lines ? jsonTypeWords(lines->type) : "nothing"));
+        problem("lines",
+                "lines must be an object of ledger line ids to measured bytes; got " + (lines ? jsonTypeWords(lines->type) : "nothing"));
         return out;
     }
     // Keys of the config and the lines are whatever follows "config." / "lines." (a key may hold a dot itself);
@@ -99,8 +103,10 @@ MeasuredFile readMeasuredFile(std::string_view rootType, std::span<const JsonVal
         if (v.type == "object" || v.type == "array") nested = v.key;
         const std::string id = v.key.substr(6);
         const auto bytes = byteCount(v);
-        if (!bytes) problem(v.key, v.key + " must be " + bytesRange() + "; got " + shown(v));
-        else out.lines.emplace_back(id, *bytes);
+        if (!bytes)
+            problem(v.key, v.key + " must be " + bytesRange() + "; got " + shown(v));
+        else
+            out.lines.emplace_back(id, *bytes);
     }
     if (const JsonValue* peak = find("peak")) {
         if (peak->type != "object") {
@@ -115,7 +121,7 @@ MeasuredFile readMeasuredFile(std::string_view rootType, std::span<const JsonVal
                     problem(path, path + " must be " + bytesRange() + "; got " + shown(*value));
                     continue;
                 }
-                (std::string_view(key) == "allocated_bytes" ? out.peakAllocatedBytes
+                (std::string_view(key) == "allocated_bytes"  ? out.peakAllocatedBytes
                  : std::string_view(key) == "reserved_bytes" ? out.peakReservedBytes
                                                              : out.peakActiveBytes) = bytes;
             }
@@ -143,8 +149,10 @@ MeasuredFile readMeasuredFile(std::string_view rootType, std::span<const JsonVal
         }
     }
     if (const JsonValue* device = find("device")) {
-        if (device->type != "object") problem("device", "device must be an object; got " + jsonTypeWords(device->type));
-        else if (const JsonValue* name = find("device.name"); name && name->type == "string") out.deviceName = name->text;
+        if (device->type != "object")
+            problem("device", "device must be an object; got " + jsonTypeWords(device->type));
+        else if (const JsonValue* name = find("device.name"); name && name->type == "string")
+            out.deviceName = name->text;
     }
     if (const JsonValue* source = find("source"); source && source->type == "string") out.source = source->text;
     return out;
@@ -218,11 +226,12 @@ MeasuredComparison compareMeasured(const MeasuredFile& file) {
     }
     for (const auto& [id, bytes] : file.lines) {
         const std::string& lineId = id;  // a structured binding cannot be captured before C++20's clang 16
-        const bool predicted = std::any_of(out.result.lines.begin(), out.result.lines.end(), [&lineId](const Line& l) { return l.id == lineId; });
+        const bool predicted =
+            std::any_of(out.result.lines.begin(), out.result.lines.end(), [&lineId](const Line& l) { return l.id == lineId; });
         if (!predicted) out.lines.push_back({id, id, std::nullopt, bytes, false});
     }
-    for (const auto& [name, peak] :
-         {std::pair<const char*, std::optional<double>>{"peak_allocated", file.peakAllocatedBytes}, {"peak_reserved", file.peakReservedBytes}}) {
+    for (const auto& [name, peak] : {std::pair<const char*, std::optional<double>>{"peak_allocated", file.peakAllocatedBytes},
+                                     {"peak_reserved", file.peakReservedBytes}}) {
         if (!peak) continue;
         out.totals.push_back({"total", name, out.predictedTotalBytes, *peak});
         out.totals.push_back({"total_without_allowances", name, out.predictedWithoutAllowancesBytes, *peak});

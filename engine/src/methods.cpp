@@ -13,7 +13,6 @@
 
 namespace membudget {
 
-
 std::string differenceReason(std::string_view method, std::string_view line) {
     const bool staticLine = line == "parameters" || line == "gradients" || line == "optimizer";
     if (line == "buffers" || line == "cuda_context") return "an allowance, the same for every method";
@@ -31,13 +30,15 @@ std::string differenceReason(std::string_view method, std::string_view line) {
     if (method == "megatron") {
         if (line == "gradients") return "FP32 main gradients: 18 vs 16 bytes per parameter (6 + 12/DP with the distributed optimizer)";
         if (staticLine) return "the first stage only; no biases; norms not split by TP; an untied output layer is not counted when PP > 1";
-        return "sbh(18 + 4f/h) per layer with SP and selective recompute, else sbh(10 + 24/t) × 1.05: ignores GQA and SwiGLU's third tensor";
+        return "sbh(18 + 4f/h) per layer with SP and selective recompute, else sbh(10 + 24/t) × 1.05: ignores GQA and SwiGLU's third "
+               "tensor";
     }
     if (method == "zero")
         return staticLine ? "the ZeRO paper's (2 + 2 + K)Ψ per device with Ψ split evenly by TP × PP and K = 12"
                           : "not in the paper (membudget's estimate)";
     if (method == "deepspeed") {
-        if (line == "parameters") return "fp16 parameters kept whole under ZeRO-2; ZeRO-3 gathers the largest layer (4L with its gradients)";
+        if (line == "parameters")
+            return "fp16 parameters kept whole under ZeRO-2; ZeRO-3 gathers the largest layer (4L with its gradients)";
         if (line == "gradients") return "6 bytes of gradients per parameter (fp16 + fp32), partitioned over the DP group";
         if (line == "optimizer") return "fp32 parameters and Adam states (12 bytes) partitioned, the total truncated to whole bytes";
         return "not in DeepSpeed's estimator (membudget's estimate)";
@@ -56,9 +57,7 @@ Line filledIn(Line line, std::string_view source) {
 namespace {
 
 sources::Recompute recomputeOf(const Config& c) {
-    return c.ckpt == "full" ? sources::Recompute::full
-           : c.ckpt == "selective" ? sources::Recompute::selective
-                                   : sources::Recompute::none;
+    return c.ckpt == "full" ? sources::Recompute::full : c.ckpt == "selective" ? sources::Recompute::selective : sources::Recompute::none;
 }
 
 const Line& lineOf(const StageOutput& stage, std::string_view id) {
@@ -74,7 +73,7 @@ MethodOutput korthikantiMethod(const Config& c, double psi) {
     const std::vector<double> layers = stageLayers(c);
     const double s = c.seq / c.cp, b = c.mb, h = c.hidden, a = c.heads, t = c.tp;
     const double perLayer = sources::korthikantiLayerBytes(s, b, h, a, t, c.sp && t > 1, recomputeOf(c));
-    const std::string table2 = c.ckpt == "full" ? "sbh·2"
+    const std::string table2 = c.ckpt == "full"        ? "sbh·2"
                                : c.ckpt == "selective" ? (c.sp ? "sbh(34/t)" : "sbh(10 + 24/t)")
                                                        : (c.sp ? "sbh(34/t + 5as/(ht))" : "sbh(10 + 24/t + 5as/(ht))");
     for (double i = 0; i < c.pp; ++i) {
@@ -99,19 +98,21 @@ MethodOutput korthikantiMethod(const Config& c, double psi) {
             expression += fill(" + #", {output});
             formula += " + 4sbh/t·(1 + v/h) (final norm, output layer, fp32 logits)";
         }
-        for (const char* id : {"parameters", "gradients", "optimizer"}) stage.lines.push_back(filledIn(lineOf(membudgetStage, id), "Korthikanti et al. (activations only)"));
-        stage.lines.push_back({"activations", "Activations", formula,
-                               expression, bytes,
+        for (const char* id : {"parameters", "gradients", "optimizer"})
+            stage.lines.push_back(filledIn(lineOf(membudgetStage, id), "Korthikanti et al. (activations only)"));
+        stage.lines.push_back({"activations", "Activations", formula, expression, bytes,
                                "Korthikanti et al. 2022 Table 2 (GPT layer: 4h FFN, multi-head attention, dropout, eager "
-                               "attention): " + n(perLayer) + " B per layer × " + n(copies) + " layer-copies on stage " + n(i) +
-                                   "; §4.2 in-flight micro-batches" +
-                                   std::string(c.vpp > 1 ? " and interleaving" : "") + ", §4.3 embedding and output terms",
+                               "attention): " +
+                                   n(perLayer) + " B per layer × " + n(copies) + " layer-copies on stage " + n(i) +
+                                   "; §4.2 in-flight micro-batches" + std::string(c.vpp > 1 ? " and interleaving" : "") +
+                                   ", §4.3 embedding and output terms",
                                "korthikanti"});
         out.stages.push_back(std::move(stage));
     }
     if (c.gatedFfn || c.kvHeads != c.heads || c.attention == "flash" || !c.dropout)
-        out.warnings.push_back({"method", "Korthikanti et al.'s Table 2 is for a GPT layer (4h FFN, no GQA, eager attention, "
-                                          "dropout): SwiGLU, GQA, FlashAttention and dropout settings are not reflected"});
+        out.warnings.push_back({"method",
+                                "Korthikanti et al.'s Table 2 is for a GPT layer (4h FFN, no GQA, eager attention, "
+                                "dropout): SwiGLU, GQA, FlashAttention and dropout settings are not reflected"});
     if (c.cp > 1) out.warnings.push_back({"cp", "Korthikanti et al. predate context parallelism; s / CP is used for s"});
     return out;
 }
@@ -180,13 +181,18 @@ MethodOutput megatronMethod(const Config& c, double psi) {
 
     // The substituted expressions, term for term as the Python computes them.
     const double expertBytes = weights.expertParams;
-    std::string optimizerText = (x.useDistributedOptimizer ? fill("12 / # × #", {c.dp, params - expertBytes}) : fill("12 × #", {params - expertBytes}));
+    std::string optimizerText =
+        (x.useDistributedOptimizer ? fill("12 / # × #", {c.dp, params - expertBytes}) : fill("12 × #", {params - expertBytes}));
     if (expertBytes > 0) optimizerText += fill(" + # × #", {weights.expertBytesPerParam - 6, expertBytes});
     const double s = x.seqLength, b = x.microBatchSize, h = x.hiddenSize, pp = x.pipelineParallel, t = x.tensorParallel;
-    std::string activationText = withSp ? fill("# × # × # × (18 + 4 × (# / #)) × # + 8 × # × # × # + # × # × # × #", {s, b, h, x.ffnHiddenSize, h, x.numLayers, s, b, pp, s, b, h, pp})
-                                        : fill("# × # × # × (10 + 24 / #) × # + 8 × # × # × # + # × # × # × #", {s, b, h, t, x.numLayers, s, b, pp, s, b, h, pp});
-    if (x.virtualPipeline) activationText = "(" + activationText + fill(") × (1 + (# − 1) / (# × #))", {pp, pp, *x.virtualPipeline});
-    else if (pp > 1 && x.numMicrobatches) activationText = "(" + activationText + fill(") × min(1, # / #)", {*x.numMicrobatches, pp});
+    std::string activationText =
+        withSp ? fill("# × # × # × (18 + 4 × (# / #)) × # + 8 × # × # × # + # × # × # × #",
+                      {s, b, h, x.ffnHiddenSize, h, x.numLayers, s, b, pp, s, b, h, pp})
+               : fill("# × # × # × (10 + 24 / #) × # + 8 × # × # × # + # × # × # × #", {s, b, h, t, x.numLayers, s, b, pp, s, b, h, pp});
+    if (x.virtualPipeline)
+        activationText = "(" + activationText + fill(") × (1 + (# − 1) / (# × #))", {pp, pp, *x.virtualPipeline});
+    else if (pp > 1 && x.numMicrobatches)
+        activationText = "(" + activationText + fill(") × min(1, # / #)", {*x.numMicrobatches, pp});
     if (pp == 1)
         activationText += withSp ? fill(" + 4 × # × # × # × (1 + # / #)", {s, b, h, x.paddedVocabSize, h})
                                  : fill(" + 2 × (# × # × # / # + # × # × #)", {s, b, x.paddedVocabSize, t, s, b, h});
@@ -197,34 +203,41 @@ MethodOutput megatronMethod(const Config& c, double psi) {
     stage.layers = c.layers / c.pp;
     stage.inFlightMicrobatches = inFlightMicrobatches(c, 0);
     stage.lines.push_back({"parameters", "Parameters", "2 × P_shard", fill("2 × #", {params}), 2 * params,
-                           "BF16 weights of " + shard + " parameters on the most loaded shard (stage 0: L/PP layers and the embedding; norms not "
-                           "split by TP; no biases or position embeddings counted)",
+                           "BF16 weights of " + shard +
+                               " parameters on the most loaded shard (stage 0: L/PP layers and the embedding; norms not "
+                               "split by TP; no biases or position embeddings counted)",
                            "megatron"});
     stage.lines.push_back({"gradients", "Gradients", "4 × P_shard", fill("4 × #", {params}), 4 * params,
                            "FP32 main gradients: Megatron-LM counts 18 (or 6 + 12/DP) bytes per parameter, 4 of them for gradients",
                            "megatron"});
-    stage.lines.push_back({"optimizer", "Optimizer",
-                           std::string(c.zero >= 1 ? "(12 / DP) × P_shard" : "12 × P_shard") + (expertBytes > 0 ? " + (12 / EDP) × P_experts" : ""),
-                           optimizerText,
-                           (weights.bytesPerParam - 6) * (params - weights.expertParams) + (weights.expertBytesPerParam - 6) * weights.expertParams,
-                           c.zero >= 1 ? "FP32 params + Adam m, v sharded by the distributed optimizer over DP (6 + 12/DP bytes per parameter in all)"
-                                       : "FP32 params + Adam m, v, not sharded (18 bytes per parameter in all)",
-                           "megatron"});
-    stage.lines.push_back({"activations", "Activations",
-                           withSp ? "[sbh(18 + 4f/h)·L + 8sbp + sbhp]·φ (+ 4sbh(1 + V/h) if PP = 1) / TP"
-                                  : "1.05 × ([sbh(10 + 24/t)·L + 8sbp + sbhp]·φ (+ 2(sbV/t + sbh) if PP = 1))",
-                           activationText, activations,
-                           std::string("Megatron-LM's ") +
-                               (withSp ? "compute_activation_memory (sequence parallel and selective recompute)"
-                                       : "compute_activation_memory_without_sp (its formula for every case but SP + selective, whatever the recompute mode)") +
-                               "; ignores GQA, SwiGLU's third tensor and FlashAttention; s is the full --seq-length; φ = " +
-                               (c.vpp > 1 ? "1 + (PP − 1)/(PP·v)" : "min(1, m / PP)"),
-                           "megatron"});
+    stage.lines.push_back(
+        {"optimizer", "Optimizer",
+         std::string(c.zero >= 1 ? "(12 / DP) × P_shard" : "12 × P_shard") + (expertBytes > 0 ? " + (12 / EDP) × P_experts" : ""),
+         optimizerText,
+         (weights.bytesPerParam - 6) * (params - weights.expertParams) + (weights.expertBytesPerParam - 6) * weights.expertParams,
+         c.zero >= 1 ? "FP32 params + Adam m, v sharded by the distributed optimizer over DP (6 + 12/DP bytes per parameter in all)"
+                     : "FP32 params + Adam m, v, not sharded (18 bytes per parameter in all)",
+         "megatron"});
+    stage.lines.push_back(
+        {"activations", "Activations",
+         withSp ? "[sbh(18 + 4f/h)·L + 8sbp + sbhp]·φ (+ 4sbh(1 + V/h) if PP = 1) / TP"
+                : "1.05 × ([sbh(10 + 24/t)·L + 8sbp + sbhp]·φ (+ 2(sbV/t + sbh) if PP = 1))",
+         activationText, activations,
+         std::string("Megatron-LM's ") +
+             (withSp
+                  ? "compute_activation_memory (sequence parallel and selective recompute)"
+                  : "compute_activation_memory_without_sp (its formula for every case but SP + selective, whatever the recompute mode)") +
+             "; ignores GQA, SwiGLU's third tensor and FlashAttention; s is the full --seq-length; φ = " +
+             (c.vpp > 1 ? "1 + (PP − 1)/(PP·v)" : "min(1, m / PP)"),
+         "megatron"});
     out.stages.push_back(std::move(stage));
-    out.warnings.push_back({"method", "Megatron-LM estimates the most loaded shard only (the first stage); its report prints MiB as \"MB\""});
+    out.warnings.push_back(
+        {"method", "Megatron-LM estimates the most loaded shard only (the first stage); its report prints MiB as \"MB\""});
     if (c.cp > 1)
-        out.warnings.push_back({"cp", "Megatron-LM's estimator does not read context_parallel_size: its activations are for the whole sequence "
-                                      "(" + n(c.seq) + " tokens), not the " + n(c.seq / c.cp) + " each CP rank holds"});
+        out.warnings.push_back({"cp",
+                                "Megatron-LM's estimator does not read context_parallel_size: its activations are for the whole sequence "
+                                "(" +
+                                    n(c.seq) + " tokens), not the " + n(c.seq / c.cp) + " each CP rank holds"});
     (void)psi;
     return out;
 }
@@ -284,13 +297,17 @@ MethodOutput deepspeedMethod(const Config& c, double psi) {
         std::string cpu;
         if (zero3) {
             const double states = offloadParams ? 18 : 16;
-            if (!offloadOptimizer) cpu = c.zeroInit ? fill("# × 4 × # × 1.5", {largest, gpusPerNode}) : fill("# × 4 × # × 1.5", {P, gpusPerNode});
-            else cpu = c.zeroInit ? fill("# × # × (1 / #) × 1.5", {P, states, nodes}) : fill("# × max(4 × #, # × (1 / #)) × 1.5", {P, gpusPerNode, states, nodes});
+            if (!offloadOptimizer)
+                cpu = c.zeroInit ? fill("# × 4 × # × 1.5", {largest, gpusPerNode}) : fill("# × 4 × # × 1.5", {P, gpusPerNode});
+            else
+                cpu = c.zeroInit ? fill("# × # × (1 / #) × 1.5", {P, states, nodes})
+                                 : fill("# × max(4 × #, # × (1 / #)) × 1.5", {P, gpusPerNode, states, nodes});
         } else {
             cpu = offloadOptimizer ? fill("# × max(4 × #, 16) × 1.5", {P, G}) : fill("# × 4 × # × 1.5", {P, gpusPerNode});
         }
-        out.cpuLines.push_back({"cpu_model_states", "Model states (DeepSpeed)", zero3 ? "estimate_zero3 CPU column" : "estimate_zero2 CPU column",
-                                "⌊" + cpu + "⌋", estimate.cpuBytesPerNode,
+        out.cpuLines.push_back({"cpu_model_states", "Model states (DeepSpeed)",
+                                zero3 ? "estimate_zero3 CPU column" : "estimate_zero2 CPU column", "⌊" + cpu + "⌋",
+                                estimate.cpuBytesPerNode,
                                 "DeepSpeed's CPU memory per node for " + n(gpusPerNode) + " GPUs per node and " + n(nodes) +
                                     " nodes, additional_buffer_factor 1.5 (it prints bytes / 2^30 as \"GB\")",
                                 "deepspeed"});
@@ -350,9 +367,10 @@ MethodOutput deepspeedMethod(const Config& c, double psi) {
         stage.layers = membudgetStage.layers;
         stage.inFlightMicrobatches = membudgetStage.inFlightMicrobatches;
         const std::string note = "DeepSpeed " + estimator + ": GPU bytes " + formula + " (" + values + "), split into lines";
-        stage.lines.push_back({"parameters", "Parameters", parametersFormula, parametersText, parameters, note + "; fp16 parameters", "deepspeed"});
-        stage.lines.push_back({"gradients", "Gradients", gradientsFormula, gradientsText, gradients, note + "; fp16 and fp32 gradients",
-                               "deepspeed"});
+        stage.lines.push_back(
+            {"parameters", "Parameters", parametersFormula, parametersText, parameters, note + "; fp16 parameters", "deepspeed"});
+        stage.lines.push_back(
+            {"gradients", "Gradients", gradientsFormula, gradientsText, gradients, note + "; fp16 and fp32 gradients", "deepspeed"});
         stage.lines.push_back({"optimizer", "Optimizer", optimizerFormula, optimizerText, optimizer,
                                offloadOptimizer ? note + "; optimizer states in CPU memory" : note + "; fp32 params and Adam states",
                                "deepspeed"});
@@ -362,10 +380,12 @@ MethodOutput deepspeedMethod(const Config& c, double psi) {
     if (c.zero < 2)
         out.warnings.push_back({"zero", "DeepSpeed has estimators for ZeRO-2 and ZeRO-3 only; ZeRO-2's is used for zero = " + n(c.zero)});
     if (c.tp * c.pp > 1)
-        out.warnings.push_back({"method", "DeepSpeed's estimators assume pure data parallelism; P is taken per model-parallel shard, Ψ / (TP × PP)"});
-    out.warnings.push_back({"method", "DeepSpeed prints bytes / 2^30 as \"GB\"; users measured far more than its offload estimates "
-                                      "(DeepSpeed issue #4527: 0.49 \"GB\" estimated, 14.3 GiB measured), since it leaves out activations, "
-                                      "buffers and the allocator"});
+        out.warnings.push_back(
+            {"method", "DeepSpeed's estimators assume pure data parallelism; P is taken per model-parallel shard, Ψ / (TP × PP)"});
+    out.warnings.push_back({"method",
+                            "DeepSpeed prints bytes / 2^30 as \"GB\"; users measured far more than its offload estimates "
+                            "(DeepSpeed issue #4527: 0.49 \"GB\" estimated, 14.3 GiB measured), since it leaves out activations, "
+                            "buffers and the allocator"});
     return out;
 }
 
@@ -393,7 +413,8 @@ PeakBytes peakOver(const Config& c, const std::vector<StageSpan>& stages, Lines 
         const StaticAndActivations l = lines(stage);
         const double total = l.parameters + l.gradients + l.optimizer + l.activations + buffers + context;
         const double staticBytes = l.parameters + l.gradients + l.optimizer + allowances;
-        if (total > peak.totalBytes) peak = {l.parameters, l.gradients, l.optimizer, l.activations, allowances, total, stage.index, peak.staticBytes};
+        if (total > peak.totalBytes)
+            peak = {l.parameters, l.gradients, l.optimizer, l.activations, allowances, total, stage.index, peak.staticBytes};
         peak.staticBytes = std::max(peak.staticBytes, staticBytes);
     }
     return peak;
@@ -460,10 +481,12 @@ PeakBytes megatronTrainingPeak(const Config& c) {
     const sources::MegatronArgs x = megatronArgs(c);
     const auto weights = sources::megatronWeights(x);
     const double params = weights.tensorParallelParams + weights.replicatedParams + weights.expertParams;
-    const double optimizer = (weights.bytesPerParam - 6) * (params - weights.expertParams) + (weights.expertBytesPerParam - 6) * weights.expertParams;
+    const double optimizer =
+        (weights.bytesPerParam - 6) * (params - weights.expertParams) + (weights.expertBytesPerParam - 6) * weights.expertParams;
     // Megatron-LM estimates its most loaded shard only: one stage.
-    return peakOver(c, {{0, 0, c.layers / c.pp}},
-                    [&](const StageSpan&) { return StaticAndActivations{2 * params, 4 * params, optimizer, sources::megatronActivationBytes(x)}; });
+    return peakOver(c, {{0, 0, c.layers / c.pp}}, [&](const StageSpan&) {
+        return StaticAndActivations{2 * params, 4 * params, optimizer, sources::megatronActivationBytes(x)};
+    });
 }
 
 }  // namespace membudget::detail

@@ -119,8 +119,9 @@ void markPareto(std::vector<PlanRow>& rows) noexcept {
     try {
         using Costs = std::array<double, 6>;
         auto costs = [](const PlanRow& r) {
-            return Costs{r.recomputeOverhead, r.bubble, r.tp * r.cp, r.zero >= 3 ? 1.0 : 0.0, (r.tpCrossesNode || r.cpCrossesNode) ? 1.0 : 0.0,
-                         r.peakBytes};
+            return Costs{
+                r.recomputeOverhead, r.bubble, r.tp * r.cp, r.zero >= 3 ? 1.0 : 0.0, (r.tpCrossesNode || r.cpCrossesNode) ? 1.0 : 0.0,
+                r.peakBytes};
         };
         // Sorted by the discrete costs, then bubble and peak: within a run of equal discrete costs the
         // front is a staircase over (bubble, peak); only those candidates are then compared across runs.
@@ -132,13 +133,15 @@ void markPareto(std::vector<PlanRow>& rows) noexcept {
             rows[i].pareto = false;
         }
         auto sortKey = [&](size_t i) { return std::tie(keys[i][0], keys[i][2], keys[i][3], keys[i][4], keys[i][1], keys[i][5]); };
-        std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sortKey(a) < sortKey(b) || (sortKey(a) == sortKey(b) && a < b); });
+        std::sort(order.begin(), order.end(),
+                  [&](size_t a, size_t b) { return sortKey(a) < sortKey(b) || (sortKey(a) == sortKey(b) && a < b); });
         std::vector<size_t> candidates;
         double bestPeak = INFINITY;
         for (size_t k = 0; k < order.size(); ++k) {
             const size_t i = order[k];
-            const bool newGroup = k == 0 || std::tie(keys[i][0], keys[i][2], keys[i][3], keys[i][4]) !=
-                                                std::tie(keys[order[k - 1]][0], keys[order[k - 1]][2], keys[order[k - 1]][3], keys[order[k - 1]][4]);
+            const bool newGroup =
+                k == 0 || std::tie(keys[i][0], keys[i][2], keys[i][3], keys[i][4]) !=
+                              std::tie(keys[order[k - 1]][0], keys[order[k - 1]][2], keys[order[k - 1]][3], keys[order[k - 1]][4]);
             if (newGroup) bestPeak = INFINITY;
             const bool tiesPrevious = !newGroup && keys[order[k - 1]] == keys[i] && rows[order[k - 1]].pareto;
             if (keys[i][5] < bestPeak || tiesPrevious) {
@@ -176,7 +179,8 @@ void markPareto(std::vector<PlanRow>& rows) noexcept {
                 }
                 if (!noWorse) continue;
                 // The last step with bubble <= this bubble has the least peak among them.
-                const auto after = std::upper_bound(group.steps.begin(), group.steps.end(), std::make_pair(bubble, static_cast<double>(INFINITY)));
+                const auto after =
+                    std::upper_bound(group.steps.begin(), group.steps.end(), std::make_pair(bubble, static_cast<double>(INFINITY)));
                 if (after == group.steps.begin()) continue;
                 const auto& [b, p] = *std::prev(after);
                 if (p <= peak && (strictly || b < bubble || p < peak)) {
@@ -214,7 +218,8 @@ PlanResult plan(const PlanRequest& r) noexcept {
         if (base.mode != "training")
             out.errors.push_back({"mode", "the planner searches training layouts; mode must be training, got " + base.mode});
         if (!(r.gpus >= 1 && r.gpus <= 1048576 && std::floor(r.gpus) == r.gpus))
-            out.errors.push_back({"gpus", "gpus must be a whole number from 1 to 1,048,576 for a plan; got " + detail::formatNumber(r.gpus)});
+            out.errors.push_back(
+                {"gpus", "gpus must be a whole number from 1 to 1,048,576 for a plan; got " + detail::formatNumber(r.gpus)});
         if (!(r.globalBatch >= 1 && r.globalBatch <= 1e9 && std::floor(r.globalBatch) == r.globalBatch))
             out.errors.push_back({"global_batch", "global_batch must be a whole number of sequences from 1 to 1,000,000,000; got " +
                                                       detail::formatNumber(r.globalBatch)});
@@ -231,7 +236,8 @@ PlanResult plan(const PlanRequest& r) noexcept {
         constexpr size_t kMaxLayouts = 200000;
         constexpr double kMaxConfigurations = 40e6;
         const std::vector<detail::Layout> layouts = detail::layoutsOf(r, kMaxLayouts);
-        const std::string narrow = "narrow it: fewer GPUs, a smaller max_mb or max_cp, a larger global batch per replica, or TP within a node";
+        const std::string narrow =
+            "narrow it: fewer GPUs, a smaller max_mb or max_cp, a larger global batch per replica, or TP within a node";
         if (layouts.size() > kMaxLayouts) {
             out.errors.push_back({"gpus", "the search is too large: more than " + detail::groupedNumber(static_cast<double>(kMaxLayouts)) +
                                               " layouts of TP, CP, PP and EP; " + narrow});
@@ -251,8 +257,8 @@ PlanResult plan(const PlanRequest& r) noexcept {
             configurations += static_cast<double>(microBatchesFor(L.dp).size()) * (L.dp * L.cp > 1 ? 4 : 1) * (L.tp > 1 ? 2 : 1) * 3;
         if (configurations > kMaxConfigurations) {
             out.errors.push_back({"gpus", "the search is too large: " + detail::groupedNumber(configurations) + " configurations over " +
-                                              detail::groupedNumber(out.layouts) + " layouts (at most " + detail::groupedNumber(kMaxConfigurations) +
-                                              "); " + narrow});
+                                              detail::groupedNumber(out.layouts) + " layouts (at most " +
+                                              detail::groupedNumber(kMaxConfigurations) + "); " + narrow});
             return out;
         }
         const double psi = base.params != 0 ? base.params : derivedParameterCount(base);
@@ -276,7 +282,8 @@ PlanResult plan(const PlanRequest& r) noexcept {
         size_t compactAt = std::max<size_t>(4 * maxRows, 65536);
         auto compact = [&]() {
             markPareto(out.rows);
-            const size_t front = static_cast<size_t>(std::count_if(out.rows.begin(), out.rows.end(), [](const PlanRow& row) { return row.pareto; }));
+            const size_t front =
+                static_cast<size_t>(std::count_if(out.rows.begin(), out.rows.end(), [](const PlanRow& row) { return row.pareto; }));
             if (out.rows.size() > front + maxRows) out.rows.resize(front + maxRows);
             compactAt = std::max(compactAt, 2 * out.rows.size());
         };
@@ -394,36 +401,48 @@ std::vector<Change> singleChanges(const Config& c) {
         return s;
     }()));
     if (c.tp > 1 && !c.sp && std::fmod(c.seq / c.cp, c.tp) == 0)
-        out.push_back({"sp = true", {{"sp", "true"}}, 0, "none: the same TP communication as reduce-scatter + all-gather (Korthikanti §4.2.2)"});
+        out.push_back(
+            {"sp = true", {{"sp", "true"}}, 0, "none: the same TP communication as reduce-scatter + all-gather (Korthikanti §4.2.2)"});
     if (c.zero < 2 && c.dp * c.cp > 1)
-        out.push_back({"zero = " + formatNumber(c.zero + 1), {{"zero", formatNumber(c.zero + 1)}}, 1,
+        out.push_back({"zero = " + formatNumber(c.zero + 1),
+                       {{"zero", formatNumber(c.zero + 1)}},
+                       1,
                        "none in volume: reduce-scatter + all-gather replace the all-reduce (ZeRO §7)"});
     if (c.zero < 3 && c.dp * c.cp > 1)
-        out.push_back({"zero = 3", {{"zero", "3"}}, 3, "1.5× the data-parallel communication: parameters all-gathered in forward and backward (ZeRO §7.2)"});
+        out.push_back({"zero = 3",
+                       {{"zero", "3"}},
+                       3,
+                       "1.5× the data-parallel communication: parameters all-gathered in forward and backward (ZeRO §7.2)"});
     if (c.ckpt == "none")
         out.push_back({"ckpt = selective", {{"ckpt", "selective"}}, 2, "≈" + pct + " more step compute (attention core recomputed)"});
     if (c.ckpt != "full")
         out.push_back({"ckpt = full", {{"ckpt", "full"}}, 5, "≈33% more step compute: one more forward pass (chapter §2)"});
     if (c.mb > 1 && std::fmod(c.mb, 2) == 0)
         out.push_back({"mb = " + formatNumber(c.mb / 2) + ", microbatches = " + formatNumber(c.microbatches * 2),
-                       {{"mb", formatNumber(c.mb / 2)}, {"microbatches", formatNumber(c.microbatches * 2)}}, 2,
+                       {{"mb", formatNumber(c.mb / 2)}, {"microbatches", formatNumber(c.microbatches * 2)}},
+                       2,
                        "smaller GEMMs (lower efficiency); the global batch is kept"});
     if (std::fmod(c.dp, 2) == 0 && std::fmod(c.heads, c.tp * 2) == 0)
         out.push_back({"tp = " + formatNumber(c.tp * 2) + ", dp = " + formatNumber(c.dp / 2),
-                       {{"tp", formatNumber(c.tp * 2)}, {"dp", formatNumber(c.dp / 2)}}, c.tp * 2 > c.gpusPerNode ? 6 : 4,
+                       {{"tp", formatNumber(c.tp * 2)}, {"dp", formatNumber(c.dp / 2)}},
+                       c.tp * 2 > c.gpusPerNode ? 6 : 4,
                        c.tp * 2 > c.gpusPerNode ? "TP all-reduces across nodes (slow interconnect)"
                                                 : "more TP all-reduces per layer, smaller GEMMs"});
     if (std::fmod(c.dp, 2) == 0 && c.pp * 2 <= c.layers)
         out.push_back({"pp = " + formatNumber(c.pp * 2) + ", dp = " + formatNumber(c.dp / 2),
-                       {{"pp", formatNumber(c.pp * 2)}, {"dp", formatNumber(c.dp / 2)}}, 4,
+                       {{"pp", formatNumber(c.pp * 2)}, {"dp", formatNumber(c.dp / 2)}},
+                       4,
                        "pipeline bubble " + detail::percentText((c.pp * 2 - 1) / (c.microbatches + c.pp * 2 - 1)) + " (was " +
                            detail::percentText((c.pp - 1) / (c.microbatches + c.pp - 1)) + ")"});
     if (std::fmod(c.dp, 2) == 0 && std::fmod(c.seq, c.cp * 2) == 0)
         out.push_back({"cp = " + formatNumber(c.cp * 2) + ", dp = " + formatNumber(c.dp / 2),
-                       {{"cp", formatNumber(c.cp * 2)}, {"dp", formatNumber(c.dp / 2)}}, 4,
+                       {{"cp", formatNumber(c.cp * 2)}, {"dp", formatNumber(c.dp / 2)}},
+                       4,
                        "ring-attention K/V exchange between CP ranks (overlapped with compute)"});
     if (c.offload == "none" && c.zero >= 1)
-        out.push_back({"offload = optimizer", {{"offload", "optimizer"}}, 7,
+        out.push_back({"offload = optimizer",
+                       {{"offload", "optimizer"}},
+                       7,
                        "the optimizer step runs on the CPU: PCIe transfers and CPU Adam bound the step time (ZeRO-Offload)"});
     return out;
 }

@@ -77,8 +77,7 @@ double megatronActivationBytesWithSp(const MegatronArgs& x) {
 }
 
 double megatronActivationBytesWithoutSp(const MegatronArgs& x) {
-    const double s = x.seqLength, b = x.microBatchSize, h = x.hiddenSize, p = x.pipelineParallel,
-                 t = x.tensorParallel;
+    const double s = x.seqLength, b = x.microBatchSize, h = x.hiddenSize, p = x.pipelineParallel, t = x.tensorParallel;
     double activation = s * b * h * (10 + (24 / t)) * x.numLayers;
     activation += 8 * s * b * p;
     activation += s * b * h * p;
@@ -88,8 +87,7 @@ double megatronActivationBytesWithoutSp(const MegatronArgs& x) {
 }
 
 double megatronActivationBytes(const MegatronArgs& x) {
-    return x.sequenceParallel && x.recomputeSelective ? megatronActivationBytesWithSp(x)
-                                                      : megatronActivationBytesWithoutSp(x);
+    return x.sequenceParallel && x.recomputeSelective ? megatronActivationBytesWithSp(x) : megatronActivationBytesWithoutSp(x);
 }
 
 // ---- DeepSpeed --------------------------------------------------------------------------------
@@ -107,8 +105,7 @@ DeepSpeedEstimate deepspeedZero2BeforePr5099(double P, double g, double n, bool 
     return {4 * P + std::trunc(16 * P / G), std::trunc(P * 4 * g * f)};
 }
 
-DeepSpeedEstimate deepspeedZero3(double P, double L, double g, double n, bool cpuOffload, bool cpuOffloadParams,
-                                 bool zeroInit, double f) {
+DeepSpeedEstimate deepspeedZero3(double P, double L, double g, double n, bool cpuOffload, bool cpuOffloadParams, bool zeroInit, double f) {
     const double G = n * g;
     const double gpusFactor = 1 / n;
     const double largestLayerMemory = 4 * L;
@@ -128,10 +125,14 @@ DeepSpeedEstimate deepspeedZero3(double P, double L, double g, double n, bool cp
 
 ZeroModelStates zeroPaperModelStates(int stage, double psi, double nd, double k) {
     switch (stage) {
-        case 0: return {2 * psi, 2 * psi, k * psi};
-        case 1: return {2 * psi, 2 * psi, k * psi / nd};
-        case 2: return {2 * psi, 2 * psi / nd, k * psi / nd};
-        default: return {2 * psi / nd, 2 * psi / nd, k * psi / nd};
+        case 0:
+            return {2 * psi, 2 * psi, k * psi};
+        case 1:
+            return {2 * psi, 2 * psi, k * psi / nd};
+        case 2:
+            return {2 * psi, 2 * psi / nd, k * psi / nd};
+        default:
+            return {2 * psi / nd, 2 * psi / nd, k * psi / nd};
     }
 }
 
@@ -140,9 +141,12 @@ ZeroModelStates zeroPaperModelStates(int stage, double psi, double nd, double k)
 double korthikantiLayerBytes(double s, double b, double h, double a, double t, bool sp, Recompute r) {
     const double sbh = s * b * h;
     switch (r) {
-        case Recompute::full: return sbh * 2;
-        case Recompute::selective: return sp ? sbh * (34 / t) : sbh * (10 + 24 / t);
-        case Recompute::none: break;
+        case Recompute::full:
+            return sbh * 2;
+        case Recompute::selective:
+            return sp ? sbh * (34 / t) : sbh * (10 + 24 / t);
+        case Recompute::none:
+            break;
     }
     const double scores = 5 * a * s / (h * t);
     return sp ? sbh * (34 / t + scores) : sbh * (10 + 24 / t + scores);
@@ -152,8 +156,6 @@ double korthikantiInterleaveFactor(double p, double m) { return 1 + (p - 1) / (p
 
 double korthikantiEmbeddingBytes(double s, double b, double h, double p, double t) { return s * b * h * p / t; }
 
-double korthikantiOutputBytes(double s, double b, double h, double v, double t) {
-    return 4 * s * b * h / t * (1 + v / h);
-}
+double korthikantiOutputBytes(double s, double b, double h, double v, double t) { return 4 * s * b * h / t * (1 + v / h); }
 
 }  // namespace membudget::sources

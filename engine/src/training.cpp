@@ -60,7 +60,9 @@ MembudgetTraining membudgetTraining(const Config& c) {
     t.moeLayerBytes = c.experts != 0 ? layerTensorBytes(c, t.x, {keepCore, true}) : 0;
     // Selective recomputation (Megatron-LM: core attention) rebuilds one layer's attention core.
     t.coreBytes = t.fullLayerBytes - layerTensorBytes(c, t.x, {false, false});
-    t.mtpLayerBytes = c.ckpt == "full" ? activationBytes(c) * t.x.b * t.x.sRank * t.x.h / t.x.spDivisor : t.mtpMoe ? t.moeLayerBytes : t.denseLayerBytes;
+    t.mtpLayerBytes = c.ckpt == "full" ? activationBytes(c) * t.x.b * t.x.sRank * t.x.h / t.x.spDivisor
+                      : t.mtpMoe       ? t.moeLayerBytes
+                                       : t.denseLayerBytes;
     return t;
 }
 
@@ -104,8 +106,8 @@ MembudgetStage membudgetStage(const Config& c, const MembudgetTraining& t, doubl
     // Each line is whole bytes: a shard that does not divide evenly is padded (Megatron-LM's distributed
     // optimizer pads its buffers to a multiple of the DP size; FSDP pads each parameter's first dimension).
     s.parameters = std::ceil((t.offloadParameters ? 0
-                                                  : rates.weight * s.stageParams / s.paramShard + rates.weight * s.expertParams / s.expertParamShard +
-                                                        s.fp8Copies) +
+                                                  : rates.weight * s.stageParams / s.paramShard +
+                                                        rates.weight * s.expertParams / s.expertParamShard + s.fp8Copies) +
                              2 * rates.weight * s.gatheredLayer);
     s.gradients = std::ceil(rates.gradient * s.stageParams / s.gradShard + rates.gradient * s.expertParams / s.expertGradShard +
                             rates.weight * s.gatheredLayer);
@@ -162,10 +164,11 @@ PeakBytes membudgetTrainingPeak(const Config& c, const std::vector<StageSpan>& s
     for (const StageSpan& stage : stages) {
         const MembudgetStage s = membudgetStage(c, t, stage.index, stage.layers, stage.firstLayer, true);
         // The same sum, in the same order, as evaluate() makes of the stage's lines.
-        const double total = s.parameters + s.gradients + s.optimizerAtPeak + s.activations + gigabytesToBytes(c.buffersGb) +
-                             gigabytesToBytes(c.contextGb);
+        const double total =
+            s.parameters + s.gradients + s.optimizerAtPeak + s.activations + gigabytesToBytes(c.buffersGb) + gigabytesToBytes(c.contextGb);
         const double staticBytes = s.parameters + s.gradients + s.optimizer + allowances;
-        if (total > peak.totalBytes) peak = {s.parameters, s.gradients, s.optimizerAtPeak, s.activations, allowances, total, stage.index, peak.staticBytes};
+        if (total > peak.totalBytes)
+            peak = {s.parameters, s.gradients, s.optimizerAtPeak, s.activations, allowances, total, stage.index, peak.staticBytes};
         peak.staticBytes = std::max(peak.staticBytes, staticBytes);
     }
     return peak;

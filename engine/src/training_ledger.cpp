@@ -13,12 +13,18 @@ namespace {
 
 std::string dtypeText(const Config& c, Dtype dtype) {
     switch (dtype) {
-        case Dtype::activation: return c.precision == "fp32" ? "fp32" : c.precision == "fp16" ? "fp16" : "bf16";
-        case Dtype::fp32: return "fp32";
-        case Dtype::fp8: return "fp8";
-        case Dtype::uint8: return "uint8";
-        case Dtype::int64: return "int64";
-        case Dtype::mixed: break;
+        case Dtype::activation:
+            return c.precision == "fp32" ? "fp32" : c.precision == "fp16" ? "fp16" : "bf16";
+        case Dtype::fp32:
+            return "fp32";
+        case Dtype::fp8:
+            return "fp8";
+        case Dtype::uint8:
+            return "uint8";
+        case Dtype::int64:
+            return "int64";
+        case Dtype::mixed:
+            break;
     }
     return "mixed";
 }
@@ -42,10 +48,13 @@ struct DescribeStage {
         std::string name = prefix + std::string(tensorName(kind));
         std::string type = kind == TensorKind::mtpLogits ? dtypeText(c, Dtype::activation) + " + fp32" : dtypeText(c, dtype);
         const double n = copies * groupCopies;
-        tensors.push_back({std::move(name), std::move(text.shape), std::move(type), bytesPerCopy, n, bytesPerCopy * n, std::move(text.sharding)});
+        tensors.push_back(
+            {std::move(name), std::move(text.shape), std::move(type), bytesPerCopy, n, bytesPerCopy * n, std::move(text.sharding)});
         if (inGroup) return;
-        if (kind == TensorKind::layerInputCheckpoint) groups.add("", fill("# × #", {copies, bytesPerCopy}), copies * bytesPerCopy);
-        else extras += bytesPerCopy * copies;
+        if (kind == TensorKind::layerInputCheckpoint)
+            groups.add("", fill("# × #", {copies, bytesPerCopy}), copies * bytesPerCopy);
+        else
+            extras += bytesPerCopy * copies;
     }
     void layers(LayerGroup group, LayerSpec spec, double bytesPerLayer, double copies) {
         groups.add("", fill("# × #", {copies, bytesPerLayer}), copies * bytesPerLayer);
@@ -53,8 +62,9 @@ struct DescribeStage {
         groupCopies = copies;
         inGroup = true;
         if (c.ckpt == "full")
-            tensor(TensorKind::layerInputCheckpoint, Dtype::activation, activationBytes(c) * x.b * x.sRank * x.h / x.spDivisor, 1,
-                   [this] { return TensorText{"[b, " + seqShape(c, true) + ", h]", "sharded by SP over TP"}; });
+            tensor(TensorKind::layerInputCheckpoint, Dtype::activation, activationBytes(c) * x.b * x.sRank * x.h / x.spDivisor, 1, [this] {
+                return TensorText{"[b, " + seqShape(c, true) + ", h]", "sharded by SP over TP"};
+            });
         else
             forEachLayerTensor(c, x, spec, *this);
         inGroup = false;
@@ -107,43 +117,52 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
         // DP group, Transformer Engine's FP8 weight copies, and ZeRO-3's gathered layers.
         Terms parameters;
         if (!offloadParameters) {
-            parameters.add(n(rates.weight) + " × P_stage" + (sn.paramShard > 1 ? " / (DP × CP)" : ""), sharded(rates.weight, stageParams, sn.paramShard),
-                           rates.weight * stageParams / sn.paramShard);
+            parameters.add(n(rates.weight) + " × P_stage" + (sn.paramShard > 1 ? " / (DP × CP)" : ""),
+                           sharded(rates.weight, stageParams, sn.paramShard), rates.weight * stageParams / sn.paramShard);
             parameters.add(n(rates.weight) + " × P_experts" + (sn.expertParamShard > 1 ? " / expert DP" : ""),
                            sharded(rates.weight, expertParams, sn.expertParamShard), rates.weight * expertParams / sn.expertParamShard);
             parameters.add("P_linear (FP8 copies)", exprNumber(sn.fp8Copies), sn.fp8Copies);
         }
-        parameters.add("2 × " + n(rates.weight) + " × P_layer (gathered)", fill("2 × # × #", {rates.weight, sn.gatheredLayer}), 2 * rates.weight * sn.gatheredLayer);
-        std::string parameterNote = precisionName + " weights of " + n(std::round(stageParams + expertParams)) + " parameters on this GPU (" +
-                                    n(stage.layers) + " layers" + (first ? ", the embedding" : "") +
-                                    (last ? (c.tiedEmbeddings && c.pp > 1 ? ", the tied output copy" : (outputOnLast ? ", the output layer" : "")) : "") +
-                                    (mtpLayers > 0 ? ", " + n(mtpLayers) + " multi-token-prediction layer" + (mtpLayers > 1 ? "s" : "") +
-                                                         (mtpEmbedding > 0 ? " and its embedding copy" : "")
-                                                   : "") +
-                                    ")" + (sn.fp8Copies > 0 ? ", plus FP8 copies of the linear weights (Transformer Engine)" : "");
-        if (c.zero >= 3) parameterNote += "; sharded over DP × CP = " + n(shardGroup) + ", plus two gathered layers (current and prefetched)";
+        parameters.add("2 × " + n(rates.weight) + " × P_layer (gathered)", fill("2 × # × #", {rates.weight, sn.gatheredLayer}),
+                       2 * rates.weight * sn.gatheredLayer);
+        std::string parameterNote =
+            precisionName + " weights of " + n(std::round(stageParams + expertParams)) + " parameters on this GPU (" + n(stage.layers) +
+            " layers" + (first ? ", the embedding" : "") +
+            (last ? (c.tiedEmbeddings && c.pp > 1 ? ", the tied output copy" : (outputOnLast ? ", the output layer" : "")) : "") +
+            (mtpLayers > 0 ? ", " + n(mtpLayers) + " multi-token-prediction layer" + (mtpLayers > 1 ? "s" : "") +
+                                 (mtpEmbedding > 0 ? " and its embedding copy" : "")
+                           : "") +
+            ")" + (sn.fp8Copies > 0 ? ", plus FP8 copies of the linear weights (Transformer Engine)" : "");
+        if (c.zero >= 3)
+            parameterNote += "; sharded over DP × CP = " + n(shardGroup) + ", plus two gathered layers (current and prefetched)";
         if (offloadParameters) parameterNote = "Parameters offloaded to CPU; only the two gathered layers are on the GPU";
         if (expertParams > 0)
             parameterNote += "; " + n(std::round(expertParams)) + " of them routed-expert parameters (" + n(c.experts / c.ep) +
-                             " experts per EP rank), their gradients and optimizer sharded over the expert DP group of " + n(expertShardGroup);
+                             " experts per EP rank), their gradients and optimizer sharded over the expert DP group of " +
+                             n(expertShardGroup);
 
         Terms gradients;
-        gradients.add(n(rates.gradient) + " × P_stage" + (sn.gradShard > 1 ? " / (DP × CP)" : ""), sharded(rates.gradient, stageParams, sn.gradShard),
-                      rates.gradient * stageParams / sn.gradShard);
+        gradients.add(n(rates.gradient) + " × P_stage" + (sn.gradShard > 1 ? " / (DP × CP)" : ""),
+                      sharded(rates.gradient, stageParams, sn.gradShard), rates.gradient * stageParams / sn.gradShard);
         gradients.add(n(rates.gradient) + " × P_experts" + (sn.expertGradShard > 1 ? " / expert DP" : ""),
                       sharded(rates.gradient, expertParams, sn.expertGradShard), rates.gradient * expertParams / sn.expertGradShard);
-        gradients.add(n(rates.weight) + " × P_layer (reduce-scatter bucket)", fill("# × #", {rates.weight, sn.gatheredLayer}), rates.weight * sn.gatheredLayer);
-        std::string gradientNote = std::string(rates.gradient == 2 ? (c.precision == "fp16" ? "FP16" : "BF16")
-                                               : rates.gradient == 4 ? "FP32 (main_grad)" : "BF16 + FP32 accumulator") +
+        gradients.add(n(rates.weight) + " × P_layer (reduce-scatter bucket)", fill("# × #", {rates.weight, sn.gatheredLayer}),
+                      rates.weight * sn.gatheredLayer);
+        std::string gradientNote = std::string(rates.gradient == 2   ? (c.precision == "fp16" ? "FP16" : "BF16")
+                                               : rates.gradient == 4 ? "FP32 (main_grad)"
+                                                                     : "BF16 + FP32 accumulator") +
                                    " gradients";
-        if (c.zero >= 3) gradientNote += ", sharded over DP × CP = " + n(shardGroup) + " (ZeRO-3), plus one layer's reduce-scatter bucket";
-        else if (c.zero >= 2) gradientNote += ", sharded over DP × CP = " + n(shardGroup) + " (ZeRO-2)";
+        if (c.zero >= 3)
+            gradientNote += ", sharded over DP × CP = " + n(shardGroup) + " (ZeRO-3), plus one layer's reduce-scatter bucket";
+        else if (c.zero >= 2)
+            gradientNote += ", sharded over DP × CP = " + n(shardGroup) + " (ZeRO-2)";
 
         // Optimizer: master weights and states of the stage, of its experts, and (when the step is the peak)
         // the step's FP32 copy of the BF16 gradient shard.
         Terms optimizer;
         if (!offloadOptimizer) {
-            const std::string states = rates.master > 0 ? fill("(# × # + #)", {rates.master, stageParams, sn.states}) : factor(exprNumber(sn.states));
+            const std::string states =
+                rates.master > 0 ? fill("(# × # + #)", {rates.master, stageParams, sn.states}) : factor(exprNumber(sn.states));
             Terms own;
             own.add("(master × P_stage + states)" + std::string(sn.optimizerShard > 1 ? " / (DP × CP)" : ""),
                     sn.optimizerShard == 1 ? states : states + fill(" / #", {sn.optimizerShard}),
@@ -153,8 +172,9 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
                     (rates.master + rates.statesHidden) * expertParams / sn.expertOptimizerShard);
             optimizer.add(own.formula(), own.wholeBytes(), sn.optimizer);
         }
-        if (sn.stepPeaks) optimizer.add("4 × P_stage / (DP × CP) (step)", wholeBytes(sharded(4, stageParams, sn.optimizerShard), 4 * stageParams / sn.optimizerShard),
-                                        sn.stepTemporary);
+        if (sn.stepPeaks)
+            optimizer.add("4 × P_stage / (DP × CP) (step)",
+                          wholeBytes(sharded(4, stageParams, sn.optimizerShard), 4 * stageParams / sn.optimizerShard), sn.stepTemporary);
         const std::string optimizerNote =
             offloadOptimizer ? "Offloaded to CPU memory (ZeRO-Offload)"
                              : std::string(rates.master > 0 ? "FP32 master weights (4 B) + " : "No master copy; ") + rates.describe +
@@ -174,16 +194,21 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
         const std::string inFlight = n(copies) + " layer-copies (" + n(stage.layers) + " layers, " + n(microbatches) + " micro-batch" +
                                      (microbatches == 1 ? "" : "es") + " in flight) on stage " + n(i) + " of " + n(stages);
 
-        stage.lines.push_back({"parameters", "Parameters", parameters.formula(), parameters.wholeBytes(), sn.parameters, parameterNote, "membudget"});
-        stage.lines.push_back({"gradients", "Gradients", gradients.formula(), gradients.wholeBytes(), sn.gradients, gradientNote, "membudget"});
+        stage.lines.push_back(
+            {"parameters", "Parameters", parameters.formula(), parameters.wholeBytes(), sn.parameters, parameterNote, "membudget"});
+        stage.lines.push_back(
+            {"gradients", "Gradients", gradients.formula(), gradients.wholeBytes(), sn.gradients, gradientNote, "membudget"});
         Line optimizerLine{"optimizer", "Optimizer", optimizer.formula(), optimizer.text(), sn.optimizerAtPeak, optimizerNote, "membudget"};
-        Line activationLine{"activations", "Activations", "Σ saved tensors of a layer × layer-copies in flight + stage extras",
-                            stepPeaks ? "0" : describe.expression(), sn.activations,
-                            std::string(c.ckpt == "full" ? "Full recomputation: layer inputs kept, one layer rebuilt in backward"
+        Line activationLine{"activations",
+                            "Activations",
+                            "Σ saved tensors of a layer × layer-copies in flight + stage extras",
+                            stepPeaks ? "0" : describe.expression(),
+                            sn.activations,
+                            std::string(c.ckpt == "full"        ? "Full recomputation: layer inputs kept, one layer rebuilt in backward"
                                         : c.ckpt == "selective" ? "Selective recomputation: attention core rebuilt in backward"
                                                                 : "No recomputation") +
-                                "; " + (x.flash ? "FlashAttention (no s × s scores)" : "eager attention (s × s probabilities kept)") + "; " +
-                                inFlight + "; see the tensor sub-ledger",
+                                "; " + (x.flash ? "FlashAttention (no s × s scores)" : "eager attention (s × s probabilities kept)") +
+                                "; " + inFlight + "; see the tensor sub-ledger",
                             "membudget"};
         if (stepPeaks) {
             optimizerLine.note += "; at its peak, the optimizer step, plus an FP32 copy of the BF16 gradient shard";
@@ -211,14 +236,17 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
         cpuLine("cpu_master", "FP32 master weights", "4", rates.master, "the weights the CPU optimizer updates");
         cpuLine("cpu_gradients", "FP32 gradients", "4", 4, "gradients copied to the CPU for its optimizer step (ZeRO-Offload)");
         if (offloadParameters)
-            cpuLine("cpu_parameters", "Parameters", "weight bytes", rates.weight, "parameters offloaded with ZeRO-3 (ZeRO-Infinity, FSDP CPU offload)");
+            cpuLine("cpu_parameters", "Parameters", "weight bytes", rates.weight,
+                    "parameters offloaded with ZeRO-3 (ZeRO-Infinity, FSDP CPU offload)");
         for (const auto& line : out.cpuLines) out.cpuBytesPerNode += line.bytes;
     }
     if (c.precision == "fp16" && !c.masterWeights)
-        out.warnings.push_back({"master_weights", "FP16 training without FP32 master weights loses small updates; mixed precision keeps them"});
+        out.warnings.push_back(
+            {"master_weights", "FP16 training without FP32 master weights loses small updates; mixed precision keeps them"});
     if (c.mtpLayers > 0 && c.pp > 1)
-        out.warnings.push_back({"mtp_layers", "the multi-token-prediction layers all sit on the last stage; Megatron-LM lets you move "
-                                              "layers off it (last_stage_layers) to balance"});
+        out.warnings.push_back({"mtp_layers",
+                                "the multi-token-prediction layers all sit on the last stage; Megatron-LM lets you move "
+                                "layers off it (last_stage_layers) to balance"});
     if (c.offload == "all" && c.zero < 3)
         out.warnings.push_back({"offload", "offload = all (parameters too) needs ZeRO-3 (zero = 3); only the optimizer is offloaded"});
     return out;

@@ -39,17 +39,23 @@ private:
     double sum() {
         double value = product();
         for (;;) {
-            if (take("+")) value += product();
-            else if (take("−") || take("-")) value -= product();
-            else return value;
+            if (take("+"))
+                value += product();
+            else if (take("−") || take("-"))
+                value -= product();
+            else
+                return value;
         }
     }
     double product() {
         double value = unary();
         for (;;) {
-            if (take("×")) value *= unary();
-            else if (take("/")) value /= unary();
-            else return value;
+            if (take("×"))
+                value *= unary();
+            else if (take("/"))
+                value /= unary();
+            else
+                return value;
         }
     }
     double unary() {

@@ -63,9 +63,8 @@ std::vector<Problem> hfProblems(const std::string& document) {
 
 const Problem* expected(const std::vector<Problem>& problems, const json& entry) {
     const std::string field = text(entry, "field"), fragment = text(entry, "message_contains");
-    const auto it = std::find_if(problems.begin(), problems.end(), [&](const Problem& p) {
-        return p.field == field && p.message.find(fragment) != std::string::npos;
-    });
+    const auto it = std::find_if(problems.begin(), problems.end(),
+                                 [&](const Problem& p) { return p.field == field && p.message.find(fragment) != std::string::npos; });
     return it == problems.end() ? nullptr : &*it;
 }
 
@@ -85,8 +84,7 @@ std::vector<Problem> cliErrors(const std::string& out) {
 // "NaN" or "Infinity" in a text the engine wrote means a number went non-finite ("ZeRO-Infinity" is a name).
 bool hasNonFiniteText(std::string s) {
     for (size_t at; (at = s.find("ZeRO-Infinity")) != std::string::npos;) s.erase(at, 13);
-    return s.find("NaN") != std::string::npos || s.find("Infinity") != std::string::npos || s == "inf" || s == "-inf" ||
-           s == "nan";
+    return s.find("NaN") != std::string::npos || s.find("Infinity") != std::string::npos || s == "inf" || s == "-inf" || s == "nan";
 }
 
 // Every number of a result's JSON is finite (a NaN would have been written as null) and no text shows one.
@@ -157,9 +155,9 @@ TEST_CASE("the bad-inputs table: at least 60 inputs, each well-formed, every kin
     // The kinds the validator must refuse, each written at least once.
     std::string all;
     for (const auto& entry : inputs()) all += text(entry, "query") + " " + text(entry, "json") + "\n";
-    for (const char* kind : {"tp=-8 ", "tp=0 ", "pp=2.5 ", "=NaN ", "=Infinity ", "1e308 ", "1e999 ", "1e400}", "{\"tp\": \"4\"}",
-                             "tp= ", "tp=4&tp=2 ", "\"tp\": 4, \"pp\": 2, \"tp\": 8", "bogus=1 ", "model=gpt-7 ", "gpus=100 ",
-                             "first_stage_layers=", "vpp=3"}) {
+    for (const char* kind :
+         {"tp=-8 ", "tp=0 ", "pp=2.5 ", "=NaN ", "=Infinity ", "1e308 ", "1e999 ", "1e400}", "{\"tp\": \"4\"}", "tp= ", "tp=4&tp=2 ",
+          "\"tp\": 4, \"pp\": 2, \"tp\": 8", "bogus=1 ", "model=gpt-7 ", "gpus=100 ", "first_stage_layers=", "vpp=3"}) {
         INFO("an input containing " << kind);
         CHECK(all.find(kind) != std::string::npos);
     }

@@ -63,8 +63,7 @@ TEST_CASE("static memory tables: 16Ψ, 18Ψ and 20Ψ (§1, self-check 13B)", "[c
         CHECK(perParam.adamV * psi == expect["adam_v"].get<double>());
         CHECK(perParam.total() * psi == expect["total"].get<double>());
         CHECK(perParam.total() == table["static_bytes"].get<double>());
-        if (table.contains("chapter_prints_gb"))
-            CHECK(perParam.total() * psi / 1e9 == table["chapter_prints_gb"]["total"].get<double>());
+        if (table.contains("chapter_prints_gb")) CHECK(perParam.total() * psi / 1e9 == table["chapter_prints_gb"]["total"].get<double>());
 
         // The same numbers through the ledger with no sharding at all.
         Config config;
@@ -91,12 +90,15 @@ TEST_CASE("per-layer activations: the worked example and the table (§2)", "[cha
         const double b = example["b"], s = example["s"], h = example["h"], a = example["a"], ffn = example["ffn"];
         const std::string formula = example["formula"];
         const double expected = example["expect_bytes"];
-        if (formula == "(14h + 6·d_ff)·b·s") CHECK(workedActivationBytesPerLayer(b, s, h, 0, ffn) == expected);
-        else if (formula == "3·a·s²·b") CHECK(workedActivationBytesPerLayer(b, s, 0, a, 0) == expected);
-        else if (formula == "22bsh + 2bas²") CHECK(tableActivationBytesPerLayer(b, s, h, a, ffn) == expected);
-        else FAIL("unknown formula " << formula);
-        if (example.contains("chapter_prints_gb"))
-            CHECK(std::round(expected / 1e8) / 10 == example["chapter_prints_gb"].get<double>());
+        if (formula == "(14h + 6·d_ff)·b·s")
+            CHECK(workedActivationBytesPerLayer(b, s, h, 0, ffn) == expected);
+        else if (formula == "3·a·s²·b")
+            CHECK(workedActivationBytesPerLayer(b, s, 0, a, 0) == expected);
+        else if (formula == "22bsh + 2bas²")
+            CHECK(tableActivationBytesPerLayer(b, s, h, a, ffn) == expected);
+        else
+            FAIL("unknown formula " << formula);
+        if (example.contains("chapter_prints_gb")) CHECK(std::round(expected / 1e8) / 10 == example["chapter_prints_gb"].get<double>());
     }
 }
 

@@ -116,8 +116,9 @@ TEST_CASE("cli: help lists every field with its range and fields and presets pri
 }
 
 TEST_CASE("cli: a preset and a config.json together are refused, naming both", "[cli]") {
-    const auto r = membudget::test::cliRun({"--model", "llama-3.1-8b", "--hf-config", "-"},
-                                           R"({"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100})");
+    const auto r = membudget::test::cliRun(
+        {"--model", "llama-3.1-8b", "--hf-config", "-"},
+        R"({"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100})");
     CHECK(r.status == 2);
     CHECK(r.err.find("--hf-config (-) and model = llama-3.1-8b both set the architecture") != std::string::npos);
 }
@@ -139,10 +140,14 @@ TEST_CASE("cli: nothing from the input reaches the terminal raw", "[cli][hostile
     CHECK(r.err.find('\x1b') == std::string::npos);
     CHECK(r.err.find('\x07') == std::string::npos);
     // A JSON key with a C1 control (CSI, U+009B) in text output, and in JSON output as a valid JSON escape.
-    const auto text = membudget::test::cliRun({"--config", "-"}, "{\"a\xc2\x9b" "b\": 1}");
+    const auto text = membudget::test::cliRun({"--config", "-"},
+                                              "{\"a\xc2\x9b"
+                                              "b\": 1}");
     CHECK(text.err.find("\\x9b") != std::string::npos);
     CHECK(text.err.find("\xc2\x9b") == std::string::npos);
-    const auto json = membudget::test::cliRun({"eval", "-"}, "{\"a\xc2\x9b" "b\": 1}");
+    const auto json = membudget::test::cliRun({"eval", "-"},
+                                              "{\"a\xc2\x9b"
+                                              "b\": 1}");
     CHECK(json.out.find("\xc2\x9b") == std::string::npos);
     CHECK(nlohmann::json::parse(json.out, nullptr, false).is_object());
     CHECK(json.out.find("\\u009b") != std::string::npos);
@@ -156,7 +161,8 @@ TEST_CASE("cli: nothing from the input reaches the terminal raw", "[cli][hostile
 
 TEST_CASE("cli: input is read up to 16 MiB, and one JSON document only", "[cli][hostile]") {
     const std::string huge(16 * 1024 * 1024 + 1, ' ');
-    for (const auto& args : std::vector<std::vector<std::string>>{{"eval", "-"}, {"--config", "-"}, {"--hf-config", "-"}, {"compare-measured", "-"}}) {
+    for (const auto& args :
+         std::vector<std::vector<std::string>>{{"eval", "-"}, {"--config", "-"}, {"--hf-config", "-"}, {"compare-measured", "-"}}) {
         INFO(args[0]);
         const auto r = membudget::test::cliRun(args, huge);
         CHECK(r.status == 2);

@@ -14,18 +14,17 @@ using namespace membudget;
 namespace {
 
 bool hasProblem(const std::vector<Problem>& problems, const std::string& field, const std::string& fragment) {
-    return std::any_of(problems.begin(), problems.end(), [&](const Problem& p) {
-        return p.field == field && p.message.find(fragment) != std::string::npos;
-    });
+    return std::any_of(problems.begin(), problems.end(),
+                       [&](const Problem& p) { return p.field == field && p.message.find(fragment) != std::string::npos; });
 }
 
 }  // namespace
 
 TEST_CASE("the field table has every key the format promises, once, each described", "[config]") {
     const std::vector<std::string> required{
-        "model", "params", "hidden", "layers", "heads", "kv_heads", "ffn", "vocab", "gated_ffn", "tied_embeddings",
-        "tp", "pp", "dp", "cp", "sp", "zero", "mb", "seq", "ckpt", "microbatches", "static_bytes", "gpu", "gpu_gb",
-        "buffers_gb", "context_gb", "headroom", "method"};
+        "model",        "params", "hidden", "layers",     "heads",      "kv_heads", "ffn",   "vocab", "gated_ffn", "tied_embeddings",
+        "tp",           "pp",     "dp",     "cp",         "sp",         "zero",     "mb",    "seq",   "ckpt",      "microbatches",
+        "static_bytes", "gpu",    "gpu_gb", "buffers_gb", "context_gb", "headroom", "method"};
     std::set<std::string> keys;
     for (const auto& field : fields()) {
         INFO(field.key);

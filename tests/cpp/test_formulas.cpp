@@ -26,7 +26,10 @@ void checkLines(const Config& c, const std::vector<Line>& lines, Tally& tally) {
         const auto evaluated = evaluateExpression(line.substituted);
         INFO(evaluated.error);
         CHECK(evaluated.value.has_value());
-        if (!evaluated.value) { ++tally.lines; continue; }
+        if (!evaluated.value) {
+            ++tally.lines;
+            continue;
+        }
         const double want = line.bytes, got = *evaluated.value;
         CHECK(std::fabs(got - want) <= 1e-3 * std::fabs(want) + 1e-9);
         // Only the published sources may compute fractions of a byte; membudget's lines are whole bytes.
@@ -52,9 +55,10 @@ Config randomConfig(std::mt19937_64& rng) {
         applyModelPreset(c, presets[std::uniform_int_distribution<size_t>(0, presets.size() - 1)(rng)]);
         if (pick(std::array<bool, 2>{false, true})) c.params = 0;
         c.mode = pick(std::array<const char*, 4>{"training", "training", "training", "inference"});
-        c.method = c.mode == "inference" ? "membudget"
-                                         : pick(std::array<const char*, 7>{"membudget", "membudget", "chapter", "korthikanti", "megatron", "zero",
-                                                                           "deepspeed"});
+        c.method =
+            c.mode == "inference"
+                ? "membudget"
+                : pick(std::array<const char*, 7>{"membudget", "membudget", "chapter", "korthikanti", "megatron", "zero", "deepspeed"});
         c.tp = pick(std::array<double, 5>{1, 2, 4, 8, 16});
         c.pp = pick(std::array<double, 6>{1, 2, 3, 4, 8, 16});
         c.dp = pick(std::array<double, 6>{1, 2, 8, 32, 128, 1024});
@@ -95,8 +99,8 @@ TEST_CASE("every substituted formula evaluates to its value: presets × methods 
     for (const auto& preset : modelPresets())
         for (const std::string mode : {"training", "inference"})
             for (const auto& method : methods)
-                for (const auto& [tp, pp, dp, zero] : std::array<std::array<double, 4>, 5>{
-                         {{1, 1, 1, 0}, {8, 1, 32, 1}, {8, 4, 8, 3}, {2, 2, 4, 2}, {4, 3, 16, 3}}}) {
+                for (const auto& [tp, pp, dp, zero] :
+                     std::array<std::array<double, 4>, 5>{{{1, 1, 1, 0}, {8, 1, 32, 1}, {8, 4, 8, 3}, {2, 2, 4, 2}, {4, 3, 16, 3}}}) {
                     if (mode == "inference" && method != "membudget") continue;
                     Config c;
                     applyModelPreset(c, preset);

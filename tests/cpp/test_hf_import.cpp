@@ -26,7 +26,9 @@ TEST_CASE("Hugging Face config.json: Llama, Mistral, Qwen2, GPT-2, GPT-NeoX, Mix
             }
             const FieldSpec* field = findField(key);
             REQUIRE(field != nullptr);
-            const std::string want = value.is_string() ? value.get<std::string>() : value.is_boolean() ? (value.get<bool>() ? "true" : "false") : value.dump();
+            const std::string want = value.is_string()    ? value.get<std::string>()
+                                     : value.is_boolean() ? (value.get<bool>() ? "true" : "false")
+                                                          : value.dump();
             CHECK(fieldText(imported.config, *field) == want);
         }
         std::vector<std::string> noticed;
@@ -59,10 +61,13 @@ TEST_CASE("Hugging Face config.json: a TP the model cannot use does not refuse t
     const auto errors = evaluate(imported.config).errors;
     REQUIRE(errors.size() == 1);
     CHECK(errors[0].field == "tp");
-    CHECK(errors[0].message == "tp must divide heads (12), so that each TP rank holds whole attention heads; got 8; this model allows tp = 1, 2, 3, 4, 6, 12");
+    CHECK(errors[0].message ==
+          "tp must divide heads (12), so that each TP rank holds whole attention heads; got 8; this model allows tp = 1, 2, 3, 4, 6, 12");
     // A size JSON.parse reads as Infinity (the page's route) is refused at its field, never turned into 0.
-    const std::vector<HfValue> values{{"hidden_size", "number", "Infinity"}, {"num_hidden_layers", "number", "12"},
-                                      {"num_attention_heads", "number", "12"}, {"intermediate_size", "number", "3072"},
+    const std::vector<HfValue> values{{"hidden_size", "number", "Infinity"},
+                                      {"num_hidden_layers", "number", "12"},
+                                      {"num_attention_heads", "number", "12"},
+                                      {"intermediate_size", "number", "3072"},
                                       {"vocab_size", "number", "50257"}};
     const HfImport infinite = importHfFields("object", values);
     REQUIRE_FALSE(infinite.errors.empty());
@@ -111,8 +116,10 @@ TEST_CASE("an imported model keeps its name: header, link, JSON and Markdown exp
     CHECK(encodeQuery(imported.config).find("name=meta-llama%2FLlama-3.1-8B") != std::string::npos);
     CHECK(decodeQuery(encodeQuery(imported.config)).config == imported.config);
     // Without _name_or_path, the class name; control characters never reach the name.
-    const HfImport classOnly = importHfConfig(R"({"architectures": ["Qwen2\u001b]0;x\u0007ForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2,
-        "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100})", base);
+    const HfImport classOnly =
+        importHfConfig(R"({"architectures": ["Qwen2\u001b]0;x\u0007ForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100})",
+                       base);
     REQUIRE(classOnly.errors.empty());
     CHECK(classOnly.config.name == "Qwen2]0;xForCausalLM");
     // A preset clears a custom name.

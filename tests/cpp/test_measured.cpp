@@ -118,7 +118,7 @@ TEST_CASE("compare-measured: the lines at forward/backward, where measure.py mea
 
 TEST_CASE("compare-measured: every predicted and every measured line is listed, differences are measured − predicted", "[measured]") {
     json file = sample();
-    file["config"]["seq"] = 1024;        // forward/backward peaks: the ledger's lines are the ones compared
+    file["config"]["seq"] = 1024;      // forward/backward peaks: the ledger's lines are the ones compared
     file["lines"]["kv_cache"] = 4096;  // measured but not predicted in a training run
     const Run r = run({"compare-measured", "-", "--json"}, file.dump());
     REQUIRE(r.status == 0);
@@ -134,8 +134,7 @@ TEST_CASE("compare-measured: every predicted and every measured line is listed, 
             const double measured = file["lines"][result.lines[i].id].get<double>();
             CHECK(line["measured_bytes"].get<double>() == measured);
             CHECK(line["difference_bytes"].get<double>() == measured - result.lines[i].bytes);
-            CHECK(line["difference_percent"].get<double>() ==
-                  Approx((measured - result.lines[i].bytes) / result.lines[i].bytes * 100));
+            CHECK(line["difference_percent"].get<double>() == Approx((measured - result.lines[i].bytes) / result.lines[i].bytes * 100));
         } else {
             CHECK(line["measured_bytes"].is_null());
             CHECK(line["difference_bytes"].is_null());
@@ -160,11 +159,12 @@ TEST_CASE("compare-measured: totals against the peaks the file has", "[measured]
     CHECK(output["predicted_without_allowances_bytes"].get<double>() == withoutAllowances);
     REQUIRE(output["totals"].size() == 4);
     const double allocated = sample()["peak"]["allocated_bytes"].get<double>(), reserved = sample()["peak"]["reserved_bytes"].get<double>();
-    CHECK(output["totals"][0] == json{{"predicted", "total"}, {"measured", "peak_allocated"},
-                                     {"predicted_bytes", static_cast<std::int64_t>(result.totalBytes)},
-                                     {"measured_bytes", static_cast<std::int64_t>(allocated)},
-                                     {"difference_bytes", static_cast<std::int64_t>(allocated - result.totalBytes)},
-                                     {"difference_percent", (allocated - result.totalBytes) / result.totalBytes * 100}});
+    CHECK(output["totals"][0] == json{{"predicted", "total"},
+                                      {"measured", "peak_allocated"},
+                                      {"predicted_bytes", static_cast<std::int64_t>(result.totalBytes)},
+                                      {"measured_bytes", static_cast<std::int64_t>(allocated)},
+                                      {"difference_bytes", static_cast<std::int64_t>(allocated - result.totalBytes)},
+                                      {"difference_percent", (allocated - result.totalBytes) / result.totalBytes * 100}});
     CHECK(output["totals"][1]["predicted"] == "total_without_allowances");
     CHECK(output["totals"][1]["difference_bytes"].get<double>() == allocated - withoutAllowances);
     CHECK(output["totals"][3]["measured"] == "peak_reserved");
@@ -176,8 +176,10 @@ TEST_CASE("compare-measured: totals against the peaks the file has", "[measured]
     for (const auto& phase : sample()["phases"]) {
         if (phase["step"] != 3) continue;
         const double peak = phase["peak_allocated_bytes"].get<double>();
-        if (phase["phase"] == "optimizer") optimizerPeak = peak;
-        else forwardBackwardPeak = std::max(forwardBackwardPeak, peak);
+        if (phase["phase"] == "optimizer")
+            optimizerPeak = peak;
+        else
+            forwardBackwardPeak = std::max(forwardBackwardPeak, peak);
     }
     CHECK(output["phases"][0]["predicted"] == "forward/backward");
     CHECK(output["phases"][0]["predicted_bytes"].get<double>() == Approx(phaseBytes(result, "forward/backward") - allowanceBytes(result)));

@@ -86,7 +86,8 @@ TEST_CASE("method megatron: a Config reproduces Megatron-LM's own numbers", "[me
             } else {
                 config.moeLayerFreq = a["moe_layer_freq"];
             }
-            config.sharedExpertFfn = a["moe_shared_expert_intermediate_size"].is_null() ? 0.0 : a["moe_shared_expert_intermediate_size"].get<double>();
+            config.sharedExpertFfn =
+                a["moe_shared_expert_intermediate_size"].is_null() ? 0.0 : a["moe_shared_expert_intermediate_size"].get<double>();
             config.ep = a["expert_model_parallel_size"];
             config.etp = a["expert_tensor_parallel_size"];
             config.routerBias = a["add_bias_linear"];
@@ -323,7 +324,8 @@ TEST_CASE("method membudget: bytes per parameter by optimizer and precision", "[
     CHECK(lines("sgd", "bf16")[2] == 8 * P);
     CHECK(lines("adamw_8bit", "bf16")[2] == 4 * P + (2 + 8.0 / 2048) * P);
     CHECK(lines("muon", "bf16")[2] == 4 * P + 4 * hidden + 8 * (embedding + vectors));
-    CHECK(relativeError(lines("adafactor", "bf16")[2], 4 * P + 4 * (1 / 4096.0 + 1 / 14336.0) * (hidden + embedding) + 4 * vectors) < 1e-12);
+    CHECK(relativeError(lines("adafactor", "bf16")[2], 4 * P + 4 * (1 / 4096.0 + 1 / 14336.0) * (hidden + embedding) + 4 * vectors) <
+          1e-12);
     // FP32 training: no master copy, FP32 gradients; FP8: cached FP8 copies of the linear weights.
     CHECK(lines("adamw", "fp32") == std::array<double, 3>{4 * P, 4 * P, 8 * P});
     CHECK(lines("adamw", "fp8")[0] == 2 * P + hidden);

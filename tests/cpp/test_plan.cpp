@@ -10,8 +10,8 @@
 #include <tuple>
 
 #include "detail/methods.hpp"
-#include "membudget/json.hpp"
 #include "membudget/detail/text.hpp"
+#include "membudget/json.hpp"
 #include "membudget/plan.hpp"
 #include "membudget/presets.hpp"
 
@@ -65,8 +65,8 @@ TEST_CASE("the planner's kernel is the ledger's peak stage, line for line", "[pl
         const Config c = randomConfig(rng);
         const Result r = evaluate(c);
         REQUIRE(r.ok());
-        const detail::PeakBytes k = c.method == "membudget" ? detail::membudgetTrainingPeak(c)
-                                                             : detail::chapterTrainingPeak(c, r.parameterCount);
+        const detail::PeakBytes k =
+            c.method == "membudget" ? detail::membudgetTrainingPeak(c) : detail::chapterTrainingPeak(c, r.parameterCount);
         INFO(encodeQuery(c));
         CHECK(k.totalBytes == r.totalBytes);
         CHECK(k.stage == r.peakStage);
@@ -141,8 +141,9 @@ TEST_CASE("the Pareto rows are exactly the undominated ones, listed first", "[pl
     const PlanResult plan = membudget::plan(request);
     REQUIRE(plan.rows.size() > 20);
     auto costs = [](const PlanRow& r) {
-        return std::array<double, 6>{r.recomputeOverhead, r.bubble, r.tp * r.cp, r.zero >= 3 ? 1.0 : 0.0,
-                                     (r.tpCrossesNode || r.cpCrossesNode) ? 1.0 : 0.0, r.peakBytes};
+        return std::array<double, 6>{
+            r.recomputeOverhead, r.bubble, r.tp * r.cp, r.zero >= 3 ? 1.0 : 0.0, (r.tpCrossesNode || r.cpCrossesNode) ? 1.0 : 0.0,
+            r.peakBytes};
     };
     auto dominates = [](const std::array<double, 6>& a, const std::array<double, 6>& b) {
         bool better = false;
@@ -208,8 +209,8 @@ TEST_CASE("a 405B plan on 16,384 GPUs completes and stays within its layouts", "
             CHECK(joined[i].peakBytes == capped.rows[i].peakBytes);
             CHECK(joined[i].pareto == capped.rows[i].pareto);
             CHECK(std::tie(joined[i].tp, joined[i].pp, joined[i].cp, joined[i].zero, joined[i].mb, joined[i].ckpt, joined[i].sp) ==
-                  std::tie(capped.rows[i].tp, capped.rows[i].pp, capped.rows[i].cp, capped.rows[i].zero, capped.rows[i].mb, capped.rows[i].ckpt,
-                           capped.rows[i].sp));
+                  std::tie(capped.rows[i].tp, capped.rows[i].pp, capped.rows[i].cp, capped.rows[i].zero, capped.rows[i].mb,
+                           capped.rows[i].ckpt, capped.rows[i].sp));
         }
         CHECK(capped.dropped == capped.fitting - static_cast<double>(capped.rows.size()));
     }
@@ -283,9 +284,19 @@ TEST_CASE("advice: the smallest changes that make a configuration fit", "[plan][
 TEST_CASE("a search keeps only its best rows while it runs, and they are the rows of the full search", "[plan][hostile]") {
     // A small model on many GPUs: every configuration fits, far more rows than the buffer holds.
     PlanRequest request;
-    const ParsedConfig tiny = applyAssignments(std::vector<Assignment>{
-        {"model", "custom"}, {"params", "0"}, {"hidden", "720"}, {"heads", "720"}, {"kv_heads", "720"}, {"layers", "360"}, {"ffn", "64"},
-        {"vocab", "64"}, {"seq", "16"}, {"gpu", "b200"}, {"method", "membudget"}, {"tp", "1"}, {"dp", "1"}});
+    const ParsedConfig tiny = applyAssignments(std::vector<Assignment>{{"model", "custom"},
+                                                                       {"params", "0"},
+                                                                       {"hidden", "720"},
+                                                                       {"heads", "720"},
+                                                                       {"kv_heads", "720"},
+                                                                       {"layers", "360"},
+                                                                       {"ffn", "64"},
+                                                                       {"vocab", "64"},
+                                                                       {"seq", "16"},
+                                                                       {"gpu", "b200"},
+                                                                       {"method", "membudget"},
+                                                                       {"tp", "1"},
+                                                                       {"dp", "1"}});
     REQUIRE(tiny.problems.empty());
     request.base = tiny.config;
     request.gpus = 5040;
@@ -308,9 +319,10 @@ TEST_CASE("a search keeps only its best rows while it runs, and they are the row
         for (size_t i = 0; i < bounded.rows.size(); ++i) {
             CHECK(bounded.rows[i].peakBytes == full.rows[i].peakBytes);
             CHECK(bounded.rows[i].pareto == full.rows[i].pareto);
-            CHECK(std::tie(bounded.rows[i].tp, bounded.rows[i].pp, bounded.rows[i].cp, bounded.rows[i].zero, bounded.rows[i].mb, bounded.rows[i].sp,
-                           bounded.rows[i].ckpt) == std::tie(full.rows[i].tp, full.rows[i].pp, full.rows[i].cp, full.rows[i].zero, full.rows[i].mb,
-                                                             full.rows[i].sp, full.rows[i].ckpt));
+            CHECK(std::tie(bounded.rows[i].tp, bounded.rows[i].pp, bounded.rows[i].cp, bounded.rows[i].zero, bounded.rows[i].mb,
+                           bounded.rows[i].sp, bounded.rows[i].ckpt) == std::tie(full.rows[i].tp, full.rows[i].pp, full.rows[i].cp,
+                                                                                 full.rows[i].zero, full.rows[i].mb, full.rows[i].sp,
+                                                                                 full.rows[i].ckpt));
         }
     }
 }
@@ -318,10 +330,22 @@ TEST_CASE("a search keeps only its best rows while it runs, and they are the row
 TEST_CASE("a search too large to answer in seconds stops, saying what to narrow", "[plan][hostile]") {
     // Issue 13's case: 55,440 heads, 10,000 layers, 2,520 experts on 720,720 GPUs, every knob wide open.
     PlanRequest request;
-    const ParsedConfig huge = applyAssignments(std::vector<Assignment>{
-        {"model", "custom"}, {"params", "0"}, {"hidden", "55440"}, {"heads", "55440"}, {"kv_heads", "55440"}, {"layers", "10000"},
-        {"ffn", "128"}, {"vocab", "1000"}, {"experts", "2520"}, {"experts_per_token", "1"}, {"moe_ffn", "16"}, {"seq", "16"},
-        {"gpu", "b200"}, {"method", "membudget"}, {"tp", "1"}, {"dp", "1"}});
+    const ParsedConfig huge = applyAssignments(std::vector<Assignment>{{"model", "custom"},
+                                                                       {"params", "0"},
+                                                                       {"hidden", "55440"},
+                                                                       {"heads", "55440"},
+                                                                       {"kv_heads", "55440"},
+                                                                       {"layers", "10000"},
+                                                                       {"ffn", "128"},
+                                                                       {"vocab", "1000"},
+                                                                       {"experts", "2520"},
+                                                                       {"experts_per_token", "1"},
+                                                                       {"moe_ffn", "16"},
+                                                                       {"seq", "16"},
+                                                                       {"gpu", "b200"},
+                                                                       {"method", "membudget"},
+                                                                       {"tp", "1"},
+                                                                       {"dp", "1"}});
     REQUIRE(huge.problems.empty());
     request.base = huge.config;
     request.gpus = 720720;
@@ -354,9 +378,18 @@ TEST_CASE("a search too large to answer in seconds stops, saying what to narrow"
 TEST_CASE("a plan counts only the layouts validation accepts", "[plan]") {
     // 2,048 GPUs and 4,096 layers: PP 2,048 would divide both, but PP goes to 1,024 at most.
     PlanRequest request;
-    const ParsedConfig tiny = applyAssignments(std::vector<Assignment>{
-        {"model", "custom"}, {"params", "0"}, {"hidden", "64"}, {"heads", "8"}, {"kv_heads", "8"}, {"layers", "4096"}, {"ffn", "64"},
-        {"vocab", "64"}, {"seq", "16"}, {"method", "membudget"}, {"tp", "1"}, {"dp", "1"}});
+    const ParsedConfig tiny = applyAssignments(std::vector<Assignment>{{"model", "custom"},
+                                                                       {"params", "0"},
+                                                                       {"hidden", "64"},
+                                                                       {"heads", "8"},
+                                                                       {"kv_heads", "8"},
+                                                                       {"layers", "4096"},
+                                                                       {"ffn", "64"},
+                                                                       {"vocab", "64"},
+                                                                       {"seq", "16"},
+                                                                       {"method", "membudget"},
+                                                                       {"tp", "1"},
+                                                                       {"dp", "1"}});
     REQUIRE(tiny.problems.empty());
     request.base = tiny.config;
     request.gpus = 2048;

@@ -184,7 +184,9 @@ TEST_CASE("the query codec round-trips every field", "[properties][codec]") {
         INFO(field.key);
         Config c;
         switch (field.kind) {
-            case FieldKind::boolean: c.*std::get<bool Config::*>(field.member) ^= true; break;
+            case FieldKind::boolean:
+                c.*std::get<bool Config::*>(field.member) ^= true;
+                break;
             case FieldKind::choice: {
                 auto& value = c.*std::get<std::string Config::*>(field.member);
                 const auto other = std::find_if(field.choices.begin(), field.choices.end(),
@@ -196,8 +198,12 @@ TEST_CASE("the query codec round-trips every field", "[properties][codec]") {
             case FieldKind::integer:
                 c.*std::get<double Config::*>(field.member) = field.allowed.empty() ? field.max : field.allowed.back();
                 break;
-            case FieldKind::number: c.*std::get<double Config::*>(field.member) = field.min + (field.max - field.min) / 3; break;
-            case FieldKind::text: c.*std::get<std::string Config::*>(field.member) = "Org/Model-7B v2 (ü & ?=#)"; break;
+            case FieldKind::number:
+                c.*std::get<double Config::*>(field.member) = field.min + (field.max - field.min) / 3;
+                break;
+            case FieldKind::text:
+                c.*std::get<std::string Config::*>(field.member) = "Org/Model-7B v2 (ü & ?=#)";
+                break;
         }
         if (field.key == "mode") c.method = "membudget";  // the only method of inference
         const std::string query = encodeQuery(c);
@@ -221,7 +227,9 @@ void randomizeField(Config& c, const FieldSpec& field, std::mt19937& rng) {
     std::uniform_real_distribution<double> unit(0, 1);
     const double r = unit(rng);
     switch (field.kind) {
-        case FieldKind::boolean: c.*std::get<bool Config::*>(field.member) = r < 0.5; return;
+        case FieldKind::boolean:
+            c.*std::get<bool Config::*>(field.member) = r < 0.5;
+            return;
         case FieldKind::choice:
             c.*std::get<std::string Config::*>(field.member) =
                 field.choices[std::uniform_int_distribution<size_t>(0, field.choices.size() - 1)(rng)];
@@ -232,7 +240,8 @@ void randomizeField(Config& c, const FieldSpec& field, std::mt19937& rng) {
             return;
         }
         case FieldKind::integer:
-        case FieldKind::number: break;
+        case FieldKind::number:
+            break;
     }
     double& value = c.*std::get<double Config::*>(field.member);
     if (!field.allowed.empty()) {

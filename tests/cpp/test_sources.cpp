@@ -97,8 +97,8 @@ TEST_CASE("DeepSpeed's ZeRO-2 and ZeRO-3 estimators, every option row", "[source
         for (const auto& row : c["options"]) {
             const auto now = deepspeedZero2(in["total_params"], in["num_gpus_per_node"], in["num_nodes"], row["cpu_offload"],
                                             in["additional_buffer_factor"]);
-            const auto before = deepspeedZero2BeforePr5099(in["total_params"], in["num_gpus_per_node"], in["num_nodes"],
-                                                           row["cpu_offload"], in["additional_buffer_factor"]);
+            const auto before = deepspeedZero2BeforePr5099(in["total_params"], in["num_gpus_per_node"], in["num_nodes"], row["cpu_offload"],
+                                                           in["additional_buffer_factor"]);
             CHECK(now.gpuBytesPerGpu == row["gpu_bytes_per_gpu"].get<double>());
             CHECK(now.cpuBytesPerNode == row["cpu_bytes_per_node"].get<double>());
             CHECK(before.gpuBytesPerGpu == row["gpu_bytes_per_gpu_pre_pr5099"].get<double>());
@@ -108,9 +108,9 @@ TEST_CASE("DeepSpeed's ZeRO-2 and ZeRO-3 estimators, every option row", "[source
         const auto& in = c["inputs"];
         INFO("zero3 " << c["model"].get<std::string>() << " " << in.dump());
         for (const auto& row : c["options"]) {
-            const auto got = deepspeedZero3(in["total_params"], in["largest_layer_params"], in["num_gpus_per_node"],
-                                            in["num_nodes"], row["cpu_offload"], row["cpu_offload_params"], row["zero_init"],
-                                            in["additional_buffer_factor"]);
+            const auto got =
+                deepspeedZero3(in["total_params"], in["largest_layer_params"], in["num_gpus_per_node"], in["num_nodes"], row["cpu_offload"],
+                               row["cpu_offload_params"], row["zero_init"], in["additional_buffer_factor"]);
             CHECK(got.gpuBytesPerGpu == row["gpu_bytes_per_gpu"].get<double>());
             CHECK(got.cpuBytesPerNode == row["cpu_bytes_per_node"].get<double>());
         }

@@ -35,9 +35,7 @@ struct Row {
     json fixture;
 };
 
-bool allocatorMetric(const std::string& metric) {
-    return metric == "max_allocated" || metric == "max_reserved" || metric == "active";
-}
+bool allocatorMetric(const std::string& metric) { return metric == "max_allocated" || metric == "max_reserved" || metric == "active"; }
 
 // The prediction the metric can see: the named pipeline stage's total (else the peak stage's), less the
 // allowance lines for an allocator counter.
@@ -135,7 +133,8 @@ TEST_CASE("validation: allocated peaks of complete configurations within the iss
         if (row.metric == "max_allocated") allocatedErrors.push_back(std::abs(row.error));
         // The bound is the error observed when the fixture was written, rounded up to a whole percent: a
         // change to the engine that moves a row further from its measurement fails here.
-        INFO(row.file << ": predicted " << row.predictedBytes << " B, measured " << row.measuredBytes << " B, error " << percent(row.error));
+        INFO(row.file << ": predicted " << row.predictedBytes << " B, measured " << row.measuredBytes << " B, error "
+                      << percent(row.error));
         REQUIRE(row.fixture.contains("expected_error_bound"));
         const double boundPercent = row.fixture["expected_error_bound"].get<double>();
         CHECK(std::abs(row.error) * 100 <= boundPercent);

@@ -83,8 +83,10 @@ TEST_CASE("the tensor list names the precision's type and sizes FP32 activations
     REQUIRE(bf16.tensors.size() == fp32.tensors.size());
     for (size_t i = 0; i < bf16.tensors.size(); ++i) {
         INFO(bf16.tensors[i].name);
-        if (bf16.tensors[i].dtype == "bf16") CHECK(fp32.tensors[i].bytes == 2 * bf16.tensors[i].bytes);
-        else if (bf16.tensors[i].dtype != "mixed" && bf16.tensors[i].dtype != "bf16 + fp32") CHECK(fp32.tensors[i].bytes == bf16.tensors[i].bytes);
+        if (bf16.tensors[i].dtype == "bf16")
+            CHECK(fp32.tensors[i].bytes == 2 * bf16.tensors[i].bytes);
+        else if (bf16.tensors[i].dtype != "mixed" && bf16.tensors[i].dtype != "bf16 + fp32")
+            CHECK(fp32.tensors[i].bytes == bf16.tensors[i].bytes);
     }
 }
 

@@ -75,26 +75,32 @@ double extreme(std::uint8_t index, const FieldSpec& field) {
                              std::numeric_limits<double>::infinity(),
                              -std::numeric_limits<double>::infinity(),
                              std::numeric_limits<double>::quiet_NaN(),
-                             9223372036854775808.0,  // 2^63
-                             18446744073709551616.0, // 2^64
+                             9223372036854775808.0,   // 2^63
+                             18446744073709551616.0,  // 2^64
                              1e-300,
-                             4294967296.0,  // 2^32
-                             2147483648.0}; // 2^31
+                             4294967296.0,   // 2^32
+                             2147483648.0};  // 2^31
     return values[index % std::size(values)];
 }
 
 double numberFor(Bytes& in, const FieldSpec& field, double current) {
     switch (in.byte() % 8) {
-        case 1: return extreme(in.byte(), field);
+        case 1:
+            return extreme(in.byte(), field);
         case 2: {  // an integer in range, anywhere in it
             const double span = std::min(field.max - field.min, 1e15) + 1;
             return field.min + std::floor(static_cast<double>(in.u64() % (1ULL << 53)) / 9007199254740992.0 * span);
         }
-        case 3: return std::bit_cast<double>(in.u64());
-        case 4: return in.byte();
-        case 5: return field.allowed.empty() ? field.min : field.allowed[in.byte() % field.allowed.size()];
-        case 6: return field.max - in.byte();
-        default: return current;
+        case 3:
+            return std::bit_cast<double>(in.u64());
+        case 4:
+            return in.byte();
+        case 5:
+            return field.allowed.empty() ? field.min : field.allowed[in.byte() % field.allowed.size()];
+        case 6:
+            return field.max - in.byte();
+        default:
+            return current;
     }
 }
 
@@ -120,8 +126,10 @@ Config configFromFields(Bytes& in) {
             case FieldKind::choice: {
                 std::string& value = config.*std::get<std::string Config::*>(field.member);
                 const std::uint8_t selector = in.byte();
-                if (selector % 4 == 1 || selector % 4 == 2) value = field.choices[in.byte() % field.choices.size()];
-                else if (selector % 4 == 3) value = in.text(in.byte() % 16);
+                if (selector % 4 == 1 || selector % 4 == 2)
+                    value = field.choices[in.byte() % field.choices.size()];
+                else if (selector % 4 == 3)
+                    value = in.text(in.byte() % 16);
                 break;
             }
             case FieldKind::text: {

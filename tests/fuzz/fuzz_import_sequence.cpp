@@ -21,7 +21,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const HfImport chained = importHfConfig(b, first.config), alone = importHfConfig(b, base);
     fuzz::check(chained.errors.empty() == alone.errors.empty(), "B imports after A but not alone, or the other way");
     if (alone.errors.empty())
-        fuzz::check(chained.config == alone.config, "importing A then B differs from importing B alone", encodeQuery(chained.config) + "\n" + encodeQuery(alone.config));
+        fuzz::check(chained.config == alone.config, "importing A then B differs from importing B alone",
+                    encodeQuery(chained.config) + "\n" + encodeQuery(alone.config));
     else
         fuzz::check(chained.config == first.config && alone.config == base, "a failed import changed its base");
     for (const std::string_view text : {a, b}) {
@@ -31,7 +32,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (file.errors.empty()) {
             const MeasuredComparison comparison = compareMeasured(file);
             for (const auto& line : comparison.lines)
-                fuzz::check(!line.measuredBytes || (*line.measuredBytes >= 0 && *line.measuredBytes <= kMaxMeasuredBytes), "a measured value out of bounds");
+                fuzz::check(!line.measuredBytes || (*line.measuredBytes >= 0 && *line.measuredBytes <= kMaxMeasuredBytes),
+                            "a measured value out of bounds");
         }
     }
     return 0;

@@ -19,8 +19,7 @@ void checkRoundTrip(const Config& config) {
     fuzz::check(reread.problems.empty(), "configToJson's output does not read back cleanly",
                 json + "\n" + (reread.problems.empty() ? std::string() : reread.problems.front().message));
     const ParsedConfig again = applyAssignments(reread.assignments);
-    fuzz::check(again.problems.empty() && again.config == config, "configToJson's output reads back as another configuration",
-                json);
+    fuzz::check(again.problems.empty() && again.config == config, "configToJson's output reads back as another configuration", json);
 }
 
 }  // namespace

@@ -11,9 +11,9 @@
 
 namespace membudget {
 
-inline constexpr double kBytesPerGB = 1e9;                  // decimal gigabyte, as the chapter uses
-inline constexpr double kBytesPerGiB = 1073741824.0;        // 2^30, what allocators and nvidia-smi count in
-inline constexpr double kBytesPerMiB = 1048576.0;           // 2^20
+inline constexpr double kBytesPerGB = 1e9;                        // decimal gigabyte, as the chapter uses
+inline constexpr double kBytesPerGiB = 1073741824.0;              // 2^30, what allocators and nvidia-smi count in
+inline constexpr double kBytesPerMiB = 1048576.0;                 // 2^20
 inline constexpr double kExactIntegerLimit = 9007199254740992.0;  // 2^53: doubles are exact integers below this
 
 // Integer fields are held as double so that the same record crosses into JavaScript unchanged; the
@@ -37,24 +37,24 @@ struct Config {
     std::string norm = "rmsnorm";
     bool bias = false;
     bool qkvBias = false;  // biases on Q, K, V only (Qwen2)
-    double posEmb = 0;  // rows of a learned absolute position embedding; 0 for rotary
+    double posEmb = 0;     // rows of a learned absolute position embedding; 0 for rotary
     // mixture of experts (experts = 0: dense)
     double experts = 0;
     double expertsPerToken = 2;
-    double moeFfn = 0;          // 0: ffn
-    double sharedExpertFfn = 0; // 0: no shared expert
-    double moeLayerFreq = 1;    // from first_dense_layers on, every moe_layer_freq-th layer is MoE
+    double moeFfn = 0;           // 0: ffn
+    double sharedExpertFfn = 0;  // 0: no shared expert
+    double moeLayerFreq = 1;     // from first_dense_layers on, every moe_layer_freq-th layer is MoE
     double firstDenseLayers = 0;
-    bool routerBias = false;    // a per-expert router bias (DeepSeek-V3's e_score_correction_bias)
+    bool routerBias = false;        // a per-expert router bias (DeepSeek-V3's e_score_correction_bias)
     bool sharedExpertGate = false;  // a sigmoid gate h -> 1 on the shared expert's output (Qwen2-MoE)
-    double mtpLayers = 0;       // multi-token-prediction layers (DeepSeek-V3: 1), on the last stage
+    double mtpLayers = 0;           // multi-token-prediction layers (DeepSeek-V3: 1), on the last stage
     double capacityFactor = 1;
     // multi-head latent attention (kv_lora_rank = 0: standard attention)
     double kvLoraRank = 0;
-    double qLoraRank = 0;       // 0: a full-rank query projection
-    double qkRopeDim = 64;      // decoupled rotary dimension of Q and K
-    double qkNopeDim = 0;       // 0: head_dim
-    double vHeadDim = 0;        // 0: head_dim
+    double qLoraRank = 0;   // 0: a full-rank query projection
+    double qkRopeDim = 64;  // decoupled rotary dimension of Q and K
+    double qkNopeDim = 0;   // 0: head_dim
+    double vHeadDim = 0;    // 0: head_dim
     // parallelism
     double tp = 8;
     double pp = 1;
@@ -62,10 +62,10 @@ struct Config {
     double cp = 1;
     bool sp = false;
     double zero = 1;
-    double gpus = 0;  // 0 means TP × PP × CP × DP
-    double ep = 1;    // expert parallel
-    double etp = 0;   // expert tensor parallel; 0 means TP
-    double vpp = 1;   // virtual pipeline stages (interleaved 1F1B) per rank
+    double gpus = 0;              // 0 means TP × PP × CP × DP
+    double ep = 1;                // expert parallel
+    double etp = 0;               // expert tensor parallel; 0 means TP
+    double vpp = 1;               // virtual pipeline stages (interleaved 1F1B) per rank
     double firstStageLayers = 0;  // 0: an even split
     double lastStageLayers = 0;
     // training
@@ -88,14 +88,14 @@ struct Config {
     double headroom = 0.10;
     double gpusPerNode = 8;
     std::string offload = "none";  // ZeRO-Offload: none, optimizer, all (optimizer and parameters)
-    bool zeroInit = true;           // DeepSpeed zero.Init: parameters partitioned as they are created
+    bool zeroInit = true;          // DeepSpeed zero.Init: parameters partitioned as they are created
     // inference (mode = inference: mb is the number of concurrent sequences, seq the tokens of each)
     std::string mode = "training";
     std::string weightDtype = "bf16";
     std::string kvDtype = "bf16";
-    double quantGroup = 128;       // INT4 weights: input channels per scale/zero group (AWQ, GPTQ)
-    double kvBlock = 16;           // tokens per KV-cache block (vLLM's block_size); 1 = no rounding
-    double workspaceTokens = 8192; // tokens in one forward pass (vLLM's max_num_batched_tokens)
+    double quantGroup = 128;        // INT4 weights: input channels per scale/zero group (AWQ, GPTQ)
+    double kvBlock = 16;            // tokens per KV-cache block (vLLM's block_size); 1 = no rounding
+    double workspaceTokens = 8192;  // tokens in one forward pass (vLLM's max_num_batched_tokens)
     double cudaGraphsGb = 0;
     // method
     std::string method = "chapter";

@@ -10,7 +10,7 @@
 namespace membudget {
 
 struct Line {
-    std::string id;           // parameters, gradients, optimizer, activations, buffers, cuda_context
+    std::string id;  // parameters, gradients, optimizer, activations, buffers, cuda_context
     std::string label;
     std::string formula;      // symbolic, as the source writes it
     std::string substituted;  // the same with this configuration's numbers
@@ -56,8 +56,8 @@ struct Phase {
 
 struct Result {
     std::string method;
-    std::vector<Line> lines;    // the peak stage's ledger, at its peak phase
-    double parameterCount = 0;  // Ψ as used (given or derived)
+    std::vector<Line> lines;          // the peak stage's ledger, at its peak phase
+    double parameterCount = 0;        // Ψ as used (given or derived)
     double activeParameterCount = 0;  // per token, for MoE (= parameterCount for a dense model)
     double totalBytes = 0;
     double capacityBytes = 0;

@@ -35,9 +35,9 @@ struct MeasuredTotal {
 struct MeasuredComparison {
     Config config;
     Result result;
-    std::string source;      // the file's optional "source" note
-    std::string deviceName;  // device.name, when given
-    std::vector<MeasuredLine> lines;  // the ledger's lines in order, then lines measured but not predicted
+    std::string source;                 // the file's optional "source" note
+    std::string deviceName;             // device.name, when given
+    std::vector<MeasuredLine> lines;    // the ledger's lines in order, then lines measured but not predicted
     std::vector<MeasuredTotal> totals;  // only against the peaks the file has
     // Training with phases in the file: each predicted phase (less allowances) against the peak allocated in
     // the matching phases of the last step measured.

@@ -13,13 +13,13 @@ namespace membudget {
 // (tp, pp, dp, cp, ep, sp, zero, mb, ckpt, microbatches, first/last_stage_layers) are what the planner sets.
 struct PlanRequest {
     Config base;
-    double gpus = 0;         // TP × PP × CP × DP
-    double globalBatch = 0;  // sequences per optimizer step: DP × mb × microbatches
-    bool tpAcrossNodes = false;   // allow TP groups larger than a node (gpus_per_node)
-    bool unevenPipeline = true;   // PP that does not divide the layers (stages differ by one layer)
+    double gpus = 0;             // TP × PP × CP × DP
+    double globalBatch = 0;      // sequences per optimizer step: DP × mb × microbatches
+    bool tpAcrossNodes = false;  // allow TP groups larger than a node (gpus_per_node)
+    bool unevenPipeline = true;  // PP that does not divide the layers (stages differ by one layer)
     double maxMicroBatch = 16;
     double maxCp = 16;
-    bool includeTight = false;    // rows over the headroom line but under the capacity
+    bool includeTight = false;  // rows over the headroom line but under the capacity
     // A slice of the layouts (TP, CP, PP, EP) for a caller that reports progress: [layoutBegin, layoutEnd).
     // layoutEnd = 0: all of them.
     double layoutBegin = 0, layoutEnd = 0;
@@ -39,7 +39,7 @@ struct PlanRow {
     double firstStageLayers = 0, lastStageLayers = 0;  // 0: an even split
     double peakBytes = 0, headroomBytes = 0;           // headroom: usable bytes (capacity less headroom) − peak
     double peakStage = 0;
-    std::string verdict;                               // fits or tight
+    std::string verdict;           // fits or tight
     double recomputeOverhead = 0;  // extra compute of the step, as a fraction (full ≈ 1/3)
     double bubble = 0;             // (PP − 1) / (m + PP − 1)
     bool tpCrossesNode = false, cpCrossesNode = false;
@@ -47,13 +47,13 @@ struct PlanRow {
 };
 
 struct PlanResult {
-    std::vector<PlanRow> rows;   // Pareto rows first, then by peak memory
-    double layouts = 0;          // (TP, CP, PP, EP) combinations that divide the GPUs
-    double candidates = 0;       // every combination of the knobs over those layouts
-    double evaluated = 0;        // ledgers computed
-    double pruned = 0;           // combinations skipped because a smaller micro-batch already did not fit
+    std::vector<PlanRow> rows;  // Pareto rows first, then by peak memory
+    double layouts = 0;         // (TP, CP, PP, EP) combinations that divide the GPUs
+    double candidates = 0;      // every combination of the knobs over those layouts
+    double evaluated = 0;       // ledgers computed
+    double pruned = 0;          // combinations skipped because a smaller micro-batch already did not fit
     double fitting = 0;
-    double dropped = 0;          // fitting rows beyond maxRows
+    double dropped = 0;  // fitting rows beyond maxRows
     std::vector<Problem> errors;
 };
 
@@ -70,8 +70,8 @@ double recomputeOverhead(const Config& config) noexcept;
 
 // One change to a configuration that does not fit, what it saves and what it costs.
 struct Advice {
-    std::string change;   // e.g. "zero = 3"
-    std::string query;    // the keys it sets, as a link query (zero=3&…)
+    std::string change;  // e.g. "zero = 3"
+    std::string query;   // the keys it sets, as a link query (zero=3&…)
     double savedBytes = 0;
     double totalBytes = 0;
     std::string verdict;

@@ -30,10 +30,10 @@ struct MegatronArgs {
     std::optional<double> numExperts;
     double moeFfnHiddenSize = 0, moeLayerFreq = 1, sharedExpertFfn = 0;
     double expertParallel = 1, expertTensorParallel = 1, worldSize = 1;
-    double firstDenseLayers = 0;  // a list-valued moe_layer_freq of k zeros then ones is k here with freq 1
-    bool addBiasLinear = false;   // add_bias_linear: of all biases, the estimator counts only the router's
+    double firstDenseLayers = 0;    // a list-valued moe_layer_freq of k zeros then ones is k here with freq 1
+    bool addBiasLinear = false;     // add_bias_linear: of all biases, the estimator counts only the router's
     bool sharedExpertGate = false;  // moe_shared_expert_gate
-    double mtpNumLayers = 0;      // mtp_num_layers (None: 0)
+    double mtpNumLayers = 0;        // mtp_num_layers (None: 0)
     // Multi-head latent attention (multi_latent_attention).
     bool multiLatentAttention = false;
     std::optional<double> qLoraRank;
@@ -42,10 +42,10 @@ struct MegatronArgs {
 
 // Bytes of weights and optimizer states on the most loaded shard (the first pipeline stage).
 struct MegatronWeights {
-    double tensorParallelParams;  // divided by TP: attention, MLP, embedding (and output layer when PP = 1)
-    double replicatedParams;      // norms (and MoE routers), kept whole on every TP rank
-    double bytesPerParam;         // 18, or 6 + 12 / DP with the distributed optimizer
-    double expertParams = 0;      // routed experts, divided by ETP × EP
+    double tensorParallelParams;      // divided by TP: attention, MLP, embedding (and output layer when PP = 1)
+    double replicatedParams;          // norms (and MoE routers), kept whole on every TP rank
+    double bytesPerParam;             // 18, or 6 + 12 / DP with the distributed optimizer
+    double expertParams = 0;          // routed experts, divided by ETP × EP
     double expertBytesPerParam = 18;  // 18, or 6 + 12 / EDP with EDP = world // (ETP × EP × PP)
     double bytes() const { return (tensorParallelParams + replicatedParams) * bytesPerParam + expertParams * expertBytesPerParam; }
 };
@@ -69,9 +69,8 @@ DeepSpeedEstimate deepspeedZero2(double totalParams, double gpusPerNode, double 
 // The formula before DeepSpeed PR #5099 (2024), which its docs (memory.rst) still print.
 DeepSpeedEstimate deepspeedZero2BeforePr5099(double totalParams, double gpusPerNode, double nodes, bool cpuOffload,
                                              double additionalBufferFactor = 1.5);
-DeepSpeedEstimate deepspeedZero3(double totalParams, double largestLayerParams, double gpusPerNode, double nodes,
-                                 bool cpuOffload, bool cpuOffloadParams, bool zeroInit,
-                                 double additionalBufferFactor = 1.5);
+DeepSpeedEstimate deepspeedZero3(double totalParams, double largestLayerParams, double gpusPerNode, double nodes, bool cpuOffload,
+                                 bool cpuOffloadParams, bool zeroInit, double additionalBufferFactor = 1.5);
 
 // ---------------------------------------------------------------------------------------------
 // ZeRO, Rajbhandari et al. 2020 (arXiv 1910.02054), §3.1 and §5.1-5.3: model-state bytes per device
@@ -86,8 +85,7 @@ ZeroModelStates zeroPaperModelStates(int stage, double psi, double dataParallel,
 // Korthikanti et al. 2022 (arXiv 2205.05198), Table 2: activation bytes of one transformer layer,
 // 2-byte activations and 1-byte dropout masks.
 enum class Recompute { none, selective, full };
-double korthikantiLayerBytes(double s, double b, double h, double a, double t, bool sequenceParallel,
-                             Recompute recompute);
+double korthikantiLayerBytes(double s, double b, double h, double a, double t, bool sequenceParallel, Recompute recompute);
 // §4.2: the first stage holds p micro-batches of L/p layers; interleaving multiplies by 1 + (p-1)/(p·m).
 double korthikantiInterleaveFactor(double p, double virtualStages);
 // §4.3: embedding dropout (sbhp/t) and, when p = 1, final LayerNorm, output-layer input and fp32 logits

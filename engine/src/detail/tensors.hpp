@@ -22,9 +22,9 @@ enum class TensorKind : std::uint8_t {
     attentionProbabilities,
     attentionDropoutMask,
     droppedAttentionProbabilities,
-    attentionOutput,           // the output projection's input
-    attentionOutputForFlash,   // FP8 with FlashAttention: the BF16 output its backward reads
-    attentionOutputFp8Copy,    // ... and the FP8 copy the output projection saves
+    attentionOutput,          // the output projection's input
+    attentionOutputForFlash,  // FP8 with FlashAttention: the BF16 output its backward reads
+    attentionOutputFp8Copy,   // ... and the FP8 copy the output projection saves
     attentionResidualDropoutMask,
     mlpNormInput,
     mlpNormStatistics,
@@ -143,28 +143,36 @@ void forEachLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor&
         const double routed = x.b * x.sRank * c.expertsPerToken * c.capacityFactor;
         const double fe = expertFfn(c) / expertTensorParallel(c);
         auto routedShape = [](std::string shape) { return TensorText{std::move(shape), "experts split by EP, ETP"}; };
-        v.tensor(TensorKind::routerLogits, Dtype::fp32, 8 * x.b * x.sRank * c.experts / x.spDivisor, 1,
-                 [&] { return TensorText{"2 × [b, " + seqShape(c, true) + ", E]", spSharding(c)}; });
-        v.tensor(TensorKind::dispatchedTokens, gemm, gemmBytes * routed * x.h, 1,
-                 [] { return TensorText{"[b·s·k·cf, h]", "tokens routed to this EP rank"}; });
+        v.tensor(TensorKind::routerLogits, Dtype::fp32, 8 * x.b * x.sRank * c.experts / x.spDivisor, 1, [&] {
+            return TensorText{"2 × [b, " + seqShape(c, true) + ", E]", spSharding(c)};
+        });
+        v.tensor(TensorKind::dispatchedTokens, gemm, gemmBytes * routed * x.h, 1, [] {
+            return TensorText{"[b·s·k·cf, h]", "tokens routed to this EP rank"};
+        });
         if (x.gated) {
-            v.tensor(TensorKind::expertGateUp, Dtype::activation, 2 * act * routed * fe, 1, [&] { return routedShape("2 × [b·s·k·cf, d_expert/ETP]"); });
-            v.tensor(TensorKind::expertSwigluOutput, gemm, gemmBytes * routed * fe, 1, [&] { return routedShape("[b·s·k·cf, d_expert/ETP]"); });
+            v.tensor(TensorKind::expertGateUp, Dtype::activation, 2 * act * routed * fe, 1,
+                     [&] { return routedShape("2 × [b·s·k·cf, d_expert/ETP]"); });
+            v.tensor(TensorKind::expertSwigluOutput, gemm, gemmBytes * routed * fe, 1,
+                     [&] { return routedShape("[b·s·k·cf, d_expert/ETP]"); });
         } else {
-            v.tensor(TensorKind::expertFc1Output, Dtype::activation, act * routed * fe, 1, [&] { return routedShape("[b·s·k·cf, d_expert/ETP]"); });
+            v.tensor(TensorKind::expertFc1Output, Dtype::activation, act * routed * fe, 1,
+                     [&] { return routedShape("[b·s·k·cf, d_expert/ETP]"); });
             v.tensor(TensorKind::expertActivationOutput, gemm, gemmBytes * routed * fe, 1,
                      [&] { return routedShape("[b·s·k·cf, d_expert/ETP]"); });
         }
-        v.tensor(TensorKind::routingWeights, Dtype::fp32, 4 * x.b * x.sRank * c.expertsPerToken, 1,
-                 [] { return TensorText{"[b·s·k]", "tokens routed to this EP rank"}; });
+        v.tensor(TensorKind::routingWeights, Dtype::fp32, 4 * x.b * x.sRank * c.expertsPerToken, 1, [] {
+            return TensorText{"[b·s·k]", "tokens routed to this EP rank"};
+        });
         if (c.sharedExpertFfn > 0) {
             const double bss = x.b * x.sRank * c.sharedExpertFfn / x.t;
             v.tensor(TensorKind::sharedExpertInput, gemm, gemmBytes * bsh, 1, hidden);
-            v.tensor(TensorKind::sharedExpertGateUpOutput, Dtype::activation, (x.gated ? 3 : 2) * act * bss, 1,
-                     [&] { return TensorText{"[b, " + seqShape(c, false) + ", 3 × d_shared/TP]", "split by TP"}; });
+            v.tensor(TensorKind::sharedExpertGateUpOutput, Dtype::activation, (x.gated ? 3 : 2) * act * bss, 1, [&] {
+                return TensorText{"[b, " + seqShape(c, false) + ", 3 × d_shared/TP]", "split by TP"};
+            });
             if (c.sharedExpertGate)
-                v.tensor(TensorKind::sharedExpertGate, Dtype::activation, act * x.b * x.sRank / x.spDivisor, 1,
-                         [&] { return TensorText{"[b, " + seqShape(c, true) + ", 1]", spSharding(c)}; });
+                v.tensor(TensorKind::sharedExpertGate, Dtype::activation, act * x.b * x.sRank / x.spDivisor, 1, [&] {
+                    return TensorText{"[b, " + seqShape(c, true) + ", 1]", spSharding(c)};
+                });
         }
     } else {
         const double bsf = x.b * x.sRank * x.f / x.t;

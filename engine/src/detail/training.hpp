@@ -18,9 +18,8 @@ struct StaticRates {
     double statesHidden;     // per parameter of the layers' weight matrices
     double statesEmbedding;  // embedding and output layer (2-D, but Muon leaves them to AdamW)
     double statesVector;     // norms and biases
-    const char* describe;  // a literal: the planner's kernel builds these millions of times
+    const char* describe;    // a literal: the planner's kernel builds these millions of times
 };
-
 
 StaticRates staticRates(const Config& c);
 
@@ -52,8 +51,9 @@ void forEachStageTensor(const Config& c, const MembudgetTraining& t, const Stage
     if (c.ckpt == "full") {
         v.tensor(TensorKind::layerInputCheckpoint, Dtype::activation, act * bsh, st.copies, hidden);
         if (st.layers > 0)
-            v.tensor(TensorKind::recomputedLayer, Dtype::mixed, t.fullLayerBytes, 1,
-                     [] { return TensorText{"all of a layer's saved tensors", "as the layer's tensors"}; });
+            v.tensor(TensorKind::recomputedLayer, Dtype::mixed, t.fullLayerBytes, 1, [] {
+                return TensorText{"all of a layer's saved tensors", "as the layer's tensors"};
+            });
     } else {
         // Layer-copies split between dense and MoE layers in the proportion the stage holds them.
         const double moeCopies = st.layers > 0 ? st.copies * st.moeLayers / st.layers : 0;
@@ -62,14 +62,18 @@ void forEachStageTensor(const Config& c, const MembudgetTraining& t, const Stage
         if (denseCopies > 0) v.layers(LayerGroup::dense, LayerSpec{keepCore, false}, t.denseLayerBytes, denseCopies);
         if (moeCopies > 0) v.layers(LayerGroup::moe, LayerSpec{keepCore, true}, t.moeLayerBytes, moeCopies);
         if (c.ckpt == "selective" && st.layers > 0 && t.coreBytes > 0)
-            v.tensor(TensorKind::recomputedAttentionCore, Dtype::mixed, t.coreBytes, 1, [] { return TensorText{"one layer", "heads split by TP"}; });
+            v.tensor(TensorKind::recomputedAttentionCore, Dtype::mixed, t.coreBytes, 1, [] {
+                return TensorText{"one layer", "heads split by TP"};
+            });
     }
     if (st.first) {
-        v.tensor(TensorKind::tokenIds, Dtype::int64, 8 * x.b * x.sRank, st.microbatches,
-                 [&c] { return TensorText{"[b, " + seqShape(c, false) + "]", "replicated on every TP rank"}; });
+        v.tensor(TensorKind::tokenIds, Dtype::int64, 8 * x.b * x.sRank, st.microbatches, [&c] {
+            return TensorText{"[b, " + seqShape(c, false) + "]", "replicated on every TP rank"};
+        });
         if (x.dropout)
-            v.tensor(TensorKind::embeddingDropoutMask, Dtype::uint8, bsh, st.microbatches,
-                     [&c] { return TensorText{"[b, " + seqShape(c, true) + ", h]", "sharded by SP over TP"}; });
+            v.tensor(TensorKind::embeddingDropoutMask, Dtype::uint8, bsh, st.microbatches, [&c] {
+                return TensorText{"[b, " + seqShape(c, true) + ", h]", "sharded by SP over TP"};
+            });
     }
     if (st.last) {
         // The last stage runs each micro-batch's forward and backward back to back: one micro-batch of
@@ -85,12 +89,15 @@ void forEachStageTensor(const Config& c, const MembudgetTraining& t, const Stage
             // Each MTP depth is one more layer for the one micro-batch of the last stage, its norm and
             // projection inputs and its own logits and loss, all alive until the backward pass.
             v.layers(LayerGroup::mtp, LayerSpec{c.ckpt == "none", t.mtpMoe}, t.mtpLayerBytes, st.mtpLayers);
-            v.tensor(TensorKind::mtpNormInputs, Dtype::activation, 2 * act * bsh, st.mtpLayers,
-                     [&c] { return TensorText{"2 × [b, " + seqShape(c, true) + ", h]", "sharded by SP over TP"}; });
-            v.tensor(TensorKind::mtpProjectionInput, Dtype::activation, 2 * act * x.b * x.sRank * x.h, st.mtpLayers,
-                     [&c] { return TensorText{"[b, " + seqShape(c, false) + ", 2h]", "replicated on every TP rank"}; });
-            v.tensor(TensorKind::mtpOutputInputs, Dtype::activation, 2 * act * bsh, st.mtpLayers,
-                     [&c] { return TensorText{"2 × [b, " + seqShape(c, true) + ", h]", "sharded by SP over TP"}; });
+            v.tensor(TensorKind::mtpNormInputs, Dtype::activation, 2 * act * bsh, st.mtpLayers, [&c] {
+                return TensorText{"2 × [b, " + seqShape(c, true) + ", h]", "sharded by SP over TP"};
+            });
+            v.tensor(TensorKind::mtpProjectionInput, Dtype::activation, 2 * act * x.b * x.sRank * x.h, st.mtpLayers, [&c] {
+                return TensorText{"[b, " + seqShape(c, false) + ", 2h]", "replicated on every TP rank"};
+            });
+            v.tensor(TensorKind::mtpOutputInputs, Dtype::activation, 2 * act * bsh, st.mtpLayers, [&c] {
+                return TensorText{"2 × [b, " + seqShape(c, true) + ", h]", "sharded by SP over TP"};
+            });
             v.tensor(TensorKind::mtpLogits, Dtype::mixed, (act + 4) * logits, st.mtpLayers, vocab);
         }
     }
