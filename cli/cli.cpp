@@ -84,7 +84,7 @@ void printTable(std::ostream& out, const Result& result, const Config& c, bool g
                 : "")
         << "\n";
     const auto g = detail::groupedNumber;
-    if (c.mode == "inference")
+    if (c.mode == Mode::inference)
         out << "inference · TP " << g(c.tp) << " · PP " << g(c.pp) << " · " << g(c.mb) << " sequences × " << g(c.seq)
             << " tokens · weights " << c.weightDtype << " · KV cache " << c.kvDtype << "\n";
     else
@@ -120,11 +120,11 @@ void printTable(std::ostream& out, const Result& result, const Config& c, bool g
     summary("Capacity", gpu ? std::string(gpu->id) : "gpu_gb", result.capacityBytes);
     summary("Usable", "capacity × (1 − " + detail::formatNumber(c.headroom) + ")", result.usableBytes);
 
-    const std::string verdictText = result.verdict == "fits" ? "fits" : result.verdict == "tight" ? "tight" : "does not fit";
+    const std::string verdictText = result.verdict == Verdict::fits ? "fits" : result.verdict == Verdict::tight ? "tight" : "does not fit";
     out << "\nVerdict: " << verdictText << " — total " << value(result.totalBytes) << " " << unit << "; ";
-    if (result.verdict == "fits")
+    if (result.verdict == Verdict::fits)
         out << value(result.usableBytes - result.totalBytes) << " " << unit << " below the headroom line";
-    else if (result.verdict == "tight")
+    else if (result.verdict == Verdict::tight)
         out << value(result.totalBytes - result.usableBytes) << " " << unit << " over the headroom line, "
             << value(result.capacityBytes - result.totalBytes) << " " << unit << " under capacity";
     else
@@ -149,7 +149,7 @@ void printTable(std::ostream& out, const Result& result, const Config& c, bool g
                 << detail::groupedNumber(std::round(t.bytesPerCopy)) << " B × " << detail::formatNumber(t.copies) << ") " << t.sharding
                 << "\n";
     }
-    if (c.mode == "inference")
+    if (c.mode == Mode::inference)
         out << "\nFits under the headroom line: up to " << detail::groupedNumber(result.maxSequences) << " concurrent sequences of "
             << detail::groupedNumber(c.seq) << " tokens; with " << detail::groupedNumber(c.mb) << " sequences, up to "
             << detail::groupedNumber(result.maxContextTokens) << " tokens each\n";
@@ -172,7 +172,7 @@ void printComparison(std::ostream& out, const std::vector<MethodColumn>& columns
     const size_t labelWidth = 20, width = 12;
     out << "Per-GPU memory by method (" << unit << "; * = the configured method, " << c.method << ")\n\n";
     out << pad("", labelWidth);
-    for (const auto& column : columns) out << padLeft(column.method + (column.method == c.method ? "*" : ""), width);
+    for (const auto& column : columns) out << padLeft(std::string(toString(column.method)) + (column.method == c.method ? "*" : ""), width);
     out << "\n";
     const MethodColumn* base = nullptr;
     for (const auto& column : columns)
@@ -188,7 +188,7 @@ void printComparison(std::ostream& out, const std::vector<MethodColumn>& columns
             const auto& line = column.result.lines[i];
             // A value the source does not model itself is shown in brackets.
             const std::string text =
-                line.origin == column.method || line.origin == "allowance" ? value(line.bytes) : "(" + value(line.bytes) + ")";
+                line.origin == toString(column.method) || line.origin == "allowance" ? value(line.bytes) : "(" + value(line.bytes) + ")";
             out << padLeft(text, width);
         }
         out << "\n";
@@ -200,7 +200,9 @@ void printComparison(std::ostream& out, const std::vector<MethodColumn>& columns
     };
     row("Total", [&](const MethodColumn& m) { return value(m.result.totalBytes); });
     row("Source's own figure", [&](const MethodColumn& m) { return value(m.sourceBytes); });
-    row("Verdict", [&](const MethodColumn& m) { return m.result.verdict == "does_not_fit" ? std::string("over") : m.result.verdict; });
+    row("Verdict", [&](const MethodColumn& m) {
+        return m.result.verdict == Verdict::doesNotFit ? std::string("over") : std::string(toString(m.result.verdict));
+    });
     out << "\n(values in brackets are membudget's estimate where the source has no formula)\n";
     out << "\nWhy they differ from " << c.method << ":\n";
     for (const auto& column : columns) {
@@ -209,8 +211,8 @@ void printComparison(std::ostream& out, const std::vector<MethodColumn>& columns
             const auto& line = column.result.lines[i];
             const double delta = line.bytes - base->result.lines[i].bytes;
             if (std::fabs(delta) < 0.005 * std::max(1.0, base->result.lines[i].bytes) || line.origin == "allowance") continue;
-            out << "  " << pad(column.method, 12) << pad(line.label, 13) << padLeft((delta > 0 ? "+" : "") + value(delta), 8) << " " << unit
-                << "  " << differenceReason(line.origin == "membudget" ? "membudget" : column.method, line.id) << "\n";
+            out << "  " << pad(toString(column.method), 12) << pad(line.label, 13) << padLeft((delta > 0 ? "+" : "") + value(delta), 8)
+                << " " << unit << "  " << differenceReason(line.origin == "membudget" ? Method::membudget : column.method, line.id) << "\n";
         }
     }
 }
@@ -248,11 +250,11 @@ void printPlan(std::ostream& out, const PlanResult& plan, const PlanRequest& req
         if (row.tpCrossesNode) note("TP crosses nodes");
         if (row.cpCrossesNode) note("CP crosses nodes");
         if (std::fmod(c.layers, row.pp) != 0) note("uneven stages");
-        if (row.verdict == "tight") note("tight");
+        if (row.verdict == Verdict::tight) note("tight");
         out << padLeft(detail::groupedNumber(row.tp), 4) << padLeft(detail::groupedNumber(row.pp), 4)
             << padLeft(detail::groupedNumber(row.cp), 4) << padLeft(detail::groupedNumber(row.dp), 7);
         if (c.experts != 0) out << padLeft(detail::groupedNumber(row.ep), 4);
-        out << padLeft(detail::groupedNumber(row.zero), 6) << padLeft(row.sp ? "on" : "off", 4) << "  " << pad(row.ckpt, 10)
+        out << padLeft(detail::groupedNumber(row.zero), 6) << padLeft(row.sp ? "on" : "off", 4) << "  " << pad(toString(row.ckpt), 10)
             << padLeft(detail::groupedNumber(row.mb), 4) << padLeft(detail::groupedNumber(row.microbatches), 7) << "  "
             << padLeft(value(row.peakBytes), 9) << "  " << padLeft(value(row.headroomBytes), 9) << "  "
             << padLeft(percent(row.recomputeOverhead), 9) << "  " << padLeft(percent(row.bubble), 6) << "  " << notes << "\n";
@@ -273,7 +275,7 @@ void printAdvice(std::ostream& out, const std::vector<Advice>& advice, const Res
     out << "What to change (now " << fixed2(before.totalBytes / scale) << " " << unit << ", " << before.verdict << "):\n";
     for (const auto& a : advice)
         out << "  " << pad(a.change, 34) << padLeft(fixed2(a.totalBytes / scale), 8) << " " << unit << "  saves "
-            << padLeft(fixed2(a.savedBytes / scale), 7) << " " << unit << "  " << pad(a.verdict, 12) << "  " << a.cost << "\n";
+            << padLeft(fixed2(a.savedBytes / scale), 7) << " " << unit << "  " << pad(toString(a.verdict), 12) << "  " << a.cost << "\n";
 }
 
 }  // namespace
@@ -468,7 +470,7 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
             out << adviceToJson(advice) << "\n";
         else
             printAdvice(out, advice, result, gib);
-        return result.verdict == "fits" ? kExitFits : kExitOver;
+        return result.verdict == Verdict::fits ? kExitFits : kExitOver;
     }
     if (*compareCommand && result.ok()) {
         const auto columns = compareMethods(parsed.config);
@@ -476,13 +478,13 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
             out << compareToJson(columns, parsed.config) << "\n";
         else
             printComparison(out, columns, parsed.config, gib);
-        return result.verdict == "fits" ? kExitFits : kExitOver;
+        return result.verdict == Verdict::fits ? kExitFits : kExitOver;
     }
     if (jsonOutput) {
         out << resultToJson(result, parsed.config) << "\n";
     } else if (result.ok()) {
         printTable(out, result, parsed.config, gib, showTensors);
-        if (result.verdict != "fits") {
+        if (result.verdict != Verdict::fits) {
             auto advice = advise(parsed.config);
             if (advice.size() > 3) advice.resize(3);
             out << "\n";
@@ -494,7 +496,7 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
         if (!jsonOutput) printProblems(err, result.errors);
         return kExitBadInput;
     }
-    return result.verdict == "fits" ? kExitFits : kExitOver;
+    return result.verdict == Verdict::fits ? kExitFits : kExitOver;
 }
 
 }  // namespace membudget

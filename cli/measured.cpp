@@ -12,6 +12,7 @@
 
 #include "membudget/detail/text.hpp"
 #include "membudget/json.hpp"
+#include "terminal.hpp"
 
 namespace membudget {
 
@@ -70,8 +71,8 @@ MeasuredComparison compareMeasured(std::string_view text) {
 std::string measuredComparisonToJson(const MeasuredComparison& comparison, int indent) {
     ordered_json out;
     out["format"] = "membudget-compare-measured/1";
-    out["method"] = comparison.result.method;
-    out["mode"] = comparison.config.mode;
+    out["method"] = std::string(toString(comparison.result.method));
+    out["mode"] = std::string(toString(comparison.config.mode));
     out["parameter_count"] = number(comparison.result.parameterCount);
     out["device"] = comparison.deviceName.empty() ? ordered_json(nullptr) : ordered_json(comparison.deviceName);
     out["source"] = comparison.source.empty() ? ordered_json(nullptr) : ordered_json(comparison.source);
@@ -110,7 +111,7 @@ std::string measuredComparisonToJson(const MeasuredComparison& comparison, int i
                           {"difference_percent", optionalNumber(percentOf(difference, total.predictedBytes))}});
     }
     out["totals"] = std::move(totals);
-    out["line_phase"] = comparison.linePhase.empty() ? ordered_json(nullptr) : ordered_json(comparison.linePhase);
+    out["line_phase"] = comparison.linePhase ? ordered_json(std::string(toString(*comparison.linePhase))) : ordered_json(nullptr);
     ordered_json phases = ordered_json::array();
     for (const auto& phase : comparison.phases) {
         const double difference = phase.measuredBytes - phase.predictedBytes;
@@ -136,11 +137,12 @@ void printMeasuredComparison(std::ostream& out, const MeasuredComparison& compar
         << " · s " << detail::groupedNumber(c.seq) << "\n";
     if (!comparison.deviceName.empty()) out << "measured on " << comparison.deviceName << "\n";
     if (!comparison.source.empty()) out << "source: " << comparison.source << "\n";
-    if (!comparison.linePhase.empty())
+    if (comparison.linePhase)
         out << "lines at the " << comparison.linePhase << " phase, where they are measured"
-            << (comparison.result.peakPhase != comparison.linePhase ? " (the prediction peaks in the " + comparison.result.peakPhase +
-                                                                          ", which adds an FP32 gradient copy and frees the activations)"
-                                                                    : "")
+            << (comparison.result.peakPhase != comparison.linePhase
+                    ? " (the prediction peaks in the " + std::string(toString(comparison.result.peakPhase)) +
+                          ", which adds an FP32 gradient copy and frees the activations)"
+                    : "")
             << "\n";
     out << "\n";
 

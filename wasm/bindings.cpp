@@ -95,10 +95,25 @@ WasmResult toWasm(const Result& r) {
     for (const auto& s : r.stages)
         stages.call<void>("push", val(WasmStage{s.index, s.layers, s.inFlightMicrobatches, s.totalBytes, toArray(s.lineBytes),
                                                 s.parametersPerGpu, s.modelParameters}));
-    return {r.method,       toArray(r.lines),   r.parameterCount,       r.totalBytes,       r.capacityBytes,
-            r.usableBytes,  r.verdict,          toArray(r.warnings),    toArray(r.errors),  stages,
-            r.peakStage,    toArray(r.tensors), toArray(r.phases),      r.peakPhase,        r.cpuBytesPerNode,
-            r.maxSequences, r.maxContextTokens, r.activeParameterCount, toArray(r.cpuLines)};
+    return {std::string(toString(r.method)),
+            toArray(r.lines),
+            r.parameterCount,
+            r.totalBytes,
+            r.capacityBytes,
+            r.usableBytes,
+            std::string(toString(r.verdict)),
+            toArray(r.warnings),
+            toArray(r.errors),
+            stages,
+            r.peakStage,
+            toArray(r.tensors),
+            toArray(r.phases),
+            std::string(toString(r.peakPhase)),
+            r.cpuBytesPerNode,
+            r.maxSequences,
+            r.maxContextTokens,
+            r.activeParameterCount,
+            toArray(r.cpuLines)};
 }
 
 WasmResult evaluateConfig(const Config& config) { return toWasm(evaluate(config)); }
@@ -106,11 +121,38 @@ WasmResult evaluateConfig(const Config& config) { return toWasm(evaluate(config)
 val compareConfig(const Config& config) {
     val out = val::array();
     for (const auto& column : compareMethods(config))
-        out.call<void>("push", val(WasmColumn{column.method, toWasm(column.result), column.sourceBytes}));
+        out.call<void>("push", val(WasmColumn{std::string(toString(column.method)), toWasm(column.result), column.sourceBytes}));
     return out;
 }
 
-std::string reasonFor(const std::string& method, const std::string& lineId) { return differenceReason(method, lineId); }
+std::string phaseName(const Phase& phase) { return std::string(toString(phase.name)); }
+void setPhaseName(Phase& phase, std::string id) { phase.name = parseChoice<StepPhase>(id).value_or(StepPhase::forwardBackward); }
+
+std::string reasonFor(const std::string& method, const std::string& lineId) {
+    const auto id = parseChoice<Method>(method);
+    return id ? differenceReason(*id, lineId) : std::string();
+}
+
+// Config crosses as a plain object whose keys are the field table's: registered from it, so that no field
+// can be missing or misspelt here. Choices cross as their ids; an unknown id stores a value validate()
+// refuses by the field's name.
+void registerConfig() {
+    value_object<Config> config("Config");
+    for (const FieldSpec& field : fields()) {
+        const std::string name(field.key);
+        std::visit(
+            [&](auto member) {
+                if constexpr (std::is_same_v<decltype(member), ChoiceField>)
+                    config.field(name.c_str(), std::function<std::string(const Config&)>([member](const Config& c) {
+                                     return std::string(member.get(c));
+                                 }),
+                                 std::function<void(Config&, std::string)>([member](Config& c, std::string id) { member.set(c, id); }));
+                else
+                    config.field(name.c_str(), member);
+            },
+            field.member);
+    }
+}
 
 val measurableLinesOf(const Config& config) { return toArray(measurableLines(config)); }
 
@@ -223,13 +265,12 @@ WasmMeasuredFile readMeasured(const std::string& rootType, const val& values, co
 // Plan rows cross as one Float64Array of kPlanRowFields numbers each (web/src/engine.ts decodes them): a
 // value_object of 21 fields and its vector would cost the wasm more than the whole planner.
 constexpr size_t kPlanRowFields = 21;
-constexpr const char* kCkptModes[] = {"none", "selective", "full"};
 
 val rowsToArray(const std::vector<PlanRow>& rows) {
     std::vector<double> flat;
     flat.reserve(rows.size() * kPlanRowFields);
     for (const auto& r : rows) {
-        const double ckpt = r.ckpt == "full" ? 2 : r.ckpt == "selective" ? 1 : 0;
+        const double ckpt = static_cast<double>(r.ckpt);
         flat.insert(flat.end(), {r.tp,
                                  r.pp,
                                  r.dp,
@@ -245,7 +286,7 @@ val rowsToArray(const std::vector<PlanRow>& rows) {
                                  r.peakBytes,
                                  r.headroomBytes,
                                  r.peakStage,
-                                 r.verdict == "tight" ? 1.0 : 0.0,
+                                 r.verdict == Verdict::tight ? 1.0 : 0.0,
                                  r.recomputeOverhead,
                                  r.bubble,
                                  r.tpCrossesNode ? 1.0 : 0.0,
@@ -263,14 +304,17 @@ std::vector<PlanRow> rowsFromArray(const val& array) {
         auto& r = rows[i];
         r.tp = f[0], r.pp = f[1], r.dp = f[2], r.cp = f[3], r.ep = f[4], r.zero = f[5], r.mb = f[6], r.microbatches = f[7];
         r.sp = f[8] != 0;
-        r.ckpt = kCkptModes[static_cast<size_t>(f[9]) % 3];
+        r.ckpt = static_cast<Checkpointing>(static_cast<size_t>(f[9]) % 3);
         r.firstStageLayers = f[10], r.lastStageLayers = f[11], r.peakBytes = f[12], r.headroomBytes = f[13], r.peakStage = f[14];
-        r.verdict = f[15] != 0 ? "tight" : "fits";
+        r.verdict = f[15] != 0 ? Verdict::tight : Verdict::fits;
         r.recomputeOverhead = f[16], r.bubble = f[17];
         r.tpCrossesNode = f[18] != 0, r.cpCrossesNode = f[19] != 0, r.pareto = f[20] != 0;
     }
     return rows;
 }
+
+std::string adviceVerdict(const Advice& advice) { return std::string(toString(advice.verdict)); }
+void setAdviceVerdict(Advice& advice, std::string id) { advice.verdict = parseChoice<Verdict>(id); }
 
 // One slice of a plan: the page's worker calls this per slice of layouts (for progress and cancelling),
 // then joins the slices with markParetoRows.
@@ -313,77 +357,7 @@ val markParetoRows(const val& rows) {
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(membudget) {
-    value_object<Config>("Config")
-        .field("model", &Config::model)
-        .field("name", &Config::name)
-        .field("params", &Config::params)
-        .field("hidden", &Config::hidden)
-        .field("layers", &Config::layers)
-        .field("heads", &Config::heads)
-        .field("kv_heads", &Config::kvHeads)
-        .field("head_dim", &Config::headDim)
-        .field("ffn", &Config::ffn)
-        .field("vocab", &Config::vocab)
-        .field("gated_ffn", &Config::gatedFfn)
-        .field("tied_embeddings", &Config::tiedEmbeddings)
-        .field("norm", &Config::norm)
-        .field("bias", &Config::bias)
-        .field("qkv_bias", &Config::qkvBias)
-        .field("pos_emb", &Config::posEmb)
-        .field("experts", &Config::experts)
-        .field("experts_per_token", &Config::expertsPerToken)
-        .field("moe_ffn", &Config::moeFfn)
-        .field("shared_expert_ffn", &Config::sharedExpertFfn)
-        .field("moe_layer_freq", &Config::moeLayerFreq)
-        .field("capacity_factor", &Config::capacityFactor)
-        .field("first_dense_layers", &Config::firstDenseLayers)
-        .field("router_bias", &Config::routerBias)
-        .field("shared_expert_gate", &Config::sharedExpertGate)
-        .field("mtp_layers", &Config::mtpLayers)
-        .field("kv_lora_rank", &Config::kvLoraRank)
-        .field("q_lora_rank", &Config::qLoraRank)
-        .field("qk_rope_dim", &Config::qkRopeDim)
-        .field("qk_nope_dim", &Config::qkNopeDim)
-        .field("v_head_dim", &Config::vHeadDim)
-        .field("ep", &Config::ep)
-        .field("etp", &Config::etp)
-        .field("vpp", &Config::vpp)
-        .field("first_stage_layers", &Config::firstStageLayers)
-        .field("last_stage_layers", &Config::lastStageLayers)
-        .field("attention", &Config::attention)
-        .field("dropout", &Config::dropout)
-        .field("optimizer", &Config::optimizer)
-        .field("precision", &Config::precision)
-        .field("master_weights", &Config::masterWeights)
-        .field("gpus_per_node", &Config::gpusPerNode)
-        .field("offload", &Config::offload)
-        .field("zero_init", &Config::zeroInit)
-        .field("mode", &Config::mode)
-        .field("weight_dtype", &Config::weightDtype)
-        .field("kv_dtype", &Config::kvDtype)
-        .field("quant_group", &Config::quantGroup)
-        .field("kv_block", &Config::kvBlock)
-        .field("workspace_tokens", &Config::workspaceTokens)
-        .field("cuda_graphs_gb", &Config::cudaGraphsGb)
-        .field("tp", &Config::tp)
-        .field("pp", &Config::pp)
-        .field("dp", &Config::dp)
-        .field("cp", &Config::cp)
-        .field("sp", &Config::sp)
-        .field("zero", &Config::zero)
-        .field("gpus", &Config::gpus)
-        .field("mb", &Config::mb)
-        .field("seq", &Config::seq)
-        .field("ckpt", &Config::ckpt)
-        .field("microbatches", &Config::microbatches)
-        .field("static_bytes", &Config::staticBytes)
-        .field("act_formula", &Config::actFormula)
-        .field("gpu", &Config::gpu)
-        .field("gpu_gb", &Config::gpuGb)
-        .field("buffers_gb", &Config::buffersGb)
-        .field("context_gb", &Config::contextGb)
-        .field("headroom", &Config::headroom)
-        .field("method", &Config::method);
+    registerConfig();
 
     value_object<Problem>("Problem").field("field", &Problem::field).field("message", &Problem::message);
 
@@ -405,7 +379,7 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("bytes", &Tensor::bytes)
         .field("sharding", &Tensor::sharding);
 
-    value_object<Phase>("Phase").field("name", &Phase::name).field("totalBytes", &Phase::totalBytes);
+    value_object<Phase>("Phase").field("name", &phaseName, &setPhaseName).field("totalBytes", &Phase::totalBytes);
 
     value_object<WasmStage>("Stage")
         .field("index", &WasmStage::index)
@@ -490,7 +464,7 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("query", &Advice::query)
         .field("savedBytes", &Advice::savedBytes)
         .field("totalBytes", &Advice::totalBytes)
-        .field("verdict", &Advice::verdict)
+        .field("verdict", &adviceVerdict, &setAdviceVerdict)
         .field("cost", &Advice::cost);
 
     value_object<WasmMeasuredFile>("MeasuredFile")

@@ -61,10 +61,10 @@ Dims dimsOf(const Config& c) {
     // linears over the TP group (Korthikanti et al. 2022 §4.2.2; Megatron-LM re-gathers them in backward).
     x.spDivisor = c.sp ? c.tp : 1;
     x.gated = c.gatedFfn;
-    x.layernorm = c.norm == "layernorm";
+    x.layernorm = c.norm == Norm::layernorm;
     x.bias = c.bias;
     x.dropout = c.dropout;
-    x.flash = c.attention == "flash";
+    x.flash = c.attention == Attention::flash;
     x.headsRank = c.heads / c.tp;
     // Megatron-LM and vLLM keep max(1, kv/TP) KV heads per rank, replicating them when TP exceeds kv.
     x.kvHeadsRank = std::max(1.0, std::ceil(c.kvHeads / c.tp));
@@ -114,7 +114,7 @@ double moeLayersIn(const Config& c, double from, double count) {
 bool mtpIsMoe(const Config& c) { return c.experts != 0 && isMoeLayer(c, c.layers - 1); }
 
 StageParameterCount stageParameterCount(const Config& c, double stage, double firstLayer, double layers) {
-    const bool first = stage == 0, last = stage == c.pp - 1, inference = c.mode == "inference";
+    const bool first = stage == 0, last = stage == c.pp - 1, inference = c.mode == Mode::inference;
     const double moe = moeLayersIn(c, firstLayer, layers), dense = layers - moe;
     // Untied: the output layer sits on the last stage. Tied with PP > 1: Megatron-LM (and vLLM) keep a copy of
     // the embedding there to compute the logits.
@@ -139,11 +139,18 @@ StageParameterCount stageParameterCount(const Config& c, double stage, double fi
     return {count(rankParams(c, x, outputOnLast), x, true), count(rankParams(whole, wholeDims, !c.tiedEmbeddings), wholeDims, false)};
 }
 
-double bytesOfDtype(std::string_view dtype) {
-    if (dtype == "fp8" || dtype == "int8") return 1;
-    if (dtype == "int4") return 0.5;
-    if (dtype == "fp32") return 4;
-    return 2;
+double bytesOfDtype(WeightDtype dtype) {
+    switch (dtype) {
+        case WeightDtype::fp8:
+        case WeightDtype::int8:
+            return 1;
+        case WeightDtype::int4:
+            return 0.5;
+        default:
+            return 2;
+    }
 }
+
+double bytesOfDtype(KvDtype dtype) { return dtype == KvDtype::fp8 ? 1 : 2; }
 
 }  // namespace membudget::detail

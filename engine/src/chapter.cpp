@@ -22,7 +22,7 @@ struct LayerTerms {
 
 LayerTerms layerTerms(const Config& c, double seqPerRank) {
     // table: the per-layer table's 2-byte tensors; worked: the section 2 example's 6·d_ff and 3·a·s².
-    const bool worked = c.actFormula == "worked";
+    const bool worked = c.actFormula == ActFormula::worked;
     const double ffnCoefficient = worked ? 6 : 2;
     const double attentionCoefficient = worked ? 3 : 2;
     const double bsh = c.mb * seqPerRank * c.hidden;
@@ -34,11 +34,11 @@ double chapterActivationBytes(const Config& c, double stageIndex) {
     const double sPerRank = c.seq / c.cp;
     const double inFlight = std::min(c.pp - stageIndex, c.microbatches);
     double perLayer = 0;
-    if (c.ckpt == "full") {
+    if (c.ckpt == Checkpointing::full) {
         perLayer = 2 * c.mb * sPerRank * c.hidden / c.tp;
     } else {
         const LayerTerms t = layerTerms(c, sPerRank);
-        const double split = t.split + (c.ckpt == "selective" ? 0 : t.attention);
+        const double split = t.split + (c.ckpt == Checkpointing::selective ? 0 : t.attention);
         perLayer = c.sp ? (t.replicated + split) / c.tp : t.replicated + split / c.tp;
     }
     return c.layers / c.pp * inFlight * perLayer;
@@ -69,15 +69,15 @@ Line activationsLine(const Config& c, double stageIndex) {
     const std::string b = n(c.mb), h = n(c.hidden), tp = n(c.tp);
 
     Line line{"activations", "Activations", "", "", 0, "", "chapter"};
-    if (c.ckpt == "full") {
+    if (c.ckpt == Checkpointing::full) {
         line.formula = stage + "2b" + sCp + "h / TP";
         line.substituted = stageValues + "2 × " + b + " × " + sCpValues + " × " + h + " / " + tp;
         line.note =
             "Full checkpointing: only each layer's input (2bsh) is kept, divided by TP as the chapter's "
             "\"rough TP reduction\" does";
     } else {
-        const bool selective = c.ckpt == "selective";
-        const bool worked = c.actFormula == "worked";
+        const bool selective = c.ckpt == Checkpointing::selective;
+        const bool worked = c.actFormula == ActFormula::worked;
         const std::string ffnC = worked ? "6" : "2";
         const std::string attC = worked ? "3" : "2";
         const std::string splitSym = "8b" + sCp + "h + " + ffnC + "b" + sCp + "·d_ff" + (selective ? "" : " + " + attC + "ba" + sCp + "s");

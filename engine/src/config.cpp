@@ -16,6 +16,23 @@ namespace membudget {
 
 namespace {
 
+// The field-table accessor of an enum member, and its ids: both from membudget/choices.hpp.
+template <auto Member>
+ChoiceField choiceMember() {
+    using E = std::remove_reference_t<decltype(std::declval<Config&>().*Member)>;
+    return {[](const Config& c) { return toString(c.*Member); },
+            [](Config& c, std::string_view id) {
+                const auto value = parseChoice<E>(id);
+                c.*Member = value.value_or(invalidChoice<E>());
+                return value.has_value();
+            }};
+}
+
+template <class E>
+std::vector<std::string> choiceIds() {
+    return {ChoiceNames<E>::names.begin(), ChoiceNames<E>::names.end()};
+}
+
 std::vector<std::string> modelChoices() {
     std::vector<std::string> ids;
     for (const auto& preset : modelPresets()) ids.emplace_back(preset.id);
@@ -164,8 +181,8 @@ std::vector<FieldSpec> buildFields() {
          .label = "Normalisation",
          .group = "model",
          .kind = K::choice,
-         .member = &Config::norm,
-         .choices = {"rmsnorm", "layernorm"},
+         .member = choiceMember<&Config::norm>(),
+         .choices = choiceIds<Norm>(),
          .unit = "",
          .help = "RMSNorm has a weight; LayerNorm a weight and a bias",
          .section = arch});
@@ -510,8 +527,8 @@ std::vector<FieldSpec> buildFields() {
          .label = "Activation checkpointing",
          .group = "training",
          .kind = K::choice,
-         .member = &Config::ckpt,
-         .choices = {"none", "selective", "full"},
+         .member = choiceMember<&Config::ckpt>(),
+         .choices = choiceIds<Checkpointing>(),
          .unit = "",
          .help = "none keeps every activation; selective recomputes attention; full keeps layer inputs only",
          .section = s2});
@@ -540,8 +557,8 @@ std::vector<FieldSpec> buildFields() {
          .label = "Activation formula",
          .group = "training",
          .kind = K::choice,
-         .member = &Config::actFormula,
-         .choices = {"table", "worked"},
+         .member = choiceMember<&Config::actFormula>(),
+         .choices = choiceIds<ActFormula>(),
          .unit = "",
          .help = "table: 22bsh + 2bas² per layer; worked: (14h + 6·d_ff)bs + 3as²b, the worked 70B example",
          .section = s2});
@@ -550,8 +567,8 @@ std::vector<FieldSpec> buildFields() {
          .label = "Attention kernel",
          .group = "training",
          .kind = K::choice,
-         .member = &Config::attention,
-         .choices = {"flash", "eager"},
+         .member = choiceMember<&Config::attention>(),
+         .choices = choiceIds<Attention>(),
          .unit = "",
          .help = "flash keeps no s × s scores; eager keeps the softmax output for backward",
          .section = "Dao et al. 2022 (FlashAttention); Korthikanti et al. 2022 §4.1"});
@@ -569,8 +586,8 @@ std::vector<FieldSpec> buildFields() {
          .label = "Optimizer",
          .group = "training",
          .kind = K::choice,
-         .member = &Config::optimizer,
-         .choices = {"adamw", "adamw_8bit", "adafactor", "sgd", "muon"},
+         .member = choiceMember<&Config::optimizer>(),
+         .choices = choiceIds<Optimizer>(),
          .unit = "",
          .help = "Optimizer states per parameter: AdamW 8 B, 8-bit Adam 2 B, Adafactor factored, SGD momentum 4 B, Muon 4 B on matrices",
          .section = opt});
@@ -578,8 +595,8 @@ std::vector<FieldSpec> buildFields() {
          .label = "Training precision",
          .group = "training",
          .kind = K::choice,
-         .member = &Config::precision,
-         .choices = {"bf16", "fp16", "fp8", "fp32"},
+         .member = choiceMember<&Config::precision>(),
+         .choices = choiceIds<Precision>(),
          .unit = "",
          .help = "Weights and activations; FP8 adds cached FP8 copies of the linear weights",
          .section = opt});
@@ -656,8 +673,8 @@ std::vector<FieldSpec> buildFields() {
          .label = "Offload to CPU",
          .group = "hardware",
          .kind = K::choice,
-         .member = &Config::offload,
-         .choices = {"none", "optimizer", "all"},
+         .member = choiceMember<&Config::offload>(),
+         .choices = choiceIds<Offload>(),
          .unit = "",
          .help = "ZeRO-Offload: the optimizer states (and with all, the parameters) live in CPU memory",
          .section = "DeepSpeed ZeRO-Offload / ZeRO-Infinity"});
@@ -675,8 +692,8 @@ std::vector<FieldSpec> buildFields() {
          .label = "Mode",
          .group = "method",
          .kind = K::choice,
-         .member = &Config::mode,
-         .choices = {"training", "inference"},
+         .member = choiceMember<&Config::mode>(),
+         .choices = choiceIds<Mode>(),
          .unit = "",
          .help = "inference: weights, KV cache and workspace; mb is the concurrent sequences, seq the tokens of each",
          .section = inf});
@@ -684,8 +701,8 @@ std::vector<FieldSpec> buildFields() {
          .label = "Weight type",
          .group = "inference",
          .kind = K::choice,
-         .member = &Config::weightDtype,
-         .choices = {"bf16", "fp16", "fp8", "int8", "int4"},
+         .member = choiceMember<&Config::weightDtype>(),
+         .choices = choiceIds<WeightDtype>(),
          .unit = "",
          .help = "Inference weights of the linear layers; embeddings, output layer and norms stay BF16",
          .section = "vLLM quantization (FP8, INT8 per-channel, INT4 AWQ/GPTQ with group scales)"});
@@ -693,8 +710,8 @@ std::vector<FieldSpec> buildFields() {
          .label = "KV-cache type",
          .group = "inference",
          .kind = K::choice,
-         .member = &Config::kvDtype,
-         .choices = {"bf16", "fp16", "fp8"},
+         .member = choiceMember<&Config::kvDtype>(),
+         .choices = choiceIds<KvDtype>(),
          .unit = "",
          .help = "Element type of the KV cache (vLLM --kv-cache-dtype)",
          .section = inf});
@@ -743,8 +760,8 @@ std::vector<FieldSpec> buildFields() {
          .label = "Method",
          .group = "method",
          .kind = K::choice,
-         .member = &Config::method,
-         .choices = {"membudget", "chapter", "korthikanti", "megatron", "zero", "deepspeed"},
+         .member = choiceMember<&Config::method>(),
+         .choices = choiceIds<Method>(),
          .unit = "",
          .help = "Which formulas compute the ledger: membudget's own model or a published source, exactly",
          .section = "README, Methods"});
@@ -849,16 +866,33 @@ std::string describeRange(const FieldSpec& field) {
 std::string fieldText(const Config& config, const FieldSpec& field) {
     return std::visit(
         [&config](auto member) -> std::string {
-            const auto& value = config.*member;
-            using T = std::decay_t<decltype(value)>;
-            if constexpr (std::is_same_v<T, double>)
-                return detail::formatNumber(value);
-            else if constexpr (std::is_same_v<T, bool>)
-                return value ? "true" : "false";
-            else
-                return value;
+            if constexpr (std::is_same_v<decltype(member), ChoiceField>) {
+                return std::string(member.get(config));
+            } else {
+                const auto& value = config.*member;
+                using T = std::decay_t<decltype(value)>;
+                if constexpr (std::is_same_v<T, double>)
+                    return detail::formatNumber(value);
+                else if constexpr (std::is_same_v<T, bool>)
+                    return value ? "true" : "false";
+                else
+                    return value;
+            }
         },
         field.member);
+}
+
+std::string_view choiceText(const Config& config, const FieldSpec& field) {
+    if (const auto* choice = std::get_if<ChoiceField>(&field.member)) return choice->get(config);
+    if (const auto* member = std::get_if<std::string Config::*>(&field.member)) return config.**member;
+    return {};
+}
+
+bool setChoiceText(Config& config, const FieldSpec& field, std::string_view id) {
+    if (std::find(field.choices.begin(), field.choices.end(), id) == field.choices.end()) return false;
+    if (const auto* choice = std::get_if<ChoiceField>(&field.member)) return choice->set(config, id);
+    if (const auto* member = std::get_if<std::string Config::*>(&field.member)) config.** member = std::string(id);
+    return true;
 }
 
 std::vector<Problem> setFieldText(Config& config, const FieldSpec& field, std::string_view text) {
@@ -883,9 +917,7 @@ std::vector<Problem> setFieldText(Config& config, const FieldSpec& field, std::s
             return {};
         }
         case FieldKind::choice: {
-            if (std::find(field.choices.begin(), field.choices.end(), text) == field.choices.end())
-                return {{key, key + " must be " + describeRange(field) + "; got " + quoted(text)}};
-            config.*std::get<std::string Config::*>(field.member) = std::string(text);
+            if (!setChoiceText(config, field, text)) return {{key, key + " must be " + describeRange(field) + "; got " + quoted(text)}};
             return {};
         }
         case FieldKind::text: {
@@ -907,9 +939,11 @@ std::vector<Problem> validate(const Config& config) {
                 errors.push_back({key, key + " must be " + describeRange(field) + "; got " +
                                            (std::isfinite(v) ? detail::formatNumber(v) : std::string("a non-finite value"))});
         } else if (field.kind == FieldKind::choice) {
-            const auto& v = config.*std::get<std::string Config::*>(field.member);
+            // An enum holds only its own values, except one set directly from JavaScript with an unknown id.
+            const std::string_view v = choiceText(config, field);
             if (std::find(field.choices.begin(), field.choices.end(), v) == field.choices.end())
-                errors.push_back({key, key + " must be " + describeRange(field) + "; got " + quoted(v)});
+                errors.push_back(
+                    {key, key + " must be " + describeRange(field) + "; got " + (v.empty() ? std::string("an unknown value") : quoted(v))});
         } else if (field.kind == FieldKind::text) {
             if (const auto problem = textProblem(field, config.*std::get<std::string Config::*>(field.member)))
                 errors.push_back({key, *problem});
@@ -995,16 +1029,16 @@ std::vector<Problem> validate(const Config& config) {
             errors.push_back({"vpp", "vpp must divide the layers of every pipeline stage (stage " +
                                          n(static_cast<double>(odd - perStage.begin())) + " has " + n(*odd) + "); got " + n(config.vpp)});
         // Megatron-LM's interleaved schedule runs the micro-batches in groups of pp.
-        if (config.mode == "training" && std::fmod(config.microbatches, config.pp) != 0)
+        if (config.mode == Mode::training && std::fmod(config.microbatches, config.pp) != 0)
             errors.push_back({"microbatches", "microbatches must be a multiple of pp (" + n(config.pp) +
                                                   ") with interleaving (vpp > 1); got " + n(config.microbatches)});
     }
     if (config.experts == 0 && config.firstDenseLayers != 0)
         errors.push_back({"first_dense_layers", "first_dense_layers needs a mixture-of-experts model (experts > 0); got " +
                                                     n(config.firstDenseLayers) + " with experts = 0"});
-    if (config.mode == "inference" && config.method != "membudget")
-        errors.push_back(
-            {"method", "method must be membudget in inference mode (the other sources model training); got " + quoted(config.method)});
+    if (config.mode == Mode::inference && config.method != Method::membudget)
+        errors.push_back({"method", "method must be membudget in inference mode (the other sources model training); got " +
+                                        quoted(toString(config.method))});
     const double modelParallel = config.tp * config.pp * config.cp;
     if (config.gpus != 0 && std::fmod(config.gpus, modelParallel) != 0)
         errors.push_back({"gpus", "gpus must be a multiple of TP × PP × CP = " + n(modelParallel) + "; got " + n(config.gpus)});
@@ -1036,10 +1070,10 @@ ParsedConfig applyAssignments(std::span<const Assignment> assignments, Config ba
         if (a.key != "model" && a.key != "gpu") apply(a);
     // Only membudget's method models inference: choosing inference without naming a method selects it.
     const bool methodGiven = std::any_of(assignments.begin(), assignments.end(), [](const Assignment& a) { return a.key == "method"; });
-    if (out.config.mode == "inference" && out.config.method != "membudget" && !methodGiven) {
-        out.notices.push_back(
-            {"method", "mode = inference selects method membudget (the " + out.config.method + " method models training only)"});
-        out.config.method = "membudget";
+    if (out.config.mode == Mode::inference && out.config.method != Method::membudget && !methodGiven) {
+        out.notices.push_back({"method", "mode = inference selects method membudget (the " + std::string(toString(out.config.method)) +
+                                             " method models training only)"});
+        out.config.method = Method::membudget;
     }
     return out;
 }
@@ -1083,7 +1117,14 @@ void resetArchitecture(Config& config) {
     const Config defaults;
     for (const auto& field : fields()) {
         if (field.group != "model" || field.key == "model") continue;
-        std::visit([&config, &defaults](auto member) { config.*member = defaults.*member; }, field.member);
+        std::visit(
+            [&config, &defaults](auto member) {
+                if constexpr (std::is_same_v<decltype(member), ChoiceField>)
+                    member.set(config, member.get(defaults));
+                else
+                    config.*member = defaults.*member;
+            },
+            field.member);
     }
 }
 
@@ -1105,7 +1146,7 @@ std::string encodeQuery(const Config& config) {
         const std::string value = fieldText(config, field);
         // mode = inference without a method selects membudget on decoding: any other method is written out, so
         // that the link decodes to this configuration.
-        const bool keepMethod = field.key == "method" && config.mode == "inference" && config.method != "membudget";
+        const bool keepMethod = field.key == "method" && config.mode == Mode::inference && config.method != Method::membudget;
         if (value == fieldText(presetKey ? defaults : baseline, field) && !keepMethod) continue;
         if (!query.empty()) query += '&';
         query += detail::percentEncode(field.key);

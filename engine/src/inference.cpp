@@ -16,8 +16,8 @@ namespace {
 // scale per output channel (≈ 2 / input channels a weight, taken at h); INT4 (AWQ/GPTQ) one FP16 scale and one
 // INT4 zero point per group of input channels; FP8 one scale per tensor (negligible).
 double weightBytes(const Config& c) {
-    if (c.weightDtype == "int4") return 0.5 + 2.5 / c.quantGroup;
-    if (c.weightDtype == "int8") return 1 + 2 / c.hidden;
+    if (c.weightDtype == WeightDtype::int4) return 0.5 + 2.5 / c.quantGroup;
+    if (c.weightDtype == WeightDtype::int8) return 1 + 2 / c.hidden;
     return bytesOfDtype(c.weightDtype);
 }
 
@@ -54,13 +54,13 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
             ? fill("# × (4 × # + max(#, #, #)) + # × # / # × 4", {forwardTokens, x.h, attentionWidth, mlpWidth, moeWidth, c.mb, x.V, x.t})
             : fill("# × (4 × # + max(#, #)) + # × # / # × 4", {forwardTokens, x.h, attentionWidth, mlpWidth, c.mb, x.V, x.t}),
         workspaceRaw);
-    const std::string perWeightText = c.weightDtype == "int4"   ? fill("(0.5 + 2.5 / #)", {c.quantGroup})
-                                      : c.weightDtype == "int8" ? fill("(1 + 2 / #)", {c.hidden})
-                                                                : exprNumber(perWeight);
-    const std::string dtypeNote = c.weightDtype == "int4"
+    const std::string perWeightText = c.weightDtype == WeightDtype::int4   ? fill("(0.5 + 2.5 / #)", {c.quantGroup})
+                                      : c.weightDtype == WeightDtype::int8 ? fill("(1 + 2 / #)", {c.hidden})
+                                                                           : exprNumber(perWeight);
+    const std::string dtypeNote = c.weightDtype == WeightDtype::int4
                                       ? "INT4 with an FP16 scale and INT4 zero per " + n(c.quantGroup) + " input channels"
-                                  : c.weightDtype == "int8" ? "INT8 with an FP16 scale per output channel"
-                                                            : c.weightDtype;
+                                  : c.weightDtype == WeightDtype::int8 ? "INT8 with an FP16 scale per output channel"
+                                                                       : std::string(toString(c.weightDtype));
     double firstLayer = 0;
     for (double i = 0; i < c.pp; ++i) {
         StageOutput stage;
@@ -103,10 +103,10 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
                                    " × " + n(kvBytes) + " × " + n(c.mb) + " × " + n(blocksPerSequence) + " × " + n(c.kvBlock),
                                kv,
                                mla ? "MLA's compressed latent and RoPE key of " + n(c.mb) + " sequences × " + n(c.seq) + " tokens, " +
-                                         c.kvDtype + ", the same on every TP rank (vLLM's MLAAttentionSpec)"
-                                   : "K and V of " + n(c.mb) + " sequences × " + n(c.seq) + " tokens, " + c.kvDtype + ", " + n(kvHeads) +
-                                         " KV heads per GPU" + (c.kvHeads < c.tp ? " (replicated: TP > kv_heads)" : "") +
-                                         " (vLLM's formula)",
+                                         std::string(toString(c.kvDtype)) + ", the same on every TP rank (vLLM's MLAAttentionSpec)"
+                                   : "K and V of " + n(c.mb) + " sequences × " + n(c.seq) + " tokens, " + std::string(toString(c.kvDtype)) +
+                                         ", " + n(kvHeads) + " KV heads per GPU" +
+                                         (c.kvHeads < c.tp ? " (replicated: TP > kv_heads)" : "") + " (vLLM's formula)",
                                "membudget"});
         stage.lines.push_back({"activations", "Workspace", "T × (4h + max(attention, MLP, MoE width)) + b × V/TP × 4", workspaceText,
                                workspace,

@@ -23,6 +23,12 @@ ordered_json number(double value) {
     return value;
 }
 
+// A choice as its id (an enum would otherwise become its integer).
+template <class E>
+ordered_json choice(const E& value) {
+    return std::string(toString(value));
+}
+
 ordered_json problems(const std::vector<Problem>& list) {
     ordered_json out = ordered_json::array();
     for (const auto& p : list) out.push_back({{"field", p.field}, {"message", p.message}});
@@ -47,12 +53,15 @@ ordered_json configObject(const Config& config) {
     for (const auto& field : fields()) {
         std::visit(
             [&](auto member) {
-                const auto& value = config.*member;
-                using T = std::decay_t<decltype(value)>;
-                if constexpr (std::is_same_v<T, double>)
-                    out[std::string(field.key)] = number(value);
-                else
-                    out[std::string(field.key)] = value;
+                if constexpr (std::is_same_v<decltype(member), ChoiceField>) {
+                    out[std::string(field.key)] = std::string(member.get(config));
+                } else {
+                    const auto& value = config.*member;
+                    if constexpr (std::is_same_v<std::decay_t<decltype(value)>, double>)
+                        out[std::string(field.key)] = number(value);
+                    else
+                        out[std::string(field.key)] = value;
+                }
             },
             field.member);
     }
@@ -231,7 +240,7 @@ std::string configToJson(const Config& config, int indent) {
 
 std::string resultToJson(const Result& result, const Config& config, int indent) {
     ordered_json out;
-    out["method"] = result.method;
+    out["method"] = choice(result.method);
     if (!result.ok()) {
         out["errors"] = problems(result.errors);
         out["config"] = configObject(config);
@@ -243,7 +252,7 @@ std::string resultToJson(const Result& result, const Config& config, int indent)
     out["total_bytes"] = number(result.totalBytes);
     out["capacity_bytes"] = number(result.capacityBytes);
     out["usable_bytes"] = number(result.usableBytes);
-    out["verdict"] = result.verdict;
+    out["verdict"] = choice(result.verdict);
     out["peak_stage"] = number(result.peakStage);
     ordered_json stages = ordered_json::array();
     for (const auto& stage : result.stages) {
@@ -260,9 +269,9 @@ std::string resultToJson(const Result& result, const Config& config, int indent)
     }
     out["stages"] = std::move(stages);
     ordered_json phases = ordered_json::array();
-    for (const auto& phase : result.phases) phases.push_back({{"name", phase.name}, {"total_bytes", number(phase.totalBytes)}});
+    for (const auto& phase : result.phases) phases.push_back({{"name", choice(phase.name)}, {"total_bytes", number(phase.totalBytes)}});
     out["phases"] = std::move(phases);
-    out["peak_phase"] = result.peakPhase;
+    out["peak_phase"] = choice(result.peakPhase);
     ordered_json tensors = ordered_json::array();
     for (const auto& t : result.tensors)
         tensors.push_back({{"name", t.name},
@@ -275,7 +284,7 @@ std::string resultToJson(const Result& result, const Config& config, int indent)
     out["tensors"] = std::move(tensors);
     out["cpu_bytes_per_node"] = number(result.cpuBytesPerNode);
     out["cpu_lines"] = linesArray(result.cpuLines);
-    if (config.mode == "inference") {
+    if (config.mode == Mode::inference) {
         out["max_sequences"] = number(result.maxSequences);
         out["max_context_tokens"] = number(result.maxContextTokens);
     }
@@ -291,14 +300,14 @@ std::string compareToJson(const std::vector<MethodColumn>& columns, const Config
     out["query"] = encodeQuery(config);
     ordered_json methods = ordered_json::array();
     for (const auto& column : columns) {
-        ordered_json m{{"method", column.method}};
+        ordered_json m{{"method", choice(column.method)}};
         if (!column.result.ok()) {
             m["errors"] = problems(column.result.errors);
         } else {
             m["lines"] = linesArray(column.result.lines);
             m["total_bytes"] = number(column.result.totalBytes);
             m["source_bytes"] = number(column.sourceBytes);
-            m["verdict"] = column.result.verdict;
+            m["verdict"] = choice(column.result.verdict);
             m["peak_stage"] = number(column.result.peakStage);
             m["warnings"] = problems(column.result.warnings);
         }
@@ -380,7 +389,7 @@ std::string planToJson(const PlanResult& plan, const PlanRequest& request, int i
                         {"ep", number(row.ep)},
                         {"zero", number(row.zero)},
                         {"sp", row.sp},
-                        {"ckpt", row.ckpt},
+                        {"ckpt", choice(row.ckpt)},
                         {"mb", number(row.mb)},
                         {"microbatches", number(row.microbatches)},
                         {"first_stage_layers", number(row.firstStageLayers)},
@@ -388,7 +397,7 @@ std::string planToJson(const PlanResult& plan, const PlanRequest& request, int i
                         {"peak_bytes", number(row.peakBytes)},
                         {"headroom_bytes", number(row.headroomBytes)},
                         {"peak_stage", number(row.peakStage)},
-                        {"verdict", row.verdict},
+                        {"verdict", choice(row.verdict)},
                         {"recompute_overhead", row.recomputeOverhead},
                         {"bubble", row.bubble},
                         {"tp_crosses_node", row.tpCrossesNode},
@@ -415,7 +424,7 @@ std::string adviceToJson(const std::vector<Advice>& advice, int indent) {
                        {"query", a.query},
                        {"total_bytes", number(a.totalBytes)},
                        {"saved_bytes", number(a.savedBytes)},
-                       {"verdict", a.verdict},
+                       {"verdict", choice(a.verdict)},
                        {"cost", a.cost}});
     return out.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
 }

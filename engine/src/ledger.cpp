@@ -26,15 +26,15 @@ std::vector<Problem> layoutWarnings(const Config& c, double perLayerActivationBy
     // An uneven split set by first_stage_layers / last_stage_layers is the user's choice, not a remainder.
     if (std::fmod(c.layers, c.pp) != 0 && c.firstStageLayers == 0 && c.lastStageLayers == 0) {
         const double even = c.layers / c.pp, first = std::ceil(even);
-        w.push_back(
-            {"pp", "layers (" + n(c.layers) + ") is not divisible by pp (" + n(c.pp) + "): " +
-                       (c.method == "chapter" ? "the chapter's L / PP is " + detail::formatNumber(even) +
-                                                    " layers per stage, but stages hold whole layers; a stage of " + n(first) + " needs " +
-                                                    n(std::round((first - even) * perLayerActivationBytes)) + " bytes more activations"
-                                              : "stages hold " + n(std::floor(even)) + " or " + n(first) +
-                                                    " layers (set first_stage_layers / last_stage_layers to choose)")});
+        w.push_back({"pp", "layers (" + n(c.layers) + ") is not divisible by pp (" + n(c.pp) + "): " +
+                               (c.method == Method::chapter
+                                    ? "the chapter's L / PP is " + detail::formatNumber(even) +
+                                          " layers per stage, but stages hold whole layers; a stage of " + n(first) + " needs " +
+                                          n(std::round((first - even) * perLayerActivationBytes)) + " bytes more activations"
+                                    : "stages hold " + n(std::floor(even)) + " or " + n(first) +
+                                          " layers (set first_stage_layers / last_stage_layers to choose)")});
     }
-    const bool training = c.mode == "training";
+    const bool training = c.mode == Mode::training;
     if (training && c.microbatches < c.pp) {
         const double bubble = (c.pp - 1) / (c.microbatches + c.pp - 1);
         w.push_back({"microbatches", "microbatches (" + n(c.microbatches) + ") < pp (" + n(c.pp) +
@@ -68,7 +68,7 @@ double derivedParameterCount(const Config& c) {
     const double h = c.hidden;
     const double headDim = headDimOf(c);
     const double qWidth = c.heads * headDim, kvWidth = c.kvHeads * headDim;
-    const double norm = c.norm == "layernorm" ? 2 * h : h;  // weight (+ bias)
+    const double norm = c.norm == Norm::layernorm ? 2 * h : h;  // weight (+ bias)
     const double qkvBiases = c.bias || c.qkvBias ? qWidth + 2 * kvWidth : 0;
     const double attention =
         c.kvLoraRank != 0 ? mlaAttentionParams(c) : h * qWidth + 2 * h * kvWidth + qWidth * h + qkvBiases + (c.bias ? h : 0);
@@ -132,12 +132,12 @@ double workedActivationBytesPerLayer(double b, double s, double h, double a, dou
 namespace {
 
 detail::MethodOutput runMethod(const Config& c, double psi) {
-    if (c.mode == "inference") return detail::inferenceMethod(c, psi);
-    if (c.method == "chapter") return detail::chapterMethod(c, psi);
-    if (c.method == "korthikanti") return detail::korthikantiMethod(c, psi);
-    if (c.method == "megatron") return detail::megatronMethod(c, psi);
-    if (c.method == "zero") return detail::zeroMethod(c, psi);
-    if (c.method == "deepspeed") return detail::deepspeedMethod(c, psi);
+    if (c.mode == Mode::inference) return detail::inferenceMethod(c, psi);
+    if (c.method == Method::chapter) return detail::chapterMethod(c, psi);
+    if (c.method == Method::korthikanti) return detail::korthikantiMethod(c, psi);
+    if (c.method == Method::megatron) return detail::megatronMethod(c, psi);
+    if (c.method == Method::zero) return detail::zeroMethod(c, psi);
+    if (c.method == Method::deepspeed) return detail::deepspeedMethod(c, psi);
     return detail::membudgetMethod(c, psi);
 }
 
@@ -192,7 +192,7 @@ Result evaluate(const Config& config) noexcept {
 
         // Inference does not load the multi-token-prediction layers (vLLM uses them only as a draft model).
         Config loaded = config;
-        if (config.mode == "inference") loaded.mtpLayers = 0;
+        if (config.mode == Mode::inference) loaded.mtpLayers = 0;
         result.parameterCount = config.params != 0 ? config.params : derivedParameterCount(loaded);
         result.activeParameterCount = config.experts != 0 ? activeParameterCount(loaded) : result.parameterCount;
         detail::MethodOutput output = runMethod(config, result.parameterCount);
@@ -244,10 +244,10 @@ Result evaluate(const Config& config) noexcept {
         result.totalBytes = peakBytes;
         result.capacityBytes = std::round(config.gpuGb * kBytesPerGB);
         result.usableBytes = std::round(result.capacityBytes * (1 - config.headroom));
-        result.verdict = result.totalBytes <= result.usableBytes     ? "fits"
-                         : result.totalBytes <= result.capacityBytes ? "tight"
-                                                                     : "does_not_fit";
-        if (config.mode == "inference") {
+        result.verdict = result.totalBytes <= result.usableBytes     ? Verdict::fits
+                         : result.totalBytes <= result.capacityBytes ? Verdict::tight
+                                                                     : Verdict::doesNotFit;
+        if (config.mode == Mode::inference) {
             result.maxSequences = largestFitting(config, &Config::mb, findField("mb")->max, result.usableBytes);
             result.maxContextTokens = largestFitting(config, &Config::seq, findField("seq")->max, result.usableBytes);
         }
@@ -265,11 +265,10 @@ Result evaluate(const Config& config) noexcept {
 std::vector<MethodColumn> compareMethods(const Config& config) noexcept {
     std::vector<MethodColumn> columns;
     try {
-        const FieldSpec* method = findField("method");
-        for (const auto& id : method->choices) {
+        for (const std::string_view id : ChoiceNames<Method>::names) {
             Config c = config;
-            c.method = id;
-            MethodColumn column{id, evaluate(c), 0};
+            c.method = *parseChoice<Method>(id);
+            MethodColumn column{c.method, evaluate(c), 0};
             for (const auto& line : column.result.lines)
                 if (line.origin == id) column.sourceBytes += line.bytes;
             columns.push_back(std::move(column));
@@ -285,7 +284,7 @@ std::vector<Line> measurableLines(const Config& config) noexcept {
     try {
         Result result = evaluate(config);
         if (!result.ok()) return lines;
-        if (config.mode != "training" || config.method != "membudget" || result.peakPhase != "optimizer step")
+        if (config.mode != Mode::training || config.method != Method::membudget || result.peakPhase != StepPhase::optimizerStep)
             return std::move(result.lines);
         // The same stage, composed at forward/backward (the ledger the other methods borrow from).
         const detail::MethodOutput output = detail::membudgetMethod(config, result.parameterCount, false);

@@ -161,9 +161,9 @@ MeasuredFile readMeasuredFile(std::string_view rootType, std::span<const JsonVal
 ParsedConfig measuredConfig(const MeasuredFile& file) {
     // The configuration through the same assignments as `membudget eval`, so its errors name the same keys.
     Config base;
-    base.method = "membudget";
+    base.method = Method::membudget;
     ParsedConfig parsed = applyAssignments(file.config, base);
-    if (!file.namesMethod) parsed.config.method = "membudget";  // a model preset's own method does not count as naming one
+    if (!file.namesMethod) parsed.config.method = Method::membudget;  // a model preset's own method does not count as naming one
     for (auto& p : parsed.problems) p = {"config." + p.field, "config: " + p.message};
     return parsed;
 }
@@ -196,19 +196,19 @@ MeasuredComparison compareMeasured(const MeasuredFile& file) {
     // measure.py measures the lines during forward and backward. Where the ledger's peak is the optimizer
     // step (its optimizer line then holds the step's FP32 gradient copy, its activations line 0), the lines
     // to compare are the same stage's at forward/backward: measurableLines, as the page's measured column.
-    const auto phaseTotal = [&](std::string_view name) -> std::optional<double> {
+    const auto phaseTotal = [&](StepPhase name) -> std::optional<double> {
         for (const auto& phase : out.result.phases)
             if (phase.name == name) return phase.totalBytes - allowanceBytes;
         return std::nullopt;
     };
-    const auto forwardBackward = phaseTotal("forward/backward");
-    if (out.config.mode == "training" && out.result.peakPhase == "optimizer step") {
+    const auto forwardBackward = phaseTotal(StepPhase::forwardBackward);
+    if (out.config.mode == Mode::training && out.result.peakPhase == StepPhase::optimizerStep) {
         for (const auto& line : measurableLines(out.config))
             for (auto& row : out.lines)
                 if (row.id == line.id) row.predictedBytes = line.bytes;
-        out.linePhase = "forward/backward";
+        out.linePhase = StepPhase::forwardBackward;
     }
-    if (out.config.mode == "training" && !file.phases.empty()) {
+    if (out.config.mode == Mode::training && !file.phases.empty()) {
         double lastStep = 0;
         for (const auto& phase : file.phases) lastStep = std::max(lastStep, phase.step);
         auto peakOf = [&](std::initializer_list<std::string_view> names) -> std::optional<double> {
@@ -218,7 +218,7 @@ MeasuredComparison compareMeasured(const MeasuredFile& file) {
                     peak = std::max(peak.value_or(0), phase.peakAllocatedBytes);
             return peak;
         };
-        const auto step = phaseTotal("optimizer step");
+        const auto step = phaseTotal(StepPhase::optimizerStep);
         if (const auto measuredPeak = peakOf({"forward", "backward"}); forwardBackward && measuredPeak)
             out.phases.push_back({"forward/backward", "forward+backward", *forwardBackward, *measuredPeak});
         if (const auto measuredPeak = peakOf({"optimizer"}); step && measuredPeak)

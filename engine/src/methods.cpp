@@ -13,30 +13,30 @@
 
 namespace membudget {
 
-std::string differenceReason(std::string_view method, std::string_view line) {
+std::string differenceReason(Method method, std::string_view line) {
     const bool staticLine = line == "parameters" || line == "gradients" || line == "optimizer";
     if (line == "buffers" || line == "cuda_context") return "an allowance, the same for every method";
-    if (method == "membudget")
+    if (method == Method::membudget)
         return staticLine ? "every parameter tensor of the stage: the embedding on the first stage, the output layer on the last, "
                             "KV heads replicated when TP > kv_heads, norms not split"
                           : "every saved tensor of the actual layer: GQA's smaller K and V, SwiGLU's three FFN tensors, "
                             "FlashAttention or eager scores, and the logits on the last stage";
-    if (method == "chapter")
+    if (method == Method::chapter)
         return staticLine ? "Ψ / (TP × PP): the embedding and output layer spread evenly over the stages"
                           : "the chapter's per-layer table: one d_ff tensor, no GQA, no FlashAttention, no embedding or logits";
-    if (method == "korthikanti")
+    if (method == Method::korthikanti)
         return staticLine ? "not in the paper (membudget's estimate)"
                           : "Table 2's GPT layer: a 4h FFN, multi-head attention, eager attention with dropout masks";
-    if (method == "megatron") {
+    if (method == Method::megatron) {
         if (line == "gradients") return "FP32 main gradients: 18 vs 16 bytes per parameter (6 + 12/DP with the distributed optimizer)";
         if (staticLine) return "the first stage only; no biases; norms not split by TP; an untied output layer is not counted when PP > 1";
         return "sbh(18 + 4f/h) per layer with SP and selective recompute, else sbh(10 + 24/t) × 1.05: ignores GQA and SwiGLU's third "
                "tensor";
     }
-    if (method == "zero")
+    if (method == Method::zero)
         return staticLine ? "the ZeRO paper's (2 + 2 + K)Ψ per device with Ψ split evenly by TP × PP and K = 12"
                           : "not in the paper (membudget's estimate)";
-    if (method == "deepspeed") {
+    if (method == Method::deepspeed) {
         if (line == "parameters")
             return "fp16 parameters kept whole under ZeRO-2; ZeRO-3 gathers the largest layer (4L with its gradients)";
         if (line == "gradients") return "6 bytes of gradients per parameter (fp16 + fp32), partitioned over the DP group";
@@ -57,7 +57,9 @@ Line filledIn(Line line, std::string_view source) {
 namespace {
 
 sources::Recompute recomputeOf(const Config& c) {
-    return c.ckpt == "full" ? sources::Recompute::full : c.ckpt == "selective" ? sources::Recompute::selective : sources::Recompute::none;
+    return c.ckpt == Checkpointing::full        ? sources::Recompute::full
+           : c.ckpt == Checkpointing::selective ? sources::Recompute::selective
+                                                : sources::Recompute::none;
 }
 
 const Line& lineOf(const StageOutput& stage, std::string_view id) {
@@ -73,9 +75,9 @@ MethodOutput korthikantiMethod(const Config& c, double psi) {
     const std::vector<double> layers = stageLayers(c);
     const double s = c.seq / c.cp, b = c.mb, h = c.hidden, a = c.heads, t = c.tp;
     const double perLayer = sources::korthikantiLayerBytes(s, b, h, a, t, c.sp && t > 1, recomputeOf(c));
-    const std::string table2 = c.ckpt == "full"        ? "sbh·2"
-                               : c.ckpt == "selective" ? (c.sp ? "sbh(34/t)" : "sbh(10 + 24/t)")
-                                                       : (c.sp ? "sbh(34/t + 5as/(ht))" : "sbh(10 + 24/t + 5as/(ht))");
+    const std::string table2 = c.ckpt == Checkpointing::full        ? "sbh·2"
+                               : c.ckpt == Checkpointing::selective ? (c.sp ? "sbh(34/t)" : "sbh(10 + 24/t)")
+                                                                    : (c.sp ? "sbh(34/t + 5as/(ht))" : "sbh(10 + 24/t + 5as/(ht))");
     for (double i = 0; i < c.pp; ++i) {
         const auto& membudgetStage = base.stages[static_cast<size_t>(i)];
         StageOutput stage;
@@ -109,7 +111,7 @@ MethodOutput korthikantiMethod(const Config& c, double psi) {
                                "korthikanti"});
         out.stages.push_back(std::move(stage));
     }
-    if (c.gatedFfn || c.kvHeads != c.heads || c.attention == "flash" || !c.dropout)
+    if (c.gatedFfn || c.kvHeads != c.heads || c.attention == Attention::flash || !c.dropout)
         out.warnings.push_back({"method",
                                 "Korthikanti et al.'s Table 2 is for a GPT layer (4h FFN, no GQA, eager attention, "
                                 "dropout): SwiGLU, GQA, FlashAttention and dropout settings are not reflected"});
@@ -134,7 +136,7 @@ sources::MegatronArgs megatronArgs(const Config& c) {
     x.groupQueryAttention = c.kvHeads != c.heads;
     x.numQueryGroups = c.kvHeads;
     x.swiglu = c.gatedFfn;
-    x.rmsNorm = c.norm == "rmsnorm";
+    x.rmsNorm = c.norm == Norm::rmsnorm;
     x.untieEmbeddingsAndOutputWeights = !c.tiedEmbeddings;
     x.tensorParallel = c.tp;
     x.pipelineParallel = c.pp;
@@ -142,7 +144,7 @@ sources::MegatronArgs megatronArgs(const Config& c) {
     x.dataParallel = c.dp;
     x.useDistributedOptimizer = c.zero >= 1;
     x.sequenceParallel = c.sp;
-    x.recomputeSelective = c.ckpt == "selective";
+    x.recomputeSelective = c.ckpt == Checkpointing::selective;
     x.numMicrobatches = c.microbatches;
     if (c.experts != 0) {
         x.numExperts = c.experts;
@@ -287,7 +289,7 @@ MethodOutput deepspeedMethod(const Config& c, double psi) {
                                                      "): DeepSpeed's node count is fractional here"});
     }
     const double G = gpusPerNode * nodes;
-    const bool offloadOptimizer = c.offload != "none", offloadParams = c.offload == "all";
+    const bool offloadOptimizer = c.offload != Offload::none, offloadParams = c.offload == Offload::all;
     const bool zero3 = c.zero >= 3;
     const auto estimate = zero3 ? sources::deepspeedZero3(P, largest, gpusPerNode, nodes, offloadOptimizer, offloadParams, c.zeroInit)
                                 : sources::deepspeedZero2(P, gpusPerNode, nodes, offloadOptimizer);
@@ -450,7 +452,7 @@ PeakBytes deepspeedTrainingPeak(const Config& c, double psi, const std::vector<S
     const double largest = std::max({c.vocab * c.hidden, c.hidden * c.ffn, c.hidden * c.heads * headDimOf(c)}) / c.tp;
     const double gpusPerNode = c.dp < c.gpusPerNode ? c.dp : c.gpusPerNode, nodes = c.dp < c.gpusPerNode ? 1 : c.dp / c.gpusPerNode;
     const double G = gpusPerNode * nodes;
-    const bool offloadOptimizer = c.offload != "none", offloadParams = c.offload == "all";
+    const bool offloadOptimizer = c.offload != Offload::none, offloadParams = c.offload == Offload::all;
     double parameters = 0, gradients = 0, optimizer = 0;
     if (c.zero >= 3) {
         const double gathered = 2 * largest;

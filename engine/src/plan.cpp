@@ -31,11 +31,11 @@ std::vector<double> divisorsOf(double value) {
 // The peak stage: the text-free kernels for the two methods that have one, evaluate() otherwise. `stages`: the
 // layout's peak-candidate stages (peakCandidateStages), computed once per layout.
 PeakBytes peakOf(const Config& c, double psi, const std::vector<StageSpan>& stages) {
-    if (c.method == "membudget") return membudgetTrainingPeak(c, stages);
-    if (c.method == "chapter") return chapterTrainingPeak(c, psi);
-    if (c.method == "korthikanti") return korthikantiTrainingPeak(c, stages);
-    if (c.method == "zero") return zeroTrainingPeak(c, psi, stages);
-    if (c.method == "deepspeed") return deepspeedTrainingPeak(c, psi, stages);
+    if (c.method == Method::membudget) return membudgetTrainingPeak(c, stages);
+    if (c.method == Method::chapter) return chapterTrainingPeak(c, psi);
+    if (c.method == Method::korthikanti) return korthikantiTrainingPeak(c, stages);
+    if (c.method == Method::zero) return zeroTrainingPeak(c, psi, stages);
+    if (c.method == Method::deepspeed) return deepspeedTrainingPeak(c, psi, stages);
     return megatronTrainingPeak(c);
 }
 
@@ -107,8 +107,8 @@ std::vector<Layout> layoutsOf(const PlanRequest& r, size_t limit) {
 }  // namespace detail
 
 double recomputeOverhead(const Config& c) noexcept {
-    if (c.ckpt == "full") return 1.0 / 3;
-    if (c.ckpt != "selective") return 0;
+    if (c.ckpt == Checkpointing::full) return 1.0 / 3;
+    if (c.ckpt != Checkpointing::selective) return 0;
     const double embeddings = c.vocab * c.hidden * (c.tiedEmbeddings ? 1 : 2);
     const double perLayer = (activeParameterCount(c) - embeddings) / c.layers;  // what a token's GEMMs touch
     const double attentionCore = 4 * c.seq * c.heads * headDimOf(c);            // QKᵀ and AV, per token
@@ -215,8 +215,9 @@ PlanResult plan(const PlanRequest& r) noexcept {
     PlanResult out;
     try {
         const Config& base = r.base;
-        if (base.mode != "training")
-            out.errors.push_back({"mode", "the planner searches training layouts; mode must be training, got " + base.mode});
+        if (base.mode != Mode::training)
+            out.errors.push_back(
+                {"mode", "the planner searches training layouts; mode must be training, got " + std::string(toString(base.mode))});
         if (!(r.gpus >= 1 && r.gpus <= 1048576 && std::floor(r.gpus) == r.gpus))
             out.errors.push_back(
                 {"gpus", "gpus must be a whole number from 1 to 1,048,576 for a plan; got " + detail::formatNumber(r.gpus)});
@@ -265,7 +266,7 @@ PlanResult plan(const PlanRequest& r) noexcept {
         const double capacity = std::round(base.gpuGb * kBytesPerGB);
         const double usable = std::round(capacity * (1 - base.headroom));
         const double limit = r.includeTight ? capacity : usable;
-        const std::array<const char*, 3> modes{"full", "selective", "none"};
+        const std::array<Checkpointing, 3> modes{Checkpointing::full, Checkpointing::selective, Checkpointing::none};
         std::array<double, 3> overheads{};
         for (size_t k = 0; k < modes.size(); ++k) {
             Config c = base;
@@ -312,7 +313,7 @@ PlanResult plan(const PlanRequest& r) noexcept {
                 // Parameters, gradients and optimizer states do not depend on SP, checkpointing or the
                 // micro-batch: when they alone exceed the limit, none of those combinations can fit.
                 c.sp = false;
-                c.ckpt = "full";
+                c.ckpt = Checkpointing::full;
                 c.mb = microBatches.empty() ? 1 : microBatches[0];
                 c.microbatches = perReplica / c.mb;
                 if (overBudget()) return out;
@@ -357,7 +358,7 @@ PlanResult plan(const PlanRequest& r) noexcept {
                             row.peakBytes = peak;
                             row.peakStage = kernel.stage;
                             row.headroomBytes = usable - peak;
-                            row.verdict = peak <= usable ? "fits" : "tight";
+                            row.verdict = peak <= usable ? Verdict::fits : Verdict::tight;
                             row.recomputeOverhead = overheads[k];
                             row.bubble = (L.pp - 1) / (c.microbatches + L.pp - 1);
                             row.tpCrossesNode = tpCrosses;
@@ -397,7 +398,7 @@ std::vector<Change> singleChanges(const Config& c) {
     std::vector<Change> out;
     const std::string pct = detail::percentText(recomputeOverhead([&] {
         Config s = c;
-        s.ckpt = "selective";
+        s.ckpt = Checkpointing::selective;
         return s;
     }()));
     if (c.tp > 1 && !c.sp && std::fmod(c.seq / c.cp, c.tp) == 0)
@@ -413,9 +414,9 @@ std::vector<Change> singleChanges(const Config& c) {
                        {{"zero", "3"}},
                        3,
                        "1.5× the data-parallel communication: parameters all-gathered in forward and backward (ZeRO §7.2)"});
-    if (c.ckpt == "none")
+    if (c.ckpt == Checkpointing::none)
         out.push_back({"ckpt = selective", {{"ckpt", "selective"}}, 2, "≈" + pct + " more step compute (attention core recomputed)"});
-    if (c.ckpt != "full")
+    if (c.ckpt != Checkpointing::full)
         out.push_back({"ckpt = full", {{"ckpt", "full"}}, 5, "≈33% more step compute: one more forward pass (chapter §2)"});
     if (c.mb > 1 && std::fmod(c.mb, 2) == 0)
         out.push_back({"mb = " + formatNumber(c.mb / 2) + ", microbatches = " + formatNumber(c.microbatches * 2),
@@ -439,7 +440,7 @@ std::vector<Change> singleChanges(const Config& c) {
                        {{"cp", formatNumber(c.cp * 2)}, {"dp", formatNumber(c.dp / 2)}},
                        4,
                        "ring-attention K/V exchange between CP ranks (overlapped with compute)"});
-    if (c.offload == "none" && c.zero >= 1)
+    if (c.offload == Offload::none && c.zero >= 1)
         out.push_back({"offload = optimizer",
                        {{"offload", "optimizer"}},
                        7,
@@ -463,7 +464,7 @@ Advice tryChange(const Config& c, const Result& before, const std::vector<const 
     const ParsedConfig parsed = applyAssignments(assignments, c);
     const Result after = parsed.problems.empty() ? evaluate(parsed.config) : Result{};
     if (!parsed.problems.empty() || !after.ok()) {
-        a.verdict = "invalid";
+        a.verdict.reset();
         return a;
     }
     a.totalBytes = after.totalBytes;
@@ -478,14 +479,14 @@ std::vector<Advice> advise(const Config& c) noexcept {
     std::vector<Advice> out;
     try {
         const Result before = evaluate(c);
-        if (!before.ok() || c.mode != "training") return out;
+        if (!before.ok() || c.mode != Mode::training) return out;
         const std::vector<Change> changes = singleChanges(c);
         std::vector<std::pair<Advice, int>> ranked;
         for (const auto& change : changes) {
             Advice a = tryChange(c, before, {&change});
-            if (a.verdict != "invalid" && a.savedBytes > 0) ranked.push_back({a, change.costRank});
+            if (a.verdict && a.savedBytes > 0) ranked.push_back({a, change.costRank});
         }
-        const bool singleFits = std::any_of(ranked.begin(), ranked.end(), [](const auto& x) { return x.first.verdict == "fits"; });
+        const bool singleFits = std::any_of(ranked.begin(), ranked.end(), [](const auto& x) { return x.first.verdict == Verdict::fits; });
         if (!singleFits)
             for (size_t i = 0; i < changes.size(); ++i)
                 for (size_t j = i + 1; j < changes.size(); ++j) {
@@ -495,11 +496,13 @@ std::vector<Advice> advise(const Config& c) noexcept {
                         for (const auto& [k2, v2] : changes[j].keys) clash = clash || k1 == k2;
                     if (clash) continue;
                     Advice a = tryChange(c, before, {&changes[i], &changes[j]});
-                    if (a.verdict == "fits") ranked.push_back({a, changes[i].costRank + changes[j].costRank});
+                    if (a.verdict == Verdict::fits) ranked.push_back({a, changes[i].costRank + changes[j].costRank});
                 }
         std::vector<size_t> order(ranked.size());
         for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-        auto fitRank = [&](size_t i) { return ranked[i].first.verdict == "fits" ? 0 : ranked[i].first.verdict == "tight" ? 1 : 2; };
+        auto fitRank = [&](size_t i) {
+            return ranked[i].first.verdict == Verdict::fits ? 0 : ranked[i].first.verdict == Verdict::tight ? 1 : 2;
+        };
         std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
             if (fitRank(a) != fitRank(b)) return fitRank(a) < fitRank(b);
             if (ranked[a].second != ranked[b].second) return ranked[a].second < ranked[b].second;

@@ -10,23 +10,23 @@ namespace membudget::detail {
 
 StaticRates staticRates(const Config& c) {
     StaticRates r{};
-    const bool fp32 = c.precision == "fp32";
+    const bool fp32 = c.precision == Precision::fp32;
     r.weight = fp32 ? 4 : 2;
     r.gradient = fp32 ? 4 : c.staticBytes == 18 ? 4 : c.staticBytes == 20 ? 6 : 2;
     r.master = c.masterWeights && !fp32 ? 4 : 0;
-    if (c.optimizer == "adamw_8bit") {
+    if (c.optimizer == Optimizer::adamw8bit) {
         // bitsandbytes block-wise 8-bit Adam: m and v in 8 bits, one FP32 absmax per 2048-element block each.
         r.statesHidden = r.statesEmbedding = r.statesVector = 2 + 8.0 / 2048;
         r.describe = "8-bit Adam: m and v 1 byte each + FP32 block scales (bitsandbytes, blocks of 2048)";
-    } else if (c.optimizer == "adafactor") {
+    } else if (c.optimizer == Optimizer::adafactor) {
         // Adafactor (Shazeer & Stern 2018) without momentum: a row and a column factor per matrix.
         r.statesHidden = r.statesEmbedding = 4 * (1 / c.hidden + 1 / std::max(c.ffn, c.hidden));
         r.statesVector = 4;
         r.describe = "Adafactor: FP32 row and column factors per matrix, full second moment for vectors, no momentum";
-    } else if (c.optimizer == "sgd") {
+    } else if (c.optimizer == Optimizer::sgd) {
         r.statesHidden = r.statesEmbedding = r.statesVector = 4;
         r.describe = "SGD with momentum: one FP32 momentum buffer";
-    } else if (c.optimizer == "muon") {
+    } else if (c.optimizer == Optimizer::muon) {
         // Muon (Jordan et al. 2024) keeps one momentum buffer for hidden matrices; embeddings, the output layer
         // and vectors are updated by AdamW.
         r.statesHidden = 4;
@@ -48,21 +48,21 @@ MembudgetTraining membudgetTraining(const Config& c) {
     t.p = rankParams(c, t.x, t.outputOnLast);
     t.shardGroup = c.dp * c.cp;  // Megatron's distributed optimizer shards over DP × CP
     t.rates = staticRates(c);
-    t.offloadOptimizer = c.offload != "none";
-    t.offloadParameters = c.offload == "all" && c.zero >= 3;
+    t.offloadOptimizer = c.offload != Offload::none;
+    t.offloadParameters = c.offload == Offload::all && c.zero >= 3;
     // Routed experts are replicated over the expert data-parallel group, TP × CP × DP / (ETP × EP)
     // (Megatron-LM's expert DP): their gradients and optimizer states shard over it.
     t.expertShardGroup = c.experts != 0 ? c.tp * c.cp * c.dp / (expertTensorParallel(c) * c.ep) : 1;
     t.mtpMoe = mtpIsMoe(c);
-    const bool keepCore = c.ckpt == "none";
+    const bool keepCore = c.ckpt == Checkpointing::none;
     t.fullLayerBytes = layerTensorBytes(c, t.x, {true, false});
     t.denseLayerBytes = layerTensorBytes(c, t.x, {keepCore, false});
     t.moeLayerBytes = c.experts != 0 ? layerTensorBytes(c, t.x, {keepCore, true}) : 0;
     // Selective recomputation (Megatron-LM: core attention) rebuilds one layer's attention core.
     t.coreBytes = t.fullLayerBytes - layerTensorBytes(c, t.x, {false, false});
-    t.mtpLayerBytes = c.ckpt == "full" ? activationBytes(c) * t.x.b * t.x.sRank * t.x.h / t.x.spDivisor
-                      : t.mtpMoe       ? t.moeLayerBytes
-                                       : t.denseLayerBytes;
+    t.mtpLayerBytes = c.ckpt == Checkpointing::full ? activationBytes(c) * t.x.b * t.x.sRank * t.x.h / t.x.spDivisor
+                      : t.mtpMoe                    ? t.moeLayerBytes
+                                                    : t.denseLayerBytes;
     return t;
 }
 
@@ -99,7 +99,7 @@ MembudgetStage membudgetStage(const Config& c, const MembudgetTraining& t, doubl
     const double embeddingParams = (first ? p.embedding : 0) + (last ? p.output : 0) + s.mtpEmbedding;
     const double vectorParams = s.stageParams - hiddenMatrices - embeddingParams;
     // Transformer Engine caches an FP8 copy of each linear weight for the micro-batches of a step.
-    s.fp8Copies = c.precision == "fp8" ? hiddenMatrices + s.expertParams : 0;
+    s.fp8Copies = c.precision == Precision::fp8 ? hiddenMatrices + s.expertParams : 0;
     // ZeRO-3/FSDP gathers each layer's weights before use and prefetches the next; its gradients are
     // reduce-scattered from a full-size bucket.
     s.gatheredLayer = c.zero >= 3 ? std::max(p.layer, first ? p.embedding : 0.0) : 0;

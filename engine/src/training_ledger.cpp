@@ -14,7 +14,7 @@ namespace {
 std::string dtypeText(const Config& c, Dtype dtype) {
     switch (dtype) {
         case Dtype::activation:
-            return c.precision == "fp32" ? "fp32" : c.precision == "fp16" ? "fp16" : "bf16";
+            return c.precision == Precision::fp32 ? "fp32" : c.precision == Precision::fp16 ? "fp16" : "bf16";
         case Dtype::fp32:
             return "fp32";
         case Dtype::fp8:
@@ -61,7 +61,7 @@ struct DescribeStage {
         prefix = group == LayerGroup::moe ? "MoE layer: " : group == LayerGroup::mtp ? "MTP layer: " : "";
         groupCopies = copies;
         inGroup = true;
-        if (c.ckpt == "full")
+        if (c.ckpt == Checkpointing::full)
             tensor(TensorKind::layerInputCheckpoint, Dtype::activation, activationBytes(c) * x.b * x.sRank * x.h / x.spDivisor, 1, [this] {
                 return TensorText{"[b, " + seqShape(c, true) + ", h]", "sharded by SP over TP"};
             });
@@ -97,7 +97,7 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
     const double stages = c.pp;
     const bool outputOnLast = t.outputOnLast, offloadOptimizer = t.offloadOptimizer, offloadParameters = t.offloadParameters;
     const double shardGroup = t.shardGroup, expertShardGroup = t.expertShardGroup;
-    const std::string precisionName = c.precision == "fp32" ? "FP32" : c.precision == "fp16" ? "FP16" : "BF16";
+    const std::string precisionName = c.precision == Precision::fp32 ? "FP32" : c.precision == Precision::fp16 ? "FP16" : "BF16";
     const std::string zeroName = c.zero == 1 ? "distributed optimizer / ZeRO-1" : "ZeRO-" + n(c.zero);
     double cpuShardParams = 0;  // the largest per-GPU optimizer shard, for the host memory of offloading
 
@@ -148,7 +148,7 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
                       sharded(rates.gradient, expertParams, sn.expertGradShard), rates.gradient * expertParams / sn.expertGradShard);
         gradients.add(n(rates.weight) + " × P_layer (reduce-scatter bucket)", fill("# × #", {rates.weight, sn.gatheredLayer}),
                       rates.weight * sn.gatheredLayer);
-        std::string gradientNote = std::string(rates.gradient == 2   ? (c.precision == "fp16" ? "FP16" : "BF16")
+        std::string gradientNote = std::string(rates.gradient == 2   ? (c.precision == Precision::fp16 ? "FP16" : "BF16")
                                                : rates.gradient == 4 ? "FP32 (main_grad)"
                                                                      : "BF16 + FP32 accumulator") +
                                    " gradients";
@@ -188,9 +188,9 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
         DescribeStage describe{c, x};
         forEachStageTensor(c, t, walk, describe);
         const double activations = sn.activationsDuringBackward;
-        stage.phases = {{"forward/backward", sn.forwardBackward}, {"optimizer step", sn.step}};
+        stage.phases = {{StepPhase::forwardBackward, sn.forwardBackward}, {StepPhase::optimizerStep, sn.step}};
         const bool stepPeaks = sn.stepPeaks;
-        stage.peakPhase = sn.step > sn.forwardBackward ? "optimizer step" : "forward/backward";
+        stage.peakPhase = sn.step > sn.forwardBackward ? StepPhase::optimizerStep : StepPhase::forwardBackward;
         const std::string inFlight = n(copies) + " layer-copies (" + n(stage.layers) + " layers, " + n(microbatches) + " micro-batch" +
                                      (microbatches == 1 ? "" : "es") + " in flight) on stage " + n(i) + " of " + n(stages);
 
@@ -199,17 +199,18 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
         stage.lines.push_back(
             {"gradients", "Gradients", gradients.formula(), gradients.wholeBytes(), sn.gradients, gradientNote, "membudget"});
         Line optimizerLine{"optimizer", "Optimizer", optimizer.formula(), optimizer.text(), sn.optimizerAtPeak, optimizerNote, "membudget"};
-        Line activationLine{"activations",
-                            "Activations",
-                            "Σ saved tensors of a layer × layer-copies in flight + stage extras",
-                            stepPeaks ? "0" : describe.expression(),
-                            sn.activations,
-                            std::string(c.ckpt == "full"        ? "Full recomputation: layer inputs kept, one layer rebuilt in backward"
-                                        : c.ckpt == "selective" ? "Selective recomputation: attention core rebuilt in backward"
-                                                                : "No recomputation") +
-                                "; " + (x.flash ? "FlashAttention (no s × s scores)" : "eager attention (s × s probabilities kept)") +
-                                "; " + inFlight + "; see the tensor sub-ledger",
-                            "membudget"};
+        Line activationLine{
+            "activations",
+            "Activations",
+            "Σ saved tensors of a layer × layer-copies in flight + stage extras",
+            stepPeaks ? "0" : describe.expression(),
+            sn.activations,
+            std::string(c.ckpt == Checkpointing::full        ? "Full recomputation: layer inputs kept, one layer rebuilt in backward"
+                        : c.ckpt == Checkpointing::selective ? "Selective recomputation: attention core rebuilt in backward"
+                                                             : "No recomputation") +
+                "; " + (x.flash ? "FlashAttention (no s × s scores)" : "eager attention (s × s probabilities kept)") + "; " + inFlight +
+                "; see the tensor sub-ledger",
+            "membudget"};
         if (stepPeaks) {
             optimizerLine.note += "; at its peak, the optimizer step, plus an FP32 copy of the BF16 gradient shard";
             activationLine.formula = "0 (freed before the optimizer step)";
@@ -240,14 +241,14 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
                     "parameters offloaded with ZeRO-3 (ZeRO-Infinity, FSDP CPU offload)");
         for (const auto& line : out.cpuLines) out.cpuBytesPerNode += line.bytes;
     }
-    if (c.precision == "fp16" && !c.masterWeights)
+    if (c.precision == Precision::fp16 && !c.masterWeights)
         out.warnings.push_back(
             {"master_weights", "FP16 training without FP32 master weights loses small updates; mixed precision keeps them"});
     if (c.mtpLayers > 0 && c.pp > 1)
         out.warnings.push_back({"mtp_layers",
                                 "the multi-token-prediction layers all sit on the last stage; Megatron-LM lets you move "
                                 "layers off it (last_stage_layers) to balance"});
-    if (c.offload == "all" && c.zero < 3)
+    if (c.offload == Offload::all && c.zero < 3)
         out.warnings.push_back({"offload", "offload = all (parameters too) needs ZeRO-3 (zero = 3); only the optimizer is offloaded"});
     return out;
 }

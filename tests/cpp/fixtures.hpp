@@ -1,7 +1,9 @@
 // Access to the shared fixtures in tests/fixtures/, read by the native, wasm and browser tests alike.
 #pragma once
 
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -21,5 +23,12 @@ struct CliRun {
     std::string out, err;
 };
 CliRun cliRun(std::vector<std::string> args, const std::string& input = "");
+
+// A choice by its id, as fixtures and generated configurations name them; an unknown id throws (a test bug).
+template <class E>
+E choice(std::string_view id) {
+    if (const auto value = parseChoice<E>(id)) return *value;
+    throw std::invalid_argument("no such choice: " + std::string(id));
+}
 
 }  // namespace membudget::test

@@ -36,7 +36,7 @@ void checkExpectation(const nlohmann::json& example) {
             CHECK(lineOf(result, id).bytes == bytes.get<double>());
         }
     if (expect.contains("total_bytes")) CHECK(result.totalBytes == expect["total_bytes"].get<double>());
-    if (expect.contains("verdict")) CHECK(result.verdict == expect["verdict"].get<std::string>());
+    if (expect.contains("verdict")) CHECK(toString(result.verdict) == expect["verdict"].get<std::string>());
     if (expect.contains("warning_fields"))
         for (const auto& field : expect["warning_fields"]) {
             const auto match = std::find_if(result.warnings.begin(), result.warnings.end(), [&](const Problem& w) {
@@ -116,7 +116,7 @@ TEST_CASE("the checklist's printed totals: where the chapter slips", "[chapter]"
     const Result r405 = evaluate(configFrom(checklists[1]["config"]));
     CHECK(std::round(r405.totalBytes / 1e8) / 10 == 74.7);
     CHECK(r405.usableBytes == 72e9);
-    CHECK(r405.verdict == "tight");
+    CHECK(r405.verdict == membudget::Verdict::tight);
 }
 
 TEST_CASE("full checkpointing: 357 GB → 5.4 GB, a 66× reduction (§2)", "[chapter]") {
@@ -141,16 +141,16 @@ TEST_CASE("pitfall: forgetting optimizer states turns 'plenty of room' into does
     // Parameters alone would be 17.5 GB, the story's "plenty of room".
     CHECK(lineOf(result, "parameters").bytes == 17.5e9);
     CHECK(lineOf(result, "parameters").bytes < result.usableBytes);
-    CHECK(result.verdict == "does_not_fit");
+    CHECK(result.verdict == membudget::Verdict::doesNotFit);
 }
 
 TEST_CASE("pitfall: fragmentation headroom moves the verdict between fits and tight", "[pitfalls]") {
     const auto& example = fixture("chapter")["checklists"][1];
     Config config = configFrom(example["config"]);
     config.headroom = 0.15;  // the chapter's upper suggestion
-    CHECK(evaluate(config).verdict == "tight");
+    CHECK(evaluate(config).verdict == membudget::Verdict::tight);
     config.headroom = 0.0;
-    CHECK(evaluate(config).verdict == "fits");
+    CHECK(evaluate(config).verdict == membudget::Verdict::fits);
     config.gpuGb = 70;
-    CHECK(evaluate(config).verdict == "does_not_fit");
+    CHECK(evaluate(config).verdict == membudget::Verdict::doesNotFit);
 }

@@ -90,12 +90,12 @@ TEST_CASE("a Config built directly (as the wasm boundary does) is validated too"
     Config config;
     config.tp = std::numeric_limits<double>::quiet_NaN();
     config.seq = std::numeric_limits<double>::infinity();
-    config.ckpt = "<script>";
+    config.ckpt = invalidChoice<Checkpointing>();
     const Result result = evaluate(config);
     CHECK(hasProblem(result.errors, "tp", "got a non-finite value"));
     CHECK(hasProblem(result.errors, "seq", "got a non-finite value"));
     CHECK(hasProblem(result.errors, "ckpt", "one of none, selective or full"));
-    CHECK(result.verdict.empty());
+    CHECK_FALSE(result.verdict.has_value());
 }
 
 TEST_CASE("consistency errors: TP beyond the heads, PP beyond the layers, GQA groups, GPU count", "[config][validate]") {
@@ -150,7 +150,7 @@ TEST_CASE("the query codec: canonical order, only non-default keys, presets as b
     Config config;
     config.pp = 4;
     config.tp = 4;
-    config.ckpt = "selective";
+    config.ckpt = Checkpointing::selective;
     CHECK(encodeQuery(config) == "tp=4&pp=4&ckpt=selective");
 
     const ParsedConfig preset = decodeQuery("?gpu=h100-80gb&model=llama-3.1-8b&tp=2");

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "expression.hpp"
+#include "fixtures.hpp"
 #include "membudget/ledger.hpp"
 #include "membudget/presets.hpp"
 
@@ -33,7 +34,7 @@ void checkLines(const Config& c, const std::vector<Line>& lines, Tally& tally) {
         const double want = line.bytes, got = *evaluated.value;
         CHECK(std::fabs(got - want) <= 1e-3 * std::fabs(want) + 1e-9);
         // Only the published sources may compute fractions of a byte; membudget's lines are whole bytes.
-        if (line.origin == "membudget" || c.method == "membudget") CHECK(std::floor(want) == want);
+        if (line.origin == "membudget" || c.method == Method::membudget) CHECK(std::floor(want) == want);
         ++tally.lines;
     }
 }
@@ -54,11 +55,11 @@ Config randomConfig(std::mt19937_64& rng) {
         Config c;
         applyModelPreset(c, presets[std::uniform_int_distribution<size_t>(0, presets.size() - 1)(rng)]);
         if (pick(std::array<bool, 2>{false, true})) c.params = 0;
-        c.mode = pick(std::array<const char*, 4>{"training", "training", "training", "inference"});
-        c.method =
-            c.mode == "inference"
-                ? "membudget"
-                : pick(std::array<const char*, 7>{"membudget", "membudget", "chapter", "korthikanti", "megatron", "zero", "deepspeed"});
+        c.mode =
+            membudget::test::choice<membudget::Mode>(pick(std::array<const char*, 4>{"training", "training", "training", "inference"}));
+        c.method = c.mode == Mode::inference ? Method::membudget
+                                             : membudget::test::choice<Method>(pick(std::array<const char*, 7>{
+                                                   "membudget", "membudget", "chapter", "korthikanti", "megatron", "zero", "deepspeed"}));
         c.tp = pick(std::array<double, 5>{1, 2, 4, 8, 16});
         c.pp = pick(std::array<double, 6>{1, 2, 3, 4, 8, 16});
         c.dp = pick(std::array<double, 6>{1, 2, 8, 32, 128, 1024});
@@ -66,20 +67,22 @@ Config randomConfig(std::mt19937_64& rng) {
         c.vpp = pick(std::array<double, 4>{1, 1, 1, 2});
         c.zero = pick(std::array<double, 4>{0, 1, 2, 3});
         c.sp = pick(std::array<bool, 2>{false, true});
-        c.ckpt = pick(std::array<const char*, 3>{"none", "selective", "full"});
+        c.ckpt = membudget::test::choice<membudget::Checkpointing>(pick(std::array<const char*, 3>{"none", "selective", "full"}));
         c.mb = pick(std::array<double, 4>{1, 2, 3, 8});
         c.seq = pick(std::array<double, 5>{2048, 4096, 8192, 32768, 1000});
         c.microbatches = pick(std::array<double, 5>{1, 2, 8, 32, 256});
-        c.precision = pick(std::array<const char*, 4>{"bf16", "fp16", "fp8", "fp32"});
-        c.optimizer = pick(std::array<const char*, 5>{"adamw", "adamw_8bit", "adafactor", "sgd", "muon"});
+        c.precision = membudget::test::choice<membudget::Precision>(pick(std::array<const char*, 4>{"bf16", "fp16", "fp8", "fp32"}));
+        c.optimizer = membudget::test::choice<membudget::Optimizer>(
+            pick(std::array<const char*, 5>{"adamw", "adamw_8bit", "adafactor", "sgd", "muon"}));
         c.staticBytes = pick(std::array<double, 3>{16, 18, 20});
-        c.actFormula = pick(std::array<const char*, 2>{"table", "worked"});
-        c.attention = pick(std::array<const char*, 2>{"flash", "eager"});
+        c.actFormula = membudget::test::choice<membudget::ActFormula>(pick(std::array<const char*, 2>{"table", "worked"}));
+        c.attention = membudget::test::choice<membudget::Attention>(pick(std::array<const char*, 2>{"flash", "eager"}));
         c.dropout = pick(std::array<bool, 2>{false, true});
-        c.offload = pick(std::array<const char*, 4>{"none", "none", "optimizer", "all"});
+        c.offload = membudget::test::choice<membudget::Offload>(pick(std::array<const char*, 4>{"none", "none", "optimizer", "all"}));
         c.masterWeights = pick(std::array<bool, 3>{true, true, false});
-        c.weightDtype = pick(std::array<const char*, 5>{"bf16", "fp16", "fp8", "int8", "int4"});
-        c.kvDtype = pick(std::array<const char*, 3>{"bf16", "fp16", "fp8"});
+        c.weightDtype =
+            membudget::test::choice<membudget::WeightDtype>(pick(std::array<const char*, 5>{"bf16", "fp16", "fp8", "int8", "int4"}));
+        c.kvDtype = membudget::test::choice<membudget::KvDtype>(pick(std::array<const char*, 3>{"bf16", "fp16", "fp8"}));
         c.workspaceTokens = pick(std::array<double, 3>{512, 8192, 65536});
         c.cudaGraphsGb = pick(std::array<double, 2>{0, 1.5});
         if (c.experts != 0) {
@@ -104,8 +107,8 @@ TEST_CASE("every substituted formula evaluates to its value: presets × methods 
                     if (mode == "inference" && method != "membudget") continue;
                     Config c;
                     applyModelPreset(c, preset);
-                    c.mode = mode;
-                    c.method = method;
+                    c.mode = membudget::test::choice<membudget::Mode>(mode);
+                    c.method = membudget::test::choice<membudget::Method>(method);
                     c.tp = tp, c.pp = pp, c.dp = dp, c.zero = zero;
                     if (c.experts != 0) c.ep = 2;
                     if (!validate(c).empty()) continue;

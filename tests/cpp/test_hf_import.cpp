@@ -34,7 +34,7 @@ TEST_CASE("Hugging Face config.json: Llama, Mistral, Qwen2, GPT-2, GPT-NeoX, Mix
         std::vector<std::string> noticed;
         for (const auto& n : imported.notices) noticed.push_back(n.field);
         CHECK(noticed == c["notices"].get<std::vector<std::string>>());
-        CHECK(imported.config.method == "membudget");
+        CHECK(imported.config.method == Method::membudget);
         CHECK(evaluate(imported.config).ok());
     }
 }

@@ -22,8 +22,8 @@ Config inference(std::string_view model = "custom") {
     Config c;
     if (const auto* preset = findModelPreset(model)) applyModelPreset(c, *preset);
     c.model = std::string(model);
-    c.method = "membudget";
-    c.mode = "inference";
+    c.method = Method::membudget;
+    c.mode = Mode::inference;
     c.params = 0;
     c.tp = c.pp = c.dp = 1;
     return c;
@@ -43,7 +43,7 @@ TEST_CASE("inference: the KV cache equals vLLM's for every fixture case", "[infe
         c.headDim = k["head_size"];
         c.hidden = 4096;
         c.tp = k["tensor_parallel_size"];
-        c.kvDtype = k["kv_dtype_bytes"].get<int>() == 1 ? "fp8" : "bf16";
+        c.kvDtype = k["kv_dtype_bytes"].get<int>() == 1 ? KvDtype::fp8 : KvDtype::bf16;
         c.kvBlock = k["block_size"];
         if (k.contains("mla")) {
             c.kvLoraRank = k["mla"]["kv_lora_rank"];
@@ -65,9 +65,9 @@ TEST_CASE("inference: weights at their type, INT4 with group scales", "[inferenc
     const double linear = 32.0 * (4096.0 * 4096 * 2 + 2 * 4096.0 * 1024 + 3 * 4096.0 * 14336);
     const double rest = 8030261248.0 - linear;
     CHECK(line(evaluate(c), "parameters") == 2 * 8030261248.0);
-    c.weightDtype = "fp8";
+    c.weightDtype = WeightDtype::fp8;
     CHECK(line(evaluate(c), "parameters") == linear + 2 * rest);
-    c.weightDtype = "int4";
+    c.weightDtype = WeightDtype::int4;
     c.quantGroup = 128;
     CHECK(line(evaluate(c), "parameters") == linear * (0.5 + 2.5 / 128) + 2 * rest);
 }
@@ -95,14 +95,14 @@ TEST_CASE("inference: the most sequences and the longest context that fit are th
 
 TEST_CASE("inference: only membudget models it, and the other keys are checked", "[inference]") {
     Config c = inference();
-    c.method = "megatron";
+    c.method = Method::megatron;
     const Result r = evaluate(c);
     REQUIRE_FALSE(r.ok());
     CHECK(r.errors[0].field == "method");
     CHECK(r.errors[0].message.find("method must be membudget in inference mode") != std::string::npos);
     c = inference();
-    c.kvDtype = "int3";
-    CHECK(evaluate(c).errors[0].message == "kv_dtype must be one of bf16, fp16 or fp8; got \"int3\"");
+    c.kvDtype = invalidChoice<KvDtype>();
+    CHECK(evaluate(c).errors[0].message == "kv_dtype must be one of bf16, fp16 or fp8; got an unknown value");
     c = inference();
     c.kvBlock = 0;
     CHECK(evaluate(c).errors[0].field == "kv_block");

@@ -27,7 +27,7 @@ const json& sample() { return membudget::test::fixture("measured-sample"); }
 // The engine's own prediction for a measured file's configuration (method membudget: the sample names none).
 membudget::Result predicted(const json& file = sample()) {
     membudget::Config config = membudget::test::configFrom(file["config"]);
-    config.method = "membudget";
+    config.method = membudget::Method::membudget;
     return membudget::evaluate(config);
 }
 
@@ -40,7 +40,7 @@ double allowanceBytes(const membudget::Result& result) {
 
 double phaseBytes(const membudget::Result& result, const std::string& name) {
     for (const auto& phase : result.phases)
-        if (phase.name == name) return phase.totalBytes;
+        if (toString(phase.name) == name) return phase.totalBytes;
     FAIL("no phase " << name);
     return 0;
 }
@@ -74,7 +74,7 @@ TEST_CASE("compare-measured: the engine and PyTorch count the same parameter and
     // BF16 weights and gradients, FP32 master + Adam m and v (+ Adam's step counters, 4 bytes a tensor).
     const auto comparison = membudget::compareMeasured(sample().dump());
     REQUIRE(comparison.ok());
-    CHECK(comparison.result.method == "membudget");
+    CHECK(comparison.result.method == membudget::Method::membudget);
     const auto result = predicted();
     REQUIRE(result.ok());
     const auto& lines = sample()["lines"];
@@ -90,10 +90,10 @@ TEST_CASE("compare-measured: the lines at forward/backward, where measure.py mea
     // The sample is small enough that the optimizer step (with its FP32 gradient copy) is the predicted peak:
     // its ledger then shows the step, and the comparison rebuilds the forward/backward lines.
     const auto step = predicted();
-    REQUIRE(step.peakPhase == "optimizer step");
+    REQUIRE(step.peakPhase == membudget::StepPhase::optimizerStep);
     const auto atStep = membudget::compareMeasured(sample().dump());
     REQUIRE(atStep.ok());
-    CHECK(atStep.linePhase == "forward/backward");
+    CHECK(atStep.linePhase == membudget::StepPhase::forwardBackward);
     double activations = 0;
     for (const auto& tensor : step.tensors) activations += tensor.bytes;
     CHECK(predictedOf(atStep, "activations") == activations);
@@ -106,14 +106,14 @@ TEST_CASE("compare-measured: the lines at forward/backward, where measure.py mea
     json longer = sample();
     longer["config"]["seq"] = 1024;
     const auto fb = predicted(longer);
-    REQUIRE(fb.peakPhase == "forward/backward");
+    REQUIRE(fb.peakPhase == membudget::StepPhase::forwardBackward);
     const auto atForwardBackward = membudget::compareMeasured(longer.dump());
     REQUIRE(atForwardBackward.ok());
     for (const auto& line : fb.lines) CHECK(predictedOf(atForwardBackward, line.id) == line.bytes);
 
     json inference = sample();
     inference["config"]["mode"] = "inference";
-    CHECK(membudget::compareMeasured(inference.dump()).linePhase.empty());
+    CHECK(membudget::compareMeasured(inference.dump()).linePhase.has_value() == false);
 }
 
 TEST_CASE("compare-measured: every predicted and every measured line is listed, differences are measured − predicted", "[measured]") {
@@ -124,7 +124,7 @@ TEST_CASE("compare-measured: every predicted and every measured line is listed, 
     REQUIRE(r.status == 0);
     const json output = json::parse(r.out);
     const auto result = predicted(file);
-    REQUIRE(result.peakPhase == "forward/backward");
+    REQUIRE(result.peakPhase == membudget::StepPhase::forwardBackward);
     REQUIRE(output["lines"].size() == result.lines.size() + 1);
     for (size_t i = 0; i < result.lines.size(); ++i) {
         const auto& line = output["lines"][i];

@@ -42,7 +42,7 @@ TEST_CASE("method megatron: a Config reproduces Megatron-LM's own numbers", "[me
         const auto& a = c["args"];
         INFO(c["name"].get<std::string>());
         Config config;
-        config.method = "megatron";
+        config.method = Method::megatron;
         config.params = 0;
         config.hidden = a["hidden_size"];
         config.heads = a["num_attention_heads"];
@@ -53,7 +53,7 @@ TEST_CASE("method megatron: a Config reproduces Megatron-LM's own numbers", "[me
         config.vocab = a["padded_vocab_size"];
         config.gatedFfn = a["swiglu"];
         config.tiedEmbeddings = !a["untie_embeddings_and_output_weights"].get<bool>();
-        config.norm = a["normalization"] == "RMSNorm" ? "rmsnorm" : "layernorm";
+        config.norm = a["normalization"] == "RMSNorm" ? Norm::rmsnorm : Norm::layernorm;
         config.tp = a["tensor_model_parallel_size"];
         config.pp = a["pipeline_model_parallel_size"];
         config.vpp = a["virtual_pipeline_model_parallel_size"].is_null() ? 1.0 : a["virtual_pipeline_model_parallel_size"].get<double>();
@@ -62,7 +62,7 @@ TEST_CASE("method megatron: a Config reproduces Megatron-LM's own numbers", "[me
         config.zero = a["use_distributed_optimizer"].get<bool>() ? 1 : 0;
         config.sp = a["sequence_parallel"];
         const auto& granularity = a["recompute_granularity"];
-        config.ckpt = granularity.is_null() ? "none" : granularity.get<std::string>();
+        config.ckpt = granularity.is_null() ? Checkpointing::none : membudget::test::choice<Checkpointing>(granularity.get<std::string>());
         config.mb = a["micro_batch_size"];
         config.seq = a["seq_length"];
         // Megatron-LM without a micro-batch count applies no discount, as with m >= PP.
@@ -113,13 +113,13 @@ TEST_CASE("method deepspeed: ZeRO-2 rows through the ledger, GPU and CPU", "[met
         for (const auto& row : c["options"]) {
             INFO(c["model"].get<std::string>() << " " << in.dump() << " offload " << row["cpu_offload"]);
             Config config;
-            config.method = "deepspeed";
+            config.method = Method::deepspeed;
             config.params = in["total_params"];
             config.tp = config.pp = 1;
             config.gpusPerNode = in["num_gpus_per_node"];
             config.dp = in["num_gpus_per_node"].get<double>() * in["num_nodes"].get<double>();
             config.zero = 2;
-            config.offload = row["cpu_offload"].get<bool>() ? "optimizer" : "none";
+            config.offload = row["cpu_offload"].get<bool>() ? Offload::optimizer : Offload::none;
             const Result r = evaluate(config);
             REQUIRE(r.ok());
             CHECK(modelStates(r) == row["gpu_bytes_per_gpu"].get<double>());
@@ -134,7 +134,7 @@ TEST_CASE("method zero: Figure 1's 7.5B model on 64 GPUs", "[methods][zero]") {
     const double expected[] = {120e9, 31.40625e9, 16.640625e9, 1.875e9};
     for (int stage = 0; stage <= 3; ++stage) {
         Config config;
-        config.method = "zero";
+        config.method = Method::zero;
         config.params = 7.5e9;
         config.tp = config.pp = 1;
         config.dp = 64;
@@ -148,7 +148,7 @@ TEST_CASE("method zero: Figure 1's 7.5B model on 64 GPUs", "[methods][zero]") {
 
 TEST_CASE("method korthikanti: Table 3's GPT-3 on TP=8, PP=8 with SP and selective recomputation", "[methods][korthikanti]") {
     Config config;
-    config.method = "korthikanti";
+    config.method = Method::korthikanti;
     config.model = "gpt-3-175b";
     config.params = 0;
     config.hidden = 12288;
@@ -157,12 +157,12 @@ TEST_CASE("method korthikanti: Table 3's GPT-3 on TP=8, PP=8 with SP and selecti
     config.ffn = 4 * 12288;
     config.vocab = 51200;
     config.gatedFfn = false;
-    config.norm = "layernorm";
+    config.norm = Norm::layernorm;
     config.tp = 8;
     config.pp = 8;
     config.dp = 1;
     config.sp = true;
-    config.ckpt = "selective";
+    config.ckpt = Checkpointing::selective;
     config.mb = 1;
     config.seq = 2048;
     config.microbatches = 64;
@@ -179,18 +179,18 @@ TEST_CASE("method korthikanti: Table 3's GPT-3 on TP=8, PP=8 with SP and selecti
 
 TEST_CASE("method membudget: a GPT layer with eager attention and dropout is Korthikanti's 34sbh + 5as²b", "[methods][membudget]") {
     Config config;
-    config.method = "membudget";
+    config.method = Method::membudget;
     config.hidden = 4096;
     config.heads = config.kvHeads = 32;
     config.ffn = 4 * 4096;
     config.layers = 4;
     config.gatedFfn = false;
-    config.norm = "layernorm";
-    config.attention = "eager";
+    config.norm = Norm::layernorm;
+    config.attention = Attention::eager;
     config.dropout = true;
     config.tp = config.pp = config.dp = 1;
     config.zero = 0;
-    config.ckpt = "none";
+    config.ckpt = Checkpointing::none;
     config.mb = 2;
     config.seq = 2048;
     const Result r = evaluate(config);
@@ -208,7 +208,7 @@ TEST_CASE("method membudget: GQA, SwiGLU and FlashAttention change the tensors a
     config.tp = 1;
     config.pp = 1;
     config.dp = 8;
-    config.ckpt = "none";
+    config.ckpt = Checkpointing::none;
     config.seq = 8192;
     auto tensor = [](const Result& r, const std::string& name) {
         for (const auto& t : r.tensors)
@@ -221,12 +221,12 @@ TEST_CASE("method membudget: GQA, SwiGLU and FlashAttention change the tensors a
     CHECK(tensor(flash, "key and value").bytesPerCopy == 4 * bs * 8 * 128);  // 8 KV heads, not 32
     CHECK(tensor(flash, "gate and up projections (SwiGLU input)").bytesPerCopy == 4 * bs * 14336);
     CHECK(tensor(flash, "softmax log-sum-exp (FlashAttention)").bytesPerCopy == 4 * 32 * bs);
-    config.attention = "eager";
+    config.attention = Attention::eager;
     const Result eager = evaluate(config);
     CHECK(tensor(eager, "attention probabilities (softmax output)").bytesPerCopy == 2 * 32 * bs * bs);
     CHECK(line(eager, "activations") > line(flash, "activations"));
     // TP = 16 > 8 KV heads: each rank keeps one whole KV head.
-    config.attention = "flash";
+    config.attention = Attention::flash;
     config.tp = 16;
     config.heads = 32;
     CHECK(tensor(evaluate(config), "key and value").bytesPerCopy == 4 * bs * 1 * 128);
@@ -266,18 +266,18 @@ TEST_CASE("stages: uneven splits, the embedding on the first, the logits on the 
 
 TEST_CASE("phases: with BF16 gradients and tiny activations the optimizer step is the peak", "[methods][membudget]") {
     Config config;
-    config.method = "membudget";
+    config.method = Method::membudget;
     config.params = 0;
     config.tp = 8;
     config.dp = 1;
     config.zero = 0;
     config.staticBytes = 16;
-    config.ckpt = "full";
+    config.ckpt = Checkpointing::full;
     config.seq = 128;
     const Result r = evaluate(config);
     REQUIRE(r.ok());
     REQUIRE(r.phases.size() == 2);
-    CHECK(r.peakPhase == "optimizer step");
+    CHECK(r.peakPhase == membudget::StepPhase::optimizerStep);
     CHECK(line(r, "activations") == 0);
     CHECK(r.totalBytes == std::max(r.phases[0].totalBytes, r.phases[1].totalBytes));
 }
@@ -289,7 +289,7 @@ TEST_CASE("compare: every method, the source's own figure, and a reason for each
     config.pp = 2;
     config.dp = 16;
     config.sp = true;
-    config.ckpt = "selective";
+    config.ckpt = Checkpointing::selective;
     const auto columns = compareMethods(config);
     REQUIRE(columns.size() == 6);
     for (const auto& column : columns) {
@@ -297,7 +297,7 @@ TEST_CASE("compare: every method, the source's own figure, and a reason for each
         REQUIRE(column.result.ok());
         double own = 0;
         for (const auto& l : column.result.lines) {
-            if (l.origin == column.method) own += l.bytes;
+            if (l.origin == toString(column.method)) own += l.bytes;
             CHECK_FALSE(differenceReason(column.method, l.id).empty());
         }
         CHECK(column.sourceBytes == own);
@@ -313,11 +313,12 @@ TEST_CASE("method membudget: bytes per parameter by optimizer and precision", "[
     REQUIRE(hidden + embedding + vectors == P);
     auto lines = [&](const std::string& optimizer, const std::string& precision) {
         Config c = config;
-        c.optimizer = optimizer;
-        c.precision = precision;
+        c.optimizer = membudget::test::choice<membudget::Optimizer>(optimizer);
+        c.precision = membudget::test::choice<membudget::Precision>(precision);
         Result r = evaluate(c);
         REQUIRE(r.ok());
-        r.lines[2].bytes = r.phases.size() == 2 && r.peakPhase == "optimizer step" ? r.lines[2].bytes - 4 * P : r.lines[2].bytes;
+        r.lines[2].bytes =
+            r.phases.size() == 2 && r.peakPhase == membudget::StepPhase::optimizerStep ? r.lines[2].bytes - 4 * P : r.lines[2].bytes;
         return std::array<double, 3>{r.lines[0].bytes, r.lines[1].bytes, r.lines[2].bytes};
     };
     CHECK(lines("adamw", "bf16") == std::array<double, 3>{2 * P, 2 * P, 12 * P});
@@ -360,7 +361,7 @@ TEST_CASE("offload: a CPU ledger per node next to the GPU ledger", "[methods][of
     config.dp = 8;
     config.gpusPerNode = 8;
     config.zero = 3;
-    config.offload = "all";
+    config.offload = Offload::all;
     const Result r = evaluate(config);
     REQUIRE(r.ok());
     REQUIRE(r.cpuLines.size() == 4);
@@ -372,10 +373,10 @@ TEST_CASE("offload: a CPU ledger per node next to the GPU ledger", "[methods][of
     CHECK(r.cpuLines[1].bytes == r.cpuLines[2].bytes);
     CHECK(r.cpuLines[3].bytes * 2 == r.cpuLines[1].bytes);
     CHECK(line(r, "optimizer") == 0);
-    config.offload = "none";
+    config.offload = Offload::none;
     CHECK(evaluate(config).cpuLines.empty());
-    config.method = "deepspeed";
-    config.offload = "optimizer";
+    config.method = Method::deepspeed;
+    config.offload = Offload::optimizer;
     const Result ds = evaluate(config);
     REQUIRE(ds.cpuLines.size() == 1);
     CHECK(ds.cpuLines[0].bytes == ds.cpuBytesPerNode);
@@ -386,9 +387,9 @@ TEST_CASE("FP8: GEMM inputs saved in FP8, the rest of the layer in BF16", "[meth
     Config config = preset("llama-3.1-8b");
     config.tp = 1;
     config.dp = 8;
-    config.ckpt = "none";
+    config.ckpt = Checkpointing::none;
     const Result bf16 = evaluate(config);
-    config.precision = "fp8";
+    config.precision = Precision::fp8;
     const Result fp8 = evaluate(config);
     REQUIRE(bf16.ok());
     REQUIRE(fp8.ok());
@@ -401,9 +402,9 @@ TEST_CASE("FP8: GEMM inputs saved in FP8, the rest of the layer in BF16", "[meth
     for (const auto& t : fp8.tensors) fp8Tensors += t.dtype == "fp8" ? 1 : 0;
     CHECK(fp8Tensors == 4);
     // Eager attention reads the probabilities, not the output, in backward: the output itself goes FP8.
-    config.attention = "eager";
+    config.attention = Attention::eager;
     const Result eager = evaluate(config);
-    config.precision = "bf16";
+    config.precision = Precision::bf16;
     const Result eagerBf16 = evaluate(config);
     CHECK(line(eagerBf16, "activations") - line(eager, "activations") == config.layers * (savedPerLayer + 2 * b * s * h));
 }
@@ -412,7 +413,7 @@ TEST_CASE("a gated shared expert counts its weight and its output", "[methods][m
     Config config = preset("qwen1.5-moe-a2.7b");
     config.tp = 1;
     config.dp = 8;
-    config.ckpt = "none";
+    config.ckpt = Checkpointing::none;
     const Result gated = evaluate(config);
     config.sharedExpertGate = false;
     const Result plain = evaluate(config);

@@ -33,7 +33,7 @@ std::vector<Config> architectures() {
         Config c;
         applyModelPreset(c, preset);
         c.params = 0;
-        c.method = "membudget";
+        c.method = Method::membudget;
         out.push_back(c);
     }
     for (const auto& k : fixture("hf-configs")["cases"]) {
@@ -51,12 +51,12 @@ std::vector<Config> layouts(const Config& base, const std::string& mode) {
         for (double pp : {1, 2, 3, 4})
             for (double ep : {1, 2, 8}) {
                 Config c = base;
-                c.mode = mode;
+                c.mode = membudget::test::choice<membudget::Mode>(mode);
                 c.tp = tp, c.pp = pp, c.ep = base.experts != 0 ? ep : 1;
                 c.dp = 8;
                 c.zero = 0;
-                c.precision = "bf16";
-                c.weightDtype = "bf16";
+                c.precision = Precision::bf16;
+                c.weightDtype = WeightDtype::bf16;
                 c.microbatches = 8;
                 if (validate(c).empty()) out.push_back(c);
             }
@@ -103,13 +103,13 @@ TEST_CASE("TP shards the matrices and replicates the norms and row-parallel bias
         applyModelPreset(c, preset);
         if (c.experts != 0 || c.kvLoraRank != 0) continue;
         c.params = 0;
-        c.method = "membudget";
+        c.method = Method::membudget;
         c.tp = 8;
         c.pp = 1;
         if (!validate(c).empty() || c.kvHeads < c.tp) continue;
         INFO(c.model);
         const Result r = evaluate(c);
-        const double norm = c.norm == "layernorm" ? 2 * c.hidden : c.hidden;
+        const double norm = c.norm == Norm::layernorm ? 2 * c.hidden : c.hidden;
         const double replicatedPerLayer = 2 * norm + (c.bias ? 2 * c.hidden : 0);  // attention-output and FC2 biases
         const double replicated = c.layers * replicatedPerLayer + norm + c.posEmb * c.hidden;
         const Stage& stage = r.stages[0];
@@ -121,7 +121,7 @@ TEST_CASE("inference holds every routed expert of a MoE model", "[parameters][in
     // Mixtral-8x7B in BF16 on one GPU: all 46,702,792,704 parameters, 2 bytes each.
     Config c;
     applyModelPreset(c, *findModelPreset("mixtral-8x7b"));
-    c.mode = "inference";
+    c.mode = Mode::inference;
     c.tp = c.pp = c.dp = 1;
     CHECK(lineBytes(evaluate(c), "parameters") == 2 * 46702792704.0);
     // Expert parallelism (vLLM --enable-expert-parallel: EP = TP × DP, experts whole) splits the experts, not the rest.

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "detail/methods.hpp"
+#include "fixtures.hpp"
 #include "membudget/detail/text.hpp"
 #include "membudget/json.hpp"
 #include "membudget/plan.hpp"
@@ -32,23 +33,24 @@ Config randomConfig(std::mt19937_64& rng) {
     for (;;) {
         Config c;
         applyModelPreset(c, presets[std::uniform_int_distribution<size_t>(0, presets.size() - 1)(rng)]);
-        c.method = pick(std::array<const char*, 2>{"membudget", "chapter"});
+        c.method = membudget::test::choice<membudget::Method>(pick(std::array<const char*, 2>{"membudget", "chapter"}));
         c.tp = pick(std::array<double, 5>{1, 2, 4, 8, 16});
         c.pp = pick(std::array<double, 6>{1, 2, 3, 4, 8, 16});
         c.dp = pick(std::array<double, 6>{1, 2, 8, 32, 128, 1024});
         c.cp = pick(std::array<double, 3>{1, 2, 4});
         c.zero = pick(std::array<double, 4>{0, 1, 2, 3});
         c.sp = pick(std::array<bool, 2>{false, true});
-        c.ckpt = pick(std::array<const char*, 3>{"none", "selective", "full"});
+        c.ckpt = membudget::test::choice<membudget::Checkpointing>(pick(std::array<const char*, 3>{"none", "selective", "full"}));
         c.mb = pick(std::array<double, 4>{1, 2, 3, 8});
         c.seq = pick(std::array<double, 4>{2048, 4096, 8192, 32768});
         c.microbatches = pick(std::array<double, 5>{1, 2, 7, 32, 256});
-        c.precision = pick(std::array<const char*, 4>{"bf16", "fp16", "fp8", "fp32"});
-        c.optimizer = pick(std::array<const char*, 5>{"adamw", "adamw_8bit", "adafactor", "sgd", "muon"});
+        c.precision = membudget::test::choice<membudget::Precision>(pick(std::array<const char*, 4>{"bf16", "fp16", "fp8", "fp32"}));
+        c.optimizer = membudget::test::choice<membudget::Optimizer>(
+            pick(std::array<const char*, 5>{"adamw", "adamw_8bit", "adafactor", "sgd", "muon"}));
         c.staticBytes = pick(std::array<double, 3>{16, 18, 20});
-        c.attention = pick(std::array<const char*, 2>{"flash", "eager"});
+        c.attention = membudget::test::choice<membudget::Attention>(pick(std::array<const char*, 2>{"flash", "eager"}));
         c.dropout = pick(std::array<bool, 2>{false, true});
-        c.offload = pick(std::array<const char*, 3>{"none", "none", "optimizer"});
+        c.offload = membudget::test::choice<membudget::Offload>(pick(std::array<const char*, 3>{"none", "none", "optimizer"}));
         c.masterWeights = pick(std::array<bool, 3>{true, true, false});
         if (c.experts != 0) c.ep = pick(std::array<double, 3>{1, 2, 8});
         if (c.pp > 2 && pick(std::array<bool, 3>{false, false, true})) c.firstStageLayers = 1;
@@ -66,7 +68,7 @@ TEST_CASE("the planner's kernel is the ledger's peak stage, line for line", "[pl
         const Result r = evaluate(c);
         REQUIRE(r.ok());
         const detail::PeakBytes k =
-            c.method == "membudget" ? detail::membudgetTrainingPeak(c) : detail::chapterTrainingPeak(c, r.parameterCount);
+            c.method == Method::membudget ? detail::membudgetTrainingPeak(c) : detail::chapterTrainingPeak(c, r.parameterCount);
         INFO(encodeQuery(c));
         CHECK(k.totalBytes == r.totalBytes);
         CHECK(k.stage == r.peakStage);
@@ -74,9 +76,9 @@ TEST_CASE("the planner's kernel is the ledger's peak stage, line for line", "[pl
         CHECK(k.gradients == lineBytes(r, "gradients"));
         CHECK(k.optimizer == lineBytes(r, "optimizer"));
         CHECK(k.activations == lineBytes(r, "activations"));
-        (c.method == "membudget" ? membudget : chapter) += 1;
+        (c.method == Method::membudget ? membudget : chapter) += 1;
         // The tensor sub-ledger adds up to the activations line it explains.
-        if (c.method == "membudget" && lineBytes(r, "activations") > 0) {
+        if (c.method == Method::membudget && lineBytes(r, "activations") > 0) {
             double tensors = 0;
             for (const auto& t : r.tensors) tensors += t.bytes;
             CHECK(std::fabs(tensors - lineBytes(r, "activations")) <= 1e-12 * tensors);
@@ -99,7 +101,7 @@ TEST_CASE("a plan holds every fitting combination, each with the ledger's own to
     REQUIRE(plan.fitting > 0);
     CHECK(plan.evaluated + plan.pruned == plan.candidates);
 
-    std::set<std::tuple<double, double, double, double, double, bool, std::string, double>> planned;
+    std::set<std::tuple<double, double, double, double, double, bool, Checkpointing, double>> planned;
     for (const auto& row : plan.rows) {
         CHECK(row.tp * row.pp * row.cp * row.dp == 16);
         CHECK(row.dp * row.mb * row.microbatches == 32);
@@ -115,14 +117,14 @@ TEST_CASE("a plan holds every fitting combination, each with the ledger's own to
                 const double dp = 16 / (tp * cp * pp);
                 for (double zero : {0, 1, 2, 3})
                     for (bool sp : {false, true})
-                        for (const char* ckpt : {"none", "selective", "full"})
+                        for (Checkpointing ckpt : {Checkpointing::none, Checkpointing::selective, Checkpointing::full})
                             for (double mb : {1, 2, 4}) {
                                 if (std::fmod(32, dp * mb) != 0 || (dp * cp == 1 && zero > 0) || (tp == 1 && sp)) continue;
                                 Config c = request.base;
                                 c.tp = tp, c.cp = cp, c.pp = pp, c.dp = dp, c.zero = zero, c.sp = sp, c.ckpt = ckpt, c.mb = mb;
                                 c.microbatches = 32 / (dp * mb);
                                 const Result r = evaluate(c);
-                                if (!r.ok() || r.verdict != "fits") continue;
+                                if (!r.ok() || r.verdict != membudget::Verdict::fits) continue;
                                 ++fitting;
                                 INFO(encodeQuery(c));
                                 CHECK(planned.count({tp, pp, cp, dp, zero, sp, ckpt, mb}) == 1);
@@ -236,8 +238,8 @@ TEST_CASE("bad plan requests name the field", "[plan]") {
     REQUIRE_FALSE(plan.errors.empty());
     CHECK(plan.errors[0].field == "global_batch");
     request.globalBatch = 8;
-    request.base.mode = "inference";
-    request.base.method = "membudget";
+    request.base.mode = Mode::inference;
+    request.base.method = Method::membudget;
     plan = membudget::plan(request);
     REQUIRE_FALSE(plan.errors.empty());
     CHECK(plan.errors[0].field == "mode");
@@ -251,15 +253,15 @@ TEST_CASE("advice: the smallest changes that make a configuration fit", "[plan][
     c.pp = 1;
     c.dp = 16;
     c.zero = 1;
-    c.ckpt = "none";
+    c.ckpt = Checkpointing::none;
     c.mb = 2;
     c.microbatches = 8;
     const Result before = evaluate(c);
     REQUIRE(before.ok());
-    REQUIRE(before.verdict == "does_not_fit");
+    REQUIRE(before.verdict == membudget::Verdict::doesNotFit);
     const auto advice = advise(c);
     REQUIRE_FALSE(advice.empty());
-    CHECK(advice[0].verdict == "fits");
+    CHECK(advice[0].verdict == membudget::Verdict::fits);
     for (const auto& a : advice) {
         INFO(a.change);
         CHECK(a.savedBytes > 0);
@@ -411,20 +413,20 @@ TEST_CASE("a plan counts only the layouts validation accepts", "[plan]") {
 
 TEST_CASE("every published method has a kernel equal to its ledger's peak stage, line for line", "[plan]") {
     std::mt19937_64 rng(20261202);
-    std::map<std::string, int> checked;
+    std::map<Method, int> checked;
     for (int i = 0; i < 3000; ++i) {
         Config c = randomConfig(rng);
-        c.method = std::array<const char*, 4>{"korthikanti", "zero", "deepspeed", "megatron"}[static_cast<size_t>(i % 4)];
-        if (c.method == "megatron" && c.vpp > 1) c.vpp = 1;
+        c.method = std::array{Method::korthikanti, Method::zero, Method::deepspeed, Method::megatron}[static_cast<size_t>(i % 4)];
+        if (c.method == Method::megatron && c.vpp > 1) c.vpp = 1;
         if (!validate(c).empty()) continue;
         const Result r = evaluate(c);
         REQUIRE(r.ok());
         const double psi = r.parameterCount;
         const auto stages = detail::peakCandidateStages(c);
-        const detail::PeakBytes k = c.method == "korthikanti" ? detail::korthikantiTrainingPeak(c, stages)
-                                    : c.method == "zero"      ? detail::zeroTrainingPeak(c, psi, stages)
-                                    : c.method == "deepspeed" ? detail::deepspeedTrainingPeak(c, psi, stages)
-                                                              : detail::megatronTrainingPeak(c);
+        const detail::PeakBytes k = c.method == Method::korthikanti ? detail::korthikantiTrainingPeak(c, stages)
+                                    : c.method == Method::zero      ? detail::zeroTrainingPeak(c, psi, stages)
+                                    : c.method == Method::deepspeed ? detail::deepspeedTrainingPeak(c, psi, stages)
+                                                                    : detail::megatronTrainingPeak(c);
         INFO(encodeQuery(c));
         CHECK(k.totalBytes == r.totalBytes);
         CHECK(k.stage == r.peakStage);
@@ -434,5 +436,5 @@ TEST_CASE("every published method has a kernel equal to its ledger's peak stage,
         CHECK(k.activations == lineBytes(r, "activations"));
         checked[c.method] += 1;
     }
-    for (const char* method : {"korthikanti", "zero", "deepspeed", "megatron"}) CHECK(checked[method] > 500);
+    for (Method method : {Method::korthikanti, Method::zero, Method::deepspeed, Method::megatron}) CHECK(checked[method] > 500);
 }

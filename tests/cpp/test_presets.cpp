@@ -72,7 +72,7 @@ TEST_CASE("the defaults are the chapter's 70B example on the generic 80 GB GPU",
     CHECK(defaults.dp == 32);
     CHECK(defaults.mb == 1);
     CHECK(defaults.seq == 4096);
-    CHECK(defaults.ckpt == "full");
+    CHECK(defaults.ckpt == Checkpointing::full);
     CHECK(evaluate(defaults).capacityBytes == 80e9);
 }
 

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <random>
 
+#include "fixtures.hpp"
 #include "membudget/config.hpp"
 #include "membudget/ledger.hpp"
 #include "membudget/presets.hpp"
@@ -35,21 +36,20 @@ Config randomConfig(std::mt19937& rng) {
     c.zero = pick({0, 1, 2, 3});
     c.mb = pick({1, 2, 4});
     c.seq = pick({2048, 4096, 8192, 131072});
-    c.ckpt = std::vector<std::string>{"none", "selective", "full"}[static_cast<size_t>(pick({0, 1, 2}))];
-    c.actFormula = pick({0, 1}) == 1 ? "worked" : "table";
+    c.ckpt = static_cast<Checkpointing>(pick({0, 1, 2}));
+    c.actFormula = pick({0, 1}) == 1 ? ActFormula::worked : ActFormula::table;
     c.microbatches = pick({1, 2, 4, 16, 64});
     c.staticBytes = pick({16, 18, 20});
     c.headroom = pick({0, 0.1, 0.15});
-    c.attention = pick({0, 1}) == 1 ? "eager" : "flash";
+    c.attention = pick({0, 1}) == 1 ? Attention::eager : Attention::flash;
     c.dropout = pick({0, 1}) == 1;
-    const auto& methods = findField("method")->choices;
-    c.method = methods[std::uniform_int_distribution<size_t>(0, methods.size() - 1)(rng)];
+    c.method = static_cast<Method>(std::uniform_int_distribution<size_t>(0, ChoiceNames<Method>::names.size() - 1)(rng));
     return c;
 }
 
 Config randomChapterConfig(std::mt19937& rng) {
     Config c = randomConfig(rng);
-    c.method = "chapter";
+    c.method = Method::chapter;
     return c;
 }
 
@@ -145,7 +145,7 @@ TEST_CASE("chapter: activations grow with the micro-batch and the sequence lengt
         bigger = c;
         bigger.seq *= 2;
         CHECK(activationBytes(bigger) >= 2 * activationBytes(c));
-        if (c.ckpt == "none") CHECK(activationBytes(bigger) > 2 * activationBytes(c));  // the sÂ² scores
+        if (c.ckpt == Checkpointing::none) CHECK(activationBytes(bigger) > 2 * activationBytes(c));  // the sÂ² scores
     }
 }
 
@@ -153,7 +153,7 @@ TEST_CASE("membudget: every saved tensor is linear in b; eager attention adds sÂ
     std::mt19937 rng(11);
     for (int i = 0; i < 600; ++i) {
         Config c = randomConfig(rng);
-        c.method = "membudget";
+        c.method = Method::membudget;
         c.pp = 1;
         c.vpp = 1;
         const Result a = evaluate(c);
@@ -167,7 +167,7 @@ TEST_CASE("membudget: every saved tensor is linear in b; eager attention adds sÂ
             INFO(a.tensors[t].name);
             CHECK(b.tensors[t].bytes == 2 * a.tensors[t].bytes);
         }
-        if (c.ckpt == "none" && c.attention == "eager") {
+        if (c.ckpt == Checkpointing::none && c.attention == Attention::eager) {
             Config longer = c;
             longer.seq *= 2;
             double before = 0, after = 0;
@@ -188,11 +188,11 @@ TEST_CASE("the query codec round-trips every field", "[properties][codec]") {
                 c.*std::get<bool Config::*>(field.member) ^= true;
                 break;
             case FieldKind::choice: {
-                auto& value = c.*std::get<std::string Config::*>(field.member);
+                const std::string value(choiceText(c, field));
                 const auto other = std::find_if(field.choices.begin(), field.choices.end(),
                                                 [&value](const std::string& choice) { return choice != value; });
                 if (other == field.choices.end()) continue;  // a single choice (method, for now) has no other value
-                value = *other;
+                REQUIRE(setChoiceText(c, field, *other));
                 break;
             }
             case FieldKind::integer:
@@ -205,7 +205,7 @@ TEST_CASE("the query codec round-trips every field", "[properties][codec]") {
                 c.*std::get<std::string Config::*>(field.member) = "Org/Model-7B v2 (Ã¼ & ?=#)";
                 break;
         }
-        if (field.key == "mode") c.method = "membudget";  // the only method of inference
+        if (field.key == "mode") c.method = Method::membudget;  // the only method of inference
         const std::string query = encodeQuery(c);
         if (field.key == "model" || field.key == "gpu") {
             // A preset id also moves the fields it fills; the rest of the record still round-trips.
@@ -231,8 +231,7 @@ void randomizeField(Config& c, const FieldSpec& field, std::mt19937& rng) {
             c.*std::get<bool Config::*>(field.member) = r < 0.5;
             return;
         case FieldKind::choice:
-            c.*std::get<std::string Config::*>(field.member) =
-                field.choices[std::uniform_int_distribution<size_t>(0, field.choices.size() - 1)(rng)];
+            setChoiceText(c, field, field.choices[std::uniform_int_distribution<size_t>(0, field.choices.size() - 1)(rng)]);
             return;
         case FieldKind::text: {
             static const std::array<std::string, 4> names{"", "meta-llama/Llama-3.1-8B", "Qwen2MoeForCausalLM", "a & b = c ? #d"};

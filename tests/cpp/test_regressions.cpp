@@ -92,7 +92,7 @@ TEST_CASE("regression fuzz_query: inference with a method that cannot be read ro
     // default (chapter), whose link must then name it, or decoding it would select membudget.
     const ParsedConfig parsed = decodeQuery("tp=4&mode=inference&method=membudggt");
     REQUIRE_FALSE(parsed.problems.empty());
-    CHECK(parsed.config.method == "chapter");
+    CHECK(parsed.config.method == Method::chapter);
     CHECK(decodeQuery(encodeQuery(parsed.config)).config == parsed.config);
     CHECK(encodeQuery(parsed.config).find("method=chapter") != std::string::npos);
 }

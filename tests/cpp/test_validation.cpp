@@ -81,7 +81,7 @@ std::vector<Row> rows() {
         const std::string metric = fixture["metric"].get<std::string>();
         REQUIRE((allocatorMetric(metric) || metric == "nvidia_smi"));
         membudget::Config config = membudget::test::configFrom(fixture["config"]);
-        config.method = "membudget";
+        config.method = membudget::Method::membudget;
         const membudget::Result result = membudget::evaluate(config);
         for (const auto& e : result.errors) INFO(e.field << ": " << e.message);
         REQUIRE(result.ok());
@@ -166,7 +166,7 @@ TEST_CASE("measurableLines: the lines compare-measured compares, for the page's 
             CHECK(lines[i].bytes == Approx(*comparison.lines[i].predictedBytes).margin(1));
         }
         if (seq == 128.0) {
-            REQUIRE(comparison.result.peakPhase == "optimizer step");
+            REQUIRE(comparison.result.peakPhase == membudget::StepPhase::optimizerStep);
             REQUIRE(lines[2].id == "optimizer");
             REQUIRE(lines[3].id == "activations");
             // Differs from the ledger's own lines exactly where the step adds its FP32 gradient copy.

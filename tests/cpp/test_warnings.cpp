@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "fixtures.hpp"
 #include "membudget/ledger.hpp"
 #include "membudget/presets.hpp"
 
@@ -19,7 +20,7 @@ bool warns(const Result& r, const std::string& field, const std::string& text) {
 Config preset(std::string_view id) {
     Config c;
     applyModelPreset(c, *findModelPreset(id));
-    c.method = "membudget";
+    c.method = Method::membudget;
     return c;
 }
 
@@ -60,10 +61,10 @@ TEST_CASE("the PP remainder warning only where the split is a remainder", "[warn
 
 TEST_CASE("the tensor list names the precision's type and sizes FP32 activations at 4 bytes", "[warnings][tensors]") {
     Config c = preset("llama-3.1-8b");
-    c.ckpt = "none";
+    c.ckpt = Checkpointing::none;
     c.tp = 1;
     for (const std::string precision : {"bf16", "fp16", "fp32"}) {
-        c.precision = precision;
+        c.precision = membudget::test::choice<membudget::Precision>(precision);
         const Result r = evaluate(c);
         REQUIRE(r.ok());
         for (const auto& t : r.tensors) {
@@ -75,9 +76,9 @@ TEST_CASE("the tensor list names the precision's type and sizes FP32 activations
         }
     }
     // An FP32 run keeps every activation tensor at twice BF16's bytes.
-    c.precision = "bf16";
+    c.precision = Precision::bf16;
     const Result bf16 = evaluate(c);
-    c.precision = "fp32";
+    c.precision = Precision::fp32;
     c.masterWeights = false;
     const Result fp32 = evaluate(c);
     REQUIRE(bf16.tensors.size() == fp32.tensors.size());
@@ -92,9 +93,9 @@ TEST_CASE("the tensor list names the precision's type and sizes FP32 activations
 
 TEST_CASE("the tensor list says RoPE only for rotary models", "[warnings][tensors]") {
     Config rotary = preset("llama-3.1-8b");
-    rotary.ckpt = "none";
+    rotary.ckpt = Checkpointing::none;
     Config learned = preset("gpt-3-175b");  // learned absolute positions
-    learned.ckpt = "none";
+    learned.ckpt = Checkpointing::none;
     learned.tp = 8;
     auto mentionsRope = [](const Result& r) {
         return std::any_of(r.tensors.begin(), r.tensors.end(), [](const Tensor& t) { return t.name.find("RoPE") != std::string::npos; });

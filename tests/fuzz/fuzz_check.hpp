@@ -62,8 +62,8 @@ inline void checkEvaluation(const Config& config, const Result& result) {
     check(std::isfinite(result.capacityBytes) && result.capacityBytes > 0 && finiteNonNegative(result.usableBytes) &&
               result.usableBytes <= result.capacityBytes,
           "capacity or usable bytes out of order", query);
-    check(result.verdict == "fits" || result.verdict == "tight" || result.verdict == "does_not_fit", "an unknown verdict",
-          query + "\n" + result.verdict);
+    check(result.verdict.has_value() && isValid(*result.verdict), "an unknown verdict",
+          query + "\n" + std::string(toString(result.verdict)));
     for (const auto& stage : result.stages) {
         check(finiteNonNegative(stage.totalBytes) && stage.totalBytes <= result.totalBytes, "a stage total out of range", query);
         check(stage.lineBytes.size() == result.lines.size(), "a stage with a different set of lines", query);
@@ -73,7 +73,8 @@ inline void checkEvaluation(const Config& config, const Result& result) {
         check(finiteNonNegative(tensor.bytes) && finiteNonNegative(tensor.bytesPerCopy) && finiteNonNegative(tensor.copies),
               "a tensor's bytes are negative or not finite", query + "\n" + tensor.name);
     for (const auto& phase : result.phases)
-        check(finiteNonNegative(phase.totalBytes), "a phase total is negative or not finite", query + "\n" + phase.name);
+        check(finiteNonNegative(phase.totalBytes), "a phase total is negative or not finite",
+              query + "\n" + std::string(toString(phase.name)));
     check(finiteNonNegative(result.cpuBytesPerNode), "CPU bytes per node negative or not finite", query);
     for (const auto& line : result.cpuLines)
         check(finiteNonNegative(line.bytes), "a CPU line is negative or not finite", query + "\n" + line.id);

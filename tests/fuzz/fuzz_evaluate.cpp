@@ -124,12 +124,17 @@ Config configFromFields(Bytes& in) {
                 break;
             }
             case FieldKind::choice: {
-                std::string& value = config.*std::get<std::string Config::*>(field.member);
                 const std::uint8_t selector = in.byte();
-                if (selector % 4 == 1 || selector % 4 == 2)
-                    value = field.choices[in.byte() % field.choices.size()];
-                else if (selector % 4 == 3)
-                    value = in.text(in.byte() % 16);
+                if (selector % 4 == 1 || selector % 4 == 2) {
+                    setChoiceText(config, field, field.choices[in.byte() % field.choices.size()]);
+                } else if (selector % 4 == 3) {
+                    // Any id: an enum stores a value no id names, a preset id the text itself.
+                    const std::string id = in.text(in.byte() % 16);
+                    if (const auto* choice = std::get_if<ChoiceField>(&field.member))
+                        choice->set(config, id);
+                    else
+                        config.*std::get<std::string Config::*>(field.member) = id;
+                }
                 break;
             }
             case FieldKind::text: {

@@ -57,8 +57,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     request.base.vpp = 1;
     request.base.firstStageLayers = request.base.lastStageLayers = 0;
     request.base.seq = in.pick({1, 16, 2048, 8192, 131072});
-    request.base.method = findField("method")->choices[in.byte() % findField("method")->choices.size()];
-    request.base.precision = findField("precision")->choices[in.byte() % findField("precision")->choices.size()];
+    request.base.method = static_cast<Method>(in.byte() % ChoiceNames<Method>::names.size());
+    request.base.precision = static_cast<Precision>(in.byte() % ChoiceNames<Precision>::names.size());
     request.gpus = in.pick({1, 7, 64, 720, 16384, 720720, 1048576});
     request.globalBatch = in.pick({1, 7, 256, 2048, 720720, 1e9});
     request.maxMicroBatch = in.pick({1, 4, 16, 1024});

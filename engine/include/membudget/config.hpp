@@ -7,7 +7,9 @@
 #include <string>
 #include <string_view>
 #include <variant>
+
 #include <vector>
+#include "membudget/choices.hpp"
 
 namespace membudget {
 
@@ -17,7 +19,8 @@ inline constexpr double kBytesPerMiB = 1048576.0;                 // 2^20
 inline constexpr double kExactIntegerLimit = 9007199254740992.0;  // 2^53: doubles are exact integers below this
 
 // Integer fields are held as double so that the same record crosses into JavaScript unchanged; the
-// validator checks they are integral. Choice fields are held as their string id for the same reason.
+// validator checks they are integral. Choices are enums (membudget/choices.hpp), their ids only at the
+// boundaries; model and gpu are preset ids, and name is free text.
 // Member initialisers are the chapter's 70B example (section 4): TP=8, PP=1, DP=32, b=1, s=4096, full
 // checkpointing, an 80 GB GPU. A test checks they equal the `chapter-70b` and `generic-80gb` presets.
 struct Config {
@@ -34,7 +37,7 @@ struct Config {
     double vocab = 128256;
     bool gatedFfn = true;
     bool tiedEmbeddings = false;
-    std::string norm = "rmsnorm";
+    Norm norm = Norm::rmsnorm;
     bool bias = false;
     bool qkvBias = false;  // biases on Q, K, V only (Qwen2)
     double posEmb = 0;     // rows of a learned absolute position embedding; 0 for rotary
@@ -71,15 +74,15 @@ struct Config {
     // training
     double mb = 1;
     double seq = 4096;
-    std::string ckpt = "full";
+    Checkpointing ckpt = Checkpointing::full;
     double microbatches = 32;
     double staticBytes = 16;
-    std::string actFormula = "table";
-    std::string attention = "flash";
+    ActFormula actFormula = ActFormula::table;
+    Attention attention = Attention::flash;
     bool dropout = false;
-    std::string optimizer = "adamw";  // adamw, adamw_8bit, adafactor, sgd, muon (method membudget)
-    std::string precision = "bf16";   // bf16, fp16, fp8, fp32 (method membudget)
-    bool masterWeights = true;        // an FP32 master copy of BF16/FP16/FP8 weights
+    Optimizer optimizer = Optimizer::adamw;  // adamw, adamw_8bit, adafactor, sgd, muon (method membudget)
+    Precision precision = Precision::bf16;   // bf16, fp16, fp8, fp32 (method membudget)
+    bool masterWeights = true;               // an FP32 master copy of BF16/FP16/FP8 weights
     // hardware
     std::string gpu = "generic-80gb";
     double gpuGb = 80;
@@ -87,18 +90,18 @@ struct Config {
     double contextGb = 1;
     double headroom = 0.10;
     double gpusPerNode = 8;
-    std::string offload = "none";  // ZeRO-Offload: none, optimizer, all (optimizer and parameters)
-    bool zeroInit = true;          // DeepSpeed zero.Init: parameters partitioned as they are created
+    Offload offload = Offload::none;  // ZeRO-Offload: none, optimizer, all (optimizer and parameters)
+    bool zeroInit = true;             // DeepSpeed zero.Init: parameters partitioned as they are created
     // inference (mode = inference: mb is the number of concurrent sequences, seq the tokens of each)
-    std::string mode = "training";
-    std::string weightDtype = "bf16";
-    std::string kvDtype = "bf16";
+    Mode mode = Mode::training;
+    WeightDtype weightDtype = WeightDtype::bf16;
+    KvDtype kvDtype = KvDtype::bf16;
     double quantGroup = 128;        // INT4 weights: input channels per scale/zero group (AWQ, GPTQ)
     double kvBlock = 16;            // tokens per KV-cache block (vLLM's block_size); 1 = no rounding
     double workspaceTokens = 8192;  // tokens in one forward pass (vLLM's max_num_batched_tokens)
     double cudaGraphsGb = 0;
     // method
-    std::string method = "chapter";
+    Method method = Method::chapter;
 
     bool operator==(const Config&) const = default;
 };
@@ -108,7 +111,15 @@ enum class FieldKind { integer, number, boolean, choice, text };
 // Longest text of a text field (characters).
 inline constexpr size_t kMaxTextLength = 100;
 
-using FieldMember = std::variant<double Config::*, bool Config::*, std::string Config::*>;
+// A choice field held as an enum: read and written by its id.
+struct ChoiceField {
+    std::string_view (*get)(const Config&);  // "" for a value outside the enum
+    // An id the enum does not have stores a value no id names (validate() refuses it by the field's name) and
+    // returns false: what the wasm boundary does with an unknown id from JavaScript.
+    bool (*set)(Config&, std::string_view id);
+};
+
+using FieldMember = std::variant<double Config::*, bool Config::*, std::string Config::*, ChoiceField>;
 
 struct FieldSpec {
     std::string_view key;    // the one name used in JSON, `--key` and `?key=`
@@ -136,6 +147,10 @@ std::string describeRange(const FieldSpec& field);
 
 // The value of one field as canonical text: shortest round-trip decimal for numbers, true/false, ids.
 std::string fieldText(const Config& config, const FieldSpec& field);
+
+// A choice field (enum or preset id) by its id: read, and written (false when the id is not one of its choices).
+std::string_view choiceText(const Config& config, const FieldSpec& field);
+bool setChoiceText(Config& config, const FieldSpec& field, std::string_view id);
 
 struct Problem {
     std::string field;  // a key of the field table, or "" for the configuration as a whole

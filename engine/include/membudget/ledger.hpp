@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,26 +51,26 @@ struct Stage {
 
 // A phase of the training step and its total (membudget: forward/backward vs the optimizer step).
 struct Phase {
-    std::string name;
+    StepPhase name;
     double totalBytes = 0;
 };
 
 struct Result {
-    std::string method;
+    Method method = Method::chapter;
     std::vector<Line> lines;          // the peak stage's ledger, at its peak phase
     double parameterCount = 0;        // Ψ as used (given or derived)
     double activeParameterCount = 0;  // per token, for MoE (= parameterCount for a dense model)
     double totalBytes = 0;
     double capacityBytes = 0;
-    double usableBytes = 0;  // capacity less the headroom fraction
-    std::string verdict;     // fits, tight, does_not_fit; empty when errors is not
+    double usableBytes = 0;          // capacity less the headroom fraction
+    std::optional<Verdict> verdict;  // none when errors is not empty
     std::vector<Stage> stages;
     double peakStage = 0;
     std::vector<Tensor> tensors;  // the peak stage's activation sub-ledger, where the method has one
     std::vector<Phase> phases;
-    std::string peakPhase;
-    double cpuBytesPerNode = 0;  // host memory the method needs per node (DeepSpeed offload), or 0
-    std::vector<Line> cpuLines;  // the same, line by line (ZeRO-Offload: optimizer states, master, gradients)
+    std::optional<StepPhase> peakPhase;  // none: one phase (every method but membudget's training ledger)
+    double cpuBytesPerNode = 0;          // host memory the method needs per node (DeepSpeed offload), or 0
+    std::vector<Line> cpuLines;          // the same, line by line (ZeRO-Offload: optimizer states, master, gradients)
     // Inference only: the most concurrent sequences of length seq that fit under the headroom line, and the
     // longest context per sequence that fits with mb sequences (0 when none fits).
     double maxSequences = 0;
@@ -82,14 +83,14 @@ struct Result {
 
 // Every method's ledger for one configuration, for the side-by-side view.
 struct MethodColumn {
-    std::string method;
+    Method method;
     Result result;
     double sourceBytes = 0;  // the lines the source itself computes (origin == method)
 };
 std::vector<MethodColumn> compareMethods(const Config& config) noexcept;
 
 // One line on what a method's convention for a ledger line is, to explain why it differs from another.
-std::string differenceReason(std::string_view method, std::string_view lineId);
+std::string differenceReason(Method method, std::string_view lineId);
 
 // The peak stage's lines during forward and backward, which is where a measurement (tools/measure) records
 // them: Result::lines, except in membudget's training ledger when the optimizer step is the peak, whose

@@ -42,9 +42,9 @@ struct MeasuredComparison {
     // Training with phases in the file: each predicted phase (less allowances) against the peak allocated in
     // the matching phases of the last step measured.
     std::vector<MeasuredTotal> phases;
-    // The phase the predicted lines are taken at: "forward/backward" where the engine itemises it (method
-    // membudget in training; measure.py measures the lines there), else "" (the ledger's own lines).
-    std::string linePhase;
+    // The phase the predicted lines are taken at: forward/backward where the engine itemises it (method
+    // membudget in training; measure.py measures the lines there), else none (the ledger's own lines).
+    std::optional<StepPhase> linePhase;
     double predictedTotalBytes = 0;
     double predictedWithoutAllowancesBytes = 0;
     std::vector<Problem> errors;  // each names its field ("format", "config.tp", "lines.gradients"); nothing else is set

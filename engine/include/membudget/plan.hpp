@@ -1,6 +1,7 @@
 // What fits: every parallel layout of a model on N GPUs, and what to change when one does not fit.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,13 +36,13 @@ struct PlanRequest {
 struct PlanRow {
     double tp = 1, pp = 1, dp = 1, cp = 1, ep = 1, zero = 0, mb = 1, microbatches = 1;
     bool sp = false;
-    std::string ckpt;
+    Checkpointing ckpt = Checkpointing::full;
     double firstStageLayers = 0, lastStageLayers = 0;  // 0: an even split
     double peakBytes = 0, headroomBytes = 0;           // headroom: usable bytes (capacity less headroom) − peak
     double peakStage = 0;
-    std::string verdict;           // fits or tight
-    double recomputeOverhead = 0;  // extra compute of the step, as a fraction (full ≈ 1/3)
-    double bubble = 0;             // (PP − 1) / (m + PP − 1)
+    Verdict verdict = Verdict::fits;  // fits or tight
+    double recomputeOverhead = 0;     // extra compute of the step, as a fraction (full ≈ 1/3)
+    double bubble = 0;                // (PP − 1) / (m + PP − 1)
     bool tpCrossesNode = false, cpCrossesNode = false;
     bool pareto = false;
 };
@@ -74,7 +75,7 @@ struct Advice {
     std::string query;   // the keys it sets, as a link query (zero=3&…)
     double savedBytes = 0;
     double totalBytes = 0;
-    std::string verdict;
+    std::optional<Verdict> verdict;  // none: the change gives an invalid configuration (never returned)
     std::string cost;
 };
 

@@ -14,10 +14,10 @@ struct ModelPreset {
     double params;  // 0: derived from the architecture (the published count, checked in tests)
     double hidden, layers, heads, kvHeads, headDim, ffn, vocab;
     bool gatedFfn, tiedEmbeddings;
-    std::string_view norm;
+    Norm norm;
     bool bias;
     double posEmb;
-    std::string_view method;  // the chapter's examples use method=chapter, real models membudget's own
+    Method method;  // the chapter's examples use method=chapter, real models membudget's own
     std::string_view source;
     double experts = 0, expertsPerToken = 2, moeFfn = 0, sharedExpertFfn = 0;
     double firstDenseLayers = 0;

@@ -55,6 +55,7 @@ struct StageParameterCount {
 StageParameterCount stageParameterCount(const Config& c, double stage, double firstLayer, double layers);
 
 // Element sizes.
-double bytesOfDtype(std::string_view dtype);
+double bytesOfDtype(WeightDtype dtype);
+double bytesOfDtype(KvDtype dtype);
 
 }  // namespace membudget::detail

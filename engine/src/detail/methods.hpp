@@ -18,7 +18,7 @@ struct StageOutput {
     std::vector<Line> lines;
     std::vector<Tensor> tensors;
     std::vector<Phase> phases;  // empty: one phase, the plain sum
-    std::string peakPhase;
+    std::optional<StepPhase> peakPhase;
 };
 
 struct MethodOutput {

@@ -83,7 +83,7 @@ struct LayerSpec {
 };
 
 // Bytes of one activation element at the training precision.
-inline double activationBytes(const Config& c) { return c.precision == "fp32" ? 4 : 2; }
+inline double activationBytes(const Config& c) { return c.precision == Precision::fp32 ? 4 : 2; }
 
 // The sequence dimension as it appears in a shape: s, s/CP, s/TP or s/(CP·TP).
 std::string seqShape(const Config& c, bool spSharded);
@@ -93,7 +93,7 @@ std::string spSharding(const Config& c);
 // layer, for one micro-batch on one GPU, in the order of the ledger's tensor list.
 template <class Visitor>
 void forEachLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor& v) {
-    const bool fp8 = c.precision == "fp8";
+    const bool fp8 = c.precision == Precision::fp8;
     const double act = activationBytes(c);
     const Dtype gemm = fp8 ? Dtype::fp8 : Dtype::activation;
     const double gemmBytes = fp8 ? 1 : act;  // per element of a saved GEMM input

@@ -48,7 +48,7 @@ void forEachStageTensor(const Config& c, const MembudgetTraining& t, const Stage
     const double act = activationBytes(c);
     const double bsh = x.b * x.sRank * x.h / x.spDivisor;
     auto hidden = [&c] { return TensorText{"[b, " + seqShape(c, true) + ", h]", spSharding(c)}; };
-    if (c.ckpt == "full") {
+    if (c.ckpt == Checkpointing::full) {
         v.tensor(TensorKind::layerInputCheckpoint, Dtype::activation, act * bsh, st.copies, hidden);
         if (st.layers > 0)
             v.tensor(TensorKind::recomputedLayer, Dtype::mixed, t.fullLayerBytes, 1, [] {
@@ -58,10 +58,10 @@ void forEachStageTensor(const Config& c, const MembudgetTraining& t, const Stage
         // Layer-copies split between dense and MoE layers in the proportion the stage holds them.
         const double moeCopies = st.layers > 0 ? st.copies * st.moeLayers / st.layers : 0;
         const double denseCopies = st.copies - moeCopies;
-        const bool keepCore = c.ckpt == "none";
+        const bool keepCore = c.ckpt == Checkpointing::none;
         if (denseCopies > 0) v.layers(LayerGroup::dense, LayerSpec{keepCore, false}, t.denseLayerBytes, denseCopies);
         if (moeCopies > 0) v.layers(LayerGroup::moe, LayerSpec{keepCore, true}, t.moeLayerBytes, moeCopies);
-        if (c.ckpt == "selective" && st.layers > 0 && t.coreBytes > 0)
+        if (c.ckpt == Checkpointing::selective && st.layers > 0 && t.coreBytes > 0)
             v.tensor(TensorKind::recomputedAttentionCore, Dtype::mixed, t.coreBytes, 1, [] {
                 return TensorText{"one layer", "heads split by TP"};
             });
@@ -88,7 +88,7 @@ void forEachStageTensor(const Config& c, const MembudgetTraining& t, const Stage
         if (st.mtpLayers > 0) {
             // Each MTP depth is one more layer for the one micro-batch of the last stage, its norm and
             // projection inputs and its own logits and loss, all alive until the backward pass.
-            v.layers(LayerGroup::mtp, LayerSpec{c.ckpt == "none", t.mtpMoe}, t.mtpLayerBytes, st.mtpLayers);
+            v.layers(LayerGroup::mtp, LayerSpec{c.ckpt == Checkpointing::none, t.mtpMoe}, t.mtpLayerBytes, st.mtpLayers);
             v.tensor(TensorKind::mtpNormInputs, Dtype::activation, 2 * act * bsh, st.mtpLayers, [&c] {
                 return TensorText{"2 × [b, " + seqShape(c, true) + ", h]", "sharded by SP over TP"};
             });

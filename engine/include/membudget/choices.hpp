@@ -1,0 +1,125 @@
+// The choices a configuration and a result hold, as enums inside the engine and the CLI; their names (the ids
+// of JSON, links, flags, the wasm boundary and the page's string unions) are written once, here, in the order
+// of the enumerators.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string_view>
+
+namespace membudget {
+
+enum class Norm : std::uint8_t { rmsnorm, layernorm };
+enum class Checkpointing : std::uint8_t { none, selective, full };
+enum class ActFormula : std::uint8_t { table, worked };
+enum class Attention : std::uint8_t { flash, eager };
+enum class Optimizer : std::uint8_t { adamw, adamw8bit, adafactor, sgd, muon };
+enum class Precision : std::uint8_t { bf16, fp16, fp8, fp32 };
+enum class Offload : std::uint8_t { none, optimizer, all };
+enum class Mode : std::uint8_t { training, inference };
+enum class WeightDtype : std::uint8_t { bf16, fp16, fp8, int8, int4 };
+enum class KvDtype : std::uint8_t { bf16, fp16, fp8 };
+enum class Method : std::uint8_t { membudget, chapter, korthikanti, megatron, zero, deepspeed };
+enum class Verdict : std::uint8_t { fits, tight, doesNotFit };
+enum class StepPhase : std::uint8_t { forwardBackward, optimizerStep };
+
+template <class E>
+struct ChoiceNames;  // names[i] is the id of the enumerator whose value is i
+
+template <>
+struct ChoiceNames<Norm> {
+    static constexpr std::array<std::string_view, 2> names{"rmsnorm", "layernorm"};
+};
+template <>
+struct ChoiceNames<Checkpointing> {
+    static constexpr std::array<std::string_view, 3> names{"none", "selective", "full"};
+};
+template <>
+struct ChoiceNames<ActFormula> {
+    static constexpr std::array<std::string_view, 2> names{"table", "worked"};
+};
+template <>
+struct ChoiceNames<Attention> {
+    static constexpr std::array<std::string_view, 2> names{"flash", "eager"};
+};
+template <>
+struct ChoiceNames<Optimizer> {
+    static constexpr std::array<std::string_view, 5> names{"adamw", "adamw_8bit", "adafactor", "sgd", "muon"};
+};
+template <>
+struct ChoiceNames<Precision> {
+    static constexpr std::array<std::string_view, 4> names{"bf16", "fp16", "fp8", "fp32"};
+};
+template <>
+struct ChoiceNames<Offload> {
+    static constexpr std::array<std::string_view, 3> names{"none", "optimizer", "all"};
+};
+template <>
+struct ChoiceNames<Mode> {
+    static constexpr std::array<std::string_view, 2> names{"training", "inference"};
+};
+template <>
+struct ChoiceNames<WeightDtype> {
+    static constexpr std::array<std::string_view, 5> names{"bf16", "fp16", "fp8", "int8", "int4"};
+};
+template <>
+struct ChoiceNames<KvDtype> {
+    static constexpr std::array<std::string_view, 3> names{"bf16", "fp16", "fp8"};
+};
+template <>
+struct ChoiceNames<Method> {
+    static constexpr std::array<std::string_view, 6> names{"membudget", "chapter", "korthikanti", "megatron", "zero", "deepspeed"};
+};
+template <>
+struct ChoiceNames<Verdict> {
+    static constexpr std::array<std::string_view, 3> names{"fits", "tight", "does_not_fit"};
+};
+template <>
+struct ChoiceNames<StepPhase> {
+    static constexpr std::array<std::string_view, 2> names{"forward/backward", "optimizer step"};
+};
+
+// The id of a choice; "" for a value outside its enumerators (a Config set directly from JavaScript with an
+// unknown id holds one, and validate() refuses it by name).
+template <class E>
+constexpr std::string_view toString(E value) {
+    const auto index = static_cast<std::size_t>(value);
+    return index < ChoiceNames<E>::names.size() ? ChoiceNames<E>::names[index] : std::string_view();
+}
+
+// "" for none (a result with errors has no verdict).
+template <class E>
+constexpr std::string_view toString(const std::optional<E>& value) {
+    return value ? toString(*value) : std::string_view();
+}
+
+template <class E>
+constexpr std::optional<E> parseChoice(std::string_view text) {
+    for (std::size_t i = 0; i < ChoiceNames<E>::names.size(); ++i)
+        if (ChoiceNames<E>::names[i] == text) return static_cast<E>(i);
+    return std::nullopt;
+}
+
+template <class E>
+constexpr bool isValid(E value) {
+    return static_cast<std::size_t>(value) < ChoiceNames<E>::names.size();
+}
+
+// An enumerator no id names: what an unknown id from the wasm boundary becomes.
+template <class E>
+constexpr E invalidChoice() {
+    return static_cast<E>(0xFF);
+}
+
+// A choice prints as its id (the CLI's text, test messages).
+template <class E>
+requires requires { ChoiceNames<E>::names; }
+std::ostream& operator<<(std::ostream& out, E value) { return out << toString(value); }
+template <class E>
+requires requires { ChoiceNames<E>::names; }
+std::ostream& operator<<(std::ostream& out, const std::optional<E>& value) { return out << toString(value); }
+
+}  // namespace membudget
