@@ -221,7 +221,51 @@ val gpuPresetList() {
 
 Config defaultConfig() { return Config{}; }
 
+// Plan rows cross as one Float64Array of planColumns().size() numbers each, in the columns' order (the page
+// decodes them with planRowColumns()): a value_object of 21 fields and its vector would cost the wasm more than
+// the whole planner.
 #ifdef MEMBUDGET_WASM_PLANNER
+std::vector<PlanRow> rowsFromArray(const val& array) {
+    const auto columns = planColumns();
+    const std::vector<double> flat = convertJSArrayToNumberVector<double>(array);
+    std::vector<PlanRow> rows(flat.size() / columns.size());
+    for (size_t i = 0; i < rows.size(); ++i)
+        for (size_t k = 0; k < columns.size(); ++k) columns[k].set(rows[i], flat[i * columns.size() + k]);
+    return rows;
+}
+
+// The configuration one plan row (a flat row, as rowsToArray writes it) stands for.
+Config planRowConfigOf(const Config& base, const val& row) {
+    const std::vector<PlanRow> rows = rowsFromArray(row);
+    return rows.empty() ? base : planRowConfig(base, rows.front());
+}
+
+// The columns as the page reads them: its PlanRow key, the kind, and a choice's ids by number.
+val planRowColumns() {
+    val out = val::array();
+    for (const PlanColumn& column : planColumns()) {
+        val item = val::object();
+        item.set("key", std::string(column.pageKey));
+        item.set("kind", std::string(column.kind == PlanColumnKind::number    ? "number"
+                                     : column.kind == PlanColumnKind::boolean ? "boolean"
+                                                                              : "choice"));
+        val choices = val::array();
+        for (const std::string_view id : column.choices) choices.call<void>("push", std::string(id));
+        item.set("choices", choices);
+        out.call<void>("push", item);
+    }
+    return out;
+}
+
+val rowsToArray(const std::vector<PlanRow>& rows) {
+    const auto columns = planColumns();
+    std::vector<double> flat;
+    flat.reserve(rows.size() * columns.size());
+    for (const auto& row : rows)
+        for (const PlanColumn& column : columns) flat.push_back(column.get(row));
+    return val::global("Float64Array").new_(val(typed_memory_view(flat.size(), flat.data())));
+}
+
 // The on-demand module's own functions: the planner, advice and the config importers, which the page loads
 // only when used so that its own module stays within its budget.
 // The page parses the config.json with JSON.parse and hands over its top-level values: no JSON parser
@@ -260,57 +304,6 @@ WasmMeasuredFile readMeasured(const std::string& rootType, const val& values, co
     out.peakAllocatedBytes = file.peakAllocatedBytes.value_or(-1);
     out.deviceName = file.deviceName;
     return out;
-}
-
-// Plan rows cross as one Float64Array of kPlanRowFields numbers each (web/src/engine.ts decodes them): a
-// value_object of 21 fields and its vector would cost the wasm more than the whole planner.
-constexpr size_t kPlanRowFields = 21;
-
-val rowsToArray(const std::vector<PlanRow>& rows) {
-    std::vector<double> flat;
-    flat.reserve(rows.size() * kPlanRowFields);
-    for (const auto& r : rows) {
-        const double ckpt = static_cast<double>(r.ckpt);
-        flat.insert(flat.end(), {r.tp,
-                                 r.pp,
-                                 r.dp,
-                                 r.cp,
-                                 r.ep,
-                                 r.zero,
-                                 r.mb,
-                                 r.microbatches,
-                                 r.sp ? 1.0 : 0.0,
-                                 ckpt,
-                                 r.firstStageLayers,
-                                 r.lastStageLayers,
-                                 r.peakBytes,
-                                 r.headroomBytes,
-                                 r.peakStage,
-                                 r.verdict == Verdict::tight ? 1.0 : 0.0,
-                                 r.recomputeOverhead,
-                                 r.bubble,
-                                 r.tpCrossesNode ? 1.0 : 0.0,
-                                 r.cpCrossesNode ? 1.0 : 0.0,
-                                 r.pareto ? 1.0 : 0.0});
-    }
-    return val::global("Float64Array").new_(val(typed_memory_view(flat.size(), flat.data())));
-}
-
-std::vector<PlanRow> rowsFromArray(const val& array) {
-    const std::vector<double> flat = convertJSArrayToNumberVector<double>(array);
-    std::vector<PlanRow> rows(flat.size() / kPlanRowFields);
-    for (size_t i = 0; i < rows.size(); ++i) {
-        const double* f = &flat[i * kPlanRowFields];
-        auto& r = rows[i];
-        r.tp = f[0], r.pp = f[1], r.dp = f[2], r.cp = f[3], r.ep = f[4], r.zero = f[5], r.mb = f[6], r.microbatches = f[7];
-        r.sp = f[8] != 0;
-        r.ckpt = static_cast<Checkpointing>(static_cast<size_t>(f[9]) % 3);
-        r.firstStageLayers = f[10], r.lastStageLayers = f[11], r.peakBytes = f[12], r.headroomBytes = f[13], r.peakStage = f[14];
-        r.verdict = f[15] != 0 ? Verdict::tight : Verdict::fits;
-        r.recomputeOverhead = f[16], r.bubble = f[17];
-        r.tpCrossesNode = f[18] != 0, r.cpCrossesNode = f[19] != 0, r.pareto = f[20] != 0;
-    }
-    return rows;
 }
 
 std::string adviceVerdict(const Advice& advice) { return std::string(toString(advice.verdict)); }
@@ -482,6 +475,8 @@ EMSCRIPTEN_BINDINGS(membudget) {
     function("importHfFields", &importFields);
     function("plan", &planSlice);
     function("markPareto", &markParetoRows);
+    function("planRowColumns", &planRowColumns);
+    function("planRowConfig", &planRowConfigOf);
 #endif
     function("validate", &validateConfig);
     function("defaultConfig", &defaultConfig);

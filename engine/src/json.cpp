@@ -360,50 +360,20 @@ std::string presetsToJson(int indent) {
     return ordered_json{{"models", models}, {"gpus", gpus}}.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
 }
 
-Config planRowConfig(const PlanRequest& request, const PlanRow& row) {
-    Config c = request.base;
-    c.tp = row.tp;
-    c.pp = row.pp;
-    c.dp = row.dp;
-    c.cp = row.cp;
-    c.ep = row.ep;
-    c.zero = row.zero;
-    c.sp = row.sp;
-    c.ckpt = row.ckpt;
-    c.mb = row.mb;
-    c.microbatches = row.microbatches;
-    c.firstStageLayers = row.firstStageLayers;
-    c.lastStageLayers = row.lastStageLayers;
-    c.gpus = 0;
-    c.vpp = 1;
-    return c;
-}
-
 std::string planToJson(const PlanResult& plan, const PlanRequest& request, int indent) {
     ordered_json rows = ordered_json::array();
-    for (const auto& row : plan.rows)
-        rows.push_back({{"tp", number(row.tp)},
-                        {"pp", number(row.pp)},
-                        {"dp", number(row.dp)},
-                        {"cp", number(row.cp)},
-                        {"ep", number(row.ep)},
-                        {"zero", number(row.zero)},
-                        {"sp", row.sp},
-                        {"ckpt", choice(row.ckpt)},
-                        {"mb", number(row.mb)},
-                        {"microbatches", number(row.microbatches)},
-                        {"first_stage_layers", number(row.firstStageLayers)},
-                        {"last_stage_layers", number(row.lastStageLayers)},
-                        {"peak_bytes", number(row.peakBytes)},
-                        {"headroom_bytes", number(row.headroomBytes)},
-                        {"peak_stage", number(row.peakStage)},
-                        {"verdict", choice(row.verdict)},
-                        {"recompute_overhead", row.recomputeOverhead},
-                        {"bubble", row.bubble},
-                        {"tp_crosses_node", row.tpCrossesNode},
-                        {"cp_crosses_node", row.cpCrossesNode},
-                        {"pareto", row.pareto},
-                        {"query", encodeQuery(planRowConfig(request, row))}});
+    for (const auto& row : plan.rows) {
+        ordered_json out = ordered_json::object();
+        for (const PlanColumn& column : planColumns()) {
+            const double value = column.get(row);
+            out[std::string(column.key)] = column.kind == PlanColumnKind::boolean ? ordered_json(value != 0)
+                                           : column.kind == PlanColumnKind::choice
+                                               ? ordered_json(std::string(column.choices[static_cast<std::size_t>(value)]))
+                                               : number(value);
+        }
+        out["query"] = encodeQuery(planRowConfig(request.base, row));
+        rows.push_back(std::move(out));
+    }
     return ordered_json{{"gpus", number(request.gpus)},
                         {"global_batch", number(request.globalBatch)},
                         {"layouts", number(plan.layouts)},

@@ -131,7 +131,7 @@ TEST_CASE("a plan holds every fitting combination, each with the ledger's own to
                             }
             }
     CHECK(fitting == plan.fitting);
-    for (const auto& row : plan.rows) CHECK(evaluate(planRowConfig(request, row)).totalBytes == row.peakBytes);
+    for (const auto& row : plan.rows) CHECK(evaluate(planRowConfig(request.base, row)).totalBytes == row.peakBytes);
 }
 
 TEST_CASE("the Pareto rows are exactly the undominated ones, listed first", "[plan]") {
@@ -437,4 +437,48 @@ TEST_CASE("every published method has a kernel equal to its ledger's peak stage,
         checked[c.method] += 1;
     }
     for (Method method : {Method::korthikanti, Method::zero, Method::deepspeed, Method::megatron}) CHECK(checked[method] > 500);
+}
+
+TEST_CASE("a plan row's columns are declared once: JSON keys, the fields a row sets, and its configuration", "[plan]") {
+    std::set<std::string_view> keys;
+    for (const PlanColumn& column : planColumns()) {
+        INFO(column.key);
+        CHECK(keys.insert(column.key).second);
+        if (!column.setsField) continue;
+        // A column that sets a field is that field, of the same kind.
+        const FieldSpec* field = findField(column.key);
+        REQUIRE(field != nullptr);
+        const FieldKind want = column.kind == PlanColumnKind::boolean  ? FieldKind::boolean
+                               : column.kind == PlanColumnKind::choice ? FieldKind::choice
+                                                                       : FieldKind::integer;
+        CHECK(field->kind == want);
+        if (column.kind == PlanColumnKind::choice)
+            CHECK(std::vector<std::string>(column.choices.begin(), column.choices.end()) == field->choices);
+    }
+    PlanRequest request;
+    request.base = membudget::test::configFrom({{"model", "llama-3.1-8b"}, {"vpp", 1}});
+    request.gpus = 16;
+    request.globalBatch = 32;
+    const PlanResult plan = membudget::plan(request);
+    REQUIRE(plan.rows.size() > 10);
+    const auto json = nlohmann::json::parse(planToJson(plan, request));
+    for (size_t i = 0; i < plan.rows.size(); ++i) {
+        const auto& row = json["rows"][i];
+        std::vector<std::string> rowKeys;
+        for (const auto& [key, value] : row.items()) rowKeys.push_back(key);
+        std::vector<std::string> want(keys.begin(), keys.end());
+        want.push_back("query");
+        std::sort(rowKeys.begin(), rowKeys.end());
+        std::sort(want.begin(), want.end());
+        CHECK(rowKeys == want);
+        // Every column that sets a field is that field of the row's configuration, written in its query.
+        const Config c = planRowConfig(request.base, plan.rows[i]);
+        const ParsedConfig parsed = decodeQuery(row["query"].get<std::string>());
+        CHECK(parsed.config == c);
+        for (const PlanColumn& column : planColumns())
+            if (column.setsField)
+                CHECK(fieldText(c, *findField(column.key)) == (row[std::string(column.key)].is_string()
+                                                                   ? row[std::string(column.key)].get<std::string>()
+                                                                   : row[std::string(column.key)].dump()));
+    }
 }

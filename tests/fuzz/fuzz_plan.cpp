@@ -97,7 +97,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     // The first rows are their configurations' own ledgers.
     for (std::size_t i = 0; i < std::min<std::size_t>(plan.rows.size(), 3); ++i) {
-        const Result r = evaluate(planRowConfig(request, plan.rows[i]));
+        const Result r = evaluate(planRowConfig(request.base, plan.rows[i]));
         fuzz::check(r.ok() && r.totalBytes == plan.rows[i].peakBytes, "a row's peak is not its configuration's ledger", where);
     }
     return 0;

@@ -71,6 +71,10 @@ describe('membudget.d.ts', () => {
     for (const name of [...functions, ...own]) expect(typeof (planner as unknown as Record<string, unknown>)[name], name).toBe('function');
     for (const name of own) expect((module as unknown as Record<string, unknown>)[name], name).toBeUndefined();
     const raw = planner.plan(planner.defaultConfig(), 256, 1024, false, true, 4, 4, false, 0, 2, 100, 2e6);
+    // engine.ts's PlanRow has exactly the columns of the engine's plan row table, which the flat rows follow.
+    const columns = planner.planRowColumns();
+    expect(sorted(declaredInterfaces(resolve(ROOT, 'web/src/engine.ts')).get('PlanRow') ?? [])).toEqual(sorted(columns.map((c) => c.key)));
+    expect(raw.rows.length % columns.length).toBe(0);
     expect(sorted(Object.keys(raw))).toEqual(sorted(declaredInterfaces().get('RawPlan')!));
     expect(raw.rows).toBeInstanceOf(Float64Array);
   });

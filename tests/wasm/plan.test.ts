@@ -17,6 +17,7 @@ beforeAll(async () => {
 const QUERY = 'model=llama-3.1-70b&gpu=h100-80gb&tp=8&dp=8&microbatches=32&seq=8192';
 
 interface CliRow {
+  query: string;
   tp: number;
   pp: number;
   dp: number;
@@ -85,6 +86,8 @@ describe('the planner in the wasm build', () => {
         cpCrossesNode: c.cp_crosses_node,
         pareto: c.pareto,
       });
+      // The configuration a row stands for is the one its CLI query links to.
+      if (i < 50) expect(engine.planRowConfig(config, r)).toEqual(engine.decodeQuery(c.query).config);
     });
     // The worker's way: slices, then the Pareto front over the joined rows; the same plan.
     const progress: number[] = [];

@@ -12,6 +12,7 @@ import type {
   MethodColumn,
   ModelPreset,
   Phase,
+  PlanRowColumn,
   Problem,
   RawPlan,
   Result,
@@ -73,69 +74,35 @@ export interface Plan extends Omit<RawPlan, 'rows'> {
   rows: PlanRow[];
 }
 
-const PLAN_ROW_FIELDS = 21;
-const CKPT_MODES = ['none', 'selective', 'full'];
-
-function decodeRows(flat: Float64Array): PlanRow[] {
+// A plan row crosses as one number per column of the module's planRowColumns() (engine/src/plan_row.cpp).
+function decodeRows(flat: Float64Array, columns: readonly PlanRowColumn[]): PlanRow[] {
   const rows: PlanRow[] = [];
-  for (let i = 0; i + PLAN_ROW_FIELDS <= flat.length; i += PLAN_ROW_FIELDS) {
-    const f = flat.subarray(i, i + PLAN_ROW_FIELDS);
-    rows.push({
-      tp: f[0],
-      pp: f[1],
-      dp: f[2],
-      cp: f[3],
-      ep: f[4],
-      zero: f[5],
-      mb: f[6],
-      microbatches: f[7],
-      sp: f[8] !== 0,
-      ckpt: CKPT_MODES[f[9]] ?? 'none',
-      firstStageLayers: f[10],
-      lastStageLayers: f[11],
-      peakBytes: f[12],
-      headroomBytes: f[13],
-      peakStage: f[14],
-      verdict: f[15] !== 0 ? 'tight' : 'fits',
-      recomputeOverhead: f[16],
-      bubble: f[17],
-      tpCrossesNode: f[18] !== 0,
-      cpCrossesNode: f[19] !== 0,
-      pareto: f[20] !== 0,
+  for (let i = 0; i + columns.length <= flat.length; i += columns.length) {
+    const row: Record<string, number | boolean | string> = {};
+    columns.forEach((column, k) => {
+      const value = flat[i + k]!;
+      row[column.key] = column.kind === 'boolean' ? value !== 0 : column.kind === 'choice' ? (column.choices[value] ?? '') : value;
     });
+    rows.push(row as unknown as PlanRow);
   }
   return rows;
 }
 
-function encodeRows(rows: readonly PlanRow[]): Float64Array {
-  const flat = new Float64Array(rows.length * PLAN_ROW_FIELDS);
+function encodeRows(rows: readonly PlanRow[], columns: readonly PlanRowColumn[]): Float64Array {
+  const flat = new Float64Array(rows.length * columns.length);
   rows.forEach((r, i) => {
-    flat.set(
-      [
-        r.tp,
-        r.pp,
-        r.dp,
-        r.cp,
-        r.ep,
-        r.zero,
-        r.mb,
-        r.microbatches,
-        r.sp ? 1 : 0,
-        Math.max(0, CKPT_MODES.indexOf(r.ckpt)),
-        r.firstStageLayers,
-        r.lastStageLayers,
-        r.peakBytes,
-        r.headroomBytes,
-        r.peakStage,
-        r.verdict === 'tight' ? 1 : 0,
-        r.recomputeOverhead,
-        r.bubble,
-        r.tpCrossesNode ? 1 : 0,
-        r.cpCrossesNode ? 1 : 0,
-        r.pareto ? 1 : 0,
-      ],
-      i * PLAN_ROW_FIELDS,
-    );
+    const row = r as unknown as Record<string, number | boolean | string>;
+    columns.forEach((column, k) => {
+      const value = row[column.key];
+      flat[i * columns.length + k] =
+        column.kind === 'boolean'
+          ? value
+            ? 1
+            : 0
+          : column.kind === 'choice'
+            ? Math.max(0, column.choices.indexOf(String(value)))
+            : Number(value);
+    });
   });
   return flat;
 }
@@ -179,6 +146,7 @@ export class Engine {
   #modelPresets: readonly ModelPreset[] | undefined;
   #gpuPresets: readonly GpuPreset[] | undefined;
   #defaults: Config | undefined;
+  #planRowColumns: readonly PlanRowColumn[] | undefined;
 
   constructor(module: MembudgetModule | PlannerModule) {
     this.#module = module;
@@ -191,6 +159,11 @@ export class Engine {
 
   get modelPresets(): readonly ModelPreset[] {
     return (this.#modelPresets ??= this.#module.modelPresets());
+  }
+
+  // The planner's module only.
+  get planRowColumns(): readonly PlanRowColumn[] {
+    return (this.#planRowColumns ??= this.#planner().planRowColumns());
   }
 
   get gpuPresets(): readonly GpuPreset[] {
@@ -351,12 +324,21 @@ export class Engine {
       ),
     );
     if (raw.errors.length > 0) throw new MembudgetError(raw.errors);
-    return { ...raw, rows: decodeRows(raw.rows) };
+    return { ...raw, rows: decodeRows(raw.rows, this.planRowColumns) };
   }
 
   markPareto(rows: readonly PlanRow[]): PlanRow[] {
     const planner = this.#planner();
-    return decodeRows(this.#call(() => planner.markPareto(encodeRows(rows))));
+    return decodeRows(
+      this.#call(() => planner.markPareto(encodeRows(rows, this.planRowColumns))),
+      this.planRowColumns,
+    );
+  }
+
+  /** The configuration a plan row stands for: the base with the row's parallel fields (the CLI's row query). */
+  planRowConfig(base: Config, row: PlanRow): Config {
+    const planner = this.#planner();
+    return this.#call(() => planner.planRowConfig(this.#complete(base), encodeRows([row], this.planRowColumns)));
   }
 
   // plan(), markPareto(), advise() and the importers live in the planner's module (loadPlannerEngine), loaded

@@ -139,6 +139,7 @@ export class PlannerView {
       this.#running(false);
       this.#plan = plan;
       this.#progress.value = 1;
+      void loadPlannerEngine(); // a row loads its configuration through the planner's module: have it ready
       const front = plan.rows.filter((r) => r.pareto).length;
       replaceChildren(
         this.#status,
@@ -299,7 +300,8 @@ export class PlannerView {
         el('td', { class: 'value' }, formatPercentTenth(r.bubble)),
         el('td', { class: 'note' }, notes),
       );
-      const load = () => this.#onLoad(this.#rowConfig(request, r));
+      // The row's configuration comes from the planner's module (loaded for the plan, so at once).
+      const load = () => void loadPlannerEngine().then((planner) => this.#onLoad(planner.planRowConfig(request.base, r)));
       tr.addEventListener('click', load);
       tr.addEventListener('keydown', (event) => {
         if (event.key === 'Enter' || event.key === ' ') {
@@ -316,26 +318,6 @@ export class PlannerView {
         ? el('p', { class: 'note' }, `${formatCount(SHOWN_ROWS)} of ${formatCount(rows.length)} rows shown; sort or filter to see others.`)
         : null,
     );
-  }
-
-  #rowConfig(request: PlanRequest, r: PlanRow): Config {
-    return {
-      ...request.base,
-      tp: r.tp,
-      pp: r.pp,
-      dp: r.dp,
-      cp: r.cp,
-      ep: r.ep,
-      zero: r.zero,
-      sp: r.sp,
-      ckpt: r.ckpt,
-      mb: r.mb,
-      microbatches: r.microbatches,
-      first_stage_layers: r.firstStageLayers,
-      last_stage_layers: r.lastStageLayers,
-      gpus: 0,
-      vpp: 1,
-    };
   }
 }
 

@@ -37,9 +37,6 @@ std::string planToJson(const PlanResult& plan, const PlanRequest& request, int i
 // advise() as [{change, query, total_bytes, saved_bytes, verdict, cost}].
 std::string adviceToJson(const std::vector<Advice>& advice, int indent = 2);
 
-// The configuration a plan row stands for: the request's base with the row's parallel fields.
-Config planRowConfig(const PlanRequest& request, const PlanRow& row);
-
 // A Hugging Face config.json as text: parsed here, mapped by importHfFields (config.hpp).
 HfImport importHfConfig(std::string_view text, const Config& base = Config{});
 

@@ -1,8 +1,11 @@
 // What fits: every parallel layout of a model on N GPUs, and what to change when one does not fit.
 #pragma once
 
+#include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "membudget/config.hpp"
@@ -46,6 +49,23 @@ struct PlanRow {
     bool tpCrossesNode = false, cpCrossesNode = false;
     bool pareto = false;
 };
+
+// A plan row's columns, declared once (engine/src/plan_row.cpp): the CLI's JSON keys and order, the planner
+// module's flat Float64Array (one number per column, in this order) and the page's PlanRow keys.
+enum class PlanColumnKind : std::uint8_t { number, boolean, choice };
+struct PlanColumn {
+    std::string_view key;      // the JSON's (snake_case); the Config field's key where setsField
+    std::string_view pageKey;  // the page's PlanRow key (camelCase)
+    PlanColumnKind kind;
+    bool setsField;  // the row's value is the Config field `key` of its configuration (planRowConfig)
+    double (*get)(const PlanRow&);
+    void (*set)(PlanRow&, double);
+    std::span<const std::string_view> choices;  // kind choice: the ids, indexed by the number
+};
+std::span<const PlanColumn> planColumns();
+
+// The configuration a plan row stands for: the base with the row's parallel fields (those that setsField).
+Config planRowConfig(const Config& base, const PlanRow& row);
 
 struct PlanResult {
     std::vector<PlanRow> rows;  // Pareto rows first, then by peak memory

@@ -1,7 +1,17 @@
 // Hand-written types of membudget-planner.js: the page's module plus the planner, the advice and the config
 // importers, built from the same wasm/bindings.cpp with MEMBUDGET_WASM_PLANNER and loaded only when one of
 // them is used (the planner's Web Worker, "What to change", an import).
-import type { Advice, Config, HfImport, HfValue, MeasuredFile, MembudgetModule, ModuleOptions, RawPlan } from './membudget.js';
+import type {
+  Advice,
+  Config,
+  HfImport,
+  HfValue,
+  MeasuredFile,
+  MembudgetModule,
+  ModuleOptions,
+  PlanRowColumn,
+  RawPlan,
+} from './membudget.js';
 
 export interface PlannerModule extends MembudgetModule {
   /**
@@ -30,6 +40,10 @@ export interface PlannerModule extends MembudgetModule {
   ): RawPlan;
   /** Marks the Pareto front over joined slices (flat rows, as RawPlan.rows) and puts it first. */
   markPareto(rows: Float64Array): Float64Array;
+  /** The columns of a plan row, in the order of RawPlan.rows. */
+  planRowColumns(): PlanRowColumn[];
+  /** The configuration one plan row (its numbers, as RawPlan.rows) stands for: the base with its parallel fields. */
+  planRowConfig(base: Config, row: Float64Array): Config;
 }
 
 declare function createMembudgetPlanner(options?: ModuleOptions): Promise<PlannerModule>;

@@ -209,11 +209,16 @@ export interface GpuPreset {
   source: string;
 }
 
+/** One column of a plan row (engine/src/plan_row.cpp): the PlanRow key, its kind, a choice's ids by number. */
+export interface PlanRowColumn {
+  key: string;
+  kind: 'number' | 'boolean' | 'choice';
+  choices: string[];
+}
+
 /**
- * One slice of a plan as the module returns it: each fitting row is PLAN_ROW_FIELDS numbers of `rows`
- * (web/src/engine.ts decodes them: tp, pp, dp, cp, ep, zero, mb, microbatches, sp, ckpt as 0 none /
- * 1 selective / 2 full, first and last stage layers, peak bytes, headroom bytes, peak stage, verdict as
- * 0 fits / 1 tight, recompute overhead, bubble, TP and CP crossing nodes, Pareto).
+ * One slice of a plan as the module returns it: each fitting row is one number per planRowColumns() column,
+ * in their order (web/src/engine.ts decodes them).
  */
 export interface RawPlan {
   rows: Float64Array;
