@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "membudget/detail/text.hpp"
+#include "membudget/measured.hpp"
 #include "membudget/presets.hpp"
 
 namespace membudget {
@@ -28,6 +29,9 @@ template <class E>
 ordered_json choice(const E& value) {
     return std::string(toString(value));
 }
+
+ordered_json optionalNumber(const std::optional<double>& value) { return value ? number(*value) : ordered_json(nullptr); }
+
 
 ordered_json problems(const std::vector<Problem>& list) {
     ordered_json out = ordered_json::array();
@@ -396,6 +400,70 @@ std::string adviceToJson(const std::vector<Advice>& advice, int indent) {
                        {"saved_bytes", number(a.savedBytes)},
                        {"verdict", choice(a.verdict)},
                        {"cost", a.cost}});
+    return out.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
+}
+
+MeasuredComparison compareMeasured(std::string_view text) {
+    const FlatJson flat = flattenJson(text);
+    return compareMeasured(readMeasuredFile(flat.rootType, flat.values, flat.error));
+}
+
+std::string measuredComparisonToJson(const MeasuredComparison& comparison, int indent) {
+    ordered_json out;
+    out["format"] = "membudget-compare-measured/1";
+    out["method"] = std::string(toString(comparison.result.method));
+    out["mode"] = std::string(toString(comparison.config.mode));
+    out["parameter_count"] = number(comparison.result.parameterCount);
+    out["device"] = comparison.deviceName.empty() ? ordered_json(nullptr) : ordered_json(comparison.deviceName);
+    out["source"] = comparison.source.empty() ? ordered_json(nullptr) : ordered_json(comparison.source);
+    ordered_json lines = ordered_json::array(), notMeasured = ordered_json::array(), notPredicted = ordered_json::array();
+    for (const auto& line : comparison.lines) {
+        ordered_json row{{"id", line.id},
+                         {"label", line.label},
+                         {"predicted_bytes", optionalNumber(line.predictedBytes)},
+                         {"measured_bytes", optionalNumber(line.measuredBytes)}};
+        if (line.predictedBytes && line.measuredBytes) {
+            const double difference = *line.measuredBytes - *line.predictedBytes;
+            row["difference_bytes"] = number(difference);
+            row["difference_percent"] = optionalNumber(percentOf(difference, *line.predictedBytes));
+        } else {
+            row["difference_bytes"] = nullptr;
+            row["difference_percent"] = nullptr;
+        }
+        row["allowance"] = line.allowance;
+        if (!line.measuredBytes) notMeasured.push_back(line.id);
+        if (!line.predictedBytes) notPredicted.push_back(line.id);
+        lines.push_back(std::move(row));
+    }
+    out["lines"] = std::move(lines);
+    out["not_measured"] = std::move(notMeasured);
+    out["not_predicted"] = std::move(notPredicted);
+    out["predicted_total_bytes"] = number(comparison.predictedTotalBytes);
+    out["predicted_without_allowances_bytes"] = number(comparison.predictedWithoutAllowancesBytes);
+    ordered_json totals = ordered_json::array();
+    for (const auto& total : comparison.totals) {
+        const double difference = total.measuredBytes - total.predictedBytes;
+        totals.push_back({{"predicted", total.predicted},
+                          {"measured", total.measured},
+                          {"predicted_bytes", number(total.predictedBytes)},
+                          {"measured_bytes", number(total.measuredBytes)},
+                          {"difference_bytes", number(difference)},
+                          {"difference_percent", optionalNumber(percentOf(difference, total.predictedBytes))}});
+    }
+    out["totals"] = std::move(totals);
+    out["line_phase"] = comparison.linePhase ? ordered_json(std::string(toString(*comparison.linePhase))) : ordered_json(nullptr);
+    ordered_json phases = ordered_json::array();
+    for (const auto& phase : comparison.phases) {
+        const double difference = phase.measuredBytes - phase.predictedBytes;
+        phases.push_back({{"predicted", phase.predicted},
+                          {"measured", phase.measured},
+                          {"predicted_bytes", number(phase.predictedBytes)},
+                          {"measured_bytes", number(phase.measuredBytes)},
+                          {"difference_bytes", number(difference)},
+                          {"difference_percent", optionalNumber(percentOf(difference, phase.predictedBytes))}});
+    }
+    out["phases"] = std::move(phases);
+    out["config"] = ordered_json::parse(configToJson(comparison.config));
     return out.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
 }
 

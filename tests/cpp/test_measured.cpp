@@ -10,8 +10,8 @@
 
 #include "cli.hpp"
 #include "fixtures.hpp"
-#include "measured.hpp"
 #include "membudget/config.hpp"
+#include "membudget/json.hpp"
 #include "membudget/ledger.hpp"
 
 using nlohmann::json;

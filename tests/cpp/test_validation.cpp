@@ -17,8 +17,8 @@
 #include <nlohmann/json.hpp>
 
 #include "fixtures.hpp"
-#include "measured.hpp"
 #include "membudget/config.hpp"
+#include "membudget/json.hpp"
 #include "membudget/ledger.hpp"
 
 using nlohmann::json;

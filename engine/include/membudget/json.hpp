@@ -8,6 +8,7 @@
 
 #include "membudget/config.hpp"
 #include "membudget/ledger.hpp"
+#include "membudget/measured.hpp"
 #include "membudget/plan.hpp"
 
 namespace membudget {
@@ -53,5 +54,11 @@ FlatJson flattenJson(std::string_view text);
 // The field table and the presets, for tools that build forms or completions from them.
 std::string fieldsToJson(int indent = 2);
 std::string presetsToJson(int indent = 2);
+
+// `membudget compare-measured FILE`: a run measured by tools/measure/measure.py (its text) read and compared
+// with the prediction for the configuration it ran (readMeasuredFile, compareMeasured), and the comparison as
+// JSON (format membudget-compare-measured/1).
+MeasuredComparison compareMeasured(std::string_view text);
+std::string measuredComparisonToJson(const MeasuredComparison& comparison, int indent = 2);
 
 }  // namespace membudget

@@ -85,4 +85,10 @@ ParsedConfig measuredConfig(const MeasuredFile& file);
 // The file's configuration evaluated and compared with what it measured.
 MeasuredComparison compareMeasured(const MeasuredFile& file);
 
+// A difference as a percent of the prediction; none where nothing was predicted.
+inline std::optional<double> percentOf(double differenceBytes, double predictedBytes) {
+    if (predictedBytes == 0) return std::nullopt;
+    return differenceBytes / predictedBytes * 100;
+}
+
 }  // namespace membudget

@@ -1,0 +1,327 @@
+#include "render.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <ostream>
+#include <string>
+
+#include "membudget/detail/text.hpp"
+#include "membudget/presets.hpp"
+#include "membudget/sources.hpp"
+
+namespace membudget::cli {
+
+namespace {
+
+std::string signedFixed(double value, const char* format) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, format, value);
+    std::string text(buffer);
+    // "-0.00" and "+0.00" read as a difference that is not there.
+    if (text == "-0.00" || text == "+0.00") return "0.00";
+    if (text == "-0.0%" || text == "+0.0%") return "0.0%";
+    return text;
+}
+
+std::string describeTotal(std::string_view id) {
+    if (id == "total") return "Total";
+    if (id == "total_without_allowances") return "Total less allowances";
+    if (id == "peak_allocated") return "peak allocated";
+    return "peak reserved";
+}
+
+}  // namespace
+
+void printProblems(std::ostream& err, const std::vector<Problem>& problems) {
+    for (const auto& p : problems) err << "membudget: error: " << p.message << "\n";
+}
+
+void printTable(std::ostream& out, const Result& result, const Config& c, ByteUnit unit, bool showTensors) {
+    auto value = [unit](double bytes) { return unit.amount(bytes); };
+    const auto* model = findModelPreset(c.model);
+    const auto* gpu = findGpuPreset(c.gpu);
+
+    out << "membudget · method " << result.method << " · "
+        << (!c.name.empty() ? std::string_view(c.name)
+            : model         ? model->label
+                            : std::string_view("custom architecture"))
+        << " · Ψ = " << detail::groupedNumber(result.parameterCount) << " parameters"
+        << (result.activeParameterCount != result.parameterCount
+                ? " (" + detail::groupedNumber(result.activeParameterCount) + " active per token)"
+                : "")
+        << "\n";
+    const auto g = detail::groupedNumber;
+    if (c.mode == Mode::inference)
+        out << "inference · TP " << g(c.tp) << " · PP " << g(c.pp) << " · " << g(c.mb) << " sequences × " << g(c.seq)
+            << " tokens · weights " << c.weightDtype << " · KV cache " << c.kvDtype << "\n";
+    else
+        out << "TP " << g(c.tp) << " · PP " << g(c.pp) << " · DP " << g(c.dp) << " · CP " << g(c.cp) << " · SP " << (c.sp ? "on" : "off")
+            << " · ZeRO " << g(c.zero) << " · b_μ " << g(c.mb) << " · s " << g(c.seq) << " · ckpt " << c.ckpt << " · micro-batches "
+            << g(c.microbatches) << "\n";
+    out << "GPU " << (gpu ? gpu->label : c.gpu) << " · capacity " << value(result.capacityBytes) << " " << unit.name << " · headroom "
+        << detail::formatNumber(c.headroom * 100) << "%\n\n";
+
+    size_t labelWidth = std::string_view("Component").size(), formulaWidth = std::string_view("Formula").size();
+    for (const auto& line : result.lines) {
+        labelWidth = std::max(labelWidth, displayWidth(line.label));
+        formulaWidth = std::max(formulaWidth, displayWidth(line.formula));
+    }
+    labelWidth = std::max(labelWidth, std::string_view("Usable").size());
+    const std::string valueHeader = "Value (" + std::string(unit.name) + ")";
+    const size_t valueWidth = std::max<size_t>(valueHeader.size(), 10);
+    const std::string gap = "  ";
+
+    out << pad("Component", labelWidth) << gap << pad("Formula", formulaWidth) << gap << padLeft(valueHeader, valueWidth) << gap
+        << "Note\n";
+    for (const auto& line : result.lines) {
+        out << pad(line.label, labelWidth) << gap << pad(line.formula, formulaWidth) << gap << padLeft(value(line.bytes), valueWidth) << gap
+            << line.note << "\n";
+        out << std::string(labelWidth, ' ') << gap << "= " << line.substituted << "\n";
+    }
+    const std::string rule(labelWidth + formulaWidth + valueWidth + 2 * gap.size(), '-');
+    out << rule << "\n";
+    auto summary = [&](std::string_view label, std::string_view text, double bytes) {
+        out << pad(label, labelWidth) << gap << pad(text, formulaWidth) << gap << padLeft(value(bytes), valueWidth) << "\n";
+    };
+    summary("Total", "sum", result.totalBytes);
+    summary("Capacity", gpu ? std::string(gpu->id) : "gpu_gb", result.capacityBytes);
+    summary("Usable", "capacity × (1 − " + detail::formatNumber(c.headroom) + ")", result.usableBytes);
+
+    const std::string verdictText = result.verdict == Verdict::fits ? "fits" : result.verdict == Verdict::tight ? "tight" : "does not fit";
+    out << "\nVerdict: " << verdictText << " — total " << value(result.totalBytes) << " " << unit.name << "; ";
+    if (result.verdict == Verdict::fits)
+        out << value(result.usableBytes - result.totalBytes) << " " << unit.name << " below the headroom line";
+    else if (result.verdict == Verdict::tight)
+        out << value(result.totalBytes - result.usableBytes) << " " << unit.name << " over the headroom line, "
+            << value(result.capacityBytes - result.totalBytes) << " " << unit.name << " under capacity";
+    else
+        out << value(result.totalBytes - result.capacityBytes) << " " << unit.name << " over capacity";
+    out << "\n";
+    if (result.stages.size() > 1) {
+        out << "\nStages (the peak decides the verdict):\n";
+        for (const auto& stage : result.stages)
+            out << (stage.index == result.peakStage ? "  * " : "    ") << "stage " << detail::groupedNumber(stage.index) << ": "
+                << detail::formatNumber(stage.layers) << " layers, " << detail::formatNumber(stage.inFlightMicrobatches)
+                << " micro-batches in flight, " << value(stage.totalBytes) << " " << unit.name << "\n";
+    }
+    if (!result.phases.empty()) {
+        out << "\nPhases:";
+        for (const auto& phase : result.phases) out << " " << phase.name << " " << value(phase.totalBytes) << " " << unit.name << ";";
+        out << " the peak is the " << result.peakPhase << "\n";
+    }
+    if (showTensors && !result.tensors.empty()) {
+        out << "\nActivation tensors on stage " << detail::groupedNumber(result.peakStage) << " (per copy × copies):\n";
+        for (const auto& t : result.tensors)
+            out << "  " << pad(t.name, 46) << pad(t.shape, 34) << pad(t.dtype, 6) << padLeft(value(t.bytes), 10) << " " << unit.name
+                << "  (" << detail::groupedNumber(std::round(t.bytesPerCopy)) << " B × " << detail::formatNumber(t.copies) << ") "
+                << t.sharding << "\n";
+    }
+    if (c.mode == Mode::inference)
+        out << "\nFits under the headroom line: up to " << detail::groupedNumber(result.maxSequences) << " concurrent sequences of "
+            << detail::groupedNumber(c.seq) << " tokens; with " << detail::groupedNumber(c.mb) << " sequences, up to "
+            << detail::groupedNumber(result.maxContextTokens) << " tokens each\n";
+    if (result.cpuBytesPerNode > 0) {
+        out << "\nCPU memory per node (offloaded): " << value(result.cpuBytesPerNode) << " " << unit.name << "\n";
+        for (const auto& line : result.cpuLines)
+            out << "  " << pad(line.label, 26) << padLeft(value(line.bytes), 10) << " " << unit.name << "  " << line.note << "\n";
+    }
+    if (!result.warnings.empty()) {
+        out << "\nWarnings:\n";
+        for (const auto& w : result.warnings) out << "  - " << (w.field.empty() ? "" : w.field + ": ") << w.message << "\n";
+    }
+    out << "\nLink query: " << encodeQuery(c) << "\n";
+}
+
+void printComparison(std::ostream& out, const std::vector<MethodColumn>& columns, const Config& c, ByteUnit unit) {
+    auto value = [unit](double bytes) { return unit.amount(bytes); };
+    const size_t labelWidth = 20, width = 12;
+    out << "Per-GPU memory by method (" << unit.name << "; * = the configured method, " << c.method << ")\n\n";
+    out << pad("", labelWidth);
+    for (const auto& column : columns) out << padLeft(std::string(toString(column.method)) + (column.method == c.method ? "*" : ""), width);
+    out << "\n";
+    const MethodColumn* base = nullptr;
+    for (const auto& column : columns)
+        if (column.method == c.method) base = &column;
+    if (!base || !base->result.ok()) return;
+    for (size_t i = 0; i < base->result.lines.size(); ++i) {
+        out << pad(base->result.lines[i].label, labelWidth);
+        for (const auto& column : columns) {
+            if (!column.result.ok() || i >= column.result.lines.size()) {
+                out << padLeft("—", width);
+                continue;
+            }
+            const auto& line = column.result.lines[i];
+            // A value the source does not model itself is shown in brackets.
+            const std::string text =
+                line.origin == toString(column.method) || line.origin == "allowance" ? value(line.bytes) : "(" + value(line.bytes) + ")";
+            out << padLeft(text, width);
+        }
+        out << "\n";
+    }
+    auto row = [&](std::string_view label, auto get) {
+        out << pad(label, labelWidth);
+        for (const auto& column : columns) out << padLeft(column.result.ok() ? get(column) : "—", width);
+        out << "\n";
+    };
+    row("Total", [&](const MethodColumn& m) { return value(m.result.totalBytes); });
+    row("Source's own figure", [&](const MethodColumn& m) { return value(m.sourceBytes); });
+    row("Verdict", [&](const MethodColumn& m) {
+        return m.result.verdict == Verdict::doesNotFit ? std::string("over") : std::string(toString(m.result.verdict));
+    });
+    out << "\n(values in brackets are membudget's estimate where the source has no formula)\n";
+    out << "\nWhy they differ from " << c.method << ":\n";
+    for (const auto& column : columns) {
+        if (&column == base || !column.result.ok()) continue;
+        for (size_t i = 0; i < column.result.lines.size() && i < base->result.lines.size(); ++i) {
+            const auto& line = column.result.lines[i];
+            const double delta = line.bytes - base->result.lines[i].bytes;
+            if (std::fabs(delta) < 0.005 * std::max(1.0, base->result.lines[i].bytes) || line.origin == "allowance") continue;
+            out << "  " << pad(toString(column.method), 12) << pad(line.label, 13) << padLeft((delta > 0 ? "+" : "") + value(delta), 8)
+                << " " << unit.name << "  " << differenceReason(line.origin == "membudget" ? Method::membudget : column.method, line.id)
+                << "\n";
+        }
+    }
+}
+
+std::string percent(double fraction) { return detail::percentText(fraction); }
+
+void printPlan(std::ostream& out, const PlanResult& plan, const PlanRequest& request, ByteUnit unit, size_t limit, bool paretoOnly) {
+    auto value = [unit](double bytes) { return unit.amount(bytes); };
+    const Config& c = request.base;
+    out << "membudget plan: " << c.model << " on " << detail::groupedNumber(request.gpus) << " × " << c.gpu << " ("
+        << value(std::round(c.gpuGb * kBytesPerGB)) << " " << unit.name << ", " << detail::groupedNumber(c.gpusPerNode)
+        << " per node), seq " << detail::groupedNumber(c.seq) << ", global batch " << detail::groupedNumber(request.globalBatch)
+        << " sequences, method " << c.method << "\n";
+    out << detail::groupedNumber(plan.layouts) << " layouts (TP, CP, PP" << (c.experts != 0 ? ", EP" : "") << "), "
+        << detail::groupedNumber(plan.candidates) << " configurations: " << detail::groupedNumber(plan.evaluated) << " evaluated, "
+        << detail::groupedNumber(plan.pruned) << " pruned (a smaller micro-batch already did not fit); "
+        << detail::groupedNumber(plan.fitting) << " fit";
+    size_t front = 0;
+    for (const auto& row : plan.rows) front += row.pareto ? 1 : 0;
+    out << ", " << front << " on the Pareto front\n\n";
+    if (plan.rows.empty()) {
+        out << "Nothing fits. Try more GPUs, a larger GPU, a shorter sequence or a smaller global batch.\n";
+        return;
+    }
+    out << "  TP  PP  CP     DP" << (c.experts != 0 ? "  EP" : "") << "  ZeRO  SP  ckpt        mb      m  "
+        << padLeft("peak " + std::string(unit.name), 9) << "  " << padLeft("headroom", 9) << "  recompute  bubble  notes\n";
+    size_t shown = 0;
+    for (const auto& row : plan.rows) {
+        if (shown >= limit || (paretoOnly && !row.pareto)) break;
+        ++shown;
+        std::string notes = row.pareto ? "Pareto" : "";
+        auto note = [&](const std::string& text) { notes += (notes.empty() ? "" : ", ") + text; };
+        if (row.tpCrossesNode) note("TP crosses nodes");
+        if (row.cpCrossesNode) note("CP crosses nodes");
+        if (std::fmod(c.layers, row.pp) != 0) note("uneven stages");
+        if (row.verdict == Verdict::tight) note("tight");
+        out << padLeft(detail::groupedNumber(row.tp), 4) << padLeft(detail::groupedNumber(row.pp), 4)
+            << padLeft(detail::groupedNumber(row.cp), 4) << padLeft(detail::groupedNumber(row.dp), 7);
+        if (c.experts != 0) out << padLeft(detail::groupedNumber(row.ep), 4);
+        out << padLeft(detail::groupedNumber(row.zero), 6) << padLeft(row.sp ? "on" : "off", 4) << "  " << pad(toString(row.ckpt), 10)
+            << padLeft(detail::groupedNumber(row.mb), 4) << padLeft(detail::groupedNumber(row.microbatches), 7) << "  "
+            << padLeft(value(row.peakBytes), 9) << "  " << padLeft(value(row.headroomBytes), 9) << "  "
+            << padLeft(percent(row.recomputeOverhead), 9) << "  " << padLeft(percent(row.bubble), 6) << "  " << notes << "\n";
+    }
+    if (shown < plan.rows.size()) out << "\n(" << shown << " of " << plan.rows.size() << " rows; --limit N for more, --json for all)\n";
+    out << "\nrecompute: extra step compute of the checkpointing mode; bubble: (PP − 1) / (m + PP − 1); headroom: what is left "
+           "under the "
+        << detail::formatNumber(std::round((1 - c.headroom) * 100)) << "% line\n";
+}
+
+void printAdvice(std::ostream& out, const std::vector<Advice>& advice, const Result& before, ByteUnit unit) {
+    auto value = [unit](double bytes) { return unit.amount(bytes); };
+    if (advice.empty()) {
+        out << "No single or paired change of zero, ckpt, sp, mb, tp, pp, cp or offload lowers the peak.\n";
+        return;
+    }
+    out << "What to change (now " << value(before.totalBytes) << " " << unit.name << ", " << before.verdict << "):\n";
+    for (const auto& a : advice)
+        out << "  " << pad(a.change, 34) << padLeft(value(a.totalBytes), 8) << " " << unit.name << "  saves "
+            << padLeft(value(a.savedBytes), 7) << " " << unit.name << "  " << pad(toString(a.verdict), 12) << "  " << a.cost << "\n";
+}
+
+void printMeasuredComparison(std::ostream& out, const MeasuredComparison& comparison, ByteUnit unit) {
+    auto value = [unit](double bytes) { return unit.amount(bytes); };
+    const auto& c = comparison.config;
+    out << "membudget compare-measured · method " << comparison.result.method << " · " << c.mode
+        << " · Ψ = " << detail::groupedNumber(comparison.result.parameterCount) << " parameters · b " << detail::groupedNumber(c.mb)
+        << " · s " << detail::groupedNumber(c.seq) << "\n";
+    if (!comparison.deviceName.empty()) out << "measured on " << comparison.deviceName << "\n";
+    if (!comparison.source.empty()) out << "source: " << comparison.source << "\n";
+    if (comparison.linePhase)
+        out << "lines at the " << comparison.linePhase << " phase, where they are measured"
+            << (comparison.result.peakPhase != comparison.linePhase
+                    ? " (the prediction peaks in the " + std::string(toString(comparison.result.peakPhase)) +
+                          ", which adds an FP32 gradient copy and frees the activations)"
+                    : "")
+            << "\n";
+    out << "\n";
+
+    size_t labelWidth = displayWidth("Total less allowances");
+    for (const auto& line : comparison.lines) labelWidth = std::max(labelWidth, displayWidth(line.label));
+    const std::string gap = "  ";
+    const std::string predictedHeader = "Predicted (" + std::string(unit.name) + ")",
+                      measuredHeader = "Measured (" + std::string(unit.name) + ")",
+                      differenceHeader = "Difference (" + std::string(unit.name) + ")";
+    const size_t w1 = predictedHeader.size(), w2 = std::max<size_t>(measuredHeader.size(), 22), w3 = differenceHeader.size(), w4 = 9;
+    out << pad("Line", labelWidth) << gap << padLeft(predictedHeader, w1) << gap << padLeft(measuredHeader, w2) << gap
+        << padLeft(differenceHeader, w3) << gap << padLeft("%", w4) << "\n";
+    for (const auto& line : comparison.lines) {
+        out << pad(line.label, labelWidth) << gap << padLeft(line.predictedBytes ? value(*line.predictedBytes) : "—", w1) << gap
+            << padLeft(line.measuredBytes ? value(*line.measuredBytes) : "—", w2) << gap;
+        if (line.predictedBytes && line.measuredBytes) {
+            const double difference = *line.measuredBytes - *line.predictedBytes;
+            const auto percent = percentOf(difference, *line.predictedBytes);
+            out << padLeft(signedFixed(difference / unit.bytes, "%+.2f"), w3) << gap
+                << padLeft(percent ? signedFixed(*percent, "%+.1f%%") : "—", w4);
+        } else if (!line.measuredBytes) {
+            out << (line.allowance ? "not measured (an allowance the allocator does not see)" : "not measured");
+        } else {
+            out << "not predicted by method " << comparison.result.method;
+        }
+        out << "\n";
+    }
+    out << std::string(labelWidth + w1 + w2 + w3 + w4 + 4 * gap.size(), '-') << "\n";
+    if (comparison.totals.empty()) {
+        out << pad("Total", labelWidth) << gap << padLeft(value(comparison.predictedTotalBytes), w1) << gap
+            << padLeft("— (no peak in the file)", w2) << "\n";
+    }
+    for (const auto& total : comparison.totals) {
+        const double difference = total.measuredBytes - total.predictedBytes;
+        const auto percent = percentOf(difference, total.predictedBytes);
+        out << pad(describeTotal(total.predicted), labelWidth) << gap << padLeft(value(total.predictedBytes), w1) << gap
+            << padLeft(value(total.measuredBytes) + " " + describeTotal(total.measured), w2) << gap
+            << padLeft(signedFixed(difference / unit.bytes, "%+.2f"), w3) << gap
+            << padLeft(percent ? signedFixed(*percent, "%+.1f%%") : "—", w4) << "\n";
+    }
+    if (!comparison.phases.empty()) {
+        out << "\nPhases, less allowances (measured: peak allocated in the last step)\n";
+        for (const auto& phase : comparison.phases) {
+            const double difference = phase.measuredBytes - phase.predictedBytes;
+            const auto percent = percentOf(difference, phase.predictedBytes);
+            out << pad(phase.predicted, labelWidth) << gap << padLeft(value(phase.predictedBytes), w1) << gap
+                << padLeft(value(phase.measuredBytes) + " " + phase.measured, w2) << gap
+                << padLeft(signedFixed(difference / unit.bytes, "%+.2f"), w3) << gap
+                << padLeft(percent ? signedFixed(*percent, "%+.1f%%") : "—", w4) << "\n";
+        }
+    }
+    std::vector<std::string> notMeasured, notPredicted;
+    for (const auto& line : comparison.lines) {
+        if (!line.measuredBytes) notMeasured.push_back(line.id);
+        if (!line.predictedBytes) notPredicted.push_back(line.id);
+    }
+    auto list = [&out](std::string_view title, const std::vector<std::string>& ids) {
+        if (ids.empty()) return;
+        out << title;
+        for (size_t i = 0; i < ids.size(); ++i) out << (i ? ", " : " ") << ids[i];
+        out << "\n";
+    };
+    out << "\n";
+    list("Predicted, not measured:", notMeasured);
+    list("Measured, not predicted:", notPredicted);
+    out << "Differences are measured − predicted; % of the prediction. The allocator's peak excludes the CUDA context "
+           "and NCCL buffers, which the allowances stand for.\n";
+}
+
+}  // namespace membudget::cli

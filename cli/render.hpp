@@ -1,0 +1,23 @@
+// The CLI's text output: the checklist, the methods side by side, the plan, the advice and a measured run,
+// each in the byte unit of the run (format.hpp). JSON output is the engine's (membudget/json.hpp).
+#pragma once
+
+#include <cstddef>
+#include <iosfwd>
+#include <vector>
+
+#include "format.hpp"
+#include "membudget/ledger.hpp"
+#include "membudget/measured.hpp"
+#include "membudget/plan.hpp"
+
+namespace membudget::cli {
+
+void printProblems(std::ostream& err, const std::vector<Problem>& problems);
+void printTable(std::ostream& out, const Result& result, const Config& c, ByteUnit unit, bool showTensors);
+void printComparison(std::ostream& out, const std::vector<MethodColumn>& columns, const Config& c, ByteUnit unit);
+void printPlan(std::ostream& out, const PlanResult& plan, const PlanRequest& request, ByteUnit unit, size_t limit, bool paretoOnly);
+void printAdvice(std::ostream& out, const std::vector<Advice>& advice, const Result& before, ByteUnit unit);
+void printMeasuredComparison(std::ostream& out, const MeasuredComparison& comparison, ByteUnit unit);
+
+}  // namespace membudget::cli
