@@ -152,8 +152,7 @@ void printComparison(std::ostream& out, const std::vector<MethodColumn>& columns
             }
             const auto& line = column.result.lines[i];
             // A value the source does not model itself is shown in brackets.
-            const std::string text =
-                line.origin == toString(column.method) || line.origin == "allowance" ? value(line.bytes) : "(" + value(line.bytes) + ")";
+            const std::string text = line.origin == column.method || !line.origin ? value(line.bytes) : "(" + value(line.bytes) + ")";
             out << padLeft(text, width);
         }
         out << "\n";
@@ -175,10 +174,9 @@ void printComparison(std::ostream& out, const std::vector<MethodColumn>& columns
         for (size_t i = 0; i < column.result.lines.size() && i < base->result.lines.size(); ++i) {
             const auto& line = column.result.lines[i];
             const double delta = line.bytes - base->result.lines[i].bytes;
-            if (std::fabs(delta) < 0.005 * std::max(1.0, base->result.lines[i].bytes) || line.origin == "allowance") continue;
+            if (std::fabs(delta) < 0.005 * std::max(1.0, base->result.lines[i].bytes) || !line.origin) continue;
             out << "  " << pad(toString(column.method), 12) << pad(line.label, 13) << padLeft((delta > 0 ? "+" : "") + value(delta), 8)
-                << " " << unit.name << "  " << differenceReason(line.origin == "membudget" ? Method::membudget : column.method, line.id)
-                << "\n";
+                << " " << unit.name << "  " << differenceReason(line.origin.value_or(column.method), line.id) << "\n";
         }
     }
 }

@@ -125,12 +125,19 @@ val compareConfig(const Config& config) {
     return out;
 }
 
+std::string lineId(const Line& line) { return std::string(toString(line.id)); }
+void setLineId(Line& line, std::string id) { line.id = parseChoice<LineId>(id).value_or(invalidChoice<LineId>()); }
+
+std::string lineOrigin(const Line& line) { return line.origin ? std::string(toString(*line.origin)) : "allowance"; }
+void setLineOrigin(Line& line, std::string id) { line.origin = parseChoice<Method>(id); }
+
 std::string phaseName(const Phase& phase) { return std::string(toString(phase.name)); }
 void setPhaseName(Phase& phase, std::string id) { phase.name = parseChoice<StepPhase>(id).value_or(StepPhase::forwardBackward); }
 
 std::string reasonFor(const std::string& method, const std::string& lineId) {
     const auto id = parseChoice<Method>(method);
-    return id ? differenceReason(*id, lineId) : std::string();
+    const auto line = parseChoice<LineId>(lineId);
+    return id && line ? differenceReason(*id, *line) : std::string();
 }
 
 // Config crosses as a plain object whose keys are the field table's: registered from it, so that no field
@@ -355,13 +362,13 @@ EMSCRIPTEN_BINDINGS(membudget) {
     value_object<Problem>("Problem").field("field", &Problem::field).field("message", &Problem::message);
 
     value_object<Line>("Line")
-        .field("id", &Line::id)
+        .field("id", &lineId, &setLineId)
         .field("label", &Line::label)
         .field("formula", &Line::formula)
         .field("substituted", &Line::substituted)
         .field("bytes", &Line::bytes)
         .field("note", &Line::note)
-        .field("origin", &Line::origin);
+        .field("origin", &lineOrigin, &setLineOrigin);
 
     value_object<Tensor>("Tensor")
         .field("name", &Tensor::name)

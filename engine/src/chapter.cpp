@@ -68,7 +68,7 @@ Line activationsLine(const Config& c, double stageIndex) {
     const std::string sCpValues = "(" + n(c.seq) + " / " + n(c.cp) + ")";
     const std::string b = n(c.mb), h = n(c.hidden), tp = n(c.tp);
 
-    Line line{"activations", "Activations", "", "", 0, "", "chapter"};
+    Line line{LineId::activations, "Activations", "", "", 0, "", Method::chapter};
     if (c.ckpt == Checkpointing::full) {
         line.formula = stage + "2b" + sCp + "h / TP";
         line.substituted = stageValues + "2 × " + b + " × " + sCpValues + " × " + h + " / " + tp;
@@ -139,28 +139,28 @@ MethodOutput chapterMethod(const Config& c, double psi) {
     const ChapterStatic bytes = chapterStatic(c, psi);
     const std::string zeroName = c.zero == 3 ? "ZeRO-3/FSDP" : "ZeRO-" + n(c.zero);
 
-    staticLines.push_back({"parameters", "Parameters", "2Ψ / " + shardSym(parametersSharded),
+    staticLines.push_back({LineId::parameters, "Parameters", "2Ψ / " + shardSym(parametersSharded),
                            "2 × " + psiText + " / " + shardVal(parametersSharded), bytes.parameters,
                            parametersSharded ? "BF16 working copy, sharded over DP by " + zeroName + " (gathered layer by layer on demand)"
                                              : "BF16 working copy",
-                           "chapter"});
+                           Method::chapter});
 
     const std::string g = n(perParam.gradients);
     const std::string gradientKind = c.staticBytes == 16   ? "BF16"
                                      : c.staticBytes == 18 ? "FP32 (the 18Ψ convention)"
                                                            : "BF16 + an FP32 accumulator (the 20Ψ convention)";
-    staticLines.push_back({"gradients", "Gradients", g + "Ψ / " + shardSym(gradientsSharded),
+    staticLines.push_back({LineId::gradients, "Gradients", g + "Ψ / " + shardSym(gradientsSharded),
                            g + " × " + psiText + " / " + shardVal(gradientsSharded), bytes.gradients,
                            gradientKind + (gradientsSharded ? ", sharded over DP by " + zeroName : "; sharded further with ZeRO-2 or FSDP"),
-                           "chapter"});
+                           Method::chapter});
 
     const double optimizerPerParam = perParam.master + perParam.adamM + perParam.adamV;
     staticLines.push_back(
-        {"optimizer", "Optimizer", "12Ψ / " + shardSym(optimizerSharded), "12 × " + psiText + " / " + shardVal(optimizerSharded),
+        {LineId::optimizer, "Optimizer", "12Ψ / " + shardSym(optimizerSharded), "12 × " + psiText + " / " + shardVal(optimizerSharded),
          bytes.optimizer,
          std::string("FP32 master weights + Adam m + Adam v = 4 + 4 + 4 bytes per parameter; ") +
              (optimizerSharded ? "sharded across DP (ZeRO-1 and up, the distributed optimizer)" : "not sharded across DP (zero = 0)"),
-         "chapter"});
+         Method::chapter});
 
     // The chapter spreads Ψ evenly, so stages differ only in the micro-batches they keep in flight.
     for (double stage = 0; stage < c.pp; ++stage) {

@@ -86,16 +86,16 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
         const double kv = c.kvLoraRank != 0 ? stage.layers * (c.kvLoraRank + c.qkRopeDim) * kvBytes * tokensCached
                                             : 2 * stage.layers * kvHeads * x.d * kvBytes * tokensCached;
         stage.lines.push_back(
-            {"parameters", "Weights", "P_linear × bytes(weight_dtype) + P_other × 2", weightsText, weights,
+            {LineId::parameters, "Weights", "P_linear × bytes(weight_dtype) + P_other × 2", weightsText, weights,
              "Linear layers in " + dtypeNote + "; embeddings, output layer, norms" + (c.experts != 0 ? ", routers" : "") +
                  " and biases in BF16; " + n(stage.layers) + " layers on this stage" +
                  (moeLayers > 0
                       ? " (" + n(moeLayers) + " MoE layers, " + n(c.experts / c.ep) + " routed experts each on this GPU" +
                             (expertTensorParallel(c) > 1 ? ", each split over " + n(expertTensorParallel(c)) + " ranks" : "") + ")"
                       : ""),
-             "membudget"});
+             Method::membudget});
         const bool mla = c.kvLoraRank != 0;
-        stage.lines.push_back({"kv_cache", "KV cache",
+        stage.lines.push_back({LineId::kvCache, "KV cache",
                                mla ? "layers × (kv_lora_rank + qk_rope_dim) × bytes × b × ⌈s/block⌉ × block"
                                    : "2 × layers × max(1, kv/TP) × head_dim × bytes × b × ⌈s/block⌉ × block",
                                (mla ? n(stage.layers) + " × (" + n(c.kvLoraRank) + " + " + n(c.qkRopeDim) + ")"
@@ -107,18 +107,18 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
                                    : "K and V of " + n(c.mb) + " sequences × " + n(c.seq) + " tokens, " + std::string(toString(c.kvDtype)) +
                                          ", " + n(kvHeads) + " KV heads per GPU" +
                                          (c.kvHeads < c.tp ? " (replicated: TP > kv_heads)" : "") + " (vLLM's formula)",
-                               "membudget"});
-        stage.lines.push_back({"activations", "Workspace", "T × (4h + max(attention, MLP, MoE width)) + b × V/TP × 4", workspaceText,
+                               Method::membudget});
+        stage.lines.push_back({LineId::activations, "Workspace", "T × (4h + max(attention, MLP, MoE width)) + b × V/TP × 4", workspaceText,
                                workspace,
                                "Activation workspace of one forward pass of T = " + n(forwardTokens) +
                                    " tokens (an estimate: vLLM profiles it with max_num_batched_tokens): the hidden state and residual "
                                    "with the widest layer's tensors per token (attention " +
                                    n(attentionWidth) + " B, MLP " + n(mlpWidth) + " B" +
                                    (moeWidth > 0 ? ", fused MoE " + n(moeWidth) + " B" : "") + "), and FP32 sampling logits",
-                               "membudget"});
-        stage.lines.push_back({"cuda_graphs", "CUDA graphs", "cuda_graphs_gb × 10⁹", gigabytesText(c.cudaGraphsGb),
+                               Method::membudget});
+        stage.lines.push_back({LineId::cudaGraphs, "CUDA graphs", "cuda_graphs_gb × 10⁹", gigabytesText(c.cudaGraphsGb),
                                gigabytesToBytes(c.cudaGraphsGb), "Captured CUDA graphs (an allowance; vLLM reports it at start-up)",
-                               "allowance"});
+                               std::nullopt});
         out.stages.push_back(std::move(stage));
     }
     if (c.mtpLayers > 0)

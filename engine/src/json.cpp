@@ -13,6 +13,11 @@
 
 namespace membudget {
 
+// A choice written to JSON is its id: without this nlohmann/json would write the enumerator's number.
+template <class E>
+requires requires { ChoiceNames<E>::names; }
+void to_json(nlohmann::ordered_json& out, E value) { out = std::string(toString(value)); }
+
 namespace {
 
 using nlohmann::ordered_json;
@@ -32,7 +37,6 @@ ordered_json choice(const E& value) {
 
 ordered_json optionalNumber(const std::optional<double>& value) { return value ? number(*value) : ordered_json(nullptr); }
 
-
 ordered_json problems(const std::vector<Problem>& list) {
     ordered_json out = ordered_json::array();
     for (const auto& p : list) out.push_back({{"field", p.field}, {"message", p.message}});
@@ -48,7 +52,7 @@ ordered_json linesArray(const std::vector<Line>& lines) {
                        {"substituted", line.substituted},
                        {"bytes", number(line.bytes)},
                        {"note", line.note},
-                       {"origin", line.origin}});
+                       {"origin", line.origin ? std::string(toString(*line.origin)) : std::string("allowance")}});
     return out;
 }
 
@@ -262,7 +266,7 @@ std::string resultToJson(const Result& result, const Config& config, int indent)
     for (const auto& stage : result.stages) {
         ordered_json bytes = ordered_json::object();
         for (size_t i = 0; i < stage.lineBytes.size() && i < result.lines.size(); ++i)
-            bytes[result.lines[i].id] = number(stage.lineBytes[i]);
+            bytes[std::string(toString(result.lines[i].id))] = number(stage.lineBytes[i]);
         stages.push_back({{"stage", number(stage.index)},
                           {"layers", number(stage.layers)},
                           {"in_flight_microbatches", number(stage.inFlightMicrobatches)},

@@ -145,10 +145,10 @@ detail::MethodOutput runMethod(const Config& c, double psi) {
 // CUDA context (§4 checklist).
 std::vector<Line> allowanceLines(const Config& c) {
     using detail::n;
-    return {{"buffers", "Comm buffers", "M_buffers (~2 GB)", detail::gigabytesText(c.buffersGb), gigabytesToBytes(c.buffersGb),
-             "NCCL communication buffers (an allowance, chapter §4)", "allowance"},
-            {"cuda_context", "CUDA context", "M_context (~1 GB)", detail::gigabytesText(c.contextGb), gigabytesToBytes(c.contextGb),
-             "Per-GPU fixed overhead (an allowance, chapter §4)", "allowance"}};
+    return {{LineId::buffers, "Comm buffers", "M_buffers (~2 GB)", detail::gigabytesText(c.buffersGb), gigabytesToBytes(c.buffersGb),
+             "NCCL communication buffers (an allowance, chapter §4)", std::nullopt},
+            {LineId::cudaContext, "CUDA context", "M_context (~1 GB)", detail::gigabytesText(c.contextGb), gigabytesToBytes(c.contextGb),
+             "Per-GPU fixed overhead (an allowance, chapter §4)", std::nullopt}};
 }
 
 // The peak stage's total for a configuration (no validation: callers pass a validated one).
@@ -236,7 +236,7 @@ Result evaluate(const Config& config) noexcept {
         if (result.cpuBytesPerNode > 0) result.cpuLines = std::move(output.cpuLines);
 
         const auto activations =
-            std::find_if(result.lines.begin(), result.lines.end(), [](const Line& l) { return l.id == "activations"; });
+            std::find_if(result.lines.begin(), result.lines.end(), [](const Line& l) { return l.id == LineId::activations; });
         const double perLayerStage = activations == result.lines.end() || peakStage.layers == 0 ? 0 : activations->bytes / peakStage.layers;
         result.warnings = layoutWarnings(config, perLayerStage);
         result.warnings.insert(result.warnings.end(), output.warnings.begin(), output.warnings.end());
@@ -270,7 +270,7 @@ std::vector<MethodColumn> compareMethods(const Config& config) noexcept {
             c.method = *parseChoice<Method>(id);
             MethodColumn column{c.method, evaluate(c), 0};
             for (const auto& line : column.result.lines)
-                if (line.origin == id) column.sourceBytes += line.bytes;
+                if (line.origin == c.method) column.sourceBytes += line.bytes;
             columns.push_back(std::move(column));
         }
     } catch (...) {

@@ -184,9 +184,9 @@ MeasuredComparison compareMeasured(const MeasuredFile& file) {
 
     double allowanceBytes = 0;
     for (const auto& line : out.result.lines) {
-        MeasuredLine row{line.id, line.label, line.bytes, std::nullopt, line.origin == "allowance"};
+        MeasuredLine row{std::string(toString(line.id)), line.label, line.bytes, std::nullopt, !line.origin.has_value()};
         for (const auto& [id, bytes] : file.lines)
-            if (id == line.id) row.measuredBytes = bytes;
+            if (id == toString(line.id)) row.measuredBytes = bytes;
         if (row.allowance) allowanceBytes += line.bytes;
         out.lines.push_back(std::move(row));
     }
@@ -205,7 +205,7 @@ MeasuredComparison compareMeasured(const MeasuredFile& file) {
     if (out.config.mode == Mode::training && out.result.peakPhase == StepPhase::optimizerStep) {
         for (const auto& line : measurableLines(out.config))
             for (auto& row : out.lines)
-                if (row.id == line.id) row.predictedBytes = line.bytes;
+                if (row.id == toString(line.id)) row.predictedBytes = line.bytes;
         out.linePhase = StepPhase::forwardBackward;
     }
     if (out.config.mode == Mode::training && !file.phases.empty()) {
@@ -227,7 +227,7 @@ MeasuredComparison compareMeasured(const MeasuredFile& file) {
     for (const auto& [id, bytes] : file.lines) {
         const std::string& lineId = id;  // a structured binding cannot be captured before C++20's clang 16
         const bool predicted =
-            std::any_of(out.result.lines.begin(), out.result.lines.end(), [&lineId](const Line& l) { return l.id == lineId; });
+            std::any_of(out.result.lines.begin(), out.result.lines.end(), [&lineId](const Line& l) { return toString(l.id) == lineId; });
         if (!predicted) out.lines.push_back({id, id, std::nullopt, bytes, false});
     }
     for (const auto& [name, peak] : {std::pair<const char*, std::optional<double>>{"peak_allocated", file.peakAllocatedBytes},

@@ -13,9 +13,9 @@
 
 namespace membudget {
 
-std::string differenceReason(Method method, std::string_view line) {
-    const bool staticLine = line == "parameters" || line == "gradients" || line == "optimizer";
-    if (line == "buffers" || line == "cuda_context") return "an allowance, the same for every method";
+std::string differenceReason(Method method, LineId line) {
+    const bool staticLine = line == LineId::parameters || line == LineId::gradients || line == LineId::optimizer;
+    if (line == LineId::buffers || line == LineId::cudaContext) return "an allowance, the same for every method";
     if (method == Method::membudget)
         return staticLine ? "every parameter tensor of the stage: the embedding on the first stage, the output layer on the last, "
                             "KV heads replicated when TP > kv_heads, norms not split"
@@ -28,7 +28,8 @@ std::string differenceReason(Method method, std::string_view line) {
         return staticLine ? "not in the paper (membudget's estimate)"
                           : "Table 2's GPT layer: a 4h FFN, multi-head attention, eager attention with dropout masks";
     if (method == Method::megatron) {
-        if (line == "gradients") return "FP32 main gradients: 18 vs 16 bytes per parameter (6 + 12/DP with the distributed optimizer)";
+        if (line == LineId::gradients)
+            return "FP32 main gradients: 18 vs 16 bytes per parameter (6 + 12/DP with the distributed optimizer)";
         if (staticLine) return "the first stage only; no biases; norms not split by TP; an untied output layer is not counted when PP > 1";
         return "sbh(18 + 4f/h) per layer with SP and selective recompute, else sbh(10 + 24/t) × 1.05: ignores GQA and SwiGLU's third "
                "tensor";
@@ -37,10 +38,10 @@ std::string differenceReason(Method method, std::string_view line) {
         return staticLine ? "the ZeRO paper's (2 + 2 + K)Ψ per device with Ψ split evenly by TP × PP and K = 12"
                           : "not in the paper (membudget's estimate)";
     if (method == Method::deepspeed) {
-        if (line == "parameters")
+        if (line == LineId::parameters)
             return "fp16 parameters kept whole under ZeRO-2; ZeRO-3 gathers the largest layer (4L with its gradients)";
-        if (line == "gradients") return "6 bytes of gradients per parameter (fp16 + fp32), partitioned over the DP group";
-        if (line == "optimizer") return "fp32 parameters and Adam states (12 bytes) partitioned, the total truncated to whole bytes";
+        if (line == LineId::gradients) return "6 bytes of gradients per parameter (fp16 + fp32), partitioned over the DP group";
+        if (line == LineId::optimizer) return "fp32 parameters and Adam states (12 bytes) partitioned, the total truncated to whole bytes";
         return "not in DeepSpeed's estimator (membudget's estimate)";
     }
     return "";
@@ -50,7 +51,7 @@ namespace detail {
 
 Line filledIn(Line line, std::string_view source) {
     line.note = "Not modelled by " + std::string(source) + "; membudget's estimate: " + line.note;
-    line.origin = "membudget";
+    line.origin = Method::membudget;
     return line;
 }
 
@@ -62,7 +63,7 @@ sources::Recompute recomputeOf(const Config& c) {
                                                 : sources::Recompute::none;
 }
 
-const Line& lineOf(const StageOutput& stage, std::string_view id) {
+const Line& lineOf(const StageOutput& stage, LineId id) {
     return *std::find_if(stage.lines.begin(), stage.lines.end(), [id](const Line& l) { return l.id == id; });
 }
 
@@ -100,15 +101,15 @@ MethodOutput korthikantiMethod(const Config& c, double psi) {
             expression += fill(" + #", {output});
             formula += " + 4sbh/t·(1 + v/h) (final norm, output layer, fp32 logits)";
         }
-        for (const char* id : {"parameters", "gradients", "optimizer"})
+        for (const LineId id : {LineId::parameters, LineId::gradients, LineId::optimizer})
             stage.lines.push_back(filledIn(lineOf(membudgetStage, id), "Korthikanti et al. (activations only)"));
-        stage.lines.push_back({"activations", "Activations", formula, expression, bytes,
+        stage.lines.push_back({LineId::activations, "Activations", formula, expression, bytes,
                                "Korthikanti et al. 2022 Table 2 (GPT layer: 4h FFN, multi-head attention, dropout, eager "
                                "attention): " +
                                    n(perLayer) + " B per layer × " + n(copies) + " layer-copies on stage " + n(i) +
                                    "; §4.2 in-flight micro-batches" + std::string(c.vpp > 1 ? " and interleaving" : "") +
                                    ", §4.3 embedding and output terms",
-                               "korthikanti"});
+                               Method::korthikanti});
         out.stages.push_back(std::move(stage));
     }
     if (c.gatedFfn || c.kvHeads != c.heads || c.attention == Attention::flash || !c.dropout)
@@ -204,24 +205,24 @@ MethodOutput megatronMethod(const Config& c, double psi) {
     stage.index = 0;
     stage.layers = c.layers / c.pp;
     stage.inFlightMicrobatches = inFlightMicrobatches(c, 0);
-    stage.lines.push_back({"parameters", "Parameters", "2 × P_shard", fill("2 × #", {params}), 2 * params,
+    stage.lines.push_back({LineId::parameters, "Parameters", "2 × P_shard", fill("2 × #", {params}), 2 * params,
                            "BF16 weights of " + shard +
                                " parameters on the most loaded shard (stage 0: L/PP layers and the embedding; norms not "
                                "split by TP; no biases or position embeddings counted)",
-                           "megatron"});
-    stage.lines.push_back({"gradients", "Gradients", "4 × P_shard", fill("4 × #", {params}), 4 * params,
+                           Method::megatron});
+    stage.lines.push_back({LineId::gradients, "Gradients", "4 × P_shard", fill("4 × #", {params}), 4 * params,
                            "FP32 main gradients: Megatron-LM counts 18 (or 6 + 12/DP) bytes per parameter, 4 of them for gradients",
-                           "megatron"});
+                           Method::megatron});
     stage.lines.push_back(
-        {"optimizer", "Optimizer",
+        {LineId::optimizer, "Optimizer",
          std::string(c.zero >= 1 ? "(12 / DP) × P_shard" : "12 × P_shard") + (expertBytes > 0 ? " + (12 / EDP) × P_experts" : ""),
          optimizerText,
          (weights.bytesPerParam - 6) * (params - weights.expertParams) + (weights.expertBytesPerParam - 6) * weights.expertParams,
          c.zero >= 1 ? "FP32 params + Adam m, v sharded by the distributed optimizer over DP (6 + 12/DP bytes per parameter in all)"
                      : "FP32 params + Adam m, v, not sharded (18 bytes per parameter in all)",
-         "megatron"});
+         Method::megatron});
     stage.lines.push_back(
-        {"activations", "Activations",
+        {LineId::activations, "Activations",
          withSp ? "[sbh(18 + 4f/h)·L + 8sbp + sbhp]·φ (+ 4sbh(1 + V/h) if PP = 1) / TP"
                 : "1.05 × ([sbh(10 + 24/t)·L + 8sbp + sbhp]·φ (+ 2(sbV/t + sbh) if PP = 1))",
          activationText, activations,
@@ -231,7 +232,7 @@ MethodOutput megatronMethod(const Config& c, double psi) {
                   : "compute_activation_memory_without_sp (its formula for every case but SP + selective, whatever the recompute mode)") +
              "; ignores GQA, SwiGLU's third tensor and FlashAttention; s is the full --seq-length; φ = " +
              (c.vpp > 1 ? "1 + (PP − 1)/(PP·v)" : "min(1, m / PP)"),
-         "megatron"});
+         Method::megatron});
     out.stages.push_back(std::move(stage));
     out.warnings.push_back(
         {"method", "Megatron-LM estimates the most loaded shard only (the first stage); its report prints MiB as \"MB\""});
@@ -259,13 +260,14 @@ MethodOutput zeroMethod(const Config& c, double psi) {
         stage.layers = membudgetStage.layers;
         stage.inFlightMicrobatches = membudgetStage.inFlightMicrobatches;
         const std::string note = std::string("ZeRO paper §5, ") + names[stageNumber] + ", K = 12, Ψ = parameters per model-parallel shard";
-        stage.lines.push_back({"parameters", "Parameters", stageNumber >= 3 ? "2Ψ / N_d" : "2Ψ",
-                               stageNumber >= 3 ? "2 × " + psiText + " / " + nd : "2 × " + psiText, states.parameters, note, "zero"});
-        stage.lines.push_back({"gradients", "Gradients", stageNumber >= 2 ? "2Ψ / N_d" : "2Ψ",
-                               stageNumber >= 2 ? "2 × " + psiText + " / " + nd : "2 × " + psiText, states.gradients, note, "zero"});
-        stage.lines.push_back({"optimizer", "Optimizer", stageNumber >= 1 ? "KΨ / N_d" : "KΨ",
-                               stageNumber >= 1 ? "12 × " + psiText + " / " + nd : "12 × " + psiText, states.optimizer, note, "zero"});
-        stage.lines.push_back(filledIn(lineOf(membudgetStage, "activations"), "the ZeRO paper (model states only)"));
+        stage.lines.push_back({LineId::parameters, "Parameters", stageNumber >= 3 ? "2Ψ / N_d" : "2Ψ",
+                               stageNumber >= 3 ? "2 × " + psiText + " / " + nd : "2 × " + psiText, states.parameters, note, Method::zero});
+        stage.lines.push_back({LineId::gradients, "Gradients", stageNumber >= 2 ? "2Ψ / N_d" : "2Ψ",
+                               stageNumber >= 2 ? "2 × " + psiText + " / " + nd : "2 × " + psiText, states.gradients, note, Method::zero});
+        stage.lines.push_back({LineId::optimizer, "Optimizer", stageNumber >= 1 ? "KΨ / N_d" : "KΨ",
+                               stageNumber >= 1 ? "12 × " + psiText + " / " + nd : "12 × " + psiText, states.optimizer, note,
+                               Method::zero});
+        stage.lines.push_back(filledIn(lineOf(membudgetStage, LineId::activations), "the ZeRO paper (model states only)"));
         out.stages.push_back(std::move(stage));
     }
     return out;
@@ -307,12 +309,12 @@ MethodOutput deepspeedMethod(const Config& c, double psi) {
         } else {
             cpu = offloadOptimizer ? fill("# × max(4 × #, 16) × 1.5", {P, G}) : fill("# × 4 × # × 1.5", {P, gpusPerNode});
         }
-        out.cpuLines.push_back({"cpu_model_states", "Model states (DeepSpeed)",
+        out.cpuLines.push_back({LineId::cpuModelStates, "Model states (DeepSpeed)",
                                 zero3 ? "estimate_zero3 CPU column" : "estimate_zero2 CPU column", "⌊" + cpu + "⌋",
                                 estimate.cpuBytesPerNode,
                                 "DeepSpeed's CPU memory per node for " + n(gpusPerNode) + " GPUs per node and " + n(nodes) +
                                     " nodes, additional_buffer_factor 1.5 (it prints bytes / 2^30 as \"GB\")",
-                                "deepspeed"});
+                                Method::deepspeed});
     }
     // Split DeepSpeed's one GPU figure into lines whose sum is exactly that figure, each with its expression.
     double parameters = 0, gradients = 0, optimizer = 0;
@@ -369,14 +371,14 @@ MethodOutput deepspeedMethod(const Config& c, double psi) {
         stage.layers = membudgetStage.layers;
         stage.inFlightMicrobatches = membudgetStage.inFlightMicrobatches;
         const std::string note = "DeepSpeed " + estimator + ": GPU bytes " + formula + " (" + values + "), split into lines";
-        stage.lines.push_back(
-            {"parameters", "Parameters", parametersFormula, parametersText, parameters, note + "; fp16 parameters", "deepspeed"});
-        stage.lines.push_back(
-            {"gradients", "Gradients", gradientsFormula, gradientsText, gradients, note + "; fp16 and fp32 gradients", "deepspeed"});
-        stage.lines.push_back({"optimizer", "Optimizer", optimizerFormula, optimizerText, optimizer,
+        stage.lines.push_back({LineId::parameters, "Parameters", parametersFormula, parametersText, parameters, note + "; fp16 parameters",
+                               Method::deepspeed});
+        stage.lines.push_back({LineId::gradients, "Gradients", gradientsFormula, gradientsText, gradients,
+                               note + "; fp16 and fp32 gradients", Method::deepspeed});
+        stage.lines.push_back({LineId::optimizer, "Optimizer", optimizerFormula, optimizerText, optimizer,
                                offloadOptimizer ? note + "; optimizer states in CPU memory" : note + "; fp32 params and Adam states",
-                               "deepspeed"});
-        stage.lines.push_back(filledIn(lineOf(membudgetStage, "activations"), "DeepSpeed's estimator (model states only)"));
+                               Method::deepspeed});
+        stage.lines.push_back(filledIn(lineOf(membudgetStage, LineId::activations), "DeepSpeed's estimator (model states only)"));
         out.stages.push_back(std::move(stage));
     }
     if (c.zero < 2)

@@ -194,13 +194,14 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
         const std::string inFlight = n(copies) + " layer-copies (" + n(stage.layers) + " layers, " + n(microbatches) + " micro-batch" +
                                      (microbatches == 1 ? "" : "es") + " in flight) on stage " + n(i) + " of " + n(stages);
 
+        stage.lines.push_back({LineId::parameters, "Parameters", parameters.formula(), parameters.wholeBytes(), sn.parameters,
+                               parameterNote, Method::membudget});
         stage.lines.push_back(
-            {"parameters", "Parameters", parameters.formula(), parameters.wholeBytes(), sn.parameters, parameterNote, "membudget"});
-        stage.lines.push_back(
-            {"gradients", "Gradients", gradients.formula(), gradients.wholeBytes(), sn.gradients, gradientNote, "membudget"});
-        Line optimizerLine{"optimizer", "Optimizer", optimizer.formula(), optimizer.text(), sn.optimizerAtPeak, optimizerNote, "membudget"};
+            {LineId::gradients, "Gradients", gradients.formula(), gradients.wholeBytes(), sn.gradients, gradientNote, Method::membudget});
+        Line optimizerLine{LineId::optimizer,  "Optimizer",   optimizer.formula(), optimizer.text(),
+                           sn.optimizerAtPeak, optimizerNote, Method::membudget};
         Line activationLine{
-            "activations",
+            LineId::activations,
             "Activations",
             "Σ saved tensors of a layer × layer-copies in flight + stage extras",
             stepPeaks ? "0" : describe.expression(),
@@ -210,7 +211,7 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
                                                              : "No recomputation") +
                 "; " + (x.flash ? "FlashAttention (no s × s scores)" : "eager attention (s × s probabilities kept)") + "; " + inFlight +
                 "; see the tensor sub-ledger",
-            "membudget"};
+            Method::membudget};
         if (stepPeaks) {
             optimizerLine.note += "; at its peak, the optimizer step, plus an FP32 copy of the BF16 gradient shard";
             activationLine.formula = "0 (freed before the optimizer step)";
@@ -227,17 +228,17 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
         // GPU's shard as large as the largest stage's. ZeRO-Offload (Ren et al. 2021 §4) keeps, per GPU's shard,
         // the optimizer states, the FP32 master weights and the FP32 gradients the CPU step reads;
         // ZeRO-Infinity / FSDP offload adds the parameters.
-        auto cpuLine = [&](std::string id, std::string label, std::string rateName, double rate, std::string note) {
+        auto cpuLine = [&](LineId id, std::string label, std::string rateName, double rate, std::string note) {
             const double raw = c.gpusPerNode * cpuShardParams * rate;
-            out.cpuLines.push_back({std::move(id), std::move(label), "GPUs per node × P_shard × " + rateName,
+            out.cpuLines.push_back({id, std::move(label), "GPUs per node × P_shard × " + rateName,
                                     wholeBytes(fill("# × # × #", {c.gpusPerNode, cpuShardParams, rate}), raw), std::ceil(raw),
-                                    std::move(note), "membudget"});
+                                    std::move(note), Method::membudget});
         };
-        cpuLine("cpu_optimizer", "Optimizer states", "states", rates.statesHidden, rates.describe);
-        cpuLine("cpu_master", "FP32 master weights", "4", rates.master, "the weights the CPU optimizer updates");
-        cpuLine("cpu_gradients", "FP32 gradients", "4", 4, "gradients copied to the CPU for its optimizer step (ZeRO-Offload)");
+        cpuLine(LineId::cpuOptimizer, "Optimizer states", "states", rates.statesHidden, rates.describe);
+        cpuLine(LineId::cpuMaster, "FP32 master weights", "4", rates.master, "the weights the CPU optimizer updates");
+        cpuLine(LineId::cpuGradients, "FP32 gradients", "4", 4, "gradients copied to the CPU for its optimizer step (ZeRO-Offload)");
         if (offloadParameters)
-            cpuLine("cpu_parameters", "Parameters", "weight bytes", rates.weight,
+            cpuLine(LineId::cpuParameters, "Parameters", "weight bytes", rates.weight,
                     "parameters offloaded with ZeRO-3 (ZeRO-Infinity, FSDP CPU offload)");
         for (const auto& line : out.cpuLines) out.cpuBytesPerNode += line.bytes;
     }

@@ -10,6 +10,16 @@
 
 #include "membudget/config.hpp"
 
+namespace membudget {
+
+// A choice compared with or written into a test's JSON must be its id (toString): nlohmann/json would
+// otherwise take the enumerator's number, and a comparison with the fixture's id would fail silently.
+template <class E>
+requires requires { ChoiceNames<E>::names; }
+void to_json(nlohmann::json& out, E value) = delete;
+
+}  // namespace membudget
+
 namespace membudget::test {
 
 const nlohmann::json& fixture(const std::string& name);  // tests/fixtures/<name>.json, parsed once

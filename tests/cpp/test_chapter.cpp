@@ -14,7 +14,7 @@ namespace {
 
 const Line& lineOf(const Result& result, const std::string& id) {
     for (const auto& line : result.lines)
-        if (line.id == id) return line;
+        if (toString(line.id) == id) return line;
     FAIL("no ledger line " << id);
     throw;  // unreachable: FAIL throws
 }

@@ -34,7 +34,7 @@ void checkLines(const Config& c, const std::vector<Line>& lines, Tally& tally) {
         const double want = line.bytes, got = *evaluated.value;
         CHECK(std::fabs(got - want) <= 1e-3 * std::fabs(want) + 1e-9);
         // Only the published sources may compute fractions of a byte; membudget's lines are whole bytes.
-        if (line.origin == "membudget" || c.method == Method::membudget) CHECK(std::floor(want) == want);
+        if (line.origin == membudget::Method::membudget || c.method == Method::membudget) CHECK(std::floor(want) == want);
         ++tally.lines;
     }
 }

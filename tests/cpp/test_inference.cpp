@@ -12,7 +12,7 @@ namespace {
 
 double line(const Result& r, const std::string& id) {
     for (const auto& l : r.lines)
-        if (l.id == id) return l.bytes;
+        if (toString(l.id) == id) return l.bytes;
     FAIL("no line " << id);
     return 0;
 }

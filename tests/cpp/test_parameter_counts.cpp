@@ -17,13 +17,13 @@ namespace {
 
 double lineBytes(const Result& r, const std::string& id) {
     for (const auto& l : r.lines)
-        if (l.id == id) return l.bytes;
+        if (toString(l.id) == id) return l.bytes;
     return -1;
 }
 
 double stageLine(const Result& r, const Stage& stage, const std::string& id) {
     for (size_t i = 0; i < r.lines.size(); ++i)
-        if (r.lines[i].id == id) return stage.lineBytes[i];
+        if (toString(r.lines[i].id) == id) return stage.lineBytes[i];
     return -1;
 }
 

@@ -22,7 +22,7 @@ namespace {
 
 double lineBytes(const Result& r, const std::string& id) {
     for (const auto& l : r.lines)
-        if (l.id == id) return l.bytes;
+        if (toString(l.id) == id) return l.bytes;
     return -1;
 }
 

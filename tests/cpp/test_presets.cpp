@@ -56,7 +56,7 @@ TEST_CASE("the shared-expert gate and the MTP layer are counted where they sit",
     REQUIRE(without.ok());
     auto stageBytes = [](const Result& r, size_t stage, const std::string& id) {
         for (size_t k = 0; k < r.lines.size(); ++k)
-            if (r.lines[k].id == id) return r.stages.at(stage).lineBytes.at(k);
+            if (toString(r.lines[k].id) == id) return r.stages.at(stage).lineBytes.at(k);
         return -1.0;
     };
     for (size_t i = 0; i + 1 < with.stages.size(); ++i) CHECK(stageBytes(with, i, "parameters") == stageBytes(without, i, "parameters"));

@@ -66,7 +66,7 @@ void checkNoLineGrows(const Config& before, const Config& after, const char* wha
 
 double activationBytes(const Config& c) {
     for (const auto& line : evaluate(c).lines)
-        if (line.id == "activations") return line.bytes;
+        if (toString(line.id) == "activations") return line.bytes;
     return -1;
 }
 

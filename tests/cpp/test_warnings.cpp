@@ -39,8 +39,8 @@ TEST_CASE("the ZeRO warning: nothing sharded only when DP × CP is 1", "[warning
     Config unsharded = c;
     unsharded.zero = 0;
     double sharded = 0, whole = 0;
-    for (const auto& l : r.lines) sharded += l.id == "optimizer" ? l.bytes : 0;
-    for (const auto& l : evaluate(unsharded).lines) whole += l.id == "optimizer" ? l.bytes : 0;
+    for (const auto& l : r.lines) sharded += toString(l.id) == "optimizer" ? l.bytes : 0;
+    for (const auto& l : evaluate(unsharded).lines) whole += toString(l.id) == "optimizer" ? l.bytes : 0;
     CHECK(sharded == Approx(whole / 8).epsilon(1e-6));
     c.cp = 1;
     CHECK(warns(evaluate(c), "zero", "nothing is sharded"));
@@ -109,7 +109,7 @@ TEST_CASE("the optimizer note names the ZeRO stage it shards by", "[warnings]") 
     for (double zero : {1, 2, 3}) {
         c.zero = zero;
         const Result r = evaluate(c);
-        const auto optimizer = std::find_if(r.lines.begin(), r.lines.end(), [](const Line& l) { return l.id == "optimizer"; });
+        const auto optimizer = std::find_if(r.lines.begin(), r.lines.end(), [](const Line& l) { return toString(l.id) == "optimizer"; });
         REQUIRE(optimizer != r.lines.end());
         INFO(optimizer->note);
         CHECK(optimizer->note.find(zero == 1 ? "ZeRO-1" : "ZeRO-" + std::to_string(static_cast<int>(zero))) != std::string::npos);

@@ -52,7 +52,7 @@ inline void checkEvaluation(const Config& config, const Result& result) {
     double sumBytes = 0;
     for (const auto& line : result.lines) {
         check(finiteNonNegative(line.bytes), "a line's bytes are negative or not finite",
-              query + "\n" + line.id + " = " + std::to_string(line.bytes));
+              query + "\n" + std::string(toString(line.id)) + " = " + std::to_string(line.bytes));
         sumBytes += line.bytes;
     }
     check(finiteNonNegative(result.totalBytes), "the total is negative or not finite", query + "\n" + std::to_string(result.totalBytes));
@@ -77,7 +77,7 @@ inline void checkEvaluation(const Config& config, const Result& result) {
               query + "\n" + std::string(toString(phase.name)));
     check(finiteNonNegative(result.cpuBytesPerNode), "CPU bytes per node negative or not finite", query);
     for (const auto& line : result.cpuLines)
-        check(finiteNonNegative(line.bytes), "a CPU line is negative or not finite", query + "\n" + line.id);
+        check(finiteNonNegative(line.bytes), "a CPU line is negative or not finite", query + "\n" + std::string(toString(line.id)));
     check(finiteNonNegative(result.maxSequences) && finiteNonNegative(result.maxContextTokens),
           "an inference capacity answer is negative or not finite", query);
     checkProblemsNameFields(result.warnings, "a warning naming an unknown field");

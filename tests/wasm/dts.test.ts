@@ -55,6 +55,32 @@ function registered(): { functions: string[]; planner: string[]; objects: Map<st
 
 const sorted = (names: Iterable<string>) => [...names].sort();
 
+/** `ChoiceNames<E>` lists in engine/include/membudget/choices.hpp: each enum's ids, in order. */
+function engineChoices(): Map<string, string[]> {
+  const text = readFileSync(resolve(ROOT, 'engine/include/membudget/choices.hpp'), 'utf8');
+  const out = new Map<string, string[]>();
+  for (const m of text.matchAll(/struct ChoiceNames<(\w+)> \{\s*static constexpr std::array<std::string_view, \d+> names\{([^}]*)\}/g))
+    out.set(
+      m[1]!,
+      [...m[2]!.matchAll(/"([^"]*)"/g)].map((id) => id[1]!),
+    );
+  return out;
+}
+
+/** The string-literal unions the .d.ts declares (`export type X = 'a' | 'b'`). */
+function declaredUnions(): Map<string, string[]> {
+  const source = ts.createSourceFile(DTS, readFileSync(DTS, 'utf8'), ts.ScriptTarget.ES2022, true);
+  const out = new Map<string, string[]>();
+  source.forEachChild((node) => {
+    if (ts.isTypeAliasDeclaration(node) && ts.isUnionTypeNode(node.type))
+      out.set(
+        node.name.text,
+        node.type.types.map((t) => (ts.isLiteralTypeNode(t) && ts.isStringLiteral(t.literal) ? t.literal.text : '?')),
+      );
+  });
+  return out;
+}
+
 describe('membudget.d.ts', () => {
   it('declares exactly the functions bindings.cpp registers, and each is a function of the module', () => {
     const declared = declaredInterfaces().get('MembudgetModule') ?? [];
@@ -84,6 +110,26 @@ describe('membudget.d.ts', () => {
     for (const [name, fields] of registered().objects) {
       expect(declared.has(name), name).toBe(true);
       expect(sorted(declared.get(name) ?? []), name).toEqual(sorted(fields));
+    }
+  });
+
+  it('declares each of the engine’s choices as the union of its ids, and types every choice field with it', () => {
+    const engine = engineChoices();
+    expect(engine.size).toBeGreaterThan(10);
+    expect(declaredUnions()).toEqual(engine);
+    // Each choice field of the table that is an enum has its union, with the field's choices.
+    const source = ts.createSourceFile(DTS, readFileSync(DTS, 'utf8'), ts.ScriptTarget.ES2022, true);
+    const configTypes = new Map<string, string>();
+    source.forEachChild((node) => {
+      if (ts.isInterfaceDeclaration(node) && node.name.text === 'Config')
+        for (const m of node.members)
+          if (ts.isPropertySignature(m) && m.type && ts.isIdentifier(m.name)) configTypes.set(m.name.text, m.type.getText(source));
+    });
+    const enumFields = module.fields().filter((f) => f.kind === 'choice' && f.key !== 'model' && f.key !== 'gpu');
+    expect(enumFields.length).toBe(11);
+    for (const field of enumFields) {
+      const union = engine.get(configTypes.get(field.key) ?? '');
+      expect(union, field.key).toEqual(field.choices);
     }
   });
 

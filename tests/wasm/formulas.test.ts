@@ -3,7 +3,7 @@
 // configurations; membudget's own lines are whole bytes.
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadEngine, type Config, type Engine } from '../../web/src/engine';
+import { loadEngine, type Config, type Engine, type Method } from '../../web/src/engine';
 import { evaluateExpression, evaluatesTo } from '../support/expression';
 import { WASM } from '../support/paths';
 
@@ -45,10 +45,10 @@ describe('substituted formulas', () => {
   });
 
   it('evaluate to their values: presets × methods × modes × layouts', () => {
-    const methods = engine.fields.find((f) => f.key === 'method')!.choices;
+    const methods = engine.fields.find((f) => f.key === 'method')!.choices as Method[];
     let lines = 0;
     for (const preset of engine.modelPresets)
-      for (const mode of ['training', 'inference'])
+      for (const mode of ['training', 'inference'] as const)
         for (const method of methods)
           for (const [tp, pp, dp, zero] of [
             [1, 1, 1, 0],

@@ -72,7 +72,7 @@ describe('every parameter is somewhere', () => {
           const config = {
             ...engine.decodeQuery(`model=${preset.id}`).config,
             mode,
-            method: 'membudget',
+            method: 'membudget' as const,
             params: 0,
             tp,
             pp,

@@ -3,11 +3,14 @@
 import createMembudget from './wasm/membudget.js';
 import type {
   Advice,
+  Checkpointing,
   Config,
   Field,
   GpuPreset,
   HfValue,
   Line,
+  LineId,
+  Method,
   MembudgetModule,
   MethodColumn,
   ModelPreset,
@@ -18,14 +21,30 @@ import type {
   Result,
   Stage,
   Tensor,
+  Verdict,
 } from './wasm/membudget.js';
 import type { PlannerModule } from './wasm/membudget-planner.js';
 import wasmUrl from './wasm/membudget.wasm?url';
 import plannerWasmUrl from './wasm/membudget-planner.wasm?url';
 
-export type { Advice, Config, Field, GpuPreset, Line, MethodColumn, ModelPreset, Phase, Problem, Result, Stage, Tensor };
-
-export type Verdict = 'fits' | 'tight' | 'does_not_fit';
+export type {
+  Advice,
+  Checkpointing,
+  Config,
+  Field,
+  GpuPreset,
+  Line,
+  LineId,
+  Method,
+  MethodColumn,
+  ModelPreset,
+  Phase,
+  Problem,
+  Result,
+  Stage,
+  Tensor,
+  Verdict,
+};
 
 /** A search over parallel layouts (the CLI's `plan`); the base's parallel fields are what it sets. */
 export interface PlanRequest {
@@ -56,13 +75,13 @@ export interface PlanRow {
   mb: number;
   microbatches: number;
   sp: boolean;
-  ckpt: string;
+  ckpt: Checkpointing;
   firstStageLayers: number;
   lastStageLayers: number;
   peakBytes: number;
   headroomBytes: number;
   peakStage: number;
-  verdict: string;
+  verdict: Verdict;
   recomputeOverhead: number;
   bubble: number;
   tpCrossesNode: boolean;

@@ -329,7 +329,7 @@ export class MeasuredView {
   }
 
   #showUnpredicted(): void {
-    const ids = new Set(this.#ledger?.lines.map((l) => l.id) ?? []);
+    const ids = new Set<string>(this.#ledger?.lines.map((l) => l.id) ?? []);
     const extra = [...this.#entries.keys()].filter((id) => id !== TOTAL && !ids.has(id));
     this.#notPredicted.textContent = extra.length > 0 ? `Measured, not a line of this checklist: ${extra.join(', ')}` : '';
   }

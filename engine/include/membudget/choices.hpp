@@ -25,6 +25,22 @@ enum class KvDtype : std::uint8_t { bf16, fp16, fp8 };
 enum class Method : std::uint8_t { membudget, chapter, korthikanti, megatron, zero, deepspeed };
 enum class Verdict : std::uint8_t { fits, tight, doesNotFit };
 enum class StepPhase : std::uint8_t { forwardBackward, optimizerStep };
+// A line of the checklist (training and inference), and of the host-memory ledger of ZeRO-Offload.
+enum class LineId : std::uint8_t {
+    parameters,
+    gradients,
+    optimizer,
+    activations,
+    kvCache,
+    cudaGraphs,
+    buffers,
+    cudaContext,
+    cpuOptimizer,
+    cpuMaster,
+    cpuGradients,
+    cpuParameters,
+    cpuModelStates
+};
 
 template <class E>
 struct ChoiceNames;  // names[i] is the id of the enumerator whose value is i
@@ -80,6 +96,13 @@ struct ChoiceNames<Verdict> {
 template <>
 struct ChoiceNames<StepPhase> {
     static constexpr std::array<std::string_view, 2> names{"forward/backward", "optimizer step"};
+};
+
+template <>
+struct ChoiceNames<LineId> {
+    static constexpr std::array<std::string_view, 13> names{
+        "parameters",   "gradients",     "optimizer",  "activations",   "kv_cache",       "cuda_graphs",     "buffers",
+        "cuda_context", "cpu_optimizer", "cpu_master", "cpu_gradients", "cpu_parameters", "cpu_model_states"};
 };
 
 // The id of a choice; "" for a value outside its enumerators (a Config set directly from JavaScript with an

@@ -11,7 +11,7 @@
 namespace membudget {
 
 struct Line {
-    std::string id;  // parameters, gradients, optimizer, activations, buffers, cuda_context
+    LineId id = LineId::parameters;
     std::string label;
     std::string formula;      // symbolic, as the source writes it
     std::string substituted;  // the same with this configuration's numbers
@@ -19,8 +19,8 @@ struct Line {
     std::string note;
     // The method whose formula gave this value. A source that does not model a line (the ZeRO paper has
     // no activations) gets membudget's estimate there, marked so; buffers and the CUDA context are the
-    // user's allowances, the same for every method ("allowance").
-    std::string origin;
+    // user's allowances, the same for every method (none; "allowance" in JSON and on the page).
+    std::optional<Method> origin;
 };
 
 // One saved tensor of the activation sub-ledger (membudget's method): per copy, and how many copies
@@ -90,7 +90,7 @@ struct MethodColumn {
 std::vector<MethodColumn> compareMethods(const Config& config) noexcept;
 
 // One line on what a method's convention for a ledger line is, to explain why it differs from another.
-std::string differenceReason(Method method, std::string_view lineId);
+std::string differenceReason(Method method, LineId line);
 
 // The peak stage's lines during forward and backward, which is where a measurement (tools/measure) records
 // them: Result::lines, except in membudget's training ledger when the optimizer step is the peak, whose

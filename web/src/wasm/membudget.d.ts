@@ -2,6 +2,36 @@
 // --emit-tsd). tests/wasm/dts.test.ts checks them against the real exports. Only web/src/engine.ts
 // imports this module.
 
+// The engine's choices (engine/include/membudget/choices.hpp, whose enums have these names and ids; the d.ts
+// test checks them against it).
+export type Norm = 'rmsnorm' | 'layernorm';
+export type Checkpointing = 'none' | 'selective' | 'full';
+export type ActFormula = 'table' | 'worked';
+export type Attention = 'flash' | 'eager';
+export type Optimizer = 'adamw' | 'adamw_8bit' | 'adafactor' | 'sgd' | 'muon';
+export type Precision = 'bf16' | 'fp16' | 'fp8' | 'fp32';
+export type Offload = 'none' | 'optimizer' | 'all';
+export type Mode = 'training' | 'inference';
+export type WeightDtype = 'bf16' | 'fp16' | 'fp8' | 'int8' | 'int4';
+export type KvDtype = 'bf16' | 'fp16' | 'fp8';
+export type Method = 'membudget' | 'chapter' | 'korthikanti' | 'megatron' | 'zero' | 'deepspeed';
+export type Verdict = 'fits' | 'tight' | 'does_not_fit';
+export type StepPhase = 'forward/backward' | 'optimizer step';
+export type LineId =
+  | 'parameters'
+  | 'gradients'
+  | 'optimizer'
+  | 'activations'
+  | 'kv_cache'
+  | 'cuda_graphs'
+  | 'buffers'
+  | 'cuda_context'
+  | 'cpu_optimizer'
+  | 'cpu_master'
+  | 'cpu_gradients'
+  | 'cpu_parameters'
+  | 'cpu_model_states';
+
 /** One configuration: the engine's field table, with the same snake_case keys as JSON, CLI and URL. */
 export interface Config {
   model: string;
@@ -16,7 +46,7 @@ export interface Config {
   vocab: number;
   gated_ffn: boolean;
   tied_embeddings: boolean;
-  norm: string;
+  norm: Norm;
   bias: boolean;
   qkv_bias: boolean;
   pos_emb: number;
@@ -40,17 +70,17 @@ export interface Config {
   vpp: number;
   first_stage_layers: number;
   last_stage_layers: number;
-  attention: string;
+  attention: Attention;
   dropout: boolean;
-  optimizer: string;
-  precision: string;
+  optimizer: Optimizer;
+  precision: Precision;
   master_weights: boolean;
   gpus_per_node: number;
-  offload: string;
+  offload: Offload;
   zero_init: boolean;
-  mode: string;
-  weight_dtype: string;
-  kv_dtype: string;
+  mode: Mode;
+  weight_dtype: WeightDtype;
+  kv_dtype: KvDtype;
   quant_group: number;
   kv_block: number;
   workspace_tokens: number;
@@ -64,16 +94,16 @@ export interface Config {
   gpus: number;
   mb: number;
   seq: number;
-  ckpt: string;
+  ckpt: Checkpointing;
   microbatches: number;
   static_bytes: number;
-  act_formula: string;
+  act_formula: ActFormula;
   gpu: string;
   gpu_gb: number;
   buffers_gb: number;
   context_gb: number;
   headroom: number;
-  method: string;
+  method: Method;
 }
 
 export interface Problem {
@@ -83,14 +113,14 @@ export interface Problem {
 }
 
 export interface Line {
-  id: string;
+  id: LineId;
   label: string;
   formula: string;
   substituted: string;
   bytes: number;
   note: string;
   /** The method whose formula gave the value; "membudget" where a source has none; "allowance". */
-  origin: string;
+  origin: Method | 'allowance';
 }
 
 /** One saved activation tensor of the membudget method's sub-ledger. */
@@ -105,7 +135,7 @@ export interface Tensor {
 }
 
 export interface Phase {
-  name: string;
+  name: StepPhase;
   totalBytes: number;
 }
 
@@ -123,28 +153,29 @@ export interface Stage {
 }
 
 export interface MethodColumn {
-  method: string;
+  method: Method;
   result: Result;
   /** The bytes the source itself computes (lines whose origin is the method). */
   sourceBytes: number;
 }
 
 export interface Result {
-  method: string;
+  method: Method;
   lines: Line[];
   parameterCount: number;
   totalBytes: number;
   capacityBytes: number;
   usableBytes: number;
-  /** "fits" | "tight" | "does_not_fit", or "" when errors is not empty. */
-  verdict: string;
+  /** "" when errors is not empty. */
+  verdict: Verdict | '';
   warnings: Problem[];
   errors: Problem[];
   stages: Stage[];
   peakStage: number;
   tensors: Tensor[];
   phases: Phase[];
-  peakPhase: string;
+  /** "" where the step has one phase (every method but membudget's training ledger). */
+  peakPhase: StepPhase | '';
   cpuBytesPerNode: number;
   /** Inference: the most concurrent sequences of length seq that fit, and the longest context at mb sequences. */
   maxSequences: number;
@@ -251,7 +282,7 @@ export interface Advice {
   query: string;
   savedBytes: number;
   totalBytes: number;
-  verdict: string;
+  verdict: Verdict;
   cost: string;
 }
 
