@@ -253,9 +253,9 @@ val planRowColumns() {
     for (const PlanColumn& column : planColumns()) {
         val item = val::object();
         item.set("key", std::string(column.pageKey));
-        item.set("kind", std::string(column.kind == PlanColumnKind::number    ? "number"
-                                     : column.kind == PlanColumnKind::boolean ? "boolean"
-                                                                              : "choice"));
+        item.set("kind", std::string(column.kind == PlanColumnKind::boolean  ? "boolean"
+                                     : column.kind == PlanColumnKind::choice ? "choice"
+                                                                             : "number"));
         val choices = val::array();
         for (const std::string_view id : column.choices) choices.call<void>("push", std::string(id));
         item.set("choices", choices);

@@ -377,7 +377,8 @@ std::string planToJson(const PlanResult& plan, const PlanRequest& request, int i
             out[std::string(column.key)] = column.kind == PlanColumnKind::boolean ? ordered_json(value != 0)
                                            : column.kind == PlanColumnKind::choice
                                                ? ordered_json(std::string(column.choices[static_cast<std::size_t>(value)]))
-                                               : number(value);
+                                           : column.kind == PlanColumnKind::fraction ? ordered_json(value)
+                                                                                     : number(value);
         }
         out["query"] = encodeQuery(planRowConfig(request.base, row));
         rows.push_back(std::move(out));

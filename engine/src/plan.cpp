@@ -190,11 +190,12 @@ void markPareto(std::vector<PlanRow>& rows) noexcept {
             }
         }
         // Pareto first, then by peak memory; ties by the layout itself, so that a whole plan and joined slices of it
-        // list the same rows in the same order.
+        // list the same rows in the same order (checkpointing by its id: the order plans have always had).
         for (size_t i = 0; i < order.size(); ++i) order[i] = i;
         auto layout = [&rows](size_t i) {
             const PlanRow& r = rows[i];
-            return std::make_tuple(r.tp, r.pp, r.cp, r.dp, r.ep, r.zero, r.sp, r.ckpt, r.mb, r.firstStageLayers, r.lastStageLayers);
+            return std::make_tuple(r.tp, r.pp, r.cp, r.dp, r.ep, r.zero, r.sp, toString(r.ckpt), r.mb, r.firstStageLayers,
+                                   r.lastStageLayers);
         };
         std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
             if (rows[a].pareto != rows[b].pareto) return rows[a].pareto;

@@ -11,9 +11,9 @@ namespace membudget {
 namespace {
 
 template <auto Member>
-PlanColumn column(std::string_view key, std::string_view pageKey, bool setsField) {
+PlanColumn column(std::string_view key, std::string_view pageKey, bool setsField, bool fraction = false) {
     using T = std::remove_reference_t<decltype(std::declval<PlanRow&>().*Member)>;
-    PlanColumn out{key, pageKey, PlanColumnKind::number, setsField, nullptr, nullptr, {}};
+    PlanColumn out{key, pageKey, fraction ? PlanColumnKind::fraction : PlanColumnKind::number, setsField, nullptr, nullptr, {}};
     out.get = [](const PlanRow& row) { return static_cast<double>(row.*Member); };
     if constexpr (std::is_same_v<T, double>) {
         out.set = [](PlanRow& row, double value) { row.*Member = value; };
@@ -52,8 +52,8 @@ std::span<const PlanColumn> planColumns() {
         column<&PlanRow::headroomBytes>("headroom_bytes", "headroomBytes", false),
         column<&PlanRow::peakStage>("peak_stage", "peakStage", false),
         column<&PlanRow::verdict>("verdict", "verdict", false),
-        column<&PlanRow::recomputeOverhead>("recompute_overhead", "recomputeOverhead", false),
-        column<&PlanRow::bubble>("bubble", "bubble", false),
+        column<&PlanRow::recomputeOverhead>("recompute_overhead", "recomputeOverhead", false, true),
+        column<&PlanRow::bubble>("bubble", "bubble", false, true),
         column<&PlanRow::tpCrossesNode>("tp_crosses_node", "tpCrossesNode", false),
         column<&PlanRow::cpCrossesNode>("cp_crosses_node", "cpCrossesNode", false),
         column<&PlanRow::pareto>("pareto", "pareto", false),

@@ -52,7 +52,9 @@ struct PlanRow {
 
 // A plan row's columns, declared once (engine/src/plan_row.cpp): the CLI's JSON keys and order, the planner
 // module's flat Float64Array (one number per column, in this order) and the page's PlanRow keys.
-enum class PlanColumnKind : std::uint8_t { number, boolean, choice };
+// A count or byte total (integral: JSON writes it as an integer); a fraction (JSON keeps it a double, 0.0);
+// a flag; a choice (its ids in `choices`, the number its index).
+enum class PlanColumnKind : std::uint8_t { number, fraction, boolean, choice };
 struct PlanColumn {
     std::string_view key;      // the JSON's (snake_case); the Config field's key where setsField
     std::string_view pageKey;  // the page's PlanRow key (camelCase)
