@@ -143,14 +143,26 @@ void printComparison(std::ostream& out, const std::vector<MethodColumn>& columns
     for (const auto& column : columns)
         if (column.method == c.method) base = &column;
     if (!base || !base->result.ok()) return;
-    for (size_t i = 0; i < base->result.lines.size(); ++i) {
-        out << pad(base->result.lines[i].label, labelWidth);
+    // Rows by line id: the configured method's lines, then any a source alone has (membudget's workspaces).
+    auto lineOf = [](const MethodColumn& column, LineId id) -> const Line* {
+        for (const auto& line : column.result.lines)
+            if (line.id == id) return &line;
+        return nullptr;
+    };
+    std::vector<const Line*> rows;
+    for (const auto& column : columns)
+        for (const auto& line : column.result.lines)
+            if (std::none_of(rows.begin(), rows.end(), [&line](const Line* r) { return r->id == line.id; })) rows.push_back(&line);
+    std::stable_sort(rows.begin(), rows.end(), [&](const Line* a, const Line* b) { return lineOf(*base, a->id) && !lineOf(*base, b->id); });
+    for (const Line* row : rows) {
+        out << pad(row->label, labelWidth);
         for (const auto& column : columns) {
-            if (!column.result.ok() || i >= column.result.lines.size()) {
+            const Line* found = column.result.ok() ? lineOf(column, row->id) : nullptr;
+            if (!found) {
                 out << padLeft("—", width);
                 continue;
             }
-            const auto& line = column.result.lines[i];
+            const auto& line = *found;
             // A value the source does not model itself is shown in brackets.
             const std::string text = line.origin == column.method || !line.origin ? value(line.bytes) : "(" + value(line.bytes) + ")";
             out << padLeft(text, width);
@@ -171,10 +183,11 @@ void printComparison(std::ostream& out, const std::vector<MethodColumn>& columns
     out << "\nWhy they differ from " << c.method << ":\n";
     for (const auto& column : columns) {
         if (&column == base || !column.result.ok()) continue;
-        for (size_t i = 0; i < column.result.lines.size() && i < base->result.lines.size(); ++i) {
-            const auto& line = column.result.lines[i];
-            const double delta = line.bytes - base->result.lines[i].bytes;
-            if (std::fabs(delta) < 0.005 * std::max(1.0, base->result.lines[i].bytes) || !line.origin) continue;
+        for (const auto& line : column.result.lines) {
+            const Line* baseLine = lineOf(*base, line.id);
+            const double baseBytes = baseLine ? baseLine->bytes : 0;
+            const double delta = line.bytes - baseBytes;
+            if (std::fabs(delta) < 0.005 * std::max(1.0, baseBytes) || !line.origin) continue;
             out << "  " << pad(toString(column.method), 12) << pad(line.label, 13) << padLeft((delta > 0 ? "+" : "") + value(delta), 8)
                 << " " << unit.name << "  " << differenceReason(line.origin.value_or(column.method), line.id) << "\n";
         }

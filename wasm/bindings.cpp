@@ -42,12 +42,13 @@ struct WasmResult {
     double maxContextTokens = 0;
     double activeParameterCount = 0;
     val cpuLines = val::array();
+    double reservedBytes = 0;
 };
 
 struct WasmStage {
     double index = 0, layers = 0, inFlightMicrobatches = 0, totalBytes = 0;
     val lineBytes = val::array();
-    double parametersPerGpu = 0, modelParameters = 0;
+    double parametersPerGpu = 0, modelParameters = 0, reservedBytes = 0;
 };
 
 struct WasmColumn {
@@ -94,7 +95,7 @@ WasmResult toWasm(const Result& r) {
     val stages = val::array();
     for (const auto& s : r.stages)
         stages.call<void>("push", val(WasmStage{s.index, s.layers, s.inFlightMicrobatches, s.totalBytes, toArray(s.lineBytes),
-                                                s.parametersPerGpu, s.modelParameters}));
+                                                s.parametersPerGpu, s.modelParameters, s.reservedBytes}));
     return {std::string(toString(r.method)),
             toArray(r.lines),
             r.parameterCount,
@@ -113,7 +114,8 @@ WasmResult toWasm(const Result& r) {
             r.maxSequences,
             r.maxContextTokens,
             r.activeParameterCount,
-            toArray(r.cpuLines)};
+            toArray(r.cpuLines),
+            r.reservedBytes};
 }
 
 WasmResult evaluateConfig(const Config& config) { return toWasm(evaluate(config)); }
@@ -388,7 +390,8 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("totalBytes", &WasmStage::totalBytes)
         .field("lineBytes", &WasmStage::lineBytes)
         .field("parametersPerGpu", &WasmStage::parametersPerGpu)
-        .field("modelParameters", &WasmStage::modelParameters);
+        .field("modelParameters", &WasmStage::modelParameters)
+        .field("reservedBytes", &WasmStage::reservedBytes);
 
     value_object<WasmResult>("Result")
         .field("method", &WasmResult::method)
@@ -409,7 +412,8 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("maxSequences", &WasmResult::maxSequences)
         .field("maxContextTokens", &WasmResult::maxContextTokens)
         .field("activeParameterCount", &WasmResult::activeParameterCount)
-        .field("cpuLines", &WasmResult::cpuLines);
+        .field("cpuLines", &WasmResult::cpuLines)
+        .field("reservedBytes", &WasmResult::reservedBytes);
 
     value_object<WasmColumn>("MethodColumn")
         .field("method", &WasmColumn::method)

@@ -270,6 +270,44 @@ std::vector<Problem> validate(const Config& config) {
             errors.push_back({"microbatches", "microbatches must be a multiple of pp (" + n(config.pp) +
                                                   ") with interleaving (vpp > 1); got " + n(config.microbatches)});
     }
+    // Framework behaviours, each where the framework has it (docs/frameworks.md).
+    const std::string frameworkName(toString(config.framework));
+    const bool fsdpFramework = config.framework == Framework::torchtitan || config.framework == Framework::torchtune;
+    if (fsdpFramework && config.zero != 0 && config.zero != 3)
+        errors.push_back(
+            {"zero", "zero must be 0 (replicated) or 3 (FSDP2's fully_shard) with framework " + frameworkName + "; got " + n(config.zero)});
+    if (config.ckpt == Checkpointing::op) {
+        if (config.framework != Framework::torchtitan)
+            errors.push_back({"ckpt", "ckpt = op is torchtitan's op-level selective checkpointing: it needs framework torchtitan; got " +
+                                          frameworkName});
+        else if (config.experts != 0 || config.mtpLayers != 0 || config.bias || config.attention != Attention::flash)
+            errors.push_back({"ckpt",
+                              "ckpt = op is modelled for dense models without biases or MTP layers, with flash attention "
+                              "(torchtitan's Llama); use full or none here"});
+    }
+    if (config.ckptEvery > 1 && config.ckpt != Checkpointing::full)
+        errors.push_back({"ckpt_every",
+                          "ckpt_every (every Nth layer checkpointed) needs ckpt = full; got ckpt = " + std::string(toString(config.ckpt))});
+    if (config.recomputeLayers > 0 && config.ckpt != Checkpointing::full)
+        errors.push_back({"recompute_layers", "recompute_layers (Megatron-LM's block recomputation) needs ckpt = full; got ckpt = " +
+                                                  std::string(toString(config.ckpt))});
+    if (config.recomputeLayers > 0 && config.ckptEvery > 1)
+        errors.push_back({"recompute_layers",
+                          "give recompute_layers (the first N layers of each stage) or ckpt_every (every Nth "
+                          "layer), not both"});
+    if (config.optimizerInBackward && config.mode == Mode::training && (config.microbatches != 1 || config.pp != 1))
+        errors.push_back({"optimizer_in_backward",
+                          "optimizer_in_backward applies each gradient as soon as it is computed, so it needs one micro-batch per "
+                          "step and no pipeline (microbatches = 1, pp = 1); got microbatches = " +
+                              n(config.microbatches) + ", pp = " + n(config.pp)});
+    if (config.activationOffload && (config.framework != Framework::torchtune || config.ckpt != Checkpointing::full))
+        errors.push_back({"activation_offload",
+                          "activation_offload is torchtune's offloading of the checkpointed layers' inputs: it "
+                          "needs framework torchtune and ckpt = full"});
+    if (config.compile && config.framework == Framework::megatron)
+        errors.push_back({"compile",
+                          "compile (torch.compile of each block) applies to the PyTorch frameworks; Megatron-LM runs "
+                          "Transformer Engine's fused modules: choose another framework or compile = false"});
     if (config.experts == 0 && config.firstDenseLayers != 0)
         errors.push_back({"first_dense_layers", "first_dense_layers needs a mixture-of-experts model (experts > 0); got " +
                                                     n(config.firstDenseLayers) + " with experts = 0"});

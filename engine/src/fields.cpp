@@ -525,8 +525,33 @@ std::vector<FieldSpec> buildFields() {
          .member = choiceMember<&Config::ckpt>(),
          .choices = choiceIds<Checkpointing>(),
          .unit = "",
-         .help = "none keeps every activation; selective recomputes attention; full keeps layer inputs only",
+         .help = "none keeps every activation; selective recomputes attention (Megatron-LM); full keeps layer inputs only; op "
+                 "is torchtitan's op-level selective checkpointing",
          .section = s2});
+    add({.key = "ckpt_every",
+         .label = "Checkpoint every Nth layer",
+         .group = "training",
+         .kind = K::integer,
+         .member = &Config::ckptEvery,
+         .min = 1,
+         .max = 10000,
+         .unit = "layers",
+         .help = "With full checkpointing, only every Nth layer is checkpointed; the others keep their activations "
+                 "(torchtitan selective_ac_option = N)",
+         .section = "torchtitan activation_checkpoint.py (_apply_ac_to_transformer_block)"});
+    add({.key = "recompute_layers",
+         .label = "Recomputed layers per stage",
+         .group = "training",
+         .kind = K::integer,
+         .member = &Config::recomputeLayers,
+         .min = 1,
+         .max = 10000,
+         .zeroMeansAuto = true,
+         .autoMeaning = "every layer",
+         .unit = "layers",
+         .help = "With full checkpointing, the first N layers of each stage are checkpointed and the rest keep their "
+                 "activations (Megatron-LM --recompute-method block --recompute-num-layers N)",
+         .section = "Megatron-LM transformer_block.py (_checkpointed_forward)"});
     add({.key = "microbatches",
          .label = "Micro-batches per step",
          .group = "training",
@@ -603,6 +628,63 @@ std::vector<FieldSpec> buildFields() {
          .unit = "",
          .help = "Keep an FP32 copy of low-precision weights for the update",
          .section = opt});
+    add({.key = "optimizer_dtype",
+         .label = "Optimizer state dtype",
+         .group = "training",
+         .kind = K::choice,
+         .member = choiceMember<&Config::optimizerDtype>(),
+         .choices = choiceIds<OptimizerDtype>(),
+         .unit = "",
+         .help = "auto: the framework's (torchtune's pure-BF16 AdamW keeps BF16 m and v; the others FP32)",
+         .section = "torch.optim.AdamW (states in the parameter's dtype)"});
+    add({.key = "optimizer_in_backward",
+         .label = "Optimizer step in backward",
+         .group = "training",
+         .kind = K::boolean,
+         .member = &Config::optimizerInBackward,
+         .unit = "",
+         .help = "Each gradient is applied and freed as soon as it is computed: no gradient buffer at the peak "
+                 "(torchtune optimizer_in_bwd)",
+         .section = "torchtune training/_optimizer_in_bwd (register_post_accumulate_grad_hook)"});
+    add({.key = "fp8_recipe",
+         .label = "FP8 recipe",
+         .group = "training",
+         .kind = K::choice,
+         .member = choiceMember<&Config::fp8Recipe>(),
+         .choices = choiceIds<Fp8Recipe>(),
+         .unit = "",
+         .help = "te: Transformer Engine (cached FP8 weights, FP8 saved GEMM inputs); torchao: Float8Linear (no cached "
+                 "weight copy)",
+         .section = "Transformer Engine; torchao float8"});
+    add({.key = "loss_chunks",
+         .label = "Loss chunks",
+         .group = "training",
+         .kind = K::integer,
+         .member = &Config::lossChunks,
+         .min = 1,
+         .max = 1024,
+         .zeroMeansAuto = true,
+         .autoMeaning = "the framework's (torchtune 8, the others 1)",
+         .unit = "chunks",
+         .help = "The output layer and loss in chunks of the sequence, each upcast to FP32 on its own "
+                 "(torchtune num_output_chunks)",
+         .section = "torchtune CEWithChunkedOutputLoss"});
+    add({.key = "activation_offload",
+         .label = "Activation offloading",
+         .group = "training",
+         .kind = K::boolean,
+         .member = &Config::activationOffload,
+         .unit = "",
+         .help = "Saved activations go to CPU memory during forward and come back for backward (torchtune)",
+         .section = "torchtune training/_activation_offloading (OffloadActivations)"});
+    add({.key = "compile",
+         .label = "torch.compile",
+         .group = "training",
+         .kind = K::boolean,
+         .member = &Config::compile,
+         .unit = "",
+         .help = "Each block compiled: inductor fuses element-wise ops and saves fewer intermediates (an estimate)",
+         .section = "torch._inductor (min-cut partitioner)"});
 
     add({.key = "gpu",
          .label = "GPU",
@@ -653,6 +735,15 @@ std::vector<FieldSpec> buildFields() {
          .unit = "fraction",
          .help = "Share of capacity kept free for fragmentation (chapter: 10-15%)",
          .section = s5});
+    add({.key = "expandable_segments",
+         .label = "Expandable segments",
+         .group = "hardware",
+         .kind = K::boolean,
+         .member = &Config::expandableSegments,
+         .unit = "",
+         .help = "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: the allocator grows segments in place, so what it "
+                 "reserves stays close to what is allocated",
+         .section = "PyTorch CUDACachingAllocator (expandable segments)"});
 
     add({.key = "gpus_per_node",
          .label = "GPUs per node",
@@ -760,6 +851,16 @@ std::vector<FieldSpec> buildFields() {
          .unit = "",
          .help = "Which formulas compute the ledger: membudget's own model or a published source, exactly",
          .section = "README, Methods"});
+    add({.key = "framework",
+         .label = "Framework",
+         .group = "method",
+         .kind = K::choice,
+         .member = choiceMember<&Config::framework>(),
+         .choices = choiceIds<Framework>(),
+         .unit = "",
+         .help = "The framework you train with: what it saves, in which dtype, when it frees gradients, how its loss "
+                 "upcasts the logits (method membudget)",
+         .section = "docs/frameworks.md"});
     return f;
 }
 

@@ -258,6 +258,8 @@ std::string resultToJson(const Result& result, const Config& config, int indent)
     out["active_parameter_count"] = number(result.activeParameterCount);
     out["lines"] = linesArray(result.lines);
     out["total_bytes"] = number(result.totalBytes);
+    // What the caching allocator reserves (torch.cuda.max_memory_reserved); null where the method does not model it.
+    out["reserved_bytes"] = result.reservedBytes > 0 ? number(result.reservedBytes) : ordered_json(nullptr);
     out["capacity_bytes"] = number(result.capacityBytes);
     out["usable_bytes"] = number(result.usableBytes);
     out["verdict"] = choice(result.verdict);
@@ -271,6 +273,7 @@ std::string resultToJson(const Result& result, const Config& config, int indent)
                           {"layers", number(stage.layers)},
                           {"in_flight_microbatches", number(stage.inFlightMicrobatches)},
                           {"total_bytes", number(stage.totalBytes)},
+                          {"reserved_bytes", stage.reservedBytes > 0 ? number(stage.reservedBytes) : ordered_json(nullptr)},
                           {"parameters_per_gpu", number(stage.parametersPerGpu)},
                           {"model_parameters", number(stage.modelParameters)},
                           {"lines", std::move(bytes)}});

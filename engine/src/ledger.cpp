@@ -197,11 +197,16 @@ Result evaluate(const Config& config) noexcept {
         result.activeParameterCount = config.experts != 0 ? activeParameterCount(loaded) : result.parameterCount;
         detail::MethodOutput output = runMethod(config, result.parameterCount);
         const std::vector<Line> allowances = allowanceLines(config);
+        // membudget's training ledger holds the fixed workspaces beside the method's lines (the published sources
+        // have no such line).
+        const bool training = config.mode == Mode::training && config.method == Method::membudget;
+        const Line workspace = training ? detail::workspaceLine(config) : Line{};
 
         size_t peak = 0;
         double peakBytes = -1, firstLayer = 0;
         for (size_t i = 0; i < output.stages.size(); ++i) {
             auto& stage = output.stages[i];
+            if (training) stage.lines.push_back(workspace);
             stage.lines.insert(stage.lines.end(), allowances.begin(), allowances.end());
             Stage summary{stage.index, stage.layers, stage.inFlightMicrobatches, 0, {}, 0, 0};
             // The architecture's layers on this stage, whatever the method's own split (the chapter's L / PP).
@@ -210,6 +215,7 @@ Result evaluate(const Config& config) noexcept {
                 for (double s = 0; s < stage.index; ++s) firstLayer += detail::stageLayerCount(config, s);
             const auto counted = detail::stageParameterCount(config, stage.index, firstLayer, stageLayerCount);
             firstLayer += stageLayerCount;
+            summary.reservedBytes = stage.reservedBytes;
             summary.parametersPerGpu = counted.perGpu;
             summary.modelParameters = counted.model;
             for (const auto& line : stage.lines) {
@@ -226,7 +232,8 @@ Result evaluate(const Config& config) noexcept {
         result.peakStage = peakStage.index;
         result.lines = std::move(peakStage.lines);
         result.tensors = std::move(peakStage.tensors);
-        const double allowanceBytes = allowances[0].bytes + allowances[1].bytes;
+        result.reservedBytes = peakStage.reservedBytes;
+        const double allowanceBytes = workspace.bytes + allowances[0].bytes + allowances[1].bytes;
         for (auto phase : peakStage.phases) {
             phase.totalBytes += allowanceBytes;
             result.phases.push_back(std::move(phase));
@@ -290,6 +297,7 @@ std::vector<Line> measurableLines(const Config& config) noexcept {
         const detail::MethodOutput output = detail::membudgetMethod(config, result.parameterCount, false);
         for (const auto& stage : output.stages)
             if (stage.index == result.peakStage) lines = stage.lines;
+        lines.push_back(detail::workspaceLine(config));
         const std::vector<Line> allowances = allowanceLines(config);
         lines.insert(lines.end(), allowances.begin(), allowances.end());
     } catch (...) {

@@ -16,6 +16,7 @@ namespace membudget {
 std::string differenceReason(Method method, LineId line) {
     const bool staticLine = line == LineId::parameters || line == LineId::gradients || line == LineId::optimizer;
     if (line == LineId::buffers || line == LineId::cudaContext) return "an allowance, the same for every method";
+    if (line == LineId::workspace) return "cuBLAS and Transformer Engine workspaces, which only membudget's own method counts";
     if (method == Method::membudget)
         return staticLine ? "every parameter tensor of the stage: the embedding on the first stage, the output layer on the last, "
                             "KV heads replicated when TP > kv_heads, norms not split"

@@ -381,26 +381,32 @@ constexpr std::array kModels{
 };
 
 // Capacities are the total memory the device reports (nvidia-smi's MiB, or the allocator's bytes), which
-// is what a run can actually use; the names round it.
+// is what a run can actually use; the names round it. Compute capabilities are NVIDIA's (CUDA GPUs list); the
+// chapter's generic 80 GB GPU is taken as a Hopper.
 constexpr double MiB = kBytesPerMiB;
 constexpr std::array kGpus{
-    GpuPreset{"generic-80gb", "80 GB (the chapter's generic GPU)", 80e9, "Chapter section 4: \"Must be < 80 GB\", i.e. exactly 80e9 bytes"},
+    GpuPreset{"generic-80gb", "80 GB (the chapter's generic GPU)", 80e9, "Chapter section 4: \"Must be < 80 GB\", i.e. exactly 80e9 bytes",
+              9.0},
     GpuPreset{"a100-40gb", "NVIDIA A100 40GB", 40960 * MiB,
               "nvidia-smi on A100-SXM4-40GB, recent drivers: 40960MiB (modal-labs/modal-client PR #2797); "
-              "older drivers showed 40536MiB (facebookresearch/vissl issue #422)"},
+              "older drivers showed 40536MiB (facebookresearch/vissl issue #422)",
+              8.0},
     GpuPreset{"a100-80gb", "NVIDIA A100 80GB", 81920 * MiB,
-              "nvidia-smi on A100-SXM4-80GB: 81920MiB (allenai/PeerRead issue #40; modal-labs/modal-client PR #2797)"},
+              "nvidia-smi on A100-SXM4-80GB: 81920MiB (allenai/PeerRead issue #40; modal-labs/modal-client PR #2797)", 8.0},
     GpuPreset{"h100-80gb", "NVIDIA H100 80GB HBM3", 81559 * MiB,
               "nvidia-smi on H100 80GB HBM3 (SXM5): 81559MiB = 85,520,809,984 B (NVIDIA/nccl issue #1264; "
-              "wilicc/gpu-burn issue #114; modal-labs/modal-client PR #2797)"},
-    GpuPreset{"h200", "NVIDIA H200 141GB", 143771 * MiB, "nvidia-smi on H200 (141 GB HBM3e): 143771MiB (sgl-project/sglang issue #3196)"},
-    GpuPreset{"b200", "NVIDIA B200", 183359 * MiB, "nvidia-smi on B200: 183359MiB (NVIDIA/TensorRT-LLM issue #10278)"},
+              "wilicc/gpu-burn issue #114; modal-labs/modal-client PR #2797)",
+              9.0},
+    GpuPreset{"h200", "NVIDIA H200 141GB", 143771 * MiB, "nvidia-smi on H200 (141 GB HBM3e): 143771MiB (sgl-project/sglang issue #3196)",
+              9.0},
+    GpuPreset{"b200", "NVIDIA B200", 183359 * MiB, "nvidia-smi on B200: 183359MiB (NVIDIA/TensorRT-LLM issue #10278)", 10.0},
     GpuPreset{"mi300x", "AMD Instinct MI300X", 196592 * MiB,
               "rocm-smi --showmeminfo vram on MI300X (SPX mode): VRAM Total Memory (B) 206141652992, "
-              "16 MiB under 192 GiB (ROCm/ROCm issue #4750)"},
+              "16 MiB under 192 GiB (ROCm/ROCm issue #4750)",
+              0},
     GpuPreset{"l40s", "NVIDIA L40S", 46068 * MiB,
-              "nvidia-smi on L40S: 46068MiB (modal-labs/modal-client PR #2797; akash-network/provider-configs PR #99)"},
-    GpuPreset{"rtx-4090", "NVIDIA GeForce RTX 4090", 24564 * MiB, "nvidia-smi on GeForce RTX 4090: 24564MiB (RLinf/RLinf issue #255)"},
+              "nvidia-smi on L40S: 46068MiB (modal-labs/modal-client PR #2797; akash-network/provider-configs PR #99)", 8.9},
+    GpuPreset{"rtx-4090", "NVIDIA GeForce RTX 4090", 24564 * MiB, "nvidia-smi on GeForce RTX 4090: 24564MiB (RLinf/RLinf issue #255)", 8.9},
 };
 
 }  // namespace

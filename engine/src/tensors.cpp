@@ -68,6 +68,32 @@ std::string_view tensorName(TensorKind kind) {
             return "shared expert gate (sigmoid output)";
         case TensorKind::mlpResidualDropoutMask:
             return "MLP residual dropout mask";
+        case TensorKind::attentionNormInputFp32:
+            return "attention norm input, FP32 copy";
+        case TensorKind::attentionNormalised:
+            return "attention norm: normalised input (before the scale)";
+        case TensorKind::mlpNormInputFp32:
+            return "MLP norm input, FP32 copy";
+        case TensorKind::mlpNormalised:
+            return "MLP norm: normalised input (before the scale)";
+        case TensorKind::siluOutput:
+            return "SiLU output";
+        case TensorKind::flashRngState:
+            return "FlashAttention RNG state";
+        case TensorKind::blockInput:
+            return "block input (checkpoint)";
+        case TensorKind::queryProjection:
+            return "query projection output (saved mm)";
+        case TensorKind::valueProjection:
+            return "value projection output (saved mm)";
+        case TensorKind::attentionReduceScatter:
+            return "attention output reduce-scatter (saved)";
+        case TensorKind::gateProjection:
+            return "gate projection output (saved mm)";
+        case TensorKind::downProjection:
+            return "down projection output (saved mm)";
+        case TensorKind::mlpReduceScatter:
+            return "MLP output reduce-scatter (saved)";
         case TensorKind::layerInputCheckpoint:
             return "layer input (checkpoint)";
         case TensorKind::recomputedLayer:
@@ -86,6 +112,22 @@ std::string_view tensorName(TensorKind kind) {
             return "logits";
         case TensorKind::lossLogits:
             return "FP32 logits / softmax for the loss";
+        case TensorKind::finalNormInputFp32:
+            return "final norm input, FP32 copy";
+        case TensorKind::finalNormStatistics:
+            return "final norm statistics";
+        case TensorKind::finalNormalised:
+            return "final norm: normalised input (before the scale)";
+        case TensorKind::labels:
+            return "labels";
+        case TensorKind::lossScalars:
+            return "loss scalars (total weight, token count)";
+        case TensorKind::logProbabilities:
+            return "FP32 log-probabilities (saved by log_softmax)";
+        case TensorKind::lossBackward:
+            return "loss backward: FP32 gradients of the log-probabilities and logits (transient)";
+        case TensorKind::pipelineLogits:
+            return "logits kept by the pipeline stage until backward";
         case TensorKind::mtpNormInputs:
             return "MTP: hidden and embedding norm inputs";
         case TensorKind::mtpProjectionInput:

@@ -6,6 +6,7 @@
 #include "detail/expr.hpp"
 #include "detail/training.hpp"
 #include "membudget/detail/text.hpp"
+#include "membudget/presets.hpp"
 
 namespace membudget::detail {
 
@@ -61,7 +62,7 @@ struct DescribeStage {
         prefix = group == LayerGroup::moe ? "MoE layer: " : group == LayerGroup::mtp ? "MTP layer: " : "";
         groupCopies = copies;
         inGroup = true;
-        if (c.ckpt == Checkpointing::full)
+        if (spec.inputOnly)
             tensor(TensorKind::layerInputCheckpoint, Dtype::activation, activationBytes(c) * x.b * x.sRank * x.h / x.spDivisor, 1, [this] {
                 return TensorText{"[b, " + seqShape(c, true) + ", h]", "sharded by SP over TP"};
             });
@@ -78,12 +79,57 @@ struct DescribeStage {
     }
 };
 
+// What the caching allocator reserves for a set of live blocks (c10/cuda/CUDACachingAllocator.cpp): each request
+// rounds up to 512 B (round_size); requests up to 1 MiB share 2 MiB segments of the small pool, those under 10 MiB
+// share 20 MiB segments (kLargeBuffer), larger ones get a segment of their own rounded up to 2 MiB (kRoundLarge).
+// With expandable_segments the pools grow in place, in 2 MiB (small) and 20 MiB (large) pages.
+struct Reserve {
+    static constexpr double MiB = kBytesPerMiB;
+    double small = 0, medium = 0, large = 0, allocated = 0;
+    void add(double bytes, double count) {
+        if (bytes <= 0 || count <= 0) return;
+        const double block = std::max(512.0, std::ceil(bytes / 512) * 512);
+        allocated += block * count;
+        if (block <= MiB)
+            small += block * count;
+        else if (block < 10 * MiB)
+            medium += block * count;
+        else
+            large += std::ceil(block / (2 * MiB)) * 2 * MiB * count;
+    }
+    double reserved(bool expandable) const {
+        const double smallSegments = std::ceil(small / (2 * MiB)) * 2 * MiB;
+        if (expandable) return smallSegments + std::ceil((medium + large) / (20 * MiB)) * 20 * MiB;
+        return smallSegments + std::ceil(medium / (20 * MiB)) * 20 * MiB + large;
+    }
+};
+
 // "w × P / N" without a "/ 1": a term of a static line.
 std::string sharded(double rate, double params, double shard) {
     return shard == 1 ? fill("# × #", {rate, params}) : fill("# × # / #", {rate, params, shard});
 }
 
 }  // namespace
+
+Line workspaceLine(const Config& c) {
+    const double bytes = workspaceBytes(c);
+    const bool te = c.framework == Framework::megatron;
+    const GpuPreset* gpu = findGpuPreset(c.gpu);
+    const double capability = gpu ? gpu->computeCapability : 9.0;
+    const double perHandle = capability >= 9.0 ? 32 * kBytesPerMiB : 8519680;
+    const double transformerEngine = bytes - 2 * perHandle;
+    return {LineId::workspace,
+            "Workspaces",
+            te ? "2 × cuBLAS workspace + Transformer Engine workspace" : "2 × cuBLAS workspace",
+            te ? fill("2 × # + #", {perHandle, transformerEngine}) : fill("2 × #", {perHandle}),
+            bytes,
+            std::string("PyTorch's cuBLAS workspace, one per handle of the forward and the backward thread (") +
+                (capability >= 9.0 ? "32 MiB on Hopper and newer" : "8,519,680 B before Hopper") + ", CublasHandlePool.cpp)" +
+                (te ? std::string(", and Transformer Engine's GEMM workspace (") + (capability >= 9.0 ? "32 MiB + 1 KiB" : "4 MiB") + ")"
+                    : "") +
+                "; inside the caching allocator, so allocator counters see it",
+            Method::membudget};
+}
 
 MethodOutput membudgetMethod(const Config& c, double psi) { return membudgetMethod(c, psi, true); }
 
@@ -123,18 +169,60 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
                            sharded(rates.weight, expertParams, sn.expertParamShard), rates.weight * expertParams / sn.expertParamShard);
             parameters.add("P_linear (FP8 copies)", exprNumber(sn.fp8Copies), sn.fp8Copies);
         }
-        parameters.add("2 × " + n(rates.weight) + " × P_layer (gathered)", fill("2 × # × #", {rates.weight, sn.gatheredLayer}),
-                       2 * rates.weight * sn.gatheredLayer);
+        switch (t.gathering) {
+            case Gathering::zero3Layers:
+                parameters.add("2 × " + n(rates.weight) + " × P_layer (gathered)", fill("2 × # × #", {rates.weight, sn.gatheredLayer}),
+                               sn.gatheredParams);
+                break;
+            case Gathering::fsdp2Layers:
+                if (last && t.outputGathered)
+                    parameters.add(n(rates.compute) + " × (2 × P_layer + P_output) (gathered)",
+                                   fill("# × (2 × # + #)", {rates.compute, sn.gatheredLayer, t.p.finalNorm + t.p.output}),
+                                   sn.gatheredParams);
+                else
+                    parameters.add("2 × " + n(rates.compute) + " × P_layer (gathered)",
+                                   fill("2 × # × #", {rates.compute, sn.gatheredLayer}), sn.gatheredParams);
+                break;
+            case Gathering::fsdp2Stage:
+            case Gathering::autocast:
+                parameters.add(
+                    n(rates.compute) + " × P_stage (" + (t.gathering == Gathering::autocast ? "autocast copies" : "gathered") + ")",
+                    fill("# × #", {rates.compute, stageParams + expertParams}), sn.gatheredParams);
+                break;
+            case Gathering::none:
+                break;
+        }
+        const std::string weightName = rates.weight == 4 && c.precision != Precision::fp32 ? "FP32 (the master)" : precisionName;
         std::string parameterNote =
-            precisionName + " weights of " + n(std::round(stageParams + expertParams)) + " parameters on this GPU (" + n(stage.layers) +
+            weightName + " weights of " + n(std::round(stageParams + expertParams)) + " parameters on this GPU (" + n(stage.layers) +
             " layers" + (first ? ", the embedding" : "") +
             (last ? (c.tiedEmbeddings && c.pp > 1 ? ", the tied output copy" : (outputOnLast ? ", the output layer" : "")) : "") +
             (mtpLayers > 0 ? ", " + n(mtpLayers) + " multi-token-prediction layer" + (mtpLayers > 1 ? "s" : "") +
                                  (mtpEmbedding > 0 ? " and its embedding copy" : "")
                            : "") +
             ")" + (sn.fp8Copies > 0 ? ", plus FP8 copies of the linear weights (Transformer Engine)" : "");
-        if (c.zero >= 3)
-            parameterNote += "; sharded over DP × CP = " + n(shardGroup) + ", plus two gathered layers (current and prefetched)";
+        switch (t.gathering) {
+            case Gathering::zero3Layers:
+                parameterNote += "; sharded over DP × CP = " + n(shardGroup) + ", plus two gathered layers (current and prefetched)";
+                break;
+            case Gathering::fsdp2Layers:
+                parameterNote +=
+                    "; FSDP2 shards over DP × CP = " + n(shardGroup) + ", plus two blocks gathered in " + precisionName +
+                    " (the one computing and the one prefetched)" +
+                    (last && t.outputGathered ? " and the final norm and output layer, kept gathered from forward to backward" : "");
+                break;
+            case Gathering::fsdp2Stage:
+                parameterNote += "; FSDP2 shards over DP × CP = " + n(shardGroup) +
+                                 ", but under pipeline parallelism the stage stays gathered in " + precisionName +
+                                 " for the whole step (torchtitan: reshard_after_forward = not pp_enabled)";
+                break;
+            case Gathering::autocast:
+                parameterNote += "; plus autocast's " + precisionName +
+                                 " copy of every weight, cached for the forward and saved by the linear layers for backward";
+                break;
+            case Gathering::none:
+                break;
+        }
         if (offloadParameters) parameterNote = "Parameters offloaded to CPU; only the two gathered layers are on the GPU";
         if (expertParams > 0)
             parameterNote += "; " + n(std::round(expertParams)) + " of them routed-expert parameters (" + n(c.experts / c.ep) +
@@ -146,16 +234,56 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
                       sharded(rates.gradient, stageParams, sn.gradShard), rates.gradient * stageParams / sn.gradShard);
         gradients.add(n(rates.gradient) + " × P_experts" + (sn.expertGradShard > 1 ? " / expert DP" : ""),
                       sharded(rates.gradient, expertParams, sn.expertGradShard), rates.gradient * expertParams / sn.expertGradShard);
-        gradients.add(n(rates.weight) + " × P_layer (reduce-scatter bucket)", fill("# × #", {rates.weight, sn.gatheredLayer}),
-                      rates.weight * sn.gatheredLayer);
+        if (t.gradientsFreed) gradients = Terms{};
+        switch (t.gathering) {
+            case Gathering::zero3Layers:
+                gradients.add(n(rates.weight) + " × P_layer (reduce-scatter bucket)", fill("# × #", {rates.weight, sn.gatheredLayer}),
+                              rates.weight * sn.gatheredLayer);
+                break;
+            case Gathering::fsdp2Layers:
+                gradients.add("(" + n(rates.compute) + " + " + n(rates.reduce) + ") × P_layer (unsharded, reduce-scatter input)",
+                              fill("(# + #) × #", {rates.compute, rates.reduce, sn.gatheredLayer}),
+                              (rates.compute + rates.reduce) * sn.gatheredLayer);
+                break;
+            case Gathering::fsdp2Stage:
+                gradients.add(n(rates.reduce) + " × P_stage (unsharded, accumulated) + " + n(rates.compute) + " × P_layer",
+                              fill("# × # + # × #", {rates.reduce, stageParams + expertParams, rates.compute, sn.gatheredLayer}),
+                              rates.reduce * (stageParams + expertParams) + rates.compute * sn.gatheredLayer);
+                break;
+            case Gathering::autocast:
+            case Gathering::none:
+                break;
+        }
+        if (t.ddpBuckets)
+            gradients.add(n(rates.gradient) + " × P_stage (DDP buckets)", fill("# × #", {rates.gradient, stageParams + expertParams}),
+                          rates.gradient * (stageParams + expertParams));
+        if (t.reduceBucket > 0) gradients.add("reduce bucket", exprNumber(t.reduceBucket), t.reduceBucket);
         std::string gradientNote = std::string(rates.gradient == 2   ? (c.precision == Precision::fp16 ? "FP16" : "BF16")
-                                               : rates.gradient == 4 ? "FP32 (main_grad)"
+                                               : rates.gradient == 4 ? (c.framework == Framework::megatron ? "FP32 (main_grad)" : "FP32")
                                                                      : "BF16 + FP32 accumulator") +
                                    " gradients";
-        if (c.zero >= 3)
-            gradientNote += ", sharded over DP × CP = " + n(shardGroup) + " (ZeRO-3), plus one layer's reduce-scatter bucket";
-        else if (c.zero >= 2)
-            gradientNote += ", sharded over DP × CP = " + n(shardGroup) + " (ZeRO-2)";
+        if (t.gradientsFreed) gradientNote = "No gradient shard at the peak: the optimizer steps in backward and frees each gradient";
+        switch (t.gathering) {
+            case Gathering::zero3Layers:
+                gradientNote += ", sharded over DP × CP = " + n(shardGroup) + " (ZeRO-3), plus one layer's reduce-scatter bucket";
+                break;
+            case Gathering::fsdp2Layers:
+                gradientNote += ", sharded over DP × CP = " + n(shardGroup) + " (FSDP2), plus one block's unsharded " + precisionName +
+                                " gradient and its " + (rates.reduce == 4 ? "FP32" : precisionName) +
+                                " reduce-scatter input (foreach_reduce)";
+                break;
+            case Gathering::fsdp2Stage:
+                gradientNote += ", sharded over DP × CP = " + n(shardGroup) +
+                                " after the step; under pipeline parallelism FSDP2 skips the reduce-scatter until the last "
+                                "micro-batch, so the stage's gradients accumulate unsharded in " +
+                                (rates.reduce == 4 ? "FP32" : precisionName) + " (to_accumulated_grad_if_needed)";
+                break;
+            default:
+                if (c.zero >= 2) gradientNote += ", sharded over DP × CP = " + n(shardGroup) + " (ZeRO-2)";
+                break;
+        }
+        if (t.ddpBuckets) gradientNote += ", and DDP's bucket copy of them (gradient_as_bucket_view = False)";
+        if (t.reduceBucket > 0) gradientNote += ", and DeepSpeed's reduce bucket (reduce_bucket_size, 5e8 elements)";
 
         // Optimizer: master weights and states of the stage, of its experts, and (when the step is the peak)
         // the step's FP32 copy of the BF16 gradient shard.
@@ -176,15 +304,18 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
             optimizer.add("4 × P_stage / (DP × CP) (step)",
                           wholeBytes(sharded(4, stageParams, sn.optimizerShard), 4 * stageParams / sn.optimizerShard), sn.stepTemporary);
         const std::string optimizerNote =
-            offloadOptimizer ? "Offloaded to CPU memory (ZeRO-Offload)"
-                             : std::string(rates.master > 0 ? "FP32 master weights (4 B) + " : "No master copy; ") + rates.describe +
-                                   std::string(c.zero >= 1 ? ", sharded over DP × CP = " + n(shardGroup) + " (" + zeroName + ")" : "");
+            offloadOptimizer
+                ? "Offloaded to CPU memory (ZeRO-Offload)"
+                : std::string(rates.master > 0                                      ? "FP32 master weights (4 B) + "
+                              : rates.weight == 4 && c.precision != Precision::fp32 ? "The FP32 parameters are the master; "
+                                                                                    : "No master copy; ") +
+                      rates.describe + std::string(c.zero >= 1 ? ", sharded over DP × CP = " + n(shardGroup) + " (" + zeroName + ")" : "");
 
         // The tensor sub-ledger and the activations' terms: the same walk as sn.activations.
         const double copies = sn.copies;
         const double microbatches = sn.microbatches;
         stage.inFlightMicrobatches = microbatches;
-        const StageActivations walk{stage.layers, sn.moeLayers, copies, microbatches, mtpLayers, first, last};
+        const StageActivations walk{stage.layers, sn.moeLayers, copies, microbatches, mtpLayers, first, last, sn.checkpointed};
         DescribeStage describe{c, x};
         forEachStageTensor(c, t, walk, describe);
         const double activations = sn.activationsDuringBackward;
@@ -220,6 +351,26 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
         }
         stage.lines.push_back(std::move(optimizerLine));
         stage.lines.push_back(std::move(activationLine));
+        // The allocator at this stage's peak: the static memory as the buffers it is allocated in, every saved
+        // tensor of the activations, the workspaces; FSDP2's all-gather outputs are allocated on their own stream,
+        // whose pool keeps the segments of the two blocks in flight after they are copied out (FSDP2
+        // _fsdp_collectives.py foreach_all_gather: all_gather_copy_in_stream). Fragmentation across the step's
+        // phases is not modelled.
+        {
+            Reserve r;
+            r.add(sn.parameters - sn.gatheredParams, 1);
+            r.add(sn.gatheredParams, 1);
+            r.add(sn.gradients, 1);
+            r.add(sn.optimizerAtPeak, 1);
+            if (!stepPeaks)
+                for (const Tensor& tensor : describe.tensors) r.add(tensor.bytesPerCopy, tensor.copies);
+            const double workspace = workspaceBytes(c);
+            r.add(workspace / 2, 2);
+            const bool fsdp2 = t.gathering == Gathering::fsdp2Layers || t.gathering == Gathering::fsdp2Stage;
+            Reserve allGatherPool;
+            if (fsdp2) allGatherPool.add(rates.compute * sn.gatheredLayer, 2);
+            stage.reservedBytes = r.reserved(c.expandableSegments) + allGatherPool.reserved(c.expandableSegments);
+        }
         stage.tensors = std::move(describe.tensors);
         out.stages.push_back(std::move(stage));
     }

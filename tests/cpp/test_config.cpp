@@ -79,7 +79,7 @@ TEST_CASE("malformed values are refused when read, never turned into NaN or Infi
     CHECK(hasProblem(applyAssignments(fractional).problems, "pp", "pp must be an integer from 1 to 1,024; got \"2.5\", not an integer"));
     const std::vector<Assignment> badChoice{{"ckpt", "sometimes"}, {"sp", "maybe"}, {"model", "gpt-7"}};
     const ParsedConfig parsed = applyAssignments(badChoice);
-    CHECK(hasProblem(parsed.problems, "ckpt", "one of none, selective or full"));
+    CHECK(hasProblem(parsed.problems, "ckpt", "one of none, selective, full or op"));
     CHECK(hasProblem(parsed.problems, "sp", "true or false"));
     CHECK(hasProblem(parsed.problems, "model", "one of chapter-70b"));
     const std::vector<Assignment> unknown{{"tensor_parallel", "8"}};
@@ -94,7 +94,7 @@ TEST_CASE("a Config built directly (as the wasm boundary does) is validated too"
     const Result result = evaluate(config);
     CHECK(hasProblem(result.errors, "tp", "got a non-finite value"));
     CHECK(hasProblem(result.errors, "seq", "got a non-finite value"));
-    CHECK(hasProblem(result.errors, "ckpt", "one of none, selective or full"));
+    CHECK(hasProblem(result.errors, "ckpt", "one of none, selective, full or op"));
     CHECK_FALSE(result.verdict.has_value());
 }
 

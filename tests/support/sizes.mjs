@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
 /** Budgets in bytes (KB = 1,000 bytes). */
-export const BUDGETS = { pageGzipBytes: 150_000, wasmGzipBytes: 80_000, plannerWasmGzipBytes: 150_000 };
+// The page's wasm: 80 KB until issue 15, whose framework model (each framework's static memory, layers, loss,
+// checkpointing policies, workspaces and the allocator's reserve) is part of every evaluation and cannot load
+// on demand; 90 KB since (docs/speed.md).
+export const BUDGETS = { pageGzipBytes: 150_000, wasmGzipBytes: 90_000, plannerWasmGzipBytes: 150_000 };
 
 /**
  * @param {string} dist

@@ -33,9 +33,13 @@ export class CompareView {
       replaceChildren(this.#body, el('p', {}, 'Fix the configuration to compare methods.'));
       return;
     }
-    const cell = (column: MethodColumn, index: number) => {
-      if (column.result.errors.length > 0) return el('td', { class: 'value' }, '—');
-      const line = column.result.lines[index];
+    // Rows by line id: the configured method's lines, then any a source alone has (membudget's workspaces).
+    const lineOf = (column: MethodColumn, id: string) => column.result.lines.find((l) => l.id === id);
+    const rows = [...base.result.lines];
+    for (const column of columns) for (const line of column.result.lines) if (!rows.some((r) => r.id === line.id)) rows.push(line);
+    const cell = (column: MethodColumn, id: string) => {
+      const line = column.result.errors.length > 0 ? undefined : lineOf(column, id);
+      if (!line) return el('td', { class: 'value' }, '—');
       const own = line.origin === column.method || line.origin === 'allowance';
       return el(
         'td',
@@ -55,9 +59,7 @@ export class CompareView {
       el('th', { scope: 'col' }, `${UNIT_LABEL[unit]}`),
       ...columns.map((c) => el('th', { scope: 'col', class: `value${c.method === config.method ? ' current' : ''}` }, c.method)),
     );
-    const body = base.result.lines.map((line, index) =>
-      el('tr', {}, el('th', { scope: 'row' }, line.label), ...columns.map((c) => cell(c, index))),
-    );
+    const body = rows.map((line) => el('tr', {}, el('th', { scope: 'row' }, line.label), ...columns.map((c) => cell(c, line.id))));
     const summary = (label: string, value: (c: MethodColumn) => string) =>
       el(
         'tr',
@@ -68,9 +70,10 @@ export class CompareView {
     const reasons: HTMLElement[] = [];
     for (const column of columns) {
       if (column === base || column.result.errors.length > 0) continue;
-      column.result.lines.forEach((line, index) => {
-        const delta = line.bytes - base.result.lines[index].bytes;
-        if (line.origin === 'allowance' || Math.abs(delta) < 0.005 * Math.max(1, base.result.lines[index].bytes)) return;
+      column.result.lines.forEach((line) => {
+        const baseBytes = lineOf(base, line.id)?.bytes ?? 0;
+        const delta = line.bytes - baseBytes;
+        if (line.origin === 'allowance' || Math.abs(delta) < 0.005 * Math.max(1, baseBytes)) return;
         const who = line.origin === 'membudget' ? 'membudget' : column.method;
         reasons.push(
           el(

@@ -13,7 +13,14 @@
 namespace membudget {
 
 enum class Norm : std::uint8_t { rmsnorm, layernorm };
-enum class Checkpointing : std::uint8_t { none, selective, full };
+// op: torchtitan's op-level selective checkpointing (a save list of ops, every other matmul).
+enum class Checkpointing : std::uint8_t { none, selective, full, op };
+// The training framework whose behaviour the membudget method models: what it saves, in which dtype, when it
+// frees gradients, how its loss upcasts the logits (docs/frameworks.md).
+enum class Framework : std::uint8_t { megatron, torchtitan, torchtune, deepspeed, hfAccelerate };
+enum class Fp8Recipe : std::uint8_t { te, torchao };
+// automatic: the framework's own (torchtune: the parameters' dtype; the others FP32).
+enum class OptimizerDtype : std::uint8_t { automatic, fp32, bf16 };
 enum class ActFormula : std::uint8_t { table, worked };
 enum class Attention : std::uint8_t { flash, eager };
 enum class Optimizer : std::uint8_t { adamw, adamw8bit, adafactor, sgd, muon };
@@ -31,6 +38,7 @@ enum class LineId : std::uint8_t {
     gradients,
     optimizer,
     activations,
+    workspace,
     kvCache,
     cudaGraphs,
     buffers,
@@ -51,7 +59,19 @@ struct ChoiceNames<Norm> {
 };
 template <>
 struct ChoiceNames<Checkpointing> {
-    static constexpr std::array<std::string_view, 3> names{"none", "selective", "full"};
+    static constexpr std::array<std::string_view, 4> names{"none", "selective", "full", "op"};
+};
+template <>
+struct ChoiceNames<Framework> {
+    static constexpr std::array<std::string_view, 5> names{"megatron", "torchtitan", "torchtune", "deepspeed", "hf_accelerate"};
+};
+template <>
+struct ChoiceNames<Fp8Recipe> {
+    static constexpr std::array<std::string_view, 2> names{"te", "torchao"};
+};
+template <>
+struct ChoiceNames<OptimizerDtype> {
+    static constexpr std::array<std::string_view, 3> names{"auto", "fp32", "bf16"};
 };
 template <>
 struct ChoiceNames<ActFormula> {
@@ -100,9 +120,9 @@ struct ChoiceNames<StepPhase> {
 
 template <>
 struct ChoiceNames<LineId> {
-    static constexpr std::array<std::string_view, 13> names{
-        "parameters",   "gradients",     "optimizer",  "activations",   "kv_cache",       "cuda_graphs",     "buffers",
-        "cuda_context", "cpu_optimizer", "cpu_master", "cpu_gradients", "cpu_parameters", "cpu_model_states"};
+    static constexpr std::array<std::string_view, 14> names{
+        "parameters", "gradients",    "optimizer",     "activations", "workspace",     "kv_cache",       "cuda_graphs",
+        "buffers",    "cuda_context", "cpu_optimizer", "cpu_master",  "cpu_gradients", "cpu_parameters", "cpu_model_states"};
 };
 
 // The id of a choice; "" for a value outside its enumerators (a Config set directly from JavaScript with an

@@ -75,6 +75,8 @@ struct Config {
     double mb = 1;
     double seq = 4096;
     Checkpointing ckpt = Checkpointing::full;
+    double ckptEvery = 1;        // checkpoint every Nth layer (torchtitan selective_ac_option = N; 1: every layer)
+    double recomputeLayers = 0;  // Megatron-LM recompute_num_layers (recompute_method block); 0: every layer
     double microbatches = 32;
     double staticBytes = 16;
     ActFormula actFormula = ActFormula::table;
@@ -82,7 +84,15 @@ struct Config {
     bool dropout = false;
     Optimizer optimizer = Optimizer::adamw;  // adamw, adamw_8bit, adafactor, sgd, muon (method membudget)
     Precision precision = Precision::bf16;   // bf16, fp16, fp8, fp32 (method membudget)
-    bool masterWeights = true;               // an FP32 master copy of BF16/FP16/FP8 weights
+    bool masterWeights = true;
+    OptimizerDtype optimizerDtype = OptimizerDtype::automatic;
+    bool optimizerInBackward = false;  // each gradient freed right after its parameter's step (torchtune)
+    Fp8Recipe fp8Recipe = Fp8Recipe::te;
+    double lossChunks = 0;           // the loss in chunks of the sequence (torchtune num_output_chunks); 0: the framework's
+    bool activationOffload = false;  // layer inputs kept on the CPU (torchtune enable_activation_offloading)
+    bool compile = false;            // torch.compile of each block
+    bool expandableSegments =
+        false;  // PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True               // an FP32 master copy of BF16/FP16/FP8 weights
     // hardware
     std::string gpu = "generic-80gb";
     double gpuGb = 80;
@@ -102,6 +112,7 @@ struct Config {
     double cudaGraphsGb = 0;
     // method
     Method method = Method::chapter;
+    Framework framework = Framework::megatron;
 
     bool operator==(const Config&) const = default;
 };

@@ -47,6 +47,10 @@ struct Stage {
     // over the stages, modelParameters is the model's count (in inference without the MTP layers).
     double parametersPerGpu = 0;
     double modelParameters = 0;
+    // Bytes the caching allocator reserves at the stage's peak (segments, rounding, FSDP2's stream pools):
+    // what torch.cuda.max_memory_reserved reports; nvidia-smi adds the CUDA context and NCCL's buffers. 0 where
+    // the method does not model it (every method but membudget's in training).
+    double reservedBytes = 0;
 };
 
 // A phase of the training step and its total (membudget: forward/backward vs the optimizer step).
@@ -69,6 +73,7 @@ struct Result {
     std::vector<Tensor> tensors;  // the peak stage's activation sub-ledger, where the method has one
     std::vector<Phase> phases;
     std::optional<StepPhase> peakPhase;  // none: one phase (every method but membudget's training ledger)
+    double reservedBytes = 0;            // the peak stage's Stage::reservedBytes
     double cpuBytesPerNode = 0;          // host memory the method needs per node (DeepSpeed offload), or 0
     std::vector<Line> cpuLines;          // the same, line by line (ZeRO-Offload: optimizer states, master, gradients)
     // Inference only: the most concurrent sequences of length seq that fit under the headroom line, and the

@@ -32,6 +32,9 @@ struct GpuPreset {
     std::string_view label;
     double capacityBytes;  // what the device reports as total memory, not the marketing figure
     std::string_view source;
+    // CUDA compute capability (9.0 for Hopper); 0 for a GPU that is not NVIDIA's. It sizes the cuBLAS and
+    // Transformer Engine workspaces, which PyTorch and TE choose by architecture.
+    double computeCapability = 0;
 };
 
 std::span<const ModelPreset> modelPresets();

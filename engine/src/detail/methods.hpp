@@ -19,6 +19,9 @@ struct StageOutput {
     std::vector<Tensor> tensors;
     std::vector<Phase> phases;  // empty: one phase, the plain sum
     std::optional<StepPhase> peakPhase;
+    // What the caching allocator reserves at the stage's peak, the method's lines only (no workspace or
+    // allowances); 0 where the method does not model it.
+    double reservedBytes = 0;
 };
 
 struct MethodOutput {
@@ -44,8 +47,10 @@ struct MembudgetStage {
     double layers, moeLayers, mtpLayers, mtpEmbedding;
     double stageParams, expertParams, paramShard, gradShard, optimizerShard, fp8Copies;
     double expertParamShard, expertGradShard, expertOptimizerShard, gatheredLayer;  // gatheredLayer: ZeRO-3's largest module
+    // Beyond the stored shards: gathered (unsharded) weights, and unsharded gradients and reduce buffers.
+    double gatheredParams, transientGradients;
     double parameters, gradients, states, optimizer, optimizerAtPeak;
-    double copies, microbatches, activationsDuringBackward, activations;
+    double copies, microbatches, checkpointed, activationsDuringBackward, activations;
     double stepTemporary, forwardBackward, step;
     bool stepPeaks;
 };
@@ -54,6 +59,7 @@ struct MembudgetStage {
 // millions of times. Equal, line for line, to evaluate()'s peak stage (tests/cpp/test_plan.cpp).
 struct PeakBytes {
     double parameters, gradients, optimizer, activations, allowances, totalBytes, stage;
+    double workspace = 0;
     // The largest stage's memory without activations (parameters, gradients, optimizer states and the
     // allowances): a lower bound for every micro-batch, checkpointing mode and SP setting of the layout.
     double staticBytes;
@@ -86,6 +92,12 @@ double stageLayerCount(const Config& config, double stage);
 // model chunks of layers/v layers (on stage 0 this is Korthikanti et al.'s L·(1 + (p − 1)/(p·v))).
 double inFlightMicrobatches(const Config& config, double stage);
 double inFlightLayerCopies(const Config& config, double stageLayerCount, double stage);
+
+// Fixed workspaces inside the caching allocator, which every training step holds (membudget's method; the
+// published sources have no such line and show 0): cuBLAS's, one per handle of the forward thread and of
+// autograd's backward thread, and Transformer Engine's GEMM workspace under Megatron-LM.
+double workspaceBytes(const Config& config);
+Line workspaceLine(const Config& config);
 
 // A line taken from membudget's method where a source does not model it.
 Line filledIn(Line line, std::string_view source);

@@ -44,6 +44,20 @@ enum class TensorKind : std::uint8_t {
     sharedExpertGateUpOutput,
     sharedExpertGate,
     mlpResidualDropoutMask,
+    attentionNormInputFp32,
+    attentionNormalised,
+    mlpNormInputFp32,
+    mlpNormalised,
+    siluOutput,
+    flashRngState,
+    // torchtitan's op-level selective checkpointing: what its save list keeps of a block.
+    blockInput,
+    queryProjection,
+    valueProjection,
+    attentionReduceScatter,
+    gateProjection,
+    downProjection,
+    mlpReduceScatter,
     // Stage-level tensors.
     layerInputCheckpoint,
     recomputedLayer,
@@ -54,6 +68,14 @@ enum class TensorKind : std::uint8_t {
     outputLayerInput,
     logits,
     lossLogits,
+    logProbabilities,
+    finalNormInputFp32,
+    finalNormStatistics,
+    finalNormalised,
+    labels,
+    lossScalars,
+    lossBackward,
+    pipelineLogits,
     mtpNormInputs,
     mtpProjectionInput,
     mtpOutputInputs,
@@ -80,7 +102,49 @@ enum class LayerGroup : std::uint8_t { dense, moe, mtp };
 struct LayerSpec {
     bool attentionCore;  // the attention core's tensors are kept (no recomputation of it)
     bool moe;
+    bool opSaveList = false;  // torchtitan's op-level selective checkpointing: the block input and its save list only
+    bool inputOnly = false;   // checkpointed: the layer's input only
 };
+
+// The loss in chunks of the sequence: loss_chunks, or the framework's default (torchtune's num_output_chunks 8).
+inline double lossChunks(const Config& c) { return c.lossChunks != 0 ? c.lossChunks : c.framework == Framework::torchtune ? 8 : 1; }
+
+// How a framework's layer code saves its tensors, beyond the architecture (docs/frameworks.md; the census of
+// tools/measure/census.py checks each against the framework's own code, tests/cpp/test_census.cpp).
+enum class NormSaves : std::uint8_t {
+    input,         // a fused kernel (Transformer Engine, torch's fused RMSNorm): the input and its statistics
+    fp32Copy,      // RMSNorm computed in FP32 by hand (torchtune rms_norm.py, transformers LlamaRMSNorm): the FP32
+                   // copy of the input (pow, mul), rstd, and the normalised tensor before the scale
+    fp32Residual,  // the same on an FP32 residual stream (autocast with FP32 parameters): no copy, an FP32 normalised
+};
+struct LayerStyle {
+    NormSaves norm;
+    double projectionCasts;  // copies of a norm's output the projections save: 1, or one autocast cast per linear
+    bool expandedKv;         // K and V copied to every query head before attention (torchtune: expand + flatten)
+    bool unfusedSwiglu;      // eager SwiGLU, w2(silu(w1 x) * w3 x): SiLU's output saved on its own
+    bool flashRng;           // torch SDPA's flash backward keeps rng_state and unused (24 bytes)
+    // torch.compile of each block (an estimate: inductor's min-cut partitioner recomputes element-wise ops, so a
+    // norm keeps its input and statistics, not its output, and SwiGLU its two projections, not SiLU's output or
+    // the product; torch/_functorch/partitioners.py min_cut_rematerialization_partition).
+    bool compiled;
+};
+
+inline LayerStyle layerStyle(const Config& c) {
+    LayerStyle s{NormSaves::input, 1, false, false, false, false};
+    if (c.framework == Framework::megatron) return s;  // Transformer Engine's fused modules (today's model)
+    s.unfusedSwiglu = s.flashRng = true;
+    const bool autocast = c.framework == Framework::hfAccelerate && c.zero < 3 && c.precision != Precision::fp32;
+    if (c.norm == Norm::rmsnorm && c.framework != Framework::torchtitan) s.norm = autocast ? NormSaves::fp32Residual : NormSaves::fp32Copy;
+    s.projectionCasts = autocast ? 0 : 1;  // 0: one cast per linear (3 for Q, K, V; 2 for w1, w3)
+    s.expandedKv = c.framework == Framework::torchtune;
+    if (c.precision == Precision::fp32 && s.norm == NormSaves::fp32Copy) s.norm = NormSaves::fp32Residual;  // .float() copies nothing
+    if (c.compile) {
+        s.compiled = true;
+        s.norm = NormSaves::input;
+        s.unfusedSwiglu = false;
+    }
+    return s;
+}
 
 // Bytes of one activation element at the training precision.
 inline double activationBytes(const Config& c) { return c.precision == Precision::fp32 ? 4 : 2; }
@@ -93,7 +157,9 @@ std::string spSharding(const Config& c);
 // layer, for one micro-batch on one GPU, in the order of the ledger's tensor list.
 template <class Visitor>
 void forEachLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor& v) {
-    const bool fp8 = c.precision == Precision::fp8;
+    // Transformer Engine saves the FP8 cast of each GEMM input; torchao's Float8Linear saves the BF16 input and
+    // casts again in backward (torchao float8_linear.py: ctx.save_for_backward(input_hp, weight_hp_t)).
+    const bool fp8 = c.precision == Precision::fp8 && c.fp8Recipe == Fp8Recipe::te;
     const double act = activationBytes(c);
     const Dtype gemm = fp8 ? Dtype::fp8 : Dtype::activation;
     const double gemmBytes = fp8 ? 1 : act;  // per element of a saved GEMM input
@@ -102,19 +168,68 @@ void forEachLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor&
     auto hidden = [&c] { return TensorText{"[b, " + seqShape(c, true) + ", h]", spSharding(c)}; };
     auto stats = [&c] { return TensorText{"[b, " + seqShape(c, true) + "]", spSharding(c)}; };
     auto heads = [](std::string shape) { return TensorText{std::move(shape), "heads split by TP"}; };
-    v.tensor(TensorKind::attentionNormInput, Dtype::activation, act * bsh, 1, hidden);
-    v.tensor(TensorKind::attentionNormStatistics, Dtype::fp32, statsBytes, 1, stats);
-    v.tensor(TensorKind::qkvInput, gemm, gemmBytes * bsh, 1, hidden);
+    if (spec.opSaveList) {
+        // torchtitan parallelize.py _op_sac_save_list: the outputs of every aten.mm but each second one (the count
+        // restarts per block: wq, wk, wv, wo, w1, w3, w2 keeps wq, wv, w1 and w2), of SDPA (output and
+        // log-sum-exp) and of each reduce-scatter (sequence parallelism); the checkpoint keeps the block input.
+        const double tokens = x.b * x.sRank;
+        auto local = [&c](std::string width) { return TensorText{"[b·" + seqShape(c, false) + ", " + width + "]", "split by TP"}; };
+        v.tensor(TensorKind::blockInput, Dtype::activation, act * bsh, 1, hidden);
+        v.tensor(TensorKind::queryProjection, Dtype::activation, act * tokens * x.headsRank * x.d, 1, [&] { return local("a/TP·d"); });
+        v.tensor(TensorKind::valueProjection, Dtype::activation, act * tokens * x.kvHeadsRank * x.d, 1,
+                 [&] { return local("max(1, kv/TP)·d"); });
+        v.tensor(TensorKind::attentionOutput, Dtype::activation, act * tokens * x.headsRank * x.d, 1,
+                 [&] { return heads("[b, " + seqShape(c, false) + ", a/TP, d]"); });
+        v.tensor(TensorKind::softmaxLse, Dtype::fp32, 4 * x.b * x.headsRank * x.sRank, 1,
+                 [&] { return heads("[b, a/TP, " + seqShape(c, false) + "]"); });
+        if (x.t > 1) v.tensor(TensorKind::attentionReduceScatter, Dtype::activation, act * bsh, 1, hidden);
+        v.tensor(TensorKind::gateProjection, Dtype::activation, act * tokens * x.f / x.t, 1, [&] { return local("d_ff/TP"); });
+        if (x.gated)
+            v.tensor(TensorKind::downProjection, Dtype::activation, act * tokens * x.h, 1, [&] {
+                return TensorText{"[b·" + seqShape(c, false) + ", h]", x.t > 1 ? "partial sums on every TP rank" : ""};
+            });
+        if (x.t > 1) v.tensor(TensorKind::mlpReduceScatter, Dtype::activation, act * bsh, 1, hidden);
+        v.tensor(TensorKind::flashRngState, Dtype::int64, 24, 1, [] { return TensorText{"[2] + []", ""}; });
+        return;
+    }
+    const LayerStyle style = layerStyle(c);
+    auto norm = [&](TensorKind input, TensorKind inputFp32, TensorKind statistics, TensorKind normalised) {
+        switch (style.norm) {
+            case NormSaves::input:
+                v.tensor(input, Dtype::activation, act * bsh, 1, hidden);
+                v.tensor(statistics, Dtype::fp32, statsBytes, 1, stats);
+                break;
+            case NormSaves::fp32Copy:
+                v.tensor(inputFp32, Dtype::fp32, 4 * bsh, 1, hidden);
+                v.tensor(statistics, Dtype::fp32, statsBytes, 1, stats);
+                v.tensor(normalised, Dtype::activation, act * bsh, 1, hidden);
+                break;
+            case NormSaves::fp32Residual:
+                v.tensor(input, Dtype::fp32, 4 * bsh, 1, hidden);
+                v.tensor(statistics, Dtype::fp32, statsBytes, 1, stats);
+                v.tensor(normalised, Dtype::fp32, 4 * bsh, 1, hidden);
+                break;
+        }
+    };
+    // The norm's output each projection saves: one tensor, or under autocast each linear's own BF16 cast.
+    const double qkvCopies = style.projectionCasts != 0 ? style.projectionCasts : 3;
+    const double fcCopies = style.projectionCasts != 0 ? style.projectionCasts : x.gated ? 2 : 1;
+    norm(TensorKind::attentionNormInput, TensorKind::attentionNormInputFp32, TensorKind::attentionNormStatistics,
+         TensorKind::attentionNormalised);
+    if (!style.compiled) v.tensor(TensorKind::qkvInput, gemm, qkvCopies * gemmBytes * bsh, 1, hidden);
     v.tensor(c.posEmb > 0 ? TensorKind::query : TensorKind::queryAfterRope, Dtype::activation, act * x.b * x.sRank * x.headsRank * x.d, 1,
              [&] { return heads("[b, " + seqShape(c, false) + ", a/TP, d]"); });
-    v.tensor(TensorKind::keyValue, Dtype::activation, 2 * act * x.b * x.sRank * x.kvHeadsRank * x.d, 1, [&] {
-        return TensorText{"2 × [b, " + seqShape(c, false) + ", max(1, kv/TP), d]",
-                          c.kvHeads < c.tp ? "KV heads replicated (TP > kv_heads)" : "KV heads split by TP"};
-    });
+    v.tensor(TensorKind::keyValue, Dtype::activation, 2 * act * x.b * x.sRank * (style.expandedKv ? x.headsRank : x.kvHeadsRank) * x.d, 1,
+             [&] {
+                 if (style.expandedKv) return TensorText{"2 × [b, " + seqShape(c, false) + ", a/TP, d]", "copied to every query head"};
+                 return TensorText{"2 × [b, " + seqShape(c, false) + ", max(1, kv/TP), d]",
+                                   c.kvHeads < c.tp ? "KV heads replicated (TP > kv_heads)" : "KV heads split by TP"};
+             });
     if (spec.attentionCore) {
         if (x.flash) {
             v.tensor(TensorKind::softmaxLse, Dtype::fp32, 4 * x.b * x.headsRank * x.sRank, 1,
                      [&] { return heads("[b, a/TP, " + seqShape(c, false) + "]"); });
+            if (style.flashRng) v.tensor(TensorKind::flashRngState, Dtype::int64, 24, 1, [] { return TensorText{"[2] + []", ""}; });
         } else {
             const double scores = x.b * x.headsRank * x.sRank * x.s;
             auto shape = [&] { return heads("[b, a/TP, " + seqShape(c, false) + ", s]"); };
@@ -135,8 +250,7 @@ void forEachLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor&
     else
         v.tensor(TensorKind::attentionOutput, gemm, attentionOutput * gemmBytes / act, 1, outputShape);
     if (x.dropout) v.tensor(TensorKind::attentionResidualDropoutMask, Dtype::uint8, bsh, 1, hidden);
-    v.tensor(TensorKind::mlpNormInput, Dtype::activation, act * bsh, 1, hidden);
-    v.tensor(TensorKind::mlpNormStatistics, Dtype::fp32, statsBytes, 1, stats);
+    norm(TensorKind::mlpNormInput, TensorKind::mlpNormInputFp32, TensorKind::mlpNormStatistics, TensorKind::mlpNormalised);
     if (spec.moe) {
         // Router scores for every expert, then the top-k copies of each token dispatched to the experts of
         // this EP rank (on average b·s·k, times the capacity factor), through experts split by ETP.
@@ -177,10 +291,11 @@ void forEachLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor&
     } else {
         const double bsf = x.b * x.sRank * x.f / x.t;
         auto ffnShape = [&](std::string prefix) { return TensorText{prefix + "[b, " + seqShape(c, false) + ", d_ff/TP]", "split by TP"}; };
-        v.tensor(TensorKind::fc1Input, gemm, gemmBytes * bsh, 1, hidden);
+        if (!style.compiled) v.tensor(TensorKind::fc1Input, gemm, fcCopies * gemmBytes * bsh, 1, hidden);
         if (x.gated) {
             v.tensor(TensorKind::gateUp, Dtype::activation, 2 * act * bsf, 1, [&] { return ffnShape("2 × "); });
-            v.tensor(TensorKind::swigluOutput, gemm, gemmBytes * bsf, 1, [&] { return ffnShape(""); });
+            if (style.unfusedSwiglu) v.tensor(TensorKind::siluOutput, Dtype::activation, act * bsf, 1, [&] { return ffnShape(""); });
+            if (!style.compiled) v.tensor(TensorKind::swigluOutput, gemm, gemmBytes * bsf, 1, [&] { return ffnShape(""); });
         } else {
             v.tensor(TensorKind::fc1Output, Dtype::activation, act * bsf, 1, [&] { return ffnShape(""); });
             v.tensor(TensorKind::activationOutput, gemm, gemmBytes * bsf, 1, [&] { return ffnShape(""); });

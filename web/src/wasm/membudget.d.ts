@@ -5,7 +5,10 @@
 // The engine's choices (engine/include/membudget/choices.hpp, whose enums have these names and ids; the d.ts
 // test checks them against it).
 export type Norm = 'rmsnorm' | 'layernorm';
-export type Checkpointing = 'none' | 'selective' | 'full';
+export type Checkpointing = 'none' | 'selective' | 'full' | 'op';
+export type Framework = 'megatron' | 'torchtitan' | 'torchtune' | 'deepspeed' | 'hf_accelerate';
+export type Fp8Recipe = 'te' | 'torchao';
+export type OptimizerDtype = 'auto' | 'fp32' | 'bf16';
 export type ActFormula = 'table' | 'worked';
 export type Attention = 'flash' | 'eager';
 export type Optimizer = 'adamw' | 'adamw_8bit' | 'adafactor' | 'sgd' | 'muon';
@@ -22,6 +25,7 @@ export type LineId =
   | 'gradients'
   | 'optimizer'
   | 'activations'
+  | 'workspace'
   | 'kv_cache'
   | 'cuda_graphs'
   | 'buffers'
@@ -75,6 +79,12 @@ export interface Config {
   optimizer: Optimizer;
   precision: Precision;
   master_weights: boolean;
+  optimizer_dtype: OptimizerDtype;
+  optimizer_in_backward: boolean;
+  fp8_recipe: Fp8Recipe;
+  loss_chunks: number;
+  activation_offload: boolean;
+  compile: boolean;
   gpus_per_node: number;
   offload: Offload;
   zero_init: boolean;
@@ -95,6 +105,8 @@ export interface Config {
   mb: number;
   seq: number;
   ckpt: Checkpointing;
+  ckpt_every: number;
+  recompute_layers: number;
   microbatches: number;
   static_bytes: number;
   act_formula: ActFormula;
@@ -103,7 +115,9 @@ export interface Config {
   buffers_gb: number;
   context_gb: number;
   headroom: number;
+  expandable_segments: boolean;
   method: Method;
+  framework: Framework;
 }
 
 export interface Problem {
@@ -150,6 +164,8 @@ export interface Stage {
   parametersPerGpu: number;
   /** The stage's share of the model's parameters (every shard once, no copies). */
   modelParameters: number;
+  /** What the caching allocator reserves at the stage's peak; 0 where the method does not model it. */
+  reservedBytes: number;
 }
 
 export interface MethodColumn {
@@ -177,6 +193,8 @@ export interface Result {
   /** "" where the step has one phase (every method but membudget's training ledger). */
   peakPhase: StepPhase | '';
   cpuBytesPerNode: number;
+  /** What the caching allocator reserves (torch.cuda.max_memory_reserved) at the peak; 0 where not modelled. */
+  reservedBytes: number;
   /** Inference: the most concurrent sequences of length seq that fit, and the longest context at mb sequences. */
   maxSequences: number;
   maxContextTokens: number;
