@@ -1,18 +1,23 @@
 #!/usr/bin/env node
-// Prints the README's "Accuracy against measured runs" table: every published measurement in
-// tests/fixtures/measured/ against membudget's own method, compared as tests/cpp/test_validation.cpp compares
-// them (an allocator counter against the prediction less the allowance lines, which the allocator never
-// sees; nvidia-smi against the full total; the named pipeline stage, else the peak stage).
-// Run after a native build: node scripts/validation-table.mjs [path/to/membudget]
+// Prints docs/accuracy.md's table, by framework: every published measurement in tests/fixtures/measured/
+// against membudget's own method, compared as tests/cpp/test_validation.cpp compares them (an allocator counter
+// against the prediction less the allowance lines, which the allocator never sees; max_reserved against the
+// predicted reserved bytes; nvidia-smi against the full total; `measured_lines` against those lines; the named
+// pipeline stage, else the peak stage).
+// Run after a native build: node scripts/validation-table.mjs [--write] [path/to/membudget]
+// --write replaces the table between the markers in docs/accuracy.md (tests/web/accuracy.test.ts checks it).
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(fileURLToPath(import.meta.url), '../..');
-const binary = resolve(process.argv[2] ?? process.env.MEMBUDGET ?? resolve(root, 'build/membudget'));
+const args = process.argv.slice(2);
+const write = args.includes('--write');
+const binary = resolve(args.find((a) => !a.startsWith('--')) ?? process.env.MEMBUDGET ?? resolve(root, 'build/membudget'));
 const dir = resolve(root, 'tests/fixtures/measured');
 const ALLOCATOR_METRICS = new Set(['max_allocated', 'max_reserved', 'active']);
+const FRAMEWORKS = ['megatron', 'torchtitan', 'torchtune', 'deepspeed', 'hf_accelerate', 'vllm'];
 
 /** @param {number[]} values */
 const median = (values) => {
@@ -21,11 +26,12 @@ const median = (values) => {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 /** @param {number} bytes */
-const gb = (bytes) => (bytes / 1e9).toFixed(2);
+const gib = (bytes) => (bytes / 2 ** 30).toFixed(2);
 /** @param {number} fraction */
 const pct = (fraction) => `${fraction >= 0 ? '+' : '−'}${Math.abs(fraction * 100).toFixed(1)}%`;
 
-/** @type {{name: string, fixture: any, predicted: number, error: number}[]} */
+/** @typedef {{name: string, framework: string, fixture: any, predicted: number, error: number}} Row */
+/** @type {Row[]} */
 const rows = [];
 for (const name of readdirSync(dir)
   .filter((f) => f.endsWith('.json'))
@@ -36,32 +42,64 @@ for (const name of readdirSync(dir)
   const run = spawnSync(binary, ['eval', '-'], { input: JSON.stringify(config), encoding: 'utf8' });
   if (run.error) throw run.error;
   if (run.status !== 0 && run.status !== 1) throw new Error(`${name}: membudget eval exited ${run.status}: ${run.stderr}`);
-  /** @type {{errors: {message: string}[], lines: {id: string, origin: string}[], stages: {total_bytes: number, lines: Record<string, number>}[], peak_stage: number}} */
+  /** @type {{errors: {message: string}[], lines: {id: string, origin: string}[], stages: {total_bytes: number, reserved_bytes: number | null, lines: Record<string, number>}[], peak_stage: number, reserved_bytes: number | null}} */
   const result = JSON.parse(run.stdout);
   if (result.errors.length > 0) throw new Error(`${name}: ${result.errors.map((e) => e.message).join('; ')}`);
-  // An allocator counter never sees the allowance lines (CUDA context, NCCL buffers).
-  const excluded = ALLOCATOR_METRICS.has(fixture.metric) ? result.lines.filter((l) => l.origin === 'allowance').map((l) => l.id) : [];
   const stage = result.stages[fixture.pipeline_stage ?? result.peak_stage];
   if (!stage) throw new Error(`${name}: no pipeline stage ${fixture.pipeline_stage}`);
-  const predicted = stage.total_bytes - excluded.reduce((sum, id) => sum + stage.lines[id], 0);
+  let predicted;
+  if (fixture.measured_lines) {
+    predicted = fixture.measured_lines.reduce((/** @type {number} */ sum, /** @type {string} */ id) => sum + stage.lines[id], 0);
+  } else if (fixture.metric === 'max_reserved' && stage.reserved_bytes) {
+    predicted = stage.reserved_bytes;
+  } else {
+    // An allocator counter never sees the allowance lines (CUDA context, NCCL buffers).
+    const excluded = ALLOCATOR_METRICS.has(fixture.metric) ? result.lines.filter((l) => l.origin === 'allowance').map((l) => l.id) : [];
+    predicted = stage.total_bytes - excluded.reduce((sum, id) => sum + stage.lines[id], 0);
+  }
   const error = (predicted - fixture.measured_bytes) / fixture.measured_bytes;
-  rows.push({ name: name.replace(/\.json$/, ''), fixture, predicted, error });
+  const framework = config.mode === 'inference' ? 'vllm' : (config.framework ?? 'megatron');
+  rows.push({ name: name.replace(/\.json$/, ''), framework, fixture, predicted, error });
 }
 
-console.log('| fixture | metric | stage | measured (GB) | predicted (GB) | error | complete |');
-console.log('|---|---|---:|---:|---:|---:|---|');
-for (const { name, fixture, predicted, error } of rows) {
-  const stage = fixture.pipeline_stage === null ? 'peak' : String(fixture.pipeline_stage);
-  const metric = fixture.metric === 'max_reserved' ? 'max_reserved ¹' : fixture.metric;
-  console.log(
-    `| ${name} | ${metric} | ${stage} | ${gb(fixture.measured_bytes)} | ${gb(predicted)} | ${pct(error)} | ${fixture.complete ? 'yes' : 'no'} |`,
-  );
+const lines = [];
+/** @param {Row[]} group */
+const summary = (group) => {
+  const complete = group.filter((r) => r.fixture.complete);
+  const absolute = complete.map((r) => Math.abs(r.error));
+  return complete.length
+    ? `complete rows ${complete.length}: median |error| ${(median(absolute) * 100).toFixed(1)}%, worst ${(Math.max(...absolute) * 100).toFixed(1)}%`
+    : 'no complete rows';
+};
+for (const framework of FRAMEWORKS) {
+  const group = rows.filter((r) => r.framework === framework);
+  lines.push(`### ${framework} (${group.length} rows; ${summary(group)})`, '');
+  if (group.length === 0) {
+    lines.push('No published measurement with a complete configuration was found.', '');
+    continue;
+  }
+  lines.push('| fixture | metric | stage | measured (GiB) | predicted (GiB) | error | complete |', '|---|---|---:|---:|---:|---:|---|');
+  for (const { name, fixture, predicted, error } of group) {
+    const stage = fixture.pipeline_stage === null ? 'peak' : String(fixture.pipeline_stage);
+    const metric = fixture.measured_lines ? `${fixture.metric} (${fixture.measured_lines.join(' + ')})` : fixture.metric;
+    lines.push(
+      `| ${name} | ${metric} | ${stage} | ${gib(fixture.measured_bytes)} | ${gib(predicted)} | ${pct(error)} | ${fixture.complete ? 'yes' : 'no'} |`,
+    );
+  }
+  lines.push('');
 }
-const allocated = rows.filter((r) => r.fixture.complete && r.fixture.metric === 'max_allocated');
-const absolute = allocated.map((r) => Math.abs(r.error));
-const worst = allocated.reduce((a, b) => (Math.abs(b.error) > Math.abs(a.error) ? b : a));
-console.log('');
-console.log(
-  `Complete configurations, allocated peak (${allocated.length} rows): median |error| ${(median(absolute) * 100).toFixed(1)}%, ` +
-    `worst ${(Math.abs(worst.error) * 100).toFixed(1)}% (${worst.name}).`,
-);
+lines.push(`All ${rows.length} rows; ${summary(rows)}.`);
+const table = lines.join('\n');
+
+if (write) {
+  const path = resolve(root, 'docs/accuracy.md');
+  const doc = readFileSync(path, 'utf8');
+  const start = '<!-- validation-table:start -->';
+  const end = '<!-- validation-table:end -->';
+  const from = doc.indexOf(start);
+  const to = doc.indexOf(end);
+  if (from < 0 || to < 0) throw new Error('docs/accuracy.md has no validation-table markers');
+  writeFileSync(path, `${doc.slice(0, from + start.length)}\n${table}\n${doc.slice(to)}`);
+} else {
+  console.log(table);
+}
