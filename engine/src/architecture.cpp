@@ -1,14 +1,34 @@
 #include "detail/architecture.hpp"
 
+#include <cmath>
 #include <vector>
 
 #include "detail/methods.hpp"
 
 namespace membudget::detail {
 
+namespace {
+
+// torchtitan's split (torchtitan/distributed/pipeline_parallel.py, generate_llm_fqn_per_model_part): the layers
+// plus one "effective layer" each for the embedding and the output (pipeline_parallel_first/last_stage_less_layers,
+// default 1) are cut into S = pp × vpp virtual stages, the first E mod S stages taking one more; the first and the
+// last virtual stage give their effective layer back to the embedding and the output. Rank r holds the virtual
+// stages r, r + pp, … ("loop" placement of the multi-stage schedules), so a rank's layers need not divide by vpp.
+double torchtitanStageLayers(const Config& c, double stage) {
+    const double stages = c.pp * c.vpp, effective = c.layers + 2;
+    const double per = std::floor(effective / stages), extra = effective - per * stages;
+    double layers = 0;
+    for (double v = stage; v < stages; v += c.pp)
+        layers += per + (v < extra ? 1 : 0) - (v == 0 ? 1 : 0) - (v == stages - 1 ? 1 : 0);
+    return layers;
+}
+
+}  // namespace
+
 double stageLayerCount(const Config& c, double stage) {
     if (c.pp == 1) return c.layers;
     const bool firstSet = c.firstStageLayers != 0, lastSet = c.lastStageLayers != 0;
+    if (c.framework == Framework::torchtitan && !firstSet && !lastSet) return torchtitanStageLayers(c, stage);
     if (stage == 0 && firstSet) return c.firstStageLayers;
     if (stage == c.pp - 1 && lastSet) return c.lastStageLayers;
     // The stages [from, to) share what remains evenly.

@@ -259,9 +259,11 @@ std::vector<Problem> validate(const Config& config) {
     else if (config.vpp > 1 && std::none_of(errors.begin(), errors.end(), [](const Problem& p) {
                  return p.field == "pp" || p.field == "first_stage_layers" || p.field == "last_stage_layers";
              })) {
-        // Megatron-LM splits each stage's layers into vpp equal model chunks (the split above is valid).
+        // Megatron-LM splits each stage's layers into vpp equal model chunks (the split above is valid); torchtitan
+        // cuts pp × vpp virtual stages of its own and a rank's layers need not divide (architecture.cpp).
         const auto perStage = stageLayers(config);
-        if (const auto odd = std::find_if(perStage.begin(), perStage.end(), [&config](double l) { return std::fmod(l, config.vpp) != 0; });
+        const bool ownSplit = config.framework == Framework::torchtitan && config.firstStageLayers == 0 && config.lastStageLayers == 0;
+        if (const auto odd = ownSplit ? perStage.end() : std::find_if(perStage.begin(), perStage.end(), [&config](double l) { return std::fmod(l, config.vpp) != 0; });
             odd != perStage.end())
             errors.push_back({"vpp", "vpp must divide the layers of every pipeline stage (stage " +
                                          n(static_cast<double>(odd - perStage.begin())) + " has " + n(*odd) + "); got " + n(config.vpp)});

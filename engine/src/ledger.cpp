@@ -24,7 +24,9 @@ std::vector<Problem> layoutWarnings(const Config& c, double perLayerActivationBy
             {"tp", "tp (" + n(c.tp) + ") exceeds kv_heads (" + n(c.kvHeads) + "): each KV head is replicated on tp / kv_heads ranks"});
     if (std::fmod(c.ffn, c.tp) != 0) w.push_back({"tp", "ffn (" + n(c.ffn) + ") is not divisible by tp (" + n(c.tp) + ")"});
     // An uneven split set by first_stage_layers / last_stage_layers is the user's choice, not a remainder.
-    if (std::fmod(c.layers, c.pp) != 0 && c.firstStageLayers == 0 && c.lastStageLayers == 0) {
+    // torchtitan's own split is uneven by design (the embedding and the output count as layers).
+    if (std::fmod(c.layers, c.pp) != 0 && c.firstStageLayers == 0 && c.lastStageLayers == 0 &&
+        !(c.framework == Framework::torchtitan && c.method == Method::membudget)) {
         const double even = c.layers / c.pp, first = std::ceil(even);
         w.push_back({"pp", "layers (" + n(c.layers) + ") is not divisible by pp (" + n(c.pp) + "): " +
                                (c.method == Method::chapter

@@ -422,3 +422,41 @@ TEST_CASE("a gated shared expert counts its weight and its output", "[methods][m
     CHECK(line(gated, "parameters") - line(plain, "parameters") == 2 * config.layers * config.hidden);
     CHECK(line(gated, "activations") - line(plain, "activations") == config.layers * 2 * config.mb * config.seq);
 }
+
+TEST_CASE("stages: torchtitan's own split over pp × vpp virtual stages (generate_llm_fqn_per_model_part)", "[methods][stages]") {
+    Config config = preset("llama-3.1-8b");
+    config.method = Method::membudget;
+    config.framework = Framework::torchtitan;
+    config.zero = 3;
+    config.tp = 1;
+    config.dp = 8;
+    config.pp = 4;
+    config.microbatches = 8;
+    // The embedding and the output each count as a layer: 34 effective layers over 4 stages (9, 9, 8, 8).
+    CHECK(stageLayers(config) == std::vector<double>{8, 9, 8, 7});
+    Config big = preset("llama-3.1-405b");
+    big.method = Method::membudget;
+    big.framework = Framework::torchtitan;
+    big.zero = 3;
+    big.tp = 8;
+    big.dp = 8;
+    big.pp = 8;
+    big.microbatches = 8;
+    CHECK(stageLayers(big) == std::vector<double>{15, 16, 16, 16, 16, 16, 16, 15});
+    // Interleaved: 16 virtual stages (7, 8 × 14, 7) in loop placement; a rank's 15 or 16 layers need not divide by vpp.
+    big.vpp = 2;
+    CHECK(stageLayers(big) == std::vector<double>{15, 16, 16, 16, 16, 16, 16, 15});
+    CHECK(validate(big).empty());
+    big.vpp = 3;  // 24 virtual stages of 6 × 8 then 5 × 16, less the embedding's and the output's
+    CHECK(stageLayers(big) == std::vector<double>{15, 16, 16, 16, 16, 16, 16, 15});
+    CHECK(validate(big).empty());
+    // Megatron-LM asserts that vpp divides each rank's layers.
+    big.framework = Framework::megatron;
+    big.zero = 1;
+    big.vpp = 2;
+    big.firstStageLayers = 15;
+    big.lastStageLayers = 15;
+    const auto errors = validate(big);
+    REQUIRE(errors.size() == 1);
+    CHECK(errors[0].field == "vpp");
+}
