@@ -5,7 +5,8 @@
 // predicted reserved bytes; nvidia-smi against the full total; `measured_lines` against those lines; the named
 // pipeline stage, else the peak stage).
 // Run after a native build: node scripts/validation-table.mjs [--write] [path/to/membudget]
-// --write replaces the table between the markers in docs/accuracy.md (tests/web/accuracy.test.ts checks it).
+// --write replaces the table between the markers in docs/accuracy.md; --check exits 1 when that table is not what
+// the engine gives now (a ctest, docs_accuracy_table_current).
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -14,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(fileURLToPath(import.meta.url), '../..');
 const args = process.argv.slice(2);
 const write = args.includes('--write');
+const check = args.includes('--check');
 const binary = resolve(args.find((a) => !a.startsWith('--')) ?? process.env.MEMBUDGET ?? resolve(root, 'build/membudget'));
 const dir = resolve(root, 'tests/fixtures/measured');
 const ALLOCATOR_METRICS = new Set(['max_allocated', 'max_reserved', 'active']);
@@ -83,7 +85,7 @@ for (const framework of FRAMEWORKS) {
     const stage = fixture.pipeline_stage === null ? 'peak' : String(fixture.pipeline_stage);
     const metric = fixture.measured_lines ? `${fixture.metric} (${fixture.measured_lines.join(' + ')})` : fixture.metric;
     lines.push(
-      `| ${name} | ${metric} | ${stage} | ${gib(fixture.measured_bytes)} | ${gib(predicted)} | ${pct(error)} | ${fixture.complete ? 'yes' : 'no'} |`,
+      `| ${name} | ${metric} | ${stage} | ${gib(fixture.measured_bytes)} | ${gib(predicted)} | ${pct(error)} | ${fixture.complete ? 'yes' : `not expressible: ${fixture.not_expressible}`} |`,
     );
   }
   lines.push('');
@@ -91,15 +93,20 @@ for (const framework of FRAMEWORKS) {
 lines.push(`All ${rows.length} rows; ${summary(rows)}.`);
 const table = lines.join('\n');
 
-if (write) {
-  const path = resolve(root, 'docs/accuracy.md');
+const path = resolve(root, 'docs/accuracy.md');
+const start = '<!-- validation-table:start -->';
+const end = '<!-- validation-table:end -->';
+if (write || check) {
   const doc = readFileSync(path, 'utf8');
-  const start = '<!-- validation-table:start -->';
-  const end = '<!-- validation-table:end -->';
   const from = doc.indexOf(start);
   const to = doc.indexOf(end);
   if (from < 0 || to < 0) throw new Error('docs/accuracy.md has no validation-table markers');
-  writeFileSync(path, `${doc.slice(0, from + start.length)}\n${table}\n${doc.slice(to)}`);
+  const updated = `${doc.slice(0, from + start.length)}\n${table}\n${doc.slice(to)}`;
+  if (write) writeFileSync(path, updated);
+  else if (updated !== doc) {
+    console.error('docs/accuracy.md is not the table the engine gives now: run node scripts/validation-table.mjs --write');
+    process.exit(1);
+  }
 } else {
   console.log(table);
 }

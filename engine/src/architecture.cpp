@@ -18,8 +18,7 @@ double torchtitanStageLayers(const Config& c, double stage) {
     const double stages = c.pp * c.vpp, effective = c.layers + 2;
     const double per = std::floor(effective / stages), extra = effective - per * stages;
     double layers = 0;
-    for (double v = stage; v < stages; v += c.pp)
-        layers += per + (v < extra ? 1 : 0) - (v == 0 ? 1 : 0) - (v == stages - 1 ? 1 : 0);
+    for (double v = stage; v < stages; v += c.pp) layers += per + (v < extra ? 1 : 0) - (v == 0 ? 1 : 0) - (v == stages - 1 ? 1 : 0);
     return layers;
 }
 

@@ -263,7 +263,9 @@ std::vector<Problem> validate(const Config& config) {
         // cuts pp × vpp virtual stages of its own and a rank's layers need not divide (architecture.cpp).
         const auto perStage = stageLayers(config);
         const bool ownSplit = config.framework == Framework::torchtitan && config.firstStageLayers == 0 && config.lastStageLayers == 0;
-        if (const auto odd = ownSplit ? perStage.end() : std::find_if(perStage.begin(), perStage.end(), [&config](double l) { return std::fmod(l, config.vpp) != 0; });
+        if (const auto odd =
+                ownSplit ? perStage.end()
+                         : std::find_if(perStage.begin(), perStage.end(), [&config](double l) { return std::fmod(l, config.vpp) != 0; });
             odd != perStage.end())
             errors.push_back({"vpp", "vpp must divide the layers of every pipeline stage (stage " +
                                          n(static_cast<double>(odd - perStage.begin())) + " has " + n(*odd) + "); got " + n(config.vpp)});
