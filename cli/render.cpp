@@ -41,7 +41,9 @@ void printTable(std::ostream& out, const Result& result, const Config& c, ByteUn
     const auto* model = findModelPreset(c.model);
     const auto* gpu = findGpuPreset(c.gpu);
 
-    out << "membudget · method " << result.method << " · "
+    // The framework decides what membudget's own method counts in training (docs/frameworks.md).
+    const bool framework = c.method == Method::membudget && c.mode == Mode::training;
+    out << "membudget · method " << result.method << (framework ? " · framework " + std::string(toString(c.framework)) : std::string()) << " · "
         << (!c.name.empty() ? std::string_view(c.name)
             : model         ? model->label
                             : std::string_view("custom architecture"))
@@ -84,6 +86,8 @@ void printTable(std::ostream& out, const Result& result, const Config& c, ByteUn
         out << pad(label, labelWidth) << gap << pad(text, formulaWidth) << gap << padLeft(value(bytes), valueWidth) << "\n";
     };
     summary("Total", "sum", result.totalBytes);
+    // What the caching allocator reserves at the peak: the figure nvidia-smi shows, less the CUDA context.
+    if (result.reservedBytes > 0) summary("Reserved", "caching allocator (allocations less allowances, in segments)", result.reservedBytes);
     summary("Capacity", gpu ? std::string(gpu->id) : "gpu_gb", result.capacityBytes);
     summary("Usable", "capacity × (1 − " + detail::formatNumber(c.headroom) + ")", result.usableBytes);
 

@@ -216,6 +216,26 @@ describe('the calculator page', () => {
     expect(json + '\n').toBe(runCli(['--json', '--url', 'model=llama-3.1-8b&tp=2&dp=4&gpu=h100-80gb']).stdout);
   });
 
+  it('names the framework in the caption and the Markdown, and shows the reserved peak the CLI computes', async () => {
+    const query = 'model=llama-3.1-8b&method=membudget&framework=torchtitan&zero=3&tp=1&dp=8&gpu=h100-80gb';
+    const page = await open(`?${query}`);
+    const native = JSON.parse(runCli(['--json', '--url', query]).stdout);
+    await page.waitForFunction(() => document.querySelector('#ledger caption')?.textContent?.includes('framework torchtitan'));
+    expect(await ledgerBytes(page)).toEqual(Object.fromEntries(native.lines.map((l: { id: string; bytes: number }) => [l.id, l.bytes])));
+    const reserved = page.locator('#ledger tr[data-summary="reserved"]');
+    await expect.poll(() => reserved.getAttribute('data-bytes')).toBe(String(native.reserved_bytes));
+    expect(await reserved.isVisible()).toBe(true);
+    await page.click('#copy-markdown');
+    await page.waitForSelector('#toast.visible');
+    const markdown = await page.evaluate(() => navigator.clipboard.readText());
+    expect(markdown).toContain('method membudget, framework torchtitan.');
+    expect(markdown).toMatch(/\| Reserved \| caching allocator \| [0-9.]+ \|/);
+    // The chapter's method models no allocator: the row is hidden and the caption names no framework.
+    await page.selectOption('#f-method', 'chapter');
+    await page.waitForFunction(() => !document.querySelector('#ledger caption')?.textContent?.includes('framework'));
+    expect(await reserved.isVisible()).toBe(false);
+  });
+
   it('shows every stage, the tensor sub-ledger and the methods side by side, as the CLI computes them', async () => {
     const query = '?model=llama-3.1-70b&pp=4&dp=8&sp=true&ckpt=selective&microbatches=16';
     const page = await open(query);

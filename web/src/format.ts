@@ -65,6 +65,15 @@ function cell(text: string): string {
 }
 
 /** The checklist as a Markdown table, to paste into a design doc. */
+/** What the page and the Markdown export say beside the reserved figure. */
+export const RESERVED_NOTE =
+  'what the caching allocator reserves at the peak (torch.cuda.max_memory_reserved): the allocations in 2 MiB and 20 MiB segments, without the allowances; compare with nvidia-smi less the CUDA context';
+
+/** The method, and for membudget's own training model the framework whose behaviour it follows (docs/frameworks.md). */
+export function methodText(ledger: Ledger, config: Config): string {
+  return ledger.method === 'membudget' && config.mode === 'training' ? `${ledger.method}, framework ${config.framework}` : ledger.method;
+}
+
 export function ledgerMarkdown(ledger: Ledger, config: Config, unit: Unit, link: string): string {
   const label = UNIT_LABEL[unit];
   const rows = ledger.lines.map(
@@ -76,13 +85,16 @@ export function ledgerMarkdown(ledger: Ledger, config: Config, unit: Unit, link:
       `(${formatWithUnit(ledger.usableBytes, unit)} usable after ${formatPercent(config.headroom)} headroom). ` +
       `Model ${cell(config.name || config.model)}, Ψ = ${formatCount(ledger.parameterCount)}; ` +
       `TP=${config.tp} PP=${config.pp} DP=${config.dp} CP=${config.cp} SP=${config.sp ? 'on' : 'off'} ZeRO-${config.zero}; ` +
-      `b_μ=${config.mb} s=${config.seq} ckpt=${cell(config.ckpt)}; GPU ${cell(config.gpu)}; method ${cell(ledger.method)}.`,
+      `b_μ=${config.mb} s=${config.seq} ckpt=${cell(config.ckpt)}; GPU ${cell(config.gpu)}; method ${cell(methodText(ledger, config))}.`,
     '',
     `| Component | Formula | Value (${label}) | Notes |`,
     '|---|---|---:|---|',
     ...rows,
     `| **Total** | sum | **${formatBytes(ledger.totalBytes, unit)}** | must be < ${formatBytes(ledger.capacityBytes, unit)} (${formatBytes(ledger.usableBytes, unit)} usable) |`,
   ];
+  if (ledger.reservedBytes > 0) {
+    lines.push(`| Reserved | caching allocator | ${formatBytes(ledger.reservedBytes, unit)} | ${RESERVED_NOTE} |`);
+  }
   if (ledger.warnings.length > 0) {
     lines.push('', 'Warnings:', ...ledger.warnings.map((w) => `- ${cell(w.message)}`));
   }

@@ -9,6 +9,8 @@ import {
   formatCount,
   formatPercent,
   formatWithUnit,
+  methodText,
+  RESERVED_NOTE,
   UNIT_LABEL,
   UNIT_MEANING,
   verdictSentence,
@@ -149,6 +151,7 @@ export class LedgerView {
     this.#summaries = new Map();
     for (const [id, label] of [
       ['total', 'Total'],
+      ['reserved', 'Reserved'],
       ['capacity', 'Capacity'],
       ['usable', 'Usable'],
       ['headroom_left', 'Left'],
@@ -240,7 +243,10 @@ export class LedgerView {
   #updateTable(ledger: Ledger, config: Config, unit: Unit): void {
     const active =
       ledger.activeParameterCount !== ledger.parameterCount ? ` (${formatCount(ledger.activeParameterCount)} active per token)` : '';
-    setText(this.#caption, `Per-GPU memory, method ${ledger.method}, Ψ = ${formatCount(ledger.parameterCount)} parameters${active}`);
+    setText(
+      this.#caption,
+      `Per-GPU memory, method ${methodText(ledger, config)}, Ψ = ${formatCount(ledger.parameterCount)} parameters${active}`,
+    );
     setText(this.#valueHeader, `Value (${UNIT_LABEL[unit]})`);
     for (const line of ledger.lines) {
       const row = this.#rows.get(line.id)!;
@@ -259,6 +265,8 @@ export class LedgerView {
       setText(s.note, note);
     };
     summary('total', 'sum', ledger.totalBytes, `Must be < ${formatWithUnit(ledger.capacityBytes, unit)}`);
+    summary('reserved', 'caching allocator', ledger.reservedBytes, RESERVED_NOTE);
+    this.#summaries.get('reserved')!.tr.hidden = !(ledger.reservedBytes > 0);
     summary('capacity', config.gpu, ledger.capacityBytes, UNIT_MEANING[unit]);
     summary(
       'usable',
