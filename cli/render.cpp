@@ -43,7 +43,8 @@ void printTable(std::ostream& out, const Result& result, const Config& c, ByteUn
 
     // The framework decides what membudget's own method counts in training (docs/frameworks.md).
     const bool framework = c.method == Method::membudget && c.mode == Mode::training;
-    out << "membudget · method " << result.method << (framework ? " · framework " + std::string(toString(c.framework)) : std::string()) << " · "
+    out << "membudget · method " << result.method << (framework ? " · framework " + std::string(toString(c.framework)) : std::string())
+        << " · "
         << (!c.name.empty() ? std::string_view(c.name)
             : model         ? model->label
                             : std::string_view("custom architecture"))
