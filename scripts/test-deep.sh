@@ -14,6 +14,8 @@ echo "membudget: Python tests (tools/measure)"
 python=python3
 if ! python3 -c "import torch" 2>/dev/null && [ -x /usr/bin/python3 ]; then python=/usr/bin/python3; fi
 MEMBUDGET_BIN="$PWD/build/membudget" "$python" -m unittest discover -s tests/python -v
+echo "membudget: the saved-tensor census regenerates tests/fixtures/census exactly (tools/measure/census.py --check)"
+"$python" tools/measure/census.py --check
 echo "membudget: benchmark smoke run (Google Benchmark, minimal repetitions)"
 if [ -x build/bench/membudget_bench ]; then
   build/bench/membudget_bench --benchmark_min_time=0.01 \
