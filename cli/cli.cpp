@@ -7,6 +7,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "import_parse.hpp"
+#include "membudget/import.hpp"
 #include "membudget/json.hpp"
 #include "membudget/ledger.hpp"
 #include "membudget/plan.hpp"
@@ -49,7 +51,7 @@ ReadResult readSource(const std::string& path, std::istream& in) {
 
 // What the command line asked for: the inputs, the output options, and one option per field of the table.
 struct Options {
-    std::string configFile, url, hfConfigFile, evalFile, measuredFile;
+    std::string configFile, url, hfConfigFile, evalFile, measuredFile, importFile, importFormat, importCommandFile, exportFormat;
     bool asJson = false, gib = false, showTensors = false, paretoOnly = false;
     size_t planLimit = 25;
     PlanRequest planRequest;
@@ -57,6 +59,36 @@ struct Options {
     std::vector<CLI::Option*> flagOptions;
     cli::ByteUnit unit() const { return cli::byteUnit(gib); }
 };
+
+// A file in one of the formats of docs/import.md, read, parsed (import_parse.cpp) and mapped by the engine.
+// formatName: "" to detect the format from the text.
+ImportResult readImport(const std::string& path, const std::string& formatName, std::istream& in) {
+    ImportResult failed;
+    const ReadResult source = readSource(path, in);
+    if (!source.error.empty()) {
+        failed.errors.push_back({"import", source.error});
+        return failed;
+    }
+    std::optional<ImportFormat> format;
+    if (!formatName.empty()) {
+        format = parseChoice<ImportFormat>(formatName);
+        if (!format) {
+            failed.errors.push_back(
+                {"format", "format must be one of megatron, torchtitan, torchtune, deepspeed, hf, vllm; got \"" + formatName + "\""});
+            return failed;
+        }
+    } else {
+        format = detectImportFormat(source.text);
+        if (!format) {
+            failed.errors.push_back(
+                {"import", path + " is not a configuration membudget can read: expected a Megatron-LM script, a torchtitan TOML, "
+                                  "a torchtune YAML or tune run command, a DeepSpeed JSON, a config.json or a vllm serve command "
+                                  "(--format names it)"});
+            return failed;
+        }
+    }
+    return importConfig(cli::parseImport(source.text, *format));
+}
 
 // The configuration the input describes (a JSON file, a link, a config.json, then the flags, which override
 // them) and its ledger. Input that could not be read is as bad as input that does not validate: its problems
@@ -80,6 +112,14 @@ Loaded loadConfiguration(const Options& o, bool readEvalFile, std::istream& in, 
         assignments.insert(assignments.end(), list.assignments.begin(), list.assignments.end());
     };
     if (!o.configFile.empty()) takeJson(o.configFile);
+    if (!o.importFile.empty()) {
+        const ImportResult imported = readImport(o.importFile, o.importFormat, in);
+        problems.insert(problems.end(), imported.errors.begin(), imported.errors.end());
+        for (const auto& w : imported.warnings) err << "membudget: warning: " << w << "\n";
+        for (const auto& u : imported.unmapped)
+            err << "membudget: not imported: " << u.key << (u.value.empty() ? "" : " = " + u.value) << " (" << u.reason << ")\n";
+        assignments.insert(assignments.end(), imported.assignments.begin(), imported.assignments.end());
+    }
     if (readEvalFile) takeJson(o.evalFile);
     if (!o.url.empty()) {
         AssignmentList list = parseQuery(o.url);
@@ -217,6 +257,15 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
                    "A Hugging Face config.json: fills the architecture fields (method membudget); flags override it")
         ->type_name("FILE")
         ->group("Input");
+    app.add_option("--import", o.importFile,
+                   "A framework's configuration (Megatron-LM script, torchtitan TOML, torchtune YAML, DeepSpeed JSON, config.json, "
+                   "vllm serve command; docs/import.md); flags override it")
+        ->type_name("FILE")
+        ->group("Input");
+    app.add_option("--import-format", o.importFormat,
+                   "The format of --import when its content does not say (megatron, torchtitan, torchtune, deepspeed, hf, vllm)")
+        ->type_name("FORMAT")
+        ->group("Input");
     app.add_flag("--json", o.asJson, "Print the result as JSON (the eval format) instead of a table")->group("Output");
     app.add_flag("--gib", o.gib, "Show GiB (2^30 bytes) instead of GB (10^9 bytes)")->group("Output");
     app.add_flag("--tensors", o.showTensors, "List every saved activation tensor (method membudget)")->group("Output");
@@ -273,6 +322,16 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
                                              "The smallest changes that make the configuration fit, with what each "
                                              "saves and costs");
     adviseCommand->fallthrough();
+    auto* importCommand = app.add_subcommand("import",
+                                             "Read a framework's configuration (FILE or -) and print membudget's keys for it as JSON, "
+                                             "with what could not be mapped (docs/import.md)");
+    importCommand->add_option("file", o.importCommandFile, "The configuration file, or - for standard input")->required();
+    importCommand->add_option("--format", o.importFormat, "megatron, torchtitan, torchtune, deepspeed, hf or vllm (default: detected)");
+    auto* exportCommand = app.add_subcommand("export",
+                                             "Write the configuration in a framework's own form: Megatron-LM flags, a torchtitan TOML, "
+                                             "a tune run command, a DeepSpeed JSON, a vllm serve command");
+    exportCommand->add_option("--format", o.exportFormat, "megatron, torchtitan, torchtune, deepspeed or vllm")->required();
+    exportCommand->fallthrough();
     auto* fieldsCommand = app.add_subcommand("fields", "Print the field table (keys, ranges, defaults, help) as JSON");
     auto* presetsCommand = app.add_subcommand("presets", "Print the model and GPU presets with their sources as JSON");
     app.require_subcommand(0, 1);
@@ -295,12 +354,40 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
         return kExitFits;
     }
     if (*measuredCommand) return runMeasured(o, in, out, err);
+    if (*importCommand) {
+        safeOut.setJsonStrings(true);
+        const ImportResult imported = readImport(o.importCommandFile, o.importFormat, in);
+        if (!imported.ok()) {
+            cli::printProblems(err, imported.errors);
+            return kExitBadInput;
+        }
+        out << importToJson(imported) << "\n";
+        return kExitFits;
+    }
 
     const Loaded loaded = loadConfiguration(o, evalCommand->parsed(), in, err);
     if (loaded.result.ok()) {
         if (*planCommand) return runPlan(o, loaded.parsed.config, out, err);
         if (*adviseCommand) return runAdvise(o, loaded, out);
         if (*compareCommand) return runCompare(o, loaded, out);
+        if (*exportCommand) {
+            const auto format = parseChoice<ImportFormat>(o.exportFormat);
+            if (!format || *format == ImportFormat::hf) {
+                cli::printProblems(err, {{"format", "--format must be one of megatron, torchtitan, torchtune, deepspeed, vllm; got \"" +
+                                                        o.exportFormat + "\""}});
+                return kExitBadInput;
+            }
+            const ExportResult exported = exportConfig(*format, loaded.parsed.config);
+            if (o.asJson) {
+                safeOut.setJsonStrings(true);
+                out << exportToJson(*format, exported) << "\n";
+            } else {
+                out << exported.text;
+                for (const auto& u : exported.notExported)
+                    err << "membudget: not exported: " << u.key << (u.value.empty() ? "" : " = " + u.value) << " (" << u.reason << ")\n";
+            }
+            return kExitFits;
+        }
     }
     return runCheck(o, loaded, o.asJson || *evalCommand, out, err);
 }

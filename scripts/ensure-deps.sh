@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 # clang and libclang-rt-14-dev: libFuzzer for scripts/fuzz.sh; libbenchmark-dev: build/bench (docs/speed.md);
 # clang-format-14: npm run lint.
 debian_packages=(cmake make g++ catch2 nlohmann-json3-dev libcli11-dev emscripten chromium python3-torch clang
-                 libclang-rt-14-dev libbenchmark-dev clang-format-14)
+                 libclang-rt-14-dev libbenchmark-dev clang-format-14 libtomlplusplus-dev libyaml-cpp-dev)
 
 missing=()
 for package in "${debian_packages[@]}"; do

@@ -475,4 +475,46 @@ std::string measuredComparisonToJson(const MeasuredComparison& comparison, int i
     return out.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
 }
 
+namespace {
+
+ordered_json unmappedArray(const std::vector<Unmapped>& list) {
+    ordered_json out = ordered_json::array();
+    for (const auto& u : list) out.push_back({{"key", u.key}, {"value", u.value}, {"reason", u.reason}});
+    return out;
+}
+
+// An assignment's text as the field's JSON type (numbers, true/false, strings).
+ordered_json typedValue(const Assignment& a) {
+    const FieldSpec* field = findField(a.key);
+    if (field && (field->kind == FieldKind::integer || field->kind == FieldKind::number))
+        if (const auto value = detail::parseNumber(a.text)) return number(*value);
+    if (field && field->kind == FieldKind::boolean) return a.text == "true";
+    return a.text;
+}
+
+}  // namespace
+
+std::string importToJson(const ImportResult& result, int indent) {
+    ordered_json out;
+    out["format"] = std::string(toString(result.format));
+    if (!result.ok()) {
+        out["errors"] = problems(result.errors);
+        return out.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
+    }
+    ordered_json config = ordered_json::object();
+    for (const auto& a : result.assignments) config[a.key] = typedValue(a);
+    out["config"] = config;
+    out["unmapped"] = unmappedArray(result.unmapped);
+    out["warnings"] = result.warnings;
+    return out.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
+}
+
+std::string exportToJson(ImportFormat format, const ExportResult& result, int indent) {
+    ordered_json out;
+    out["format"] = std::string(toString(format));
+    out["text"] = result.text;
+    out["not_exported"] = unmappedArray(result.notExported);
+    return out.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
+}
+
 }  // namespace membudget

@@ -32,6 +32,10 @@ enum class KvDtype : std::uint8_t { bf16, fp16, fp8 };
 enum class Method : std::uint8_t { membudget, chapter, korthikanti, megatron, zero, deepspeed };
 enum class Verdict : std::uint8_t { fits, tight, doesNotFit };
 enum class StepPhase : std::uint8_t { forwardBackward, optimizerStep };
+// A configuration file membudget imports and exports (docs/import.md); hf is a Hugging Face config.json.
+enum class ImportFormat : std::uint8_t { megatron, torchtitan, torchtune, deepspeed, hf, vllm };
+// How a file of a format is written, so that the CLI and the page pick the same parser.
+enum class ImportSyntax : std::uint8_t { json, toml, yaml, words };
 // A line of the checklist (training and inference), and of the host-memory ledger of ZeRO-Offload.
 enum class LineId : std::uint8_t {
     parameters,
@@ -64,6 +68,14 @@ struct ChoiceNames<Checkpointing> {
 template <>
 struct ChoiceNames<Framework> {
     static constexpr std::array<std::string_view, 5> names{"megatron", "torchtitan", "torchtune", "deepspeed", "hf_accelerate"};
+};
+template <>
+struct ChoiceNames<ImportFormat> {
+    static constexpr std::array<std::string_view, 6> names{"megatron", "torchtitan", "torchtune", "deepspeed", "hf", "vllm"};
+};
+template <>
+struct ChoiceNames<ImportSyntax> {
+    static constexpr std::array<std::string_view, 4> names{"json", "toml", "yaml", "words"};
 };
 template <>
 struct ChoiceNames<Fp8Recipe> {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "membudget/config.hpp"
+#include "membudget/import.hpp"
 #include "membudget/ledger.hpp"
 #include "membudget/measured.hpp"
 #include "membudget/plan.hpp"
@@ -50,6 +51,13 @@ struct FlatJson {
     std::vector<JsonValue> values;
 };
 FlatJson flattenJson(std::string_view text);
+
+// `membudget import`: {format, config: {key: value of the field's JSON type}, unmapped: [{key, value, reason}],
+// warnings: [text]}; with errors {format, errors: [{field, message}]}.
+std::string importToJson(const ImportResult& result, int indent = 2);
+
+// `membudget export --json`: {format, text, not_exported: [{key, value, reason}]}.
+std::string exportToJson(ImportFormat format, const ExportResult& result, int indent = 2);
 
 // The field table and the presets, for tools that build forms or completions from them.
 std::string fieldsToJson(int indent = 2);

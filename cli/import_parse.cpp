@@ -1,0 +1,287 @@
+#include "import_parse.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <toml++/toml.h>
+#include <algorithm>
+#include <cctype>
+#include <sstream>
+
+#include "membudget/detail/text.hpp"
+#include "membudget/json.hpp"
+
+namespace membudget::cli {
+
+namespace {
+
+bool isOperator(char c) { return c == '|' || c == '&' || c == ';' || c == '<' || c == '>' || c == '(' || c == ')'; }
+bool isNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+std::vector<std::string> lineWords(std::string_view line) {
+    std::vector<std::string> words;
+    std::string word;
+    bool inWord = false;
+    auto end = [&] {
+        if (inWord) words.push_back(word);
+        word.clear();
+        inWord = false;
+    };
+    // $NAME as ${NAME}; ${…} and $(…) kept whole.
+    auto dollar = [&](size_t& i) {
+        if (i + 1 < line.size() && (line[i + 1] == '{' || line[i + 1] == '(')) {
+            const char open = line[i + 1], close = open == '{' ? '}' : ')';
+            int depth = 0;
+            size_t j = i + 1;
+            for (; j < line.size(); ++j) {
+                if (line[j] == open) ++depth;
+                if (line[j] == close && --depth == 0) break;
+            }
+            word.append(line.substr(i, std::min(j, line.size() - 1) - i + 1));
+            i = j;
+        } else if (i + 1 < line.size() && isNameChar(line[i + 1])) {
+            size_t j = i + 1;
+            while (j < line.size() && isNameChar(line[j])) ++j;
+            word += "${" + std::string(line.substr(i + 1, j - i - 1)) + "}";
+            i = j - 1;
+        } else {
+            word += '$';
+        }
+        inWord = true;
+    };
+    for (size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (c == ' ' || c == '\t' || c == '\r') {
+            end();
+        } else if (c == '#' && !inWord) {
+            break;
+        } else if (isOperator(c)) {
+            end();
+        } else if (c == '\'') {
+            inWord = true;
+            const size_t close = line.find('\'', i + 1);
+            word.append(line.substr(i + 1, (close == std::string_view::npos ? line.size() : close) - i - 1));
+            i = close == std::string_view::npos ? line.size() : close;
+        } else if (c == '"') {
+            inWord = true;
+            for (++i; i < line.size() && line[i] != '"'; ++i) {
+                if (line[i] == '\\' && i + 1 < line.size() && std::string_view("\"\\$`").find(line[i + 1]) != std::string_view::npos)
+                    word += line[++i];
+                else if (line[i] == '$')
+                    dollar(i);
+                else
+                    word += line[i];
+            }
+        } else if (c == '\\') {
+            inWord = true;
+            if (i + 1 < line.size()) word += line[++i];
+        } else if (c == '$') {
+            dollar(i);
+        } else {
+            word += c;
+            inWord = true;
+        }
+    }
+    end();
+    return words;
+}
+
+struct Flattener {
+    ImportInput& out;
+    bool tooMany = false;
+
+    void push(std::string path, std::string type, std::string text) {
+        if (out.values.size() >= kMaxImportValues) {
+            tooMany = true;
+            return;
+        }
+        out.values.push_back({std::move(path), std::move(type), std::move(text)});
+    }
+
+    static std::string child(const std::string& path, std::string_view key) {
+        return path.empty() ? std::string(key) : path + "." + std::string(key);
+    }
+
+    void toml(const toml::node& node, const std::string& path, int depth) {
+        if (tooMany) return;
+        if (depth > 32) throw std::runtime_error("nested deeper than 32 levels at " + path);
+        if (const auto* table = node.as_table()) {
+            if (!path.empty()) push(path, "object", "");
+            for (const auto& [key, value] : *table) toml(value, child(path, key.str()), depth + 1);
+        } else if (const auto* array = node.as_array()) {
+            std::string first;
+            if (!array->empty() && array->get(0)->is_string()) first = array->get(0)->as_string()->get();
+            push(path, "array", first);
+            for (size_t i = 0; i < array->size(); ++i) toml(*array->get(i), path + "[" + std::to_string(i) + "]", depth + 1);
+        } else if (const auto* s = node.as_string()) {
+            push(path, "string", s->get());
+        } else if (const auto* i = node.as_integer()) {
+            push(path, "number", std::to_string(i->get()));
+        } else if (const auto* f = node.as_floating_point()) {
+            push(path, "number", detail::formatNumber(f->get()));
+        } else if (const auto* b = node.as_boolean()) {
+            push(path, "boolean", b->get() ? "true" : "false");
+        } else {
+            std::ostringstream text;  // dates and times, as text
+            node.visit([&text](const auto& value) { text << value; });
+            push(path, "string", text.str());
+        }
+    }
+
+    // YAML 1.2's core schema, as the page's `yaml` package resolves plain scalars.
+    void scalar(const YAML::Node& node, const std::string& path) {
+        const std::string& text = node.Scalar();
+        if (node.Tag() != "?") {  // quoted ("!") or explicitly tagged: a string
+            push(path, "string", text);
+            return;
+        }
+        // (No std::regex: libstdc++'s recursion overflows the stack on a long scalar.)
+        auto all = [](std::string_view t, auto ok) { return !t.empty() && std::all_of(t.begin(), t.end(), ok); };
+        auto digits = [&all](std::string_view t) {
+            return all(t, [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+        };
+        auto isFloat = [&digits](std::string_view t) {
+            if (!t.empty() && (t[0] == '-' || t[0] == '+')) t.remove_prefix(1);
+            const size_t e = t.find_first_of("eE");
+            std::string_view mantissa = t.substr(0, e);
+            if (e != std::string_view::npos) {
+                std::string_view exponent = t.substr(e + 1);
+                if (!exponent.empty() && (exponent[0] == '-' || exponent[0] == '+')) exponent.remove_prefix(1);
+                if (!digits(exponent)) return false;
+            }
+            const size_t dot = mantissa.find('.');
+            if (dot == std::string_view::npos) return digits(mantissa);
+            const std::string_view whole = mantissa.substr(0, dot), fraction = mantissa.substr(dot + 1);
+            return whole.empty() ? digits(fraction) : digits(whole) && (fraction.empty() || digits(fraction));
+        };
+        const std::string_view t = text;
+        if (t.empty() || t == "~" || t == "null" || t == "Null" || t == "NULL")
+            push(path, "null", "");
+        else if (t == "true" || t == "True" || t == "TRUE")
+            push(path, "boolean", "true");
+        else if (t == "false" || t == "False" || t == "FALSE")
+            push(path, "boolean", "false");
+        else if (t.size() > 2 && t.substr(0, 2) == "0o" && all(t.substr(2), [](char c) { return c >= '0' && c <= '7'; }) && t.size() < 20)
+            push(path, "number", detail::formatNumber(static_cast<double>(std::stoull(text.substr(2), nullptr, 8))));
+        else if (t.size() > 2 && t.substr(0, 2) == "0x" &&
+                 all(t.substr(2), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }) && t.size() < 18)
+            push(path, "number", detail::formatNumber(static_cast<double>(std::stoull(text.substr(2), nullptr, 16))));
+        else if (isFloat(t))
+            push(path, "number", detail::formatNumber(std::strtod(text.c_str(), nullptr)));
+        else
+            push(path, "string", text);
+    }
+
+    void yaml(const YAML::Node& node, const std::string& path, int depth) {
+        if (tooMany) return;
+        if (depth > 32) throw std::runtime_error("nested deeper than 32 levels at " + path);
+        switch (node.Type()) {
+            case YAML::NodeType::Map:
+                if (!path.empty()) push(path, "object", "");
+                for (const auto& item : node) yaml(item.second, child(path, item.first.IsScalar() ? item.first.Scalar() : "?"), depth + 1);
+                break;
+            case YAML::NodeType::Sequence: {
+                std::string first;
+                if (node.size() > 0 && node[0].IsScalar()) first = node[0].Scalar();
+                push(path, "array", first);
+                for (size_t i = 0; i < node.size(); ++i) yaml(node[i], path + "[" + std::to_string(i) + "]", depth + 1);
+                break;
+            }
+            case YAML::NodeType::Scalar:
+                scalar(node, path);
+                break;
+            default:
+                push(path, "null", "");
+                break;
+        }
+    }
+};
+
+std::string yamlRootType(const YAML::Node& root) {
+    switch (root.Type()) {
+        case YAML::NodeType::Map:
+            return "object";
+        case YAML::NodeType::Sequence:
+            return "array";
+        case YAML::NodeType::Scalar:
+            return "string";
+        default:
+            return "null";
+    }
+}
+
+}  // namespace
+
+std::vector<std::vector<std::string>> shellWords(std::string_view text) {
+    std::string joined;
+    joined.reserve(text.size());
+    for (size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == '\n') {
+            ++i;
+            continue;
+        }
+        if (text[i] == '\\' && i + 2 < text.size() && text[i + 1] == '\r' && text[i + 2] == '\n') {
+            i += 2;
+            continue;
+        }
+        joined += text[i];
+    }
+    std::vector<std::vector<std::string>> lines;
+    size_t start = 0;
+    while (start <= joined.size()) {
+        size_t end = joined.find('\n', start);
+        if (end == std::string::npos) end = joined.size();
+        auto words = lineWords(std::string_view(joined).substr(start, end - start));
+        if (!words.empty()) lines.push_back(std::move(words));
+        start = end + 1;
+    }
+    return lines;
+}
+
+ImportInput parseImport(std::string_view text, ImportFormat format) {
+    ImportInput in;
+    in.format = format;
+    switch (importSyntax(format, text)) {
+        case ImportSyntax::words:
+            in.lines = shellWords(text);
+            break;
+        case ImportSyntax::json: {
+            FlatJson flat = flattenJson(text);
+            in.rootType = flat.rootType;
+            in.error = flat.error;
+            in.values = std::move(flat.values);
+            break;
+        }
+        case ImportSyntax::toml: {
+            try {
+                const toml::table root = toml::parse(text);
+                Flattener f{in};
+                f.toml(root, "", 0);
+                if (f.tooMany) in.error = "more than " + std::to_string(kMaxImportValues) + " values";
+            } catch (const toml::parse_error& e) {
+                in.error = "line " + std::to_string(e.source().begin.line) + ", column " + std::to_string(e.source().begin.column) + ": " +
+                           std::string(e.description());
+            } catch (const std::exception& e) {
+                in.error = e.what();
+            }
+            break;
+        }
+        case ImportSyntax::yaml: {
+            try {
+                const YAML::Node root = YAML::Load(std::string(text));
+                in.rootType = yamlRootType(root);
+                Flattener f{in};
+                if (root.IsMap()) f.yaml(root, "", 0);
+                if (f.tooMany) in.error = "more than " + std::to_string(kMaxImportValues) + " values";
+            } catch (const YAML::Exception& e) {
+                in.error = "line " + std::to_string(e.mark.line + 1) + ", column " + std::to_string(e.mark.column + 1) + ": " + e.msg;
+            } catch (const std::exception& e) {
+                in.error = e.what();
+            }
+            break;
+        }
+    }
+    if (!in.error.empty()) in.rootType = "invalid";
+    return in;
+}
+
+}  // namespace membudget::cli

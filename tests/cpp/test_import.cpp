@@ -1,0 +1,293 @@
+// Importing users' configurations and exporting the chosen one (docs/import.md): the real files in
+// tests/fixtures/import/ give the flat configurations written beside them; export then import gives the
+// configuration back; bad files stop with exit 2 and the reason.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "fixtures.hpp"
+#include "import_parse.hpp"
+#include "membudget/import.hpp"
+#include "membudget/json.hpp"
+
+using nlohmann::json;
+using namespace membudget;
+
+namespace {
+
+const std::filesystem::path kImportDir = std::filesystem::path(MEMBUDGET_FIXTURES_DIR) / "import";
+
+std::string readFile(const std::filesystem::path& path) {
+    std::ifstream file(path, std::ios::binary);
+    std::ostringstream text;
+    text << file.rdbuf();
+    return text.str();
+}
+
+ImportResult importText(const std::string& text, std::optional<ImportFormat> format = std::nullopt) {
+    if (!format) format = detectImportFormat(text);
+    REQUIRE(format.has_value());
+    return importConfig(cli::parseImport(text, *format));
+}
+
+Config applied(const std::vector<Assignment>& assignments) {
+    const ParsedConfig parsed = applyAssignments(assignments);
+    for (const auto& p : parsed.problems) INFO(p.field << ": " << p.message);
+    REQUIRE(parsed.problems.empty());
+    return parsed.config;
+}
+
+// Every key the import of `format`'s export sets has the value `config` holds, unless the export said it
+// could not write it.
+void checkRoundTrip(const Config& config, ImportFormat format) {
+    const ExportResult exported = exportConfig(format, config);
+    INFO("format " << toString(format) << "\n" << exported.text);
+    const ImportResult back = importText(exported.text, format);
+    for (const auto& e : back.errors) INFO(e.message);
+    REQUIRE(back.ok());
+    std::set<std::string> skipped;
+    for (const auto& s : exported.notExported) skipped.insert(s.key);
+    for (const auto& u : back.unmapped) {
+        INFO("unmapped " << u.key << " = " << u.value << ": " << u.reason);
+        CHECK(skipped.count(u.key) == 1);
+    }
+    const Config again = applied(back.assignments);
+    for (const auto& a : back.assignments) {
+        if (skipped.count(a.key) || a.key == "mode" || a.key == "method" || a.key == "framework") continue;
+        // Flags name no preset: Megatron-LM's and torchtune's architectures come back as model = custom.
+        if ((a.key == "model" || a.key == "params" || a.key == "name") && again.model == "custom") continue;
+        const FieldSpec* field = findField(a.key);
+        REQUIRE(field != nullptr);
+        INFO("key " << a.key);
+        CHECK(fieldText(again, *field) == fieldText(config, *field));
+    }
+}
+
+struct Fixture {
+    std::filesystem::path file;
+    json expect;
+};
+
+std::vector<Fixture> importFixtures() {
+    std::vector<Fixture> out;
+    if (!std::filesystem::exists(kImportDir)) return out;
+    for (const auto& dir : std::filesystem::directory_iterator(kImportDir)) {
+        if (!dir.is_directory()) continue;
+        for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+            const std::string name = entry.path().filename().string();
+            if (!name.ends_with(".expect.json")) continue;
+            const std::string stem = name.substr(0, name.size() - std::string(".expect.json").size());
+            std::filesystem::path file;
+            for (const auto& candidate : std::filesystem::directory_iterator(dir.path()))
+                if (candidate.path().stem() == stem && !candidate.path().filename().string().ends_with(".expect.json"))
+                    file = candidate.path();
+            REQUIRE(!file.empty());
+            out.push_back({file, json::parse(readFile(entry.path()))});
+        }
+    }
+    std::sort(out.begin(), out.end(), [](const Fixture& a, const Fixture& b) { return a.file < b.file; });
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("import: real configuration files give the flat configuration written beside them", "[import][fixtures]") {
+    const auto fixtures = importFixtures();
+    std::map<std::string, int> perFormat;
+    for (const auto& f : fixtures) {
+        INFO(f.file.string());
+        const std::string text = readFile(f.file);
+        const auto detected = detectImportFormat(text);
+        REQUIRE(detected.has_value());
+        CHECK(toString(*detected) == f.expect["format"].get<std::string>());
+        const ImportResult result = importText(text);
+        for (const auto& e : result.errors) INFO(e.message);
+        REQUIRE(result.ok());
+        const json got = json::parse(importToJson(result));
+        for (const auto& [key, value] : f.expect["config"].items()) {
+            INFO("key " << key);
+            REQUIRE(got["config"].contains(key));
+            CHECK(got["config"][key] == value);
+        }
+        for (const auto& [key, value] : got["config"].items()) {
+            INFO("key " << key << " = " << value.dump() << " is set but not expected");
+            CHECK(f.expect["config"].contains(key));
+        }
+        std::set<std::string> unmapped;
+        for (const auto& u : result.unmapped) unmapped.insert(u.key);
+        for (const auto& key : f.expect.value("unmapped", json::array())) {
+            INFO("expected unmapped " << key);
+            CHECK(unmapped.count(key.get<std::string>()) == 1);
+        }
+        // The configuration it gives is one the engine accepts (with the preset's model where the file names none).
+        // (A file written for more GPUs than it says, or a choice membudget does not model for the model, is
+        // marked "valid": false with the reason.)
+        const Config config = applied(result.assignments);
+        for (const auto& p : validate(config)) INFO(p.field << ": " << p.message);
+        if (f.expect.value("valid", true))
+            CHECK(validate(config).empty());
+        else
+            CHECK_FALSE(validate(config).empty());
+        ++perFormat[f.expect["format"].get<std::string>()];
+        // And it round-trips through the framework's own form.
+        if (*detected != ImportFormat::hf && f.expect.value("valid", true)) checkRoundTrip(config, *detected);
+    }
+    for (const char* format : {"megatron", "torchtitan", "torchtune", "deepspeed", "vllm"}) {
+        INFO(format);
+        CHECK(perFormat[format] >= 3);
+    }
+}
+
+TEST_CASE("export then import gives the configuration back: presets × layouts × formats", "[import][roundtrip]") {
+    for (const std::string model :
+         {"llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "mixtral-8x7b", "deepseek-v3", "gpt-3-175b", "qwen2-57b-a14b"}) {
+        for (const auto& layout : std::vector<std::vector<Assignment>>{
+                 {{"tp", "8"}, {"pp", "2"}, {"dp", "16"}, {"ckpt", "selective"}, {"sp", "true"}, {"zero", "1"}},
+                 {{"tp", "1"},
+                  {"pp", "1"},
+                  {"dp", "8"},
+                  {"ckpt", "full"},
+                  {"zero", "3"},
+                  {"framework", "torchtitan"},
+                  {"mb", "2"},
+                  {"microbatches", "4"}},
+                 {{"tp", "4"},
+                  {"pp", "4"},
+                  {"vpp", "2"},
+                  {"dp", "4"},
+                  {"ckpt", "none"},
+                  {"zero", "0"},
+                  {"precision", "fp8"},
+                  {"microbatches", "8"}},
+                 {{"mode", "inference"},
+                  {"tp", "8"},
+                  {"pp", "1"},
+                  {"dp", "1"},
+                  {"mb", "64"},
+                  {"seq", "32768"},
+                  {"kv_dtype", "fp8"},
+                  {"weight_dtype", "fp8"}},
+                 {{"mode", "inference"},
+                  {"tp", "4"},
+                  {"pp", "2"},
+                  {"dp", "2"},
+                  {"weight_dtype", "int4"},
+                  {"kv_dtype", "fp16"},
+                  {"headroom", "0.08"}},
+             }) {
+            std::vector<Assignment> all{{"model", model}, {"method", "membudget"}};
+            all.insert(all.end(), layout.begin(), layout.end());
+            ParsedConfig parsed = applyAssignments(all);
+            REQUIRE(parsed.problems.empty());
+            const Config config = parsed.config;
+            INFO(encodeQuery(config));
+            if (config.mode == Mode::inference) {
+                checkRoundTrip(config, ImportFormat::vllm);
+            } else {
+                for (const ImportFormat format :
+                     {ImportFormat::megatron, ImportFormat::torchtitan, ImportFormat::torchtune, ImportFormat::deepspeed})
+                    checkRoundTrip(config, format);
+            }
+        }
+    }
+}
+
+TEST_CASE("import: a script's literal variables are resolved, others leave the flag unmapped", "[import][words]") {
+    const std::string script =
+        "#!/bin/bash\nTP=4\nexport PP=\"2\"\nGPUS_PER_NODE=8\nNNODES=${NNODES:-2}\nMODEL_ARGS=(\n  --num-layers 32 --hidden-size 4096\n"
+        "  --num-attention-heads 32 --seq-length 4096 # the context\n)\ntorchrun --nproc_per_node $GPUS_PER_NODE --nnodes ${NNODES} "
+        "pretrain_gpt.py \\\n"
+        "  ${MODEL_ARGS[@]} --tensor-model-parallel-size $TP --pipeline-model-parallel-size ${PP} \\\n"
+        "  --micro-batch-size 1 --global-batch-size 64 --context-parallel-size $CP --bf16\n";
+    const ImportResult r = importText(script);
+    REQUIRE(r.ok());
+    CHECK(r.format == ImportFormat::megatron);
+    const Config c = applied(r.assignments);
+    CHECK(c.tp == 4);
+    CHECK(c.pp == 2);
+    CHECK(c.layers == 32);
+    CHECK(c.seq == 4096);
+    CHECK(c.precision == Precision::bf16);
+    CHECK(c.staticBytes == 18);
+    // 16 GPUs over TP 4 × PP 2 × CP 1 (the CP flag is unresolved: Megatron-LM's default 1 stands).
+    CHECK(c.dp == 2);
+    CHECK(c.microbatches == 32);
+    const auto cp =
+        std::find_if(r.unmapped.begin(), r.unmapped.end(), [](const Unmapped& u) { return u.key == "--context-parallel-size"; });
+    REQUIRE(cp != r.unmapped.end());
+    CHECK(cp->reason.find("$CP") != std::string::npos);
+}
+
+TEST_CASE("import: the shell tokenizer", "[import][words]") {
+    const auto lines = cli::shellWords("a 'b c' \"d $E ${F} \\\"g\\\"\" h\\ i # comment\nx=(1 2) | y;z \\\n  w 2>&1\n");
+    REQUIRE(lines.size() == 2);
+    CHECK(lines[0] == std::vector<std::string>{"a", "b c", "d ${E} ${F} \"g\"", "h i"});
+    CHECK(lines[1] == std::vector<std::string>{"x=", "1", "2", "y", "z", "w", "2", "1"});
+}
+
+TEST_CASE("import: bad files stop with exit 2 and the reason, never a crash", "[import][bad]") {
+    struct Case {
+        std::string text, format, expected;
+    };
+    const std::vector<Case> cases{
+        {"[parallelism]\ntensor_parallel_degree = ", "", "line 2"},
+        {"model:\n\t_component_: x\n", "torchtune", "line"},
+        {"{ // comment\n \"zero_optimization\": {\"stage\": 3} }", "", "JSON"},
+        {"#!/bin/bash\necho hello\npython train.py --lr 1\n", "megatron", "no Megatron-LM flags"},
+        {"just some words\n", "", "not a configuration membudget can read"},
+        {"[1, 2, 3]", "deepspeed", "a DeepSpeed config is a JSON object"},
+        {"- a\n- b\n", "torchtune", "YAML mapping"},
+        {"[model]\nname = \"llama3\"\n[model]\n", "", "line"},
+    };
+    for (const auto& c : cases) {
+        INFO(c.text);
+        std::vector<std::string> args{"import", "-"};
+        if (!c.format.empty()) args.insert(args.end(), {"--format", c.format});
+        const auto run = test::cliRun(args, c.text);
+        CHECK(run.status == 2);
+        CHECK(run.err.find(c.expected) != std::string::npos);
+        CHECK(run.out.empty());
+    }
+    // 16 MiB of noise: refused by size before it is parsed.
+    const auto big = test::cliRun({"import", "-"}, std::string(16 * 1024 * 1024 + 1, 'x'));
+    CHECK(big.status == 2);
+    CHECK(big.err.find("16 MiB") != std::string::npos);
+    // Nearly 16 MiB of noise in a format: an answer, with exit 2.
+    std::string noise;
+    for (size_t i = 0; noise.size() < 15 * 1024 * 1024; ++i) noise += "--flag" + std::to_string(i % 97) + " $X{" + std::to_string(i) + "\n";
+    const auto noisy = test::cliRun({"import", "-", "--format", "megatron"}, noise);
+    CHECK((noisy.status == 0 || noisy.status == 2));
+    // YAML aliases cannot multiply a small file beyond the value limit.
+    std::string bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+    for (char name = 'b'; name <= 'j'; ++name)
+        bomb += std::string(1, name) + ": &" + name + " [*" + static_cast<char>(name - 1) + ", *" + static_cast<char>(name - 1) + ", *" +
+                static_cast<char>(name - 1) + ", *" + static_cast<char>(name - 1) + ", *" + static_cast<char>(name - 1) + ", *" +
+                static_cast<char>(name - 1) + ", *" + static_cast<char>(name - 1) + ", *" + static_cast<char>(name - 1) + ", *" +
+                static_cast<char>(name - 1) + ", *" + static_cast<char>(name - 1) + "]\n";
+    const auto bombed = test::cliRun({"import", "-", "--format", "torchtune"}, bomb);
+    CHECK(bombed.status == 2);
+    CHECK(bombed.err.find("more than") != std::string::npos);
+}
+
+TEST_CASE("import: --import is an input of every subcommand, and later flags override it", "[import][cli]") {
+    const std::string toml =
+        "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[training]\nlocal_batch_size = 2\nseq_len = 8192\n"
+        "[parallelism]\ndata_parallel_shard_degree = 8\ntensor_parallel_degree = 1\n";
+    const auto run = test::cliRun({"--import", "-", "--json", "--tp", "2", "--dp", "4"}, toml);
+    INFO(run.err);
+    REQUIRE(run.status != 2);
+    const json result = json::parse(run.out);
+    CHECK(result["config"]["model"] == "llama-3.1-8b");
+    CHECK(result["config"]["framework"] == "torchtitan");
+    CHECK(result["config"]["mb"] == 2);
+    CHECK(result["config"]["tp"] == 2);
+    CHECK(result["config"]["dp"] == 4);
+    const auto exported = test::cliRun({"export", "--format", "torchtitan", "--import", "-"}, toml);
+    CHECK(exported.status == 0);
+    CHECK(exported.out.find("flavor = \"8B\"") != std::string::npos);
+    const auto bad = test::cliRun({"export", "--format", "hf"});
+    CHECK(bad.status == 2);
+}
