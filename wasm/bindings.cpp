@@ -4,6 +4,7 @@
 #include <emscripten/bind.h>
 
 #include "membudget/config.hpp"
+#include "membudget/import.hpp"
 #include "membudget/ledger.hpp"
 #include "membudget/measured.hpp"
 #include "membudget/plan.hpp"
@@ -285,6 +286,86 @@ WasmImport importFields(const Config& base, const std::string& rootType, const v
     return {imported.config, toArray(imported.errors), toArray(imported.notices)};
 }
 
+// A framework's configuration, parsed on the page (JSON.parse, smol-toml, yaml, shell-quote: web/src/import-parse.ts)
+// and mapped here by the CLI's mapping, then applied over `base` (a DeepSpeed config keeps the model).
+struct WasmConfigImport {
+    std::string format;
+    Config config;
+    val assignments = val::array();  // [{key, text}]
+    val unmapped = val::array();     // [{key, value, reason}]
+    val warnings = val::array();
+    val errors = val::array();
+    val problems = val::array();  // assignments the configuration refused
+};
+
+val unmappedArray(const std::vector<Unmapped>& list) {
+    val out = val::array();
+    for (const auto& u : list) {
+        val item = val::object();
+        item.set("key", u.key);
+        item.set("value", u.value);
+        item.set("reason", u.reason);
+        out.call<void>("push", item);
+    }
+    return out;
+}
+
+std::string detectFormat(const std::string& text) { return std::string(toString(detectImportFormat(text))); }
+
+std::string syntaxOf(const std::string& format, const std::string& text) {
+    const auto f = parseChoice<ImportFormat>(format);
+    return f ? std::string(toString(importSyntax(*f, text))) : std::string();
+}
+
+WasmConfigImport importConfiguration(const Config& base, const std::string& format, const std::string& rootType, const std::string& error,
+                                     const val& values, const val& lines) {
+    WasmConfigImport out;
+    out.format = format;
+    const auto f = parseChoice<ImportFormat>(format);
+    if (!f) {
+        out.errors = toArray(std::vector<Problem>{
+            {"format", "format must be one of megatron, torchtitan, torchtune, deepspeed, hf, vllm; got \"" + format + "\""}});
+        out.config = base;
+        return out;
+    }
+    ImportInput input;
+    input.format = *f;
+    input.rootType = rootType;
+    input.error = error;
+    input.values = vecFromJSArray<JsonValue>(values);
+    const size_t lineCount = lines["length"].as<size_t>();
+    for (size_t i = 0; i < lineCount; ++i) input.lines.push_back(vecFromJSArray<std::string>(lines[i]));
+    const ImportResult result = importConfig(input);
+    out.errors = toArray(result.errors);
+    out.unmapped = unmappedArray(result.unmapped);
+    out.warnings = toArray(result.warnings);
+    for (const auto& a : result.assignments) {
+        val item = val::object();
+        item.set("key", a.key);
+        item.set("text", a.text);
+        out.assignments.call<void>("push", item);
+    }
+    const ParsedConfig parsed = applyAssignments(result.assignments, base);
+    out.config = result.ok() ? parsed.config : base;
+    out.problems = toArray(parsed.problems);
+    return out;
+}
+
+struct WasmExport {
+    std::string text;
+    val notExported = val::array();
+};
+
+WasmExport exportConfiguration(const Config& config, const std::string& format) {
+    WasmExport out;
+    const auto f = parseChoice<ImportFormat>(format);
+    if (!f) return out;
+    const ExportResult exported = exportConfig(*f, config);
+    out.text = exported.text;
+    out.notExported = unmappedArray(exported.notExported);
+    return out;
+}
+
 val adviseConfig(const Config& config) { return toArray(advise(config)); }
 
 // A measured file (membudget-measured/1) read by the engine's reader, as the CLI's compare-measured reads it.
@@ -458,6 +539,16 @@ EMSCRIPTEN_BINDINGS(membudget) {
 #ifdef MEMBUDGET_WASM_PLANNER
     value_object<HfValue>("HfValue").field("key", &HfValue::key).field("type", &HfValue::type).field("text", &HfValue::text);
 
+    value_object<WasmConfigImport>("ConfigImport")
+        .field("format", &WasmConfigImport::format)
+        .field("config", &WasmConfigImport::config)
+        .field("assignments", &WasmConfigImport::assignments)
+        .field("unmapped", &WasmConfigImport::unmapped)
+        .field("warnings", &WasmConfigImport::warnings)
+        .field("errors", &WasmConfigImport::errors)
+        .field("problems", &WasmConfigImport::problems);
+    value_object<WasmExport>("ConfigExport").field("text", &WasmExport::text).field("notExported", &WasmExport::notExported);
+
     value_object<WasmImport>("HfImport")
         .field("config", &WasmImport::config)
         .field("errors", &WasmImport::errors)
@@ -484,6 +575,10 @@ EMSCRIPTEN_BINDINGS(membudget) {
     function("advise", &adviseConfig);
     function("readMeasuredFile", &readMeasured);
     function("importHfFields", &importFields);
+    function("detectImportFormat", &detectFormat);
+    function("importSyntax", &syntaxOf);
+    function("importConfig", &importConfiguration);
+    function("exportConfig", &exportConfiguration);
     function("plan", &planSlice);
     function("markPareto", &markParetoRows);
     function("planRowColumns", &planRowColumns);

@@ -41,7 +41,7 @@ target_link_libraries(membudget_planner_wasm PRIVATE membudget_engine_fast membu
 # keeps the planner's module within its budget without slowing the search.
 foreach(text_source engine/src/presets.cpp engine/src/ledger.cpp engine/src/text.cpp engine/src/sources.cpp
         engine/src/methods.cpp engine/src/training_ledger.cpp engine/src/inference.cpp engine/src/hf_import.cpp engine/src/measured.cpp engine/src/expr.cpp
-        engine/src/tensors.cpp)
+        engine/src/tensors.cpp engine/src/import.cpp engine/src/export.cpp)
   set_source_files_properties(${text_source} TARGET_DIRECTORY membudget_engine_fast PROPERTIES COMPILE_OPTIONS "-Oz")
 endforeach()
 target_compile_options(membudget_planner_wasm PRIVATE ${MEMBUDGET_PLANNER_WASM_OPT})

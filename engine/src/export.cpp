@@ -1,7 +1,7 @@
 // A configuration written in a framework's own form (docs/import.md), the inverse of import.cpp's mapping:
 // import(export(config)) gives the configuration back for every key the format can say.
 #include <cmath>
-#include <sstream>
+#include <string>
 
 #include "membudget/detail/text.hpp"
 #include "membudget/import.hpp"
@@ -14,6 +14,16 @@ namespace {
 using detail::formatNumber;
 
 std::string n(double value) { return formatNumber(value); }
+
+// Text built with <<, without <sstream> (whose locale machinery would add tens of KB to the wasm).
+struct Text {
+    std::string s;
+    Text& operator<<(std::string_view part) {
+        s += part;
+        return *this;
+    }
+    std::string str() const { return s; }
+};
 
 class Exporter {
 public:
@@ -174,7 +184,7 @@ ExportResult exportMegatron(const Config& c) {
 ExportResult exportTorchtitan(const Config& c) {
     Exporter e(c);
     e.skipTrainingExtras(ImportFormat::torchtitan);
-    std::ostringstream t;
+    Text t;
     static constexpr std::pair<std::string_view, std::pair<std::string_view, std::string_view>> flavors[] = {
         {"llama-3.1-8b", {"llama3", "8B"}},
         {"llama-3.1-70b", {"llama3", "70B"}},
@@ -318,7 +328,7 @@ ExportResult exportDeepspeed(const Config& c) {
     for (const auto& [key, value] : {std::pair<std::string, double>{"pp", c.pp}, {"cp", c.cp}, {"ep", c.ep}, {"vpp", c.vpp}})
         if (value > 1) e.skip(key, n(value), "a DeepSpeed ZeRO config has no pipeline, context or expert parallelism");
     if (c.sp) e.skip("sp", "true", "a DeepSpeed ZeRO config has no sequence parallelism");
-    std::ostringstream j;
+    Text j;
     j << "{\n  \"train_batch_size\": " << n(c.mb * c.microbatches * c.dp) << ",\n  \"train_micro_batch_size_per_gpu\": " << n(c.mb)
       << ",\n  \"gradient_accumulation_steps\": " << n(c.microbatches) << ",\n";
     if (c.precision == Precision::bf16 || c.precision == Precision::fp8) j << "  \"bf16\": {\"enabled\": true},\n";

@@ -1584,7 +1584,8 @@ ImportResult importConfig(const ImportInput& input) {
     Mapping m;
     const ImportFormat format = input.format;
     const std::string name(toString(format));
-    if (!input.error.empty()) {
+    // (A config.json that is not JSON is named by the Hugging Face mapping itself, as --hf-config names it.)
+    if (!input.error.empty() && format != ImportFormat::hf) {
         m.error("not " +
                 std::string(format == ImportFormat::torchtitan  ? "TOML"
                             : format == ImportFormat::torchtune ? "YAML"

@@ -214,10 +214,11 @@ describe('config.json files pasted into the importer', () => {
       await inTab(async (page) => {
         await openQuery(page, 'tp=4');
         await page.click('.importer summary');
-        await page.fill('#hf-config', entry.hf!);
-        await page.click('#hf-config-apply');
-        await page.waitForSelector('#hf-config-message.error');
-        const shown = (await page.textContent('#hf-config-message')) ?? '';
+        await page.selectOption('#import-format', 'hf');
+        await page.fill('#import-text', entry.hf!);
+        await page.click('#import-apply');
+        await page.waitForSelector('#import-message.error');
+        const shown = (await page.textContent('#import-message')) ?? '';
         expect(shown).toContain(entry.message_contains);
         for (const problem of native.errors) expect(shown).toContain(problem.message);
         // All or nothing: the configuration is untouched.

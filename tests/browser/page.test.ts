@@ -266,18 +266,18 @@ describe('the calculator page', () => {
     const qwen = fixture('hf-configs').cases.find((c: { name: string }) => c.name === 'Qwen2-7B');
     const page = await open('?tp=4&dp=8');
     await page.click('.importer summary');
-    await page.fill('#hf-config', JSON.stringify(qwen.config));
-    await page.click('#hf-config-apply');
+    await page.fill('#import-text', JSON.stringify(qwen.config));
+    await page.click('#import-apply');
     await page.waitForFunction(() => location.search.includes('model=custom'));
     expect(await page.inputValue('#f-kv_heads')).toBe('4');
     const path = resolve(SHOTS, 'qwen2-config.json');
     writeFileSync(path, JSON.stringify(qwen.config));
     const native = JSON.parse(runCli(['--json', '--hf-config', path, '--tp', '4', '--dp', '8']).stdout);
     expect(await ledgerBytes(page)).toEqual(Object.fromEntries(native.lines.map((l: { id: string; bytes: number }) => [l.id, l.bytes])));
-    await page.fill('#hf-config', '{"hidden_size": "big"}');
-    await page.click('#hf-config-apply');
-    await page.waitForSelector('#hf-config-message.error');
-    expect(await page.textContent('#hf-config-message')).toContain('config.json has no');
+    await page.fill('#import-text', '{"hidden_size": "big"}');
+    await page.click('#import-apply');
+    await page.waitForSelector('#import-message.error');
+    expect(await page.textContent('#import-message')).toContain('config.json has no');
     await expectNoBadText(page);
   });
 
@@ -287,9 +287,9 @@ describe('the calculator page', () => {
     const mixtral = { ...cases.find((c) => c.name.startsWith('Mixtral'))!.config, _name_or_path: 'mistralai/Mixtral-8x7B-v0.1' };
     delete (mixtral as Record<string, unknown>).num_experts_per_tok;
     const importText = async (page: Page, config: unknown) => {
-      await page.fill('#hf-config', JSON.stringify(config));
-      await page.click('#hf-config-apply');
-      await page.waitForSelector('#hf-config-message[data-state="imported"], #hf-config-message[data-state="error"]');
+      await page.fill('#import-text', JSON.stringify(config));
+      await page.click('#import-apply');
+      await page.waitForSelector('#import-message[data-state="imported"], #import-message[data-state="error"]');
     };
     // DeepSeek-V3 then Mixtral (without num_experts_per_tok) against Mixtral alone.
     const chained = await open('?tp=1&dp=8');
@@ -324,6 +324,33 @@ describe('the calculator page', () => {
     await page.waitForFunction(() => location.search.includes('tp=4'));
   });
 
+  it('imports a torchtitan TOML as the CLI does, lists what it could not map, and copies the layout as Megatron-LM flags', async () => {
+    const file = resolve(ROOT, 'tests/fixtures/import/torchtitan/llama3_70b.toml');
+    const native = JSON.parse(runCli(['import', file]).stdout);
+    const page = await open('?gpu=h100-80gb');
+    await page.click('.importer summary');
+    await page.fill('#import-text', readFileSync(file, 'utf8'));
+    await page.click('#import-apply');
+    await page.waitForSelector('#import-message[data-state="imported"][data-format="torchtitan"]');
+    const set = await page.$$eval('#import-set li', (items) => items.map((li) => li.textContent));
+    expect(set).toEqual(Object.entries(native.config).map(([k, v]) => `${k} = ${String(v)}`));
+    const unmapped = await page.$$eval('#import-unmapped li', (items) => items.map((li) => li.textContent));
+    expect(unmapped.length).toBe(native.unmapped.length);
+    // The ledger is the CLI's for the imported file over the page's GPU.
+    const query = new URL(page.url()).search.slice(1);
+    await page.waitForFunction(() => location.search.includes('framework=torchtitan'));
+    const cli = JSON.parse(runCli(['--json', '--import', file, '--gpu', 'h100-80gb']).stdout);
+    expect(await ledgerBytes(page)).toEqual(Object.fromEntries(cli.lines.map((l: { id: string; bytes: number }) => [l.id, l.bytes])));
+    // Copy as: the CLI's export of the same configuration.
+    await page.selectOption('#copy-as-format', 'megatron');
+    await page.click('#copy-as');
+    await page.waitForSelector('#exported[data-format="megatron"]');
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    const link = new URL(page.url()).search.slice(1) || query;
+    expect(copied).toBe(runCli(['export', '--format', 'megatron', '--url', link]).stdout);
+    expect(copied).toContain('--tensor-model-parallel-size 8');
+  });
+
   it('refuses a config.json over 16 MiB before reading it, and imports in the worker, off the main thread', async () => {
     const page = await open('?tp=1&dp=8');
     await page.click('.importer summary');
@@ -333,16 +360,16 @@ describe('the calculator page', () => {
         t.items.add(new File([content], 'config.json', { type: 'application/json' }));
         return t;
       }, text);
-      await page.dispatchEvent('#hf-config', 'drop', { dataTransfer: transfer });
+      await page.dispatchEvent('#import-text', 'drop', { dataTransfer: transfer });
     };
     await drop(' '.repeat(16 * 1024 * 1024 + 1));
-    await page.waitForSelector('#hf-config-message[data-state="error"]');
-    expect(await page.textContent('#hf-config-message')).toContain('config.json is larger than 16 MiB');
-    expect(await page.inputValue('#hf-config')).toBe(''); // never read into the page
+    await page.waitForSelector('#import-message[data-state="error"]');
+    expect(await page.textContent('#import-message')).toContain('config.json is larger than 16 MiB');
+    expect(await page.inputValue('#import-text')).toBe(''); // never read into the page
     const llama = fixture('hf-configs').cases.find((c: { name: string }) => c.name === 'Llama-3.1-8B').config;
     const before = opened!.workers.length;
     await drop(JSON.stringify(llama));
-    await page.waitForSelector('#hf-config-message[data-state="imported"]');
+    await page.waitForSelector('#import-message[data-state="imported"]');
     expect(opened!.workers.length).toBeGreaterThan(before);
     expect(opened!.workers.at(-1)!.worker.url()).toContain('plan-worker');
   });

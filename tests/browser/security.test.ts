@@ -8,7 +8,7 @@ import type { Browser, Frame, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser.mjs';
 import { cliLineBytes } from '../support/cli';
-import { DIST, fixture } from '../support/paths';
+import { DIST, FIXTURES, fixture } from '../support/paths';
 import { openPage, violations, type Opened } from '../support/page';
 import { serveStatic, type StaticServer } from '../support/server.mjs';
 
@@ -103,9 +103,17 @@ describe('the page under its policy', () => {
     await page.click('#compare summary');
     await page.click('.importer summary');
     const qwen = fixture('hf-configs').cases.find((c: { name: string }) => c.name === 'Qwen2-7B');
-    await page.fill('#hf-config', JSON.stringify(qwen.config));
-    await page.click('#hf-config-apply');
+    await page.fill('#import-text', JSON.stringify(qwen.config));
+    await page.click('#import-apply');
     await page.waitForFunction(() => location.search.includes('model=custom'));
+    // The TOML, YAML and shell parsers load on demand in the worker, under the same policy.
+    for (const file of ['torchtitan/llama3_8b.toml', 'torchtune/llama3_1_70B_full.yaml', 'megatron/train_gpt3_175b_distributed.sh']) {
+      await page.fill('#import-text', readFileSync(resolve(FIXTURES, 'import', file), 'utf8'));
+      await page.click('#import-apply');
+      await page.waitForSelector(`#import-message[data-state="imported"][data-format="${file.split('/')[0]}"]`);
+    }
+    await page.click('#copy-as');
+    await page.waitForSelector('#exported[data-format]');
     await Promise.all([page.waitForEvent('download'), page.click('#download-json')]);
     expect(await violations(page)).toEqual([]);
 

@@ -5,9 +5,12 @@ import type {
   Advice,
   Checkpointing,
   Config,
+  ConfigExport,
+  ConfigImport,
   Field,
   GpuPreset,
   HfValue,
+  ImportFormat,
   Line,
   LineId,
   Method,
@@ -21,14 +24,20 @@ import type {
   Result,
   Stage,
   Tensor,
+  Unmapped,
   Verdict,
 } from './wasm/membudget.js';
 import type { PlannerModule } from './wasm/membudget-planner.js';
+import type { ParsedImport } from './import-parse';
 import wasmUrl from './wasm/membudget.wasm?url';
 import plannerWasmUrl from './wasm/membudget-planner.wasm?url';
 
 export type {
+  ImportFormat,
   Advice,
+  ConfigExport,
+  ConfigImport,
+  Unmapped,
   Checkpointing,
   Config,
   Field,
@@ -44,6 +53,17 @@ export type {
   Stage,
   Tensor,
   Verdict,
+};
+
+export const IMPORT_FORMATS: readonly ImportFormat[] = ['megatron', 'torchtitan', 'torchtune', 'deepspeed', 'hf', 'vllm'];
+/** What each format is called on the page. */
+export const IMPORT_FORMAT_LABELS: Record<ImportFormat, string> = {
+  megatron: 'Megatron-LM flags',
+  torchtitan: 'torchtitan TOML',
+  torchtune: 'torchtune YAML / tune run',
+  deepspeed: 'DeepSpeed JSON',
+  hf: 'Hugging Face config.json',
+  vllm: 'vllm serve',
 };
 
 /** A search over parallel layouts (the CLI's `plan`); the base's parallel fields are what it sets. */
@@ -290,6 +310,32 @@ export class Engine {
    * A measured file (membudget-measured/1) through the engine's reader, the CLI's compare-measured's: its lines,
    * its peak and its configuration; throws MembudgetError naming the first paths that cannot be read.
    */
+  /** The import format a text looks like, or undefined (membudget/import.hpp detectImportFormat). */
+  detectImportFormat(text: string): ImportFormat | undefined {
+    const format = this.#call(() => this.#planner().detectImportFormat(text));
+    return format ? (format as ImportFormat) : undefined;
+  }
+
+  /** How a text of the format is written: json, toml, yaml or words. */
+  importSyntax(format: ImportFormat, text: string): string {
+    return this.#call(() => this.#planner().importSyntax(format, text));
+  }
+
+  /** A parsed framework configuration mapped by the engine and applied over `config`; throws on a text that cannot be read. */
+  importParsed(config: Config, format: ImportFormat, parsed: ParsedImport): ConfigImport {
+    const tools = this.#planner();
+    const imported = this.#call(() =>
+      tools.importConfig(this.#complete(config), format, parsed.rootType, parsed.error, parsed.values, parsed.lines),
+    );
+    if (imported.errors.length > 0) throw new MembudgetError(imported.errors);
+    return imported;
+  }
+
+  /** The configuration in a framework's own form, with what the form cannot say. */
+  exportConfig(config: Config, format: ImportFormat): ConfigExport {
+    return this.#call(() => this.#planner().exportConfig(this.#complete(config), format));
+  }
+
   readMeasuredFile(text: string): MeasuredFileRead {
     const tools = this.#planner();
     const flat = flattenJson(text);

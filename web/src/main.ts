@@ -1,8 +1,18 @@
 // The calculator page: state lives in the URL (the engine's query codec plus the view keys `embed` and
 // `unit`), every change recomputes at once, and nothing leaves the browser.
 import './styles.css';
-import { loadEngine, MembudgetError, type Config, type Engine, type Ledger, type Problem } from './engine';
-import { importConfig, tooLarge } from './tools';
+import {
+  IMPORT_FORMAT_LABELS,
+  IMPORT_FORMATS,
+  loadEngine,
+  MembudgetError,
+  type Config,
+  type Engine,
+  type ImportFormat,
+  type Ledger,
+  type Problem,
+} from './engine';
+import { exportAs, importAnyConfig, tooLarge } from './tools';
 import { el, replaceChildren } from './dom';
 import { Form } from './form';
 import { ledgerMarkdown, UNIT_MEANING, type Unit } from './format';
@@ -49,6 +59,15 @@ class App {
   readonly #measuredView: MeasuredView;
   readonly #notices = el('div', { id: 'notices', class: 'notices', role: 'status' });
   readonly #toast = el('div', { id: 'toast', class: 'toast', role: 'status', 'aria-live': 'polite' });
+  // "Copy as": the formats membudget writes (export.cpp), and the last text written, for reading before pasting.
+  readonly #copyAsFormat = el(
+    'select',
+    { id: 'copy-as-format', 'aria-label': 'Copy as which format' },
+    ...(['megatron', 'torchtitan', 'torchtune', 'deepspeed', 'vllm'] as const).map((f) =>
+      el('option', { value: f }, IMPORT_FORMAT_LABELS[f]),
+    ),
+  );
+  readonly #exported = el('pre', { id: 'exported', class: 'exported' });
   readonly #unitToggle: HTMLSelectElement;
   readonly #openFull: HTMLAnchorElement;
   #pendingUrl: string | undefined;
@@ -102,6 +121,8 @@ class App {
       }),
       button('copy-markdown', 'Copy Markdown', () => this.#copyMarkdown()),
       button('download-json', 'Download JSON', () => this.#downloadJson()),
+      this.#copyAsFormat,
+      button('copy-as', 'Copy as', () => this.#copyAs(this.#copyAsFormat.value as ImportFormat)),
     );
     replaceChildren(
       root,
@@ -134,6 +155,7 @@ class App {
           this.#detailsView.element,
           this.#plannerView.element,
           this.#compareView.element,
+          el('details', { id: 'export-view', class: 'export-view' }, el('summary', {}, 'Copied as (the last “Copy as”)'), this.#exported),
         ),
       ),
       el(
@@ -272,29 +294,59 @@ class App {
     this.#pendingUrl = undefined;
   }
 
-  // Paste or drop a Hugging Face config.json; it fills the architecture fields (all or nothing).
+  // Paste or drop what the user already has (docs/import.md): a Megatron-LM script, a torchtitan TOML, a torchtune
+  // YAML or tune run command, a DeepSpeed JSON, a config.json or a vllm serve command. The import applies all of
+  // its keys or none, and lists what it set and what it could not map.
   #importer(): HTMLElement {
     const text = el('textarea', {
-      id: 'hf-config',
-      rows: 5,
+      id: 'import-text',
+      rows: 6,
       spellcheck: 'false',
-      placeholder: '{"model_type": "llama", "hidden_size": 4096, …}',
-      'aria-label': 'config.json',
+      placeholder:
+        'Paste a Megatron-LM launch script, a torchtitan TOML, a torchtune YAML or tune run command, a DeepSpeed JSON, a config.json or a vllm serve command',
+      'aria-label': 'Configuration to import',
     });
-    const file = el('input', { id: 'hf-config-file', type: 'file', accept: '.json,application/json' });
-    const message = el('div', { id: 'hf-config-message', class: 'message', 'aria-live': 'polite' });
-    // The importer lives in the planner's module, loaded on the first import.
-    const apply = (json: string) => {
+    const format = el(
+      'select',
+      { id: 'import-format', 'aria-label': 'Its format' },
+      el('option', { value: '' }, 'Format: detect from the text'),
+      ...IMPORT_FORMATS.map((f) => el('option', { value: f }, IMPORT_FORMAT_LABELS[f])),
+    );
+    const file = el('input', { id: 'import-file', type: 'file', 'aria-label': 'Configuration file' });
+    const message = el('div', { id: 'import-message', class: 'message', 'aria-live': 'polite' });
+    // The importer lives in the on-demand module, loaded on the first import.
+    const apply = (input: string) => {
       message.className = 'message';
       message.dataset.state = 'loading';
       replaceChildren(message, el('p', {}, 'Importing…'));
-      const base = this.#config;
-      importConfig(base, json)
+      importAnyConfig(this.#config, input, format.value as ImportFormat | '')
         .then((imported) => {
           this.#config = imported.config;
           message.dataset.state = 'imported';
-          replaceChildren(message, el('p', {}, 'Imported: the architecture fields are filled in.'));
-          this.#showNotices(imported.notices, 'The imported config.json has what membudget does not model yet:');
+          message.dataset.format = imported.format;
+          const label = IMPORT_FORMAT_LABELS[imported.format as ImportFormat] ?? imported.format;
+          const list = (id: string, title: string, items: string[]) =>
+            items.length === 0 ? [] : [el('p', {}, title), el('ul', { id }, ...items.map((item) => el('li', {}, item)))];
+          replaceChildren(
+            message,
+            el('p', {}, `Imported a ${label}: ${imported.assignments.length} settings.`),
+            ...list(
+              'import-set',
+              'Set:',
+              imported.assignments.map((a) => `${a.key} = ${a.text}`),
+            ),
+            ...list(
+              'import-unmapped',
+              'Not mapped (changes memory, but membudget could not read it):',
+              imported.unmapped.map((u) => `${u.key}${u.value ? ` = ${u.value}` : ''}: ${u.reason}`),
+            ),
+            ...list('import-warnings', 'Warnings:', imported.warnings),
+            ...list(
+              'import-problems',
+              'Refused:',
+              imported.problems.map((p) => p.message),
+            ),
+          );
           this.#recompute();
         })
         .catch((error: unknown) => {
@@ -304,7 +356,7 @@ class App {
           replaceChildren(message, ...problems.map((p) => el('p', {}, p.message)));
         });
     };
-    const button = el('button', { id: 'hf-config-apply', type: 'button' }, 'Import');
+    const button = el('button', { id: 'import-apply', type: 'button' }, 'Import');
     button.addEventListener('click', () => apply(text.value));
     // A file is checked for size before it is read: nothing over the limit is loaded into the page.
     const applyFile = (chosen: File) => {
@@ -329,12 +381,28 @@ class App {
     });
     return el(
       'details',
-      { class: 'importer' },
-      el('summary', {}, 'Import a Hugging Face config.json'),
+      { class: 'importer', id: 'importer' },
+      el('summary', {}, 'Import a configuration (Megatron-LM, torchtitan, torchtune, DeepSpeed, config.json, vLLM)'),
       text,
-      el('div', { class: 'importer-actions' }, button, file),
+      el('div', { class: 'importer-actions' }, format, button, file),
       message,
     );
+  }
+
+  // The current configuration in a framework's own form, to the clipboard (the CLI's `membudget export`).
+  #copyAs(format: ImportFormat): void {
+    exportAs(this.#config, format)
+      .then((exported) => {
+        this.#exported.textContent = exported.text;
+        this.#exported.dataset.format = format;
+        (this.#exported.parentElement as HTMLDetailsElement).open = true;
+        const skipped = exported.notExported.length;
+        void this.#copy(
+          exported.text,
+          `Copied as ${IMPORT_FORMAT_LABELS[format]}${skipped ? ` (${skipped} setting${skipped === 1 ? '' : 's'} it cannot say: see the comments)` : ''}`,
+        );
+      })
+      .catch((error: unknown) => this.#say(`Export failed: ${error instanceof Error ? error.message : String(error)}`));
   }
 
   #showNotices(notices: Problem[], title?: string): void {

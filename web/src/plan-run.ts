@@ -1,6 +1,6 @@
 // One plan, slice by slice: shared by the worker and by the single-file page (which has no worker file to
 // load and runs the same slices on the main thread, yielding between them).
-import type { Config, Decoded, Engine, MeasuredFileRead, Plan, PlanRequest, PlanRow, Problem } from './engine';
+import type { Config, ConfigImport, Decoded, Engine, ImportFormat, MeasuredFileRead, Plan, PlanRequest, PlanRow, Problem } from './engine';
 
 /** Layouts per slice: a progress step, and how long the page or the worker is busy between messages. */
 const SLICE_LAYOUTS = 4;
@@ -16,11 +16,13 @@ export interface PlanProgress {
 export type PlanMessage =
   | { id: number; kind: 'plan'; request: PlanRequest }
   | { id: number; kind: 'import'; config: Config; text: string }
+  | { id: number; kind: 'config-import'; config: Config; text: string; format: ImportFormat | '' }
   | { id: number; kind: 'measured'; text: string };
 export type PlanReply =
   | { id: number; kind: 'progress'; progress: PlanProgress }
   | { id: number; kind: 'done'; plan: Plan }
   | { id: number; kind: 'imported'; result: Decoded }
+  | { id: number; kind: 'config-imported'; result: ConfigImport }
   | { id: number; kind: 'measured'; file: MeasuredFileRead }
   | { id: number; kind: 'error'; problems: Problem[] };
 

@@ -2,6 +2,7 @@
 // Pareto front over the joined slices at the end; the page cancels by terminating the worker), or a config.json
 // import or a measured file, which may be megabytes of JSON to parse.
 import { loadPlannerEngine, MembudgetError } from './engine';
+import { importText } from './import-run';
 import { runPlan, type PlanMessage, type PlanReply } from './plan-run';
 
 const scope = self as unknown as { postMessage(message: PlanReply): void; onmessage: ((event: MessageEvent<PlanMessage>) => void) | null };
@@ -14,6 +15,10 @@ scope.onmessage = (event) => {
       const engine = await loadPlannerEngine();
       if (message.kind === 'import') {
         scope.postMessage({ id, kind: 'imported', result: engine.importHfConfig(message.config, message.text) });
+        return;
+      }
+      if (message.kind === 'config-import') {
+        scope.postMessage({ id, kind: 'config-imported', result: await importText(engine, message.config, message.text, message.format) });
         return;
       }
       if (message.kind === 'measured') {

@@ -2,7 +2,17 @@
 // may be megabytes of JSON) runs in the planner's worker, so that the page keeps answering while it parses;
 // the single-file page, which has no worker file, runs it in place. Text over the inputs' limit is refused
 // before anything reads it.
-import { loadPlannerEngine, MembudgetError, type Config, type Decoded, type MeasuredFileRead } from './engine';
+import {
+  loadPlannerEngine,
+  MembudgetError,
+  type Config,
+  type ConfigExport,
+  type ConfigImport,
+  type Decoded,
+  type ImportFormat,
+  type MeasuredFileRead,
+} from './engine';
+import { importText } from './import-run';
 import type { PlanMessage, PlanReply } from './plan-run';
 import workerUrl from './plan-worker.ts?worker&url';
 
@@ -70,6 +80,21 @@ export async function importConfig(config: Config, text: string): Promise<Decode
   if (refused) throw refused;
   if (!__MEMBUDGET_WORKER__) return (await loadPlannerEngine()).importHfConfig(config, text);
   return inWorker({ id: ++nextId, kind: 'import', config, text }, (reply) => (reply.kind === 'imported' ? reply.result : undefined));
+}
+
+/** A framework's configuration (docs/import.md) onto `config`, off the main thread; format '' detects it. */
+export async function importAnyConfig(config: Config, text: string, format: ImportFormat | ''): Promise<ConfigImport> {
+  const refused = tooLarge('The configuration', text.length);
+  if (refused) throw refused;
+  if (!__MEMBUDGET_WORKER__) return importText(await loadPlannerEngine(), config, text, format);
+  return inWorker({ id: ++nextId, kind: 'config-import', config, text, format }, (reply) =>
+    reply.kind === 'config-imported' ? reply.result : undefined,
+  );
+}
+
+/** The configuration in a framework's own form (the CLI's export); the on-demand module loads on the first. */
+export async function exportAs(config: Config, format: ImportFormat): Promise<ConfigExport> {
+  return (await loadPlannerEngine()).exportConfig(config, format);
 }
 
 /** A measured file through the engine's reader (Engine.readMeasuredFile), off the main thread. */

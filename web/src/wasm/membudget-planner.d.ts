@@ -8,12 +8,22 @@ import type {
   HfValue,
   MeasuredFile,
   MembudgetModule,
+  ConfigExport,
+  ConfigImport,
   ModuleOptions,
   PlanRowColumn,
   RawPlan,
 } from './membudget.js';
 
 export interface PlannerModule extends MembudgetModule {
+  /** The import format a text looks like (megatron, torchtitan, torchtune, deepspeed, hf, vllm), or "" if none. */
+  detectImportFormat(text: string): string;
+  /** How a text of the format is written: json, toml, yaml or words (a script or command). */
+  importSyntax(format: string, text: string): string;
+  /** The parsed text (values by path, or each line's words) mapped to membudget's keys and applied over `base`. */
+  importConfig(base: Config, format: string, rootType: string, error: string, values: HfValue[], lines: string[][]): ConfigImport;
+  /** The configuration in a framework's own form (megatron, torchtitan, torchtune, deepspeed, vllm). */
+  exportConfig(config: Config, format: string): ConfigExport;
   /**
    * Fills the architecture fields of `base` from a Hugging Face config.json's top-level values (the CLI's
    * --hf-config); rootType is "object", another JSON type name, or "invalid" when the text did not parse.

@@ -6,6 +6,10 @@
 // test checks them against it).
 export type Norm = 'rmsnorm' | 'layernorm';
 export type Checkpointing = 'none' | 'selective' | 'full' | 'op';
+/** A configuration file membudget imports and exports (choices.hpp ImportFormat; docs/import.md). */
+export type ImportFormat = 'megatron' | 'torchtitan' | 'torchtune' | 'deepspeed' | 'hf' | 'vllm';
+/** How a file of a format is written (choices.hpp ImportSyntax). */
+export type ImportSyntax = 'json' | 'toml' | 'yaml' | 'words';
 export type Framework = 'megatron' | 'torchtitan' | 'torchtune' | 'deepspeed' | 'hf_accelerate';
 export type Fp8Recipe = 'te' | 'torchao';
 export type OptimizerDtype = 'auto' | 'fp32' | 'bf16';
@@ -209,6 +213,33 @@ export interface ParsedConfig {
   problems: Problem[];
   /** What the engine chose for the user (mode = inference selects method membudget). */
   notices: Problem[];
+}
+
+/** A key or flag of an imported file that changes memory but could not be mapped, with its value and why. */
+export interface Unmapped {
+  key: string;
+  value: string;
+  reason: string;
+}
+
+/** A framework's configuration mapped by the engine (membudget/import.hpp) and applied over the base. */
+export interface ConfigImport {
+  format: ImportFormat;
+  /** The base with the assignments applied; the base unchanged when there are errors. */
+  config: Config;
+  /** membudget's keys the file set, in the field table's order, as field text. */
+  assignments: { key: string; text: string }[];
+  unmapped: Unmapped[];
+  warnings: string[];
+  /** The text could not be read as the format. */
+  errors: Problem[];
+  /** Assignments the configuration refused (a value outside a field's range). */
+  problems: Problem[];
+}
+
+export interface ConfigExport {
+  text: string;
+  notExported: Unmapped[];
 }
 
 /** One top-level value of a config.json: key, JSON type (number, string, boolean, null, array, object), text. */

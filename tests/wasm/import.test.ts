@@ -1,0 +1,98 @@
+// The page's import (JSON.parse, smol-toml, yaml, shell-quote, then the engine's mapping in the on-demand wasm)
+// against the CLI's (nlohmann/json, toml++, yaml-cpp, its tokenizer, the same mapping), for every real file in
+// tests/fixtures/import/, and the page's export against `membudget export`.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadPlannerEngine, MembudgetError, type Engine, type ImportFormat } from '../../web/src/engine';
+import { parseImport, shellWords } from '../../web/src/import-parse';
+import { importText } from '../../web/src/import-run';
+import { runCli } from '../support/cli';
+import { FIXTURES, PLANNER_WASM } from '../support/paths';
+
+let engine: Engine;
+beforeAll(async () => {
+  engine = await loadPlannerEngine(readFileSync(PLANNER_WASM));
+});
+
+const dir = join(FIXTURES, 'import');
+const files = readdirSync(dir, { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .flatMap((d) =>
+    readdirSync(join(dir, d.name))
+      .filter((f) => !f.endsWith('.expect.json') && f !== 'README.md')
+      .map((f) => join(dir, d.name, f)),
+  )
+  .sort();
+
+describe('the page imports every fixture exactly as the CLI does', () => {
+  it('has fixtures of every format', () => {
+    expect(files.length).toBeGreaterThanOrEqual(25);
+  });
+  for (const file of files) {
+    it(file.slice(dir.length + 1), async () => {
+      const text = readFileSync(file, 'utf8');
+      const native = JSON.parse(runCli(['import', file]).stdout);
+      const imported = await importText(engine, engine.defaultConfig(), text, '');
+      expect(imported.format).toBe(native.format);
+      expect(Object.fromEntries(imported.assignments.map((a) => [a.key, a.text]))).toEqual(
+        Object.fromEntries(Object.entries(native.config).map(([k, v]) => [k, String(v)])),
+      );
+      expect(imported.unmapped).toEqual(native.unmapped);
+      expect(imported.warnings).toEqual(native.warnings);
+    });
+  }
+});
+
+describe('the page exports as the CLI does, and reads its export back', () => {
+  const queries = [
+    'model=llama-3.1-70b&tp=8&pp=2&dp=16&ckpt=selective&sp=true&method=membudget',
+    'model=llama-3.1-8b&tp=1&dp=8&zero=3&framework=torchtitan&ckpt=op&method=membudget&compile=true',
+    'model=mixtral-8x7b&tp=2&pp=1&dp=8&ep=4&zero=1&method=membudget',
+    'model=llama-3.1-8b&mode=inference&tp=2&mb=64&seq=32768&kv_dtype=fp8&weight_dtype=fp8',
+  ];
+  for (const query of queries) {
+    it(query, () => {
+      const config = engine.decodeQuery(query).config;
+      const formats: ImportFormat[] = config.mode === 'inference' ? ['vllm'] : ['megatron', 'torchtitan', 'torchtune', 'deepspeed'];
+      for (const format of formats) {
+        const exported = engine.exportConfig(config, format);
+        const native = JSON.parse(runCli(['export', '--format', format, '--json', '--url', query]).stdout);
+        expect(exported.text, format).toBe(native.text);
+        expect(exported.notExported, format).toEqual(native.not_exported);
+      }
+    });
+  }
+});
+
+describe('the page refuses what it cannot read, naming why', () => {
+  const cases: [string, ImportFormat | '', string][] = [
+    ['[parallelism]\ntensor_parallel_degree = ', '', 'TOML'],
+    ['model:\n\t_component_: x\n', 'torchtune', 'YAML'],
+    ['{ // comment\n "zero_optimization": {"stage": 3} }', '', 'JSON'],
+    ['#!/bin/bash\necho hello\npython train.py --lr 1\n', 'megatron', 'no Megatron-LM flags'],
+    ['just some words\n', '', 'not a configuration membudget can read'],
+  ];
+  for (const [text, format, expected] of cases) {
+    it(JSON.stringify(text).slice(0, 40), async () => {
+      const attempt = importText(engine, engine.defaultConfig(), text, format);
+      await expect(attempt).rejects.toThrow(MembudgetError);
+      await expect(attempt).rejects.toThrow(expected);
+    });
+  }
+  it('keeps a YAML alias bomb within the value limit', async () => {
+    let bomb = 'a: &a [x, x, x, x, x, x, x, x, x, x]\n';
+    for (let c = 'b'.charCodeAt(0); c <= 'j'.charCodeAt(0); c++) {
+      const prev = String.fromCharCode(c - 1);
+      bomb += `${String.fromCharCode(c)}: &${String.fromCharCode(c)} [${Array(10).fill(`*${prev}`).join(', ')}]\n`;
+    }
+    const parsed = await parseImport(bomb, 'yaml');
+    expect(parsed.rootType).toBe('invalid');
+  });
+  it('tokenizes a script as the CLI documents it', async () => {
+    expect(await shellWords('a \'b c\' "d $E ${F} \\"g\\"" h\\ i # comment\nx=(1 2) | y;z \\\n  w 2>&1\n')).toEqual([
+      ['a', 'b c', 'd ${E} ${F} "g"', 'h i'],
+      ['x=', '1', '2', 'y', 'z', 'w', '2', '1'],
+    ]);
+  });
+});
