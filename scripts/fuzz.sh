@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-20}"
 shift || true
 targets=("$@")
-if ((${#targets[@]} == 0)); then targets=(fuzz_query fuzz_json_config fuzz_hf_config fuzz_evaluate fuzz_plan fuzz_import_sequence); fi
+if ((${#targets[@]} == 0)); then targets=(fuzz_query fuzz_json_config fuzz_hf_config fuzz_evaluate fuzz_plan fuzz_import_sequence fuzz_framework_import); fi
 
 # Configured every time (seconds), so that an existing build-fuzz gets these options too.
 cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMBUDGET_FUZZ=ON \
