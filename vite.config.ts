@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 import { viteSingleFile } from 'vite-plugin-singlefile';
 
@@ -40,6 +42,7 @@ export const SITE_CSP = [
   "style-src 'self'",
   "connect-src 'self'",
   "img-src 'self' data:",
+  "manifest-src 'self'",
   ...CSP_LOCKS,
 ].join('; ');
 
@@ -73,7 +76,13 @@ function singleFilePolicy(): Plugin {
       handler(_options, bundle) {
         const html = bundle['index.html'];
         if (!html || html.type !== 'asset' || typeof html.source !== 'string') throw new Error('membudget: no index.html to give a policy');
-        const source = html.source;
+        // public/ is not copied into the single file: its icon goes inline, and it has no manifest to install.
+        const icon = readFileSync(fileURLToPath(new URL('./public/favicon.svg', import.meta.url)));
+        const source = html.source
+          .replace('href="./favicon.svg"', `href="data:image/svg+xml;base64,${icon.toString('base64')}"`)
+          .replace(/\s*<link rel="manifest" href="\.\/manifest\.webmanifest" \/>/, '');
+        if (source.includes('favicon.svg') || source.includes('manifest.webmanifest'))
+          throw new Error('membudget: the single file still links public/');
         const hashes = (tag: string) =>
           [...source.matchAll(new RegExp(`<${tag}\\b[^>]*>([\\s\\S]*?)</${tag}>`, 'g'))].map((m) => sha256(m[1]));
         const scripts = hashes('script'),
@@ -97,7 +106,8 @@ function singleFilePolicy(): Plugin {
 export default defineConfig({
   root: 'web',
   base: './',
-  publicDir: '../public',
+  // public/ (icon, manifest) goes to the site; the single file carries its icon inline and has no manifest.
+  publicDir: singleFile ? false : '../public',
   // The single file has no separate worker file to load: its planner runs the same slices on the main thread.
   define: { __MEMBUDGET_WORKER__: JSON.stringify(!singleFile) },
   worker: { format: 'es' },

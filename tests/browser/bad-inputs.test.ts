@@ -182,14 +182,37 @@ describe('the form, one field typed at a time', () => {
     expect(typed.length).toBeGreaterThan(40);
   });
 
+  // A field shows where it applies (web/src/form.ts applies): MoE fields for a MoE model, MLA fields for MLA,
+  // inference fields in inference, the framework with membudget's method. Each is typed where it shows.
+  const contextFor = (key: string): string =>
+    ['experts_per_token', 'moe_ffn', 'shared_expert_ffn', 'moe_layer_freq', 'first_dense_layers', 'capacity_factor', 'ep', 'etp'].includes(
+      key,
+    )
+      ? 'model=mixtral-8x7b&tp=2&dp=8'
+      : ['q_lora_rank', 'qk_rope_dim', 'qk_nope_dim', 'v_head_dim'].includes(key)
+        ? 'model=deepseek-v3&tp=8&dp=8'
+        : ['weight_dtype', 'kv_dtype', 'quant_group', 'kv_block', 'workspace_tokens', 'cuda_graphs_gb'].includes(key)
+          ? 'mode=inference&method=membudget'
+          : key === 'framework'
+            ? 'method=membudget'
+            : '';
+  let openedContext: string | undefined;
   for (const entry of typed) {
     it(`${entry.name}: ${entry.query}`, async () => {
       const [key, encoded] = entry.query!.split('=');
       const text = decodeURIComponent(encoded);
-      const native = cliErrors(['--json', `--${key}=${text}`]);
+      const context = contextFor(key);
+      const native = cliErrors(['--json', ...(context ? ['--url', context] : []), `--${key}=${text}`]);
       await inTab(async (page) => {
-        if (!opened) await openQuery(page, '');
+        if (!opened || openedContext !== context) await openQuery(page, context);
         opened = true;
+        openedContext = context;
+        // The field's group opens (the essentials are always open).
+        await page.evaluate((k) => {
+          const details = document.getElementById(`f-${k}`)?.closest('details');
+          if (details) details.open = true;
+        }, key);
+        const previous = await page.inputValue(`#f-${key}`);
         await page.fill(`#f-${key}`, text);
         await page.waitForFunction(
           ([k, fragment]) => document.getElementById(`m-${k}`)?.textContent?.includes(fragment),
@@ -199,8 +222,8 @@ describe('the form, one field typed at a time', () => {
         const message = (await page.textContent(`#m-${key}`)) ?? '';
         for (const problem of native.errors.filter((p) => p.field === key)) expect(message).toContain(problem.message);
         await expectNoBadText(page);
-        // Back to the default, which is valid and has no message.
-        await page.fill(`#f-${key}`, fields.find((f) => f.key === key)!.default);
+        // Back to what it was, which is valid and has no message.
+        await page.fill(`#f-${key}`, previous);
         await page.waitForFunction((k) => !document.getElementById(`m-${k}`)?.classList.contains('error'), key);
       }, formTab);
     });

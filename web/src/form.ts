@@ -1,11 +1,15 @@
-// The form, generated from the engine's field table: one control per field, grouped as the table
-// groups them, each with its unit, range, help, source and a place for its error or warning.
+// The form, generated from the engine's field table: the essentials first (model, GPU, layout, batch,
+// checkpointing), then the other groups collapsed; fields that do not apply to the configuration are hidden
+// (MoE fields of a dense model, MLA fields without a latent, inference fields in training and back), and a
+// derived value shows as a placeholder ("auto: 128") instead of 0. Each control has its unit, range, help,
+// source and a place for its error or warning; numbers may be typed as people write them (8k, 70B, 80 GiB).
 import type { Config, Engine, Field, Problem } from './engine';
 import { el, replaceChildren } from './dom';
-import { formatCount, formatWithUnit } from './format';
+import { formatCount, type Unit } from './format';
 
 const GROUP_TITLES: Record<string, string> = {
-  model: 'Model',
+  essentials: 'Essentials',
+  model: 'Model architecture',
   parallelism: 'Parallelism',
   training: 'Training',
   hardware: 'Hardware',
@@ -13,27 +17,165 @@ const GROUP_TITLES: Record<string, string> = {
   method: 'Method',
 };
 
+/** What most people set, in this order, before anything else. */
+const ESSENTIALS = [
+  'model',
+  'gpu',
+  'mode',
+  'tp',
+  'pp',
+  'dp',
+  'cp',
+  'ep',
+  'mb',
+  'seq',
+  'microbatches',
+  'ckpt',
+  'zero',
+  'sp',
+  'method',
+  'framework',
+];
+
+const MOE_FIELDS = new Set([
+  'experts_per_token',
+  'moe_ffn',
+  'shared_expert_ffn',
+  'moe_layer_freq',
+  'first_dense_layers',
+  'router_bias',
+  'shared_expert_gate',
+  'capacity_factor',
+  'ep',
+  'etp',
+]);
+const MLA_FIELDS = new Set(['q_lora_rank', 'qk_rope_dim', 'qk_nope_dim', 'v_head_dim']);
+/** Training settings that mean nothing in inference (mb and seq stay: sequences and context there). */
+const TRAINING_ONLY = new Set([
+  'microbatches',
+  'ckpt',
+  'ckpt_every',
+  'recompute_layers',
+  'zero',
+  'static_bytes',
+  'act_formula',
+  'dropout',
+  'optimizer',
+  'master_weights',
+  'optimizer_dtype',
+  'optimizer_in_backward',
+  'fp8_recipe',
+  'loss_chunks',
+  'activation_offload',
+  'compile',
+  'offload',
+  'zero_init',
+  'framework',
+  'vpp',
+  'first_stage_layers',
+  'last_stage_layers',
+]);
+/** Token counts: k and M mean 1,024 and 1,048,576 (an 8k context is 8,192 tokens). */
+const TOKEN_FIELDS = new Set(['seq', 'workspace_tokens', 'vocab', 'kv_block']);
+
+/** Whether a field applies to the configuration (hidden otherwise, unless it holds an error). */
+export function applies(key: string, config: Config): boolean {
+  if (MOE_FIELDS.has(key)) return config.experts > 0;
+  if (MLA_FIELDS.has(key)) return config.kv_lora_rank > 0;
+  const field = key as keyof Config;
+  if (config.mode === 'inference' && TRAINING_ONLY.has(field)) return false;
+  if (config.mode !== 'inference' && INFERENCE_ONLY.has(field)) return false;
+  if (key === 'framework') return config.method === 'membudget';
+  return true;
+}
+const INFERENCE_ONLY = new Set(['weight_dtype', 'kv_dtype', 'quant_group', 'kv_block', 'workspace_tokens', 'cuda_graphs_gb']);
+
+/**
+ * A number as people type it: thousands separators (8,192), suffixes (8k, 32K, 1M tokens; 70B, 1.5T parameters;
+ * 1.5e9) and, for a field in GB, a unit (80GB, 80 GiB). The canonical decimal text, or the text unchanged when it
+ * is not one of these (the engine then names what is wrong).
+ */
+export function readNumber(text: string, field: Pick<Field, 'key' | 'unit' | 'kind'>): string {
+  if (field.kind !== 'integer' && field.kind !== 'number') return text;
+  const trimmed = text.trim();
+  // Thousands separators only where they group by three (8,192; 1,000,000): "0,1" stays for the engine to refuse.
+  if (/^[-+]?\d{1,3}(,\d{3})+(\.\d+)?$/.test(trimmed)) return String(Number(trimmed.replace(/,/g, '')));
+  const match = /^([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)\s*([a-z]+)$/i.exec(trimmed);
+  if (!match) return text;
+  const value = Number(match[1]);
+  const suffix = match[2]!.toLowerCase();
+  const tokens = TOKEN_FIELDS.has(field.key);
+  const scale: Record<string, number> =
+    field.unit === 'GB'
+      ? { gb: 1, g: 1, gib: 2 ** 30 / 1e9, tb: 1000, tib: 2 ** 40 / 1e9, mb: 1e-3, mib: 2 ** 20 / 1e9 }
+      : tokens
+        ? { k: 1024, m: 1024 ** 2 }
+        : { k: 1e3, m: 1e6, b: 1e9, g: 1e9, t: 1e12 };
+  const factor = scale[suffix];
+  if (factor === undefined || !Number.isFinite(value)) return text;
+  return String(Number((value * factor).toPrecision(15)));
+}
+
+/** The derived value a 0 stands for, shown as the placeholder. */
+function autoValue(key: string, config: Config, parameterCount: number | undefined): string | undefined {
+  const headDim = config.head_dim || (config.heads > 0 ? config.hidden / config.heads : 0);
+  switch (key) {
+    case 'params':
+      return parameterCount ? formatCount(parameterCount) : undefined;
+    case 'head_dim':
+      return formatCount(headDim);
+    case 'moe_ffn':
+      return formatCount(config.ffn);
+    case 'qk_nope_dim':
+    case 'v_head_dim':
+      return formatCount(headDim);
+    case 'etp':
+      return String(config.tp);
+    case 'gpus':
+      return formatCount(config.tp * config.pp * config.cp * config.dp);
+    default:
+      return undefined;
+  }
+}
+
 export type FieldInput = (key: string, text: string) => void;
 
 export class Form {
   readonly element: HTMLFormElement;
   readonly #controls = new Map<string, HTMLInputElement | HTMLSelectElement>();
   readonly #messages = new Map<string, HTMLElement>();
+  readonly #rows = new Map<string, HTMLElement>();
+  readonly #parsed = new Map<string, HTMLElement>();
+  readonly #fields = new Map<string, Field>();
   readonly #general: HTMLElement;
+  #errorKeys = new Set<string>();
 
   constructor(engine: Engine, onInput: FieldInput) {
     this.element = el('form', { id: 'config-form', novalidate: true, 'aria-label': 'Configuration' });
     this.element.addEventListener('submit', (event) => event.preventDefault());
     this.#general = el('div', { class: 'message general', role: 'alert', id: 'form-general' });
+    const byKey = new Map(engine.fields.map((f) => [f.key as string, f]));
+    const essentials = el('fieldset', { class: 'group group-essentials', id: 'essentials' }, el('legend', {}, GROUP_TITLES.essentials!));
+    for (const key of ESSENTIALS) {
+      const field = byKey.get(key);
+      if (field) essentials.appendChild(this.#fieldRow(engine, field, onInput));
+    }
+    this.element.appendChild(essentials);
     const groups = new Map<string, HTMLFieldSetElement>();
-    // The method decides what everything else means: its group comes first.
-    const ordered = [...engine.fields.filter((f) => f.group === 'method'), ...engine.fields.filter((f) => f.group !== 'method')];
-    for (const field of ordered) {
+    for (const field of engine.fields) {
+      if (ESSENTIALS.includes(field.key)) continue;
       let fieldset = groups.get(field.group);
       if (!fieldset) {
-        fieldset = el('fieldset', { class: `group group-${field.group}` }, el('legend', {}, GROUP_TITLES[field.group] ?? field.group));
+        fieldset = el('fieldset', { class: `group group-${field.group}` });
         groups.set(field.group, fieldset);
-        this.element.appendChild(fieldset);
+        this.element.appendChild(
+          el(
+            'details',
+            { class: 'group-details', id: `group-${field.group}` },
+            el('summary', {}, GROUP_TITLES[field.group] ?? field.group),
+            fieldset,
+          ),
+        );
       }
       fieldset.appendChild(this.#fieldRow(engine, field, onInput));
     }
@@ -43,8 +185,22 @@ export class Form {
   #fieldRow(engine: Engine, field: Field, onInput: FieldInput): HTMLElement {
     const id = `f-${field.key}`;
     const control = this.#control(engine, field, id);
-    const emit = () =>
-      onInput(field.key, control instanceof HTMLInputElement && control.type === 'checkbox' ? String(control.checked) : control.value);
+    this.#fields.set(field.key, field);
+    const parsed = el('span', { class: 'parsed', id: `p-${field.key}`, 'aria-live': 'polite' });
+    this.#parsed.set(field.key, parsed);
+    const emit = () => {
+      if (control instanceof HTMLInputElement && control.type === 'checkbox') return onInput(field.key, String(control.checked));
+      let text = control.value;
+      if (control instanceof HTMLInputElement) {
+        // An emptied auto field means auto (0); a number typed as people write it is read, and shown.
+        if (field.zeroMeansAuto && text.trim() === '') text = '0';
+        const read = readNumber(text, field);
+        parsed.textContent =
+          read !== text.trim() && read !== text ? `= ${Number(read).toLocaleString('en-US', { maximumFractionDigits: 6 })}` : '';
+        text = read;
+      }
+      onInput(field.key, text);
+    };
     control.addEventListener(control instanceof HTMLSelectElement || control.type === 'checkbox' ? 'change' : 'input', emit);
     this.#controls.set(field.key, control);
     const message = el('div', { class: 'message', id: `m-${field.key}`, 'aria-live': 'polite' });
@@ -56,8 +212,8 @@ export class Form {
       el('span', { class: 'section' }, field.section),
     );
     control.setAttribute('aria-describedby', `h-${field.key} m-${field.key}`);
-    const label = el('label', { for: id }, field.label, field.unit ? el('span', { class: 'unit' }, field.unit) : null);
-    return el(
+    const label = el('label', { for: id }, field.label, field.unit ? el('span', { class: 'unit' }, field.unit) : null, parsed);
+    const row = el(
       'div',
       { class: `field kind-${field.kind}`, 'data-field': field.key, title: `${field.key}: ${field.range}` },
       label,
@@ -65,6 +221,8 @@ export class Form {
       help,
       message,
     );
+    this.#rows.set(field.key, row);
+    return row;
   }
 
   #control(engine: Engine, field: Field, id: string): HTMLInputElement | HTMLSelectElement {
@@ -78,19 +236,48 @@ export class Form {
       id,
       name: field.key,
       type: 'text',
-      inputmode: field.kind === 'integer' ? 'numeric' : field.kind === 'text' ? 'text' : 'decimal',
       autocomplete: 'off',
       spellcheck: 'false',
     });
   }
 
-  /** Shows the configuration's values. */
-  show(texts: Record<keyof Config, string>): void {
+  /** Shows the configuration's values: a 0 that means auto as its derived value's placeholder, GB in the page's unit. */
+  show(texts: Record<keyof Config, string>, config: Config, unit: Unit, parameterCount?: number): void {
     for (const [key, control] of this.#controls) {
-      const text = texts[key as keyof Config];
-      if (control instanceof HTMLInputElement && control.type === 'checkbox') control.checked = text === 'true';
-      else if (control.value !== text) control.value = text;
+      const field = this.#fields.get(key)!;
+      let text = texts[key as keyof Config];
+      if (control instanceof HTMLInputElement && control.type === 'checkbox') {
+        control.checked = text === 'true';
+        continue;
+      }
+      if (control instanceof HTMLInputElement) {
+        if (field.zeroMeansAuto && text === '0') {
+          const auto = autoValue(key, config, parameterCount);
+          control.placeholder = `auto: ${auto ?? field.autoMeaning}`;
+          text = '';
+        }
+        // A capacity in GB follows the page's unit; what is typed is read back with its unit (readNumber).
+        if (field.unit === 'GB' && text !== '') text = gbText(Number(text), unit);
+      }
+      if (document.activeElement === control) continue; // being typed in: its text and the value read stay
+      if (control.value !== text) control.value = text;
+      this.#parsed.get(key)!.textContent = '';
     }
+    this.updateVisibility(config);
+  }
+
+  /** Hides what does not apply; a field with an error stays visible, and its collapsed group opens. */
+  updateVisibility(config: Config): void {
+    for (const [key, row] of this.#rows) {
+      const visible = applies(key, config) || this.#errorKeys.has(key);
+      if (row.hidden === visible) row.hidden = !visible;
+    }
+  }
+
+  /** Opens the group that holds a field (a link to a field in error, a test, the planner). */
+  reveal(key: string): void {
+    const details = this.#rows.get(key)?.closest('details');
+    if (details && !details.open) details.open = true;
   }
 
   /** Errors and warnings next to their fields; ones without a field at the end of the form. `offer`: values to
@@ -111,6 +298,12 @@ export class Form {
     };
     collect(errors, 'errors');
     collect(warnings, 'warnings');
+    this.#errorKeys = new Set(errors.map((e) => e.field).filter((key) => this.#messages.has(key)));
+    for (const key of this.#errorKeys) {
+      this.reveal(key);
+      const row = this.#rows.get(key);
+      if (row?.hidden) row.hidden = false;
+    }
     // Touch only the fields whose messages changed: restyling every field costs a layout each edit.
     for (const [key, message] of this.#messages) {
       const entry = byField.get(key) ?? { errors: [], warnings: [] };
@@ -152,6 +345,13 @@ export interface Offer {
   pick: (value: number) => void;
 }
 
+function gbText(gb: number, unit: Unit): string {
+  if (!Number.isFinite(gb)) return String(gb);
+  const value = unit === 'gib' ? (gb * 1e9) / 2 ** 30 : gb;
+  const rounded = Number(value.toFixed(2));
+  return unit === 'gib' ? `${rounded} GiB` : rounded === gb ? String(gb) : `${rounded} GB`;
+}
+
 function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
@@ -159,12 +359,12 @@ function capitalize(text: string): string {
 function choiceLabel(engine: Engine, key: string, choice: string): string {
   if (key === 'model') {
     const preset = engine.modelPresets.find((p) => p.id === choice);
-    if (preset) return `${preset.label} · ${formatCount(preset.parameterCount)} parameters`;
+    if (preset) return preset.label;
   }
   if (key === 'model' && choice === 'custom') return 'Custom architecture (imported or edited)';
   if (key === 'gpu') {
     const preset = engine.gpuPresets.find((p) => p.id === choice);
-    if (preset) return `${preset.label} · ${formatWithUnit(preset.capacityBytes, 'gb')}`;
+    if (preset) return preset.label;
   }
   return choice;
 }

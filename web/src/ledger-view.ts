@@ -18,10 +18,12 @@ import {
   type Unit,
 } from './format';
 
+// The bar stretches to any width (preserveAspectRatio none, a fixed CSS height); its labels are HTML, so they keep
+// their size at every width.
 const BAR_WIDTH = 1000;
-const BAR_HEIGHT = 76;
-const BAR_Y = 20;
-const BAR_THICKNESS = 34;
+const BAR_HEIGHT = 40;
+const BAR_Y = 4;
+const BAR_THICKNESS = 32;
 
 function setText(node: Node, text: string): void {
   if (node.textContent !== text) node.textContent = text;
@@ -53,12 +55,15 @@ interface Summary {
 
 interface Marker {
   line: SVGLineElement;
-  label: SVGTextElement;
+  label: HTMLSpanElement;
 }
 
 export class LedgerView {
   readonly element: HTMLElement;
-  readonly #verdict = el('div', { id: 'verdict', class: 'verdict', role: 'status', 'aria-live': 'polite' });
+  /** The answer at a glance, kept in view: the verdict, what it is for (#summary), the bar. */
+  readonly answer: HTMLElement;
+  readonly #verdict = el('div', { id: 'verdict', class: 'verdict', role: 'status', 'aria-live': 'polite', tabindex: -1 });
+  readonly #summary = el('p', { id: 'summary', class: 'summary' });
   readonly #bar = el('figure', { id: 'bar', class: 'bar' });
   readonly #table = el('table', { id: 'ledger', class: 'ledger' });
   readonly #warnings = el('ul', { id: 'warnings', class: 'warnings' });
@@ -70,18 +75,31 @@ export class LedgerView {
   #capacityRect = svg('rect', { class: 'capacity', x: 0, y: BAR_Y, height: BAR_THICKNESS });
   #capacityMarker: Marker | undefined;
   #usableMarker: Marker | undefined;
-  #chart = svg('svg', { viewBox: `0 0 ${BAR_WIDTH} ${BAR_HEIGHT}`, role: 'img' });
+  #chart = svg('svg', { viewBox: `0 0 ${BAR_WIDTH} ${BAR_HEIGHT}`, role: 'img', preserveAspectRatio: 'none' });
+  #track = el('div', { class: 'bar-track' });
   #verdictStrong = el('strong');
   #verdictTotal = el('span', { class: 'total' });
   #verdictMargin = el('span', { class: 'margin' });
   #warningsKey = '';
 
   constructor() {
-    this.element = el('section', { id: 'result', 'aria-label': 'Memory ledger' }, this.#verdict, this.#bar, this.#table, this.#warnings);
+    this.answer = el('section', { id: 'answer', class: 'answer', 'aria-label': 'Verdict' }, this.#verdict, this.#summary, this.#bar);
+    this.element = el('section', { id: 'result', 'aria-label': 'Memory ledger' }, this.#table, this.#warnings);
+  }
+
+  /** What the verdict is for: model · framework · layout = GPUs · GPU · mode. */
+  setSummary(text: string): void {
+    setText(this.#summary, text);
+  }
+
+  /** Moves focus to the verdict (after a planner row or an import is loaded). */
+  focusVerdict(): void {
+    this.#verdict.focus();
   }
 
   show(ledger: Ledger, config: Config, unit: Unit): void {
     this.element.classList.remove('invalid');
+    this.answer.classList.remove('invalid');
     const layoutKey = ledger.lines.map((l) => l.id).join(',');
     if (layoutKey !== this.#layoutKey || this.#verdict.firstChild !== this.#verdictStrong) this.#build(ledger);
     this.#layoutKey = layoutKey;
@@ -98,8 +116,9 @@ export class LedgerView {
   /** No numbers for an invalid configuration: the errors, next to their fields and here. */
   showErrors(errors: Problem[]): void {
     this.element.classList.add('invalid');
+    this.answer.classList.add('invalid');
     this.#verdict.className = 'verdict invalid';
-    delete this.#verdict.dataset.verdict;
+    this.#verdict.dataset.verdict = 'error';
     replaceChildren(
       this.#verdict,
       el('strong', {}, 'Not computed'),
@@ -145,7 +164,8 @@ export class LedgerView {
     }
     this.#capacityMarker = this.#marker('capacity-line');
     this.#usableMarker = this.#marker('usable');
-    replaceChildren(this.#bar, this.#chart, el('figcaption', {}, legend));
+    replaceChildren(this.#track, this.#chart, this.#capacityMarker.label, this.#usableMarker.label);
+    replaceChildren(this.#bar, this.#track, el('figcaption', {}, legend));
 
     const foot = el('tfoot');
     this.#summaries = new Map();
@@ -191,10 +211,10 @@ export class LedgerView {
 
   #marker(cls: string): Marker {
     const marker = {
-      line: svg('line', { class: cls, y1: BAR_Y - 4, y2: BAR_Y + BAR_THICKNESS + 4 }),
-      label: svg('text', { class: `${cls}-label` }),
+      line: svg('line', { class: cls, y1: 0, y2: BAR_HEIGHT, 'vector-effect': 'non-scaling-stroke' }),
+      label: el('span', { class: `bar-label ${cls}-label` }),
     };
-    this.#chart.append(marker.line, marker.label);
+    this.#chart.append(marker.line);
     return marker;
   }
 
@@ -225,19 +245,25 @@ export class LedgerView {
       offset += Math.max(line.bytes, 0);
     }
     // Capacity labelled above the bar, the headroom line below, each on the side with room for it.
-    const place = (marker: Marker | undefined, bytes: number, text: string, labelY: number) => {
+    const place = (marker: Marker | undefined, bytes: number, text: string) => {
       if (!marker) return;
       const at = Math.min(Math.max(x(bytes), 1), BAR_WIDTH - 1);
       const anchorEnd = at > BAR_WIDTH / 2;
       setAttr(marker.line, 'x1', at);
       setAttr(marker.line, 'x2', at);
-      setAttr(marker.label, 'x', anchorEnd ? at - 5 : at + 5);
-      setAttr(marker.label, 'y', labelY);
-      setAttr(marker.label, 'text-anchor', anchorEnd ? 'end' : 'start');
+      const percent = `${(at / BAR_WIDTH) * 100}%`;
+      // CSSOM, not a style attribute: the page's policy allows no inline styles in markup.
+      if (anchorEnd) {
+        marker.label.style.left = '';
+        marker.label.style.right = `calc(100% - ${percent} + 5px)`;
+      } else {
+        marker.label.style.right = '';
+        marker.label.style.left = `calc(${percent} + 5px)`;
+      }
       setText(marker.label, text);
     };
-    place(this.#capacityMarker, ledger.capacityBytes, `capacity ${formatWithUnit(ledger.capacityBytes, unit)}`, 14);
-    place(this.#usableMarker, ledger.usableBytes, `headroom line ${formatWithUnit(ledger.usableBytes, unit)}`, BAR_HEIGHT - 4);
+    place(this.#capacityMarker, ledger.capacityBytes, `capacity ${formatWithUnit(ledger.capacityBytes, unit)}`);
+    place(this.#usableMarker, ledger.usableBytes, `headroom line ${formatWithUnit(ledger.usableBytes, unit)}`);
   }
 
   #updateTable(ledger: Ledger, config: Config, unit: Unit): void {

@@ -80,6 +80,7 @@ class App {
       this.#config = config;
       this.#recompute();
       this.#ledgerView.element.scrollIntoView({ behavior: 'smooth', block: 'start' });
+      this.#ledgerView.focusVerdict();
     });
     this.#adviceView = new AdviceView((query) => this.#applyQuery(query));
     this.#view = readView(location.search);
@@ -124,8 +125,11 @@ class App {
       this.#copyAsFormat,
       button('copy-as', 'Copy as', () => this.#copyAs(this.#copyAsFormat.value as ImportFormat)),
     );
+    const whatFits = button('what-fits', 'What fits on my GPUs?', () => this.#plannerView.open());
+    whatFits.classList.add('what-fits');
     replaceChildren(
       root,
+      el('a', { class: 'skip-link', href: '#answer' }, 'Skip to the verdict'),
       el(
         'header',
         { class: 'masthead' },
@@ -139,17 +143,19 @@ class App {
             'Per-GPU memory verification checklist: does this parallel training configuration fit, and what eats the memory?',
           ),
         ),
-        toolbar,
+        whatFits,
         this.#openFull,
       ),
       this.#notices,
       el(
         'main',
         { class: 'layout' },
+        this.#ledgerView.answer,
         this.#formSlot,
         el(
           'div',
           { class: 'results' },
+          toolbar,
           this.#ledgerView.element,
           this.#adviceView.element,
           this.#detailsView.element,
@@ -203,7 +209,10 @@ class App {
   /** `editing`: the field just edited; only a preset choice changes other fields, so only then are they rewritten. */
   #showFormState(editing?: string): void {
     if (!this.#form) return;
-    if (editing === undefined || editing === 'model' || editing === 'gpu') this.#form.show(this.#engine.fieldTexts(this.#config));
+    // Every field's text (the derived placeholders and the GB fields' unit follow other fields); the control being
+    // typed in is left alone (Form.show).
+    void editing;
+    this.#form.show(this.#engine.fieldTexts(this.#config), this.#config, this.#view.unit, this.#ledger?.parameterCount);
     // A TP the model's heads do not allow: offer the ones they do.
     const tpError = this.#errors.some((e) => e.field === 'tp');
     const offer = tpError
@@ -232,8 +241,13 @@ class App {
       }
     } catch (error) {
       if (!(error instanceof MembudgetError)) throw error;
-      // Text the engine cannot read (a letter in a number): say so at the field, keep the last ledger.
-      this.#form?.showProblems(error.problems, this.#ledger?.warnings ?? []);
+      // Text the engine cannot read (a letter in a number): not computed, no numbers, the message at the field;
+      // the configuration and the link stay what they were.
+      this.#ledger = undefined;
+      this.#errors = error.problems;
+      this.#ledgerView.showErrors(error.problems);
+      this.#detailsView.clear();
+      this.#form?.showProblems(error.problems, []);
     }
   }
 
@@ -244,6 +258,7 @@ class App {
       this.#ledger = this.#engine.evaluate(this.#config);
       this.#errors = [];
       this.#ledgerView.show(this.#ledger, this.#config, this.#view.unit);
+      this.#ledgerView.setSummary(layoutSummary(this.#engine, this.#config));
       this.#detailsView.show(this.#ledger, this.#view.unit);
       this.#measuredView.show(this.#ledger, this.#config, this.#view.unit, this.#ledgerView.element);
     } catch (error) {
@@ -251,6 +266,7 @@ class App {
       this.#ledger = undefined;
       this.#errors = error.problems;
       this.#ledgerView.showErrors(error.problems);
+      this.#ledgerView.setSummary(layoutSummary(this.#engine, this.#config));
       this.#detailsView.clear();
     }
     this.#adviceView.show(this.#ledger, this.#config, this.#view.unit);
@@ -448,14 +464,53 @@ class App {
   }
 }
 
+/** What the verdict is for: "Llama-3.1 70B · megatron · TP 8 × PP 1 × DP 32 = 256 GPUs · NVIDIA H100 80GB · training". */
+export function layoutSummary(engine: Engine, config: Config): string {
+  const model = config.name || engine.modelPresets.find((p) => p.id === config.model)?.label || 'custom model';
+  const gpu = engine.gpuPresets.find((p) => p.id === config.gpu)?.label ?? `${config.gpu_gb} GB GPU`;
+  const axes = [`TP ${config.tp}`, `PP ${config.pp}`, ...(config.cp > 1 ? [`CP ${config.cp}`] : []), `DP ${config.dp}`];
+  const gpus = config.tp * config.pp * config.cp * config.dp;
+  const ep = config.experts > 0 && config.ep > 1 ? ` (EP ${config.ep})` : '';
+  const framework = config.method === 'membudget' && config.mode === 'training' ? [config.framework] : [];
+  return [
+    model,
+    ...framework,
+    `${axes.join(' × ')} = ${gpus.toLocaleString('en-US')} GPU${gpus === 1 ? '' : 's'}${ep}`,
+    gpu,
+    config.mode,
+  ].join(' · ');
+}
+
+/** A wasm download that neither arrives nor fails (a sandboxed frame whose host sends no CORS header) is
+ * reported after this long instead of "Loading…" forever. */
+const ENGINE_LOAD_LIMIT_MS = 20_000;
+
 async function main(): Promise<void> {
   const root = document.getElementById('app');
   if (!root) return;
   try {
-    new App(await loadEngine(), root);
+    const engine = await Promise.race([
+      loadEngine(),
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error(`no answer after ${ENGINE_LOAD_LIMIT_MS / 1000} s`)), ENGINE_LOAD_LIMIT_MS),
+      ),
+    ]);
+    new App(engine, root);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    replaceChildren(root, el('p', { class: 'load-error', role: 'alert' }, `membudget could not start: ${message}`));
+    replaceChildren(
+      root,
+      el(
+        'div',
+        { class: 'load-error', role: 'alert', id: 'load-error' },
+        el('p', {}, `membudget could not start: its engine (membudget.wasm) could not be loaded (${message}).`),
+        el(
+          'p',
+          {},
+          'If this page is embedded in another site, the host must serve the .wasm to the frame: from the same origin, or with an Access-Control-Allow-Origin header when the frame is sandboxed; or embed the single-file build (membudget.html), which carries its engine inline. A blocked request (an extension, a proxy) stops it too.',
+        ),
+      ),
+    );
   }
 }
 

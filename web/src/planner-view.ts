@@ -23,6 +23,25 @@ const SORTS: Record<SortKey, (a: PlanRow, b: PlanRow) => number> = {
   tp: (a, b) => a.tp * a.cp - b.tp * b.cp || a.peakBytes - b.peakBytes,
 };
 
+/** What each column means, as a tooltip on its header. */
+const COLUMN_HELP: Record<string, string> = {
+  TP: 'tensor parallel size',
+  PP: 'pipeline parallel size (stages)',
+  CP: 'context parallel size',
+  DP: 'data parallel size',
+  EP: 'expert parallel size',
+  ZeRO: 'ZeRO stage: 0 none, 1 optimizer states, 2 and gradients, 3 and parameters sharded over DP',
+  SP: 'sequence parallelism',
+  ckpt: 'activation checkpointing',
+  mb: 'micro-batch size: sequences per forward on each GPU',
+  m: 'micro-batches per step (gradient accumulation; in flight in the pipeline)',
+  peak: 'peak memory per GPU on the peak stage',
+  headroom: 'memory left under the headroom line',
+  recompute: 'extra compute for recomputation (share of a step)',
+  bubble: 'pipeline bubble: (PP − 1) / (m + PP − 1) of the step idle',
+  notes: 'Pareto: no other row is better on every measure',
+};
+
 export class PlannerView {
   readonly element: HTMLDetailsElement;
   readonly #engine: Engine;
@@ -61,6 +80,7 @@ export class PlannerView {
   #worker: Worker | undefined;
   #runId = 0;
   #mainThreadCancelled = false;
+  #gpusEdited = false;
 
   constructor(engine: Engine, onLoad: (config: Config) => void) {
     this.#engine = engine;
@@ -71,7 +91,7 @@ export class PlannerView {
     this.element = el(
       'details',
       { id: 'planner', class: 'planner' },
-      el('summary', {}, 'What fits: search every layout'),
+      el('summary', {}, 'What fits on my GPUs? Search every layout'),
       el(
         'p',
         { class: 'note' },
@@ -100,9 +120,25 @@ export class PlannerView {
       this.#table,
     );
     this.#run.addEventListener('click', () => this.#start());
+    // Enter in any of its fields starts the search; a GPU count typed here is the search's own.
+    for (const control of [this.#gpus, this.#batch, this.#maxMb])
+      control.addEventListener('keydown', (event) => {
+        if ((event as KeyboardEvent).key === 'Enter') {
+          event.preventDefault();
+          this.#start();
+        }
+      });
+    this.#gpus.addEventListener('input', () => (this.#gpusEdited = true));
     this.#cancel.addEventListener('click', () => this.#stop('Cancelled.'));
     for (const control of [this.#sort, this.#paretoOnly, this.#ckptFilter, this.#sameNode])
       control.addEventListener('change', () => this.#render());
+  }
+
+  /** Opens the search with its GPU count focused (the page's "What fits on my GPUs?"). */
+  open(): void {
+    this.element.open = true;
+    this.element.scrollIntoView({ block: 'start' });
+    this.#gpus.focus();
   }
 
   /** The configuration the search starts from; GPUs and global batch default to its own. */
@@ -112,7 +148,7 @@ export class PlannerView {
       this.#config.tp * this.#config.pp * this.#config.cp * this.#config.dp !== config.tp * config.pp * config.cp * config.dp;
     this.#config = config;
     this.#unit = unit;
-    if (changedScale || this.#gpus.value === '') {
+    if ((changedScale && !this.#gpusEdited) || this.#gpus.value === '') {
       this.#gpus.value = String(config.gpus || config.tp * config.pp * config.cp * config.dp);
       this.#batch.value = String(config.dp * config.mb * config.microbatches);
     }
@@ -269,9 +305,17 @@ export class PlannerView {
         'recompute',
         'bubble',
         'notes',
-      ].map((h) => el('th', { scope: 'col' }, h)),
+      ].map((h) => el('th', { scope: 'col', title: COLUMN_HELP[h.split(' ')[0]!] ?? '' }, h)),
     );
-    const body = rows.slice(0, SHOWN_ROWS).map((r) => {
+    // Rows that differ only in what the table does not show (how uneven stages split) collapse into one.
+    const seen = new Set<string>();
+    const distinct = rows.filter((r) => {
+      const key = [r.tp, r.pp, r.cp, r.dp, r.ep, r.zero, r.sp, r.ckpt, r.mb, r.microbatches].join(',');
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+    const body = distinct.slice(0, SHOWN_ROWS).map((r) => {
       const notes = [
         r.pareto ? 'Pareto' : '',
         r.tpCrossesNode ? 'TP crosses nodes' : '',
@@ -314,8 +358,12 @@ export class PlannerView {
     replaceChildren(
       this.#table,
       el('table', { class: 'plan-rows' }, el('thead', {}, head), el('tbody', {}, ...body)),
-      rows.length > SHOWN_ROWS
-        ? el('p', { class: 'note' }, `${formatCount(SHOWN_ROWS)} of ${formatCount(rows.length)} rows shown; sort or filter to see others.`)
+      distinct.length > SHOWN_ROWS
+        ? el(
+            'p',
+            { class: 'note' },
+            `${formatCount(SHOWN_ROWS)} of ${formatCount(distinct.length)} rows shown; sort or filter to see others.`,
+          )
         : null,
     );
   }

@@ -1,0 +1,230 @@
+// The page at a glance (issue 17), at a laptop's 1366 × 768, a phone's 390 × 844 and the README's 820 × 640
+// embed: the answer in view while editing, the essentials first, numbers typed as people type them, a
+// not-computed state for bad input, units everywhere, no page-wide horizontal scroll on a phone, an embed that
+// fits its frame, the planner one click away, and axe-core finding no serious or critical violation.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../support/browser.mjs';
+import { runCli } from '../support/cli';
+import { DIST, ROOT } from '../support/paths';
+import { openPage, type Opened } from '../support/page';
+import { serveStatic, type StaticServer } from '../support/server.mjs';
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const SHOTS = resolve(ROOT, 'docs');
+const WIDE = { width: 1366, height: 768 };
+const PHONE = { width: 390, height: 844 };
+const EMBED = { width: 820, height: 640 };
+
+let browser: Browser;
+let server: StaticServer;
+let opened: Opened | undefined;
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  server = await serveStatic(DIST);
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+afterEach(async () => {
+  const seen = opened?.trouble ?? [];
+  await opened?.close();
+  opened = undefined;
+  expect(seen, 'console errors, page errors, dialogs or requests to other origins').toEqual([]);
+});
+
+async function open(query: string, viewport = WIDE): Promise<Page> {
+  await opened?.close();
+  opened = await openPage(browser, `${server.url}${query}`, { viewport, clipboardOrigin: server.origin });
+  await opened.page.waitForSelector('body[data-ready="true"]');
+  return opened.page;
+}
+
+/** The element's box lies inside the viewport. */
+async function inView(page: Page, selector: string): Promise<boolean> {
+  return page.$eval(selector, (e) => {
+    const r = e.getBoundingClientRect();
+    return r.top >= 0 && r.bottom <= window.innerHeight && r.height > 0;
+  });
+}
+
+/** axe-core's serious and critical violations, each as "rule: target". */
+async function axe(page: Page, context = 'body'): Promise<string[]> {
+  // Evaluated through the devtools protocol: the page's policy admits no inline script, and needs none.
+  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(AXE);
+  const results = await page.evaluate(async (ctx) => {
+    const axeApi = (
+      globalThis as unknown as {
+        axe: { run: (c: string, o: object) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> };
+      }
+    ).axe;
+    return axeApi.run(ctx, { resultTypes: ['violations'] });
+  }, context);
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(' ')}`));
+}
+
+describe('the answer at a glance', () => {
+  for (const [name, viewport] of [
+    ['laptop', WIDE],
+    ['phone', PHONE],
+  ] as const) {
+    it(`keeps the verdict and its summary in view while a field far down is edited (${name})`, async () => {
+      const page = await open('?model=llama-3.1-70b&tp=8&dp=32&gpu=h100-80gb', viewport);
+      expect(await page.textContent('#summary')).toBe(
+        'Llama-3.1 70B · megatron · TP 8 × PP 1 × DP 32 = 256 GPUs · NVIDIA H100 80GB HBM3 · training',
+      );
+      await page.click('#group-hardware summary');
+      await page.fill('#f-headroom', '0.2');
+      await page.waitForFunction(() => location.search.includes('headroom=0.2'));
+      expect(await inView(page, '#f-headroom')).toBe(true);
+      expect(await inView(page, '#verdict')).toBe(true);
+      expect(await inView(page, '#summary')).toBe(true);
+      expect(await page.getAttribute('#verdict', 'data-verdict')).toBe('fits');
+      // Nothing wider than the screen makes the page scroll sideways (tables scroll in their own box).
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
+      await page.screenshot({ path: resolve(SHOTS, `screenshot-${name}.png`) });
+    });
+  }
+
+  it('puts the essentials first, TP within 10 Tab presses, hides what does not apply, and shows derived values as placeholders', async () => {
+    const page = await open('?model=llama-3.1-8b&tp=1&dp=8');
+    let presses = 0;
+    while (presses < 10 && (await page.evaluate(() => document.activeElement?.id)) !== 'f-tp') {
+      await page.keyboard.press('Tab');
+      presses++;
+    }
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('f-tp');
+    expect(await page.isHidden('[data-field="moe_ffn"]')).toBe(true);
+    expect(await page.isHidden('[data-field="q_lora_rank"]')).toBe(true);
+    expect(await page.isHidden('[data-field="kv_dtype"]')).toBe(true);
+    expect(await page.getAttribute('#f-head_dim', 'placeholder')).toBe('auto: 128');
+    expect(await page.inputValue('#f-head_dim')).toBe('');
+    // A MoE model shows its fields; inference shows its own and hides training's.
+    await page.selectOption('#f-model', 'mixtral-8x7b');
+    await page.waitForFunction(() => !(document.querySelector('[data-field="moe_ffn"]') as HTMLElement).hidden);
+    await page.selectOption('#f-mode', 'inference');
+    await page.waitForFunction(() => !(document.querySelector('[data-field="kv_dtype"]') as HTMLElement).hidden);
+    expect(await page.isHidden('[data-field="microbatches"]')).toBe(true);
+    expect(await page.getAttribute('#verdict', 'data-verdict')).not.toBe('error');
+  });
+});
+
+describe('inputs that accept what people type', () => {
+  it('reads 8k, 8,192, 70B and 80 GiB, shows the value read, and follows the page unit', async () => {
+    const page = await open('?model=llama-3.1-8b&tp=1&dp=8');
+    await page.fill('#f-seq', '8k');
+    await page.waitForFunction(() => location.search.includes('seq=8192'));
+    expect(await page.textContent('#p-seq')).toBe('= 8,192');
+    await page.fill('#f-seq', '16,384');
+    await page.waitForFunction(() => location.search.includes('seq=16384'));
+    await page.click('#group-hardware summary');
+    await page.fill('#f-gpu_gb', '80 GiB');
+    await page.waitForFunction(() => location.search.includes('gpu_gb=85.89934592'));
+    await page.click('#group-model summary');
+    await page.fill('#f-params', '8B');
+    await page.waitForFunction(() => location.search.includes('params=8000000000'));
+    // The capacity field follows the GB/GiB toggle, as every number does.
+    await page.selectOption('#unit', 'gib');
+    await page.waitForFunction(() => (document.getElementById('f-gpu_gb') as HTMLInputElement).value === '80 GiB');
+  });
+
+  it('puts the page in a not-computed state for a value it cannot read, without changing the link', async () => {
+    const page = await open('?model=llama-3.1-8b&tp=1&dp=8');
+    const link = page.url();
+    await page.fill('#f-dp', 'eight');
+    await page.waitForSelector('#verdict[data-verdict="error"]');
+    expect(await page.$$('#ledger tr[data-line]')).toHaveLength(0);
+    expect(await page.textContent('#m-dp')).toContain('dp must be');
+    expect(page.url()).toBe(link);
+    await page.fill('#f-dp', '8');
+    await page.waitForSelector('#verdict[data-verdict="fits"]');
+  });
+});
+
+describe('the embed', () => {
+  it('fits the README frame of 820 × 640 with the summary and no planner', async () => {
+    const page = await open('?embed=1&model=llama-3.1-70b&tp=8&pp=2&dp=16&ckpt=selective&sp=true&method=membudget', EMBED);
+    expect(await page.evaluate(() => document.documentElement.scrollHeight)).toBeLessThanOrEqual(EMBED.height);
+    expect(await page.isVisible('#summary')).toBe(true);
+    expect(await page.isVisible('#planner')).toBe(false);
+    expect(await axe(page)).toEqual([]);
+    await page.screenshot({ path: resolve(SHOTS, 'screenshot-embed.png') });
+  });
+
+  it('says what the host must do when the engine cannot be loaded', async () => {
+    await opened?.close();
+    opened = await openPage(browser, server.url, { viewport: EMBED });
+    // A failed .wasm request: the page reports it instead of loading forever (the failed request itself is expected).
+    await opened.context.route('**/*.wasm', (route) => route.abort());
+    await opened.page.reload();
+    await opened.page.waitForSelector('#load-error');
+    expect(await opened.page.textContent('#load-error')).toContain('Access-Control-Allow-Origin');
+    opened.trouble.length = 0;
+  });
+});
+
+describe('the planner where people look', () => {
+  it('opens from the top with its own GPU count focused, and Enter searches', async () => {
+    const page = await open('?model=llama-3.1-8b&tp=1&dp=8&gpu=h100-80gb');
+    await page.click('#what-fits');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('plan-gpus');
+    await page.fill('#plan-gpus', '16');
+    await page.press('#plan-gpus', 'Enter');
+    await page.waitForSelector('#plan-table tbody tr');
+    const headers = await page.$$eval('#plan-table th', (ths) => ths.map((th) => th.getAttribute('title')));
+    expect(headers.every((t) => t)).toBe(true);
+    // Loading a row moves the focus to the verdict.
+    await page.focus('#plan-table tbody tr');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.activeElement?.id === 'verdict');
+    expect(await axe(page)).toEqual([]);
+  });
+});
+
+describe('accessibility (axe-core) and polish', () => {
+  it('has no serious or critical violation on the default page, an error, a does-not-fit state with advice and the importer open', async () => {
+    const page = await open('');
+    expect(await axe(page)).toEqual([]);
+    await page.fill('#f-tp', '0');
+    await page.waitForSelector('#verdict[data-verdict="error"]');
+    expect(await axe(page)).toEqual([]);
+    const over = await open('?model=llama-3.1-405b&tp=1&dp=8&gpu=h100-80gb&method=membudget');
+    await over.waitForSelector('#verdict[data-verdict="does_not_fit"]');
+    await over.waitForSelector('#advice[data-state="ready"], #advice li');
+    expect(await axe(over)).toEqual([]);
+    await over.click('.importer summary');
+    expect(await axe(over)).toEqual([]);
+    // A skip link, an icon, a manifest, link-preview tags.
+    expect(await over.getAttribute('.skip-link', 'href')).toBe('#answer');
+    expect(await over.getAttribute('link[rel="icon"]', 'href')).toBe('./favicon.svg');
+    expect(await over.getAttribute('link[rel="manifest"]', 'href')).toBe('./manifest.webmanifest');
+    expect(await over.getAttribute('meta[property="og:title"]', 'content')).toContain('membudget');
+  });
+
+  it('prints the checklist without the controls, and has a dark scheme', async () => {
+    const page = await open('?model=llama-3.1-8b&tp=1&dp=8');
+    await page.emulateMedia({ media: 'print' });
+    expect(await page.isVisible('#config-form')).toBe(false);
+    expect(await page.isVisible('#ledger')).toBe(true);
+    await page.emulateMedia({ media: 'screen', colorScheme: 'dark' });
+    const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    expect(background).not.toBe('rgb(244, 246, 248)');
+    expect(await axe(page)).toEqual([]);
+  });
+
+  it('computes the same ledger as the CLI for the summary it states', async () => {
+    const page = await open('?model=llama-3.1-70b&tp=8&pp=2&dp=16&gpu=h100-80gb&method=membudget&framework=torchtitan&zero=3');
+    expect(await page.textContent('#summary')).toContain('torchtitan · TP 8 × PP 2 × DP 16 = 256 GPUs');
+    const cli = JSON.parse(
+      runCli(['--json', '--url', 'model=llama-3.1-70b&tp=8&pp=2&dp=16&gpu=h100-80gb&method=membudget&framework=torchtitan&zero=3']).stdout,
+    );
+    expect(await page.getAttribute('#ledger tr[data-summary="total"]', 'data-bytes')).toBe(String(cli.total_bytes));
+  });
+});
