@@ -1,5 +1,7 @@
 #include "membudget/config.hpp"
 
+#include "detail/lora.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -312,6 +314,41 @@ std::vector<Problem> validate(const Config& config) {
         errors.push_back({"compile",
                           "compile (torch.compile of each block) applies to the PyTorch frameworks; Megatron-LM runs "
                           "Transformer Engine's fused modules: choose another framework or compile = false"});
+    // LoRA and QLoRA (detail/lora.hpp): what the base can be and which matrices it has.
+    if (config.finetune != Finetune::full) {
+        const std::string mode(toString(config.finetune));
+        if (config.method != Method::membudget || config.mode != Mode::training)
+            errors.push_back({"finetune", "finetune = " + mode + " is modelled by method membudget in training; got method " +
+                                              std::string(toString(config.method)) + ", mode " + std::string(toString(config.mode))});
+        if (config.finetune == Finetune::qlora && config.precision != Precision::bf16 && config.precision != Precision::fp16)
+            errors.push_back({"finetune",
+                              "finetune = qlora stores the base in NF4 and computes in BF16 or FP16: it needs precision bf16 "
+                              "or fp16; got " +
+                                  std::string(toString(config.precision))});
+        std::string bad;
+        const detail::LoraTargets targets = detail::parseLoraTargets(config.loraTargets, &bad);
+        const bool any = targets.attention() || targets.mlp() || targets.output;
+        if (!bad.empty() || !any)
+            errors.push_back({"lora_targets",
+                              "lora_targets must list q, k, v, o, gate, up, down, output, attention, mlp or all_linear, "
+                              "comma-separated; got " +
+                                  quoted(config.loraTargets)});
+        else if (targets.gate && !config.gatedFfn && std::string_view(config.loraTargets).find("gate") != std::string_view::npos)
+            errors.push_back({"lora_targets", "lora_targets lists gate, but the model's MLP has no gate (gated_ffn = false)"});
+        else if (targets.attention() && config.kvLoraRank > 0)
+            errors.push_back({"lora_targets", "adapters on MLA's attention (kv_lora_rank > 0) are not modelled; target mlp or output"});
+        // The rank cannot exceed the smaller side of a matrix it adapts.
+        const double headDim = config.headDim > 0 ? config.headDim : config.hidden / config.heads;
+        double smallest = 1e300;
+        if (targets.q || targets.o) smallest = std::min({smallest, config.hidden, config.heads * headDim});
+        if (targets.k || targets.v) smallest = std::min({smallest, config.hidden, config.kvHeads * headDim});
+        if (targets.mlp())
+            smallest = std::min({smallest, config.hidden, config.experts > 0 && config.moeFfn > 0 ? config.moeFfn : config.ffn});
+        if (targets.output) smallest = std::min({smallest, config.hidden, config.vocab});
+        if (any && bad.empty() && config.loraRank > smallest)
+            errors.push_back({"lora_rank", "lora_rank must be at most " + n(smallest) +
+                                               ", the smaller side of the smallest matrix it adapts; got " + n(config.loraRank)});
+    }
     if (config.experts == 0 && config.firstDenseLayers != 0)
         errors.push_back({"first_dense_layers", "first_dense_layers needs a mixture-of-experts model (experts > 0); got " +
                                                     n(config.firstDenseLayers) + " with experts = 0"});

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "detail/lora.hpp"
 #include "membudget/detail/text.hpp"
 #include "membudget/import.hpp"
 #include "membudget/presets.hpp"
@@ -72,6 +73,24 @@ std::string_view hubId(std::string_view preset) {
     for (const auto& [id, hub] : ids)
         if (id == preset) return hub;
     return {};
+}
+
+// torchtune's spelling of the adapted matrices: lora_attn_modules as a list, the MLP and the output as flags.
+struct LoraTargetsText {
+    std::string attention;
+    bool mlp = false, partialMlp = false, output = false;
+};
+LoraTargetsText loraTargetsText(std::string_view text) {
+    const detail::LoraTargets t = detail::parseLoraTargets(text);
+    LoraTargetsText out;
+    std::string list;
+    for (const auto& [on, name] : {std::pair{t.q, "q_proj"}, {t.k, "k_proj"}, {t.v, "v_proj"}, {t.o, "output_proj"}})
+        if (on) list += std::string(list.empty() ? "" : ",") + name;
+    out.attention = "[" + list + "]";
+    out.mlp = t.gate || t.up || t.down;
+    out.partialMlp = out.mlp && !(t.gate && t.up && t.down);
+    out.output = t.output;
+    return out;
 }
 
 // Lines of a shell command, each continued with a backslash.
@@ -281,9 +300,27 @@ ExportResult exportTorchtune(const Config& c) {
     if (c.sp != (c.tp > 1)) e.skip("sp", c.sp ? "true" : "false", "torchtune's tensor parallelism shards the norms' regions when TP > 1");
     if (c.masterWeights) e.skip("master_weights", "true", "torchtune's recipes train in the parameters' dtype with no FP32 master copy");
     std::vector<std::string> l;
+    // LoRA and QLoRA run their own recipes, with the model's _lora / _qlora configs.
+    const std::string kind = c.finetune == Finetune::full ? "full" : c.finetune == Finetune::lora ? "lora" : "qlora";
+    if (c.finetune != Finetune::full)
+        if (const size_t at = config.find("_full"); at != std::string::npos) config.replace(at, 5, "_" + kind);
     l.push_back("tune run" + (distributed ? " --nproc_per_node " + n(c.dp * c.tp) : std::string()) +
-                (distributed ? " full_finetune_distributed" : " full_finetune_single_device") + " --config " + config);
-    if (!component.empty()) l.push_back("model._component_=" + component);
+                (c.finetune == Finetune::full ? " full_finetune_" : " lora_finetune_") + (distributed ? "distributed" : "single_device") +
+                " --config " + config);
+    if (!component.empty() && c.finetune != Finetune::full) {
+        // The LoRA/QLoRA builder of the same model, and its adapters (torchtune lora_attn_modules and flags).
+        const size_t dot = component.rfind('.');
+        component = component.substr(0, dot + 1) + (c.finetune == Finetune::qlora ? "qlora_" : "lora_") + component.substr(dot + 1);
+        const LoraTargetsText targets = loraTargetsText(c.loraTargets);
+        l.push_back("model._component_=" + component + " model.lora_rank=" + n(c.loraRank) + " \"model.lora_attn_modules=" +
+                    targets.attention + "\"" + " model.apply_lora_to_mlp=" + (targets.mlp ? "True" : "False") +
+                    " model.apply_lora_to_output=" + (targets.output ? "True" : "False") +
+                    " model.lora_dropout=" + (c.loraDropout ? "0.05" : "0.0"));
+        if (targets.partialMlp) e.skip("lora_targets", c.loraTargets, "torchtune adapts the whole MLP (apply_lora_to_mlp) or none of it");
+        if (c.loraDtype == LoraDtype::fp32) e.skip("lora_dtype", "fp32", "torchtune's adapters take the model's dtype");
+    } else if (!component.empty()) {
+        l.push_back("model._component_=" + component);
+    }
     if (c.tp > 1) l.push_back("tensor_parallel_dim=" + n(c.tp));
     l.push_back("batch_size=" + n(c.mb) + " gradient_accumulation_steps=" + n(c.microbatches) + " tokenizer.max_seq_len=" + n(c.seq));
     // full_finetune_distributed.py: ac_mode applies only with enable_activation_checkpointing False.

@@ -861,6 +861,54 @@ std::vector<FieldSpec> buildFields() {
          .help = "The framework you train with: what it saves, in which dtype, when it frees gradients, how its loss "
                  "upcasts the logits (method membudget)",
          .section = "docs/frameworks.md"});
+    add({.key = "finetune",
+         .label = "Fine-tuning",
+         .group = "training",
+         .kind = K::choice,
+         .member = choiceMember<&Config::finetune>(),
+         .choices = choiceIds<Finetune>(),
+         .unit = "",
+         .help = "full: every weight trained; lora: frozen base weights and trained low-rank adapters; qlora: the base in NF4 "
+                 "(method membudget)",
+         .section = "Hu et al. 2021 (LoRA); Dettmers et al. 2023 (QLoRA)"});
+    add({.key = "lora_rank",
+         .label = "LoRA rank r",
+         .group = "training",
+         .kind = K::integer,
+         .member = &Config::loraRank,
+         .min = 1,
+         .max = 65536,
+         .unit = "",
+         .help = "The adapters' rank: A is r × in and B is out × r for each adapted matrix",
+         .section = "Hu et al. 2021 §4.1"});
+    add({.key = "lora_targets",
+         .label = "LoRA targets",
+         .group = "training",
+         .kind = K::text,
+         .member = &Config::loraTargets,
+         .max = kMaxTextLength,
+         .unit = "",
+         .help = "The adapted matrices, comma-separated: q, k, v, o, gate, up, down, output, or attention (q,k,v,o), mlp "
+                 "(gate,up,down), all_linear",
+         .section = "torchtune lora_attn_modules, apply_lora_to_mlp, apply_lora_to_output; PEFT target_modules"});
+    add({.key = "lora_dropout",
+         .label = "LoRA dropout",
+         .group = "training",
+         .kind = K::boolean,
+         .member = &Config::loraDropout,
+         .unit = "",
+         .help = "Dropout on each adapter's input (a mask and a dropped copy of the input saved per adapted matrix)",
+         .section = "torchtune LoRALinear; PEFT lora_dropout"});
+    add({.key = "lora_dtype",
+         .label = "LoRA dtype",
+         .group = "training",
+         .kind = K::choice,
+         .member = choiceMember<&Config::loraDtype>(),
+         .choices = choiceIds<LoraDtype>(),
+         .unit = "",
+         .help = "The adapters' dtype, their gradients' and their optimizer states': auto is the framework's (torchtune BF16, "
+                 "PEFT FP32)",
+         .section = "torchtune recipes (set_default_dtype); PEFT autocast_adapter_dtype"});
     return f;
 }
 

@@ -12,11 +12,15 @@
 #include "membudget/detail/text.hpp"
 #include "membudget/presets.hpp"
 
+#include "detail/lora.hpp"
+
 namespace membudget {
 
 namespace {
 
+using detail::canonicalLoraTargets;
 using detail::formatNumber;
+using detail::parseLoraTargets;
 using detail::parseNumber;
 
 bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
@@ -1049,7 +1053,33 @@ void importTorchtune(Document& d, Mapping& m, std::optional<double> world) {
     m.set("method", "membudget");
     m.set("framework", "torchtune");
     m.set("mode", "training");
-    if (const auto component = d.string("model._component_")) {
+    if (auto component = d.string("model._component_")) {
+        // LoRA and QLoRA builders (lora_llama3_1_8b, qlora_llama3_1_8b) wrap the base builder of the same name.
+        const size_t dot = component->rfind('.');
+        const std::string builder = dot == std::string::npos ? *component : component->substr(dot + 1);
+        if (builder.starts_with("lora_") || builder.starts_with("qlora_")) {
+            const bool quantized = builder.starts_with("qlora_");
+            m.set("finetune", quantized ? "qlora" : "lora");
+            *component = component->substr(0, dot + 1) + builder.substr(quantized ? 6 : 5);
+            if (const auto rank = d.number("model.lora_rank")) m.setNumber("lora_rank", *rank);
+            std::string targets;
+            const std::map<std::string, std::string> names{{"q_proj", "q"}, {"k_proj", "k"}, {"v_proj", "v"}, {"output_proj", "o"}};
+            for (const auto& module : d.strings("model.lora_attn_modules")) {
+                const auto it = names.find(module);
+                if (it != names.end())
+                    targets += (targets.empty() ? "" : ",") + it->second;
+                else
+                    m.unmapped("model.lora_attn_modules", module, "not q_proj, k_proj, v_proj or output_proj");
+            }
+            if (d.boolean("model.apply_lora_to_mlp").value_or(false)) targets += (targets.empty() ? "" : ",") + std::string("mlp");
+            if (d.boolean("model.apply_lora_to_output").value_or(false)) targets += (targets.empty() ? "" : ",") + std::string("output");
+            if (!targets.empty()) m.set("lora_targets", canonicalLoraTargets(parseLoraTargets(targets)));
+            const auto dropout = d.number("model.lora_dropout");
+            m.setBool("lora_dropout", dropout.value_or(0) > 0);
+            m.set("lora_dtype", "auto");
+        } else {
+            m.set("finetune", "full");
+        }
         const auto* preset = std::find_if(std::begin(kTorchtuneBuilders), std::end(kTorchtuneBuilders),
                                           [&](const Builder& b) { return b.component == *component; });
         const auto* architecture = std::find_if(std::begin(kTorchtuneArchitectures), std::end(kTorchtuneArchitectures),
@@ -1079,8 +1109,6 @@ void importTorchtune(Document& d, Mapping& m, std::optional<double> world) {
             m.setNumber("experts", 0);
             m.setNumber("kv_lora_rank", 0);
             m.setNumber("mtp_layers", 0);
-        } else if (contains(*component, "lora_") || contains(*component, "qlora_")) {
-            m.unmapped("model._component_", *component, "LoRA and QLoRA fine-tuning are not modelled yet");
         } else {
             m.unmapped("model._component_", *component, "no preset for this model builder; import its config.json");
         }
@@ -1170,6 +1198,22 @@ std::vector<JsonValue> torchtuneOverrides(Words& w, std::optional<double>& world
         if (word.empty() || word[0] == '-' || eq == std::string::npos || eq == 0) continue;
         const std::string key = word.substr(0, eq), text = word.substr(eq + 1);
         const std::string l = lower(text);
+        if (text.size() >= 2 && text.front() == '[' && text.back() == ']') {
+            // A list override (model.lora_attn_modules=[q_proj,v_proj]): the list and its elements.
+            std::vector<std::string> items;
+            size_t start = 1;
+            while (start < text.size() - 1) {
+                size_t end = text.find(',', start);
+                if (end == std::string::npos || end > text.size() - 1) end = text.size() - 1;
+                std::string item = text.substr(start, end - start);
+                std::erase_if(item, [](char ch) { return ch == ' ' || ch == '\'' || ch == '"'; });
+                if (!item.empty()) items.push_back(item);
+                start = end + 1;
+            }
+            values.push_back({key, "array", items.empty() ? "" : items.front()});
+            for (size_t i = 0; i < items.size(); ++i) values.push_back({key + "[" + std::to_string(i) + "]", "string", items[i]});
+            continue;
+        }
         const std::string type = parseNumber(text) ? "number" : (l == "true" || l == "false") ? "boolean" : "string";
         values.push_back({key, type, type == "boolean" ? l : text});
     }

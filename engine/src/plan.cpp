@@ -441,6 +441,19 @@ std::vector<Change> singleChanges(const Config& c) {
                        {{"cp", formatNumber(c.cp * 2)}, {"dp", formatNumber(c.dp / 2)}},
                        4,
                        "ring-attention K/V exchange between CP ranks (overlapped with compute)"});
+    // Fine-tuning instead of training every weight (membudget's method): LoRA, then QLoRA.
+    if (c.method == Method::membudget && c.finetune == Finetune::full)
+        out.push_back({"finetune = lora",
+                       {{"finetune", "lora"}},
+                       8,
+                       "a different task: only low-rank adapters (rank " + formatNumber(c.loraRank) + " on " + c.loraTargets +
+                           ") are trained; quality may trail full fine-tuning"});
+    if (c.method == Method::membudget && c.finetune != Finetune::qlora &&
+        (c.precision == Precision::bf16 || c.precision == Precision::fp16))
+        out.push_back({"finetune = qlora",
+                       {{"finetune", "qlora"}},
+                       9,
+                       "adapters on an NF4 base: quality may trail, and each step dequantises every weight (slower step)"});
     if (c.offload == Offload::none && c.zero >= 1)
         out.push_back({"offload = optimizer",
                        {{"offload", "optimizer"}},

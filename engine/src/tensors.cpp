@@ -80,6 +80,12 @@ std::string_view tensorName(TensorKind kind) {
             return "SiLU output";
         case TensorKind::flashRngState:
             return "FlashAttention RNG state";
+        case TensorKind::loraIntermediate:
+            return "LoRA intermediates (x·Aᵀ, B's input)";
+        case TensorKind::loraDropoutMask:
+            return "LoRA dropout masks";
+        case TensorKind::loraDroppedInput:
+            return "LoRA dropped inputs (A's input)";
         case TensorKind::blockInput:
             return "block input (checkpoint)";
         case TensorKind::queryProjection:

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "detail/lora.hpp"
 #include "detail/training.hpp"
 #include "membudget/presets.hpp"
 
@@ -239,6 +240,33 @@ MembudgetStage membudgetStage(const Config& c, const MembudgetTraining& t, doubl
                                      : std::ceil((rates.master * s.stageParams + s.states) / s.optimizerShard +
                                                  (rates.master + rates.statesHidden) * s.expertParams / s.expertOptimizerShard);
 
+    // Fine-tuning with adapters: the base is frozen (no gradient, no optimizer state) in the compute dtype, or for
+    // QLoRA its blocks' linear weights in NF4 (dequantised one matrix at a time into a BF16 buffer); only the
+    // adapters have gradients and optimizer states, in their own dtype (torch's optimizers keep states like the
+    // parameter: zeros_like), with no master copy.
+    if (c.finetune != Finetune::full) {
+        const LoraShape lora = loraShape(c, x);
+        s.adapterParams = denseLayers * lora.denseLayer + s.moeLayers * lora.moeLayer + (last ? lora.output : 0);
+        s.frozenBytesPerParam = rates.compute;
+        s.quantizedParams = c.finetune == Finetune::qlora ? hiddenMatrices + s.expertParams : 0;
+        s.adapterBytesPerParam = loraBytes(c);
+        s.adapterStatesPerParam = c.optimizer == Optimizer::adamw       ? 2 * s.adapterBytesPerParam
+                                  : c.optimizer == Optimizer::sgd       ? s.adapterBytesPerParam
+                                  : c.optimizer == Optimizer::adamw8bit ? 2 + 8.0 / 2048
+                                                                        : rates.statesHidden;
+        const double frozen = s.stageParams + s.expertParams;
+        s.frozenWeights = (kNf4BytesPerParam * s.quantizedParams + s.frozenBytesPerParam * (frozen - s.quantizedParams)) / s.paramShard;
+        s.adapterWeights = s.adapterBytesPerParam * s.adapterParams / s.paramShard;
+        s.gatheredParams =
+            c.zero >= 3 ? 2 * (c.finetune == Finetune::qlora ? kNf4BytesPerParam : s.frozenBytesPerParam) * s.gatheredLayer : 0;
+        s.dequantized = c.finetune == Finetune::qlora ? 2 * lora.largestMatrix : 0;
+        s.parameters = std::ceil(s.frozenWeights + s.adapterWeights + s.gatheredParams + s.dequantized);
+        s.transientGradients = t.ddpBuckets ? s.adapterBytesPerParam * s.adapterParams : 0;
+        s.gradients = std::ceil((t.gradientsFreed ? 0 : s.adapterBytesPerParam * s.adapterParams / s.gradShard) + s.transientGradients);
+        s.states = s.adapterStatesPerParam * s.adapterParams;
+        s.optimizer = t.offloadOptimizer ? 0 : std::ceil(s.states / s.optimizerShard);
+    }
+
     // Activations: every saved tensor, times the layer-copies in flight, plus the stage's extras.
     s.copies = inFlightLayerCopies(c, stageLayers, i);
     s.microbatches = inFlightMicrobatches(c, i);
@@ -250,7 +278,7 @@ MembudgetStage membudgetStage(const Config& c, const MembudgetTraining& t, doubl
 
     // Phases: activations are freed before the optimizer step; with BF16 gradients the step works on an
     // FP32 copy of this rank's optimizer shard of them.
-    s.stepTemporary = rates.gradient == 2 && rates.master > 0 && !t.offloadOptimizer && !t.gradientsFreed
+    s.stepTemporary = c.finetune == Finetune::full && rates.gradient == 2 && rates.master > 0 && !t.offloadOptimizer && !t.gradientsFreed
                           ? std::ceil(4 * s.stageParams / s.optimizerShard)
                           : 0;
     s.forwardBackward = s.parameters + s.gradients + s.optimizer + activations;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "detail/expr.hpp"
+#include "detail/lora.hpp"
 #include "detail/training.hpp"
 #include "membudget/detail/text.hpp"
 #include "membudget/presets.hpp"
@@ -325,12 +326,58 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
         const std::string inFlight = n(copies) + " layer-copies (" + n(stage.layers) + " layers, " + n(microbatches) + " micro-batch" +
                                      (microbatches == 1 ? "" : "es") + " in flight) on stage " + n(i) + " of " + n(stages);
 
+        std::string loraGradientNote = gradientNote, loraOptimizerNote = optimizerNote;
+        if (c.finetune != Finetune::full) {
+            // LoRA / QLoRA: the frozen base and the adapters (membudgetStage), each line over what it holds.
+            const double frozen = stageParams + expertParams, quantized = sn.quantizedParams;
+            const std::string shard = sn.paramShard > 1 ? " / (DP × CP)" : "";
+            parameters = Terms{};
+            if (quantized > 0)
+                parameters.add("(NF4 × P_linear + " + n(sn.frozenBytesPerParam) + " × P_rest)" + shard + " (frozen)",
+                               factor(fill("# × # + # × #", {kNf4BytesPerParam, quantized, sn.frozenBytesPerParam, frozen - quantized})) +
+                                   (sn.paramShard > 1 ? fill(" / #", {sn.paramShard}) : ""),
+                               sn.frozenWeights);
+            else
+                parameters.add(n(sn.frozenBytesPerParam) + " × P_frozen" + shard, sharded(sn.frozenBytesPerParam, frozen, sn.paramShard),
+                               sn.frozenWeights);
+            parameters.add(n(sn.adapterBytesPerParam) + " × P_adapters" + shard,
+                           sharded(sn.adapterBytesPerParam, sn.adapterParams, sn.paramShard), sn.adapterWeights);
+            if (sn.gatheredParams > 0)
+                parameters.add("2 × P_layer (gathered, frozen dtype)",
+                               fill("2 × # × #", {quantized > 0 ? kNf4BytesPerParam : sn.frozenBytesPerParam, sn.gatheredLayer}),
+                               sn.gatheredParams);
+            if (sn.dequantized > 0) parameters.add("2 × W_largest (dequantised)", fill("2 × #", {sn.dequantized / 2}), sn.dequantized);
+            const std::string adapterDtype = sn.adapterBytesPerParam == 4 ? "FP32" : precisionName;
+            parameterNote = (quantized > 0 ? "Frozen base: the blocks' " + n(std::round(quantized)) +
+                                                 " linear weights in NF4 (4 bits + double-quantised block constants, 4.127 bits; "
+                                                 "bitsandbytes), the other " +
+                                                 n(std::round(frozen - quantized)) + " parameters in " + precisionName +
+                                                 ", one matrix at a time dequantised to BF16 for its GEMM"
+                                           : "Frozen base: " + n(std::round(frozen)) + " parameters in " + precisionName) +
+                            "; LoRA adapters (rank " + n(c.loraRank) + " on " + c.loraTargets + "): " + n(std::round(sn.adapterParams)) +
+                            " parameters in " + adapterDtype + (sn.paramShard > 1 ? "; sharded over DP × CP = " + n(shardGroup) : "");
+            gradients = Terms{};
+            if (!t.gradientsFreed)
+                gradients.add(n(sn.adapterBytesPerParam) + " × P_adapters" + (sn.gradShard > 1 ? " / (DP × CP)" : ""),
+                              sharded(sn.adapterBytesPerParam, sn.adapterParams, sn.gradShard),
+                              sn.adapterBytesPerParam * sn.adapterParams / sn.gradShard);
+            if (sn.transientGradients > 0)
+                gradients.add(n(sn.adapterBytesPerParam) + " × P_adapters (DDP buckets)",
+                              fill("# × #", {sn.adapterBytesPerParam, sn.adapterParams}), sn.transientGradients);
+            loraGradientNote = "Gradients of the adapters only (" + adapterDtype + "); the frozen base has none";
+            optimizer = Terms{};
+            if (!offloadOptimizer)
+                optimizer.add("states × P_adapters" + std::string(sn.optimizerShard > 1 ? " / (DP × CP)" : ""),
+                              sharded(sn.adapterStatesPerParam, sn.adapterParams, sn.optimizerShard), sn.optimizer);
+            loraOptimizerNote = "Optimizer states of the adapters only (" + n(sn.adapterStatesPerParam) +
+                                " B per adapter parameter: the states take the adapters' dtype, zeros_like; no master copy)";
+        }
         stage.lines.push_back({LineId::parameters, "Parameters", parameters.formula(), parameters.wholeBytes(), sn.parameters,
                                parameterNote, Method::membudget});
-        stage.lines.push_back(
-            {LineId::gradients, "Gradients", gradients.formula(), gradients.wholeBytes(), sn.gradients, gradientNote, Method::membudget});
-        Line optimizerLine{LineId::optimizer,  "Optimizer",   optimizer.formula(), optimizer.text(),
-                           sn.optimizerAtPeak, optimizerNote, Method::membudget};
+        stage.lines.push_back({LineId::gradients, "Gradients", gradients.formula(), gradients.wholeBytes(), sn.gradients, loraGradientNote,
+                               Method::membudget});
+        Line optimizerLine{LineId::optimizer,  "Optimizer",       optimizer.formula(), optimizer.text(),
+                           sn.optimizerAtPeak, loraOptimizerNote, Method::membudget};
         Line activationLine{
             LineId::activations,
             "Activations",

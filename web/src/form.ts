@@ -21,7 +21,11 @@ const GROUP_TITLES: Record<string, string> = {
 const ESSENTIALS = [
   'model',
   'gpu',
+  'gpus',
   'mode',
+  'finetune',
+  'lora_rank',
+  'lora_targets',
   'tp',
   'pp',
   'dp',
@@ -50,8 +54,10 @@ const MOE_FIELDS = new Set([
   'etp',
 ]);
 const MLA_FIELDS = new Set(['q_lora_rank', 'qk_rope_dim', 'qk_nope_dim', 'v_head_dim']);
+const LORA_FIELDS = new Set(['lora_rank', 'lora_targets', 'lora_dropout', 'lora_dtype']);
 /** Training settings that mean nothing in inference (mb and seq stay: sequences and context there). */
 const TRAINING_ONLY = new Set([
+  'finetune',
   'microbatches',
   'ckpt',
   'ckpt_every',
@@ -82,6 +88,7 @@ const TOKEN_FIELDS = new Set(['seq', 'workspace_tokens', 'vocab', 'kv_block']);
 export function applies(key: string, config: Config): boolean {
   if (MOE_FIELDS.has(key)) return config.experts > 0;
   if (MLA_FIELDS.has(key)) return config.kv_lora_rank > 0;
+  if (LORA_FIELDS.has(key)) return config.finetune !== 'full' && config.mode !== 'inference';
   const field = key as keyof Config;
   if (config.mode === 'inference' && TRAINING_ONLY.has(field)) return false;
   if (config.mode !== 'inference' && INFERENCE_ONLY.has(field)) return false;

@@ -19,6 +19,11 @@ enum class Checkpointing : std::uint8_t { none, selective, full, op };
 // frees gradients, how its loss upcasts the logits (docs/frameworks.md).
 enum class Framework : std::uint8_t { megatron, torchtitan, torchtune, deepspeed, hfAccelerate };
 enum class Fp8Recipe : std::uint8_t { te, torchao };
+// Fine-tuning: every weight trained, or frozen base weights with low-rank adapters (LoRA, Hu et al. 2021), the
+// base in NF4 for QLoRA (Dettmers et al. 2023).
+enum class Finetune : std::uint8_t { full, lora, qlora };
+// The adapters' dtype; automatic: the framework's (torchtune: the model's BF16; PEFT and the others: FP32).
+enum class LoraDtype : std::uint8_t { automatic, fp32, bf16 };
 // automatic: the framework's own (torchtune: the parameters' dtype; the others FP32).
 enum class OptimizerDtype : std::uint8_t { automatic, fp32, bf16 };
 enum class ActFormula : std::uint8_t { table, worked };
@@ -76,6 +81,14 @@ struct ChoiceNames<ImportFormat> {
 template <>
 struct ChoiceNames<ImportSyntax> {
     static constexpr std::array<std::string_view, 4> names{"json", "toml", "yaml", "words"};
+};
+template <>
+struct ChoiceNames<Finetune> {
+    static constexpr std::array<std::string_view, 3> names{"full", "lora", "qlora"};
+};
+template <>
+struct ChoiceNames<LoraDtype> {
+    static constexpr std::array<std::string_view, 3> names{"auto", "fp32", "bf16"};
 };
 template <>
 struct ChoiceNames<Fp8Recipe> {

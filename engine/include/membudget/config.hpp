@@ -88,6 +88,12 @@ struct Config {
     OptimizerDtype optimizerDtype = OptimizerDtype::automatic;
     bool optimizerInBackward = false;  // each gradient freed right after its parameter's step (torchtune)
     Fp8Recipe fp8Recipe = Fp8Recipe::te;
+    // Fine-tuning (docs/frameworks.md, "Fine-tuning"): frozen base weights and trained low-rank adapters.
+    Finetune finetune = Finetune::full;
+    double loraRank = 16;
+    std::string loraTargets = "q,v";  // q,k,v,o,gate,up,down,output or attention, mlp, all_linear
+    bool loraDropout = false;
+    LoraDtype loraDtype = LoraDtype::automatic;
     double lossChunks = 0;           // the loss in chunks of the sequence (torchtune num_output_chunks); 0: the framework's
     bool activationOffload = false;  // layer inputs kept on the CPU (torchtune enable_activation_offloading)
     bool compile = false;            // torch.compile of each block

@@ -53,6 +53,9 @@ struct MembudgetStage {
     double copies, microbatches, checkpointed, activationsDuringBackward, activations;
     double stepTemporary, forwardBackward, step;
     bool stepPeaks;
+    // LoRA / QLoRA (finetune != full): the frozen base, the adapters, and what each byte line holds of them.
+    double adapterParams = 0, frozenBytesPerParam = 0, quantizedParams = 0, adapterBytesPerParam = 0, adapterStatesPerParam = 0;
+    double frozenWeights = 0, adapterWeights = 0, dequantized = 0;
 };
 
 // The peak stage of a validated training configuration without any text: what the planner evaluates

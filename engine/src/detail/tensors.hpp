@@ -8,6 +8,8 @@
 #include <string>
 
 #include "detail/architecture.hpp"
+#include "detail/lora.hpp"
+#include "membudget/detail/text.hpp"
 
 namespace membudget::detail {
 
@@ -50,6 +52,10 @@ enum class TensorKind : std::uint8_t {
     mlpNormalised,
     siluOutput,
     flashRngState,
+    // LoRA: each adapter's r-wide intermediate (B's input), and with lora_dropout the mask and the dropped input.
+    loraIntermediate,
+    loraDropoutMask,
+    loraDroppedInput,
     // torchtitan's op-level selective checkpointing: what its save list keeps of a block.
     blockInput,
     queryProjection,
@@ -193,6 +199,15 @@ void forEachLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor&
         return;
     }
     const LayerStyle style = layerStyle(c);
+    // A frozen linear saves no input (autograd saves mm's `self` only for the weight's gradient; checked with
+    // saved_tensors_hooks): with adapters, a projection's input stays only where an adapter (without dropout)
+    // reads it.
+    const bool lora = c.finetune != Finetune::full;
+    const LoraTargets adapted = lora ? parseLoraTargets(c.loraTargets) : LoraTargets{};
+    const bool sharedInputs = !lora || !c.loraDropout;
+    const bool keepQkvInput = !lora || (sharedInputs && (adapted.q || adapted.k || adapted.v));
+    const bool keepFc1Input = !lora || (sharedInputs && (adapted.up || (adapted.gate && x.gated)));
+    const bool keepFc2Input = !lora || (sharedInputs && adapted.down);
     auto norm = [&](TensorKind input, TensorKind inputFp32, TensorKind statistics, TensorKind normalised) {
         switch (style.norm) {
             case NormSaves::input:
@@ -216,7 +231,7 @@ void forEachLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor&
     const double fcCopies = style.projectionCasts != 0 ? style.projectionCasts : x.gated ? 2 : 1;
     norm(TensorKind::attentionNormInput, TensorKind::attentionNormInputFp32, TensorKind::attentionNormStatistics,
          TensorKind::attentionNormalised);
-    if (!style.compiled) v.tensor(TensorKind::qkvInput, gemm, qkvCopies * gemmBytes * bsh, 1, hidden);
+    if (!style.compiled && keepQkvInput) v.tensor(TensorKind::qkvInput, gemm, qkvCopies * gemmBytes * bsh, 1, hidden);
     v.tensor(c.posEmb > 0 ? TensorKind::query : TensorKind::queryAfterRope, Dtype::activation, act * x.b * x.sRank * x.headsRank * x.d, 1,
              [&] { return heads("[b, " + seqShape(c, false) + ", a/TP, d]"); });
     v.tensor(TensorKind::keyValue, Dtype::activation, 2 * act * x.b * x.sRank * (style.expandedKv ? x.headsRank : x.kvHeadsRank) * x.d, 1,
@@ -247,7 +262,7 @@ void forEachLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor&
     const bool outputCopy = fp8 && x.flash;
     if (outputCopy)
         v.tensor(TensorKind::attentionOutputForFlash, Dtype::activation, attentionOutput, 1, outputShape);
-    else
+    else if (!lora || x.flash || (sharedInputs && adapted.o))  // FlashAttention's backward reads its own output anyway
         v.tensor(TensorKind::attentionOutput, gemm, attentionOutput * gemmBytes / act, 1, outputShape);
     if (x.dropout) v.tensor(TensorKind::attentionResidualDropoutMask, Dtype::uint8, bsh, 1, hidden);
     norm(TensorKind::mlpNormInput, TensorKind::mlpNormInputFp32, TensorKind::mlpNormStatistics, TensorKind::mlpNormalised);
@@ -291,18 +306,52 @@ void forEachLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor&
     } else {
         const double bsf = x.b * x.sRank * x.f / x.t;
         auto ffnShape = [&](std::string prefix) { return TensorText{prefix + "[b, " + seqShape(c, false) + ", d_ff/TP]", "split by TP"}; };
-        if (!style.compiled) v.tensor(TensorKind::fc1Input, gemm, fcCopies * gemmBytes * bsh, 1, hidden);
+        if (!style.compiled && keepFc1Input) v.tensor(TensorKind::fc1Input, gemm, fcCopies * gemmBytes * bsh, 1, hidden);
         if (x.gated) {
             v.tensor(TensorKind::gateUp, Dtype::activation, 2 * act * bsf, 1, [&] { return ffnShape("2 × "); });
             if (style.unfusedSwiglu) v.tensor(TensorKind::siluOutput, Dtype::activation, act * bsf, 1, [&] { return ffnShape(""); });
-            if (!style.compiled) v.tensor(TensorKind::swigluOutput, gemm, gemmBytes * bsf, 1, [&] { return ffnShape(""); });
+            if (!style.compiled && keepFc2Input) v.tensor(TensorKind::swigluOutput, gemm, gemmBytes * bsf, 1, [&] { return ffnShape(""); });
         } else {
             v.tensor(TensorKind::fc1Output, Dtype::activation, act * bsf, 1, [&] { return ffnShape(""); });
-            v.tensor(TensorKind::activationOutput, gemm, gemmBytes * bsf, 1, [&] { return ffnShape(""); });
+            if (keepFc2Input) v.tensor(TensorKind::activationOutput, gemm, gemmBytes * bsf, 1, [&] { return ffnShape(""); });
         }
     }
     if (x.dropout) v.tensor(TensorKind::mlpResidualDropoutMask, Dtype::uint8, bsh, 1, hidden);
     if (outputCopy) v.tensor(TensorKind::attentionOutputFp8Copy, Dtype::fp8, attentionOutput / 2, 1, outputShape);
+    if (lora) {
+        // Per adapted matrix of the layer: B's r-wide input (whole on every TP rank: A's output is reduced or
+        // replicated), and with dropout A's dropped input and its mask (torchtune LoRALinear, PEFT lora.Linear).
+        const double tokens = x.b * x.sRank;
+        const double gathered = x.b * x.sRank * x.h;  // a column-parallel projection's input, gathered under SP
+        struct Adapted {
+            bool on;
+            double inputElements;
+        };
+        const Adapted matrices[] = {{adapted.q, gathered},
+                                    {adapted.k, gathered},
+                                    {adapted.v, gathered},
+                                    {adapted.o, tokens * x.headsRank * x.d},
+                                    {adapted.gate && x.gated && !spec.moe, gathered},
+                                    {adapted.up && !spec.moe, gathered},
+                                    {adapted.down && !spec.moe, tokens * x.f / x.t}};
+        double count = 0, dropped = 0;
+        for (const Adapted& m : matrices)
+            if (m.on) {
+                ++count;
+                dropped += m.inputElements;
+            }
+        if (count > 0) {
+            v.tensor(TensorKind::loraIntermediate, Dtype::activation, count * act * tokens * c.loraRank, 1, [&] {
+                return TensorText{formatNumber(count) + " × [b, " + seqShape(c, false) + ", r]", "whole on every TP rank"};
+            });
+            if (c.loraDropout) {
+                v.tensor(TensorKind::loraDropoutMask, Dtype::uint8, dropped, 1, [&] { return TensorText{"one per adapted matrix", ""}; });
+                v.tensor(TensorKind::loraDroppedInput, Dtype::activation, act * dropped, 1, [&] {
+                    return TensorText{"one per adapted matrix", ""};
+                });
+            }
+        }
+    }
 }
 
 // Sums what it visits: the planner's kernel and the ledger's numbers.

@@ -12,6 +12,8 @@ export type ImportFormat = 'megatron' | 'torchtitan' | 'torchtune' | 'deepspeed'
 export type ImportSyntax = 'json' | 'toml' | 'yaml' | 'words';
 export type Framework = 'megatron' | 'torchtitan' | 'torchtune' | 'deepspeed' | 'hf_accelerate';
 export type Fp8Recipe = 'te' | 'torchao';
+export type Finetune = 'full' | 'lora' | 'qlora';
+export type LoraDtype = 'auto' | 'fp32' | 'bf16';
 export type OptimizerDtype = 'auto' | 'fp32' | 'bf16';
 export type ActFormula = 'table' | 'worked';
 export type Attention = 'flash' | 'eager';
@@ -86,6 +88,11 @@ export interface Config {
   optimizer_dtype: OptimizerDtype;
   optimizer_in_backward: boolean;
   fp8_recipe: Fp8Recipe;
+  finetune: Finetune;
+  lora_rank: number;
+  lora_targets: string;
+  lora_dropout: boolean;
+  lora_dtype: LoraDtype;
   loss_chunks: number;
   activation_offload: boolean;
   compile: boolean;
