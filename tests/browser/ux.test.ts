@@ -114,6 +114,15 @@ describe('the answer at a glance', () => {
     expect(await page.isHidden('[data-field="microbatches"]')).toBe(true);
     expect(await page.getAttribute('#verdict', 'data-verdict')).not.toBe('error');
   });
+
+  it('finds a model preset by typing part of its name', async () => {
+    const page = await open('?tp=1&dp=8');
+    await page.fill('#model-search', 'mixtral 8x22');
+    await page.waitForFunction(() => location.search.includes('model=mixtral-8x22b'));
+    expect(await page.inputValue('#f-model')).toBe('mixtral-8x22b');
+    await page.fill('#model-search', 'Llama-3.1 405B');
+    await page.waitForFunction(() => location.search.includes('model=llama-3.1-405b'));
+  });
 });
 
 describe('inputs that accept what people type', () => {

@@ -228,8 +228,34 @@ export class Form {
       help,
       message,
     );
+    if (field.key === 'model') row.appendChild(this.#modelSearch(engine, control as HTMLSelectElement, emit));
     this.#rows.set(field.key, row);
     return row;
+  }
+
+  // Type-ahead over the model presets (label or id, any part of it): picking one selects it.
+  #modelSearch(engine: Engine, select: HTMLSelectElement, emit: () => void): HTMLElement {
+    const list = el('datalist', { id: 'model-list' }, ...engine.modelPresets.map((p) => el('option', { value: p.label })));
+    const search = el('input', {
+      id: 'model-search',
+      type: 'search',
+      list: 'model-list',
+      placeholder: 'Search the models (70B, mixtral, deepseek…)',
+      'aria-label': 'Search the model presets',
+      autocomplete: 'off',
+    });
+    search.addEventListener('input', () => {
+      const text = search.value.trim().toLowerCase();
+      if (!text) return;
+      const exact = engine.modelPresets.find((p) => p.label.toLowerCase() === text || p.id === text);
+      const matches = engine.modelPresets.filter((p) => p.label.toLowerCase().includes(text) || p.id.includes(text));
+      const chosen = exact ?? (matches.length === 1 ? matches[0] : undefined);
+      if (chosen && select.value !== chosen.id) {
+        select.value = chosen.id;
+        emit();
+      }
+    });
+    return el('div', { class: 'model-search' }, search, list);
   }
 
   #control(engine: Engine, field: Field, id: string): HTMLInputElement | HTMLSelectElement {
