@@ -80,10 +80,7 @@ ImportResult readImport(const std::string& path, const std::string& formatName, 
     } else {
         format = detectImportFormat(source.text);
         if (!format) {
-            failed.errors.push_back(
-                {"import", path + " is not a configuration membudget can read: expected a Megatron-LM script, a torchtitan TOML, "
-                                  "a torchtune YAML or tune run command, a DeepSpeed JSON, a config.json or a vllm serve command "
-                                  "(--format names it)"});
+            failed.errors.push_back({"import", unrecognisedImport(path)});
             return failed;
         }
     }

@@ -312,6 +312,8 @@ val unmappedArray(const std::vector<Unmapped>& list) {
 
 std::string detectFormat(const std::string& text) { return std::string(toString(detectImportFormat(text))); }
 
+std::string unrecognised(const std::string& subject) { return unrecognisedImport(subject); }
+
 std::string syntaxOf(const std::string& format, const std::string& text) {
     const auto f = parseChoice<ImportFormat>(format);
     return f ? std::string(toString(importSyntax(*f, text))) : std::string();
@@ -576,6 +578,7 @@ EMSCRIPTEN_BINDINGS(membudget) {
     function("readMeasuredFile", &readMeasured);
     function("importHfFields", &importFields);
     function("detectImportFormat", &detectFormat);
+    function("unrecognisedImport", &unrecognised);
     function("importSyntax", &syntaxOf);
     function("importConfig", &importConfiguration);
     function("exportConfig", &exportConfiguration);

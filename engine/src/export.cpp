@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "detail/framework_names.hpp"
 #include "detail/lora.hpp"
 #include "membudget/detail/text.hpp"
 #include "membudget/import.hpp"
@@ -57,21 +58,10 @@ private:
     ExportResult out_;
 };
 
-// A model's Hub id, for vLLM (the first id import.cpp maps to the preset).
+// A model's Hub id, for vLLM: the first framework_names.hpp lists for the preset.
 std::string_view hubId(std::string_view preset) {
-    static constexpr std::pair<std::string_view, std::string_view> ids[] = {{"llama-2-7b", "meta-llama/Llama-2-7b-hf"},
-                                                                            {"llama-2-13b", "meta-llama/Llama-2-13b-hf"},
-                                                                            {"llama-2-70b", "meta-llama/Llama-2-70b-hf"},
-                                                                            {"llama-3.1-8b", "meta-llama/Llama-3.1-8B-Instruct"},
-                                                                            {"llama-3.1-70b", "meta-llama/Llama-3.1-70B-Instruct"},
-                                                                            {"llama-3.1-405b", "meta-llama/Llama-3.1-405B-Instruct"},
-                                                                            {"mixtral-8x7b", "mistralai/Mixtral-8x7B-Instruct-v0.1"},
-                                                                            {"mixtral-8x22b", "mistralai/Mixtral-8x22B-Instruct-v0.1"},
-                                                                            {"deepseek-v3", "deepseek-ai/DeepSeek-V3"},
-                                                                            {"qwen1.5-moe-a2.7b", "Qwen/Qwen1.5-MoE-A2.7B-Chat"},
-                                                                            {"qwen2-57b-a14b", "Qwen/Qwen2-57B-A14B-Instruct"}};
-    for (const auto& [id, hub] : ids)
-        if (id == preset) return hub;
+    for (const auto& h : detail::kHubModels)
+        if (h.preset == preset) return h.id;
     return {};
 }
 
@@ -84,8 +74,10 @@ LoraTargetsText loraTargetsText(std::string_view text) {
     const detail::LoraTargets t = detail::parseLoraTargets(text);
     LoraTargetsText out;
     std::string list;
-    for (const auto& [on, name] : {std::pair{t.q, "q_proj"}, {t.k, "k_proj"}, {t.v, "v_proj"}, {t.o, "output_proj"}})
-        if (on) list += std::string(list.empty() ? "" : ",") + name;
+    const auto adapted = [&t](std::string_view target) { return target == "q" ? t.q : target == "k" ? t.k : target == "v" ? t.v : t.o; };
+    for (const auto& m : detail::kTorchtuneLoraModules)
+        if (adapted(m.target)) list += std::string(list.empty() ? "" : ",") + std::string(m.module);
+
     out.attention = "[" + list + "]";
     out.mlp = t.gate || t.up || t.down;
     out.partialMlp = out.mlp && !(t.gate && t.up && t.down);
@@ -204,16 +196,11 @@ ExportResult exportTorchtitan(const Config& c) {
     Exporter e(c);
     e.skipTrainingExtras(ImportFormat::torchtitan);
     Text t;
-    static constexpr std::pair<std::string_view, std::pair<std::string_view, std::string_view>> flavors[] = {
-        {"llama-3.1-8b", {"llama3", "8B"}},
-        {"llama-3.1-70b", {"llama3", "70B"}},
-        {"llama-3.1-405b", {"llama3", "405B"}},
-        {"deepseek-v3", {"deepseek_v3", "671B"}}};
     t << "[model]\n";
     bool named = false;
-    for (const auto& [preset, flavor] : flavors)
-        if (c.model == preset) {
-            t << "name = \"" << flavor.first << "\"\nflavor = \"" << flavor.second << "\"\n";
+    for (const auto& f : detail::kTorchtitanFlavors)
+        if (!named && c.model == f.preset) {
+            t << "name = \"" << f.name << "\"\nflavor = \"" << f.flavor << "\"\n";
             named = true;
         }
     if (!named)
@@ -270,29 +257,20 @@ ExportResult exportTorchtitan(const Config& c) {
 ExportResult exportTorchtune(const Config& c) {
     Exporter e(c);
     e.skipTrainingExtras(ImportFormat::torchtune);
-    struct Recipe {
-        std::string_view preset, component, config;
-    };
-    static constexpr Recipe recipes[] = {
-        {"llama-3.1-8b", "torchtune.models.llama3_1.llama3_1_8b", "llama3_1/8B_full"},
-        {"llama-3.1-70b", "torchtune.models.llama3_1.llama3_1_70b", "llama3_1/70B_full"},
-        {"llama-3.1-405b", "torchtune.models.llama3_1.llama3_1_405b", "llama3_1/405B_full"},
-        {"llama-2-7b", "torchtune.models.llama2.llama2_7b", "llama2/7B_full"},
-        {"llama-2-13b", "torchtune.models.llama2.llama2_13b", "llama2/13B_full"},
-        {"llama-2-70b", "torchtune.models.llama2.llama2_70b", "llama2/70B_full"},
-    };
     const bool distributed = c.dp * c.tp > 1;
-    std::string component, config = distributed ? "llama3_1/8B_full" : "llama3_1/8B_full_single_device";
-    for (const auto& r : recipes)
-        if (c.model == r.preset) {
-            component = r.component;
-            config = std::string(r.config) + (distributed ? "" : "_single_device");
+    std::string component, config = "llama3_1/8B_full";
+    for (const auto& b : detail::kTorchtuneBuilders)
+        if (component.empty() && c.model == b.preset && !b.config.empty()) {
+            component = b.component;
+            config = b.config;
         }
-    if (c.model == "custom" && (c.name == "Llama-3.2-1B" || c.name == "Llama-3.2-3B")) {
-        const bool small = c.name == "Llama-3.2-1B";
-        component = small ? "torchtune.models.llama3_2.llama3_2_1b" : "torchtune.models.llama3_2.llama3_2_3b";
-        config = std::string(small ? "llama3_2/1B_full" : "llama3_2/3B_full") + (distributed ? "" : "_single_device");
-    }
+    if (c.model == "custom")
+        for (const auto& a : detail::kTorchtuneArchitectures)
+            if (c.name == a.name) {
+                component = a.component;
+                config = a.config;
+            }
+    if (!distributed) config += "_single_device";
     if (component.empty()) e.skip("model", c.name.empty() ? c.model : c.name, "no torchtune model builder for it here");
     if (c.zero != (distributed ? 3 : 0)) e.skip("zero", n(c.zero), "torchtune shards with FSDP2 on several GPUs and not on one");
     for (const auto& [key, value] : {std::pair<std::string, double>{"pp", c.pp}, {"cp", c.cp}, {"ep", c.ep}, {"vpp", c.vpp}})

@@ -12,12 +12,14 @@
 #include "membudget/detail/text.hpp"
 #include "membudget/presets.hpp"
 
+#include "detail/framework_names.hpp"
 #include "detail/lora.hpp"
 
 namespace membudget {
 
 namespace {
 
+using namespace detail;  // the frameworks' name tables (framework_names.hpp) and LoRA's targets
 using detail::canonicalLoraTargets;
 using detail::formatNumber;
 using detail::parseLoraTargets;
@@ -86,6 +88,12 @@ public:
         unmapped_.push_back({std::move(key), std::move(value), std::move(reason)});
     }
     void warn(std::string message) { warnings_.push_back(std::move(message)); }
+    // Every training import: membudget's own method, in training, following the framework.
+    void training(Framework framework) {
+        set("method", "membudget");
+        set("framework", std::string(toString(framework)));
+        set("mode", "training");
+    }
     void error(std::string message) { errors_.push_back({"import", std::move(message)}); }
 
     ImportResult finish(ImportFormat format) && {
@@ -296,17 +304,14 @@ private:
     static void split(const std::string& word, const std::string& unresolved, std::vector<std::string>& out,
                       std::vector<std::string>& unresolvedOf) {
         size_t start = 0;
-        bool any = false;
         while (start < word.size()) {
             const size_t begin = word.find_first_not_of(" \t\n", start);
             if (begin == std::string::npos) break;
             const size_t end = std::min(word.find_first_of(" \t\n", begin), word.size());
             out.push_back(word.substr(begin, end - begin));
             unresolvedOf.push_back(unresolved);
-            any = true;
             start = end;
         }
-        if (!any && word.empty()) return;
     }
 
     // --long flags, and the few short ones the formats have (vLLM's -tp, -pp, -dp, -q): not `[ -n … ]` tests.
@@ -459,8 +464,23 @@ const std::set<std::string_view> kMegatronSwitches{"--sequence-parallel",
                                                    "--check-weight-hash-across-dp-replicas-interval-none"};
 
 // Settings that change nothing membudget models (learning rates, data, logging, checkpoints, the launcher's
-// rendezvous), passed over silently.
-const std::set<std::string_view> kMegatronIgnored{"--lr",
+// rendezvous), and flags read only on some paths (the tokenizer's files when --vocab-size is given, the
+// architecture's flags without --num-layers): passed over silently.
+const std::set<std::string_view> kMegatronIgnored{"--vocab-file",
+                                                  "--merge-file",
+                                                  "--tokenizer-type",
+                                                  "--make-vocab-size-divisible-by",
+                                                  "--position-embedding-type",
+                                                  "--max-position-embeddings",
+                                                  "--micro-batch-size",
+                                                  "--kv-channels",
+                                                  "--nproc_per_node",
+                                                  "--nproc-per-node",
+                                                  "--nnodes",
+                                                  "--hidden-dropout",
+                                                  "--attention-dropout",
+                                                  "--untie-embeddings-and-output-weights",
+                                                  "--lr",
                                                   "--min-lr",
                                                   "--lr-decay-style",
                                                   "--lr-warmup-fraction",
@@ -483,8 +503,6 @@ const std::set<std::string_view> kMegatronIgnored{"--lr",
                                                   "--save",
                                                   "--load",
                                                   "--data-path",
-                                                  "--vocab-file",
-                                                  "--merge-file",
                                                   "--tokenizer-model",
                                                   "--split",
                                                   "--tensorboard-dir",
@@ -529,10 +547,6 @@ const std::set<std::string_view> kMegatronIgnored{"--lr",
                                                   "--exit-interval",
                                                   "--num-workers",
                                                   "--dataloader-type",
-                                                  "--tokenizer-type",
-                                                  "--make-vocab-size-divisible-by",
-                                                  "--position-embedding-type",
-                                                  "--max-position-embeddings",
                                                   "--rotary-base",
                                                   "--rotary-percent",
                                                   "--norm-epsilon",
@@ -548,17 +562,10 @@ const std::set<std::string_view> kMegatronIgnored{"--lr",
                                                   "--tensorboard-queue-size",
                                                   "--logging-level",
                                                   "--eval-samples",
-                                                  "--micro-batch-size",
-                                                  "--kv-channels",
                                                   "--distributed-timeout-minutes",
-                                                  "--nproc_per_node",
-                                                  "--nproc-per-node",
-                                                  "--nnodes",
                                                   "--standalone",
                                                   "--max_restarts",
                                                   "--max-restarts",
-                                                  "--hidden-dropout",
-                                                  "--attention-dropout",
                                                   "--train-data-path",
                                                   "--valid-data-path",
                                                   "--test-data-path",
@@ -578,7 +585,6 @@ const std::set<std::string_view> kMegatronIgnored{"--lr",
                                                   "--moe-router-pre-softmax",
                                                   "--check-for-nan-in-loss-and-grad",
                                                   "--no-check-for-nan-in-loss-and-grad",
-                                                  "--untie-embeddings-and-output-weights",
                                                   "--apply-layernorm-1p",
                                                   "--qk-layernorm",
                                                   "--exit-on-missing-checkpoint",
@@ -612,9 +618,7 @@ std::optional<double> worldSize(Mapping& m, Words& w) {
 }
 
 void importMegatron(Words& w, Mapping& m) {
-    m.set("method", "membudget");
-    m.set("framework", "megatron");
-    m.set("mode", "training");
+    m.training(Framework::megatron);
     // Parallelism: Megatron-LM's defaults are 1.
     if (!setFromFlag(m, w, "tp", {"--tensor-model-parallel-size"})) m.setNumber("tp", 1);
     if (!setFromFlag(m, w, "pp", {"--pipeline-model-parallel-size"})) m.setNumber("pp", 1);
@@ -810,14 +814,6 @@ void importMegatron(Words& w, Mapping& m) {
 // ---------------------------------------------------------------------------------------------------------
 // torchtitan (torchtitan/config/job_config.py; the llama3 and deepseek_v3 flavors)
 
-struct Flavor {
-    std::string_view name, flavor, preset;
-};
-constexpr Flavor kTorchtitanFlavors[] = {{"llama3", "8B", "llama-3.1-8b"},
-                                         {"llama3", "70B", "llama-3.1-70b"},
-                                         {"llama3", "405B", "llama-3.1-405b"},
-                                         {"deepseek_v3", "671B", "deepseek-v3"}};
-
 constexpr std::string_view kTorchtitanIgnored[] = {"job",
                                                    "metrics",
                                                    "checkpoint",
@@ -869,14 +865,12 @@ constexpr std::string_view kTorchtitanIgnored[] = {"job",
                                                    "training.global_batch_size"};
 
 void importTorchtitan(Document& d, Mapping& m) {
-    m.set("method", "membudget");
-    m.set("framework", "torchtitan");
-    m.set("mode", "training");
+    m.training(Framework::torchtitan);
     const auto name = d.string("model.name");
     const auto flavor = d.string("model.flavor");
     if (name && flavor) {
         const auto* found = std::find_if(std::begin(kTorchtitanFlavors), std::end(kTorchtitanFlavors),
-                                         [&](const Flavor& f) { return f.name == *name && f.flavor == *flavor; });
+                                         [&](const TorchtitanFlavor& f) { return f.name == *name && f.flavor == *flavor; });
         if (found != std::end(kTorchtitanFlavors))
             m.set("model", std::string(found->preset));
         else
@@ -973,27 +967,6 @@ void importTorchtitan(Document& d, Mapping& m) {
 // ---------------------------------------------------------------------------------------------------------
 // torchtune (recipes/configs/*.yaml; recipes/full_finetune_*.py)
 
-struct Builder {
-    std::string_view component, preset;
-};
-constexpr Builder kTorchtuneBuilders[] = {
-    {"torchtune.models.llama3_1.llama3_1_8b", "llama-3.1-8b"},     {"torchtune.models.llama3_1.llama3_1_70b", "llama-3.1-70b"},
-    {"torchtune.models.llama3_1.llama3_1_405b", "llama-3.1-405b"}, {"torchtune.models.llama3.llama3_8b", "llama-3.1-8b"},
-    {"torchtune.models.llama3.llama3_70b", "llama-3.1-70b"},       {"torchtune.models.llama3_3.llama3_3_70b", "llama-3.1-70b"},
-    {"torchtune.models.llama2.llama2_7b", "llama-2-7b"},           {"torchtune.models.llama2.llama2_13b", "llama-2-13b"},
-    {"torchtune.models.llama2.llama2_70b", "llama-2-70b"},         {"torchtune.models.mistral.mistral_7b", ""},
-};
-
-// Llama 3.2's text models have no preset: torchtune/models/llama3_2/_model_builders.py.
-struct Architecture {
-    std::string_view component, name;
-    double layers, hidden, heads, kvHeads, ffn, vocab;
-};
-constexpr Architecture kTorchtuneArchitectures[] = {
-    {"torchtune.models.llama3_2.llama3_2_1b", "Llama-3.2-1B", 16, 2048, 32, 8, 8192, 128256},
-    {"torchtune.models.llama3_2.llama3_2_3b", "Llama-3.2-3B", 28, 3072, 24, 8, 8192, 128256},
-};
-
 constexpr std::string_view kTorchtuneIgnored[] = {"output_dir",
                                                   "checkpointer",
                                                   "tokenizer._component_",
@@ -1050,9 +1023,7 @@ constexpr std::string_view kTorchtuneIgnored[] = {"output_dir",
                                                   "parallelize_plan"};
 
 void importTorchtune(Document& d, Mapping& m, std::optional<double> world) {
-    m.set("method", "membudget");
-    m.set("framework", "torchtune");
-    m.set("mode", "training");
+    m.training(Framework::torchtune);
     if (auto component = d.string("model._component_")) {
         // LoRA and QLoRA builders (lora_llama3_1_8b, qlora_llama3_1_8b) wrap the base builder of the same name.
         const size_t dot = component->rfind('.');
@@ -1063,11 +1034,11 @@ void importTorchtune(Document& d, Mapping& m, std::optional<double> world) {
             *component = component->substr(0, dot + 1) + builder.substr(quantized ? 6 : 5);
             if (const auto rank = d.number("model.lora_rank")) m.setNumber("lora_rank", *rank);
             std::string targets;
-            const std::map<std::string, std::string> names{{"q_proj", "q"}, {"k_proj", "k"}, {"v_proj", "v"}, {"output_proj", "o"}};
             for (const auto& module : d.strings("model.lora_attn_modules")) {
-                const auto it = names.find(module);
-                if (it != names.end())
-                    targets += (targets.empty() ? "" : ",") + it->second;
+                const auto* known = std::find_if(std::begin(kTorchtuneLoraModules), std::end(kTorchtuneLoraModules),
+                                                 [&module](const TorchtuneLoraModule& t) { return t.module == module; });
+                if (known != std::end(kTorchtuneLoraModules))
+                    targets += (targets.empty() ? "" : ",") + std::string(known->target);
                 else
                     m.unmapped("model.lora_attn_modules", module, "not q_proj, k_proj, v_proj or output_proj");
             }
@@ -1081,15 +1052,15 @@ void importTorchtune(Document& d, Mapping& m, std::optional<double> world) {
             m.set("finetune", "full");
         }
         const auto* preset = std::find_if(std::begin(kTorchtuneBuilders), std::end(kTorchtuneBuilders),
-                                          [&](const Builder& b) { return b.component == *component; });
+                                          [&](const TorchtuneBuilder& b) { return b.component == *component; });
         const auto* architecture = std::find_if(std::begin(kTorchtuneArchitectures), std::end(kTorchtuneArchitectures),
-                                                [&](const Architecture& a) { return a.component == *component; });
+                                                [&](const TorchtuneArchitecture& a) { return a.component == *component; });
         if (preset != std::end(kTorchtuneBuilders) && !preset->preset.empty()) {
             m.set("model", std::string(preset->preset));
             if (contains(*component, "llama3.llama3_") || contains(*component, "llama3_3"))
                 m.warn(*component + " has the architecture of the " + std::string(preset->preset) + " preset (only RoPE scaling differs)");
         } else if (architecture != std::end(kTorchtuneArchitectures)) {
-            const Architecture& a = *architecture;
+            const TorchtuneArchitecture& a = *architecture;
             m.set("model", "custom");
             m.set("name", std::string(a.name));
             m.setNumber("params", 0);
@@ -1287,9 +1258,7 @@ constexpr std::string_view kDeepspeedIgnored[] = {"optimizer.params",
                                                   "sparse_gradients"};
 
 void importDeepspeed(Document& d, Mapping& m) {
-    m.set("method", "membudget");
-    m.set("framework", "deepspeed");
-    m.set("mode", "training");
+    m.training(Framework::deepspeed);
     // AutoTP (tensor_parallel.autotp_size) shards the model's linears over TP ranks; no pipeline or context parallelism.
     const double tp = d.number("tensor_parallel.autotp_size").value_or(1);
     m.setNumber("tp", tp);
@@ -1358,10 +1327,6 @@ void importDeepspeed(Document& d, Mapping& m) {
         else
             m.unmapped("optimizer.type", *type, "not Adam or AdamW");
     }
-    if (d.present("zero_optimization.reduce_bucket_size") || d.present("zero_optimization.allgather_bucket_size") ||
-        d.present("zero_optimization.stage3_prefetch_bucket_size") || d.present("zero_optimization.stage3_max_live_parameters")) {
-        // listed by listUnread: membudget models the default 5e8-element reduce bucket
-    }
     if (!d.present("zero_optimization") && !d.present("train_micro_batch_size_per_gpu") && !d.present("train_batch_size"))
         m.error("not a DeepSpeed config: none of zero_optimization, train_batch_size, train_micro_batch_size_per_gpu");
     m.warn("a DeepSpeed config does not name the model: choose it (model, or --hf-config)");
@@ -1370,46 +1335,6 @@ void importDeepspeed(Document& d, Mapping& m) {
 
 // ---------------------------------------------------------------------------------------------------------
 // vLLM (vllm/engine/arg_utils.py EngineArgs)
-
-struct HubModel {
-    std::string_view id, preset;
-};
-constexpr HubModel kHubModels[] = {
-    {"meta-llama/llama-2-7b-hf", "llama-2-7b"},
-    {"meta-llama/llama-2-7b-chat-hf", "llama-2-7b"},
-    {"meta-llama/llama-2-13b-hf", "llama-2-13b"},
-    {"meta-llama/llama-2-13b-chat-hf", "llama-2-13b"},
-    {"meta-llama/llama-2-70b-hf", "llama-2-70b"},
-    {"meta-llama/llama-2-70b-chat-hf", "llama-2-70b"},
-    {"meta-llama/llama-3.1-8b", "llama-3.1-8b"},
-    {"meta-llama/llama-3.1-8b-instruct", "llama-3.1-8b"},
-    {"meta-llama/meta-llama-3.1-8b", "llama-3.1-8b"},
-    {"meta-llama/meta-llama-3.1-8b-instruct", "llama-3.1-8b"},
-    {"meta-llama/meta-llama-3-8b", "llama-3.1-8b"},
-    {"meta-llama/meta-llama-3-8b-instruct", "llama-3.1-8b"},
-    {"meta-llama/llama-3.1-70b", "llama-3.1-70b"},
-    {"meta-llama/llama-3.1-70b-instruct", "llama-3.1-70b"},
-    {"meta-llama/meta-llama-3.1-70b", "llama-3.1-70b"},
-    {"meta-llama/meta-llama-3.1-70b-instruct", "llama-3.1-70b"},
-    {"meta-llama/llama-3.3-70b-instruct", "llama-3.1-70b"},
-    {"meta-llama/meta-llama-3-70b-instruct", "llama-3.1-70b"},
-    {"meta-llama/llama-3.1-405b", "llama-3.1-405b"},
-    {"meta-llama/llama-3.1-405b-instruct", "llama-3.1-405b"},
-    {"meta-llama/meta-llama-3.1-405b-instruct", "llama-3.1-405b"},
-    {"mistralai/mixtral-8x7b-v0.1", "mixtral-8x7b"},
-    {"mistralai/mixtral-8x7b-instruct-v0.1", "mixtral-8x7b"},
-    {"mistralai/mixtral-8x22b-v0.1", "mixtral-8x22b"},
-    {"mistralai/mixtral-8x22b-instruct-v0.1", "mixtral-8x22b"},
-    {"deepseek-ai/deepseek-v3", "deepseek-v3"},
-    {"deepseek-ai/deepseek-v3-0324", "deepseek-v3"},
-    {"deepseek-ai/deepseek-v3-base", "deepseek-v3"},
-    {"deepseek-ai/deepseek-r1", "deepseek-v3"},
-    {"deepseek-ai/deepseek-r1-0528", "deepseek-v3"},
-    {"qwen/qwen1.5-moe-a2.7b", "qwen1.5-moe-a2.7b"},
-    {"qwen/qwen1.5-moe-a2.7b-chat", "qwen1.5-moe-a2.7b"},
-    {"qwen/qwen2-57b-a14b", "qwen2-57b-a14b"},
-    {"qwen/qwen2-57b-a14b-instruct", "qwen2-57b-a14b"},
-};
 
 const std::set<std::string_view> kVllmSwitches{"--enable-expert-parallel",
                                                "--enforce-eager",
@@ -1427,7 +1352,8 @@ const std::set<std::string_view> kVllmSwitches{"--enable-expert-parallel",
                                                "--headless",
                                                "--disable-custom-all-reduce"};
 
-const std::set<std::string_view> kVllmIgnored{"--host",
+const std::set<std::string_view> kVllmIgnored{"--config",
+                                              "--host",
                                               "--port",
                                               "--api-key",
                                               "--served-model-name",
@@ -1456,7 +1382,6 @@ const std::set<std::string_view> kVllmIgnored{"--host",
                                               "--data-parallel-start-rank",
                                               "--api-server-count",
                                               "--headless",
-                                              "--config",
                                               "--root-path",
                                               "--ssl-keyfile",
                                               "--ssl-certfile",
@@ -1494,7 +1419,8 @@ void importVllm(Words& w, Mapping& m) {
     if (Flag* f = w.find({"--model"})) model = f->value;
     if (model) {
         const std::string id = lower(*model);
-        const auto* found = std::find_if(std::begin(kHubModels), std::end(kHubModels), [&id](const HubModel& h) { return h.id == id; });
+        const auto* found =
+            std::find_if(std::begin(kHubModels), std::end(kHubModels), [&id](const HubModel& h) { return lower(h.id) == id; });
         if (found != std::end(kHubModels))
             m.set("model", std::string(found->preset));
         else
@@ -1598,6 +1524,12 @@ std::optional<ImportFormat> detectImportFormat(std::string_view text) {
         }))
         return ImportFormat::torchtune;
     return std::nullopt;
+}
+
+std::string unrecognisedImport(std::string_view subject) {
+    return std::string(subject) +
+           " is not a configuration membudget can read: expected a Megatron-LM script, a torchtitan TOML, a torchtune YAML or tune run "
+           "command, a DeepSpeed JSON, a config.json or a vllm serve command (name its format)";
 }
 
 ImportSyntax importSyntax(ImportFormat format, std::string_view text) {

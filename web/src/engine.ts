@@ -316,6 +316,11 @@ export class Engine {
     return format ? (format as ImportFormat) : undefined;
   }
 
+  /** What to say when no format fits the text (the CLI's words, from the engine). */
+  unrecognisedImport(subject: string): string {
+    return this.#call(() => this.#planner().unrecognisedImport(subject));
+  }
+
   /** How a text of the format is written: json, toml, yaml or words. */
   importSyntax(format: ImportFormat, text: string): string {
     return this.#call(() => this.#planner().importSyntax(format, text));

@@ -98,7 +98,7 @@ class App {
     this.#unitToggle.value = this.#view.unit;
     this.#unitToggle.addEventListener('change', () => {
       this.#view.unit = this.#unitToggle.value === 'gib' ? 'gib' : 'gb';
-      this.#recompute('unit');
+      this.#recompute();
     });
     const button = (id: string, text: string, action: () => void) => {
       const b = el('button', { id, type: 'button' }, text);
@@ -206,12 +206,11 @@ class App {
     document.body.dataset.ready = 'true';
   }
 
-  /** `editing`: the field just edited; only a preset choice changes other fields, so only then are they rewritten. */
-  #showFormState(editing?: string): void {
+  /** The form shows the configuration and its problems (Form.show leaves the control being typed in alone). */
+  #showFormState(): void {
     if (!this.#form) return;
     // Every field's text (the derived placeholders and the GB fields' unit follow other fields); the control being
     // typed in is left alone (Form.show).
-    void editing;
     this.#form.show(this.#engine.fieldTexts(this.#config), this.#config, this.#view.unit, this.#ledger?.parameterCount);
     // A TP the model's heads do not allow: offer the ones they do.
     const tpError = this.#errors.some((e) => e.field === 'tp');
@@ -237,7 +236,7 @@ class App {
         this.#showNotices(parsed.chosen, 'Note:');
         this.#recompute();
       } else {
-        this.#recompute(key);
+        this.#recompute();
       }
     } catch (error) {
       if (!(error instanceof MembudgetError)) throw error;
@@ -251,8 +250,8 @@ class App {
     }
   }
 
-  /** Recomputes and re-renders everything; `editing` is the control whose text must not be rewritten. */
-  #recompute(editing?: string): void {
+  /** Recomputes and re-renders everything. */
+  #recompute(): void {
     const start = performance.now();
     try {
       this.#ledger = this.#engine.evaluate(this.#config);
@@ -272,7 +271,7 @@ class App {
     this.#adviceView.show(this.#ledger, this.#config, this.#view.unit);
     this.#plannerView.show(this.#config, this.#view.unit);
     this.#compareView.show(this.#config, this.#view.unit);
-    this.#showFormState(editing);
+    this.#showFormState();
     this.#writeUrl();
     document.body.dataset.renderMs = (performance.now() - start).toFixed(3);
   }

@@ -24,6 +24,9 @@ inline constexpr size_t kMaxImportBytes = 16 * 1024 * 1024;
 // serve` or `tune run` command, Megatron-LM flags, a TOML table header, YAML keys); nullopt when none fits.
 std::optional<ImportFormat> detectImportFormat(std::string_view text);
 
+// What to say when no format fits `subject` (a path, or "The text"), the same in the CLI and on the page.
+std::string unrecognisedImport(std::string_view subject);
+
 // How a text of `format` is written: torchtune is YAML unless the text is a `tune run` command or a list of
 // key=value overrides (words).
 ImportSyntax importSyntax(ImportFormat format, std::string_view text);

@@ -18,6 +18,8 @@ import type {
 export interface PlannerModule extends MembudgetModule {
   /** The import format a text looks like (megatron, torchtitan, torchtune, deepspeed, hf, vllm), or "" if none. */
   detectImportFormat(text: string): string;
+  /** What to say when no format fits `subject` (the CLI's words). */
+  unrecognisedImport(subject: string): string;
   /** How a text of the format is written: json, toml, yaml or words (a script or command). */
   importSyntax(format: string, text: string): string;
   /** The parsed text (values by path, or each line's words) mapped to membudget's keys and applied over `base`. */
