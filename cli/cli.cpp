@@ -53,6 +53,7 @@ ReadResult readSource(const std::string& path, std::istream& in) {
 struct Options {
     std::string configFile, url, hfConfigFile, evalFile, measuredFile, importFile, importFormat, importCommandFile, exportFormat;
     bool asJson = false, gib = false, showTensors = false, paretoOnly = false;
+    std::string planSort = "memory";
     size_t planLimit = 25;
     PlanRequest planRequest;
     std::vector<std::string> flagValues;
@@ -187,7 +188,7 @@ int runPlan(Options& o, const Config& config, std::ostream& out, std::ostream& e
     if (o.asJson)
         out << planToJson(plan, request) << "\n";
     else
-        cli::printPlan(out, plan, request, o.unit(), o.planLimit, o.paretoOnly);
+        cli::printPlan(out, plan, request, o.unit(), o.planLimit, o.paretoOnly, o.planSort);
     return plan.fitting > 0 ? kExitFits : kExitOver;
 }
 
@@ -314,6 +315,9 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
     planCommand->add_flag("--tight", o.planRequest.includeTight, "Also list configurations over the headroom line but under capacity");
     planCommand->add_option("--limit", o.planLimit, "Rows to print in the table (default 25; --json prints all)");
     planCommand->add_flag("--pareto", o.paretoOnly, "Print only the Pareto front");
+    planCommand
+        ->add_option("--sort", o.planSort, "Order of the table after the recommended row: memory (Pareto first, then peak), speed or mfu")
+        ->check(CLI::IsMember({"memory", "speed", "mfu"}));
     planCommand->fallthrough();
     auto* adviseCommand = app.add_subcommand("advise",
                                              "The smallest changes that make the configuration fit, with what each "

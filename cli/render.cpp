@@ -36,6 +36,8 @@ void printProblems(std::ostream& err, const std::vector<Problem>& problems) {
     for (const auto& p : problems) err << "membudget: error: " << p.message << "\n";
 }
 
+std::string percent(double fraction);
+
 void printTable(std::ostream& out, const Result& result, const Config& c, ByteUnit unit, bool showTensors) {
     auto value = [unit](double bytes) { return unit.amount(bytes); };
     const auto* model = findModelPreset(c.model);
@@ -102,6 +104,21 @@ void printTable(std::ostream& out, const Result& result, const Config& c, ByteUn
     else
         out << value(result.totalBytes - result.capacityBytes) << " " << unit.name << " over capacity";
     out << "\n";
+    if (result.stepTime.estimated) {
+        // The step-time estimate: its total and the parts that take more than 1% of it.
+        const StepTime& st = result.stepTime;
+        out << "Estimated step: " << detail::formatNumber(std::round(st.stepSeconds * 1000) / 1000) << " s, "
+            << detail::groupedNumber(std::round(st.tokensPerSecondPerGpu)) << " tokens/s per GPU, MFU " << percent(st.mfu)
+            << " (an estimate, docs/planner.md):";
+        std::string separator = " ";
+        for (const StepPartText& text : stepPartTexts()) {
+            const double seconds = st.partSeconds[static_cast<size_t>(text.part)];
+            if (!(seconds > 0.01 * st.stepSeconds)) continue;
+            out << separator << text.label << " " << percent(seconds / st.stepSeconds);
+            separator = ", ";
+        }
+        out << "\n";
+    }
     if (result.stages.size() > 1) {
         out << "\nStages (the peak decides the verdict):\n";
         for (const auto& stage : result.stages)
@@ -201,7 +218,8 @@ void printComparison(std::ostream& out, const std::vector<MethodColumn>& columns
 
 std::string percent(double fraction) { return detail::percentText(fraction); }
 
-void printPlan(std::ostream& out, const PlanResult& plan, const PlanRequest& request, ByteUnit unit, size_t limit, bool paretoOnly) {
+void printPlan(std::ostream& out, const PlanResult& plan, const PlanRequest& request, ByteUnit unit, size_t limit, bool paretoOnly,
+               const std::string& sortBy) {
     auto value = [unit](double bytes) { return unit.amount(bytes); };
     const Config& c = request.base;
     out << "membudget plan: " << c.model << " on " << detail::groupedNumber(request.gpus) << " × " << c.gpu << " ("
@@ -219,30 +237,57 @@ void printPlan(std::ostream& out, const PlanResult& plan, const PlanRequest& req
         out << "Nothing fits. Try more GPUs, a larger GPU, a shorter sequence or a smaller global batch.\n";
         return;
     }
+    // The recommended row first, then the others in the order asked for.
+    std::vector<size_t> order;
+    const auto recommended = plan.recommended.index >= 0 ? static_cast<size_t>(plan.recommended.index) : plan.rows.size();
+    if (recommended < plan.rows.size()) order.push_back(recommended);
+    for (size_t i = 0; i < plan.rows.size(); ++i)
+        if (i != recommended && (!paretoOnly || plan.rows[i].pareto)) order.push_back(i);
+    if (sortBy != "memory") {
+        const bool bySpeed = sortBy == "speed";
+        std::stable_sort(order.begin() + (recommended < plan.rows.size() ? 1 : 0), order.end(), [&](size_t a, size_t b) {
+            return bySpeed ? plan.rows[a].tokensPerSecondPerGpu > plan.rows[b].tokensPerSecondPerGpu : plan.rows[a].mfu > plan.rows[b].mfu;
+        });
+    }
+    const double bestStep = recommended < plan.rows.size() ? plan.rows[recommended].stepSeconds : 0;
+    if (recommended < plan.rows.size()) out << "Recommended (estimated): " << plan.recommended.reason << "\n\n";
     out << "  TP  PP  CP     DP" << (c.experts != 0 ? "  EP" : "") << "  ZeRO  SP  ckpt        mb      m  "
-        << padLeft("peak " + std::string(unit.name), 9) << "  " << padLeft("headroom", 9) << "  recompute  bubble  notes\n";
+        << padLeft("peak " + std::string(unit.name), 9) << "  " << padLeft("headroom", 9)
+        << "  recompute  bubble  tokens/s/GPU    MFU  vs best  notes\n";
     size_t shown = 0;
-    for (const auto& row : plan.rows) {
-        if (shown >= limit || (paretoOnly && !row.pareto)) break;
+    for (size_t i : order) {
+        if (shown >= limit) break;
+        const PlanRow& row = plan.rows[i];
         ++shown;
-        std::string notes = row.pareto ? "Pareto" : "";
+        std::string notes = i == recommended ? "recommended" : "";
         auto note = [&](const std::string& text) { notes += (notes.empty() ? "" : ", ") + text; };
+        if (row.pareto) note("Pareto");
         if (row.tpCrossesNode) note("TP crosses nodes");
         if (row.cpCrossesNode) note("CP crosses nodes");
         if (std::fmod(c.layers, row.pp) != 0) note("uneven stages");
         if (row.verdict == Verdict::tight) note("tight");
+        const bool timed = row.stepSeconds > 0 && bestStep > 0;
         out << padLeft(detail::groupedNumber(row.tp), 4) << padLeft(detail::groupedNumber(row.pp), 4)
             << padLeft(detail::groupedNumber(row.cp), 4) << padLeft(detail::groupedNumber(row.dp), 7);
         if (c.experts != 0) out << padLeft(detail::groupedNumber(row.ep), 4);
         out << padLeft(detail::groupedNumber(row.zero), 6) << padLeft(row.sp ? "on" : "off", 4) << "  " << pad(toString(row.ckpt), 10)
             << padLeft(detail::groupedNumber(row.mb), 4) << padLeft(detail::groupedNumber(row.microbatches), 7) << "  "
             << padLeft(value(row.peakBytes), 9) << "  " << padLeft(value(row.headroomBytes), 9) << "  "
-            << padLeft(percent(row.recomputeOverhead), 9) << "  " << padLeft(percent(row.bubble), 6) << "  " << notes << "\n";
+            << padLeft(percent(row.recomputeOverhead), 9) << "  " << padLeft(percent(row.bubble), 6) << "  "
+            << padLeft(row.stepSeconds > 0 ? detail::groupedNumber(std::round(row.tokensPerSecondPerGpu)) : "-", 12) << "  "
+            << padLeft(row.stepSeconds > 0 ? percent(row.mfu) : "-", 5) << "  "
+            << padLeft(!timed             ? "-"
+                       : i == recommended ? "best"
+                                          : "+" + percent(row.stepSeconds / bestStep - 1),
+                       7)
+            << "  " << notes << "\n";
     }
-    if (shown < plan.rows.size()) out << "\n(" << shown << " of " << plan.rows.size() << " rows; --limit N for more, --json for all)\n";
+    if (shown < order.size()) out << "\n(" << shown << " of " << order.size() << " rows; --limit N for more, --json for all)\n";
     out << "\nrecompute: extra step compute of the checkpointing mode; bubble: (PP − 1) / (m + PP − 1); headroom: what is left "
            "under the "
-        << detail::formatNumber(std::round((1 - c.headroom) * 100)) << "% line\n";
+        << detail::formatNumber(std::round((1 - c.headroom) * 100))
+        << "% line; tokens/s/GPU, MFU and vs best (step time against the recommended row's): the step-time estimate "
+           "(docs/planner.md), not a measurement\n";
 }
 
 void printAdvice(std::ostream& out, const std::vector<Advice>& advice, const Result& before, ByteUnit unit) {

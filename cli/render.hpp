@@ -16,7 +16,10 @@ namespace membudget::cli {
 void printProblems(std::ostream& err, const std::vector<Problem>& problems);
 void printTable(std::ostream& out, const Result& result, const Config& c, ByteUnit unit, bool showTensors);
 void printComparison(std::ostream& out, const std::vector<MethodColumn>& columns, const Config& c, ByteUnit unit);
-void printPlan(std::ostream& out, const PlanResult& plan, const PlanRequest& request, ByteUnit unit, size_t limit, bool paretoOnly);
+// sortBy: "memory" (the plan's order: Pareto first, then peak), "speed" (tokens/s per GPU, fastest first) or "mfu".
+// The recommended row comes first whatever the order.
+void printPlan(std::ostream& out, const PlanResult& plan, const PlanRequest& request, ByteUnit unit, size_t limit, bool paretoOnly,
+               const std::string& sortBy = "memory");
 void printAdvice(std::ostream& out, const std::vector<Advice>& advice, const Result& before, ByteUnit unit);
 void printMeasuredComparison(std::ostream& out, const MeasuredComparison& comparison, ByteUnit unit);
 

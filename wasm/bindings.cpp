@@ -44,7 +44,32 @@ struct WasmResult {
     double activeParameterCount = 0;
     val cpuLines = val::array();
     double reservedBytes = 0;
+    val stepTime = val::null();  // null, or {stepSeconds, tokensPerSecondPerGpu, mfu, bubbleFraction, modelFlopsPerToken, parts}
 };
+
+// The step-time estimate as the page reads it: null when there is none; parts keyed by their ids (steptime.hpp).
+val stepTimeObject(const StepTime& st) {
+    if (!st.estimated) return val::null();
+    val out = val::object();
+    out.set("stepSeconds", st.stepSeconds);
+    out.set("tokensPerSecondPerGpu", st.tokensPerSecondPerGpu);
+    out.set("mfu", st.mfu);
+    out.set("bubbleFraction", st.bubbleFraction);
+    out.set("modelFlopsPerToken", st.modelFlopsPerToken);
+    out.set("tokensPerStep", st.tokensPerStep);
+    val parts = val::array();
+    for (const StepPartText& text : stepPartTexts()) {
+        val part = val::object();
+        part.set("id", std::string(text.id));
+        part.set("label", std::string(text.label));
+        part.set("formula", std::string(text.formula));
+        part.set("seconds", st.partSeconds[static_cast<size_t>(text.part)]);
+        parts.call<void>("push", part);
+    }
+    out.set("parts", parts);
+    out.set("assumptions", std::string(stepTimeAssumptions()));
+    return out;
+}
 
 struct WasmStage {
     double index = 0, layers = 0, inFlightMicrobatches = 0, totalBytes = 0;
@@ -116,7 +141,8 @@ WasmResult toWasm(const Result& r) {
             r.maxContextTokens,
             r.activeParameterCount,
             toArray(r.cpuLines),
-            r.reservedBytes};
+            r.reservedBytes,
+            stepTimeObject(r.stepTime)};
 }
 
 WasmResult evaluateConfig(const Config& config) { return toWasm(evaluate(config)); }
@@ -402,7 +428,7 @@ std::string adviceVerdict(const Advice& advice) { return std::string(toString(ad
 void setAdviceVerdict(Advice& advice, std::string id) { advice.verdict = parseChoice<Verdict>(id); }
 
 // One slice of a plan: the page's worker calls this per slice of layouts (for progress and cancelling),
-// then joins the slices with markParetoRows.
+// then joins the slices with finishPlan.
 val planSlice(const Config& base, double gpus, double globalBatch, bool tpAcrossNodes, bool unevenPipeline, double maxMicroBatch,
               double maxCp, bool includeTight, double layoutBegin, double layoutEnd, double maxRows, double maxEvaluations) {
     PlanRequest request;
@@ -427,14 +453,22 @@ val planSlice(const Config& base, double gpus, double globalBatch, bool tpAcross
     out.set("pruned", r.pruned);
     out.set("fitting", r.fitting);
     out.set("dropped", r.dropped);
+    out.set("recommendedIndex", r.recommended.index);
+    out.set("recommendedReason", r.recommended.reason);
     out.set("errors", toArray(r.errors));
     return out;
 }
 
-val markParetoRows(const val& rows) {
+// Joins a plan's slices: the Pareto front marked again, cut to maxRows with the fastest row kept, and the
+// recommended row named (finishPlanRows).
+val finishPlan(const val& rows, double maxRows) {
     std::vector<PlanRow> list = rowsFromArray(rows);
-    markPareto(list);
-    return rowsToArray(list);
+    const Recommendation recommended = finishPlanRows(list, maxRows);
+    val out = val::object();
+    out.set("rows", rowsToArray(list));
+    out.set("recommendedIndex", recommended.index);
+    out.set("recommendedReason", recommended.reason);
+    return out;
 }
 
 #endif
@@ -496,7 +530,8 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("maxContextTokens", &WasmResult::maxContextTokens)
         .field("activeParameterCount", &WasmResult::activeParameterCount)
         .field("cpuLines", &WasmResult::cpuLines)
-        .field("reservedBytes", &WasmResult::reservedBytes);
+        .field("reservedBytes", &WasmResult::reservedBytes)
+        .field("stepTime", &WasmResult::stepTime);
 
     value_object<WasmColumn>("MethodColumn")
         .field("method", &WasmColumn::method)
@@ -562,7 +597,8 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("savedBytes", &Advice::savedBytes)
         .field("totalBytes", &Advice::totalBytes)
         .field("verdict", &adviceVerdict, &setAdviceVerdict)
-        .field("cost", &Advice::cost);
+        .field("cost", &Advice::cost)
+        .field("stepTimeChange", &Advice::stepTimeChange);
 
     value_object<WasmMeasuredFile>("MeasuredFile")
         .field("config", &WasmMeasuredFile::config)
@@ -583,7 +619,7 @@ EMSCRIPTEN_BINDINGS(membudget) {
     function("importConfig", &importConfiguration);
     function("exportConfig", &exportConfiguration);
     function("plan", &planSlice);
-    function("markPareto", &markParetoRows);
+    function("finishPlan", &finishPlan);
     function("planRowColumns", &planRowColumns);
     function("planRowConfig", &planRowConfigOf);
 #endif

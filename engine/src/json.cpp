@@ -264,6 +264,25 @@ std::string resultToJson(const Result& result, const Config& config, int indent)
     out["usable_bytes"] = number(result.usableBytes);
     out["verdict"] = choice(result.verdict);
     out["peak_stage"] = number(result.peakStage);
+    if (config.mode == Mode::training) {
+        // The step-time estimate (docs/planner.md, "Step time"); null where the GPU's speed is not known. Rounded to
+        // a microsecond (the parts in ms), so that the page's JSON.stringify writes the same digits.
+        const StepTime& st = result.stepTime;
+        auto rounded = [](double value, double unit) { return number(std::round(value / unit) * unit); };
+        out["step_time_s"] = st.estimated ? rounded(st.stepSeconds, 1e-6) : ordered_json(nullptr);
+        out["tokens_per_second_per_gpu"] = st.estimated ? rounded(st.tokensPerSecondPerGpu, 1e-3) : ordered_json(nullptr);
+        out["mfu"] = st.estimated ? rounded(st.mfu, 1e-6) : ordered_json(nullptr);
+        if (st.estimated) {
+            ordered_json parts = ordered_json::object();
+            for (const StepPartText& text : stepPartTexts())
+                parts[std::string(text.id)] = rounded(st.partSeconds[static_cast<size_t>(text.part)] * 1e3, 1e-3);
+            out["step_time"] = {{"parts_ms", std::move(parts)},
+                                {"bubble_fraction", rounded(st.bubbleFraction, 1e-6)},
+                                {"model_flops_per_token", number(st.modelFlopsPerToken)},
+                                {"tokens_per_step", number(st.tokensPerStep)},
+                                {"assumptions", std::string(stepTimeAssumptions())}};
+        }
+    }
     ordered_json stages = ordered_json::array();
     for (const auto& stage : result.stages) {
         ordered_json bytes = ordered_json::object();
@@ -394,6 +413,9 @@ std::string planToJson(const PlanResult& plan, const PlanRequest& request, int i
                         {"pruned", number(plan.pruned)},
                         {"fitting", number(plan.fitting)},
                         {"dropped", number(plan.dropped)},
+                        {"recommended", plan.recommended.index >= 0
+                                            ? ordered_json{{"index", number(plan.recommended.index)}, {"reason", plan.recommended.reason}}
+                                            : ordered_json(nullptr)},
                         {"rows", rows},
                         {"errors", problems(plan.errors)}}
         .dump(indent, ' ', false, ordered_json::error_handler_t::replace);
@@ -407,6 +429,7 @@ std::string adviceToJson(const std::vector<Advice>& advice, int indent) {
                        {"total_bytes", number(a.totalBytes)},
                        {"saved_bytes", number(a.savedBytes)},
                        {"verdict", choice(a.verdict)},
+                       {"step_time_change", a.stepTimeChange},
                        {"cost", a.cost}});
     return out.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
 }

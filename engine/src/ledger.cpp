@@ -251,6 +251,7 @@ Result evaluate(const Config& config) noexcept {
         result.warnings.insert(result.warnings.end(), output.warnings.begin(), output.warnings.end());
 
         result.totalBytes = peakBytes;
+        result.stepTime = estimateStepTime(config);
         result.capacityBytes = std::round(config.gpuGb * kBytesPerGB);
         result.usableBytes = std::round(result.capacityBytes * (1 - config.headroom));
         result.verdict = result.totalBytes <= result.usableBytes     ? Verdict::fits

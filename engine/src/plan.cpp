@@ -11,6 +11,7 @@
 
 #include "detail/methods.hpp"
 #include "membudget/detail/text.hpp"
+#include "membudget/steptime.hpp"
 
 namespace membudget {
 
@@ -212,6 +213,78 @@ void markPareto(std::vector<PlanRow>& rows) noexcept {
     }
 }
 
+namespace {
+
+// Fits before tight; then the least estimated step time (a row without an estimate last); then the row's order.
+bool fasterRow(const PlanRow& a, const PlanRow& b) {
+    if (a.verdict != b.verdict) return a.verdict == Verdict::fits;
+    const double ta = a.stepSeconds > 0 ? a.stepSeconds : INFINITY, tb = b.stepSeconds > 0 ? b.stepSeconds : INFINITY;
+    return ta < tb;
+}
+
+size_t fastestRow(const std::vector<PlanRow>& rows) {
+    size_t best = rows.size();
+    for (size_t i = 0; i < rows.size(); ++i)
+        if (best == rows.size() || fasterRow(rows[i], rows[best])) best = i;
+    return best;
+}
+
+// Cuts the rows to n, the fastest row kept (in the last place kept when it was beyond the cut).
+void cutKeepingFastest(std::vector<PlanRow>& rows, size_t n) {
+    if (rows.size() <= n || n == 0) return;
+    const size_t best = fastestRow(rows);
+    if (best >= n) rows[n - 1] = rows[best];
+    rows.resize(n);
+}
+
+std::string recommendationReason(const std::vector<PlanRow>& rows, size_t best) {
+    using detail::formatNumber;
+    using detail::percentText;
+    const PlanRow& r = rows[best];
+    std::string out = r.verdict == Verdict::fits ? "fastest that fits" : "fastest, but tight: none fits under the headroom line";
+    if (r.stepSeconds > 0)
+        out += ": " + detail::groupedNumber(std::round(r.tokensPerSecondPerGpu)) + " tokens/s per GPU, MFU " + percentText(r.mfu);
+    out += r.ckpt == Checkpointing::none ? "; no recomputation"
+           : r.recomputeOverhead > 0     ? "; " + std::string(toString(r.ckpt)) + " recomputation +" + percentText(r.recomputeOverhead)
+                                         : "; " + std::string(toString(r.ckpt)) + " recomputation";
+    out += ", bubble " + percentText(r.bubble);
+    if (r.tp > 1) out += ", TP " + formatNumber(r.tp) + (r.tpCrossesNode ? " across nodes" : " inside a node");
+    if (r.cp > 1) out += ", CP " + formatNumber(r.cp) + (r.cpCrossesNode ? " across nodes" : " inside a node");
+    if (r.ep > 1) out += ", EP " + formatNumber(r.ep);
+    out += ", ZeRO-" + formatNumber(r.zero);
+    // How far the next best is behind (rows of the same estimate, such as ZeRO-1 and ZeRO-2 of one layout, tie).
+    double next = INFINITY, ties = 0;
+    for (size_t i = 0; i < rows.size(); ++i) {
+        if (i == best || rows[i].verdict != r.verdict || !(rows[i].stepSeconds > 0)) continue;
+        if (rows[i].stepSeconds <= r.stepSeconds * (1 + 1e-9))
+            ++ties;
+        else
+            next = std::min(next, rows[i].stepSeconds);
+    }
+    if (ties > 0) out += "; " + formatNumber(ties) + (ties == 1 ? " other row ties" : " other rows tie");
+    if (r.stepSeconds > 0 && std::isfinite(next))
+        out += "; the next fastest listed is " + percentText(next / r.stepSeconds - 1) + " slower";
+    return out;
+}
+
+}  // namespace
+
+Recommendation finishPlanRows(std::vector<PlanRow>& rows, double maxRows) noexcept {
+    Recommendation out;
+    try {
+        markPareto(rows);
+        cutKeepingFastest(rows, static_cast<size_t>(std::clamp(maxRows, 1.0, 1e7)));
+        const size_t best = fastestRow(rows);
+        if (best < rows.size()) {
+            out.index = static_cast<double>(best);
+            out.reason = recommendationReason(rows, best);
+        }
+    } catch (...) {
+        out = Recommendation{};
+    }
+    return out;
+}
+
 PlanResult plan(const PlanRequest& r) noexcept {
     PlanResult out;
     try {
@@ -286,7 +359,7 @@ PlanResult plan(const PlanRequest& r) noexcept {
             markPareto(out.rows);
             const size_t front =
                 static_cast<size_t>(std::count_if(out.rows.begin(), out.rows.end(), [](const PlanRow& row) { return row.pareto; }));
-            if (out.rows.size() > front + maxRows) out.rows.resize(front + maxRows);
+            cutKeepingFastest(out.rows, front + maxRows);
             compactAt = std::max(compactAt, 2 * out.rows.size());
         };
         // Every ledger evaluated counts against the budget, the static-bound checks too.
@@ -364,6 +437,10 @@ PlanResult plan(const PlanRequest& r) noexcept {
                             row.bubble = (L.pp - 1) / (c.microbatches + L.pp - 1);
                             row.tpCrossesNode = tpCrosses;
                             row.cpCrossesNode = cpCrosses && L.cp > 1;
+                            const StepTime speed = estimateStepTime(c);
+                            row.stepSeconds = speed.stepSeconds;
+                            row.tokensPerSecondPerGpu = speed.tokensPerSecondPerGpu;
+                            row.mfu = speed.mfu;
                             out.rows.push_back(std::move(row));
                             ++out.fitting;
                             if (out.rows.size() >= compactAt) compact();
@@ -376,7 +453,7 @@ PlanResult plan(const PlanRequest& r) noexcept {
         // front and maxRows more, so that the caller who joins the slices, marks the front again and keeps maxRows
         // gets exactly the whole plan's rows.
         compact();
-        if (whole && out.rows.size() > maxRows) out.rows.resize(maxRows);
+        if (whole) out.recommended = finishPlanRows(out.rows, static_cast<double>(maxRows));
         out.dropped = out.fitting - static_cast<double>(out.rows.size());
     } catch (...) {
         out = PlanResult{};
@@ -424,21 +501,23 @@ std::vector<Change> singleChanges(const Config& c) {
                        {{"mb", formatNumber(c.mb / 2)}, {"microbatches", formatNumber(c.microbatches * 2)}},
                        2,
                        "smaller GEMMs (lower efficiency); the global batch is kept"});
+    // Halving DP doubles the micro-batches, so that the global batch is kept.
+    const std::string m2 = formatNumber(c.microbatches * 2);
     if (std::fmod(c.dp, 2) == 0 && std::fmod(c.heads, c.tp * 2) == 0)
-        out.push_back({"tp = " + formatNumber(c.tp * 2) + ", dp = " + formatNumber(c.dp / 2),
-                       {{"tp", formatNumber(c.tp * 2)}, {"dp", formatNumber(c.dp / 2)}},
+        out.push_back({"tp = " + formatNumber(c.tp * 2) + ", dp = " + formatNumber(c.dp / 2) + ", microbatches = " + m2,
+                       {{"tp", formatNumber(c.tp * 2)}, {"dp", formatNumber(c.dp / 2)}, {"microbatches", m2}},
                        c.tp * 2 > c.gpusPerNode ? 6 : 4,
                        c.tp * 2 > c.gpusPerNode ? "TP all-reduces across nodes (slow interconnect)"
                                                 : "more TP all-reduces per layer, smaller GEMMs"});
     if (std::fmod(c.dp, 2) == 0 && c.pp * 2 <= c.layers)
-        out.push_back({"pp = " + formatNumber(c.pp * 2) + ", dp = " + formatNumber(c.dp / 2),
-                       {{"pp", formatNumber(c.pp * 2)}, {"dp", formatNumber(c.dp / 2)}},
+        out.push_back({"pp = " + formatNumber(c.pp * 2) + ", dp = " + formatNumber(c.dp / 2) + ", microbatches = " + m2,
+                       {{"pp", formatNumber(c.pp * 2)}, {"dp", formatNumber(c.dp / 2)}, {"microbatches", m2}},
                        4,
-                       "pipeline bubble " + detail::percentText((c.pp * 2 - 1) / (c.microbatches + c.pp * 2 - 1)) + " (was " +
+                       "pipeline bubble " + detail::percentText((c.pp * 2 - 1) / (c.microbatches * 2 + c.pp * 2 - 1)) + " (was " +
                            detail::percentText((c.pp - 1) / (c.microbatches + c.pp - 1)) + ")"});
     if (std::fmod(c.dp, 2) == 0 && std::fmod(c.seq, c.cp * 2) == 0)
-        out.push_back({"cp = " + formatNumber(c.cp * 2) + ", dp = " + formatNumber(c.dp / 2),
-                       {{"cp", formatNumber(c.cp * 2)}, {"dp", formatNumber(c.dp / 2)}},
+        out.push_back({"cp = " + formatNumber(c.cp * 2) + ", dp = " + formatNumber(c.dp / 2) + ", microbatches = " + m2,
+                       {{"cp", formatNumber(c.cp * 2)}, {"dp", formatNumber(c.dp / 2)}, {"microbatches", m2}},
                        4,
                        "ring-attention K/V exchange between CP ranks (overlapped with compute)"});
     // Fine-tuning instead of training every weight (membudget's method): LoRA, then QLoRA.
@@ -484,6 +563,13 @@ Advice tryChange(const Config& c, const Result& before, const std::vector<const 
     a.totalBytes = after.totalBytes;
     a.savedBytes = before.totalBytes - after.totalBytes;
     a.verdict = after.verdict;
+    if (before.stepTime.estimated && after.stepTime.estimated) {
+        // At the same tokens per step (every change keeps the global batch; the ratio guards any that does not).
+        a.stepTimeChange =
+            after.stepTime.stepSeconds * (before.stepTime.tokensPerStep / after.stepTime.tokensPerStep) / before.stepTime.stepSeconds - 1;
+        a.cost = "estimated step time " + std::string(a.stepTimeChange >= 0 ? "+" : "−") + detail::percentText(std::abs(a.stepTimeChange)) +
+                 " (" + detail::groupedNumber(std::round(after.stepTime.tokensPerSecondPerGpu)) + " tokens/s per GPU); " + a.cost;
+    }
     return a;
 }
 
@@ -517,8 +603,13 @@ std::vector<Advice> advise(const Config& c) noexcept {
         auto fitRank = [&](size_t i) {
             return ranked[i].first.verdict == Verdict::fits ? 0 : ranked[i].first.verdict == Verdict::tight ? 1 : 2;
         };
+        // Fine-tuning instead of training every weight changes the task: after every change that keeps it.
+        auto taskRank = [&](size_t i) { return ranked[i].second >= 8 ? 1 : 0; };
         std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
             if (fitRank(a) != fitRank(b)) return fitRank(a) < fitRank(b);
+            if (taskRank(a) != taskRank(b)) return taskRank(a) < taskRank(b);
+            if (ranked[a].first.stepTimeChange != ranked[b].first.stepTimeChange)
+                return ranked[a].first.stepTimeChange < ranked[b].first.stepTimeChange;
             if (ranked[a].second != ranked[b].second) return ranked[a].second < ranked[b].second;
             if (ranked[a].first.savedBytes != ranked[b].first.savedBytes) return ranked[a].first.savedBytes > ranked[b].first.savedBytes;
             return a < b;

@@ -35,7 +35,7 @@ PlanColumn column(std::string_view key, std::string_view pageKey, bool setsField
 }  // namespace
 
 std::span<const PlanColumn> planColumns() {
-    static const std::array<PlanColumn, 21> columns{
+    static const std::array<PlanColumn, 24> columns{
         column<&PlanRow::tp>("tp", "tp", true),
         column<&PlanRow::pp>("pp", "pp", true),
         column<&PlanRow::dp>("dp", "dp", true),
@@ -57,6 +57,9 @@ std::span<const PlanColumn> planColumns() {
         column<&PlanRow::tpCrossesNode>("tp_crosses_node", "tpCrossesNode", false),
         column<&PlanRow::cpCrossesNode>("cp_crosses_node", "cpCrossesNode", false),
         column<&PlanRow::pareto>("pareto", "pareto", false),
+        column<&PlanRow::stepSeconds>("step_time_s", "stepTimeSeconds", false, true),
+        column<&PlanRow::tokensPerSecondPerGpu>("tokens_per_second_per_gpu", "tokensPerSecondPerGpu", false, true),
+        column<&PlanRow::mfu>("mfu", "mfu", false, true),
     };
     return columns;
 }

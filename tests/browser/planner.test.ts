@@ -54,19 +54,35 @@ describe('the planner on the page', () => {
     const cli = JSON.parse(runCli(cliArgs).stdout) as {
       fitting: number;
       evaluated: number;
-      rows: { peak_bytes: number; pareto: boolean }[];
+      recommended: { index: number; reason: string };
+      rows: { peak_bytes: number; pareto: boolean; tokens_per_second_per_gpu: number }[];
     };
     const status = await page.textContent('#plan-status');
     expect(status).toContain(`${cli.fitting.toLocaleString('en-US')} fit`);
     expect(status).toContain(`${cli.evaluated.toLocaleString('en-US')} evaluated`);
-    // Pareto rows only, by peak memory: the page's rows are the CLI's Pareto peaks in order.
+    // The recommended row first, with the CLI's reason; then the Pareto rows by peak memory, the CLI's in order.
+    const best = cli.rows[cli.recommended.index]!;
+    expect(await page.textContent('#plan-recommended')).toContain(cli.recommended.reason);
+    expect(await page.getAttribute('#plan-table tbody tr:first-child', 'class')).toContain('recommended');
     const shown = await page.$$eval('#plan-table tbody tr', (rows) => rows.map((r) => Number(r.getAttribute('data-peak-bytes'))));
+    expect(shown[0]).toBe(best.peak_bytes);
     const front = cli.rows
-      .filter((r) => r.pareto)
+      .filter((r, i) => r.pareto && i !== cli.recommended.index)
       .map((r) => r.peak_bytes)
       .sort((a, b) => a - b);
-    expect(shown).toEqual(front.slice(0, shown.length));
-    expect(shown.length).toBe(Math.min(front.length, 200));
+    expect(shown.slice(1)).toEqual(front.slice(0, shown.length - 1));
+    expect(shown.length).toBe(Math.min(front.length + 1, 200));
+    const tokensColumn = async () =>
+      page.$$eval('#plan-table tbody tr', (rows) =>
+        rows.map((r) => Number(r.querySelector('td:nth-last-child(4)')?.textContent?.replace(/,/g, ''))),
+      );
+    expect((await tokensColumn())[0]).toBe(Math.round(best.tokens_per_second_per_gpu));
+    // Sorted by tokens/s per GPU: the recommended row, then the others fastest first.
+    await page.selectOption('#plan-sort', 'speed');
+    const bySpeed = await tokensColumn();
+    expect(bySpeed.slice(1)).toEqual([...bySpeed.slice(1)].sort((a, b) => b - a));
+    expect(bySpeed.every((t) => t <= bySpeed[0]!)).toBe(true);
+    await page.selectOption('#plan-sort', 'peak');
 
     // Sorting and filtering act on the same rows.
     await page.uncheck('#plan-pareto');

@@ -204,9 +204,10 @@ TEST_CASE("a 405B plan on 16,384 GPUs completes and stays within its layouts", "
             const PlanResult slice = membudget::plan(request);
             joined.insert(joined.end(), slice.rows.begin(), slice.rows.end());
         }
-        markPareto(joined);
-        if (static_cast<double>(joined.size()) > maxRows) joined.resize(static_cast<size_t>(maxRows));
+        const Recommendation recommended = finishPlanRows(joined, maxRows);
         REQUIRE(joined.size() == capped.rows.size());
+        CHECK(recommended.index == capped.recommended.index);
+        CHECK(recommended.reason == capped.recommended.reason);
         for (size_t i = 0; i < joined.size(); ++i) {
             CHECK(joined[i].peakBytes == capped.rows[i].peakBytes);
             CHECK(joined[i].pareto == capped.rows[i].pareto);
@@ -318,7 +319,15 @@ TEST_CASE("a search keeps only its best rows while it runs, and they are the row
         CHECK(bounded.evaluated == full.evaluated);
         CHECK(bounded.dropped == full.fitting - maxRows);
         REQUIRE(bounded.rows.size() == static_cast<size_t>(maxRows));
-        for (size_t i = 0; i < bounded.rows.size(); ++i) {
+        // The cut keeps the fastest row: in the last place when the whole plan lists it beyond the cut.
+        REQUIRE(full.recommended.index >= 0);
+        const auto fastest = static_cast<size_t>(full.recommended.index);
+        const size_t last = bounded.rows.size() - 1;
+        const PlanRow& expectedLast = fastest > last ? full.rows[fastest] : full.rows[last];
+        CHECK(bounded.rows[last].stepSeconds == expectedLast.stepSeconds);
+        CHECK(bounded.rows[last].peakBytes == expectedLast.peakBytes);
+        CHECK(bounded.rows[static_cast<size_t>(bounded.recommended.index)].stepSeconds == full.rows[fastest].stepSeconds);
+        for (size_t i = 0; i < last; ++i) {
             CHECK(bounded.rows[i].peakBytes == full.rows[i].peakBytes);
             CHECK(bounded.rows[i].pareto == full.rows[i].pareto);
             CHECK(std::tie(bounded.rows[i].tp, bounded.rows[i].pp, bounded.rows[i].cp, bounded.rows[i].zero, bounded.rows[i].mb,

@@ -39,6 +39,9 @@ interface CliRow {
   tp_crosses_node: boolean;
   cp_crosses_node: boolean;
   pareto: boolean;
+  step_time_s: number;
+  tokens_per_second_per_gpu: number;
+  mfu: number;
 }
 
 describe('the planner in the wasm build', () => {
@@ -85,6 +88,9 @@ describe('the planner in the wasm build', () => {
         tpCrossesNode: c.tp_crosses_node,
         cpCrossesNode: c.cp_crosses_node,
         pareto: c.pareto,
+        stepTimeSeconds: c.step_time_s,
+        tokensPerSecondPerGpu: c.tokens_per_second_per_gpu,
+        mfu: c.mfu,
       });
       // The configuration a row stands for is the one its CLI query links to.
       if (i < 50) expect(engine.planRowConfig(config, r)).toEqual(engine.decodeQuery(c.query).config);
@@ -93,6 +99,13 @@ describe('the planner in the wasm build', () => {
     const progress: number[] = [];
     const sliced = await runPlan(engine, engine.planRequest(config, 64, 256), (p) => progress.push(p.layoutsDone / p.layouts));
     expect(sliced.rows).toEqual(whole.rows);
+    // The recommended row: the CLI's, and the fastest of those that fit.
+    const cliRecommended = (
+      JSON.parse(runCli(['plan', '--json', '--url', QUERY]).stdout) as { recommended: { index: number; reason: string } }
+    ).recommended;
+    expect(sliced.recommended).toEqual(cliRecommended);
+    const fitting = sliced.rows.filter((r) => r.verdict === 'fits');
+    expect(sliced.rows[sliced.recommended.index].stepTimeSeconds).toBe(Math.min(...fitting.map((r) => r.stepTimeSeconds)));
     expect(sliced.evaluated).toBe(whole.evaluated);
     expect(progress.at(-1)).toBe(1);
     expect(progress).toEqual([...progress].sort((a, b) => a - b));
@@ -140,6 +153,7 @@ describe('the planner in the wasm build', () => {
       saved_bytes: number;
       verdict: string;
       cost: string;
+      step_time_change: number;
     }[];
     const advice = engine.advise(engine.decodeQuery(query).config);
     expect(advice).toEqual(
@@ -150,8 +164,11 @@ describe('the planner in the wasm build', () => {
         savedBytes: a.saved_bytes,
         verdict: a.verdict,
         cost: a.cost,
+        stepTimeChange: a.step_time_change,
       })),
     );
     expect(advice[0].verdict).toBe('fits');
+    // Each change says what it costs in estimated step time.
+    for (const a of advice) expect(a.cost).toMatch(/^estimated step time [+−]\d/);
   });
 });

@@ -107,10 +107,21 @@ export interface PlanRow {
   tpCrossesNode: boolean;
   cpCrossesNode: boolean;
   pareto: boolean;
+  /** The step-time estimate of the row (0 where the GPU has no speed figures). */
+  stepTimeSeconds: number;
+  tokensPerSecondPerGpu: number;
+  mfu: number;
 }
 
-export interface Plan extends Omit<RawPlan, 'rows'> {
+/** The row to run: the fastest that fits (index into rows; -1 when there are none) and why. */
+export interface Recommendation {
+  index: number;
+  reason: string;
+}
+
+export interface Plan extends Omit<RawPlan, 'rows' | 'recommendedIndex' | 'recommendedReason'> {
   rows: PlanRow[];
+  recommended: Recommendation;
 }
 
 // A plan row crosses as one number per column of the module's planRowColumns() (engine/src/plan_row.cpp).
@@ -394,15 +405,22 @@ export class Engine {
       ),
     );
     if (raw.errors.length > 0) throw new MembudgetError(raw.errors);
-    return { ...raw, rows: decodeRows(raw.rows, this.planRowColumns) };
+    const { recommendedIndex, recommendedReason, ...rest } = raw;
+    return {
+      ...rest,
+      rows: decodeRows(raw.rows, this.planRowColumns),
+      recommended: { index: recommendedIndex, reason: recommendedReason },
+    };
   }
 
-  markPareto(rows: readonly PlanRow[]): PlanRow[] {
+  /** Joins slices of a plan: the Pareto front marked, cut to maxRows keeping the fastest row, the recommended row named. */
+  finishPlan(rows: readonly PlanRow[], maxRows: number): { rows: PlanRow[]; recommended: Recommendation } {
     const planner = this.#planner();
-    return decodeRows(
-      this.#call(() => planner.markPareto(encodeRows(rows, this.planRowColumns))),
-      this.planRowColumns,
-    );
+    const raw = this.#call(() => planner.finishPlan(encodeRows(rows, this.planRowColumns), maxRows));
+    return {
+      rows: decodeRows(raw.rows, this.planRowColumns),
+      recommended: { index: raw.recommendedIndex, reason: raw.recommendedReason },
+    };
   }
 
   /** The configuration a plan row stands for: the base with the row's parallel fields (the CLI's row query). */
@@ -411,7 +429,7 @@ export class Engine {
     return this.#call(() => planner.planRowConfig(this.#complete(base), encodeRows([row], this.planRowColumns)));
   }
 
-  // plan(), markPareto(), advise() and the importers live in the planner's module (loadPlannerEngine), loaded
+  // plan(), finishPlan(), advise() and the importers live in the planner's module (loadPlannerEngine), loaded
   // only when one of them is used.
   #planner(): PlannerModule {
     if (!('plan' in this.#module))

@@ -39,6 +39,13 @@ export function formatPercentTenth(fraction: number): string {
   return `${(Math.round(fraction * 1000) / 10).toFixed(1)}%`;
 }
 
+/** A duration: milliseconds under a second, else seconds, three significant digits (0.812 s, 45.3 ms, 12.4 s). */
+export function formatSeconds(seconds: number): string {
+  if (!Number.isFinite(seconds)) return '—';
+  if (seconds < 1) return `${(seconds * 1000).toPrecision(3)} ms`;
+  return `${seconds.toPrecision(3)} s`;
+}
+
 export function formatPercent(fraction: number): string {
   if (!Number.isFinite(fraction)) return '—';
   return `${upTo2.format(fraction * 100)}%`;

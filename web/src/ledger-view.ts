@@ -8,6 +8,8 @@ import {
   formatBytes,
   formatCount,
   formatPercent,
+  formatPercentTenth,
+  formatSeconds,
   formatWithUnit,
   methodText,
   RESERVED_NOTE,
@@ -64,6 +66,10 @@ export class LedgerView {
   readonly answer: HTMLElement;
   readonly #verdict = el('div', { id: 'verdict', class: 'verdict', role: 'status', 'aria-live': 'polite', tabindex: -1 });
   readonly #summary = el('p', { id: 'summary', class: 'summary' });
+  /** The step-time estimate in one line (training), and its parts in a table below the ledger. */
+  readonly #speed = el('p', { id: 'step-time', class: 'step-time' });
+  readonly #speedParts = el('details', { id: 'step-time-parts', class: 'step-time-parts' });
+  #speedKey = '';
   readonly #bar = el('figure', { id: 'bar', class: 'bar' });
   readonly #table = el('table', { id: 'ledger', class: 'ledger' });
   readonly #warnings = el('ul', { id: 'warnings', class: 'warnings' });
@@ -83,8 +89,15 @@ export class LedgerView {
   #warningsKey = '';
 
   constructor() {
-    this.answer = el('section', { id: 'answer', class: 'answer', 'aria-label': 'Verdict' }, this.#verdict, this.#summary, this.#bar);
-    this.element = el('section', { id: 'result', 'aria-label': 'Memory ledger' }, this.#table, this.#warnings);
+    this.answer = el(
+      'section',
+      { id: 'answer', class: 'answer', 'aria-label': 'Verdict' },
+      this.#verdict,
+      this.#summary,
+      this.#speed,
+      this.#bar,
+    );
+    this.element = el('section', { id: 'result', 'aria-label': 'Memory ledger' }, this.#table, this.#warnings, this.#speedParts);
   }
 
   /** What the verdict is for: model · framework · layout = GPUs · GPU · mode. */
@@ -106,6 +119,7 @@ export class LedgerView {
     this.#updateVerdict(ledger, unit);
     this.#updateBar(ledger, unit);
     this.#updateTable(ledger, config, unit);
+    this.#updateSpeed(ledger);
     const warningsKey = ledger.warnings.map((w) => `${w.field}\u0000${w.message}`).join('\u0001');
     if (warningsKey !== this.#warningsKey) {
       replaceChildren(this.#warnings, ...ledger.warnings.map((w) => el('li', { 'data-field': w.field }, w.message)));
@@ -128,8 +142,50 @@ export class LedgerView {
     replaceChildren(this.#bar);
     replaceChildren(this.#table);
     replaceChildren(this.#warnings);
+    this.#updateSpeed(undefined);
     this.#layoutKey = '';
     this.#warningsKey = '';
+  }
+
+  /** The estimate's line and its parts; hidden where there is none (inference, no GPU speed). */
+  #updateSpeed(ledger: Ledger | undefined): void {
+    const st = ledger?.stepTime ?? null;
+    this.#speed.hidden = st === null;
+    this.#speedParts.hidden = st === null;
+    if (st === null) return;
+    const key = JSON.stringify(st.parts.map((p) => p.seconds)) + st.stepSeconds;
+    if (key === this.#speedKey) return;
+    this.#speedKey = key;
+    setText(
+      this.#speed,
+      `Estimated step ${formatSeconds(st.stepSeconds)} · ${formatCount(Math.round(st.tokensPerSecondPerGpu))} tokens/s per GPU · MFU ${formatPercentTenth(st.mfu)} (an estimate, not a measurement)`,
+    );
+    replaceChildren(
+      this.#speedParts,
+      el('summary', {}, 'Step time (estimate): what the step waits for'),
+      el(
+        'table',
+        { class: 'step-parts' },
+        el('thead', {}, el('tr', {}, ...['Part', 'How it is computed', 'Seconds', 'Share'].map((h) => el('th', { scope: 'col' }, h)))),
+        el(
+          'tbody',
+          {},
+          ...st.parts
+            .filter((p) => p.seconds > 0)
+            .map((p) =>
+              el(
+                'tr',
+                { 'data-part': p.id },
+                el('th', { scope: 'row' }, p.label),
+                el('td', { class: 'formula' }, p.formula),
+                el('td', { class: 'value' }, formatSeconds(p.seconds)),
+                el('td', { class: 'value' }, formatPercentTenth(p.seconds / st.stepSeconds)),
+              ),
+            ),
+        ),
+      ),
+      el('p', { class: 'note' }, st.assumptions),
+    );
   }
 
   #build(ledger: Ledger): void {

@@ -1,6 +1,6 @@
 // One plan, slice by slice: shared by the worker and by the single-file page (which has no worker file to
 // load and runs the same slices on the main thread, yielding between them).
-import type { Config, ConfigImport, Decoded, Engine, ImportFormat, MeasuredFileRead, Plan, PlanRequest, PlanRow, Problem } from './engine';
+import type { Config, ConfigImport, Decoded, Engine, ImportFormat, MeasuredFileRead, Plan, PlanRequest, Problem } from './engine';
 
 /** Layouts per slice: a progress step, and how long the page or the worker is busy between messages. */
 const SLICE_LAYOUTS = 4;
@@ -53,10 +53,9 @@ export async function runPlan(
     done = end;
     onProgress({ layoutsDone: done, layouts, fitting: total.fitting, evaluated: total.evaluated });
   }
-  // The slices kept their fronts and maxRows more each: marked again and cut to maxRows, these are the whole
-  // plan's rows, as the CLI's.
-  const rows: PlanRow[] = engine.markPareto(total.rows);
-  const kept = rows.slice(0, request.maxRows);
+  // The slices kept their fronts, their fastest rows and maxRows more each: marked again and cut to maxRows (the
+  // fastest kept), these are the whole plan's rows, as the CLI's.
+  const { rows: kept, recommended } = engine.finishPlan(total.rows, request.maxRows);
   // Whatever no slice returned, or the cut leaves out, is dropped: fitting rows not listed.
-  return { ...total, rows: kept, dropped: total.fitting - kept.length };
+  return { ...total, rows: kept, dropped: total.fitting - kept.length, recommended };
 }

@@ -13,10 +13,12 @@ declare const __MEMBUDGET_WORKER__: boolean;
 /** Rows drawn at once; the rest are a sort or a filter away. */
 const SHOWN_ROWS = 200;
 
-type SortKey = 'peak' | 'headroom' | 'bubble' | 'recompute' | 'tp';
+type SortKey = 'peak' | 'speed' | 'mfu' | 'headroom' | 'bubble' | 'recompute' | 'tp';
 
 const SORTS: Record<SortKey, (a: PlanRow, b: PlanRow) => number> = {
   peak: (a, b) => a.peakBytes - b.peakBytes,
+  speed: (a, b) => b.tokensPerSecondPerGpu - a.tokensPerSecondPerGpu || a.peakBytes - b.peakBytes,
+  mfu: (a, b) => b.mfu - a.mfu || a.peakBytes - b.peakBytes,
   headroom: (a, b) => b.headroomBytes - a.headroomBytes,
   bubble: (a, b) => a.bubble - b.bubble || a.peakBytes - b.peakBytes,
   recompute: (a, b) => a.recomputeOverhead - b.recomputeOverhead || a.peakBytes - b.peakBytes,
@@ -39,7 +41,10 @@ const COLUMN_HELP: Record<string, string> = {
   headroom: 'memory left under the headroom line',
   recompute: 'extra compute for recomputation (share of a step)',
   bubble: 'pipeline bubble: (PP − 1) / (m + PP − 1) of the step idle',
-  notes: 'Pareto: no other row is better on every measure',
+  'tokens/s/GPU': 'estimated training throughput per GPU (the step-time estimate, docs/planner.md): not a measurement',
+  MFU: 'estimated model FLOPs utilisation: (6·N + 12·L·a·d·s) FLOPs per token × tokens/s ÷ the dense BF16 peak',
+  'vs best': 'estimated step time against the recommended row’s',
+  notes: 'recommended: the fastest that fits; Pareto: no other row is better on every measure',
 };
 
 export class PlannerView {
@@ -59,6 +64,8 @@ export class PlannerView {
     'select',
     { id: 'plan-sort', 'aria-label': 'Sort by' },
     el('option', { value: 'peak' }, 'peak memory'),
+    el('option', { value: 'speed' }, 'tokens/s per GPU'),
+    el('option', { value: 'mfu' }, 'MFU'),
     el('option', { value: 'headroom' }, 'headroom'),
     el('option', { value: 'bubble' }, 'pipeline bubble'),
     el('option', { value: 'recompute' }, 'recomputation'),
@@ -263,14 +270,14 @@ export class PlannerView {
       request = this.#request;
     if (!plan || !request) return;
     const ckpt = this.#ckptFilter.value;
+    // The recommended row (the fastest that fits) comes first whatever the sort, on or off the Pareto front; the
+    // checkpointing and same-node filters apply to it as to the others (the line above the table names it).
+    const best = plan.rows[plan.recommended.index];
+    const matches = (r: PlanRow) => (!ckpt || r.ckpt === ckpt) && (!this.#sameNode.checked || !(r.tpCrossesNode || r.cpCrossesNode));
     const rows = plan.rows
-      .filter(
-        (r) =>
-          (!this.#paretoOnly.checked || r.pareto) &&
-          (!ckpt || r.ckpt === ckpt) &&
-          (!this.#sameNode.checked || !(r.tpCrossesNode || r.cpCrossesNode)),
-      )
+      .filter((r) => r !== best && (!this.#paretoOnly.checked || r.pareto) && matches(r))
       .sort(SORTS[(this.#sort.value as SortKey) in SORTS ? (this.#sort.value as SortKey) : 'peak']);
+    if (best && matches(best)) rows.unshift(best);
     if (rows.length === 0) {
       replaceChildren(
         this.#table,
@@ -304,8 +311,11 @@ export class PlannerView {
         `headroom ${unit}`,
         'recompute',
         'bubble',
+        'tokens/s/GPU',
+        'MFU',
+        'vs best',
         'notes',
-      ].map((h) => el('th', { scope: 'col', title: COLUMN_HELP[h.split(' ')[0]!] ?? '' }, h)),
+      ].map((h) => el('th', { scope: 'col', title: COLUMN_HELP[h] ?? COLUMN_HELP[h.split(' ')[0]!] ?? '' }, h)),
     );
     // Rows that differ only in what the table does not show (how uneven stages split) collapse into one.
     const seen = new Set<string>();
@@ -317,6 +327,7 @@ export class PlannerView {
     });
     const body = distinct.slice(0, SHOWN_ROWS).map((r) => {
       const notes = [
+        r === best ? 'recommended' : '',
         r.pareto ? 'Pareto' : '',
         r.tpCrossesNode ? 'TP crosses nodes' : '',
         r.cpCrossesNode ? 'CP crosses nodes' : '',
@@ -328,7 +339,7 @@ export class PlannerView {
       const tr = el(
         'tr',
         {
-          class: r.pareto ? 'pareto' : '',
+          class: [r === best ? 'recommended' : '', r.pareto ? 'pareto' : ''].filter(Boolean).join(' '),
           tabindex: 0,
           'data-peak-bytes': String(r.peakBytes),
           title: 'Load this configuration into the checklist',
@@ -342,6 +353,17 @@ export class PlannerView {
         el('td', { class: 'value' }, formatBytes(r.headroomBytes, this.#unit)),
         el('td', { class: 'value' }, formatPercentTenth(r.recomputeOverhead)),
         el('td', { class: 'value' }, formatPercentTenth(r.bubble)),
+        el('td', { class: 'value' }, r.stepTimeSeconds > 0 ? formatCount(Math.round(r.tokensPerSecondPerGpu)) : '–'),
+        el('td', { class: 'value' }, r.stepTimeSeconds > 0 ? formatPercentTenth(r.mfu) : '–'),
+        el(
+          'td',
+          { class: 'value' },
+          !best || !(r.stepTimeSeconds > 0 && best.stepTimeSeconds > 0)
+            ? '–'
+            : r === best
+              ? 'best'
+              : `+${formatPercentTenth(r.stepTimeSeconds / best.stepTimeSeconds - 1)}`,
+        ),
         el('td', { class: 'note' }, notes),
       );
       // The row's configuration comes from the planner's module (loaded for the plan, so at once).
@@ -357,6 +379,15 @@ export class PlannerView {
     });
     replaceChildren(
       this.#table,
+      best
+        ? el(
+            'p',
+            { id: 'plan-recommended', class: 'plan-recommended' },
+            el('strong', {}, 'Recommended (estimated): '),
+            plan.recommended.reason,
+            '. The first row; click it to load it.',
+          )
+        : null,
       el('table', { class: 'plan-rows' }, el('thead', {}, head), el('tbody', {}, ...body)),
       distinct.length > SHOWN_ROWS
         ? el(

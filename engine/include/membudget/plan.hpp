@@ -48,6 +48,8 @@ struct PlanRow {
     double bubble = 0;                // (PP − 1) / (m + PP − 1)
     bool tpCrossesNode = false, cpCrossesNode = false;
     bool pareto = false;
+    // The step-time estimate of the row's configuration (membudget/steptime.hpp): computed for rows that fit.
+    double stepSeconds = 0, tokensPerSecondPerGpu = 0, mfu = 0;
 };
 
 // A plan row's columns, declared once (engine/src/plan_row.cpp): the CLI's JSON keys and order, the planner
@@ -69,12 +71,20 @@ std::span<const PlanColumn> planColumns();
 // The configuration a plan row stands for: the base with the row's parallel fields (those that setsField).
 Config planRowConfig(const Config& base, const PlanRow& row);
 
+// The row to run: the fastest (least estimated step time) of those that fit under the headroom line, or of the
+// tight ones when none does; index -1 when there are no rows.
+struct Recommendation {
+    double index = -1;
+    std::string reason;  // one line: why this one, e.g. "fastest: no recomputation, bubble 3%, TP 8 inside a node"
+};
+
 struct PlanResult {
-    std::vector<PlanRow> rows;  // Pareto rows first, then by peak memory
-    double layouts = 0;         // (TP, CP, PP, EP) combinations that divide the GPUs
-    double candidates = 0;      // every combination of the knobs over those layouts
-    double evaluated = 0;       // ledgers computed
-    double pruned = 0;          // combinations skipped because a smaller micro-batch already did not fit
+    std::vector<PlanRow> rows;  // Pareto rows first, then by peak memory; the recommended row is always kept
+    Recommendation recommended;
+    double layouts = 0;     // (TP, CP, PP, EP) combinations that divide the GPUs
+    double candidates = 0;  // every combination of the knobs over those layouts
+    double evaluated = 0;   // ledgers computed
+    double pruned = 0;      // combinations skipped because a smaller micro-batch already did not fit
     double fitting = 0;
     double dropped = 0;  // fitting rows beyond maxRows
     std::vector<Problem> errors;
@@ -85,6 +95,11 @@ PlanResult plan(const PlanRequest& request) noexcept;
 // Marks the Pareto set over (recomputation overhead, pipeline bubble, TP × CP, ZeRO-3, crossing nodes, peak
 // memory), all minimised, and orders the rows: Pareto first, then by peak memory.
 void markPareto(std::vector<PlanRow>& rows) noexcept;
+
+// Marks the Pareto set, cuts the rows to maxRows keeping the fastest fitting row (in the last place kept when the
+// cut would drop it) and names the recommended row: what plan() does with its rows, and what a caller that joins
+// slices of a plan does with theirs.
+Recommendation finishPlanRows(std::vector<PlanRow>& rows, double maxRows) noexcept;
 
 // The step compute a checkpointing mode adds: full recomputes every layer's forward (one forward on top of
 // forward + backward ≈ 3 forwards: 1/3, the chapter's "33% extra"); selective recomputes the attention core,
@@ -99,10 +114,14 @@ struct Advice {
     double totalBytes = 0;
     std::optional<Verdict> verdict;  // none: the change gives an invalid configuration (never returned)
     std::string cost;
+    // The estimated step time after the change over the one before, less 1 (+0.12: 12% slower); 0 when either
+    // configuration has no estimate.
+    double stepTimeChange = 0;
 };
 
 // The smallest changes (one knob, or two when no single one fits) that bring the configuration under its
-// headroom line, best first: those that fit, then by how much they cost.
+// headroom line, best first: those that fit, then the ones that keep the task (fine-tuning instead of training
+// comes last), then by the estimated step time they cost.
 std::vector<Advice> advise(const Config& config) noexcept;
 
 }  // namespace membudget

@@ -35,6 +35,10 @@ struct GpuPreset {
     // CUDA compute capability (9.0 for Hopper); 0 for a GPU that is not NVIDIA's. It sizes the cuBLAS and
     // Transformer Engine workspaces, which PyTorch and TE choose by architecture.
     double computeCapability = 0;
+    // Speed (the step-time estimate, docs/planner.md): dense peaks, the fraction of the BF16 peak a large GEMM
+    // reaches, memory bandwidth, and per-GPU, per-direction link bandwidths inside a node and between nodes.
+    double peakTflops = 0, fp8Tflops = 0, matmulEfficiency = 0, hbmTbps = 0, nvlinkGbps = 0, networkGbps = 0;
+    std::string_view speedSource = "";
 };
 
 std::span<const ModelPreset> modelPresets();

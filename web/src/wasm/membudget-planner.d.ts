@@ -50,8 +50,11 @@ export interface PlannerModule extends MembudgetModule {
     maxRows: number,
     maxEvaluations: number,
   ): RawPlan;
-  /** Marks the Pareto front over joined slices (flat rows, as RawPlan.rows) and puts it first. */
-  markPareto(rows: Float64Array): Float64Array;
+  /**
+   * Joins a plan's slices (flat rows, as RawPlan.rows): the Pareto front marked and first, cut to maxRows with the
+   * fastest row kept, and the recommended row's index (-1: none) and why.
+   */
+  finishPlan(rows: Float64Array, maxRows: number): { rows: Float64Array; recommendedIndex: number; recommendedReason: string };
   /** The columns of a plan row, in the order of RawPlan.rows. */
   planRowColumns(): PlanRowColumn[];
   /** The configuration one plan row (its numbers, as RawPlan.rows) stands for: the base with its parallel fields. */

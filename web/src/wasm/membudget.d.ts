@@ -97,6 +97,12 @@ export interface Config {
   activation_offload: boolean;
   compile: boolean;
   gpus_per_node: number;
+  peak_tflops: number;
+  fp8_tflops: number;
+  matmul_efficiency: number;
+  hbm_tbps: number;
+  nvlink_gbps: number;
+  network_gbps: number;
   offload: Offload;
   zero_init: boolean;
   mode: Mode;
@@ -213,6 +219,8 @@ export interface Result {
   activeParameterCount: number;
   /** Host memory per node, line by line (offload); sums to cpuBytesPerNode. */
   cpuLines: Line[];
+  /** Training: the step-time estimate (engine/include/membudget/steptime.hpp); null in inference or without a GPU speed. */
+  stepTime: StepTime | null;
 }
 
 export interface ParsedConfig {
@@ -303,6 +311,27 @@ export interface PlanRowColumn {
   choices: string[];
 }
 
+/** One part of the estimated step, in seconds on the slowest pipeline stage. */
+export interface StepTimePart {
+  id: string;
+  label: string;
+  formula: string;
+  seconds: number;
+}
+
+/** The step-time estimate of a training configuration (docs/planner.md, "Step time"). */
+export interface StepTime {
+  stepSeconds: number;
+  tokensPerSecondPerGpu: number;
+  /** (6·N + 12·L·a·d·s) FLOPs per token × tokens/s per GPU ÷ the dense BF16 peak. */
+  mfu: number;
+  bubbleFraction: number;
+  modelFlopsPerToken: number;
+  tokensPerStep: number;
+  parts: StepTimePart[];
+  assumptions: string;
+}
+
 /**
  * One slice of a plan as the module returns it: each fitting row is one number per planRowColumns() column,
  * in their order (web/src/engine.ts decodes them).
@@ -315,6 +344,9 @@ export interface RawPlan {
   pruned: number;
   fitting: number;
   dropped: number;
+  /** A whole plan's fastest fitting row (-1 for a slice, or when none fits) and why. */
+  recommendedIndex: number;
+  recommendedReason: string;
   errors: Problem[];
 }
 
@@ -340,6 +372,8 @@ export interface Advice {
   totalBytes: number;
   verdict: Verdict;
   cost: string;
+  /** Estimated step time after ÷ before − 1 (0.12: 12% slower); 0 when either has no estimate. */
+  stepTimeChange: number;
 }
 
 export interface MembudgetModule {

@@ -1,0 +1,339 @@
+// The step-time estimate (docs/planner.md, "Step time"). Per micro-batch on each pipeline stage: the GEMMs at the
+// GPU's achievable matmul rate, the attention core at FlashAttention's, the memory-bound operations at HBM
+// bandwidth, and the tensor-, context- and expert-parallel communication at the link bandwidth of the group;
+// the 1F1B schedule then runs m micro-batches plus (PP − 1)/v slots of bubble on the slowest stage, and the
+// data-parallel communication and the optimizer step follow, less what the framework overlaps with backward.
+#include "membudget/steptime.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "detail/architecture.hpp"
+#include "detail/methods.hpp"
+#include "detail/training.hpp"
+#include "membudget/presets.hpp"
+
+namespace membudget {
+
+namespace {
+
+// The constants of the model, each stated once with its source (docs/planner.md repeats them).
+//
+// FlashAttention's share of the BF16 peak, forward and backward together. Ampere/Ada: FlashAttention-2 "reaching
+// 50-73% of the theoretical maximum FLOPs/s on A100" (Dao 2023, abstract): the low end, as the backward pass is
+// the slower one. Hopper and later: "FlashAttention-2 achieves only 35% utilization on the H100 GPU" (Shah et al.
+// 2024, FlashAttention-3, §1), the kernel PyTorch's SDPA runs; AMD's CK FlashAttention is taken the same.
+double attentionEfficiency(const Config& c) {
+    const GpuPreset* gpu = findGpuPreset(c.gpu);
+    const double cc = gpu != nullptr ? gpu->computeCapability : 9.0;
+    return cc > 0 && cc < 9.0 ? 0.50 : 0.35;
+}
+
+// Bytes the pointwise operations of one layer move through HBM per token, forward and backward, per element of
+// each width (h: hidden; qk: the Q and K widths RoPE rotates; f: the FFN width on this rank). Eager PyTorch
+// (torchtitan's and torchtune's Llama without torch.compile) runs each op as its own kernel:
+//   RMSNorm: x.float(), pow(2), mean, rsqrt, mul, type_as, * weight: about 36 B per element forward and twice that
+//     in backward, 108 B, twice per layer;
+//   RoPE on the complex view: float(), complex mul, view_as_real, type_as: about 20 B forward, 40 B with backward;
+//   SwiGLU: silu(w1·x) * (w3·x): 10 B forward, 30 B with backward (GeLU the same);
+//   two residual adds: 6 B forward, 12 B with backward each.
+// Fused kernels (torch.compile's inductor, Megatron-LM's fused norm, RoPE and bias-SwiGLU/GeLU, Transformer
+// Engine) read each input and write each output once per pass: norm 10 B, RoPE 8 B, activation 16 B, residual 6 B.
+struct PointwiseBytes {
+    double perHidden, perRotated, perFfn;
+};
+PointwiseBytes pointwiseBytes(const Config& c) {
+    const bool fused = c.compile || c.framework == Framework::megatron;
+    if (fused) return {2 * 10 + 2 * 6, 8, 16};
+    return {2 * 108 + 2 * 12, 40, 30};
+}
+
+// The share of a link's bandwidth NCCL's large collectives reach (bus bandwidth over link bandwidth): about 80%
+// in nccl-tests on NVLink and InfiniBand (NVIDIA, nccl-tests doc/PERFORMANCE.md: busbw near the hardware peak
+// less protocol overhead).
+constexpr double kLinkEfficiency = 0.8;
+
+// Bytes the loss moves per logit (BF16 logits written, their FP32 upcast written and read by the softmax, the
+// gradient written back in BF16): 2 + 4 + 4 + 2.
+constexpr double kLossBytesPerLogit = 12;
+
+// Bytes an Adam-family step moves per parameter of the shard: it reads the BF16 parameter, the gradient and the
+// FP32 master, m and v, and writes all but the gradient back (Megatron-LM's and PyTorch's fused Adam).
+double optimizerBytesPerParam(const Config& c) {
+    if (c.optimizer == Optimizer::sgd) return 2 + 4 + 4 + 2 + 4;  // no moments
+    if (c.optimizer == Optimizer::adamw8bit) return 2 + 4 + 4 + 2 + 2 + 2 + 4;
+    return 2 + 4 + 4 + 4 + 4 + 2 + 4 + 4 + 4;
+}
+
+// ZeRO-Offload: a PCIe Gen4 x16 link carries about 25 GB/s per direction in practice (32 GB/s nominal, Bekman,
+// network/README.md); a two-socket host's memory bandwidth (about 200 GB/s per socket of 8 DDR5 channels) shared by
+// 8 GPUs gives CPU Adam about 50 GB/s per GPU.
+constexpr double kPcieBytesPerSecond = 25e9;
+constexpr double kHostBytesPerSecondPerGpu = 50e9;
+
+struct Bandwidths {
+    double intraNode, interNode;  // bytes per second, per GPU and direction, at NCCL's efficiency
+    double of(double groupSpanGpus, double gpusPerNode) const { return groupSpanGpus <= gpusPerNode ? intraNode : interNode; }
+};
+
+// A ring collective's bytes on the wire per GPU: all-reduce 2(n − 1)/n of the buffer, all-gather and
+// reduce-scatter (n − 1)/n of the whole buffer.
+double ringAllReduce(double bytes, double n) { return n > 1 ? 2 * (n - 1) / n * bytes : 0; }
+double ringGather(double bytes, double n) { return n > 1 ? (n - 1) / n * bytes : 0; }
+
+// Recomputed forward work of one stage, as a fraction of each forward part. full: every checkpointed layer runs
+// its forward again; selective: the attention core only (Korthikanti et al. 2022 §5); op (torchtitan's op-level
+// SAC): every other matmul and the pointwise operations between them (torchtitan _save_list keeps the rest).
+struct Recompute {
+    double matmul = 0, attention = 0, memory = 0;
+};
+
+}  // namespace
+
+StepTime estimateStepTime(const Config& c) noexcept {
+    StepTime out;
+    if (c.mode != Mode::training || !(c.peakTflops > 0) || !(c.hbmTbps > 0) || !(c.nvlinkGbps > 0) || !(c.networkGbps > 0) ||
+        !(c.matmulEfficiency > 0))
+        return out;
+    const detail::MembudgetTraining t = detail::membudgetTraining(c);
+    const detail::Dims& x = t.x;
+    const double bf16Rate = c.peakTflops * 1e12 * c.matmulEfficiency;
+    // FP8 runs the transformer blocks' linear layers at the FP8 rate (the output layer stays BF16 in TE's and torchao's
+    // recipes); FP32 runs on TF32 tensor cores at half the BF16 rate.
+    const double linearRate = c.precision == Precision::fp8 && c.fp8Tflops > 0 ? c.fp8Tflops * 1e12 * c.matmulEfficiency
+                              : c.precision == Precision::fp32                 ? bf16Rate / 2
+                                                                               : bf16Rate;
+    const double attentionRate = c.peakTflops * 1e12 * attentionEfficiency(c) * (c.precision == Precision::fp32 ? 0.5 : 1);
+    const double hbm = c.hbmTbps * 1e12;
+    const Bandwidths links{c.nvlinkGbps * 1e9 * kLinkEfficiency, c.networkGbps * 1e9 * kLinkEfficiency};
+    const double perNode = c.gpusPerNode;
+
+    const double tokens = x.b * x.sRank;  // one micro-batch's tokens on one GPU of the TP group
+    const bool frozenBase = c.finetune != Finetune::full;
+    // Backward of a linear: the input gradient and the weight gradient (2× forward); a frozen base computes only the
+    // input gradient (1×).
+    const double backwardMatmul = frozenBase ? 1 : 2;
+    // FlashAttention-2's backward runs five matmuls to the forward's two (Dao 2023 §3.1).
+    const double backwardAttention = 2.5;
+    const PointwiseBytes pointwise = pointwiseBytes(c);
+
+    // One layer of each kind on one GPU, per micro-batch: forward matmul FLOPs (the TP shard's linears; a MoE layer's
+    // routed experts are the top-k a token passes through, spread over the expert-parallel group like the TP shard).
+    const double matrices = x.gated ? 3 : 2;
+    const double denseLinear = t.p.layerLinear;
+    const double moeLinear =
+        c.experts != 0 ? t.p.moeLayerLinear + c.expertsPerToken * matrices * x.h * detail::expertFfn(c) / x.t + x.h * c.experts / x.t : 0;
+    // QKᵀ and AV: 4·b·s_rank·s·a·d per layer over the TP heads; FlashAttention skips the masked half of a causal
+    // attention, eager attention computes all of it.
+    const double attentionFlops = 4 * x.b * x.sRank * x.s * x.headsRank * x.d * (x.flash ? 0.5 : 1);
+    // Pointwise bytes of one layer per micro-batch: the hidden-width ops (split by SP), RoPE over the TP heads, the
+    // activation over the FFN shard (a MoE layer: its top-k experts' and the shared expert's), and with eager
+    // attention its saved score tensors (the ledger's census of the core), written, read and their gradients
+    // written and read (4 passes).
+    const double rotated = (x.headsRank + x.kvHeadsRank) * x.d;
+    const double eagerCore = x.flash ? 0 : 4 * t.coreBytes;
+    const double denseBytes =
+        tokens * (pointwise.perHidden * x.h / x.spDivisor + pointwise.perRotated * rotated + pointwise.perFfn * x.f / x.t) + eagerCore;
+    const double moeBytes = c.experts != 0
+                                ? tokens * (pointwise.perHidden * x.h / x.spDivisor + pointwise.perRotated * rotated +
+                                            pointwise.perFfn * (c.expertsPerToken * detail::expertFfn(c) + c.sharedExpertFfn) / x.t) +
+                                      eagerCore
+                                : 0;
+    // QLoRA dequantises each NF4 weight to BF16 in forward and in backward: 0.5 B read, 2 B written, 2 B read again.
+    const double dequantBytesPerParam = c.finetune == Finetune::qlora ? 2 * 4.5 : 0;
+    // FP8 casts each linear's input and weight (read BF16, write FP8) forward, and the gradients in backward:
+    // 3 B per element, three times (torchao's Float8Linear; Transformer Engine fuses the input's cast into the norm).
+    const bool fp8 = c.precision == Precision::fp8;
+
+    struct LayerTime {
+        double matmul, attention, memory, fwdMatmul, fwdAttention, fwdMemory;
+    };
+    auto layerTime = [&](double linear, double bytes) {
+        LayerTime L{};
+        const double fwdMatmul = 2 * tokens * linear / linearRate;
+        const double fwdAttention = attentionFlops / attentionRate;
+        double memory = bytes + dequantBytesPerParam * linear;
+        if (fp8) memory += 3 * 3 * (tokens * (2 * x.h + x.headsRank * x.d + x.f / x.t) + linear);
+        L.fwdMatmul = fwdMatmul;
+        L.fwdAttention = fwdAttention;
+        L.fwdMemory = memory / hbm / 2;
+        L.matmul = fwdMatmul * (1 + backwardMatmul);
+        L.attention = fwdAttention * (1 + backwardAttention);
+        L.memory = memory / hbm;
+        return L;
+    };
+    const LayerTime dense = layerTime(denseLinear, denseBytes);
+    const LayerTime moe = c.experts != 0 ? layerTime(moeLinear, moeBytes) : dense;
+
+    // Communication per layer per micro-batch (forward and backward), in seconds.
+    // TP: two all-reduces of [b, s/CP, h] in forward and two in backward (Megatron-LM's f and g; SP's all-gather and
+    // reduce-scatter move the same bytes, Korthikanti §4.2.2); full recomputation repeats the forward's two.
+    const double tpBandwidth = links.of(c.tp, perNode);
+    const double tpAllReduce = ringAllReduce(tokens * x.h * 2, c.tp) / tpBandwidth;
+    // CP: ring attention passes each rank's K and V chunk around the ring, forward, and K, V, dK, dV in backward;
+    // Transformer Engine and torchtitan overlap it with the attention core of the chunk before.
+    const double kvChunk = 2 * x.b * x.sRank * x.kvHeadsRank * x.d * 2;
+    const double cpExchange = c.cp > 1 ? 3 * (c.cp - 1) * kvChunk / links.of(c.tp * c.cp, perNode) : 0;
+    // EP: the token dispatch and combine all-to-alls, forward and backward, of the top-k copies of each token.
+    const double ep = c.experts != 0 ? c.ep : 1;
+    const double epAllToAll =
+        ep > 1 ? 4 * (ep - 1) / ep * tokens * c.expertsPerToken * x.h * 2 / links.of(detail::expertTensorParallel(c) * ep, perNode) : 0;
+
+    // Recomputation.
+    Recompute rc;
+    if (c.ckpt == Checkpointing::full) rc = {1, 1, 1};
+    if (c.ckpt == Checkpointing::selective) rc = {0, 1, 0};
+    if (c.ckpt == Checkpointing::op) rc = {0.5, 0, 1};
+
+    // Each stage per micro-batch; the slowest sets the pace.
+    double slowest = -1;
+    std::array<double, kStepParts> stageParts{};
+    double slowestParams = 0;
+    double firstLayer = 0;
+    const double stages = c.pp;
+    for (double stage = 0; stage < stages; ++stage) {
+        const double layers = detail::stageLayerCount(c, stage);
+        const double from = firstLayer;
+        firstLayer += layers;
+        // Stages of the same kind as one already computed take the same time: only the first, the last and the
+        // distinct middle ones are computed (a pipeline of 128 stages has at most a few kinds).
+        if (stage > 1 && stage < stages - 1 && layers == detail::stageLayerCount(c, stage - 1) &&
+            detail::moeLayersIn(c, from, layers) == detail::moeLayersIn(c, from - layers, layers))
+            continue;
+        const double moeLayers = detail::moeLayersIn(c, from, layers), denseLayers = layers - moeLayers;
+        const double recomputed = c.ckpt == Checkpointing::full ? detail::checkpointedLayers(c, from, layers) : layers;
+        const double recomputedMoe = layers > 0 ? recomputed * moeLayers / layers : 0, recomputedDense = recomputed - recomputedMoe;
+        std::array<double, kStepParts> p{};
+        auto at = [&p](StepPart part) -> double& { return p[static_cast<size_t>(part)]; };
+        at(StepPart::matmuls) = denseLayers * dense.matmul + moeLayers * moe.matmul;
+        at(StepPart::attention) = layers * dense.attention;
+        at(StepPart::memoryBound) = denseLayers * dense.memory + moeLayers * moe.memory;
+        at(StepPart::recomputation) =
+            recomputedDense * (rc.matmul * dense.fwdMatmul + rc.attention * dense.fwdAttention + rc.memory * dense.fwdMemory) +
+            recomputedMoe * (rc.matmul * moe.fwdMatmul + rc.attention * moe.fwdAttention + rc.memory * moe.fwdMemory);
+        const double tpCollectives = 4 + (c.ckpt == Checkpointing::full ? 2 * recomputed / std::max(layers, 1.0) : 0);
+        at(StepPart::tensorParallel) = layers * tpCollectives * tpAllReduce;
+        at(StepPart::contextParallel) = layers * std::max(0.0, cpExchange - dense.attention);
+        at(StepPart::expertParallel) = moeLayers * epAllToAll;
+        if (stage == stages - 1) {
+            // The output layer (BF16 under FP8 recipes) and the loss over the vocabulary shard.
+            const double logits = tokens * x.V / x.t;
+            at(StepPart::matmuls) += 3 * 2 * tokens * x.h * x.V / x.t / bf16Rate;
+            at(StepPart::memoryBound) += kLossBytesPerLogit * logits / hbm;
+        }
+        // PP: the stage's activation [b, s/CP, h] (split by SP) sent forward and its gradient back, once per model chunk.
+        if (c.pp > 1)
+            at(StepPart::pipelineTransfer) =
+                2 * c.vpp * tokens * x.h * 2 / x.spDivisor / links.of(c.tp * c.cp * (c.dp > 1 ? c.dp : 1) * 2, perNode);
+        double total = 0;
+        for (double v : p) total += v;
+        if (total > slowest) {
+            slowest = total;
+            stageParts = p;
+            slowestParams = detail::stageParameterCount(c, stage, from, layers).perGpu;
+        }
+    }
+
+    // The 1F1B schedule: m micro-batches, plus (PP − 1)/v slots in which the slowest stage waits (Narayanan et al.
+    // 2021 §2.2: bubble (p − 1)/(m·v + p − 1) of the step).
+    const double m = c.microbatches;
+    const double bubbleSlots = (c.pp - 1) / c.vpp;
+    out.bubbleFraction = (c.pp - 1) / (m * c.vpp + c.pp - 1);
+    for (size_t i = 0; i < kStepParts; ++i) out.partSeconds[i] = stageParts[i] * m;
+    auto part = [&out](StepPart p) -> double& { return out.partSeconds[static_cast<size_t>(p)]; };
+    part(StepPart::pipelineBubble) = slowest * bubbleSlots;
+    const double computeOfMicrobatch =
+        stageParts[static_cast<size_t>(StepPart::matmuls)] + stageParts[static_cast<size_t>(StepPart::attention)] +
+        stageParts[static_cast<size_t>(StepPart::memoryBound)] + stageParts[static_cast<size_t>(StepPart::recomputation)];
+
+    // Data parallel over DP × CP ranks (CP ranks hold the same weights). The trained parameters of this GPU's stage:
+    // gradients reduced in the framework's reduce dtype (FSDP2's default MixedPrecisionPolicy reduces in FP32 in
+    // torchtitan; Megatron-LM, DeepSpeed and torchtune in BF16), parameters gathered in BF16.
+    const double D = c.dp * c.cp;
+    // LoRA: only the adapters are trained and reduced, a rounding error next to the step.
+    const double trained = frozenBase ? 0 : slowestParams;
+    const double reduceBytes = c.framework == Framework::torchtitan || c.framework == Framework::hfAccelerate ? 4 : 2;
+    const double dpBandwidth = links.of(c.tp * c.cp * D, perNode);
+    double dpSeconds = 0, overlappable = 0;
+    if (D > 1 && trained > 0) {
+        if (c.zero >= 3) {
+            // ZeRO-3 / FSDP: every micro-batch gathers the parameters for forward and again for backward and
+            // reduce-scatters the gradients (ZeRO §7.2.3: 1.5× the data-parallel volume), prefetched a layer ahead
+            // and hidden behind that micro-batch's compute.
+            const double perMicrobatch = (ringGather(trained * 2, D) * 2 + ringGather(trained * reduceBytes, D)) / dpBandwidth;
+            dpSeconds = m * perMicrobatch;
+            overlappable = m * computeOfMicrobatch;
+        } else {
+            // DDP all-reduce, or the distributed optimizer's reduce-scatter of gradients and all-gather of parameters
+            // (ZeRO §7.1: the same volume), once per step.
+            const double gradients = ringGather(trained * reduceBytes, D) * (c.zero >= 1 ? 1 : 2);
+            const double gather = c.zero >= 1 ? ringGather(trained * 2, D) : 0;
+            dpSeconds = (gradients + gather) / dpBandwidth;
+            // PyTorch DDP, FSDP and DeepSpeed reduce gradient buckets while backward runs (the last micro-batch's);
+            // Megatron-LM does so only with --overlap-grad-reduce, off by default; the parameter all-gather after the
+            // step is not hidden.
+            overlappable = c.framework == Framework::megatron ? 0 : std::min(gradients / dpBandwidth, computeOfMicrobatch * 2 / 3);
+        }
+    }
+    part(StepPart::dataParallel) = std::max(0.0, dpSeconds - overlappable);
+
+    // The optimizer step over this GPU's shard of the trained parameters (LoRA: the adapters, a rounding error).
+    const double shard = (frozenBase ? 0 : slowestParams) / (c.zero >= 1 ? D : 1);
+    // ZeRO-Offload steps on the CPU: the FP32 gradients go down and the BF16 parameters come back over PCIe, and CPU
+    // Adam streams the states through host memory (docs/planner.md: PCIe and host bandwidth per GPU as stated there).
+    part(StepPart::optimizer) = c.offload != Offload::none
+                                    ? shard * (4 + 2) / kPcieBytesPerSecond + shard * optimizerBytesPerParam(c) / kHostBytesPerSecondPerGpu
+                                    : shard * optimizerBytesPerParam(c) / hbm;
+
+    double step = 0;
+    for (double v : out.partSeconds) step += v;
+    out.stepSeconds = step;
+    out.tokensPerStep = c.dp * c.mb * m * c.seq;
+    const double gpus = c.tp * c.pp * c.cp * c.dp;
+    out.tokensPerSecondPerGpu = step > 0 ? out.tokensPerStep / step / gpus : 0;
+    // 6·N + 12·L·a·d·s FLOPs per token (torchtitan get_num_flops_per_token): N without the input embedding.
+    const double embedding = c.vocab * c.hidden + c.posEmb * c.hidden;
+    out.modelFlopsPerToken = 6 * (activeParameterCount(c) - embedding) + 12 * c.layers * c.heads * headDimOf(c) * c.seq;
+    out.mfu = out.tokensPerSecondPerGpu * out.modelFlopsPerToken / (c.peakTflops * 1e12);
+    out.estimated = std::isfinite(step) && step > 0;
+    if (!out.estimated) out = StepTime{};
+    return out;
+}
+
+std::span<const StepPartText> stepPartTexts() {
+    static constexpr std::array<StepPartText, kStepParts> texts{{
+        {StepPart::matmuls, "matmuls", "Matmuls",
+         "m × (3 × 2·tokens·P_layer/TP per layer + the output layer) ÷ (peak × matmul efficiency); FP8 linears at the FP8 peak"},
+        {StepPart::attention, "attention", "Attention core",
+         "m × layers × 3.5 × 4·b·(s/CP)·s·(a/TP)·d × ½ (causal) ÷ (BF16 peak × FlashAttention efficiency)"},
+        {StepPart::memoryBound, "memory_bound", "Memory-bound operations",
+         "m × layers × tokens × pointwise bytes per element (norms, RoPE, activation, residuals; eager or fused) ÷ HBM bandwidth, plus the "
+         "loss's 12 B per logit"},
+        {StepPart::recomputation, "recomputation", "Recomputation", "m × the forward parts activation checkpointing runs again"},
+        {StepPart::tensorParallel, "tensor_parallel", "TP communication",
+         "m × layers × 4 all-reduces (6 with full recomputation) of b·(s/CP)·h·2 B ÷ link bandwidth; not overlapped"},
+        {StepPart::contextParallel, "context_parallel", "CP communication",
+         "m × layers × max(0, 3·(CP − 1) K/V chunks ÷ link bandwidth − attention core): the part not hidden"},
+        {StepPart::expertParallel, "expert_parallel", "EP communication",
+         "m × MoE layers × 4 all-to-alls of top-k × b·(s/CP)·h·2 B ÷ link bandwidth; not overlapped"},
+        {StepPart::pipelineTransfer, "pipeline_transfer", "PP transfers", "m × v × 2 sends of b·(s/CP)·h·2 B (÷ TP with SP)"},
+        {StepPart::pipelineBubble, "pipeline_bubble", "Pipeline bubble",
+         "(PP − 1)/v idle micro-batch slots of the slowest stage: (PP − 1)/(m·v + PP − 1) of the step"},
+        {StepPart::dataParallel, "data_parallel", "DP communication",
+         "gradient reduce-scatter/all-reduce and parameter all-gather over DP × CP (ZeRO-3: every micro-batch) ÷ link "
+         "bandwidth, less what backward hides"},
+        {StepPart::optimizer, "optimizer", "Optimizer step", "this GPU's parameter shard × bytes the optimizer moves ÷ HBM bandwidth"},
+    }};
+    return texts;
+}
+
+std::string_view stepTimeAssumptions() {
+    return "An estimate, not a measurement: GEMMs at the GPU's maximum achievable matmul rate (Bekman, ML Engineering), "
+           "FlashAttention at 50% (Ampere/Ada) or 35% (Hopper and later) of the peak (FlashAttention-2 and -3 papers), "
+           "pointwise work at HBM bandwidth (each eager op a kernel; fused under Megatron-LM and torch.compile), "
+           "collectives at 80% of the link bandwidth, ring algorithms, two network tiers (inside a node, "
+           "between nodes); TP and EP communication not overlapped, CP overlapped with attention, DP overlapped with "
+           "backward except under Megatron-LM's defaults; no stragglers, kernel launch gaps or topology beyond two tiers.";
+}
+
+}  // namespace membudget
