@@ -109,10 +109,12 @@ std::vector<Layout> layoutsOf(const PlanRequest& r, size_t limit) {
 
 double recomputeOverhead(const Config& c) noexcept {
     if (c.ckpt == Checkpointing::full) return 1.0 / 3;
-    if (c.ckpt != Checkpointing::selective) return 0;
+    if (c.ckpt != Checkpointing::selective && c.ckpt != Checkpointing::op) return 0;
     const double embeddings = c.vocab * c.hidden * (c.tiedEmbeddings ? 1 : 2);
     const double perLayer = (activeParameterCount(c) - embeddings) / c.layers;  // what a token's GEMMs touch
     const double attentionCore = 4 * c.seq * c.heads * headDimOf(c);            // QKᵀ and AV, per token
+    // op (torchtitan's op-level SAC): every other matmul's forward again (_save_list keeps the others and SDPA).
+    if (c.ckpt == Checkpointing::op) return perLayer / (3 * (2 * perLayer + attentionCore));
     return attentionCore / (3 * (2 * perLayer + attentionCore));
 }
 
@@ -327,9 +329,20 @@ PlanResult plan(const PlanRequest& r) noexcept {
                     if (mb <= r.maxMicroBatch) it->second.push_back(mb);
             return it->second;
         };
+        // The checkpointing modes: full, selective and none, and torchtitan's op-level SAC where validate() takes it.
+        std::vector<Checkpointing> modes{Checkpointing::full, Checkpointing::selective, Checkpointing::none};
+        {
+            Config op = base;
+            op.ckpt = Checkpointing::op;
+            if (base.framework == Framework::torchtitan && validate(op).empty()) modes.push_back(Checkpointing::op);
+        }
+        // torchtitan and torchtune shard with FSDP2 or not at all: ZeRO 0 or 3 only.
+        const bool fsdpOnly = base.framework == Framework::torchtitan || base.framework == Framework::torchtune;
+        const double zeroStages = fsdpOnly ? 2 : 4;
         double configurations = 0;
         for (const auto& L : layouts)
-            configurations += static_cast<double>(microBatchesFor(L.dp).size()) * (L.dp * L.cp > 1 ? 4 : 1) * (L.tp > 1 ? 2 : 1) * 3;
+            configurations += static_cast<double>(microBatchesFor(L.dp).size()) * (L.dp * L.cp > 1 ? zeroStages : 1) * (L.tp > 1 ? 2 : 1) *
+                              static_cast<double>(modes.size());
         if (configurations > kMaxConfigurations) {
             out.errors.push_back({"gpus", "the search is too large: " + detail::groupedNumber(configurations) + " configurations over " +
                                               detail::groupedNumber(out.layouts) + " layouts (at most " +
@@ -340,8 +353,7 @@ PlanResult plan(const PlanRequest& r) noexcept {
         const double capacity = std::round(base.gpuGb * kBytesPerGB);
         const double usable = std::round(capacity * (1 - base.headroom));
         const double limit = r.includeTight ? capacity : usable;
-        const std::array<Checkpointing, 3> modes{Checkpointing::full, Checkpointing::selective, Checkpointing::none};
-        std::array<double, 3> overheads{};
+        std::vector<double> overheads(modes.size());
         for (size_t k = 0; k < modes.size(); ++k) {
             Config c = base;
             c.ckpt = modes[k];
@@ -383,6 +395,8 @@ PlanResult plan(const PlanRequest& r) noexcept {
             const bool tpCrosses = L.tp > base.gpusPerNode, cpCrosses = L.tp * L.cp > base.gpusPerNode;
             const double perZero = static_cast<double>(microBatches.size()) * (L.tp > 1 ? 2 : 1) * static_cast<double>(modes.size());
             for (double zero = 0; zero <= (sharded ? 3 : 0); ++zero) {
+                // FSDP2 frameworks shard all or nothing (validate(): ZeRO 0 or 3).
+                if (fsdpOnly && (zero == 1 || zero == 2)) continue;
                 c.zero = zero;
                 // Parameters, gradients and optimizer states do not depend on SP, checkpointing or the
                 // micro-batch: when they alone exceed the limit, none of those combinations can fit.

@@ -256,7 +256,13 @@ StepTime estimateStepTime(const Config& c) noexcept {
     const double dpBandwidth = links.of(c.tp * c.cp * D, perNode);
     double dpSeconds = 0, overlappable = 0;
     if (D > 1 && trained > 0) {
-        if (c.zero >= 3) {
+        if (t.gathering == detail::Gathering::fsdp2Stage) {
+            // torchtitan under PP: reshard_after_forward = not pp_enabled and no gradient sync until the last
+            // micro-batch (the ledger's fsdp2Stage): one all-gather and one reduce-scatter per step, prefetched and
+            // reduced behind a micro-batch's compute.
+            dpSeconds = (ringGather(trained * 2, D) + ringGather(trained * reduceBytes, D)) / dpBandwidth;
+            overlappable = computeOfMicrobatch;
+        } else if (c.zero >= 3) {
             // ZeRO-3 / FSDP: every micro-batch gathers the parameters for forward and again for backward and
             // reduce-scatters the gradients (ZeRO §7.2.3: 1.5× the data-parallel volume), prefetched a layer ahead
             // and hidden behind that micro-batch's compute.

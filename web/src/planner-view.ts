@@ -34,7 +34,7 @@ const COLUMN_HELP: Record<string, string> = {
   EP: 'expert parallel size',
   ZeRO: 'ZeRO stage: 0 none, 1 optimizer states, 2 and gradients, 3 and parameters sharded over DP',
   SP: 'sequence parallelism',
-  ckpt: 'activation checkpointing',
+  ckpt: 'activation checkpointing (op: torchtitan’s op-level selective checkpointing)',
   mb: 'micro-batch size: sequences per forward on each GPU',
   m: 'micro-batches per step (gradient accumulation; in flight in the pipeline)',
   peak: 'peak memory per GPU on the peak stage',
@@ -76,7 +76,7 @@ export class PlannerView {
     'select',
     { id: 'plan-ckpt', 'aria-label': 'Checkpointing' },
     el('option', { value: '' }, 'any checkpointing'),
-    ...['none', 'selective', 'full'].map((m) => el('option', { value: m }, m)),
+    ...['none', 'selective', 'full', 'op'].map((m) => el('option', { value: m }, m)),
   );
   readonly #sameNode = el('input', { id: 'plan-same-node', type: 'checkbox' });
   readonly #table = el('div', { id: 'plan-table', class: 'plan-table' });

@@ -103,7 +103,8 @@ Recommendation finishPlanRows(std::vector<PlanRow>& rows, double maxRows) noexce
 
 // The step compute a checkpointing mode adds: full recomputes every layer's forward (one forward on top of
 // forward + backward ≈ 3 forwards: 1/3, the chapter's "33% extra"); selective recomputes the attention core,
-// 4·b·s²·a·d of a layer's 2·b·s·P_layer + 4·b·s²·a·d forward FLOPs (Korthikanti et al. 2022 §5).
+// 4·b·s²·a·d of a layer's 2·b·s·P_layer + 4·b·s²·a·d forward FLOPs (Korthikanti et al. 2022 §5); op (torchtitan's
+// op-level SAC) every other matmul, half the 2·b·s·P_layer.
 double recomputeOverhead(const Config& config) noexcept;
 
 // One change to a configuration that does not fit, what it saves and what it costs.
