@@ -385,8 +385,17 @@ std::string presetsToJson(int indent) {
     }
     ordered_json gpus = ordered_json::array();
     for (const auto& preset : gpuPresets())
-        gpus.push_back(
-            {{"id", preset.id}, {"label", preset.label}, {"capacity_bytes", number(preset.capacityBytes)}, {"source", preset.source}});
+        gpus.push_back({{"id", preset.id},
+                        {"label", preset.label},
+                        {"capacity_bytes", number(preset.capacityBytes)},
+                        {"source", preset.source},
+                        {"peak_tflops", number(preset.peakTflops)},
+                        {"fp8_tflops", number(preset.fp8Tflops)},
+                        {"matmul_efficiency", number(preset.matmulEfficiency)},
+                        {"hbm_tbps", number(preset.hbmTbps)},
+                        {"nvlink_gbps", number(preset.nvlinkGbps)},
+                        {"network_gbps", number(preset.networkGbps)},
+                        {"speed_source", preset.speedSource}});
     return ordered_json{{"models", models}, {"gpus", gpus}}.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
 }
 

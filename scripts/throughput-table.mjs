@@ -1,0 +1,132 @@
+#!/usr/bin/env node
+// Prints docs/planner.md's validation table of the step-time estimate: every published training throughput in
+// tests/fixtures/throughput.json against membudget's estimate (tokens/s per GPU), beside a plain 40%-MFU
+// estimate, and where the published layout ranks in the planner's search for the same GPUs and global batch.
+// Run after a native build: node scripts/throughput-table.mjs [--write | --check] [path/to/membudget]
+// --write replaces the table between the markers in docs/planner.md; --check exits 1 when that table is not what
+// the engine gives now (a ctest, docs_planner_table_current).
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(fileURLToPath(import.meta.url), '../..');
+const args = process.argv.slice(2);
+const write = args.includes('--write');
+const check = args.includes('--check');
+const binary = resolve(args.find((a) => !a.startsWith('--')) ?? process.env.MEMBUDGET ?? resolve(root, 'build/membudget'));
+const fixture = JSON.parse(readFileSync(resolve(root, 'tests/fixtures/throughput.json'), 'utf8'));
+/** The issue's baseline: a plain estimate at 40% of the dense BF16 peak. */
+const BASELINE_MFU = 0.4;
+
+/** @param {number[]} values */
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+/** @param {number} fraction */
+const pct = (fraction) => `${fraction >= 0 ? '+' : '−'}${Math.abs(fraction * 100).toFixed(1)}%`;
+/** @param {number} value */
+const count = (value) => Math.round(value).toLocaleString('en-US');
+
+/** @param {string[]} command @param {unknown} input */
+function run(command, input) {
+  const out = spawnSync(binary, command, { input: JSON.stringify(input), encoding: 'utf8', maxBuffer: 1 << 30 });
+  if (out.error) throw out.error;
+  // Exit status 1 only says the configuration does not fit its GPU; 2 is a refused configuration.
+  if (out.status !== 0 && out.status !== 1) throw new Error(`membudget ${command.join(' ')} exited ${out.status}: ${out.stderr}`);
+  return JSON.parse(out.stdout);
+}
+
+const rows = fixture.rows.map((/** @type {any} */ row) => {
+  const c = row.config;
+  const result = run(['eval', '-'], c);
+  if (result.errors.length > 0) throw new Error(`${row.id}: ${result.errors.map((/** @type {any} */ e) => e.message).join('; ')}`);
+  const published = row.published.tokens_per_second_per_gpu;
+  const estimate = result.tokens_per_second_per_gpu;
+  const baseline = (BASELINE_MFU * result.config.peak_tflops * 1e12) / result.step_time.model_flops_per_token;
+  // The planner over the same GPUs and global batch: where the published layout's own estimate stands against the
+  // recommended row's (the published layout may use settings outside the search: op checkpointing, interleaving).
+  const gpus = c.tp * c.pp * (c.cp ?? 1) * c.dp;
+  const plan = run(['plan', '--json', '--config', '-', '--gpus', String(gpus), '--global-batch', String(c.dp * c.mb * c.microbatches)], c);
+  const best = plan.recommended ? plan.rows[plan.recommended.index] : undefined;
+  const behind = best ? best.tokens_per_second_per_gpu / estimate - 1 : NaN;
+  const faster = plan.rows.filter((/** @type {any} */ r) => r.verdict === 'fits' && r.tokens_per_second_per_gpu > estimate * (1 + 1e-9));
+  return {
+    row,
+    published,
+    estimate,
+    error: (estimate - published) / published,
+    baselineError: (baseline - published) / published,
+    rated: row.complete !== false,
+    best,
+    behind,
+    rank: faster.length + 1,
+    verdict: result.verdict,
+  };
+});
+
+/** @param {typeof rows} group */
+const stats = (group) => {
+  const e = group.map((r) => Math.abs(r.error)),
+    b = group.map((r) => Math.abs(r.baselineError));
+  return `median |error| ${(median(e) * 100).toFixed(1)}%, worst ${(Math.max(...e) * 100).toFixed(1)}% (40%-MFU estimate: median ${(median(b) * 100).toFixed(1)}%, worst ${(Math.max(...b) * 100).toFixed(1)}%)`;
+};
+const layout = (/** @type {any} */ c) =>
+  `TP ${c.tp} PP ${c.pp}${c.vpp > 1 ? `×${c.vpp}` : ''}${(c.cp ?? 1) > 1 ? ` CP ${c.cp}` : ''} DP ${c.dp} ZeRO ${c.zero} mb ${c.mb} m ${c.microbatches} ${c.ckpt}`;
+const rowLayout = (/** @type {any} */ r) =>
+  `TP ${r.tp} PP ${r.pp}${r.cp > 1 ? ` CP ${r.cp}` : ''} DP ${r.dp} ZeRO ${r.zero} mb ${r.mb} ${r.ckpt}`;
+
+const lines = [];
+const rated = rows.filter((r) => r.rated);
+const within = rows.filter((r) => r.behind <= 0.1 || r.rank <= 10);
+lines.push(
+  `All ${rows.length} rows: ${stats(rows)}.`,
+  '',
+  `The ${rated.length} rows on GPUs at their rated power: ${stats(rated)}.`,
+  '',
+  `The other ${rows.length - rated.length} (torchtitan's Grand Teton H100s at a 500 W limit, which the model cannot express): ${stats(rows.filter((r) => !r.rated))}.`,
+  '',
+  `Published layout among the planner's 10 fastest rows or within 10% of the recommended row's estimate: ${within.length} of ${rows.length}.`,
+  '',
+);
+const sources = [...new Set(rows.map((r) => r.row.source.title))];
+for (const title of sources) {
+  const group = rows.filter((r) => r.row.source.title === title);
+  lines.push(`#### ${title} (${group.length} rows; ${stats(group)})`, '');
+  lines.push(
+    '| row | GPU | published layout | published tokens/s/GPU | estimate | error | 40%-MFU error | recommended layout (estimate) | published layout: rank, behind the recommended |',
+    '|---|---|---|---:|---:|---:|---:|---|---|',
+  );
+  for (const r of group) {
+    const c = r.row.config;
+    const recommended = r.best ? `${rowLayout(r.best)} (${count(r.best.tokens_per_second_per_gpu)})` : 'none fits';
+    const standing = r.best
+      ? `${r.rank}, ${pct(r.behind)}${r.verdict === 'fits' ? '' : ` (membudget: ${r.verdict.replace(/_/g, ' ')})`}`
+      : '–';
+    lines.push(
+      `| ${r.row.id}${r.rated ? '' : ' (500 W)'} | ${c.gpu} | ${layout(c)} | ${count(r.published)} | ${count(r.estimate)} | ${pct(r.error)} | ${pct(r.baselineError)} | ${recommended} | ${standing} |`,
+    );
+  }
+  lines.push('');
+}
+const table = lines.join('\n').trimEnd();
+
+const path = resolve(root, 'docs/planner.md');
+const start = '<!-- throughput-table:start -->';
+const end = '<!-- throughput-table:end -->';
+if (write || check) {
+  const doc = readFileSync(path, 'utf8');
+  const from = doc.indexOf(start);
+  const to = doc.indexOf(end);
+  if (from < 0 || to < 0) throw new Error('docs/planner.md has no throughput-table markers');
+  const updated = `${doc.slice(0, from + start.length)}\n${table}\n${doc.slice(to)}`;
+  if (write) writeFileSync(path, updated);
+  else if (updated !== doc) {
+    console.error('docs/planner.md is not the table the engine gives now: run node scripts/throughput-table.mjs --write');
+    process.exit(1);
+  }
+} else {
+  console.log(table);
+}

@@ -1,0 +1,200 @@
+// The step-time estimate (engine/src/steptime.cpp): its arithmetic, its direction under each knob, the planner's
+// recommendation, and its error on the published throughput of tests/fixtures/throughput.json.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include <catch2/catch.hpp>
+
+#include "fixtures.hpp"
+#include "membudget/ledger.hpp"
+#include "membudget/plan.hpp"
+#include "membudget/presets.hpp"
+#include "membudget/steptime.hpp"
+
+using namespace membudget;
+using membudget::test::configFrom;
+using membudget::test::fixture;
+
+namespace {
+
+Config configOf(std::vector<Assignment> assignments) {
+    const ParsedConfig parsed = applyAssignments(assignments);
+    INFO(parsed.problems.size() << " problems");
+    REQUIRE(parsed.problems.empty());
+    REQUIRE(validate(parsed.config).empty());
+    return parsed.config;
+}
+
+double part(const StepTime& st, StepPart p) { return st.partSeconds[static_cast<size_t>(p)]; }
+
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    const size_t mid = values.size() / 2;
+    return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+}
+
+}  // namespace
+
+TEST_CASE("the step time is the sum of its parts, and the throughput and MFU follow from it", "[steptime]") {
+    const Config c = configOf({{"model", "llama-3.1-70b"},
+                               {"gpu", "h100-80gb"},
+                               {"method", "membudget"},
+                               {"tp", "8"},
+                               {"pp", "4"},
+                               {"dp", "8"},
+                               {"sp", "true"},
+                               {"microbatches", "16"},
+                               {"seq", "8192"},
+                               {"ckpt", "selective"}});
+    const StepTime st = estimateStepTime(c);
+    REQUIRE(st.estimated);
+    const double sum = std::accumulate(st.partSeconds.begin(), st.partSeconds.end(), 0.0);
+    CHECK(st.stepSeconds == Approx(sum).epsilon(1e-12));
+    CHECK(st.tokensPerStep == c.dp * c.mb * c.microbatches * c.seq);
+    CHECK(st.tokensPerSecondPerGpu == Approx(st.tokensPerStep / st.stepSeconds / (c.tp * c.pp * c.dp * c.cp)).epsilon(1e-12));
+    // MFU: torchtitan's 6·N + 12·L·a·d·s per token, N without the input embedding, over the dense BF16 peak.
+    const double n = activeParameterCount(c) - c.vocab * c.hidden;
+    const double perToken = 6 * n + 12 * c.layers * c.heads * headDimOf(c) * c.seq;
+    CHECK(st.modelFlopsPerToken == Approx(perToken).epsilon(1e-12));
+    CHECK(st.mfu == Approx(st.tokensPerSecondPerGpu * perToken / (c.peakTflops * 1e12)).epsilon(1e-12));
+    // The bubble: (PP − 1)/(m·v + PP − 1) of the pipeline's time (the step less what follows the flush).
+    CHECK(st.bubbleFraction == Approx(3.0 / (16 + 3)));
+    const double pipeline = st.stepSeconds - part(st, StepPart::dataParallel) - part(st, StepPart::optimizer);
+    CHECK(part(st, StepPart::pipelineBubble) / pipeline == Approx(st.bubbleFraction).epsilon(1e-9));
+    // Every part is a duration; TP and PP are in use, CP and EP are not.
+    for (double seconds : st.partSeconds) CHECK(seconds >= 0);
+    CHECK(part(st, StepPart::tensorParallel) > 0);
+    CHECK(part(st, StepPart::pipelineTransfer) > 0);
+    CHECK(part(st, StepPart::contextParallel) == 0);
+    CHECK(part(st, StepPart::expertParallel) == 0);
+    // The same estimate reaches evaluate()'s result.
+    CHECK(evaluate(c).stepTime.stepSeconds == st.stepSeconds);
+}
+
+TEST_CASE("the estimate moves the way each knob moves the step", "[steptime]") {
+    const std::vector<Assignment> base{
+        {"model", "llama-3.1-8b"}, {"gpu", "h100-80gb"}, {"method", "membudget"}, {"tp", "2"}, {"dp", "8"}, {"microbatches", "4"},
+        {"seq", "8192"},           {"zero", "1"}};
+    auto with = [&](std::vector<Assignment> changes) {
+        std::vector<Assignment> all = base;
+        all.insert(all.end(), changes.begin(), changes.end());
+        return estimateStepTime(configOf(all));
+    };
+    const double none = with({{"ckpt", "none"}}).stepSeconds, selective = with({{"ckpt", "selective"}}).stepSeconds,
+                 full = with({{"ckpt", "full"}}).stepSeconds;
+    CHECK(none < selective);
+    CHECK(selective < full);
+    // Full recomputation costs about one more forward: between a quarter and a half of the step more.
+    CHECK(full / none > 1.2);
+    CHECK(full / none < 1.5);
+    // FP8 linears on Hopper are faster; the A100 has no FP8 tensor cores.
+    CHECK(with({{"precision", "fp8"}}).stepSeconds < with({}).stepSeconds);
+    // A faster GPU is faster; a slower network makes the data-parallel part longer.
+    CHECK(with({{"gpu", "b200"}}).stepSeconds < with({}).stepSeconds);
+    CHECK(with({{"gpu", "a100-80gb"}}).stepSeconds > with({}).stepSeconds);
+    // DP over 16 GPUs: inside one 16-GPU node it runs at NVLink's bandwidth, across 8-GPU nodes at the network's.
+    CHECK(part(with({{"gpus_per_node", "16"}}), StepPart::dataParallel) < part(with({}), StepPart::dataParallel));
+    // TP across nodes pays the network's bandwidth for every layer's all-reduces.
+    CHECK(part(with({{"gpus_per_node", "1"}}), StepPart::tensorParallel) > 5 * part(with({}), StepPart::tensorParallel));
+    // ZeRO-3 gathers the parameters for every micro-batch; the distributed optimizer once per step.
+    CHECK(with({{"zero", "3"}, {"microbatches", "32"}}).stepSeconds / 8 > with({{"zero", "1"}, {"microbatches", "32"}}).stepSeconds / 8);
+    // Fused pointwise kernels (torch.compile) move fewer bytes than eager PyTorch.
+    const auto eager = with({{"framework", "torchtitan"}, {"zero", "3"}}),
+               compiled = with({{"framework", "torchtitan"}, {"zero", "3"}, {"compile", "true"}});
+    CHECK(part(compiled, StepPart::memoryBound) < part(eager, StepPart::memoryBound));
+    // A frozen base computes no weight gradients: LoRA's step is shorter.
+    CHECK(with({{"finetune", "lora"}}).stepSeconds < with({}).stepSeconds);
+    // Interleaving shrinks the bubble.
+    CHECK(with({{"tp", "1"}, {"pp", "4"}, {"dp", "4"}, {"vpp", "2"}, {"microbatches", "8"}}).bubbleFraction <
+          with({{"tp", "1"}, {"pp", "4"}, {"dp", "4"}, {"microbatches", "8"}}).bubbleFraction);
+}
+
+TEST_CASE("inference has no step-time estimate", "[steptime]") {
+    const Config c = configOf({{"model", "llama-3.1-8b"}, {"mode", "inference"}, {"tp", "1"}, {"dp", "1"}});
+    CHECK_FALSE(estimateStepTime(c).estimated);
+    CHECK_FALSE(evaluate(c).stepTime.estimated);
+}
+
+TEST_CASE("the plan recommends its fastest fitting row, and an FSDP2 framework's rows are all valid", "[steptime][plan]") {
+    PlanRequest request;
+    request.base = configOf({{"model", "llama-3.1-8b"},
+                             {"gpu", "h100-80gb"},
+                             {"method", "membudget"},
+                             {"framework", "torchtitan"},
+                             {"zero", "3"},
+                             {"seq", "8192"},
+                             {"tp", "1"},
+                             {"dp", "8"}});
+    request.gpus = 64;
+    request.globalBatch = 128;
+    const PlanResult plan = membudget::plan(request);
+    REQUIRE(plan.errors.empty());
+    REQUIRE(plan.recommended.index >= 0);
+    const PlanRow& best = plan.rows[static_cast<size_t>(plan.recommended.index)];
+    CHECK(best.verdict == Verdict::fits);
+    for (const PlanRow& row : plan.rows) {
+        CHECK(row.stepSeconds > 0);
+        if (row.verdict == Verdict::fits) CHECK(best.stepSeconds <= row.stepSeconds);
+        // torchtitan shards with FSDP2 or not at all.
+        CHECK((row.zero == 0 || row.zero == 3));
+        // The row's estimate is its configuration's.
+        CHECK(row.stepSeconds == estimateStepTime(planRowConfig(request.base, row)).stepSeconds);
+    }
+    CHECK_THAT(plan.recommended.reason, Catch::StartsWith("fastest that fits: "));
+}
+
+TEST_CASE("published training throughput: the estimate's error against a plain 40%-MFU estimate", "[steptime][validation]") {
+    const auto& rows = fixture("throughput")["rows"];
+    REQUIRE(rows.size() >= 60);
+    std::vector<double> all, rated, baselineAll, baselineRated;
+    for (const auto& row : rows) {
+        INFO(row["id"].get<std::string>());
+        const Config c = configFrom(row["config"]);
+        const StepTime st = estimateStepTime(c);
+        REQUIRE(st.estimated);
+        const double published = row["published"]["tokens_per_second_per_gpu"].get<double>();
+        const double error = std::abs(st.tokensPerSecondPerGpu - published) / published;
+        // The baseline: 0.4 × the dense BF16 peak over the model FLOPs per token.
+        const double baseline = std::abs(0.4 * c.peakTflops * 1e12 / st.modelFlopsPerToken - published) / published;
+        all.push_back(error);
+        baselineAll.push_back(baseline);
+        // complete = false: hardware the model cannot express (torchtitan's 500 W H100s), counted apart.
+        if (row.value("complete", true)) {
+            rated.push_back(error);
+            baselineRated.push_back(baseline);
+        }
+    }
+    REQUIRE(rated.size() >= 35);
+    // Regression bounds at what the model gives now (docs/planner.md's table, regenerated by
+    // scripts/throughput-table.mjs): over the rows at their GPU's rated power, median 14.8% and worst 34.7%; over all
+    // rows 23.2% and 92.6%. The goal (10% and 25%) is not met; docs/planner.md says where the model falls short.
+    CHECK(median(rated) < 0.16);
+    CHECK(*std::max_element(rated.begin(), rated.end()) < 0.36);
+    CHECK(median(all) < 0.24);
+    CHECK(*std::max_element(all.begin(), all.end()) < 0.95);
+    // Ahead of the plain 40%-MFU estimate on the rated rows, median and worst, and on every row's worst.
+    CHECK(median(rated) < median(baselineRated));
+    CHECK(*std::max_element(rated.begin(), rated.end()) < *std::max_element(baselineRated.begin(), baselineRated.end()));
+    CHECK(*std::max_element(all.begin(), all.end()) < *std::max_element(baselineAll.begin(), baselineAll.end()));
+}
+
+TEST_CASE("every GPU preset states its speed figures and their source", "[steptime][presets]") {
+    for (const GpuPreset& gpu : gpuPresets()) {
+        INFO(gpu.id);
+        CHECK(gpu.peakTflops > 0);
+        CHECK(gpu.fp8Tflops >= 0);
+        CHECK((gpu.fp8Tflops == 0 || gpu.fp8Tflops > gpu.peakTflops));
+        CHECK(gpu.matmulEfficiency > 0);
+        CHECK(gpu.matmulEfficiency <= 1);
+        CHECK(gpu.hbmTbps > 0);
+        CHECK(gpu.nvlinkGbps > 0);
+        CHECK(gpu.networkGbps > 0);
+        CHECK(gpu.speedSource.size() > 40);
+        // The preset sets the configuration's speed fields.
+        Config c;
+        applyGpuPreset(c, gpu);
+        CHECK(c.peakTflops == gpu.peakTflops);
+        CHECK(c.networkGbps == gpu.networkGbps);
+    }
+}
