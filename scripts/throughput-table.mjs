@@ -39,6 +39,11 @@ function run(command, input) {
   return JSON.parse(out.stdout);
 }
 
+/**
+ * @typedef {{ row: any; published: number; estimate: number; error: number; baselineError: number; rated: boolean;
+ *   best: any; behind: number; rank: number; verdict: string }} Row
+ */
+/** @type {Row[]} */
 const rows = fixture.rows.map((/** @type {any} */ row) => {
   const c = row.config;
   const result = run(['eval', '-'], c);
@@ -67,7 +72,7 @@ const rows = fixture.rows.map((/** @type {any} */ row) => {
   };
 });
 
-/** @param {typeof rows} group */
+/** @param {Row[]} group */
 const stats = (group) => {
   const e = group.map((r) => Math.abs(r.error)),
     b = group.map((r) => Math.abs(r.baselineError));
@@ -84,9 +89,9 @@ const within = rows.filter((r) => r.behind <= 0.1 || r.rank <= 10);
 lines.push(
   `All ${rows.length} rows: ${stats(rows)}.`,
   '',
-  `The ${rated.length} rows on GPUs at their rated power: ${stats(rated)}.`,
+  `The ${rated.length} complete rows: ${stats(rated)}.`,
   '',
-  `The other ${rows.length - rated.length} (torchtitan's Grand Teton H100s at a 500 W limit, which the model cannot express): ${stats(rows.filter((r) => !r.rated))}.`,
+  `The ${rows.length - rated.length} rows on hardware the model cannot express (each says why in its not_expressible; marked * below): ${stats(rows.filter((r) => !r.rated))}.`,
   '',
   `Published layout among the planner's 10 fastest rows or within 10% of the recommended row's estimate: ${within.length} of ${rows.length}.`,
   '',
@@ -106,7 +111,7 @@ for (const title of sources) {
       ? `${r.rank}, ${pct(r.behind)}${r.verdict === 'fits' ? '' : ` (membudget: ${r.verdict.replace(/_/g, ' ')})`}`
       : '–';
     lines.push(
-      `| ${r.row.id}${r.rated ? '' : ' (500 W)'} | ${c.gpu} | ${layout(c)} | ${count(r.published)} | ${count(r.estimate)} | ${pct(r.error)} | ${pct(r.baselineError)} | ${recommended} | ${standing} |`,
+      `| ${r.row.id}${r.rated ? '' : ' *'} | ${c.gpu} | ${layout(c)} | ${count(r.published)} | ${count(r.estimate)} | ${pct(r.error)} | ${pct(r.baselineError)} | ${recommended} | ${standing} |`,
     );
   }
   lines.push('');

@@ -387,54 +387,65 @@ constexpr double MiB = kBytesPerMiB;
 // Speed figures: Stas Bekman, Machine Learning Engineering (github.com/stas00/ml-engineering at 744d01e), the dense
 // "TFLOPS comparison table" (citing the vendors' pages), the BF16 "Maximum Achievable Matmul FLOPS" table (MAMF /
 // peak), the memory-bandwidth table, and network/README.md's intra- and inter-node tables (per direction).
+// Rated board power (tdpW), from the vendors' datasheets: A100 SXM4 400 W, H100 and H200 SXM 700 W, B200 1,000 W
+// (HGX B200), MI300X 750 W, L40S 350 W, GeForce RTX 4090 450 W.
 constexpr std::string_view kSpeedH100 =
-    "Bekman ml-engineering: H100 SXM 989 BF16 / 1979 FP8 dense TFLOPS; BF16 MAMF 794.5 of 989 (80.3%); HBM3 3.35 TB/s; "
+    "Bekman ml-engineering: H100 SXM 989 BF16 / 1979 FP8 dense TFLOPS; BF16 MAMF 794.5 of 989 (80.3%), FP8 MAMF 1402.6 of 1979 "
+    "(70.9%); HBM3 3.35 TB/s; "
     "NVLink 4 450 GB/s per direction; DGX H100 8x ConnectX-7 400 Gbps (50 GB/s per GPU)";
 constexpr std::array kGpus{
     GpuPreset{"generic-80gb", "80 GB (the chapter's generic GPU)", 80e9, "Chapter section 4: \"Must be < 80 GB\", i.e. exactly 80e9 bytes",
               9.0, 989.4, 1978.9, 0.803, 3.35, 450, 50,
               "The chapter names no GPU: an H100 SXM is assumed (989.4 BF16 / 1978.9 FP8 dense TFLOP/s, NVIDIA H100 datasheet "
-              "halved from its sparse figures); the rest as h100-80gb"},
+              "halved from its sparse figures); the rest as h100-80gb",
+              0.709, 700},
     GpuPreset{"a100-40gb", "NVIDIA A100 40GB", 40960 * MiB,
               "nvidia-smi on A100-SXM4-40GB, recent drivers: 40960MiB (modal-labs/modal-client PR #2797); "
               "older drivers showed 40536MiB (facebookresearch/vissl issue #422)",
               8.0, 312, 0, 0.869, 1.555, 300, 25,
               "Bekman ml-engineering: A100 SXM 312 BF16 dense TFLOPS, no FP8; BF16 MAMF 271.2 of 312 (86.9%); 40 GB HBM2 1.555 TB/s "
-              "(A100 datasheet); NVLink 3 300 GB/s per direction; DGX A100 8x HDR 200 Gbps (25 GB/s per GPU)"},
+              "(A100 datasheet); NVLink 3 300 GB/s per direction; DGX A100 8x HDR 200 Gbps (25 GB/s per GPU)",
+              0, 400},
     GpuPreset{"a100-80gb", "NVIDIA A100 80GB", 81920 * MiB,
               "nvidia-smi on A100-SXM4-80GB: 81920MiB (allenai/PeerRead issue #40; modal-labs/modal-client PR #2797)", 8.0, 312, 0, 0.869,
               2.039, 300, 25,
               "Bekman ml-engineering: A100 SXM 312 BF16 dense TFLOPS, no FP8; BF16 MAMF 271.2 of 312 (86.9%); 80 GB HBM2e 2.039 TB/s "
-              "(A100 datasheet); NVLink 3 300 GB/s per direction; DGX A100 8x HDR 200 Gbps (25 GB/s per GPU)"},
+              "(A100 datasheet); NVLink 3 300 GB/s per direction; DGX A100 8x HDR 200 Gbps (25 GB/s per GPU)",
+              0, 400},
     GpuPreset{"h100-80gb", "NVIDIA H100 80GB HBM3", 81559 * MiB,
               "nvidia-smi on H100 80GB HBM3 (SXM5): 81559MiB = 85,520,809,984 B (NVIDIA/nccl issue #1264; "
               "wilicc/gpu-burn issue #114; modal-labs/modal-client PR #2797)",
-              9.0, 989, 1979, 0.803, 3.35, 450, 50, kSpeedH100},
+              9.0, 989, 1979, 0.803, 3.35, 450, 50, kSpeedH100, 0.709, 700},
     GpuPreset{"h200", "NVIDIA H200 141GB", 143771 * MiB, "nvidia-smi on H200 (141 GB HBM3e): 143771MiB (sgl-project/sglang issue #3196)",
               9.0, 989, 1979, 0.803, 4.8, 450, 50,
               "Bekman ml-engineering: H200 989 BF16 / 1979 FP8 dense TFLOPS; MAMF as H100 (\"H200 is the same\"); HBM3e 4.80 TB/s; "
-              "NVLink 4 450 GB/s per direction; DGX BasePOD 8x ConnectX-7 400 Gbps (50 GB/s per GPU)"},
+              "NVLink 4 450 GB/s per direction; DGX BasePOD 8x ConnectX-7 400 Gbps (50 GB/s per GPU); FP8 MAMF as H100",
+              0.709, 700},
     GpuPreset{"b200", "NVIDIA B200", 183359 * MiB, "nvidia-smi on B200: 183359MiB (NVIDIA/TensorRT-LLM issue #10278)", 10.0, 2250, 4500,
               0.776, 8.0, 900, 50,
               "Bekman ml-engineering: B200 SXM 2250 BF16 / 4500 FP8 dense TFLOPS; BF16 MAMF 1745.0 of 2250 (77.6%); HBM3e 8.00 TB/s; "
-              "NVLink 5 900 GB/s per direction; DGX B200 8x ConnectX-7 400 Gbps (50 GB/s per GPU)"},
+              "NVLink 5 900 GB/s per direction; DGX B200 8x ConnectX-7 400 Gbps (50 GB/s per GPU); FP8 MAMF 3432.5 of 4500 (76.3%)",
+              0.763, 1000},
     GpuPreset{"mi300x", "AMD Instinct MI300X", 196592 * MiB,
               "rocm-smi --showmeminfo vram on MI300X (SPX mode): VRAM Total Memory (B) 206141652992, "
               "16 MiB under 192 GiB (ROCm/ROCm issue #4750)",
               0, 1300, 2610, 0.514, 5.3, 448, 50,
               "Bekman ml-engineering: MI300X 1300 BF16 / 2610 FP8 dense TFLOPS; BF16 MAMF 668.4 of 1300 (51.4%, TunableOp); HBM3 5.30 "
-              "TB/s; xGMI 7 links x 64 GB/s = 448 GB/s all-to-all per direction; Azure ND MI300X v5 8x 400 Gb NDR (50 GB/s per GPU)"},
+              "TB/s; xGMI 7 links x 64 GB/s = 448 GB/s all-to-all per direction; Azure ND MI300X v5 8x 400 Gb NDR (50 GB/s per GPU)",
+              0, 750},
     GpuPreset{"l40s", "NVIDIA L40S", 46068 * MiB,
               "nvidia-smi on L40S: 46068MiB (modal-labs/modal-client PR #2797; akash-network/provider-configs PR #99)", 8.9, 362, 733,
               0.803, 0.864, 32, 6.25,
               "Bekman ml-engineering: L40S 362 BF16 / 733 FP8 dense TFLOPS; 864 GB/s GDDR6 (L40S datasheet); PCIe Gen4 x16 32 GB/s per "
               "direction; no MAMF published (H100's 80.3% assumed); no reference cluster: one 400 Gbps NIC per 8-GPU node "
-              "(Bekman: \"a single 100-400Gbps connection\") assumed, 6.25 GB/s per GPU"},
+              "(Bekman: \"a single 100-400Gbps connection\") assumed, 6.25 GB/s per GPU",
+              0, 350},
     GpuPreset{"rtx-4090", "NVIDIA GeForce RTX 4090", 24564 * MiB, "nvidia-smi on GeForce RTX 4090: 24564MiB (RLinf/RLinf issue #255)", 8.9,
               165.2, 330.3, 0.803, 1.008, 31, 6.25,
               "NVIDIA Ada whitepaper v2.1 appendix A: 165.2 BF16 / 330.3 FP8 dense TFLOPS with FP32 accumulate; 1008 GB/s GDDR6X; "
               "PCIe 4 about 31 GB/s per direction, no peer-to-peer (NVIDIA/nccl issue #1127); no MAMF published (H100's 80.3% "
-              "assumed); one 400 Gbps NIC per 8-GPU node assumed, 6.25 GB/s per GPU"},
+              "assumed); one 400 Gbps NIC per 8-GPU node assumed, 6.25 GB/s per GPU",
+              0, 450},
 };
 
 }  // namespace
@@ -494,6 +505,9 @@ void applyGpuPreset(Config& config, const GpuPreset& preset) {
     config.peakTflops = preset.peakTflops;
     config.fp8Tflops = preset.fp8Tflops;
     config.matmulEfficiency = preset.matmulEfficiency;
+    config.fp8MatmulEfficiency = preset.fp8MatmulEfficiency;
+    config.tdpW = preset.tdpW;
+    config.powerLimitW = 0;
     config.hbmTbps = preset.hbmTbps;
     config.nvlinkGbps = preset.nvlinkGbps;
     config.networkGbps = preset.networkGbps;

@@ -21,12 +21,13 @@ namespace {
 //
 // FlashAttention's share of the BF16 peak, forward and backward together. Ampere/Ada: FlashAttention-2 "reaching
 // 50-73% of the theoretical maximum FLOPs/s on A100" (Dao 2023, abstract): the low end, as the backward pass is
-// the slower one. Hopper and later: "FlashAttention-2 achieves only 35% utilization on the H100 GPU" (Shah et al.
-// 2024, FlashAttention-3, §1), the kernel PyTorch's SDPA runs; AMD's CK FlashAttention is taken the same.
+// the slower one. Hopper and later: FlashAttention-2 forward and backward on an H100 SXM5, "up to 335 TFLOPs/s"
+// (Dao 2023 §4.1; "only 35% utilization", Shah et al. 2024, FlashAttention-3, §1): 335 of 989.4; AMD's CK
+// FlashAttention is taken the same.
 double attentionEfficiency(const Config& c) {
     const GpuPreset* gpu = findGpuPreset(c.gpu);
     const double cc = gpu != nullptr ? gpu->computeCapability : 9.0;
-    return cc > 0 && cc < 9.0 ? 0.50 : 0.35;
+    return cc > 0 && cc < 9.0 ? 0.50 : 335 / 989.4;
 }
 
 // Bytes the pointwise operations of one layer move through HBM per token, forward and backward, per element of
@@ -53,9 +54,20 @@ PointwiseBytes pointwiseBytes(const Config& c) {
 // less protocol overhead).
 constexpr double kLinkEfficiency = 0.8;
 
-// Bytes the loss moves per logit (BF16 logits written, their FP32 upcast written and read by the softmax, the
-// gradient written back in BF16): 2 + 4 + 4 + 2.
-constexpr double kLossBytesPerLogit = 12;
+// Bytes the loss moves per logit. Fused (Megatron-LM's vocab-parallel cross entropy, torch.compile): the BF16 logits
+// read, the FP32 softmax kept and read back, the BF16 gradient written: 2 + 4 + 4 + 2. Eager (torchtitan's
+// cross_entropy(pred.float(), labels)): the upcast (read 2, write 4), log_softmax (read 4, write 4), and backward
+// log_softmax's gradient (read 4 + 4, write 4) and the downcast (read 4, write 2): 36.
+double lossBytesPerLogit(const Config& c) { return c.compile || c.framework == Framework::megatron ? 12 : 36; }
+
+// FSDP2's copies around each collective, per parameter of the stage and micro-batch (torch.distributed.fsdp
+// _fsdp_collectives.py): all-gather copy-in and copy-out of the BF16 parameters (2 + 2 B, forward and again in
+// backward), the gradients' reduce-scatter copy-in with its cast to the reduce dtype (read 2, write and read 4, 4).
+constexpr double kFsdpCopyBytesPerParam = 2 * (2 + 2) + 2 + 4 + 4 + 4;
+
+// Megatron-LM's fused bias-dropout-add after attention and after the MLP, with dropout: it writes a 1-byte mask and
+// reads it in backward, beside the 2-byte input and output it moves anyway: about 14 B per hidden element each.
+constexpr double kDropoutBytesPerHidden = 2 * 14;
 
 // Bytes an Adam-family step moves per parameter of the shard: it reads the BF16 parameter, the gradient and the
 // FP32 master, m and v, and writes all but the gradient back (Megatron-LM's and PyTorch's fused Adam).
@@ -97,13 +109,18 @@ StepTime estimateStepTime(const Config& c) noexcept {
         return out;
     const detail::MembudgetTraining t = detail::membudgetTraining(c);
     const detail::Dims& x = t.x;
-    const double bf16Rate = c.peakTflops * 1e12 * c.matmulEfficiency;
+    // A power cap below the rated power lowers the clocks until the draw fits: the tensor-core work slows in
+    // proportion (capping an H100 from 700 W to 600 W, a 14% cut, "typically loses 10 to 15% step throughput",
+    // factryze.ai Scale Atlas, "Power capping"); the memory-bound work keeps HBM's clock.
+    const double clockScale = c.powerLimitW > 0 && c.tdpW > 0 ? std::min(1.0, c.powerLimitW / c.tdpW) : 1.0;
+    const double bf16Rate = c.peakTflops * 1e12 * c.matmulEfficiency * clockScale;
     // FP8 runs the transformer blocks' linear layers at the FP8 rate (the output layer stays BF16 in TE's and torchao's
     // recipes); FP32 runs on TF32 tensor cores at half the BF16 rate.
-    const double linearRate = c.precision == Precision::fp8 && c.fp8Tflops > 0 ? c.fp8Tflops * 1e12 * c.matmulEfficiency
+    const double fp8Efficiency = c.fp8MatmulEfficiency > 0 ? c.fp8MatmulEfficiency : c.matmulEfficiency;
+    const double linearRate = c.precision == Precision::fp8 && c.fp8Tflops > 0 ? c.fp8Tflops * 1e12 * fp8Efficiency * clockScale
                               : c.precision == Precision::fp32                 ? bf16Rate / 2
                                                                                : bf16Rate;
-    const double attentionRate = c.peakTflops * 1e12 * attentionEfficiency(c) * (c.precision == Precision::fp32 ? 0.5 : 1);
+    const double attentionRate = c.peakTflops * 1e12 * attentionEfficiency(c) * clockScale * (c.precision == Precision::fp32 ? 0.5 : 1);
     const double hbm = c.hbmTbps * 1e12;
     const Bandwidths links{c.nvlinkGbps * 1e9 * kLinkEfficiency, c.networkGbps * 1e9 * kLinkEfficiency};
     const double perNode = c.gpusPerNode;
@@ -116,6 +133,7 @@ StepTime estimateStepTime(const Config& c) noexcept {
     // FlashAttention-2's backward runs five matmuls to the forward's two (Dao 2023 §3.1).
     const double backwardAttention = 2.5;
     const PointwiseBytes pointwise = pointwiseBytes(c);
+    const double hiddenBytes = pointwise.perHidden + (c.dropout ? kDropoutBytesPerHidden : 0);
 
     // One layer of each kind on one GPU, per micro-batch: forward matmul FLOPs (the TP shard's linears; a MoE layer's
     // routed experts are the top-k a token passes through, spread over the expert-parallel group like the TP shard).
@@ -127,17 +145,16 @@ StepTime estimateStepTime(const Config& c) noexcept {
     // attention, eager attention computes all of it.
     const double attentionFlops = 4 * x.b * x.sRank * x.s * x.headsRank * x.d * (x.flash ? 0.5 : 1);
     // Pointwise bytes of one layer per micro-batch: the hidden-width ops (split by SP), RoPE over the TP heads, the
-    // activation over the FFN shard (a MoE layer: its top-k experts' and the shared expert's), and with eager
-    // attention its saved score tensors (the ledger's census of the core), written, read and their gradients
-    // written and read (4 passes).
+    // activation over the FFN shard (a MoE layer: its top-k experts' and the shared expert's).
     const double rotated = (x.headsRank + x.kvHeadsRank) * x.d;
-    const double eagerCore = x.flash ? 0 : 4 * t.coreBytes;
-    const double denseBytes =
-        tokens * (pointwise.perHidden * x.h / x.spDivisor + pointwise.perRotated * rotated + pointwise.perFfn * x.f / x.t) + eagerCore;
+    // Eager attention's saved score tensors (the ledger's census of the core: softmax output, dropout mask and output)
+    // are written, read, and their gradients written and read: 4 passes, counted with the attention core so that
+    // recomputing the core (selective checkpointing) runs its 2 forward passes again.
+    const double eagerCoreSeconds = x.flash ? 0 : 4 * t.coreBytes / hbm;
+    const double denseBytes = tokens * (hiddenBytes * x.h / x.spDivisor + pointwise.perRotated * rotated + pointwise.perFfn * x.f / x.t);
     const double moeBytes = c.experts != 0
-                                ? tokens * (pointwise.perHidden * x.h / x.spDivisor + pointwise.perRotated * rotated +
-                                            pointwise.perFfn * (c.expertsPerToken * detail::expertFfn(c) + c.sharedExpertFfn) / x.t) +
-                                      eagerCore
+                                ? tokens * (hiddenBytes * x.h / x.spDivisor + pointwise.perRotated * rotated +
+                                            pointwise.perFfn * (c.expertsPerToken * detail::expertFfn(c) + c.sharedExpertFfn) / x.t)
                                 : 0;
     // QLoRA dequantises each NF4 weight to BF16 in forward and in backward: 0.5 B read, 2 B written, 2 B read again.
     const double dequantBytesPerParam = c.finetune == Finetune::qlora ? 2 * 4.5 : 0;
@@ -151,14 +168,14 @@ StepTime estimateStepTime(const Config& c) noexcept {
     auto layerTime = [&](double linear, double bytes) {
         LayerTime L{};
         const double fwdMatmul = 2 * tokens * linear / linearRate;
-        const double fwdAttention = attentionFlops / attentionRate;
+        const double fwdAttention = attentionFlops / attentionRate + eagerCoreSeconds / 2;
         double memory = bytes + dequantBytesPerParam * linear;
         if (fp8) memory += 3 * 3 * (tokens * (2 * x.h + x.headsRank * x.d + x.f / x.t) + linear);
         L.fwdMatmul = fwdMatmul;
         L.fwdAttention = fwdAttention;
         L.fwdMemory = memory / hbm / 2;
         L.matmul = fwdMatmul * (1 + backwardMatmul);
-        L.attention = fwdAttention * (1 + backwardAttention);
+        L.attention = attentionFlops / attentionRate * (1 + backwardAttention) + eagerCoreSeconds;
         L.memory = memory / hbm;
         return L;
     };
@@ -170,8 +187,8 @@ StepTime estimateStepTime(const Config& c) noexcept {
     // reduce-scatter move the same bytes, Korthikanti §4.2.2); full recomputation repeats the forward's two.
     const double tpBandwidth = links.of(c.tp, perNode);
     const double tpAllReduce = ringAllReduce(tokens * x.h * 2, c.tp) / tpBandwidth;
-    // CP: ring attention passes each rank's K and V chunk around the ring, forward, and K, V, dK, dV in backward;
-    // Transformer Engine and torchtitan overlap it with the attention core of the chunk before.
+    // CP: each rank's K and V chunk goes to every other rank in forward, and K, V, dK, dV in backward (ring
+    // attention's passes or torchtitan's all-gather: the same bytes).
     const double kvChunk = 2 * x.b * x.sRank * x.kvHeadsRank * x.d * 2;
     const double cpExchange = c.cp > 1 ? 3 * (c.cp - 1) * kvChunk / links.of(c.tp * c.cp, perNode) : 0;
     // EP: the token dispatch and combine all-to-alls, forward and backward, of the top-k copies of each token.
@@ -213,13 +230,17 @@ StepTime estimateStepTime(const Config& c) noexcept {
             recomputedMoe * (rc.matmul * moe.fwdMatmul + rc.attention * moe.fwdAttention + rc.memory * moe.fwdMemory);
         const double tpCollectives = 4 + (c.ckpt == Checkpointing::full ? 2 * recomputed / std::max(layers, 1.0) : 0);
         at(StepPart::tensorParallel) = layers * tpCollectives * tpAllReduce;
-        at(StepPart::contextParallel) = layers * std::max(0.0, cpExchange - dense.attention);
+        // Transformer Engine passes K/V chunks around the ring while each chunk's attention runs; torchtitan's default
+        // (context_parallel_rotate_method = "allgather") gathers every K/V shard "after the first sub-SDPA
+        // computation" (config_manager.py), so only that first of CP sub-attentions hides it.
+        const double cpHidden = c.framework == Framework::torchtitan ? dense.attention / c.cp : dense.attention;
+        at(StepPart::contextParallel) = layers * std::max(0.0, cpExchange - cpHidden);
         at(StepPart::expertParallel) = moeLayers * epAllToAll;
         if (stage == stages - 1) {
             // The output layer (BF16 under FP8 recipes) and the loss over the vocabulary shard.
             const double logits = tokens * x.V / x.t;
             at(StepPart::matmuls) += 3 * 2 * tokens * x.h * x.V / x.t / bf16Rate;
-            at(StepPart::memoryBound) += kLossBytesPerLogit * logits / hbm;
+            at(StepPart::memoryBound) += lossBytesPerLogit(c) * logits / hbm;
         }
         // PP: the stage's activation [b, s/CP, h] (split by SP) sent forward and its gradient back, once per model chunk.
         if (c.pp > 1)
@@ -282,6 +303,10 @@ StepTime estimateStepTime(const Config& c) noexcept {
         }
     }
     part(StepPart::dataParallel) = std::max(0.0, dpSeconds - overlappable);
+    // FSDP2's copy-in and copy-out around its collectives move the stage's parameters through HBM every micro-batch
+    // (once per step when the stage stays gathered under torchtitan's PP).
+    if (D > 1 && trained > 0 && (t.gathering == detail::Gathering::fsdp2Layers || t.gathering == detail::Gathering::fsdp2Stage))
+        part(StepPart::memoryBound) += (t.gathering == detail::Gathering::fsdp2Stage ? 1 : m) * trained * kFsdpCopyBytesPerParam / hbm;
 
     // The optimizer step over this GPU's shard of the trained parameters (LoRA: the adapters, a rounding error).
     const double shard = (frozenBase ? 0 : slowestParams) / (c.zero >= 1 ? D : 1);
@@ -311,7 +336,8 @@ std::span<const StepPartText> stepPartTexts() {
         {StepPart::matmuls, "matmuls", "Matmuls",
          "m × (3 × 2·tokens·P_layer/TP per layer + the output layer) ÷ (peak × matmul efficiency); FP8 linears at the FP8 peak"},
         {StepPart::attention, "attention", "Attention core",
-         "m × layers × 3.5 × 4·b·(s/CP)·s·(a/TP)·d × ½ (causal) ÷ (BF16 peak × FlashAttention efficiency)"},
+         "m × layers × 3.5 × 4·b·(s/CP)·s·(a/TP)·d × ½ (causal) ÷ (BF16 peak × FlashAttention efficiency); eager: all of it, "
+         "and 4 passes of its saved score tensors through HBM"},
         {StepPart::memoryBound, "memory_bound", "Memory-bound operations",
          "m × layers × tokens × pointwise bytes per element (norms, RoPE, activation, residuals; eager or fused) ÷ HBM bandwidth, plus the "
          "loss's 12 B per logit"},
@@ -319,7 +345,8 @@ std::span<const StepPartText> stepPartTexts() {
         {StepPart::tensorParallel, "tensor_parallel", "TP communication",
          "m × layers × 4 all-reduces (6 with full recomputation) of b·(s/CP)·h·2 B ÷ link bandwidth; not overlapped"},
         {StepPart::contextParallel, "context_parallel", "CP communication",
-         "m × layers × max(0, 3·(CP − 1) K/V chunks ÷ link bandwidth − attention core): the part not hidden"},
+         "m × layers × max(0, 3·(CP − 1) K/V chunks ÷ link bandwidth − the attention it hides behind (the whole core "
+         "under Megatron-LM's ring; torchtitan's all-gather: the first of CP sub-attentions))"},
         {StepPart::expertParallel, "expert_parallel", "EP communication",
          "m × MoE layers × 4 all-to-alls of top-k × b·(s/CP)·h·2 B ÷ link bandwidth; not overlapped"},
         {StepPart::pipelineTransfer, "pipeline_transfer", "PP transfers", "m × v × 2 sends of b·(s/CP)·h·2 B (÷ TP with SP)"},
@@ -335,7 +362,8 @@ std::span<const StepPartText> stepPartTexts() {
 
 std::string_view stepTimeAssumptions() {
     return "An estimate, not a measurement: GEMMs at the GPU's maximum achievable matmul rate (Bekman, ML Engineering), "
-           "FlashAttention at 50% (Ampere/Ada) or 35% (Hopper and later) of the peak (FlashAttention-2 and -3 papers), "
+           "FlashAttention at 50% (Ampere/Ada) or 34% (Hopper and later) of the peak (FlashAttention-2 paper), both slowed "
+           "by a power cap below the rated power, "
            "pointwise work at HBM bandwidth (each eager op a kernel; fused under Megatron-LM and torch.compile), "
            "collectives at 80% of the link bandwidth, ring algorithms, two network tiers (inside a node, "
            "between nodes); TP and EP communication not overlapped, CP overlapped with attention, DP overlapped with "

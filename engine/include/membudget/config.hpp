@@ -107,14 +107,17 @@ struct Config {
     double headroom = 0.10;
     double gpusPerNode = 8;
     // speed (the step-time estimate): the GPU preset's, or the user's for another GPU
-    double peakTflops = 989.4;        // dense BF16 tensor-core peak, TFLOP/s
-    double fp8Tflops = 1978.9;        // dense FP8 peak, TFLOP/s; 0: no FP8 tensor cores (FP8 runs at the BF16 rate)
-    double matmulEfficiency = 0.803;  // the fraction of the BF16 peak a large GEMM reaches (MAMF)
-    double hbmTbps = 3.35;            // memory bandwidth, TB/s
-    double nvlinkGbps = 450;          // GPU-to-GPU inside a node, per direction, GB/s
-    double networkGbps = 50;          // per GPU between nodes, per direction, GB/s
-    Offload offload = Offload::none;  // ZeRO-Offload: none, optimizer, all (optimizer and parameters)
-    bool zeroInit = true;             // DeepSpeed zero.Init: parameters partitioned as they are created
+    double peakTflops = 989.4;           // dense BF16 tensor-core peak, TFLOP/s
+    double fp8Tflops = 1978.9;           // dense FP8 peak, TFLOP/s; 0: no FP8 tensor cores (FP8 runs at the BF16 rate)
+    double matmulEfficiency = 0.803;     // the fraction of the BF16 peak a large GEMM reaches (MAMF)
+    double fp8MatmulEfficiency = 0.709;  // the same for FP8 GEMMs; 0: matmul_efficiency
+    double tdpW = 700;                   // the GPU's rated power, W
+    double powerLimitW = 0;              // a lower power cap (nvidia-smi -pl), W; 0: the rated power
+    double hbmTbps = 3.35;               // memory bandwidth, TB/s
+    double nvlinkGbps = 450;             // GPU-to-GPU inside a node, per direction, GB/s
+    double networkGbps = 50;             // per GPU between nodes, per direction, GB/s
+    Offload offload = Offload::none;     // ZeRO-Offload: none, optimizer, all (optimizer and parameters)
+    bool zeroInit = true;                // DeepSpeed zero.Init: parameters partitioned as they are created
     // inference (mode = inference: mb is the number of concurrent sequences, seq the tokens of each)
     Mode mode = Mode::training;
     WeightDtype weightDtype = WeightDtype::bf16;

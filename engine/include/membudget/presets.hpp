@@ -39,6 +39,8 @@ struct GpuPreset {
     // reaches, memory bandwidth, and per-GPU, per-direction link bandwidths inside a node and between nodes.
     double peakTflops = 0, fp8Tflops = 0, matmulEfficiency = 0, hbmTbps = 0, nvlinkGbps = 0, networkGbps = 0;
     std::string_view speedSource = "";
+    double fp8MatmulEfficiency = 0;  // the FP8 MAMF over the FP8 peak; 0: the BF16 fraction (none published)
+    double tdpW = 0;                 // rated board power, W (the vendor's datasheet)
 };
 
 std::span<const ModelPreset> modelPresets();

@@ -100,6 +100,9 @@ export interface Config {
   peak_tflops: number;
   fp8_tflops: number;
   matmul_efficiency: number;
+  fp8_matmul_efficiency: number;
+  tdp_w: number;
+  power_limit_w: number;
   hbm_tbps: number;
   nvlink_gbps: number;
   network_gbps: number;
