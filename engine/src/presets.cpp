@@ -419,8 +419,8 @@ constexpr std::array kGpus{
     GpuPreset{"h200", "NVIDIA H200 141GB", 143771 * MiB, "nvidia-smi on H200 (141 GB HBM3e): 143771MiB (sgl-project/sglang issue #3196)",
               9.0, 989, 1979, 0.803, 4.8, 450, 50,
               "Bekman ml-engineering: H200 989 BF16 / 1979 FP8 dense TFLOPS; MAMF as H100 (\"H200 is the same\"); HBM3e 4.80 TB/s; "
-              "NVLink 4 450 GB/s per direction; DGX BasePOD 8x ConnectX-7 400 Gbps (50 GB/s per GPU); FP8 MAMF as H100",
-              0.709, 700},
+              "NVLink 4 450 GB/s per direction; DGX BasePOD 8x ConnectX-7 400 Gbps (50 GB/s per GPU); FP8 MAMF 1453.4 of 1979 (73.4%)",
+              0.734, 700},
     GpuPreset{"b200", "NVIDIA B200", 183359 * MiB, "nvidia-smi on B200: 183359MiB (NVIDIA/TensorRT-LLM issue #10278)", 10.0, 2250, 4500,
               0.776, 8.0, 900, 50,
               "Bekman ml-engineering: B200 SXM 2250 BF16 / 4500 FP8 dense TFLOPS; BF16 MAMF 1745.0 of 2250 (77.6%); HBM3e 8.00 TB/s; "

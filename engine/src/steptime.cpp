@@ -34,24 +34,33 @@ double attentionEfficiency(const Config& c) {
 // each width (h: hidden; qk: the Q and K widths RoPE rotates; f: the FFN width on this rank). Eager PyTorch
 // (torchtitan's and torchtune's Llama without torch.compile) runs each op as its own kernel:
 //   RMSNorm: x.float(), pow(2), mean, rsqrt, mul, type_as, * weight: about 36 B per element forward and twice that
-//     in backward, 108 B, twice per layer;
-//   RoPE on the complex view: float(), complex mul, view_as_real, type_as: about 20 B forward, 40 B with backward;
-//   SwiGLU: silu(w1·x) * (w3·x): 10 B forward, 30 B with backward (GeLU the same);
-//   two residual adds: 6 B forward, 12 B with backward each.
+//     in backward, 108 B, twice per layer; LayerNorm is one fused kernel (torch.native_layer_norm): 10 B;
+//   RoPE on the complex view: float(), complex mul, view_as_real, type_as: about 20 B forward, 40 B with backward
+//     (none with learned absolute positions);
+//   SwiGLU: silu(w1·x) * (w3·x): 10 B forward, 30 B with backward; GeLU, one kernel each way: 4 + 6 B;
+//   two residual adds: 6 B forward, 12 B with backward each (24 B in an FP32 residual stream under autocast).
 // Fused kernels (torch.compile's inductor, Megatron-LM's fused norm, RoPE and bias-SwiGLU/GeLU, Transformer
-// Engine) read each input and write each output once per pass: norm 10 B, RoPE 8 B, activation 16 B, residual 6 B.
+// Engine) read each input and write each output once per pass: norm 10 B, RoPE 8 B, activation 16 B (GeLU 10 B),
+// residual 6 B.
 struct PointwiseBytes {
     double perHidden, perRotated, perFfn;
 };
 PointwiseBytes pointwiseBytes(const Config& c) {
     const bool fused = c.compile || c.framework == Framework::megatron;
-    if (fused) return {2 * 10 + 2 * 6, 8, 16};
-    return {2 * 108 + 2 * 12, 40, 30};
+    const bool rope = c.posEmb == 0;
+    // Under autocast with FP32 parameters (accelerate and Composer's mixed precision) the residual stream stays FP32:
+    // the residual adds move 4-byte elements (24 B), and a LayerNorm casts its FP32 input down and its gradient back
+    // up around the fused kernel (22 B).
+    const bool autocast = c.framework == Framework::hfAccelerate && c.precision != Precision::fp32 && !fused;
+    const double norm = fused ? 10 : c.norm == Norm::rmsnorm ? 108 : autocast ? 22 : 10;
+    const double residual = fused ? 6 : autocast ? 24 : 12;
+    const double activation = c.gatedFfn ? (fused ? 16 : 30) : 10;
+    return {2 * norm + 2 * residual, rope ? (fused ? 8.0 : 40.0) : 0.0, activation};
 }
 
-// The share of a link's bandwidth NCCL's large collectives reach (bus bandwidth over link bandwidth): about 80%
-// in nccl-tests on NVLink and InfiniBand (NVIDIA, nccl-tests doc/PERFORMANCE.md: busbw near the hardware peak
-// less protocol overhead).
+// The share of a link's bandwidth NCCL's large collectives reach: nccl-tests' bus bandwidth (doc/PERFORMANCE.md) is
+// the figure to hold against the link's, and it stays below it by the protocol's overhead. 80% is this model's
+// stated round figure, an assumption, not a measurement.
 constexpr double kLinkEfficiency = 0.8;
 
 // Bytes the loss moves per logit. Fused (Megatron-LM's vocab-parallel cross entropy, torch.compile): the BF16 logits
@@ -62,8 +71,10 @@ double lossBytesPerLogit(const Config& c) { return c.compile || c.framework == F
 
 // FSDP2's copies around each collective, per parameter of the stage and micro-batch (torch.distributed.fsdp
 // _fsdp_collectives.py): all-gather copy-in and copy-out of the BF16 parameters (2 + 2 B, forward and again in
-// backward), the gradients' reduce-scatter copy-in with its cast to the reduce dtype (read 2, write and read 4, 4).
-constexpr double kFsdpCopyBytesPerParam = 2 * (2 + 2) + 2 + 4 + 4 + 4;
+// backward), and the trained gradients' reduce-scatter copy-in with its cast to the reduce dtype (read 2, write and
+// read 4, 4).
+constexpr double kFsdpGatherCopyBytesPerParam = 2 * (2 + 2);
+constexpr double kFsdpReduceCopyBytesPerParam = 2 + 4 + 4 + 4;
 
 // Megatron-LM's fused bias-dropout-add after attention and after the MLP, with dropout: it writes a 1-byte mask and
 // reads it in backward, beside the 2-byte input and output it moves anyway: about 14 B per hidden element each.
@@ -77,9 +88,9 @@ double optimizerBytesPerParam(const Config& c) {
     return 2 + 4 + 4 + 4 + 4 + 2 + 4 + 4 + 4;
 }
 
-// ZeRO-Offload: a PCIe Gen4 x16 link carries about 25 GB/s per direction in practice (32 GB/s nominal, Bekman,
-// network/README.md); a two-socket host's memory bandwidth (about 200 GB/s per socket of 8 DDR5 channels) shared by
-// 8 GPUs gives CPU Adam about 50 GB/s per GPU.
+// ZeRO-Offload, assumptions stated as round figures: a PCIe Gen4 x16 link carries about 25 GB/s per direction
+// (32 GB/s nominal, Bekman, network/README.md); a two-socket host's memory bandwidth (about 200 GB/s per socket of
+// 8 DDR5 channels) shared by 8 GPUs gives CPU Adam about 50 GB/s per GPU.
 constexpr double kPcieBytesPerSecond = 25e9;
 constexpr double kHostBytesPerSecondPerGpu = 50e9;
 
@@ -130,7 +141,7 @@ StepTime estimateStepTime(const Config& c) noexcept {
     // Backward of a linear: the input gradient and the weight gradient (2× forward); a frozen base computes only the
     // input gradient (1×).
     const double backwardMatmul = frozenBase ? 1 : 2;
-    // FlashAttention-2's backward runs five matmuls to the forward's two (Dao 2023 §3.1).
+    // FlashAttention-2's backward runs five matmuls to the forward's two (Dao 2023 §4.1).
     const double backwardAttention = 2.5;
     const PointwiseBytes pointwise = pointwiseBytes(c);
     const double hiddenBytes = pointwise.perHidden + (c.dropout ? kDropoutBytesPerHidden : 0);
@@ -271,23 +282,26 @@ StepTime estimateStepTime(const Config& c) noexcept {
     // gradients reduced in the framework's reduce dtype (FSDP2's default MixedPrecisionPolicy reduces in FP32 in
     // torchtitan; Megatron-LM, DeepSpeed and torchtune in BF16), parameters gathered in BF16.
     const double D = c.dp * c.cp;
-    // LoRA: only the adapters are trained and reduced, a rounding error next to the step.
+    // LoRA: only the adapters are trained and reduced, a rounding error next to the step; FSDP still gathers the
+    // frozen base (QLoRA's in NF4: half a byte per weight).
     const double trained = frozenBase ? 0 : slowestParams;
+    const double gatherBytes = c.finetune == Finetune::qlora ? 0.5 : 2;
     const double reduceBytes = c.framework == Framework::torchtitan || c.framework == Framework::hfAccelerate ? 4 : 2;
     const double dpBandwidth = links.of(c.tp * c.cp * D, perNode);
     double dpSeconds = 0, overlappable = 0;
-    if (D > 1 && trained > 0) {
+    if (D > 1 && slowestParams > 0) {
         if (t.gathering == detail::Gathering::fsdp2Stage) {
             // torchtitan under PP: reshard_after_forward = not pp_enabled and no gradient sync until the last
             // micro-batch (the ledger's fsdp2Stage): one all-gather and one reduce-scatter per step, prefetched and
             // reduced behind a micro-batch's compute.
-            dpSeconds = (ringGather(trained * 2, D) + ringGather(trained * reduceBytes, D)) / dpBandwidth;
+            dpSeconds = (ringGather(slowestParams * gatherBytes, D) + ringGather(trained * reduceBytes, D)) / dpBandwidth;
             overlappable = computeOfMicrobatch;
         } else if (c.zero >= 3) {
             // ZeRO-3 / FSDP: every micro-batch gathers the parameters for forward and again for backward and
             // reduce-scatters the gradients (ZeRO §7.2.3: 1.5× the data-parallel volume), prefetched a layer ahead
             // and hidden behind that micro-batch's compute.
-            const double perMicrobatch = (ringGather(trained * 2, D) * 2 + ringGather(trained * reduceBytes, D)) / dpBandwidth;
+            const double perMicrobatch =
+                (ringGather(slowestParams * gatherBytes, D) * 2 + ringGather(trained * reduceBytes, D)) / dpBandwidth;
             dpSeconds = m * perMicrobatch;
             overlappable = m * computeOfMicrobatch;
         } else {
@@ -305,8 +319,9 @@ StepTime estimateStepTime(const Config& c) noexcept {
     part(StepPart::dataParallel) = std::max(0.0, dpSeconds - overlappable);
     // FSDP2's copy-in and copy-out around its collectives move the stage's parameters through HBM every micro-batch
     // (once per step when the stage stays gathered under torchtitan's PP).
-    if (D > 1 && trained > 0 && (t.gathering == detail::Gathering::fsdp2Layers || t.gathering == detail::Gathering::fsdp2Stage))
-        part(StepPart::memoryBound) += (t.gathering == detail::Gathering::fsdp2Stage ? 1 : m) * trained * kFsdpCopyBytesPerParam / hbm;
+    if (D > 1 && (t.gathering == detail::Gathering::fsdp2Layers || t.gathering == detail::Gathering::fsdp2Stage))
+        part(StepPart::memoryBound) += (t.gathering == detail::Gathering::fsdp2Stage ? 1 : m) *
+                                       (slowestParams * kFsdpGatherCopyBytesPerParam + trained * kFsdpReduceCopyBytesPerParam) / hbm;
 
     // The optimizer step over this GPU's shard of the trained parameters (LoRA: the adapters, a rounding error).
     const double shard = (frozenBase ? 0 : slowestParams) / (c.zero >= 1 ? D : 1);

@@ -103,7 +103,7 @@ export class PlannerView {
         'p',
         { class: 'note' },
         'Every TP (within a node unless allowed), PP (uneven when it does not divide the layers), CP, DP',
-        ' and EP for MoE models, every ZeRO stage, sequence parallelism, checkpointing mode and micro-batch that fits, for the model, GPU and sequence length above. The Pareto front (least recomputation, bubble, TP × CP, ZeRO-3 and cross-node traffic, and memory) comes first; click a row to load it.',
+        ' and EP for MoE models, every ZeRO stage, sequence parallelism, checkpointing mode and micro-batch that fits, for the model, GPU and sequence length above. The recommended row, the fastest that fits by the step-time estimate (tokens/s per GPU and MFU columns; an estimate, not a measurement), comes first, then the Pareto front (least recomputation, bubble, TP × CP, ZeRO-3 and cross-node traffic, and memory); click a row to load it.',
       ),
       el(
         'div',
