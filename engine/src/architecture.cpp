@@ -83,7 +83,7 @@ Dims dimsOf(const Config& c) {
     x.layernorm = c.norm == Norm::layernorm;
     x.bias = c.bias;
     x.dropout = c.dropout;
-    x.flash = c.attention == Attention::flash;
+    x.flash = c.attention != Attention::eager;  // Triton's flash-style kernel saves what FlashAttention saves
     x.headsRank = c.heads / c.tp;
     // Megatron-LM and vLLM keep max(1, kv/TP) KV heads per rank, replicating them when TP exceeds kv.
     x.kvHeadsRank = std::max(1.0, std::ceil(c.kvHeads / c.tp));

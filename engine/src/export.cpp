@@ -43,6 +43,8 @@ public:
         if (c_.compile && format != ImportFormat::torchtitan && format != ImportFormat::torchtune)
             skip("compile", "true", "no such setting in this format");
         if (c_.activationOffload && format != ImportFormat::torchtune) skip("activation_offload", "true", "no such setting in this format");
+        // Triton's flash-style kernel (MPT's attn_impl triton) is no framework's setting here; each runs its own flash.
+        if (c_.attention == Attention::triton) skip("attention", "triton", "no such setting in this format");
         if (c_.optimizerInBackward && format != ImportFormat::torchtune)
             skip("optimizer_in_backward", "true", "no such setting in this format");
         if (c_.offload != Offload::none && format != ImportFormat::deepspeed && format != ImportFormat::torchtitan)

@@ -590,8 +590,9 @@ std::vector<FieldSpec> buildFields() {
          .member = choiceMember<&Config::attention>(),
          .choices = choiceIds<Attention>(),
          .unit = "",
-         .help = "flash keeps no s × s scores; eager keeps the softmax output for backward",
-         .section = "Dao et al. 2022 (FlashAttention); Korthikanti et al. 2022 §4.1"});
+         .help = "flash keeps no s × s scores; eager keeps the softmax output for backward; triton is a flash-style kernel "
+                 "in Triton (MPT's attn_impl triton): flash's memory, a slower step",
+         .section = "Dao et al. 2022 (FlashAttention); Korthikanti et al. 2022 §4.1; Dao 2023 §4.1 (Triton)"});
     add({.key = "dropout",
          .label = "Dropout",
          .group = "training",

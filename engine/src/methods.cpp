@@ -113,7 +113,7 @@ MethodOutput korthikantiMethod(const Config& c, double psi) {
                                Method::korthikanti});
         out.stages.push_back(std::move(stage));
     }
-    if (c.gatedFfn || c.kvHeads != c.heads || c.attention == Attention::flash || !c.dropout)
+    if (c.gatedFfn || c.kvHeads != c.heads || c.attention != Attention::eager || !c.dropout)
         out.warnings.push_back({"method",
                                 "Korthikanti et al.'s Table 2 is for a GPT layer (4h FFN, no GQA, eager attention, "
                                 "dropout): SwiGLU, GQA, FlashAttention and dropout settings are not reflected"});

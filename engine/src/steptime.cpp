@@ -27,7 +27,12 @@ namespace {
 double attentionEfficiency(const Config& c) {
     const GpuPreset* gpu = findGpuPreset(c.gpu);
     const double cc = gpu != nullptr ? gpu->computeCapability : 9.0;
-    return cc > 0 && cc < 9.0 ? 0.50 : 335 / 989.4;
+    const double flash = cc > 0 && cc < 9.0 ? 0.50 : 335 / 989.4;
+    // FlashAttention in Triton: "FlashAttention-2 is around 1.3-1.5× faster than FlashAttention in Triton in the
+    // forward pass and around 2× faster in the backward pass" (Dao 2023 §4.1): 1.4× and 2× over one forward and 2.5
+    // forwards' worth of backward, (1.4 + 2.5 × 2) / 3.5 ≈ 1.83× the time.
+    if (c.attention == Attention::triton) return flash * 3.5 / (1.4 + 2.5 * 2);
+    return flash;
 }
 
 // Bytes the pointwise operations of one layer move through HBM per token, forward and backward, per element of

@@ -27,7 +27,9 @@ enum class LoraDtype : std::uint8_t { automatic, fp32, bf16 };
 // automatic: the framework's own (torchtune: the parameters' dtype; the others FP32).
 enum class OptimizerDtype : std::uint8_t { automatic, fp32, bf16 };
 enum class ActFormula : std::uint8_t { table, worked };
-enum class Attention : std::uint8_t { flash, eager };
+// triton: a FlashAttention-style fused kernel written in Triton (FlashAttention's Triton version; MPT's attn_impl
+// triton): it saves what flash saves, and runs slower (docs/planner.md, "Step time").
+enum class Attention : std::uint8_t { flash, eager, triton };
 enum class Optimizer : std::uint8_t { adamw, adamw8bit, adafactor, sgd, muon };
 enum class Precision : std::uint8_t { bf16, fp16, fp8, fp32 };
 enum class Offload : std::uint8_t { none, optimizer, all };
@@ -104,7 +106,7 @@ struct ChoiceNames<ActFormula> {
 };
 template <>
 struct ChoiceNames<Attention> {
-    static constexpr std::array<std::string_view, 2> names{"flash", "eager"};
+    static constexpr std::array<std::string_view, 3> names{"flash", "eager", "triton"};
 };
 template <>
 struct ChoiceNames<Optimizer> {
