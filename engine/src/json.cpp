@@ -268,16 +268,17 @@ std::string resultToJson(const Result& result, const Config& config, int indent)
         // The step-time estimate (docs/planner.md, "Step time"); null where the GPU's speed is not known. Rounded to
         // a microsecond (the parts in ms), so that the page's JSON.stringify writes the same digits.
         const StepTime& st = result.stepTime;
-        auto rounded = [](double value, double unit) { return number(std::round(value / unit) * unit); };
-        out["step_time_s"] = st.estimated ? rounded(st.stepSeconds, 1e-6) : ordered_json(nullptr);
-        out["tokens_per_second_per_gpu"] = st.estimated ? rounded(st.tokensPerSecondPerGpu, 1e-3) : ordered_json(nullptr);
-        out["mfu"] = st.estimated ? rounded(st.mfu, 1e-6) : ordered_json(nullptr);
+        // Divided by the (exact) number of units per one, so that 0.123457 prints as such, not as 0.12345699999999999.
+        auto rounded = [](double value, double perOne) { return number(std::round(value * perOne) / perOne); };
+        out["step_time_s"] = st.estimated ? rounded(st.stepSeconds, 1e6) : ordered_json(nullptr);
+        out["tokens_per_second_per_gpu"] = st.estimated ? rounded(st.tokensPerSecondPerGpu, 1e3) : ordered_json(nullptr);
+        out["mfu"] = st.estimated ? rounded(st.mfu, 1e6) : ordered_json(nullptr);
         if (st.estimated) {
             ordered_json parts = ordered_json::object();
             for (const StepPartText& text : stepPartTexts())
-                parts[std::string(text.id)] = rounded(st.partSeconds[static_cast<size_t>(text.part)] * 1e3, 1e-3);
+                parts[std::string(text.id)] = rounded(st.partSeconds[static_cast<size_t>(text.part)] * 1e3, 1e3);
             out["step_time"] = {{"parts_ms", std::move(parts)},
-                                {"bubble_fraction", rounded(st.bubbleFraction, 1e-6)},
+                                {"bubble_fraction", rounded(st.bubbleFraction, 1e6)},
                                 {"model_flops_per_token", number(st.modelFlopsPerToken)},
                                 {"tokens_per_step", number(st.tokensPerStep)},
                                 {"assumptions", std::string(stepTimeAssumptions())}};

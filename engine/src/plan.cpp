@@ -336,8 +336,7 @@ PlanResult plan(const PlanRequest& r) noexcept {
             op.ckpt = Checkpointing::op;
             if (base.framework == Framework::torchtitan && validate(op).empty()) modes.push_back(Checkpointing::op);
         }
-        // torchtitan and torchtune shard with FSDP2 or not at all: ZeRO 0 or 3 only.
-        const bool fsdpOnly = base.framework == Framework::torchtitan || base.framework == Framework::torchtune;
+        const bool fsdpOnly = shardsAllOrNothing(base.framework);
         const double zeroStages = fsdpOnly ? 2 : 4;
         double configurations = 0;
         for (const auto& L : layouts)

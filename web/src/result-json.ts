@@ -21,19 +21,20 @@ function configObject(engine: Engine, config: Config): Record<string, unknown> {
   return out;
 }
 
-// Rounded as json.cpp rounds them (std::round halves away from zero; these are never negative).
-const rounded = (value: number, unit: number) => Math.round(value / unit) * unit;
+// Rounded as json.cpp rounds them (std::round halves away from zero; these are never negative), divided by the
+// exact number of units per one.
+const rounded = (value: number, perOne: number) => Math.round(value * perOne) / perOne;
 
 function stepTimeJson(result: Result): Record<string, unknown> {
   const st = result.stepTime;
   if (st === null) return { step_time_s: null, tokens_per_second_per_gpu: null, mfu: null };
   return {
-    step_time_s: rounded(st.stepSeconds, 1e-6),
-    tokens_per_second_per_gpu: rounded(st.tokensPerSecondPerGpu, 1e-3),
-    mfu: rounded(st.mfu, 1e-6),
+    step_time_s: rounded(st.stepSeconds, 1e6),
+    tokens_per_second_per_gpu: rounded(st.tokensPerSecondPerGpu, 1e3),
+    mfu: rounded(st.mfu, 1e6),
     step_time: {
-      parts_ms: Object.fromEntries(st.parts.map((p) => [p.id, rounded(p.seconds * 1e3, 1e-3)])),
-      bubble_fraction: rounded(st.bubbleFraction, 1e-6),
+      parts_ms: Object.fromEntries(st.parts.map((p) => [p.id, rounded(p.seconds * 1e3, 1e3)])),
+      bubble_fraction: rounded(st.bubbleFraction, 1e6),
       model_flops_per_token: st.modelFlopsPerToken,
       tokens_per_step: st.tokensPerStep,
       assumptions: st.assumptions,

@@ -133,6 +133,10 @@ struct Config {
     bool operator==(const Config&) const = default;
 };
 
+// torchtitan and torchtune shard with FSDP2's fully_shard or not at all: ZeRO 0 or 3 (validate() refuses 1 and 2,
+// the planner tries only those).
+inline bool shardsAllOrNothing(Framework framework) { return framework == Framework::torchtitan || framework == Framework::torchtune; }
+
 enum class FieldKind { integer, number, boolean, choice, text };
 
 // Longest text of a text field (characters).
