@@ -99,6 +99,26 @@ double optimizerBytesPerParam(const Config& c) {
 constexpr double kPcieBytesPerSecond = 25e9;
 constexpr double kHostBytesPerSecondPerGpu = 50e9;
 
+// Tile and wave quantization (NVIDIA, Deep Learning Performance Documentation, "Matrix Multiplication Background
+// User's Guide": an m × n output is computed in 256 × 128 tiles, one per SM at a time, so a GEMM takes whole waves
+// of tiles over the SMs, the last one partly idle). The maximum achievable matmul rate is its best shape's, which
+// fills its waves; a GEMM of another shape reaches that rate times the share of its waves' tile area it uses.
+// SMs from Bekman, ML Engineering (A100 108, H100 and H200 132); 0 where not published (no quantization applied).
+double streamingMultiprocessors(const Config& c) {
+    const GpuPreset* gpu = findGpuPreset(c.gpu);
+    if (gpu == nullptr) return 0;
+    if (gpu->id == "a100-40gb" || gpu->id == "a100-80gb") return 108;
+    if (gpu->id == "h100-80gb" || gpu->id == "h200" || gpu->id == "generic-80gb") return 132;
+    return 0;
+}
+double waveEfficiency(double m, double n, double sms) {
+    if (sms <= 0 || m <= 0 || n <= 0) return 1;
+    constexpr double kTileM = 256, kTileN = 128;
+    const double tiles = std::ceil(m / kTileM) * std::ceil(n / kTileN);
+    const double waves = std::ceil(tiles / sms);
+    return std::min(1.0, m * n / (waves * sms * kTileM * kTileN));
+}
+
 struct Bandwidths {
     double intraNode, interNode;  // bytes per second, per GPU and direction, at NCCL's efficiency
     double of(double groupSpanGpus, double gpusPerNode) const { return groupSpanGpus <= gpusPerNode ? intraNode : interNode; }
@@ -181,22 +201,58 @@ StepTime estimateStepTime(const Config& c) noexcept {
     struct LayerTime {
         double matmul, attention, memory, fwdMatmul, fwdAttention, fwdMemory;
     };
-    auto layerTime = [&](double linear, double bytes) {
+    // The dense layer's GEMMs on one rank, as (K, N) of each weight (Megatron-LM fuses Q, K, V and gate with up;
+    // torchtitan's and Hugging Face's Llama keep them apart), each in three GEMMs: forward (tokens × N), the input's
+    // gradient (tokens × K) and the weight's (K × N, none for a frozen base), at the matmul rate times their wave
+    // efficiency. MLA and MoE layers take the matmul rate as it is.
+    const double sms = streamingMultiprocessors(c);
+    double denseForwardSeconds = 2 * tokens * denseLinear / linearRate, denseBackwardSeconds = backwardMatmul * denseForwardSeconds;
+    if (c.kvLoraRank == 0 && sms > 0) {
+        const double q = x.headsRank * x.d, kv = x.kvHeadsRank * x.d, f = x.f / x.t;
+        std::array<std::pair<double, double>, 6> gemms{};  // (K, N); N = 0: unused
+        size_t count = 0;
+        const bool fusedWeights = c.framework == Framework::megatron;
+        if (fusedWeights) {
+            gemms[count++] = {x.h, q + 2 * kv};
+        } else {
+            gemms[count++] = {x.h, q};
+            gemms[count++] = {x.h, kv};
+            gemms[count++] = {x.h, kv};
+        }
+        gemms[count++] = {q, x.h};
+        if (x.gated && fusedWeights) {
+            gemms[count++] = {x.h, 2 * f};
+        } else {
+            gemms[count++] = {x.h, f};
+            if (x.gated) gemms[count++] = {x.h, f};
+        }
+        denseForwardSeconds = denseBackwardSeconds = 0;
+        auto add = [&](double k, double n) {
+            const double flops = 2 * tokens * k * n;
+            denseForwardSeconds += flops / (linearRate * waveEfficiency(tokens, n, sms));
+            denseBackwardSeconds += flops / (linearRate * waveEfficiency(tokens, k, sms));
+            if (!frozenBase) denseBackwardSeconds += flops / (linearRate * waveEfficiency(k, n, sms));
+        };
+        for (size_t i = 0; i < count; ++i) add(gemms[i].first, gemms[i].second);
+        add(f, x.h);  // the down projection
+    }
+    auto layerTime = [&](double linear, double bytes, bool denseLayer) {
         LayerTime L{};
-        const double fwdMatmul = 2 * tokens * linear / linearRate;
+        const double fwdMatmul = denseLayer ? denseForwardSeconds : 2 * tokens * linear / linearRate;
+        const double bwdMatmul = denseLayer ? denseBackwardSeconds : fwdMatmul * backwardMatmul;
         const double fwdAttention = attentionFlops / attentionRate + eagerCoreSeconds / 2;
         double memory = bytes + dequantBytesPerParam * linear;
         if (fp8) memory += 3 * 3 * (tokens * (2 * x.h + x.headsRank * x.d + x.f / x.t) + linear);
         L.fwdMatmul = fwdMatmul;
         L.fwdAttention = fwdAttention;
         L.fwdMemory = memory / hbm / 2;
-        L.matmul = fwdMatmul * (1 + backwardMatmul);
+        L.matmul = fwdMatmul + bwdMatmul;
         L.attention = attentionFlops / attentionRate * (1 + backwardAttention) + eagerCoreSeconds;
         L.memory = memory / hbm;
         return L;
     };
-    const LayerTime dense = layerTime(denseLinear, denseBytes);
-    const LayerTime moe = c.experts != 0 ? layerTime(moeLinear, moeBytes) : dense;
+    const LayerTime dense = layerTime(denseLinear, denseBytes, true);
+    const LayerTime moe = c.experts != 0 ? layerTime(moeLinear, moeBytes, false) : dense;
 
     // Communication per layer per micro-batch (forward and backward), in seconds.
     // TP: two all-reduces of [b, s/CP, h] in forward and two in backward (Megatron-LM's f and g; SP's all-gather and
@@ -255,7 +311,10 @@ StepTime estimateStepTime(const Config& c) noexcept {
         if (stage == stages - 1) {
             // The output layer (BF16 under FP8 recipes) and the loss over the vocabulary shard.
             const double logits = tokens * x.V / x.t;
-            at(StepPart::matmuls) += 3 * 2 * tokens * x.h * x.V / x.t / bf16Rate;
+            const double outputFlops = 2 * tokens * x.h * x.V / x.t;
+            at(StepPart::matmuls) += outputFlops / bf16Rate *
+                                     (1 / waveEfficiency(tokens, x.V / x.t, sms) + 1 / waveEfficiency(tokens, x.h, sms) +
+                                      1 / waveEfficiency(x.h, x.V / x.t, sms));
             at(StepPart::memoryBound) += lossBytesPerLogit(c) * logits / hbm;
         }
         // PP: the stage's activation [b, s/CP, h] (split by SP) sent forward and its gradient back, once per model chunk.
