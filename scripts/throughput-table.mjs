@@ -6,27 +6,18 @@
 // --write replaces the table between the markers in docs/planner.md; --check exits 1 when that table is not what
 // the engine gives now (a ctest, docs_planner_table_current).
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { median, pct, updateDocTable } from './doc-table.mjs';
 
 const root = resolve(fileURLToPath(import.meta.url), '../..');
 const args = process.argv.slice(2);
-const write = args.includes('--write');
-const check = args.includes('--check');
 const binary = resolve(args.find((a) => !a.startsWith('--')) ?? process.env.MEMBUDGET ?? resolve(root, 'build/membudget'));
 const fixture = JSON.parse(readFileSync(resolve(root, 'tests/fixtures/throughput.json'), 'utf8'));
 /** The issue's baseline: a plain estimate at 40% of the dense BF16 peak. */
 const BASELINE_MFU = 0.4;
 
-/** @param {number[]} values */
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
-/** @param {number} fraction */
-const pct = (fraction) => `${fraction >= 0 ? '+' : '−'}${Math.abs(fraction * 100).toFixed(1)}%`;
 /** @param {number} value */
 const count = (value) => Math.round(value).toLocaleString('en-US');
 
@@ -118,20 +109,4 @@ for (const title of sources) {
 }
 const table = lines.join('\n').trimEnd();
 
-const path = resolve(root, 'docs/planner.md');
-const start = '<!-- throughput-table:start -->';
-const end = '<!-- throughput-table:end -->';
-if (write || check) {
-  const doc = readFileSync(path, 'utf8');
-  const from = doc.indexOf(start);
-  const to = doc.indexOf(end);
-  if (from < 0 || to < 0) throw new Error('docs/planner.md has no throughput-table markers');
-  const updated = `${doc.slice(0, from + start.length)}\n${table}\n${doc.slice(to)}`;
-  if (write) writeFileSync(path, updated);
-  else if (updated !== doc) {
-    console.error('docs/planner.md is not the table the engine gives now: run node scripts/throughput-table.mjs --write');
-    process.exit(1);
-  }
-} else {
-  console.log(table);
-}
+updateDocTable({ path: resolve(root, 'docs/planner.md'), name: 'throughput-table', table, args, script: 'scripts/throughput-table.mjs' });

@@ -8,29 +8,20 @@
 // --write replaces the table between the markers in docs/accuracy.md; --check exits 1 when that table is not what
 // the engine gives now (a ctest, docs_accuracy_table_current).
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { median, pct, updateDocTable } from './doc-table.mjs';
 
 const root = resolve(fileURLToPath(import.meta.url), '../..');
 const args = process.argv.slice(2);
-const write = args.includes('--write');
-const check = args.includes('--check');
 const binary = resolve(args.find((a) => !a.startsWith('--')) ?? process.env.MEMBUDGET ?? resolve(root, 'build/membudget'));
 const dir = resolve(root, 'tests/fixtures/measured');
 const ALLOCATOR_METRICS = new Set(['max_allocated', 'max_reserved', 'active']);
 const FRAMEWORKS = ['megatron', 'torchtitan', 'torchtune', 'deepspeed', 'hf_accelerate', 'vllm'];
 
-/** @param {number[]} values */
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 /** @param {number} bytes */
 const gib = (bytes) => (bytes / 2 ** 30).toFixed(2);
-/** @param {number} fraction */
-const pct = (fraction) => `${fraction >= 0 ? '+' : '−'}${Math.abs(fraction * 100).toFixed(1)}%`;
 
 /** @typedef {{name: string, framework: string, fixture: any, predicted: number, error: number}} Row */
 /** @type {Row[]} */
@@ -93,20 +84,4 @@ for (const framework of FRAMEWORKS) {
 lines.push(`All ${rows.length} rows; ${summary(rows)}.`);
 const table = lines.join('\n');
 
-const path = resolve(root, 'docs/accuracy.md');
-const start = '<!-- validation-table:start -->';
-const end = '<!-- validation-table:end -->';
-if (write || check) {
-  const doc = readFileSync(path, 'utf8');
-  const from = doc.indexOf(start);
-  const to = doc.indexOf(end);
-  if (from < 0 || to < 0) throw new Error('docs/accuracy.md has no validation-table markers');
-  const updated = `${doc.slice(0, from + start.length)}\n${table}\n${doc.slice(to)}`;
-  if (write) writeFileSync(path, updated);
-  else if (updated !== doc) {
-    console.error('docs/accuracy.md is not the table the engine gives now: run node scripts/validation-table.mjs --write');
-    process.exit(1);
-  }
-} else {
-  console.log(table);
-}
+updateDocTable({ path: resolve(root, 'docs/accuracy.md'), name: 'validation-table', table, args, script: 'scripts/validation-table.mjs' });

@@ -398,29 +398,29 @@ constexpr std::array kGpus{
               9.0, 989.4, 1978.9, 0.803, 3.35, 450, 50,
               "The chapter names no GPU: an H100 SXM is assumed (989.4 BF16 / 1978.9 FP8 dense TFLOP/s, NVIDIA H100 datasheet "
               "halved from its sparse figures); the rest as h100-80gb",
-              0.709, 700},
+              0.709, 700, 132},
     GpuPreset{"a100-40gb", "NVIDIA A100 40GB", 40960 * MiB,
               "nvidia-smi on A100-SXM4-40GB, recent drivers: 40960MiB (modal-labs/modal-client PR #2797); "
               "older drivers showed 40536MiB (facebookresearch/vissl issue #422)",
               8.0, 312, 0, 0.869, 1.555, 300, 25,
               "Bekman ml-engineering: A100 SXM 312 BF16 dense TFLOPS, no FP8; BF16 MAMF 271.2 of 312 (86.9%); 40 GB HBM2 1.555 TB/s "
               "(A100 datasheet); NVLink 3 300 GB/s per direction; DGX A100 8x HDR 200 Gbps (25 GB/s per GPU)",
-              0, 400},
+              0, 400, 108},
     GpuPreset{"a100-80gb", "NVIDIA A100 80GB", 81920 * MiB,
               "nvidia-smi on A100-SXM4-80GB: 81920MiB (allenai/PeerRead issue #40; modal-labs/modal-client PR #2797)", 8.0, 312, 0, 0.869,
               2.039, 300, 25,
               "Bekman ml-engineering: A100 SXM 312 BF16 dense TFLOPS, no FP8; BF16 MAMF 271.2 of 312 (86.9%); 80 GB HBM2e 2.039 TB/s "
               "(A100 datasheet); NVLink 3 300 GB/s per direction; DGX A100 8x HDR 200 Gbps (25 GB/s per GPU)",
-              0, 400},
+              0, 400, 108},
     GpuPreset{"h100-80gb", "NVIDIA H100 80GB HBM3", 81559 * MiB,
               "nvidia-smi on H100 80GB HBM3 (SXM5): 81559MiB = 85,520,809,984 B (NVIDIA/nccl issue #1264; "
               "wilicc/gpu-burn issue #114; modal-labs/modal-client PR #2797)",
-              9.0, 989, 1979, 0.803, 3.35, 450, 50, kSpeedH100, 0.709, 700},
+              9.0, 989, 1979, 0.803, 3.35, 450, 50, kSpeedH100, 0.709, 700, 132},
     GpuPreset{"h200", "NVIDIA H200 141GB", 143771 * MiB, "nvidia-smi on H200 (141 GB HBM3e): 143771MiB (sgl-project/sglang issue #3196)",
               9.0, 989, 1979, 0.803, 4.8, 450, 50,
               "Bekman ml-engineering: H200 989 BF16 / 1979 FP8 dense TFLOPS; MAMF as H100 (\"H200 is the same\"); HBM3e 4.80 TB/s; "
               "NVLink 4 450 GB/s per direction; DGX BasePOD 8x ConnectX-7 400 Gbps (50 GB/s per GPU); FP8 MAMF 1453.4 of 1979 (73.4%)",
-              0.734, 700},
+              0.734, 700, 132},
     GpuPreset{"b200", "NVIDIA B200", 183359 * MiB, "nvidia-smi on B200: 183359MiB (NVIDIA/TensorRT-LLM issue #10278)", 10.0, 2250, 4500,
               0.776, 8.0, 900, 50,
               "Bekman ml-engineering: B200 SXM 2250 BF16 / 4500 FP8 dense TFLOPS; BF16 MAMF 1745.0 of 2250 (77.6%); HBM3e 8.00 TB/s; "

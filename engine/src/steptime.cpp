@@ -10,6 +10,7 @@
 
 #include "detail/architecture.hpp"
 #include "detail/methods.hpp"
+#include "detail/tensors.hpp"
 #include "detail/training.hpp"
 #include "membudget/presets.hpp"
 
@@ -24,8 +25,7 @@ namespace {
 // the slower one. Hopper and later: FlashAttention-2 forward and backward on an H100 SXM5, "up to 335 TFLOPs/s"
 // (Dao 2023 §4.1; "only 35% utilization", Shah et al. 2024, FlashAttention-3, §1): 335 of 989.4; AMD's CK
 // FlashAttention is taken the same.
-double attentionEfficiency(const Config& c) {
-    const GpuPreset* gpu = findGpuPreset(c.gpu);
+double attentionEfficiency(const Config& c, const GpuPreset* gpu) {
     const double cc = gpu != nullptr ? gpu->computeCapability : 9.0;
     const double flash = cc > 0 && cc < 9.0 ? 0.50 : 335 / 989.4;
     // FlashAttention in Triton: "FlashAttention-2 is around 1.3-1.5× faster than FlashAttention in Triton in the
@@ -103,14 +103,7 @@ constexpr double kHostBytesPerSecondPerGpu = 50e9;
 // User's Guide": an m × n output is computed in 256 × 128 tiles, one per SM at a time, so a GEMM takes whole waves
 // of tiles over the SMs, the last one partly idle). The maximum achievable matmul rate is its best shape's, which
 // fills its waves; a GEMM of another shape reaches that rate times the share of its waves' tile area it uses.
-// SMs from Bekman, ML Engineering (A100 108, H100 and H200 132); 0 where not published (no quantization applied).
-double streamingMultiprocessors(const Config& c) {
-    const GpuPreset* gpu = findGpuPreset(c.gpu);
-    if (gpu == nullptr) return 0;
-    if (gpu->id == "a100-40gb" || gpu->id == "a100-80gb") return 108;
-    if (gpu->id == "h100-80gb" || gpu->id == "h200" || gpu->id == "generic-80gb") return 132;
-    return 0;
-}
+// The SMs are the GPU preset's (GpuPreset::sms; 0 where no count is published: no quantization applied).
 double waveEfficiency(double m, double n, double sms) {
     if (sms <= 0 || m <= 0 || n <= 0) return 1;
     constexpr double kTileM = 256, kTileN = 128;
@@ -143,8 +136,12 @@ StepTime estimateStepTime(const Config& c) noexcept {
     if (c.mode != Mode::training || !(c.peakTflops > 0) || !(c.hbmTbps > 0) || !(c.nvlinkGbps > 0) || !(c.networkGbps > 0) ||
         !(c.matmulEfficiency > 0))
         return out;
-    const detail::MembudgetTraining t = detail::membudgetTraining(c);
-    const detail::Dims& x = t.x;
+    // What the step needs of the static model: the dimensions, the rank's weights and how FSDP gathers them (not the
+    // whole of membudgetTraining, whose saved-tensor census the planner has already run for the row's memory).
+    const detail::Dims x = detail::dimsOf(c);
+    const detail::RankParams rank = detail::rankParams(c, x, !c.tiedEmbeddings || c.pp > 1);
+    const detail::Gathering gathering = detail::gatheringOf(c);
+    const GpuPreset* gpu = findGpuPreset(c.gpu);  // the attention kernel's generation and the SM count
     // A power cap below the rated power lowers the clocks until the draw fits: the tensor-core work slows in
     // proportion (capping an H100 from 700 W to 600 W, a 14% cut, "typically loses 10 to 15% step throughput",
     // factryze.ai Scale Atlas, "Power capping"); the memory-bound work keeps HBM's clock.
@@ -156,7 +153,8 @@ StepTime estimateStepTime(const Config& c) noexcept {
     const double linearRate = c.precision == Precision::fp8 && c.fp8Tflops > 0 ? c.fp8Tflops * 1e12 * fp8Efficiency * clockScale
                               : c.precision == Precision::fp32                 ? bf16Rate / 2
                                                                                : bf16Rate;
-    const double attentionRate = c.peakTflops * 1e12 * attentionEfficiency(c) * clockScale * (c.precision == Precision::fp32 ? 0.5 : 1);
+    const double attentionRate =
+        c.peakTflops * 1e12 * attentionEfficiency(c, gpu) * clockScale * (c.precision == Precision::fp32 ? 0.5 : 1);
     const double hbm = c.hbmTbps * 1e12;
     const Bandwidths links{c.nvlinkGbps * 1e9 * kLinkEfficiency, c.networkGbps * 1e9 * kLinkEfficiency};
     const double perNode = c.gpusPerNode;
@@ -174,9 +172,9 @@ StepTime estimateStepTime(const Config& c) noexcept {
     // One layer of each kind on one GPU, per micro-batch: forward matmul FLOPs (the TP shard's linears; a MoE layer's
     // routed experts are the top-k a token passes through, spread over the expert-parallel group like the TP shard).
     const double matrices = x.gated ? 3 : 2;
-    const double denseLinear = t.p.layerLinear;
+    const double denseLinear = rank.layerLinear;
     const double moeLinear =
-        c.experts != 0 ? t.p.moeLayerLinear + c.expertsPerToken * matrices * x.h * detail::expertFfn(c) / x.t + x.h * c.experts / x.t : 0;
+        c.experts != 0 ? rank.moeLayerLinear + c.expertsPerToken * matrices * x.h * detail::expertFfn(c) / x.t + x.h * c.experts / x.t : 0;
     // QKᵀ and AV: 4·b·s_rank·s·a·d per layer over the TP heads; FlashAttention skips the masked half of a causal
     // attention, eager attention computes all of it.
     const double attentionFlops = 4 * x.b * x.sRank * x.s * x.headsRank * x.d * (x.flash ? 0.5 : 1);
@@ -186,7 +184,8 @@ StepTime estimateStepTime(const Config& c) noexcept {
     // Eager attention's saved score tensors (the ledger's census of the core: softmax output, dropout mask and output)
     // are written, read, and their gradients written and read: 4 passes, counted with the attention core so that
     // recomputing the core (selective checkpointing) runs its 2 forward passes again.
-    const double eagerCoreSeconds = x.flash ? 0 : 4 * t.coreBytes / hbm;
+    const double coreBytes = x.flash ? 0 : detail::layerTensorBytes(c, x, {true, false}) - detail::layerTensorBytes(c, x, {false, false});
+    const double eagerCoreSeconds = 4 * coreBytes / hbm;
     const double denseBytes = tokens * (hiddenBytes * x.h / x.spDivisor + pointwise.perRotated * rotated + pointwise.perFfn * x.f / x.t);
     const double moeBytes = c.experts != 0
                                 ? tokens * (hiddenBytes * x.h / x.spDivisor + pointwise.perRotated * rotated +
@@ -205,7 +204,7 @@ StepTime estimateStepTime(const Config& c) noexcept {
     // torchtitan's and Hugging Face's Llama keep them apart), each in three GEMMs: forward (tokens × N), the input's
     // gradient (tokens × K) and the weight's (K × N, none for a frozen base), at the matmul rate times their wave
     // efficiency. MLA and MoE layers take the matmul rate as it is.
-    const double sms = streamingMultiprocessors(c);
+    const double sms = gpu != nullptr ? gpu->sms : 0;
     double denseForwardSeconds = 2 * tokens * denseLinear / linearRate, denseBackwardSeconds = backwardMatmul * denseForwardSeconds;
     if (c.kvLoraRank == 0 && sms > 0) {
         const double q = x.headsRank * x.d, kv = x.kvHeadsRank * x.d, f = x.f / x.t;
@@ -354,7 +353,7 @@ StepTime estimateStepTime(const Config& c) noexcept {
     const double dpBandwidth = links.of(c.tp * c.cp * D, perNode);
     double dpSeconds = 0, overlappable = 0;
     if (D > 1 && slowestParams > 0) {
-        if (t.gathering == detail::Gathering::fsdp2Stage) {
+        if (gathering == detail::Gathering::fsdp2Stage) {
             // torchtitan under PP: reshard_after_forward = not pp_enabled and no gradient sync until the last
             // micro-batch (the ledger's fsdp2Stage): one all-gather and one reduce-scatter per step, prefetched and
             // reduced behind a micro-batch's compute.
@@ -383,8 +382,8 @@ StepTime estimateStepTime(const Config& c) noexcept {
     part(StepPart::dataParallel) = std::max(0.0, dpSeconds - overlappable);
     // FSDP2's copy-in and copy-out around its collectives move the stage's parameters through HBM every micro-batch
     // (once per step when the stage stays gathered under torchtitan's PP).
-    if (D > 1 && (t.gathering == detail::Gathering::fsdp2Layers || t.gathering == detail::Gathering::fsdp2Stage))
-        part(StepPart::memoryBound) += (t.gathering == detail::Gathering::fsdp2Stage ? 1 : m) *
+    if (D > 1 && (gathering == detail::Gathering::fsdp2Layers || gathering == detail::Gathering::fsdp2Stage))
+        part(StepPart::memoryBound) += (gathering == detail::Gathering::fsdp2Stage ? 1 : m) *
                                        (slowestParams * kFsdpGatherCopyBytesPerParam + trained * kFsdpReduceCopyBytesPerParam) / hbm;
 
     // The optimizer step over this GPU's shard of the trained parameters (LoRA: the adapters, a rounding error).
@@ -413,13 +412,14 @@ StepTime estimateStepTime(const Config& c) noexcept {
 std::span<const StepPartText> stepPartTexts() {
     static constexpr std::array<StepPartText, kStepParts> texts{{
         {StepPart::matmuls, "matmuls", "Matmuls",
-         "m × (3 × 2·tokens·P_layer/TP per layer + the output layer) ÷ (peak × matmul efficiency); FP8 linears at the FP8 peak"},
+         "m × (3 × 2·tokens·P_layer/TP per layer + the output layer) ÷ (peak × matmul efficiency × each GEMM's wave "
+         "efficiency); FP8 linears at the FP8 peak"},
         {StepPart::attention, "attention", "Attention core",
          "m × layers × 3.5 × 4·b·(s/CP)·s·(a/TP)·d × ½ (causal) ÷ (BF16 peak × FlashAttention efficiency); eager: all of it, "
          "and 4 passes of its saved score tensors through HBM"},
         {StepPart::memoryBound, "memory_bound", "Memory-bound operations",
          "m × layers × tokens × pointwise bytes per element (norms, RoPE, activation, residuals; eager or fused) ÷ HBM bandwidth, plus the "
-         "loss's 12 B per logit"},
+         "loss (36 B per logit eager, 12 B fused) and FSDP's copies"},
         {StepPart::recomputation, "recomputation", "Recomputation", "m × the forward parts activation checkpointing runs again"},
         {StepPart::tensorParallel, "tensor_parallel", "TP communication",
          "m × layers × 4 all-reduces (6 with full recomputation) of b·(s/CP)·h·2 B ÷ link bandwidth; not overlapped"},
@@ -440,13 +440,15 @@ std::span<const StepPartText> stepPartTexts() {
 }
 
 std::string_view stepTimeAssumptions() {
-    return "An estimate, not a measurement: GEMMs at the GPU's maximum achievable matmul rate (Bekman, ML Engineering), "
+    return "An estimate, not a measurement: GEMMs at the GPU's maximum achievable matmul rate (Bekman, ML Engineering) "
+           "less their wave quantization, "
            "FlashAttention at 50% (Ampere/Ada) or 34% (Hopper and later) of the peak (FlashAttention-2 paper), both slowed "
            "by a power cap below the rated power, "
            "pointwise work at HBM bandwidth (each eager op a kernel; fused under Megatron-LM and torch.compile), "
            "collectives at 80% of the link bandwidth, ring algorithms, two network tiers (inside a node, "
-           "between nodes); TP and EP communication not overlapped, CP overlapped with attention, DP overlapped with "
-           "backward except under Megatron-LM's defaults; no stragglers, kernel launch gaps or topology beyond two tiers.";
+           "between nodes), no latency per message; TP and EP communication not overlapped, CP overlapped with attention, DP "
+           "overlapped with backward except under Megatron-LM's defaults; no stragglers, kernel launch gaps or topology "
+           "beyond two tiers.";
 }
 
 }  // namespace membudget

@@ -85,6 +85,22 @@ StaticRates staticRates(const Config& c) {
     return r;
 }
 
+namespace {
+// torchtitan and torchtune always wrap with FSDP2's fully_shard; accelerate does when it shards fully.
+bool shardsWithFsdp2(const Config& c) { return shardsAllOrNothing(c.framework) || (c.framework == Framework::hfAccelerate && c.zero >= 3); }
+}  // namespace
+
+Gathering gatheringOf(const Config& c) {
+    const bool fsdp2 = shardsWithFsdp2(c);
+    // torchtitan's default reshard_after_forward is `not pp_enabled` (parallelize.py apply_fsdp), and the pipeline
+    // stage turns off gradient sync for every micro-batch (torch pipelining stage.py backward_maybe_with_nosync):
+    // each rank keeps its stage gathered and its gradients unsharded.
+    if (fsdp2 && c.zero >= 3) return c.framework == Framework::torchtitan && c.pp > 1 ? Gathering::fsdp2Stage : Gathering::fsdp2Layers;
+    if (c.framework == Framework::hfAccelerate && c.precision != Precision::fp32) return Gathering::autocast;
+    if (!fsdp2 && c.zero >= 3) return Gathering::zero3Layers;
+    return Gathering::none;
+}
+
 MembudgetTraining membudgetTraining(const Config& c) {
     MembudgetTraining t{};
     t.x = dimsOf(c);
@@ -94,19 +110,8 @@ MembudgetTraining membudgetTraining(const Config& c) {
     t.p = rankParams(c, t.x, t.outputOnLast);
     t.shardGroup = c.dp * c.cp;  // Megatron's distributed optimizer shards over DP × CP; FSDP2 over dp_shard × CP
     t.rates = staticRates(c);
-    const bool fsdp2 = c.framework == Framework::torchtitan || c.framework == Framework::torchtune ||
-                       (c.framework == Framework::hfAccelerate && c.zero >= 3);
-    if (fsdp2 && c.zero >= 3)
-        // torchtitan's default reshard_after_forward is `not pp_enabled` (parallelize.py apply_fsdp), and the
-        // pipeline stage turns off gradient sync for every micro-batch (torch pipelining stage.py
-        // backward_maybe_with_nosync): each rank keeps its stage gathered and its gradients unsharded.
-        t.gathering = c.framework == Framework::torchtitan && c.pp > 1 ? Gathering::fsdp2Stage : Gathering::fsdp2Layers;
-    else if (c.framework == Framework::hfAccelerate && c.precision != Precision::fp32)
-        t.gathering = Gathering::autocast;
-    else if (!fsdp2 && c.zero >= 3)
-        t.gathering = Gathering::zero3Layers;
-    else
-        t.gathering = Gathering::none;
+    const bool fsdp2 = shardsWithFsdp2(c);
+    t.gathering = gatheringOf(c);
     t.outputGathered = fsdp2 && c.zero >= 3 && c.framework != Framework::torchtune;
     t.ddpBuckets = c.framework == Framework::hfAccelerate && c.zero < 3 && c.dp * c.cp > 1;
     // DeepSpeed's gradient reduce bucket: reduce_bucket_size, 5e8 elements by default (zero/config.py), in BF16.

@@ -41,6 +41,9 @@ struct GpuPreset {
     std::string_view speedSource = "";
     double fp8MatmulEfficiency = 0;  // the FP8 MAMF over the FP8 peak; 0: the BF16 fraction (none published)
     double tdpW = 0;                 // rated board power, W (the vendor's datasheet)
+    // Streaming multiprocessors, for the GEMMs' wave quantization (Bekman, ML Engineering: A100 108, H100 and H200
+    // 132); 0 where no count is published, and no quantization is applied.
+    double sms = 0;
 };
 
 std::span<const ModelPreset> modelPresets();

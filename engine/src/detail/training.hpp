@@ -51,6 +51,10 @@ struct MembudgetTraining {
 
 MembudgetTraining membudgetTraining(const Config& c);
 
+// How the configuration's framework gathers sharded parameters (MembudgetTraining::gathering): what the step-time
+// estimate needs of the static model without building all of it.
+Gathering gatheringOf(const Config& c);
+
 // Where a stage's activations come from: which layers, how many copies of each are in flight.
 struct StageActivations {
     double layers, moeLayers, copies, microbatches, mtpLayers;
