@@ -11,15 +11,16 @@
 // plus every file under tests/fixtures/import (import, eval, export to each format), every measured fixture
 // (compare-measured), compare and advise on a sample, and plan --json on a few layouts.
 import { spawnSync } from "node:child_process";
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 
 const cli = process.argv[2] ?? "build/membudget";
 const root = new URL("..", import.meta.url).pathname;
 
-function run(args) {
-    const r = spawnSync(cli, args, { encoding: "utf8", maxBuffer: 256 << 20 });
-    return `$ membudget ${args.join(" ")}\n[exit ${r.status}]\n${r.stdout}${r.stderr ? "[stderr]\n" + r.stderr : ""}\n`;
+function run(args, input) {
+    const r = spawnSync(cli, args, { encoding: "utf8", maxBuffer: 256 << 20, input });
+    const stdin = input === undefined ? "" : ` < ${input}`;
+    return `$ membudget ${args.join(" ")}${stdin}\n[exit ${r.status}]\n${r.stdout}${r.stderr ? "[stderr]\n" + r.stderr : ""}\n`;
 }
 
 function files(dir) {
@@ -27,14 +28,14 @@ function files(dir) {
     for (const name of readdirSync(dir).sort()) {
         const path = join(dir, name);
         if (statSync(path).isDirectory()) out.push(...files(path));
-        else if (!name.endsWith(".md")) out.push(path);
+        else if (!name.endsWith(".md") && !name.endsWith(".expect.json")) out.push(path);
     }
     return out;
 }
 
 const presets = JSON.parse(spawnSync(cli, ["presets"], { encoding: "utf8" }).stdout);
 const models = presets.models.map((m) => m.id);
-const gpus = ["h100-80gb", "a100-40gb", "h200-141gb"];
+const gpus = ["h100-80gb", "a100-40gb", "h200"];
 const layouts = [
     "tp=1&pp=1&dp=8",
     "tp=8&pp=1&dp=16&sp=true",
@@ -54,8 +55,8 @@ const variants = [
 
 let out = "";
 let count = 0;
-const emit = (args) => {
-    out += run(args);
+const emit = (args, input) => {
+    out += run(args, input);
     count++;
 };
 
@@ -67,7 +68,13 @@ for (const model of models)
             // Every variant on the first GPU; on the others, the layout with two variants, to keep the count near 1,300.
             const chosen = gi === 0 ? variants : [variants[(li + gi) % variants.length], variants[(li + gi + 3) % variants.length]];
             for (const variant of chosen) {
-                const query = `model=${model}&gpu=${gpu}&${layout}&${variant}`;
+                // A variant's keys override the layout's (dp = 1 for inference), each key given once.
+                const query = new URLSearchParams({
+                    model,
+                    gpu,
+                    ...Object.fromEntries(new URLSearchParams(layout)),
+                    ...Object.fromEntries(new URLSearchParams(variant)),
+                }).toString();
                 emit(["--url", query, "--json"]);
             }
         }
@@ -84,8 +91,11 @@ for (const file of files(join(root, "tests/fixtures/import"))) {
     emit(["--import", rel, "--json"]);
     for (const format of ["megatron", "torchtitan", "torchtune", "deepspeed", "vllm"]) emit(["export", "--format", format, "--import", rel]);
 }
-// Every measured fixture against its prediction.
-for (const file of files(join(root, "tests/fixtures/measured"))) emit(["compare-measured", relative(root, file), "--json"]);
+// Every measured run's configuration, and the published throughput rows' (the step-time estimate).
+for (const file of files(join(root, "tests/fixtures/measured"))) emit(["eval", "-"], JSON.stringify(JSON.parse(readFileSync(file, "utf8")).config));
+for (const row of JSON.parse(readFileSync(join(root, "tests/fixtures/throughput.json"), "utf8")).rows ?? []) emit(["eval", "-"], JSON.stringify(row.config));
+emit(["compare-measured", "tests/fixtures/measured-sample.json", "--json"]);
+emit(["compare-measured", "tests/fixtures/measured-sample.json"]);
 // The field table, the presets, the default example.
 emit(["fields"]);
 emit(["presets"]);
