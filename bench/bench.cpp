@@ -2,12 +2,16 @@
 // Run: build/bench/membudget_bench (Google Benchmark); scripts/bench-wasm.mjs compares the wasm build.
 #include <benchmark/benchmark.h>
 
-#include "detail/methods.hpp"
-#include "membudget/json.hpp"
-#include "membudget/ledger.hpp"
-#include "membudget/measured.hpp"
-#include "membudget/plan.hpp"
-#include "membudget/presets.hpp"
+#include "membudget/base/choices.hpp"
+#include "membudget/evaluate/evaluate.hpp"
+#include "membudget/io/json.hpp"
+#include "membudget/io/measured.hpp"
+#include "membudget/model/assignments.hpp"
+#include "membudget/model/config.hpp"
+#include "membudget/model/presets.hpp"
+#include "membudget/model/query.hpp"
+#include "membudget/plan/plan.hpp"
+#include "memory/ledgers.hpp"
 
 using namespace membudget;
 

@@ -1,17 +1,25 @@
-#include "cli.hpp"
-
+#include <CLI/CLI.hpp>
 #include <cctype>
 #include <fstream>
 #include <istream>
 #include <ostream>
 
-#include <CLI/CLI.hpp>
-
+#include "cli.hpp"
 #include "import_parse.hpp"
-#include "membudget/import.hpp"
-#include "membudget/json.hpp"
-#include "membudget/ledger.hpp"
-#include "membudget/plan.hpp"
+#include "membudget/base/choices.hpp"
+#include "membudget/base/problem.hpp"
+#include "membudget/evaluate/evaluate.hpp"
+#include "membudget/formats/export.hpp"
+#include "membudget/formats/hf.hpp"
+#include "membudget/formats/import.hpp"
+#include "membudget/io/json.hpp"
+#include "membudget/io/measured.hpp"
+#include "membudget/model/assignments.hpp"
+#include "membudget/model/config.hpp"
+#include "membudget/model/fields.hpp"
+#include "membudget/model/query.hpp"
+#include "membudget/plan/advice.hpp"
+#include "membudget/plan/plan.hpp"
 #include "render.hpp"
 #include "terminal.hpp"
 

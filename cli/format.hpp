@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "membudget/config.hpp"
+#include "membudget/base/units.hpp"
 
 namespace membudget::cli {
 

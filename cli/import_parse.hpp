@@ -8,7 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "membudget/import.hpp"
+#include "membudget/base/choices.hpp"
+#include "membudget/formats/import.hpp"
 
 namespace membudget::cli {
 

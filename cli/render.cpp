@@ -1,13 +1,23 @@
-#include "render.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <ostream>
 #include <string>
 
-#include "membudget/detail/text.hpp"
-#include "membudget/presets.hpp"
-#include "membudget/sources.hpp"
+#include "membudget/base/choices.hpp"
+#include "membudget/base/problem.hpp"
+#include "membudget/base/text.hpp"
+#include "membudget/base/units.hpp"
+#include "membudget/evaluate/evaluate.hpp"
+#include "membudget/io/measured.hpp"
+#include "membudget/memory/methods.hpp"
+#include "membudget/memory/result.hpp"
+#include "membudget/model/config.hpp"
+#include "membudget/model/presets.hpp"
+#include "membudget/model/query.hpp"
+#include "membudget/plan/advice.hpp"
+#include "membudget/plan/plan.hpp"
+#include "membudget/time/steptime.hpp"
+#include "render.hpp"
 
 namespace membudget::cli {
 

@@ -7,9 +7,12 @@
 #include <vector>
 
 #include "format.hpp"
-#include "membudget/ledger.hpp"
-#include "membudget/measured.hpp"
-#include "membudget/plan.hpp"
+#include "membudget/base/problem.hpp"
+#include "membudget/evaluate/evaluate.hpp"
+#include "membudget/io/measured.hpp"
+#include "membudget/model/config.hpp"
+#include "membudget/plan/advice.hpp"
+#include "membudget/plan/plan.hpp"
 
 namespace membudget::cli {
 

@@ -3,12 +3,25 @@
 // (web/src/engine.ts) turns them into thrown errors.
 #include <emscripten/bind.h>
 
-#include "membudget/config.hpp"
-#include "membudget/import.hpp"
-#include "membudget/ledger.hpp"
-#include "membudget/measured.hpp"
-#include "membudget/plan.hpp"
-#include "membudget/presets.hpp"
+#include "membudget/base/choices.hpp"
+#include "membudget/base/problem.hpp"
+#include "membudget/evaluate/evaluate.hpp"
+#include "membudget/formats/export.hpp"
+#include "membudget/formats/hf.hpp"
+#include "membudget/formats/import.hpp"
+#include "membudget/io/measured.hpp"
+#include "membudget/memory/methods.hpp"
+#include "membudget/memory/result.hpp"
+#include "membudget/model/architecture.hpp"
+#include "membudget/model/assignments.hpp"
+#include "membudget/model/config.hpp"
+#include "membudget/model/fields.hpp"
+#include "membudget/model/presets.hpp"
+#include "membudget/model/query.hpp"
+#include "membudget/model/validate.hpp"
+#include "membudget/plan/advice.hpp"
+#include "membudget/plan/plan.hpp"
+#include "membudget/time/steptime.hpp"
 
 using namespace emscripten;
 using namespace membudget;

@@ -36,13 +36,19 @@ target_include_directories(membudget_engine_fast PUBLIC engine/include PRIVATE e
 target_compile_options(membudget_engine_fast PRIVATE ${MEMBUDGET_PLANNER_WASM_OPT})
 target_link_libraries(membudget_engine_fast PRIVATE membudget_warnings)
 target_link_libraries(membudget_planner_wasm PRIVATE membudget_engine_fast membudget_warnings)
-# Only the kernel's files (the layouts, the per-stage numbers, the architecture arithmetic) are built for speed;
-# the text (ledger lines, importers; validate() stays fast, it runs per layout) is built for size, as in the page's module, which
-# keeps the planner's module within its budget without slowing the search.
-foreach(text_source engine/src/presets.cpp engine/src/ledger.cpp engine/src/text.cpp engine/src/sources.cpp
-        engine/src/methods.cpp engine/src/training_ledger.cpp engine/src/inference.cpp engine/src/hf_import.cpp engine/src/measured.cpp engine/src/expr.cpp
-        engine/src/tensors.cpp engine/src/import.cpp engine/src/export.cpp)
-  set_source_files_properties(${text_source} TARGET_DIRECTORY membudget_engine_fast PROPERTIES COMPILE_OPTIONS "-Oz")
+# What is built for speed is a property of the topic folder (docs/build.md), so that a new file cannot land in the
+# wrong list: the planner's kernel (the record, its validation and architecture counts in model/, the memory
+# methods in memory/, the step time, the planner) is built for speed; the text (base/'s formatting, the importers
+# and exporters, evaluate()'s composition of the ledger, the JSON and measured readers) for size, as in the page's
+# module, which keeps the planner's module within its budget without slowing the search.
+set(MEMBUDGET_SIZE_TOPICS base formats evaluate io memory/ledger memory/sources model/presets
+    CACHE STRING "Engine folders (under engine/src) built -Oz in the planner's module")
+foreach(source ${membudget_engine_sources})
+  file(RELATIVE_PATH relative ${CMAKE_SOURCE_DIR}/engine/src ${source})
+  get_filename_component(folder ${relative} DIRECTORY)
+  if(folder IN_LIST MEMBUDGET_SIZE_TOPICS)
+    set_source_files_properties(${source} TARGET_DIRECTORY membudget_engine_fast PROPERTIES COMPILE_OPTIONS "-Oz")
+  endif()
 endforeach()
 target_compile_options(membudget_planner_wasm PRIVATE ${MEMBUDGET_PLANNER_WASM_OPT})
 get_target_property(membudget_wasm_link_options membudget_wasm LINK_OPTIONS)

@@ -1,13 +1,13 @@
-#include "fixtures.hpp"
-
+#include <catch2/catch.hpp>
 #include <fstream>
 #include <map>
 #include <sstream>
 
-#include <catch2/catch.hpp>
-
 #include "cli.hpp"
-#include "membudget/json.hpp"
+#include "fixtures.hpp"
+#include "membudget/io/json.hpp"
+#include "membudget/model/assignments.hpp"
+#include "membudget/model/config.hpp"
 
 namespace membudget::test {
 

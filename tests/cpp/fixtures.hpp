@@ -1,14 +1,14 @@
 // Access to the shared fixtures in tests/fixtures/, read by the native, wasm and browser tests alike.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "membudget/config.hpp"
+#include "membudget/base/choices.hpp"
+#include "membudget/model/config.hpp"
 
 namespace membudget {
 

@@ -2,22 +2,27 @@
 // decoder, the JSON reader and the config.json importer, each followed by validate(); then the CLI
 // in-process (--url, --key=value flags, eval -, --config -, --hf-config -), which must exit 2 and report
 // exactly the same fields and messages. The wasm module and the page read the same table.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <sstream>
 #include <tuple>
 
-#include <nlohmann/json.hpp>
-
 #include "cli.hpp"
 #include "fixtures.hpp"
-#include "membudget/detail/text.hpp"
-#include "membudget/json.hpp"
-#include "membudget/ledger.hpp"
+#include "membudget/base/choices.hpp"
+#include "membudget/base/problem.hpp"
+#include "membudget/evaluate/evaluate.hpp"
+#include "membudget/formats/hf.hpp"
+#include "membudget/io/json.hpp"
+#include "membudget/model/assignments.hpp"
+#include "membudget/model/config.hpp"
+#include "membudget/model/fields.hpp"
+#include "membudget/model/query.hpp"
+#include "membudget/model/validate.hpp"
 
 using namespace membudget;
 using membudget::test::fixture;

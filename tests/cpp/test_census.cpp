@@ -3,15 +3,18 @@
 // saved_tensors_hooks at small sizes, shared storages counted once). Per layer, the stage's extras and the loss
 // must agree to the byte; the loss's backward peak to within its scalars.
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 #include <fstream>
 #include <map>
-
 #include <nlohmann/json.hpp>
 
-#include "detail/training.hpp"
 #include "fixtures.hpp"
+#include "membudget/model/config.hpp"
+#include "membudget/model/validate.hpp"
+#include "memory/ledger/tensor_names.hpp"
+#include "memory/ledgers.hpp"
+#include "memory/tensors.hpp"
+#include "memory/training.hpp"
 
 using nlohmann::json;
 using namespace membudget;

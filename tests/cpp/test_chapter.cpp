@@ -1,10 +1,14 @@
 // Every number of the chapter, from tests/fixtures/chapter.json.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "fixtures.hpp"
-#include "membudget/ledger.hpp"
+#include "membudget/base/choices.hpp"
+#include "membudget/base/problem.hpp"
+#include "membudget/evaluate/evaluate.hpp"
+#include "membudget/memory/chapter.hpp"
+#include "membudget/memory/result.hpp"
+#include "membudget/model/config.hpp"
 
 using namespace membudget;
 using membudget::test::configFrom;

@@ -1,16 +1,14 @@
 // The CLI in-process: exit statuses, the table, JSON, and the three input routes agreeing.
 #include <catch2/catch.hpp>
-
 #include <cstdio>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli.hpp"
 #include "fixtures.hpp"
-#include "membudget/config.hpp"
-#include "membudget/presets.hpp"
+#include "membudget/model/fields.hpp"
+#include "membudget/model/presets.hpp"
 
 using membudget::runCli;
 

@@ -1,13 +1,17 @@
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <limits>
 #include <set>
 
-#include "membudget/config.hpp"
-#include "membudget/detail/text.hpp"
-#include "membudget/json.hpp"
-#include "membudget/ledger.hpp"
+#include "membudget/base/choices.hpp"
+#include "membudget/base/problem.hpp"
+#include "membudget/base/text.hpp"
+#include "membudget/evaluate/evaluate.hpp"
+#include "membudget/io/json.hpp"
+#include "membudget/model/assignments.hpp"
+#include "membudget/model/config.hpp"
+#include "membudget/model/fields.hpp"
+#include "membudget/model/query.hpp"
 
 using namespace membudget;
 

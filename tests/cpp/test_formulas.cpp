@@ -1,16 +1,21 @@
 // The ledger's promise, line by line: the formula with this configuration's numbers (`substituted`) is an
 // arithmetic expression that evaluates to the value beside it, for every line (GPU and CPU) of every method,
 // every preset, both modes and thousands of random configurations; membudget's own lines are whole bytes.
-#include <catch2/catch.hpp>
-
 #include <array>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <random>
 
 #include "expression.hpp"
 #include "fixtures.hpp"
-#include "membudget/ledger.hpp"
-#include "membudget/presets.hpp"
+#include "membudget/base/choices.hpp"
+#include "membudget/evaluate/evaluate.hpp"
+#include "membudget/memory/result.hpp"
+#include "membudget/model/config.hpp"
+#include "membudget/model/fields.hpp"
+#include "membudget/model/presets.hpp"
+#include "membudget/model/query.hpp"
+#include "membudget/model/validate.hpp"
 
 using namespace membudget;
 using membudget::test::evaluateExpression;

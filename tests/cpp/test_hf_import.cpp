@@ -1,11 +1,17 @@
 // Importing a Hugging Face config.json: the fields it fills, the counts they give, and what it names.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
-#include <algorithm>
-
 #include "fixtures.hpp"
-#include "membudget/json.hpp"
-#include "membudget/ledger.hpp"
+#include "membudget/base/choices.hpp"
+#include "membudget/evaluate/evaluate.hpp"
+#include "membudget/formats/hf.hpp"
+#include "membudget/io/json.hpp"
+#include "membudget/model/assignments.hpp"
+#include "membudget/model/config.hpp"
+#include "membudget/model/fields.hpp"
+#include "membudget/model/query.hpp"
+#include "membudget/model/validate.hpp"
 
 using namespace membudget;
 using membudget::test::fixture;

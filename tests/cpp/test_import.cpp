@@ -2,7 +2,6 @@
 // tests/fixtures/import/ give the flat configurations written beside them; export then import gives the
 // configuration back; bad files stop with exit 2 and the reason.
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -10,8 +9,15 @@
 
 #include "fixtures.hpp"
 #include "import_parse.hpp"
-#include "membudget/import.hpp"
-#include "membudget/json.hpp"
+#include "membudget/base/choices.hpp"
+#include "membudget/formats/export.hpp"
+#include "membudget/formats/import.hpp"
+#include "membudget/io/json.hpp"
+#include "membudget/model/assignments.hpp"
+#include "membudget/model/config.hpp"
+#include "membudget/model/fields.hpp"
+#include "membudget/model/query.hpp"
+#include "membudget/model/validate.hpp"
 
 using nlohmann::json;
 using namespace membudget;

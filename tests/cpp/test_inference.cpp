@@ -2,8 +2,10 @@
 #include <catch2/catch.hpp>
 
 #include "fixtures.hpp"
-#include "membudget/ledger.hpp"
-#include "membudget/presets.hpp"
+#include "membudget/base/choices.hpp"
+#include "membudget/evaluate/evaluate.hpp"
+#include "membudget/model/config.hpp"
+#include "membudget/model/presets.hpp"
 
 using namespace membudget;
 using membudget::test::fixture;

@@ -3,11 +3,14 @@
 // save, formulas that evaluate to their values, and refusals naming the field.
 #include <catch2/catch.hpp>
 
-#include "detail/lora.hpp"
 #include "expression.hpp"
-#include "membudget/config.hpp"
-#include "membudget/ledger.hpp"
-#include "membudget/presets.hpp"
+#include "membudget/base/choices.hpp"
+#include "membudget/evaluate/evaluate.hpp"
+#include "membudget/model/config.hpp"
+#include "membudget/model/presets.hpp"
+#include "membudget/model/validate.hpp"
+#include "model/lora.hpp"
+#include "model/rank.hpp"
 
 using namespace membudget;
 

@@ -1,18 +1,18 @@
 // `membudget compare-measured`: a measured file (tests/fixtures/measured-sample.json, hand-written around a
 // CPU run of tools/measure/measure.py) against the engine's prediction for its configuration.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli.hpp"
 #include "fixtures.hpp"
-#include "membudget/config.hpp"
-#include "membudget/json.hpp"
-#include "membudget/ledger.hpp"
+#include "membudget/base/choices.hpp"
+#include "membudget/evaluate/evaluate.hpp"
+#include "membudget/io/json.hpp"
+#include "membudget/io/measured.hpp"
+#include "membudget/model/config.hpp"
 
 using nlohmann::json;
 

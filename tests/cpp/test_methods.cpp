@@ -1,15 +1,20 @@
 // The methods through the ledger: a Config mapped onto each source reproduces the source's numbers,
 // membudget's tensor model agrees with Korthikanti et al. where their assumptions coincide, and the
 // stages, phases and comparison hold together.
-#include <catch2/catch.hpp>
-
 #include <array>
+#include <catch2/catch.hpp>
 #include <cmath>
 
 #include "fixtures.hpp"
-#include "membudget/ledger.hpp"
-#include "membudget/presets.hpp"
-#include "membudget/sources.hpp"
+#include "membudget/base/choices.hpp"
+#include "membudget/evaluate/evaluate.hpp"
+#include "membudget/memory/methods.hpp"
+#include "membudget/memory/result.hpp"
+#include "membudget/memory/sources.hpp"
+#include "membudget/model/architecture.hpp"
+#include "membudget/model/config.hpp"
+#include "membudget/model/presets.hpp"
+#include "membudget/model/validate.hpp"
 
 using namespace membudget;
 using membudget::test::fixture;

@@ -2,13 +2,19 @@
 // holds is the model's parameter count (derivedParameterCount, an independent formula), for every preset and
 // imported config.json, in training and in inference, dense, MoE and MLA alike.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "fixtures.hpp"
-#include "membudget/json.hpp"
-#include "membudget/ledger.hpp"
-#include "membudget/presets.hpp"
+#include "membudget/base/choices.hpp"
+#include "membudget/evaluate/evaluate.hpp"
+#include "membudget/formats/hf.hpp"
+#include "membudget/io/json.hpp"
+#include "membudget/memory/result.hpp"
+#include "membudget/model/architecture.hpp"
+#include "membudget/model/config.hpp"
+#include "membudget/model/presets.hpp"
+#include "membudget/model/query.hpp"
+#include "membudget/model/validate.hpp"
 
 using namespace membudget;
 using membudget::test::fixture;

@@ -1,20 +1,27 @@
 // The planner: its text-free kernel against the ledger, completeness against a brute-force search,
 // the Pareto set, and the advice for a configuration that does not fit.
-#include <catch2/catch.hpp>
-
 #include <array>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <map>
 #include <random>
 #include <set>
 #include <tuple>
 
-#include "detail/methods.hpp"
 #include "fixtures.hpp"
-#include "membudget/detail/text.hpp"
-#include "membudget/json.hpp"
-#include "membudget/plan.hpp"
-#include "membudget/presets.hpp"
+#include "membudget/base/choices.hpp"
+#include "membudget/base/text.hpp"
+#include "membudget/evaluate/evaluate.hpp"
+#include "membudget/io/json.hpp"
+#include "membudget/model/assignments.hpp"
+#include "membudget/model/config.hpp"
+#include "membudget/model/fields.hpp"
+#include "membudget/model/presets.hpp"
+#include "membudget/model/query.hpp"
+#include "membudget/model/validate.hpp"
+#include "membudget/plan/advice.hpp"
+#include "membudget/plan/plan.hpp"
+#include "memory/ledgers.hpp"
 
 using namespace membudget;
 

@@ -1,8 +1,13 @@
 #include <catch2/catch.hpp>
 
 #include "fixtures.hpp"
-#include "membudget/ledger.hpp"
-#include "membudget/presets.hpp"
+#include "membudget/base/choices.hpp"
+#include "membudget/evaluate/evaluate.hpp"
+#include "membudget/model/architecture.hpp"
+#include "membudget/model/assignments.hpp"
+#include "membudget/model/config.hpp"
+#include "membudget/model/presets.hpp"
+#include "membudget/model/validate.hpp"
 
 using namespace membudget;
 using membudget::test::fixture;

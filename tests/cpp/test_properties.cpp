@@ -1,17 +1,21 @@
 // Properties over many configurations: sharding never adds memory, activations scale with b and s,
 // and the link codec loses nothing.
-#include <catch2/catch.hpp>
-
-#include <array>
-
 #include <algorithm>
+#include <array>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <random>
 
 #include "fixtures.hpp"
-#include "membudget/config.hpp"
-#include "membudget/ledger.hpp"
-#include "membudget/presets.hpp"
+#include "membudget/base/choices.hpp"
+#include "membudget/evaluate/evaluate.hpp"
+#include "membudget/model/assignments.hpp"
+#include "membudget/model/config.hpp"
+#include "membudget/model/fields.hpp"
+#include "membudget/model/presets.hpp"
+#include "membudget/model/query.hpp"
+#include "membudget/model/validate.hpp"
+#include "memory/tensors.hpp"
 
 using namespace membudget;
 

@@ -1,14 +1,17 @@
 // Inputs the fuzz targets (tests/fuzz) showed to break the engine, kept as tests. Their files are in
 // tests/fuzz/regressions/<target>/, which scripts/fuzz.sh also replays.
 #include <catch2/catch.hpp>
-
 #include <fstream>
 #include <sstream>
 #include <string>
 
-#include "membudget/config.hpp"
-#include "membudget/json.hpp"
-#include "membudget/ledger.hpp"
+#include "membudget/base/choices.hpp"
+#include "membudget/evaluate/evaluate.hpp"
+#include "membudget/formats/hf.hpp"
+#include "membudget/io/json.hpp"
+#include "membudget/model/assignments.hpp"
+#include "membudget/model/config.hpp"
+#include "membudget/model/query.hpp"
 
 using namespace membudget;
 

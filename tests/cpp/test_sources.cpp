@@ -1,11 +1,10 @@
 // The published estimators against numbers their sources produced (tests/fixtures/megatron.json,
 // deepspeed.json, zero.json, korthikanti.json).
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "fixtures.hpp"
-#include "membudget/sources.hpp"
+#include "membudget/memory/sources.hpp"
 
 using namespace membudget::sources;
 using membudget::test::fixture;

@@ -1,16 +1,20 @@
 // The step-time estimate (engine/src/steptime.cpp): its arithmetic, its direction under each knob, the planner's
 // recommendation, and its error on the published throughput of tests/fixtures/throughput.json.
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <numeric>
 
-#include <catch2/catch.hpp>
-
 #include "fixtures.hpp"
-#include "membudget/ledger.hpp"
-#include "membudget/plan.hpp"
-#include "membudget/presets.hpp"
-#include "membudget/steptime.hpp"
+#include "membudget/base/choices.hpp"
+#include "membudget/evaluate/evaluate.hpp"
+#include "membudget/model/architecture.hpp"
+#include "membudget/model/assignments.hpp"
+#include "membudget/model/config.hpp"
+#include "membudget/model/presets.hpp"
+#include "membudget/model/validate.hpp"
+#include "membudget/plan/plan.hpp"
+#include "membudget/time/steptime.hpp"
 
 using namespace membudget;
 using membudget::test::configFrom;

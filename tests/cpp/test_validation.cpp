@@ -5,23 +5,24 @@
 // nvidia-smi sees everything, so it is compared with the full total; a file that names `measured_lines` (vLLM's
 // weights and profiling peak) is compared with those lines only. scripts/validation-table.mjs prints the same
 // comparison as docs/accuracy.md's table.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "fixtures.hpp"
-#include "membudget/config.hpp"
-#include "membudget/json.hpp"
-#include "membudget/ledger.hpp"
+#include "membudget/base/choices.hpp"
+#include "membudget/evaluate/evaluate.hpp"
+#include "membudget/io/json.hpp"
+#include "membudget/io/measured.hpp"
+#include "membudget/memory/result.hpp"
+#include "membudget/model/config.hpp"
 
 using nlohmann::json;
 

@@ -1,12 +1,15 @@
 // Warnings and labels that must not say something false: each is checked where it holds and where it must
 // not appear.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
-#include <algorithm>
-
 #include "fixtures.hpp"
-#include "membudget/ledger.hpp"
-#include "membudget/presets.hpp"
+#include "membudget/base/choices.hpp"
+#include "membudget/base/problem.hpp"
+#include "membudget/evaluate/evaluate.hpp"
+#include "membudget/memory/result.hpp"
+#include "membudget/model/config.hpp"
+#include "membudget/model/presets.hpp"
 
 using namespace membudget;
 

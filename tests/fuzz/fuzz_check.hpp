@@ -3,14 +3,18 @@
 #pragma once
 
 #include <sanitizer/common_interface_defs.h>
-
 #include <cmath>
 #include <cstdlib>
 #include <string>
 #include <string_view>
 
-#include "membudget/config.hpp"
-#include "membudget/ledger.hpp"
+#include "membudget/base/choices.hpp"
+#include "membudget/base/problem.hpp"
+#include "membudget/evaluate/evaluate.hpp"
+#include "membudget/model/config.hpp"
+#include "membudget/model/fields.hpp"
+#include "membudget/model/query.hpp"
+#include "membudget/model/validate.hpp"
 
 namespace membudget::fuzz {
 

@@ -15,16 +15,17 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
-#include <nlohmann/json.hpp>
-
 #include "fuzz_check.hpp"
-#include "membudget/config.hpp"
-#include "membudget/json.hpp"
-#include "membudget/ledger.hpp"
-#include "membudget/presets.hpp"
+#include "membudget/evaluate/evaluate.hpp"
+#include "membudget/io/json.hpp"
+#include "membudget/model/config.hpp"
+#include "membudget/model/fields.hpp"
+#include "membudget/model/presets.hpp"
+#include "membudget/model/query.hpp"
 
 using namespace membudget;
 

@@ -7,8 +7,11 @@
 
 #include "fuzz_check.hpp"
 #include "import_parse.hpp"
-#include "membudget/config.hpp"
-#include "membudget/import.hpp"
+#include "membudget/base/choices.hpp"
+#include "membudget/formats/export.hpp"
+#include "membudget/formats/import.hpp"
+#include "membudget/model/assignments.hpp"
+#include "membudget/model/fields.hpp"
 
 using namespace membudget;
 

@@ -5,9 +5,12 @@
 #include <string_view>
 
 #include "fuzz_check.hpp"
-#include "membudget/config.hpp"
-#include "membudget/json.hpp"
-#include "membudget/ledger.hpp"
+#include "membudget/evaluate/evaluate.hpp"
+#include "membudget/formats/hf.hpp"
+#include "membudget/io/json.hpp"
+#include "membudget/model/config.hpp"
+#include "membudget/model/query.hpp"
+#include "membudget/model/validate.hpp"
 
 using namespace membudget;
 

@@ -6,8 +6,11 @@
 #include <string_view>
 
 #include "fuzz_check.hpp"
-#include "membudget/json.hpp"
-#include "membudget/measured.hpp"
+#include "membudget/formats/hf.hpp"
+#include "membudget/io/json.hpp"
+#include "membudget/io/measured.hpp"
+#include "membudget/model/config.hpp"
+#include "membudget/model/query.hpp"
 
 using namespace membudget;
 

@@ -6,8 +6,9 @@
 #include <string_view>
 
 #include "fuzz_check.hpp"
-#include "membudget/config.hpp"
-#include "membudget/json.hpp"
+#include "membudget/io/json.hpp"
+#include "membudget/model/assignments.hpp"
+#include "membudget/model/config.hpp"
 
 using namespace membudget;
 

@@ -8,9 +8,14 @@
 #include <string>
 
 #include "fuzz_check.hpp"
-#include "membudget/json.hpp"
-#include "membudget/plan.hpp"
-#include "membudget/presets.hpp"
+#include "membudget/base/choices.hpp"
+#include "membudget/base/units.hpp"
+#include "membudget/evaluate/evaluate.hpp"
+#include "membudget/model/config.hpp"
+#include "membudget/model/presets.hpp"
+#include "membudget/model/query.hpp"
+#include "membudget/model/validate.hpp"
+#include "membudget/plan/plan.hpp"
 
 using namespace membudget;
 

@@ -6,7 +6,8 @@
 #include <string_view>
 
 #include "fuzz_check.hpp"
-#include "membudget/config.hpp"
+#include "membudget/model/assignments.hpp"
+#include "membudget/model/query.hpp"
 
 using namespace membudget;
 

@@ -1,0 +1,69 @@
+// Configurations users already have (a Megatron-LM launch script, a torchtitan TOML, a torchtune YAML or
+// `tune run` command, a DeepSpeed JSON, a Hugging Face config.json, a `vllm serve` command) read into
+// membudget's keys, and a configuration written back in each framework's own form (docs/import.md).
+//
+// The engine parses nothing here: the CLI (nlohmann/json, toml++, yaml-cpp, a shell tokenizer) and the page
+// (JSON.parse, smol-toml, yaml, shell-quote) each parse the text and hand over the same ImportInput, and one
+// mapping per format, in import.cpp, turns it into assignments, so the two cannot disagree.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "membudget/base/choices.hpp"
+#include "membudget/base/problem.hpp"
+#include "membudget/model/assignments.hpp"
+
+namespace membudget {
+
+// Files larger than this are refused before they are parsed (bytes).
+inline constexpr size_t kMaxImportBytes = 16 * 1024 * 1024;
+
+// The format a text looks like, from cheap signs in its content (a DeepSpeed or config.json key, a `vllm
+// serve` or `tune run` command, Megatron-LM flags, a TOML table header, YAML keys); nullopt when none fits.
+std::optional<ImportFormat> detectImportFormat(std::string_view text);
+
+// What to say when no format fits `subject` (a path, or "The text"), the same in the CLI and on the page.
+std::string unrecognisedImport(std::string_view subject);
+
+// How a text of `format` is written: torchtune is YAML unless the text is a `tune run` command or a list of
+// key=value overrides (words).
+ImportSyntax importSyntax(ImportFormat format, std::string_view text);
+
+// What the parser made of the text. Structured syntaxes: every node with its path ("parallelism.tensor_parallel_degree",
+// "model.converters[0]"), its JSON type and its text (numbers as shortest decimals; an array's first string),
+// rootType "object" when the document is a mapping. Words: each logical line's words (continuations joined,
+// quotes removed, comments and operators dropped, `$NAME` and `${NAME}` kept as written for the mapping to
+// resolve). `error`: the parser's own message (with line and column where it gives them).
+struct ImportInput {
+    ImportFormat format = ImportFormat::megatron;
+    std::string rootType = "object";
+    std::string error;
+    std::vector<JsonValue> values;
+    std::vector<std::vector<std::string>> lines;
+};
+
+// A key or flag of the file that changes memory but that membudget could not map, with its value and why.
+struct Unmapped {
+    std::string key;
+    std::string value;
+    std::string reason;
+
+    bool operator==(const Unmapped&) const = default;
+};
+
+struct ImportResult {
+    ImportFormat format = ImportFormat::megatron;
+    std::vector<Assignment> assignments;  // membudget keys in the field table's order, values as field text
+    std::vector<Unmapped> unmapped;
+    std::vector<std::string> warnings;
+    std::vector<Problem> errors;  // the text could not be read as the format (field "import")
+
+    bool ok() const { return errors.empty(); }
+};
+
+ImportResult importConfig(const ImportInput& input);
+
+}  // namespace membudget

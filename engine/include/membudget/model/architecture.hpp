@@ -1,0 +1,29 @@
+// Architecture counts: parameters, head widths, MoE layers and the layers of each pipeline stage.
+#pragma once
+
+#include <vector>
+
+#include "membudget/model/config.hpp"
+
+namespace membudget {
+
+// Layers held by each pipeline stage (first_stage_layers / last_stage_layers, else an even split with
+// any remainder on the stages after the first).
+std::vector<double> stageLayers(const Config& config);
+
+// Ψ from the architecture in the Hugging Face layout: embeddings, attention with GQA, the (gated) FFN,
+// norms, biases and learned positions; the output layer unless tied.
+double derivedParameterCount(const Config& config);
+
+// The per-head width: head_dim, or hidden / heads when it is 0.
+inline double headDimOf(const Config& config) { return config.headDim != 0 ? config.headDim : config.hidden / config.heads; }
+
+// MoE: the layers that are MoE layers, and the parameters one token passes through (top-k experts).
+double moeLayerCount(const Config& config);
+bool isMoeLayer(const Config& config, double layer);  // 0-based
+// Multi-head latent attention: the attention parameters of one layer (Hugging Face layout, with the two
+// latent norms) and the bytes per token per layer of its KV cache (the latent and the RoPE key, one head).
+double mlaAttentionParams(const Config& config);
+double activeParameterCount(const Config& config);
+
+}  // namespace membudget

@@ -1,0 +1,127 @@
+// The configuration: one flat record whose keys are the same in JSON, CLI flags and URL queries. The field
+// table (membudget/model/fields.hpp) is the single description of it that validation, the CLI, the query
+// codec and the page's form are generated from.
+#pragma once
+
+#include <string>
+
+#include "membudget/base/choices.hpp"
+
+namespace membudget {
+
+// Integer fields are held as double so that the same record crosses into JavaScript unchanged; the
+// validator checks they are integral. Choices are enums (membudget/choices.hpp), their ids only at the
+// boundaries; model and gpu are preset ids, and name is free text.
+// Member initialisers are the chapter's 70B example (section 4): TP=8, PP=1, DP=32, b=1, s=4096, full
+// checkpointing, an 80 GB GPU. A test checks they equal the `chapter-70b` and `generic-80gb` presets.
+struct Config {
+    // model
+    std::string model = "chapter-70b";
+    std::string name;      // a custom or imported model's own name (config.json's _name_or_path); "" for a preset
+    double params = 70e9;  // Ψ; 0 derives it from the architecture
+    double hidden = 8192;
+    double layers = 80;
+    double heads = 64;
+    double kvHeads = 8;
+    double headDim = 0;  // 0 means hidden / heads
+    double ffn = 28672;
+    double vocab = 128256;
+    bool gatedFfn = true;
+    bool tiedEmbeddings = false;
+    Norm norm = Norm::rmsnorm;
+    bool bias = false;
+    bool qkvBias = false;  // biases on Q, K, V only (Qwen2)
+    double posEmb = 0;     // rows of a learned absolute position embedding; 0 for rotary
+    // mixture of experts (experts = 0: dense)
+    double experts = 0;
+    double expertsPerToken = 2;
+    double moeFfn = 0;           // 0: ffn
+    double sharedExpertFfn = 0;  // 0: no shared expert
+    double moeLayerFreq = 1;     // from first_dense_layers on, every moe_layer_freq-th layer is MoE
+    double firstDenseLayers = 0;
+    bool routerBias = false;        // a per-expert router bias (DeepSeek-V3's e_score_correction_bias)
+    bool sharedExpertGate = false;  // a sigmoid gate h -> 1 on the shared expert's output (Qwen2-MoE)
+    double mtpLayers = 0;           // multi-token-prediction layers (DeepSeek-V3: 1), on the last stage
+    double capacityFactor = 1;
+    // multi-head latent attention (kv_lora_rank = 0: standard attention)
+    double kvLoraRank = 0;
+    double qLoraRank = 0;   // 0: a full-rank query projection
+    double qkRopeDim = 64;  // decoupled rotary dimension of Q and K
+    double qkNopeDim = 0;   // 0: head_dim
+    double vHeadDim = 0;    // 0: head_dim
+    // parallelism
+    double tp = 8;
+    double pp = 1;
+    double dp = 32;
+    double cp = 1;
+    bool sp = false;
+    double zero = 1;
+    double gpus = 0;              // 0 means TP × PP × CP × DP
+    double ep = 1;                // expert parallel
+    double etp = 0;               // expert tensor parallel; 0 means TP
+    double vpp = 1;               // virtual pipeline stages (interleaved 1F1B) per rank
+    double firstStageLayers = 0;  // 0: an even split
+    double lastStageLayers = 0;
+    // training
+    double mb = 1;
+    double seq = 4096;
+    Checkpointing ckpt = Checkpointing::full;
+    double ckptEvery = 1;        // checkpoint every Nth layer (torchtitan selective_ac_option = N; 1: every layer)
+    double recomputeLayers = 0;  // Megatron-LM recompute_num_layers (recompute_method block); 0: every layer
+    double microbatches = 32;
+    double staticBytes = 16;
+    ActFormula actFormula = ActFormula::table;
+    Attention attention = Attention::flash;
+    bool dropout = false;
+    Optimizer optimizer = Optimizer::adamw;  // adamw, adamw_8bit, adafactor, sgd, muon (method membudget)
+    Precision precision = Precision::bf16;   // bf16, fp16, fp8, fp32 (method membudget)
+    bool masterWeights = true;
+    OptimizerDtype optimizerDtype = OptimizerDtype::automatic;
+    bool optimizerInBackward = false;  // each gradient freed right after its parameter's step (torchtune)
+    Fp8Recipe fp8Recipe = Fp8Recipe::te;
+    // Fine-tuning (docs/frameworks.md, "Fine-tuning"): frozen base weights and trained low-rank adapters.
+    Finetune finetune = Finetune::full;
+    double loraRank = 16;
+    std::string loraTargets = "q,v";  // q,k,v,o,gate,up,down,output or attention, mlp, all_linear
+    bool loraDropout = false;
+    LoraDtype loraDtype = LoraDtype::automatic;
+    double lossChunks = 0;           // the loss in chunks of the sequence (torchtune num_output_chunks); 0: the framework's
+    bool activationOffload = false;  // layer inputs kept on the CPU (torchtune enable_activation_offloading)
+    bool compile = false;            // torch.compile of each block
+    bool expandableSegments =
+        false;  // PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True               // an FP32 master copy of BF16/FP16/FP8 weights
+    // hardware
+    std::string gpu = "generic-80gb";
+    double gpuGb = 80;
+    double buffersGb = 2;
+    double contextGb = 1;
+    double headroom = 0.10;
+    double gpusPerNode = 8;
+    // speed (the step-time estimate): the GPU preset's, or the user's for another GPU
+    double peakTflops = 989.4;           // dense BF16 tensor-core peak, TFLOP/s
+    double fp8Tflops = 1978.9;           // dense FP8 peak, TFLOP/s; 0: no FP8 tensor cores (FP8 runs at the BF16 rate)
+    double matmulEfficiency = 0.803;     // the fraction of the BF16 peak a large GEMM reaches (MAMF)
+    double fp8MatmulEfficiency = 0.709;  // the same for FP8 GEMMs; 0: matmul_efficiency
+    double tdpW = 700;                   // the GPU's rated power, W
+    double powerLimitW = 0;              // a lower power cap (nvidia-smi -pl), W; 0: the rated power
+    double hbmTbps = 3.35;               // memory bandwidth, TB/s
+    double nvlinkGbps = 450;             // GPU-to-GPU inside a node, per direction, GB/s
+    double networkGbps = 50;             // per GPU between nodes, per direction, GB/s
+    Offload offload = Offload::none;     // ZeRO-Offload: none, optimizer, all (optimizer and parameters)
+    bool zeroInit = true;                // DeepSpeed zero.Init: parameters partitioned as they are created
+    // inference (mode = inference: mb is the number of concurrent sequences, seq the tokens of each)
+    Mode mode = Mode::training;
+    WeightDtype weightDtype = WeightDtype::bf16;
+    KvDtype kvDtype = KvDtype::bf16;
+    double quantGroup = 128;        // INT4 weights: input channels per scale/zero group (AWQ, GPTQ)
+    double kvBlock = 16;            // tokens per KV-cache block (vLLM's block_size); 1 = no rounding
+    double workspaceTokens = 8192;  // tokens in one forward pass (vLLM's max_num_batched_tokens)
+    double cudaGraphsGb = 0;
+    // method
+    Method method = Method::chapter;
+    Framework framework = Framework::megatron;
+
+    bool operator==(const Config&) const = default;
+};
+
+}  // namespace membudget

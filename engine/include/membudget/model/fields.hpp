@@ -1,0 +1,74 @@
+// The field table: every key of the configuration with its kind, range, meaning of 0, help and source.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "membudget/base/problem.hpp"
+#include "membudget/model/config.hpp"
+
+namespace membudget {
+
+enum class FieldKind { integer, number, boolean, choice, text };
+
+// Longest text of a text field (characters).
+inline constexpr size_t kMaxTextLength = 100;
+
+// A choice field held as an enum: read and written by its id.
+struct ChoiceField {
+    std::string_view (*get)(const Config&);  // "" for a value outside the enum
+    // An id the enum does not have stores a value no id names (validate() refuses it by the field's name) and
+    // returns false: what the wasm boundary does with an unknown id from JavaScript.
+    bool (*set)(Config&, std::string_view id);
+};
+
+using FieldMember = std::variant<double Config::*, bool Config::*, std::string Config::*, ChoiceField>;
+
+struct FieldSpec {
+    std::string_view key;    // the one name used in JSON, `--key` and `?key=`
+    std::string_view label;  // for tables and forms
+    std::string_view group;  // model, parallelism, training, hardware, method
+    FieldKind kind;
+    FieldMember member;
+    double min = 0;  // inclusive range for integer and number fields
+    double max = 0;
+    bool zeroMeansAuto = false;        // 0 is allowed outside [min, max] and means autoMeaning
+    std::string_view autoMeaning;      // what 0 stands for
+    std::vector<double> allowed;       // a fixed set of values for an integer field (empty: any in range)
+    std::vector<std::string> choices;  // for choice fields
+    std::string_view unit;
+    std::string_view help;
+    std::string_view section;  // where the field's meaning comes from
+};
+
+// The field table, in canonical order (the order of URL queries, CLI help and the form).
+std::span<const FieldSpec> fields();
+const FieldSpec* findField(std::string_view key);
+
+// The allowed values of a field in words, as every error message states them.
+std::string describeRange(const FieldSpec& field);
+
+// The value of one field as canonical text: shortest round-trip decimal for numbers, true/false, ids.
+std::string fieldText(const Config& config, const FieldSpec& field);
+
+// A choice field (enum or preset id) by its id: read, and written (false when the id is not one of its choices).
+std::string_view choiceText(const Config& config, const FieldSpec& field);
+bool setChoiceText(Config& config, const FieldSpec& field, std::string_view id);
+
+// Whether a number is in a field's range (integral for an integer field, 0 where it means auto, one of the
+// allowed values where the field lists them).
+bool inFieldRange(const FieldSpec& field, double value);
+
+// What is wrong with a text field's value (a control character, or too long), or nothing.
+std::optional<std::string> fieldTextProblem(const FieldSpec& field, std::string_view text);
+
+// Sets one field from text (a query value, a CLI flag). Type errors ("abc" for an integer, NaN,
+// Infinity, an unknown choice) come back as a Problem and leave the field unchanged; range and
+// consistency are checked by validate().
+std::vector<Problem> setFieldText(Config& config, const FieldSpec& field, std::string_view text);
+
+}  // namespace membudget

@@ -1,0 +1,58 @@
+// Model and GPU presets. Each one fills fields of Config; explicit keys override what it sets.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "membudget/base/choices.hpp"
+#include "membudget/model/config.hpp"
+
+namespace membudget {
+
+struct ModelPreset {
+    std::string_view id;
+    std::string_view label;
+    double params;  // 0: derived from the architecture (the published count, checked in tests)
+    double hidden, layers, heads, kvHeads, headDim, ffn, vocab;
+    bool gatedFfn, tiedEmbeddings;
+    Norm norm;
+    bool bias;
+    double posEmb;
+    Method method;  // the chapter's examples use method=chapter, real models membudget's own
+    std::string_view source;
+    double experts = 0, expertsPerToken = 2, moeFfn = 0, sharedExpertFfn = 0;
+    double firstDenseLayers = 0;
+    bool routerBias = false;
+    double kvLoraRank = 0, qLoraRank = 0, qkRopeDim = 64, qkNopeDim = 0, vHeadDim = 0;
+    bool qkvBias = false, sharedExpertGate = false;
+    double mtpLayers = 0;
+};
+
+struct GpuPreset {
+    std::string_view id;
+    std::string_view label;
+    double capacityBytes;  // what the device reports as total memory, not the marketing figure
+    std::string_view source;
+    // CUDA compute capability (9.0 for Hopper); 0 for a GPU that is not NVIDIA's. It sizes the cuBLAS and
+    // Transformer Engine workspaces, which PyTorch and TE choose by architecture.
+    double computeCapability = 0;
+    // Speed (the step-time estimate, docs/planner.md): dense peaks, the fraction of the BF16 peak a large GEMM
+    // reaches, memory bandwidth, and per-GPU, per-direction link bandwidths inside a node and between nodes.
+    double peakTflops = 0, fp8Tflops = 0, matmulEfficiency = 0, hbmTbps = 0, nvlinkGbps = 0, networkGbps = 0;
+    std::string_view speedSource = "";
+    double fp8MatmulEfficiency = 0;  // the FP8 MAMF over the FP8 peak; 0: the BF16 fraction (none published)
+    double tdpW = 0;                 // rated board power, W (the vendor's datasheet)
+    // Streaming multiprocessors, for the GEMMs' wave quantization (Bekman, ML Engineering: A100 108, H100 and H200
+    // 132); 0 where no count is published, and no quantization is applied.
+    double sms = 0;
+};
+
+std::span<const ModelPreset> modelPresets();
+std::span<const GpuPreset> gpuPresets();
+const ModelPreset* findModelPreset(std::string_view id);
+const GpuPreset* findGpuPreset(std::string_view id);
+
+void applyModelPreset(Config& config, const ModelPreset& preset);
+void applyGpuPreset(Config& config, const GpuPreset& preset);
+
+}  // namespace membudget

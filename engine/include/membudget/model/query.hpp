@@ -1,0 +1,22 @@
+// The URL query codec: a configuration as `tp=8&pp=4`, and back.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "membudget/model/assignments.hpp"
+#include "membudget/model/config.hpp"
+
+namespace membudget {
+
+// Keys that belong to the page's view (`embed`, `unit`), not to the configuration; the codec passes
+// over them without a notice.
+bool isViewKey(std::string_view key);
+
+// URL query codec: `tp=8&pp=4`, keys in canonical order, only fields that differ from presetBaseline.
+// parseQuery takes a bare query, one starting with '?', or a whole URL.
+std::string encodeQuery(const Config& config);
+AssignmentList parseQuery(std::string_view query);
+ParsedConfig decodeQuery(std::string_view query);
+
+}  // namespace membudget

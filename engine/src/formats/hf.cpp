@@ -1,0 +1,178 @@
+#include "membudget/formats/hf.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+
+#include "membudget/base/text.hpp"
+#include "membudget/model/assignments.hpp"
+#include "membudget/model/config.hpp"
+#include "membudget/model/fields.hpp"
+#include "membudget/model/validate.hpp"
+
+namespace membudget {
+
+namespace {
+
+std::string article(std::string_view noun) {
+    return !noun.empty() && std::string_view("aeiou").find(noun[0]) != std::string_view::npos ? "an " : "a ";
+}
+
+// A name fit for the `name` field: control characters dropped, cut to kMaxTextLength characters (whole UTF-8
+// characters), so that no config.json fails to import for its name.
+std::string displayName(std::string_view text) {
+    std::string out;
+    size_t characters = 0;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const auto byte = static_cast<unsigned char>(text[i]);
+        if (byte == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+            static_cast<unsigned char>(text[i + 1]) <= 0x9F) {
+            ++i;  // a C1 control character
+            continue;
+        }
+        if (byte < 0x20 || byte == 0x7F) continue;
+        if ((byte & 0xC0) != 0x80 && ++characters > kMaxTextLength) break;
+        out += text[i];
+    }
+    return out;
+}
+
+}  // namespace
+
+// The mapping works on the config's top-level values as text, so that it needs no JSON parser: the CLI
+// parses with nlohmann/json, the page with JSON.parse, and both hand the same values here.
+HfImport importHfFields(std::string_view rootType, std::span<const HfValue> fields, const Config& base) {
+    HfImport out{base, {}, {}};
+    if (rootType == "invalid") {
+        out.errors.push_back({"hf_config", "invalid JSON: the text is not a config.json"});
+        return out;
+    }
+    if (rootType != "object") {
+        out.errors.push_back({"hf_config", "a config.json is a JSON object; got " + article(rootType) + std::string(rootType)});
+        return out;
+    }
+    auto find = [&fields](const char* name) -> const HfValue* {
+        for (const auto& f : fields)
+            if (f.key == name && f.type != "null") return &f;
+        return nullptr;
+    };
+    auto text_ = [&find](const char* name, const std::string& fallback) {
+        const auto* v = find(name);
+        return v && v->type == "string" ? v->text : fallback;
+    };
+    auto boolean = [&find](const char* name, bool fallback) {
+        const auto* v = find(name);
+        return v && v->type == "boolean" ? v->text == "true" : fallback;
+    };
+    auto numberOf = [](const HfValue& v) { return detail::parseNumber(v.text).value_or(0); };
+    const std::string type = text_("model_type", "");
+    std::vector<Assignment> assignments{{"model", "custom"}, {"params", "0"}, {"method", "membudget"}};
+    // One field from the first of its spellings present; a required size that is missing is an error.
+    auto number = [&](std::initializer_list<const char*> names, const char* field, bool required) -> std::optional<double> {
+        for (const char* name : names) {
+            const auto* v = find(name);
+            if (!v) continue;
+            if (v->type != "number") {
+                out.errors.push_back(
+                    {field, std::string(name) + " must be a number to set " + field + "; got " + article(v->type) + v->type});
+                return std::nullopt;
+            }
+            // JSON.parse reads 1e400 as Infinity; nothing non-finite may reach a field.
+            const auto value = detail::parseNumber(v->text);
+            if (!value) {
+                out.errors.push_back({field, std::string(name) + " must be a finite number to set " + field + "; got " + v->text});
+                return std::nullopt;
+            }
+            assignments.push_back({field, detail::formatNumber(*value)});
+            return *value;
+        }
+        if (required) out.errors.push_back({field, std::string("config.json has no ") + *names.begin() + " for " + field});
+        return std::nullopt;
+    };
+    auto flag = [&](const char* field, bool value) { assignments.push_back({field, value ? "true" : "false"}); };
+    const bool gpt2 = type == "gpt2" || (find("n_embd") && find("n_layer"));
+    const bool neox = type == "gpt_neox";
+    if (gpt2) {
+        const auto hidden = number({"n_embd"}, "hidden", true);
+        number({"n_layer"}, "layers", true);
+        const auto heads = number({"n_head"}, "heads", true);
+        if (heads) assignments.push_back({"kv_heads", detail::formatNumber(*heads)});
+        assignments.push_back({"head_dim", "0"});  // n_embd / n_head, whatever the previous model's was
+        if (!number({"n_inner"}, "ffn", false) && hidden) assignments.push_back({"ffn", detail::formatNumber(4 * *hidden)});
+        number({"vocab_size"}, "vocab", true);
+        number({"n_positions", "n_ctx"}, "pos_emb", false);
+        flag("gated_ffn", false);
+        flag("tied_embeddings", boolean("tie_word_embeddings", true));
+        assignments.push_back({"norm", "layernorm"});
+        flag("bias", true);
+        flag("qkv_bias", false);
+    } else {
+        number({"hidden_size", "d_model"}, "hidden", true);
+        number({"num_hidden_layers", "num_layers", "n_layers"}, "layers", true);
+        const auto heads = number({"num_attention_heads", "n_heads"}, "heads", true);
+        if (!number({"num_key_value_heads", "num_kv_heads"}, "kv_heads", false) && heads)
+            assignments.push_back({"kv_heads", boolean("multi_query", false) ? "1" : detail::formatNumber(*heads)});
+        if (!number({"head_dim"}, "head_dim", false)) assignments.push_back({"head_dim", "0"});
+        number({"intermediate_size", "ffn_dim"}, "ffn", true);
+        number({"vocab_size"}, "vocab", true);
+        assignments.push_back({"pos_emb", "0"});  // rotary embeddings: no parameters
+        const std::string act = text_("hidden_act", text_("hidden_activation", "silu"));
+        flag("gated_ffn", !neox && (act == "silu" || act == "swiglu" || act.rfind("gelu_pytorch_tanh", 0) == 0 || type == "gemma"));
+        flag("tied_embeddings", boolean("tie_word_embeddings", !neox));
+        assignments.push_back({"norm", neox ? "layernorm" : "rmsnorm"});
+        const bool attentionBias = boolean("attention_bias", false), mlpBias = boolean("mlp_bias", false);
+        flag("bias", neox || (attentionBias && mlpBias));
+        flag("qkv_bias", type == "qwen2" || type == "qwen2_moe" || (attentionBias && !mlpBias));
+    }
+    // Mixture of experts: Mixtral (num_local_experts), Qwen MoE (num_experts, moe_intermediate_size,
+    // shared_expert_intermediate_size, decoder_sparse_step), DeepSeek (n_routed_experts, n_shared_experts).
+    if (const auto experts = number({"num_local_experts", "num_experts", "n_routed_experts"}, "experts", false); experts && *experts > 1) {
+        number({"num_experts_per_tok", "moe_topk"}, "experts_per_token", false);
+        if (!number({"moe_intermediate_size"}, "moe_ffn", false)) assignments.push_back({"moe_ffn", "0"});
+        if (!number({"shared_expert_intermediate_size"}, "shared_expert_ffn", false)) {
+            const auto* shared = find("n_shared_experts");
+            const auto* width = find("moe_intermediate_size");
+            assignments.push_back({"shared_expert_ffn", shared && width && shared->type == "number" && width->type == "number"
+                                                            ? detail::formatNumber(numberOf(*shared) * numberOf(*width))
+                                                            : "0"});
+        }
+        if (!number({"decoder_sparse_step", "moe_layer_freq"}, "moe_layer_freq", false)) assignments.push_back({"moe_layer_freq", "1"});
+        if (!number({"first_k_dense_replace"}, "first_dense_layers", false)) assignments.push_back({"first_dense_layers", "0"});
+        flag("router_bias", text_("topk_method", "") == "noaux_tc");  // DeepSeek-V3's e_score_correction_bias
+        flag("shared_expert_gate", type == "qwen2_moe");              // Qwen2MoeSparseMoeBlock.shared_expert_gate
+    } else {
+        assignments.push_back({"experts", "0"});  // dense (a count of 1 is a dense FFN too)
+    }
+    // Multi-head latent attention (DeepSeek-V2/V3).
+    if (number({"kv_lora_rank"}, "kv_lora_rank", false)) {
+        if (!number({"q_lora_rank"}, "q_lora_rank", false)) assignments.push_back({"q_lora_rank", "0"});
+        number({"qk_rope_head_dim"}, "qk_rope_dim", false);
+        number({"qk_nope_head_dim"}, "qk_nope_dim", false);
+        number({"v_head_dim"}, "v_head_dim", false);
+    } else {
+        assignments.push_back({"kv_lora_rank", "0"});
+    }
+    if (!number({"num_nextn_predict_layers"}, "mtp_layers", false)) assignments.push_back({"mtp_layers", "0"});
+    if (find("parallel_attn") || find("use_parallel_residual"))
+        out.notices.push_back({"use_parallel_residual", "a parallel attention/MLP block saves the same tensors here as a sequential one"});
+    // The model's own name: the id it was published under, else its class.
+    const auto* architectures = find("architectures");  // an array, its first class name as the text
+    assignments.push_back(
+        {"name", displayName(text_("_name_or_path", architectures && architectures->type == "array" ? architectures->text : ""))});
+    // Everything the file leaves unset comes from the custom model's defaults, never from the model before it.
+    Config start = base;
+    resetArchitecture(start);
+    const ParsedConfig parsed = applyAssignments(assignments, start);
+    out.config = parsed.config;
+    out.errors.insert(out.errors.end(), parsed.problems.begin(), parsed.problems.end());
+    // Only what the config.json set can make the import fail; a TP the new model's heads do not allow is the
+    // user's setting, reported at its field by the evaluation that follows.
+    if (out.errors.empty())
+        for (const auto& problem : validate(out.config))
+            if (std::any_of(assignments.begin(), assignments.end(), [&problem](const Assignment& a) { return a.key == problem.field; }))
+                out.errors.push_back(problem);
+    if (!out.errors.empty()) out.config = base;  // all or nothing: a half-imported model would mislead
+    return out;
+}
+
+}  // namespace membudget

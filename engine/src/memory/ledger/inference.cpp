@@ -1,0 +1,134 @@
+// mode=inference (method membudget): weights at their type, the KV cache as vLLM sizes it, the activation
+// workspace of one forward pass and CUDA graphs, per pipeline stage.
+#include <algorithm>
+#include <cmath>
+
+#include "base/expr.hpp"
+#include "membudget/base/choices.hpp"
+#include "membudget/base/units.hpp"
+#include "membudget/model/architecture.hpp"
+#include "membudget/model/config.hpp"
+#include "memory/ledgers.hpp"
+#include "model/rank.hpp"
+
+namespace membudget::detail {
+
+namespace {
+
+// Bytes per linear-layer weight in inference: the element, plus its quantization scales. INT8 keeps one FP16
+// scale per output channel (≈ 2 / input channels a weight, taken at h); INT4 (AWQ/GPTQ) one FP16 scale and one
+// INT4 zero point per group of input channels; FP8 one scale per tensor (negligible).
+double weightBytes(const Config& c) {
+    if (c.weightDtype == WeightDtype::int4) return 0.5 + 2.5 / c.quantGroup;
+    if (c.weightDtype == WeightDtype::int8) return 1 + 2 / c.hidden;
+    return bytesOfDtype(c.weightDtype);
+}
+
+}  // namespace
+
+// Inference: weights at their type, the KV cache as vLLM sizes it, the activation workspace of one forward
+// pass, CUDA graphs; per pipeline stage.
+MethodOutput inferenceMethod(const Config& c, double psi) {
+    (void)psi;
+    MethodOutput out;
+    const Dims x = dimsOf(c);
+    const std::vector<double> layers = stageLayers(c);
+    const RankParams p = rankParams(c, x, !c.tiedEmbeddings || c.pp > 1);
+    const double perWeight = weightBytes(c);
+    const double kvBytes = bytesOfDtype(c.kvDtype);
+    // vLLM ModelConfig.get_num_kv_heads: max(1, total_kv_heads // TP).
+    const double kvHeads = std::max(1.0, std::floor(c.kvHeads / c.tp));
+    const double blocksPerSequence = std::ceil(c.seq / c.kvBlock);
+    const double tokensCached = c.mb * blocksPerSequence * c.kvBlock;
+    // One forward pass processes up to workspace_tokens tokens (chunked prefill); the widest moment of a layer
+    // holds the hidden state and residual with either attention's Q/K/V and output or the MLP's gate/up and
+    // activation; the sampler keeps FP32 logits for the last token of every sequence.
+    const double forwardTokens = std::min(c.workspaceTokens, c.mb * c.seq);
+    const double attentionWidth = 2 * (x.headsRank * x.d * 2 + 2 * kvHeads * x.d);
+    const double mlpWidth = x.gated ? 6 * x.f / x.t : 4 * x.f / x.t;
+    // A MoE layer's fused experts hold, per token and each of its top-k experts, the gate/up output (2·d_expert),
+    // the activation (d_expert) and the down projection's output (h), BF16 (vLLM fused_moe.py,
+    // fused_experts_impl: intermediate_cache1/2/3 of M × top_k × N, N/2 and K), with d_expert split by ETP.
+    const double moeWidth = c.experts != 0 ? 2 * c.expertsPerToken * (3 * expertFfn(c) / expertTensorParallel(c) + x.h) : 0;
+    const double workspaceRaw = forwardTokens * (4 * x.h + std::max({attentionWidth, mlpWidth, moeWidth})) + c.mb * x.V / x.t * 4;
+    const double workspace = std::ceil(workspaceRaw);
+    const std::string workspaceText = wholeBytes(
+        moeWidth > 0
+            ? fill("# × (4 × # + max(#, #, #)) + # × # / # × 4", {forwardTokens, x.h, attentionWidth, mlpWidth, moeWidth, c.mb, x.V, x.t})
+            : fill("# × (4 × # + max(#, #)) + # × # / # × 4", {forwardTokens, x.h, attentionWidth, mlpWidth, c.mb, x.V, x.t}),
+        workspaceRaw);
+    const std::string perWeightText = c.weightDtype == WeightDtype::int4   ? fill("(0.5 + 2.5 / #)", {c.quantGroup})
+                                      : c.weightDtype == WeightDtype::int8 ? fill("(1 + 2 / #)", {c.hidden})
+                                                                           : exprNumber(perWeight);
+    const std::string dtypeNote = c.weightDtype == WeightDtype::int4
+                                      ? "INT4 with an FP16 scale and INT4 zero per " + n(c.quantGroup) + " input channels"
+                                  : c.weightDtype == WeightDtype::int8 ? "INT8 with an FP16 scale per output channel"
+                                                                       : std::string(toString(c.weightDtype));
+    double firstLayer = 0;
+    for (double i = 0; i < c.pp; ++i) {
+        StageOutput stage;
+        stage.index = i;
+        stage.layers = layers[static_cast<size_t>(i)];
+        stage.inFlightMicrobatches = c.mb;
+        const bool first = i == 0, last = i == c.pp - 1;
+        // Every layer of the stage at its own kind: a MoE layer holds its attention, shared expert, router and
+        // norms, and its routed experts split over EP (and within each expert over ETP; vLLM's
+        // --enable-expert-parallel is ep = TP × DP with etp = 1, without it the experts are split by TP).
+        const double moeLayers = moeLayersIn(c, firstLayer, stage.layers), denseLayers = stage.layers - moeLayers;
+        firstLayer += stage.layers;
+        // Linear layers are stored at the weight type; routers (vLLM's ReplicatedLinear gate without a quant
+        // config), norms, biases, embeddings and the output layer stay BF16.
+        const double linear = denseLayers * p.layerLinear + moeLayers * (p.moeLayerLinear + p.moeLayerExperts);
+        const double rest = denseLayers * (p.layer - p.layerLinear) + moeLayers * (p.moeLayer - p.moeLayerLinear) +
+                            (first ? p.embedding : 0) + (last ? p.finalNorm + p.output : 0);
+        const double weightsRaw = linear * perWeight + rest * 2;
+        const double weights = std::ceil(weightsRaw);
+        const std::string weightsText = wholeBytes(exprNumber(linear) + " × " + perWeightText + fill(" + # × 2", {rest}), weightsRaw);
+        // MLA caches one latent of kv_lora_rank + qk_rope_dim per token and layer, the same on every TP rank
+        // (vLLM MLAAttentionSpec: no factor 2, one head).
+        const double kv = c.kvLoraRank != 0 ? stage.layers * (c.kvLoraRank + c.qkRopeDim) * kvBytes * tokensCached
+                                            : 2 * stage.layers * kvHeads * x.d * kvBytes * tokensCached;
+        stage.lines.push_back(
+            {LineId::parameters, "Weights", "P_linear × bytes(weight_dtype) + P_other × 2", weightsText, weights,
+             "Linear layers in " + dtypeNote + "; embeddings, output layer, norms" + (c.experts != 0 ? ", routers" : "") +
+                 " and biases in BF16; " + n(stage.layers) + " layers on this stage" +
+                 (moeLayers > 0
+                      ? " (" + n(moeLayers) + " MoE layers, " + n(c.experts / c.ep) + " routed experts each on this GPU" +
+                            (expertTensorParallel(c) > 1 ? ", each split over " + n(expertTensorParallel(c)) + " ranks" : "") + ")"
+                      : ""),
+             Method::membudget});
+        const bool mla = c.kvLoraRank != 0;
+        stage.lines.push_back({LineId::kvCache, "KV cache",
+                               mla ? "layers × (kv_lora_rank + qk_rope_dim) × bytes × b × ⌈s/block⌉ × block"
+                                   : "2 × layers × max(1, kv/TP) × head_dim × bytes × b × ⌈s/block⌉ × block",
+                               (mla ? n(stage.layers) + " × (" + n(c.kvLoraRank) + " + " + n(c.qkRopeDim) + ")"
+                                    : "2 × " + n(stage.layers) + " × " + n(kvHeads) + " × " + n(x.d)) +
+                                   " × " + n(kvBytes) + " × " + n(c.mb) + " × " + n(blocksPerSequence) + " × " + n(c.kvBlock),
+                               kv,
+                               mla ? "MLA's compressed latent and RoPE key of " + n(c.mb) + " sequences × " + n(c.seq) + " tokens, " +
+                                         std::string(toString(c.kvDtype)) + ", the same on every TP rank (vLLM's MLAAttentionSpec)"
+                                   : "K and V of " + n(c.mb) + " sequences × " + n(c.seq) + " tokens, " + std::string(toString(c.kvDtype)) +
+                                         ", " + n(kvHeads) + " KV heads per GPU" +
+                                         (c.kvHeads < c.tp ? " (replicated: TP > kv_heads)" : "") + " (vLLM's formula)",
+                               Method::membudget});
+        stage.lines.push_back({LineId::activations, "Workspace", "T × (4h + max(attention, MLP, MoE width)) + b × V/TP × 4", workspaceText,
+                               workspace,
+                               "Activation workspace of one forward pass of T = " + n(forwardTokens) +
+                                   " tokens (an estimate: vLLM profiles it with max_num_batched_tokens): the hidden state and residual "
+                                   "with the widest layer's tensors per token (attention " +
+                                   n(attentionWidth) + " B, MLP " + n(mlpWidth) + " B" +
+                                   (moeWidth > 0 ? ", fused MoE " + n(moeWidth) + " B" : "") + "), and FP32 sampling logits",
+                               Method::membudget});
+        stage.lines.push_back({LineId::cudaGraphs, "CUDA graphs", "cuda_graphs_gb × 10⁹", gigabytesText(c.cudaGraphsGb),
+                               gigabytesToBytes(c.cudaGraphsGb), "Captured CUDA graphs (an allowance; vLLM reports it at start-up)",
+                               std::nullopt});
+        out.stages.push_back(std::move(stage));
+    }
+    if (c.mtpLayers > 0)
+        out.warnings.push_back({"mtp_layers",
+                                "the multi-token-prediction layers are not loaded for inference (vLLM loads them "
+                                "only as a speculative-decoding draft); they are left out of the weights"});
+    return out;
+}
+
+}  // namespace membudget::detail

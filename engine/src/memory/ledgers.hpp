@@ -1,0 +1,102 @@
+// The per-method ledgers behind evaluate(). Each takes a configuration that passed validate() and
+// returns, for every pipeline stage it models, the lines parameters, gradients, optimizer and
+// activations; evaluate() adds the buffers and CUDA-context allowances and picks the peak stage.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "membudget/base/choices.hpp"
+#include "membudget/base/problem.hpp"
+#include "membudget/memory/result.hpp"
+#include "membudget/model/config.hpp"
+
+namespace membudget::detail {
+
+struct StageOutput {
+    double index = 0;
+    double layers = 0;
+    double inFlightMicrobatches = 0;
+    std::vector<Line> lines;
+    std::vector<Tensor> tensors;
+    std::vector<Phase> phases;  // empty: one phase, the plain sum
+    std::optional<StepPhase> peakPhase;
+    // What the caching allocator reserves at the stage's peak, the method's lines only (no workspace or
+    // allowances); 0 where the method does not model it.
+    double reservedBytes = 0;
+};
+
+struct MethodOutput {
+    std::vector<StageOutput> stages;
+    std::vector<Problem> warnings;
+    double cpuBytesPerNode = 0;
+    std::vector<Line> cpuLines;  // host memory per node, line by line (sums to cpuBytesPerNode)
+};
+
+MethodOutput chapterMethod(const Config& config, double parameterCount);
+MethodOutput membudgetMethod(const Config& config, double parameterCount);
+// atPeakPhase = false: the forward/backward composition, which the sources that lack a line borrow.
+MethodOutput membudgetMethod(const Config& config, double parameterCount, bool atPeakPhase);
+MethodOutput inferenceMethod(const Config& config, double parameterCount);
+MethodOutput korthikantiMethod(const Config& config, double parameterCount);
+MethodOutput megatronMethod(const Config& config, double parameterCount);
+MethodOutput zeroMethod(const Config& config, double parameterCount);
+MethodOutput deepspeedMethod(const Config& config, double parameterCount);
+
+// One membudget training stage in numbers (memory/training.cpp): the ledger's lines and the planner's
+// kernel both read these, so the two cannot drift apart.
+struct MembudgetStage {
+    double layers, moeLayers, mtpLayers, mtpEmbedding;
+    double stageParams, expertParams, paramShard, gradShard, optimizerShard, fp8Copies;
+    double expertParamShard, expertGradShard, expertOptimizerShard, gatheredLayer;  // gatheredLayer: ZeRO-3's largest module
+    // Beyond the stored shards: gathered (unsharded) weights, and unsharded gradients and reduce buffers.
+    double gatheredParams, transientGradients;
+    double parameters, gradients, states, optimizer, optimizerAtPeak;
+    double copies, microbatches, checkpointed, activationsDuringBackward, activations;
+    double stepTemporary, forwardBackward, step;
+    bool stepPeaks;
+    // LoRA / QLoRA (finetune != full): the frozen base, the adapters, and what each byte line holds of them.
+    double adapterParams = 0, frozenBytesPerParam = 0, quantizedParams = 0, adapterBytesPerParam = 0, adapterStatesPerParam = 0;
+    double frozenWeights = 0, adapterWeights = 0, dequantized = 0;
+};
+
+// The peak stage of a validated training configuration without any text: what the planner evaluates
+// millions of times. Equal, line for line, to evaluate()'s peak stage (tests/cpp/test_plan.cpp).
+struct PeakBytes {
+    double parameters, gradients, optimizer, activations, allowances, totalBytes, stage;
+    double workspace = 0;
+    // The largest stage's memory without activations (parameters, gradients, optimizer states and the
+    // allowances): a lower bound for every micro-batch, checkpointing mode and SP setting of the layout.
+    double staticBytes;
+};
+PeakBytes membudgetTrainingPeak(const Config& config);
+
+// A pipeline stage the peak can be on: its index, first layer and layer count.
+struct StageSpan {
+    double index, firstLayer, layers;
+};
+// The first and last stages and the first middle stage of each (layers, MoE layers) kind: a later middle stage of
+// the same kind holds the same static memory and no more activations (its in-flight micro-batches fall with the
+// index), so it is never the first peak. Depends only on the layers, PP and the first/last-stage split, so the
+// planner computes it once per layout and evaluates each of its configurations over these few stages, not PP.
+std::vector<StageSpan> peakCandidateStages(const Config& config);
+PeakBytes membudgetTrainingPeak(const Config& config, const std::vector<StageSpan>& stages);
+PeakBytes korthikantiTrainingPeak(const Config& config, const std::vector<StageSpan>& stages);
+PeakBytes zeroTrainingPeak(const Config& config, double parameterCount, const std::vector<StageSpan>& stages);
+PeakBytes deepspeedTrainingPeak(const Config& config, double parameterCount, const std::vector<StageSpan>& stages);
+PeakBytes megatronTrainingPeak(const Config& config);
+PeakBytes chapterTrainingPeak(const Config& config, double parameterCount);
+// Fixed workspaces inside the caching allocator, which every training step holds (membudget's method; the
+// published sources have no such line and show 0): cuBLAS's, one per handle of the forward thread and of
+// autograd's backward thread, and Transformer Engine's GEMM workspace under Megatron-LM.
+double workspaceBytes(const Config& config);
+Line workspaceLine(const Config& config);
+
+// A line taken from membudget's method where a source does not model it.
+Line filledIn(Line line, std::string_view source);
+
+// Formula text: numbers with thousands separators, for the `substituted` column.
+std::string n(double value);
+
+}  // namespace membudget::detail

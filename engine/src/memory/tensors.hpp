@@ -1,0 +1,368 @@
+// The saved-tensor model: one description of what a training step keeps for the backward pass, walked by
+// two visitors. The summing visitor (the planner's kernel and the ledger's numbers) adds bytes and never
+// builds text; the describing visitor (the ledger's tensor list) calls each tensor's describe() for its
+// shape and sharding. Tensor kinds are an enum; their names are display text only.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "membudget/base/choices.hpp"
+#include "membudget/base/text.hpp"
+#include "membudget/model/config.hpp"
+#include "memory/ledger/tensor_names.hpp"
+#include "model/lora.hpp"
+#include "model/rank.hpp"
+
+namespace membudget::detail {
+
+enum class TensorKind : std::uint8_t {
+    attentionNormInput,
+    attentionNormStatistics,
+    qkvInput,
+    query,           // with learned absolute positions
+    queryAfterRope,  // with rotary embeddings (pos_emb = 0)
+    keyValue,
+    softmaxLse,
+    attentionProbabilities,
+    attentionDropoutMask,
+    droppedAttentionProbabilities,
+    attentionOutput,          // the output projection's input
+    attentionOutputForFlash,  // FP8 with FlashAttention: the BF16 output its backward reads
+    attentionOutputFp8Copy,   // ... and the FP8 copy the output projection saves
+    attentionResidualDropoutMask,
+    mlpNormInput,
+    mlpNormStatistics,
+    fc1Input,
+    gateUp,
+    swigluOutput,
+    fc1Output,
+    activationOutput,
+    routerLogits,
+    dispatchedTokens,
+    expertGateUp,
+    expertSwigluOutput,
+    expertFc1Output,
+    expertActivationOutput,
+    routingWeights,
+    sharedExpertInput,
+    sharedExpertGateUpOutput,
+    sharedExpertGate,
+    mlpResidualDropoutMask,
+    attentionNormInputFp32,
+    attentionNormalised,
+    mlpNormInputFp32,
+    mlpNormalised,
+    siluOutput,
+    flashRngState,
+    // LoRA: each adapter's r-wide intermediate (B's input), and with lora_dropout the mask and the dropped input.
+    loraIntermediate,
+    loraDropoutMask,
+    loraDroppedInput,
+    // torchtitan's op-level selective checkpointing: what its save list keeps of a block.
+    blockInput,
+    queryProjection,
+    valueProjection,
+    attentionReduceScatter,
+    gateProjection,
+    downProjection,
+    mlpReduceScatter,
+    // Stage-level tensors.
+    layerInputCheckpoint,
+    recomputedLayer,
+    recomputedAttentionCore,
+    tokenIds,
+    embeddingDropoutMask,
+    finalNormInput,
+    outputLayerInput,
+    logits,
+    lossLogits,
+    logProbabilities,
+    finalNormInputFp32,
+    finalNormStatistics,
+    finalNormalised,
+    labels,
+    lossScalars,
+    lossBackward,
+    pipelineLogits,
+    mtpNormInputs,
+    mtpProjectionInput,
+    mtpOutputInputs,
+    mtpLogits,
+};
+
+// Element types: `activation` is the training precision's (BF16 or FP16: 2 bytes, FP32: 4; BF16 under FP8
+// training, whose saved GEMM inputs Transformer Engine stores in FP8).
+enum class Dtype : std::uint8_t { activation, fp32, fp8, uint8, int64, mixed };
+
+// Text only the describing visitor asks for.
+struct TensorText {
+    std::string shape;
+    std::string sharding;
+};
+
+// Which layer a group of layer-copies is of.
+enum class LayerGroup : std::uint8_t { dense, moe, mtp };
+
+// What one layer's saved tensors depend on beyond the dimensions.
+struct LayerSpec {
+    bool attentionCore;  // the attention core's tensors are kept (no recomputation of it)
+    bool moe;
+    bool opSaveList = false;  // torchtitan's op-level selective checkpointing: the block input and its save list only
+    bool inputOnly = false;   // checkpointed: the layer's input only
+};
+
+// The loss in chunks of the sequence: loss_chunks, or the framework's default (torchtune's num_output_chunks 8).
+inline double lossChunks(const Config& c) { return c.lossChunks != 0 ? c.lossChunks : c.framework == Framework::torchtune ? 8 : 1; }
+
+// How a framework's layer code saves its tensors, beyond the architecture (docs/frameworks.md; the census of
+// tools/measure/census.py checks each against the framework's own code, tests/cpp/test_census.cpp).
+enum class NormSaves : std::uint8_t {
+    input,         // a fused kernel (Transformer Engine, torch's fused RMSNorm): the input and its statistics
+    fp32Copy,      // RMSNorm computed in FP32 by hand (torchtune rms_norm.py, transformers LlamaRMSNorm): the FP32
+                   // copy of the input (pow, mul), rstd, and the normalised tensor before the scale
+    fp32Residual,  // the same on an FP32 residual stream (autocast with FP32 parameters): no copy, an FP32 normalised
+};
+struct LayerStyle {
+    NormSaves norm;
+    double projectionCasts;  // copies of a norm's output the projections save: 1, or one autocast cast per linear
+    bool expandedKv;         // K and V copied to every query head before attention (torchtune: expand + flatten)
+    bool unfusedSwiglu;      // eager SwiGLU, w2(silu(w1 x) * w3 x): SiLU's output saved on its own
+    bool flashRng;           // torch SDPA's flash backward keeps rng_state and unused (24 bytes)
+    // torch.compile of each block (an estimate: inductor's min-cut partitioner recomputes element-wise ops, so a
+    // norm keeps its input and statistics, not its output, and SwiGLU its two projections, not SiLU's output or
+    // the product; torch/_functorch/partitioners.py min_cut_rematerialization_partition).
+    bool compiled;
+};
+
+inline LayerStyle layerStyle(const Config& c) {
+    LayerStyle s{NormSaves::input, 1, false, false, false, false};
+    if (c.framework == Framework::megatron) return s;  // Transformer Engine's fused modules (today's model)
+    s.unfusedSwiglu = s.flashRng = true;
+    const bool autocast = c.framework == Framework::hfAccelerate && c.zero < 3 && c.precision != Precision::fp32;
+    if (c.norm == Norm::rmsnorm && c.framework != Framework::torchtitan) s.norm = autocast ? NormSaves::fp32Residual : NormSaves::fp32Copy;
+    s.projectionCasts = autocast ? 0 : 1;  // 0: one cast per linear (3 for Q, K, V; 2 for w1, w3)
+    s.expandedKv = c.framework == Framework::torchtune;
+    if (c.precision == Precision::fp32 && s.norm == NormSaves::fp32Copy) s.norm = NormSaves::fp32Residual;  // .float() copies nothing
+    if (c.compile) {
+        s.compiled = true;
+        s.norm = NormSaves::input;
+        s.unfusedSwiglu = false;
+    }
+    return s;
+}
+
+// Bytes of one activation element at the training precision.
+inline double activationBytes(const Config& c) { return c.precision == Precision::fp32 ? 4 : 2; }
+
+// Calls v.tensor(kind, dtype, bytesPerCopy, copies = 1, describe) for each saved tensor of one transformer
+// layer, for one micro-batch on one GPU, in the order of the ledger's tensor list.
+template <class Visitor>
+void forEachLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor& v) {
+    // Transformer Engine saves the FP8 cast of each GEMM input; torchao's Float8Linear saves the BF16 input and
+    // casts again in backward (torchao float8_linear.py: ctx.save_for_backward(input_hp, weight_hp_t)).
+    const bool fp8 = c.precision == Precision::fp8 && c.fp8Recipe == Fp8Recipe::te;
+    const double act = activationBytes(c);
+    const Dtype gemm = fp8 ? Dtype::fp8 : Dtype::activation;
+    const double gemmBytes = fp8 ? 1 : act;  // per element of a saved GEMM input
+    const double bsh = x.b * x.sRank * x.h / x.spDivisor;
+    const double statsBytes = (x.layernorm ? 8 : 4) * x.b * x.sRank / x.spDivisor;  // mean and/or rstd, fp32
+    auto hidden = [&c] { return TensorText{"[b, " + seqShape(c, true) + ", h]", spSharding(c)}; };
+    auto stats = [&c] { return TensorText{"[b, " + seqShape(c, true) + "]", spSharding(c)}; };
+    auto heads = [](std::string shape) { return TensorText{std::move(shape), "heads split by TP"}; };
+    if (spec.opSaveList) {
+        // torchtitan parallelize.py _op_sac_save_list: the outputs of every aten.mm but each second one (the count
+        // restarts per block: wq, wk, wv, wo, w1, w3, w2 keeps wq, wv, w1 and w2), of SDPA (output and
+        // log-sum-exp) and of each reduce-scatter (sequence parallelism); the checkpoint keeps the block input.
+        const double tokens = x.b * x.sRank;
+        auto local = [&c](std::string width) { return TensorText{"[b·" + seqShape(c, false) + ", " + width + "]", "split by TP"}; };
+        v.tensor(TensorKind::blockInput, Dtype::activation, act * bsh, 1, hidden);
+        v.tensor(TensorKind::queryProjection, Dtype::activation, act * tokens * x.headsRank * x.d, 1, [&] { return local("a/TP·d"); });
+        v.tensor(TensorKind::valueProjection, Dtype::activation, act * tokens * x.kvHeadsRank * x.d, 1,
+                 [&] { return local("max(1, kv/TP)·d"); });
+        v.tensor(TensorKind::attentionOutput, Dtype::activation, act * tokens * x.headsRank * x.d, 1,
+                 [&] { return heads("[b, " + seqShape(c, false) + ", a/TP, d]"); });
+        v.tensor(TensorKind::softmaxLse, Dtype::fp32, 4 * x.b * x.headsRank * x.sRank, 1,
+                 [&] { return heads("[b, a/TP, " + seqShape(c, false) + "]"); });
+        if (x.t > 1) v.tensor(TensorKind::attentionReduceScatter, Dtype::activation, act * bsh, 1, hidden);
+        v.tensor(TensorKind::gateProjection, Dtype::activation, act * tokens * x.f / x.t, 1, [&] { return local("d_ff/TP"); });
+        if (x.gated)
+            v.tensor(TensorKind::downProjection, Dtype::activation, act * tokens * x.h, 1, [&] {
+                return TensorText{"[b·" + seqShape(c, false) + ", h]", x.t > 1 ? "partial sums on every TP rank" : ""};
+            });
+        if (x.t > 1) v.tensor(TensorKind::mlpReduceScatter, Dtype::activation, act * bsh, 1, hidden);
+        v.tensor(TensorKind::flashRngState, Dtype::int64, 24, 1, [] { return TensorText{"[2] + []", ""}; });
+        return;
+    }
+    const LayerStyle style = layerStyle(c);
+    // A frozen linear saves no input (autograd saves mm's `self` only for the weight's gradient; checked with
+    // saved_tensors_hooks): with adapters, a projection's input stays only where an adapter (without dropout)
+    // reads it.
+    const bool lora = c.finetune != Finetune::full;
+    const LoraTargets adapted = lora ? parseLoraTargets(c.loraTargets) : LoraTargets{};
+    const bool sharedInputs = !lora || !c.loraDropout;
+    const bool keepQkvInput = !lora || (sharedInputs && (adapted.q || adapted.k || adapted.v));
+    const bool keepFc1Input = !lora || (sharedInputs && (adapted.up || (adapted.gate && x.gated)));
+    const bool keepFc2Input = !lora || (sharedInputs && adapted.down);
+    auto norm = [&](TensorKind input, TensorKind inputFp32, TensorKind statistics, TensorKind normalised) {
+        switch (style.norm) {
+            case NormSaves::input:
+                v.tensor(input, Dtype::activation, act * bsh, 1, hidden);
+                v.tensor(statistics, Dtype::fp32, statsBytes, 1, stats);
+                break;
+            case NormSaves::fp32Copy:
+                v.tensor(inputFp32, Dtype::fp32, 4 * bsh, 1, hidden);
+                v.tensor(statistics, Dtype::fp32, statsBytes, 1, stats);
+                v.tensor(normalised, Dtype::activation, act * bsh, 1, hidden);
+                break;
+            case NormSaves::fp32Residual:
+                v.tensor(input, Dtype::fp32, 4 * bsh, 1, hidden);
+                v.tensor(statistics, Dtype::fp32, statsBytes, 1, stats);
+                v.tensor(normalised, Dtype::fp32, 4 * bsh, 1, hidden);
+                break;
+        }
+    };
+    // The norm's output each projection saves: one tensor, or under autocast each linear's own BF16 cast.
+    const double qkvCopies = style.projectionCasts != 0 ? style.projectionCasts : 3;
+    const double fcCopies = style.projectionCasts != 0 ? style.projectionCasts : x.gated ? 2 : 1;
+    norm(TensorKind::attentionNormInput, TensorKind::attentionNormInputFp32, TensorKind::attentionNormStatistics,
+         TensorKind::attentionNormalised);
+    if (!style.compiled && keepQkvInput) v.tensor(TensorKind::qkvInput, gemm, qkvCopies * gemmBytes * bsh, 1, hidden);
+    v.tensor(c.posEmb > 0 ? TensorKind::query : TensorKind::queryAfterRope, Dtype::activation, act * x.b * x.sRank * x.headsRank * x.d, 1,
+             [&] { return heads("[b, " + seqShape(c, false) + ", a/TP, d]"); });
+    v.tensor(TensorKind::keyValue, Dtype::activation, 2 * act * x.b * x.sRank * (style.expandedKv ? x.headsRank : x.kvHeadsRank) * x.d, 1,
+             [&] {
+                 if (style.expandedKv) return TensorText{"2 × [b, " + seqShape(c, false) + ", a/TP, d]", "copied to every query head"};
+                 return TensorText{"2 × [b, " + seqShape(c, false) + ", max(1, kv/TP), d]",
+                                   c.kvHeads < c.tp ? "KV heads replicated (TP > kv_heads)" : "KV heads split by TP"};
+             });
+    if (spec.attentionCore) {
+        if (x.flash) {
+            v.tensor(TensorKind::softmaxLse, Dtype::fp32, 4 * x.b * x.headsRank * x.sRank, 1,
+                     [&] { return heads("[b, a/TP, " + seqShape(c, false) + "]"); });
+            if (style.flashRng) v.tensor(TensorKind::flashRngState, Dtype::int64, 24, 1, [] { return TensorText{"[2] + []", ""}; });
+        } else {
+            const double scores = x.b * x.headsRank * x.sRank * x.s;
+            auto shape = [&] { return heads("[b, a/TP, " + seqShape(c, false) + ", s]"); };
+            v.tensor(TensorKind::attentionProbabilities, Dtype::activation, act * scores, 1, shape);
+            if (x.dropout) {
+                v.tensor(TensorKind::attentionDropoutMask, Dtype::uint8, scores, 1, shape);
+                v.tensor(TensorKind::droppedAttentionProbabilities, Dtype::activation, act * scores, 1, shape);
+            }
+        }
+    }
+    // FlashAttention's backward reads its own BF16 output, so under FP8 the output projection keeps an FP8
+    // copy beside it (listed last, after the MLP's tensors).
+    const double attentionOutput = act * x.b * x.sRank * x.headsRank * x.d;
+    auto outputShape = [&] { return heads("[b, " + seqShape(c, false) + ", a/TP, d]"); };
+    const bool outputCopy = fp8 && x.flash;
+    if (outputCopy)
+        v.tensor(TensorKind::attentionOutputForFlash, Dtype::activation, attentionOutput, 1, outputShape);
+    else if (!lora || x.flash || (sharedInputs && adapted.o))  // FlashAttention's backward reads its own output anyway
+        v.tensor(TensorKind::attentionOutput, gemm, attentionOutput * gemmBytes / act, 1, outputShape);
+    if (x.dropout) v.tensor(TensorKind::attentionResidualDropoutMask, Dtype::uint8, bsh, 1, hidden);
+    norm(TensorKind::mlpNormInput, TensorKind::mlpNormInputFp32, TensorKind::mlpNormStatistics, TensorKind::mlpNormalised);
+    if (spec.moe) {
+        // Router scores for every expert, then the top-k copies of each token dispatched to the experts of
+        // this EP rank (on average b·s·k, times the capacity factor), through experts split by ETP.
+        const double routed = x.b * x.sRank * c.expertsPerToken * c.capacityFactor;
+        const double fe = expertFfn(c) / expertTensorParallel(c);
+        auto routedShape = [](std::string shape) { return TensorText{std::move(shape), "experts split by EP, ETP"}; };
+        v.tensor(TensorKind::routerLogits, Dtype::fp32, 8 * x.b * x.sRank * c.experts / x.spDivisor, 1, [&] {
+            return TensorText{"2 × [b, " + seqShape(c, true) + ", E]", spSharding(c)};
+        });
+        v.tensor(TensorKind::dispatchedTokens, gemm, gemmBytes * routed * x.h, 1, [] {
+            return TensorText{"[b·s·k·cf, h]", "tokens routed to this EP rank"};
+        });
+        if (x.gated) {
+            v.tensor(TensorKind::expertGateUp, Dtype::activation, 2 * act * routed * fe, 1,
+                     [&] { return routedShape("2 × [b·s·k·cf, d_expert/ETP]"); });
+            v.tensor(TensorKind::expertSwigluOutput, gemm, gemmBytes * routed * fe, 1,
+                     [&] { return routedShape("[b·s·k·cf, d_expert/ETP]"); });
+        } else {
+            v.tensor(TensorKind::expertFc1Output, Dtype::activation, act * routed * fe, 1,
+                     [&] { return routedShape("[b·s·k·cf, d_expert/ETP]"); });
+            v.tensor(TensorKind::expertActivationOutput, gemm, gemmBytes * routed * fe, 1,
+                     [&] { return routedShape("[b·s·k·cf, d_expert/ETP]"); });
+        }
+        v.tensor(TensorKind::routingWeights, Dtype::fp32, 4 * x.b * x.sRank * c.expertsPerToken, 1, [] {
+            return TensorText{"[b·s·k]", "tokens routed to this EP rank"};
+        });
+        if (c.sharedExpertFfn > 0) {
+            const double bss = x.b * x.sRank * c.sharedExpertFfn / x.t;
+            v.tensor(TensorKind::sharedExpertInput, gemm, gemmBytes * bsh, 1, hidden);
+            v.tensor(TensorKind::sharedExpertGateUpOutput, Dtype::activation, (x.gated ? 3 : 2) * act * bss, 1, [&] {
+                return TensorText{"[b, " + seqShape(c, false) + ", 3 × d_shared/TP]", "split by TP"};
+            });
+            if (c.sharedExpertGate)
+                v.tensor(TensorKind::sharedExpertGate, Dtype::activation, act * x.b * x.sRank / x.spDivisor, 1, [&] {
+                    return TensorText{"[b, " + seqShape(c, true) + ", 1]", spSharding(c)};
+                });
+        }
+    } else {
+        const double bsf = x.b * x.sRank * x.f / x.t;
+        auto ffnShape = [&](std::string prefix) { return TensorText{prefix + "[b, " + seqShape(c, false) + ", d_ff/TP]", "split by TP"}; };
+        if (!style.compiled && keepFc1Input) v.tensor(TensorKind::fc1Input, gemm, fcCopies * gemmBytes * bsh, 1, hidden);
+        if (x.gated) {
+            v.tensor(TensorKind::gateUp, Dtype::activation, 2 * act * bsf, 1, [&] { return ffnShape("2 × "); });
+            if (style.unfusedSwiglu) v.tensor(TensorKind::siluOutput, Dtype::activation, act * bsf, 1, [&] { return ffnShape(""); });
+            if (!style.compiled && keepFc2Input) v.tensor(TensorKind::swigluOutput, gemm, gemmBytes * bsf, 1, [&] { return ffnShape(""); });
+        } else {
+            v.tensor(TensorKind::fc1Output, Dtype::activation, act * bsf, 1, [&] { return ffnShape(""); });
+            if (keepFc2Input) v.tensor(TensorKind::activationOutput, gemm, gemmBytes * bsf, 1, [&] { return ffnShape(""); });
+        }
+    }
+    if (x.dropout) v.tensor(TensorKind::mlpResidualDropoutMask, Dtype::uint8, bsh, 1, hidden);
+    if (outputCopy) v.tensor(TensorKind::attentionOutputFp8Copy, Dtype::fp8, attentionOutput / 2, 1, outputShape);
+    if (lora) {
+        // Per adapted matrix of the layer: B's r-wide input (whole on every TP rank: A's output is reduced or
+        // replicated), and with dropout A's dropped input and its mask (torchtune LoRALinear, PEFT lora.Linear).
+        const double tokens = x.b * x.sRank;
+        const double gathered = x.b * x.sRank * x.h;  // a column-parallel projection's input, gathered under SP
+        struct Adapted {
+            bool on;
+            double inputElements;
+        };
+        const Adapted matrices[] = {{adapted.q, gathered},
+                                    {adapted.k, gathered},
+                                    {adapted.v, gathered},
+                                    {adapted.o, tokens * x.headsRank * x.d},
+                                    {adapted.gate && x.gated && !spec.moe, gathered},
+                                    {adapted.up && !spec.moe, gathered},
+                                    {adapted.down && !spec.moe, tokens * x.f / x.t}};
+        double count = 0, dropped = 0;
+        for (const Adapted& m : matrices)
+            if (m.on) {
+                ++count;
+                dropped += m.inputElements;
+            }
+        if (count > 0) {
+            v.tensor(TensorKind::loraIntermediate, Dtype::activation, count * act * tokens * c.loraRank, 1, [&] {
+                return TensorText{formatNumber(count) + " × [b, " + seqShape(c, false) + ", r]", "whole on every TP rank"};
+            });
+            if (c.loraDropout) {
+                v.tensor(TensorKind::loraDropoutMask, Dtype::uint8, dropped, 1, [&] { return TensorText{"one per adapted matrix", ""}; });
+                v.tensor(TensorKind::loraDroppedInput, Dtype::activation, act * dropped, 1, [&] {
+                    return TensorText{"one per adapted matrix", ""};
+                });
+            }
+        }
+    }
+}
+
+// Sums what it visits: the planner's kernel and the ledger's numbers.
+struct SumTensors {
+    double total = 0;
+    template <class Describe>
+    void tensor(TensorKind, Dtype, double bytesPerCopy, double copies, const Describe&) {
+        total += bytesPerCopy * copies;
+    }
+};
+
+inline double layerTensorBytes(const Config& c, const Dims& x, LayerSpec spec) {
+    SumTensors sum;
+    forEachLayerTensor(c, x, spec, sum);
+    return sum.total;
+}
+
+}  // namespace membudget::detail

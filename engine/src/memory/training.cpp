@@ -1,0 +1,346 @@
+// method=membudget in training, in numbers: bytes per parameter, each stage's lines and the peak stage, with
+// no text, which the planner evaluates millions of times (its kernel) and the ledger shows
+// (training_ledger.cpp). README "The membudget method".
+#include "memory/training.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "membudget/base/choices.hpp"
+#include "membudget/base/units.hpp"
+#include "membudget/model/config.hpp"
+#include "membudget/model/presets.hpp"
+#include "membudget/model/validate.hpp"
+#include "memory/ledgers.hpp"
+#include "memory/tensors.hpp"
+#include "model/lora.hpp"
+#include "model/rank.hpp"
+
+namespace membudget::detail {
+
+namespace {
+
+// Bytes of one optimizer-state element: FP32, unless the states are kept in BF16 (torchtune's pure-BF16 AdamW
+// keeps m and v in the parameters' dtype: torch.optim.AdamW initialises them with zeros_like(p)).
+double stateElementBytes(const Config& c) {
+    if (c.optimizerDtype == OptimizerDtype::bf16) return 2;
+    if (c.optimizerDtype == OptimizerDtype::fp32) return 4;
+    return c.framework == Framework::torchtune && c.precision != Precision::fp32 ? 2 : 4;
+}
+
+}  // namespace
+
+StaticRates staticRates(const Config& c) {
+    StaticRates r{};
+    const bool fp32 = c.precision == Precision::fp32;
+    r.compute = fp32 ? 4 : 2;
+    switch (c.framework) {
+        case Framework::torchtitan:
+        case Framework::hfAccelerate:
+            // torchtitan builds the model in FP32 and FSDP2's MixedPrecisionPolicy(param_dtype=bf16,
+            // reduce_dtype=fp32) computes in BF16 (torchtitan parallelize.py apply_fsdp): the sharded FP32
+            // parameters are the master, the sharded gradients FP32. accelerate's mixed_precision = bf16 keeps
+            // FP32 parameters and gradients and computes under autocast (accelerator.py), or with FSDP2 the same
+            // policy as torchtitan (fsdp2_prepare_model).
+            r.weight = 4;
+            r.gradient = 4;
+            r.master = 0;
+            r.reduce = 4;
+            break;
+        case Framework::torchtune:
+            // Pure BF16 (recipes' _setup_model under set_default_dtype(bf16)); FSDP2 with no mixed-precision
+            // policy (training/_distributed.py shard_model): gathered weights, gradients and the reduce-scatter
+            // in the parameters' dtype.
+            r.weight = r.gradient = r.reduce = r.compute;
+            r.master = 0;
+            break;
+        case Framework::megatron:
+        case Framework::deepspeed:
+            r.weight = fp32 ? 4 : 2;
+            r.gradient = fp32 ? 4 : c.staticBytes == 18 ? 4 : c.staticBytes == 20 ? 6 : 2;
+            r.master = c.masterWeights && !fp32 ? 4 : 0;
+            r.reduce = r.weight;
+            break;
+    }
+    if (c.optimizer == Optimizer::adamw8bit) {
+        // bitsandbytes block-wise 8-bit Adam: m and v in 8 bits, one FP32 absmax per 2048-element block each.
+        r.statesHidden = r.statesEmbedding = r.statesVector = 2 + 8.0 / 2048;
+        r.describe = "8-bit Adam: m and v 1 byte each + FP32 block scales (bitsandbytes, blocks of 2048)";
+    } else if (c.optimizer == Optimizer::adafactor) {
+        // Adafactor (Shazeer & Stern 2018) without momentum: a row and a column factor per matrix.
+        r.statesHidden = r.statesEmbedding = 4 * (1 / c.hidden + 1 / std::max(c.ffn, c.hidden));
+        r.statesVector = 4;
+        r.describe = "Adafactor: FP32 row and column factors per matrix, full second moment for vectors, no momentum";
+    } else if (c.optimizer == Optimizer::sgd) {
+        r.statesHidden = r.statesEmbedding = r.statesVector = 4;
+        r.describe = "SGD with momentum: one FP32 momentum buffer";
+    } else if (c.optimizer == Optimizer::muon) {
+        // Muon (Jordan et al. 2024) keeps one momentum buffer for hidden matrices; embeddings, the output layer
+        // and vectors are updated by AdamW.
+        r.statesHidden = 4;
+        r.statesEmbedding = r.statesVector = 8;
+        r.describe = "Muon: FP32 momentum for hidden matrices, AdamW (m, v) for embeddings, output layer and vectors";
+    } else {
+        r.statesHidden = r.statesEmbedding = r.statesVector = 8;
+        r.describe = "AdamW: FP32 m and v";
+    }
+    if (stateElementBytes(c) == 2 && c.optimizer != Optimizer::adamw8bit) {
+        r.statesHidden /= 2;
+        r.statesEmbedding /= 2;
+        r.statesVector /= 2;
+        r.describe = c.optimizer == Optimizer::adamw ? "AdamW: BF16 m and v (the parameters' dtype)" : "optimizer states in BF16";
+    }
+    return r;
+}
+
+namespace {
+// torchtitan and torchtune always wrap with FSDP2's fully_shard; accelerate does when it shards fully.
+bool shardsWithFsdp2(const Config& c) { return shardsAllOrNothing(c.framework) || (c.framework == Framework::hfAccelerate && c.zero >= 3); }
+}  // namespace
+
+Gathering gatheringOf(const Config& c) {
+    const bool fsdp2 = shardsWithFsdp2(c);
+    // torchtitan's default reshard_after_forward is `not pp_enabled` (parallelize.py apply_fsdp), and the pipeline
+    // stage turns off gradient sync for every micro-batch (torch pipelining stage.py backward_maybe_with_nosync):
+    // each rank keeps its stage gathered and its gradients unsharded.
+    if (fsdp2 && c.zero >= 3) return c.framework == Framework::torchtitan && c.pp > 1 ? Gathering::fsdp2Stage : Gathering::fsdp2Layers;
+    if (c.framework == Framework::hfAccelerate && c.precision != Precision::fp32) return Gathering::autocast;
+    if (!fsdp2 && c.zero >= 3) return Gathering::zero3Layers;
+    return Gathering::none;
+}
+
+MembudgetTraining membudgetTraining(const Config& c) {
+    MembudgetTraining t{};
+    t.x = dimsOf(c);
+    // Untied: the output layer sits on the last stage. Tied with PP > 1: Megatron-LM keeps a copy of
+    // the embedding there to compute the logits (and all-reduces their gradients).
+    t.outputOnLast = !c.tiedEmbeddings || c.pp > 1;
+    t.p = rankParams(c, t.x, t.outputOnLast);
+    t.shardGroup = c.dp * c.cp;  // Megatron's distributed optimizer shards over DP × CP; FSDP2 over dp_shard × CP
+    t.rates = staticRates(c);
+    const bool fsdp2 = shardsWithFsdp2(c);
+    t.gathering = gatheringOf(c);
+    t.outputGathered = fsdp2 && c.zero >= 3 && c.framework != Framework::torchtune;
+    t.ddpBuckets = c.framework == Framework::hfAccelerate && c.zero < 3 && c.dp * c.cp > 1;
+    // DeepSpeed's gradient reduce bucket: reduce_bucket_size, 5e8 elements by default (zero/config.py), in BF16.
+    t.reduceBucket = c.framework == Framework::deepspeed && c.zero >= 1 ? 5e8 * t.rates.weight : 0;
+    t.gradientsFreed = c.optimizerInBackward;
+    t.offloadOptimizer = c.offload != Offload::none;
+    t.offloadParameters = c.offload == Offload::all && c.zero >= 3;
+    // Routed experts are replicated over the expert data-parallel group, TP × CP × DP / (ETP × EP)
+    // (Megatron-LM's expert DP): their gradients and optimizer states shard over it.
+    t.expertShardGroup = c.experts != 0 ? c.tp * c.cp * c.dp / (expertTensorParallel(c) * c.ep) : 1;
+    t.mtpMoe = mtpIsMoe(c);
+    const bool keepCore = c.ckpt == Checkpointing::none;
+    t.fullLayerBytes = layerTensorBytes(c, t.x, {true, false});
+    t.fullMoeLayerBytes = c.experts != 0 ? layerTensorBytes(c, t.x, {true, true}) : 0;
+    t.denseLayerBytes =
+        c.ckpt == Checkpointing::op ? layerTensorBytes(c, t.x, {true, false, true}) : layerTensorBytes(c, t.x, {keepCore, false});
+    t.moeLayerBytes = c.experts != 0 ? layerTensorBytes(c, t.x, {keepCore, true}) : 0;
+    // Selective recomputation (Megatron-LM: core attention) rebuilds one layer's attention core.
+    t.coreBytes = t.fullLayerBytes - layerTensorBytes(c, t.x, {false, false});
+    t.mtpLayerBytes = c.ckpt == Checkpointing::full ? activationBytes(c) * t.x.b * t.x.sRank * t.x.h / t.x.spDivisor
+                      : t.mtpMoe                    ? t.moeLayerBytes
+                                                    : t.denseLayerBytes;
+    return t;
+}
+
+double workspaceBytes(const Config& c) {
+    if (c.method != Method::membudget || c.mode != Mode::training) return 0;
+    // PyTorch's cuBLAS workspace (aten/src/ATen/cuda/CublasHandlePool.cpp, getChosenWorkspaceSize): 32 MiB on
+    // Hopper and newer, else :4096:2:16:8 = 8,519,680 bytes, allocated through the caching allocator; handles are
+    // per thread, so the forward and autograd's backward thread each hold one.
+    const GpuPreset* gpu = findGpuPreset(c.gpu);
+    const double capability = gpu ? gpu->computeCapability : 9.0;
+    const double cublas = capability >= 9.0 ? 32 * kBytesPerMiB : 8519680;
+    double bytes = 2 * cublas;
+    // Transformer Engine's GEMM workspace (transformer_engine/pytorch/cpp_extensions/gemm.py
+    // get_cublas_workspace_size_bytes): 32 MiB + 1 KiB on sm 9.0 and newer, else 4 MiB.
+    if (c.framework == Framework::megatron) bytes += capability >= 9.0 ? 32 * kBytesPerMiB + 1024 : 4 * kBytesPerMiB;
+    return bytes;
+}
+
+double checkpointedLayers(const Config& c, double firstLayerOfStage, double stageLayers) {
+    if (c.ckpt != Checkpointing::full) return 0;
+    if (c.ckptEvery > 1) return std::floor((firstLayerOfStage + stageLayers) / c.ckptEvery) - std::floor(firstLayerOfStage / c.ckptEvery);
+    if (c.recomputeLayers > 0) return std::min(stageLayers, c.vpp * c.recomputeLayers);
+    return stageLayers;
+}
+
+MembudgetStage membudgetStage(const Config& c, const MembudgetTraining& t, double i, double stageLayers, double firstLayerOfStage,
+                              bool atPeakPhase) {
+    const Dims& x = t.x;
+    const RankParams& p = t.p;
+    const StaticRates& rates = t.rates;
+    MembudgetStage s{};
+    s.layers = stageLayers;
+    const bool first = i == 0, last = i == c.pp - 1;
+    s.moeLayers = moeLayersIn(c, firstLayerOfStage, stageLayers);
+    const double denseLayers = stageLayers - s.moeLayers;
+    // Multi-token prediction (DeepSeek-V3 §2.2) runs after the main model on the last stage: layers of the
+    // last layer's kind, two input norms, the column-parallel 2h -> h projection and a final norm. With
+    // PP > 1 Megatron-LM builds an embedding copy there too (GPTModel: pre_process or mtp_process).
+    s.mtpLayers = last ? c.mtpLayers : 0;
+    const double mtpProjection = 2 * x.h * x.h / x.t;
+    const double mtpLinear = s.mtpLayers * ((t.mtpMoe ? p.moeLayerLinear : p.layerLinear) + mtpProjection);
+    const double mtpParams = s.mtpLayers * ((t.mtpMoe ? p.moeLayer : p.layer) + mtpProjection + 3 * p.finalNorm);
+    s.mtpEmbedding = s.mtpLayers > 0 && c.pp > 1 ? x.V * x.h / x.t : 0;
+    s.stageParams = denseLayers * p.layer + s.moeLayers * p.moeLayer + (first ? p.embedding : 0) + (last ? p.finalNorm + p.output : 0) +
+                    mtpParams + s.mtpEmbedding;
+    s.expertParams = (s.moeLayers + (t.mtpMoe ? s.mtpLayers : 0)) * p.moeLayerExperts;
+
+    // Static memory by precision, gradient convention and optimizer (staticRates), sharded by ZeRO stage.
+    s.paramShard = c.zero >= 3 ? t.shardGroup : 1;
+    s.gradShard = c.zero >= 2 ? t.shardGroup : 1;
+    s.optimizerShard = c.zero >= 1 ? t.shardGroup : 1;
+    s.expertParamShard = c.zero >= 3 ? t.expertShardGroup : 1;
+    s.expertGradShard = c.zero >= 2 ? t.expertShardGroup : 1;
+    s.expertOptimizerShard = c.zero >= 1 ? t.expertShardGroup : 1;
+    const double hiddenMatrices = denseLayers * p.layerLinear + s.moeLayers * p.moeLayerLinear + mtpLinear;
+    const double embeddingParams = (first ? p.embedding : 0) + (last ? p.output : 0) + s.mtpEmbedding;
+    const double vectorParams = s.stageParams - hiddenMatrices - embeddingParams;
+    // Transformer Engine caches an FP8 copy of each linear weight for the micro-batches of a step.
+    s.fp8Copies = c.precision == Precision::fp8 && c.fp8Recipe == Fp8Recipe::te ? hiddenMatrices + s.expertParams : 0;
+    // ZeRO-3/FSDP gathers each layer's weights before use and prefetches the next; its gradients are
+    // reduce-scattered from a full-size bucket.
+    s.gatheredLayer = c.zero >= 3 ? std::max(p.layer, first ? p.embedding : 0.0) : 0;
+    // The tail FSDP2 does not reshard after forward (torchtitan, accelerate: [norm, output] as one group).
+    const double tail = t.outputGathered && last ? p.finalNorm + p.output : 0;
+    switch (t.gathering) {
+        case Gathering::zero3Layers:
+            // The module in use and the prefetched one; one module's gradients in the reduce-scatter bucket.
+            s.gatheredParams = 2 * rates.weight * s.gatheredLayer;
+            s.transientGradients = rates.weight * s.gatheredLayer;
+            break;
+        case Gathering::fsdp2Layers:
+            // Backward holds the current block and the one it prefetches (FSDP2 _backward_prefetch), and the
+            // block's unsharded gradient with its reduce-scatter input (_fsdp_collectives.py foreach_reduce).
+            s.gatheredParams = rates.compute * (2 * s.gatheredLayer + tail);
+            s.transientGradients = (rates.compute + rates.reduce) * s.gatheredLayer;
+            break;
+        case Gathering::fsdp2Stage:
+            // The whole stage gathered, and its gradients accumulated unsharded in reduce_dtype across the
+            // micro-batches (_fsdp_param.py to_accumulated_grad_if_needed); each micro-batch adds one block's.
+            s.gatheredParams = rates.compute * (s.stageParams + s.expertParams);
+            s.transientGradients = rates.reduce * (s.stageParams + s.expertParams) + rates.compute * s.gatheredLayer;
+            break;
+        case Gathering::autocast:
+            // autocast's cast cache (autocast_mode.cpp cached_cast): a BF16 copy of every weight, which the
+            // linear layers save for backward.
+            s.gatheredParams = rates.compute * (s.stageParams + s.expertParams);
+            s.transientGradients = 0;
+            break;
+        case Gathering::none:
+            s.gatheredParams = s.transientGradients = 0;
+            break;
+    }
+    // DDP's reducer copies each gradient into its bucket (gradient_as_bucket_view = False by default).
+    if (t.ddpBuckets) s.transientGradients += rates.gradient * (s.stageParams + s.expertParams);
+    s.transientGradients += t.reduceBucket;
+    // Each line is whole bytes: a shard that does not divide evenly is padded (Megatron-LM's distributed
+    // optimizer pads its buffers to a multiple of the DP size; FSDP pads each parameter's first dimension).
+    s.parameters = std::ceil((t.offloadParameters ? 0
+                                                  : rates.weight * s.stageParams / s.paramShard +
+                                                        rates.weight * s.expertParams / s.expertParamShard + s.fp8Copies) +
+                             s.gatheredParams);
+    // With the optimizer in backward each gradient is applied and freed as it is produced (torchtune
+    // _optimizer_in_bwd): no gradient shard outlives its step.
+    s.gradients = std::ceil(
+        (t.gradientsFreed ? 0 : rates.gradient * s.stageParams / s.gradShard + rates.gradient * s.expertParams / s.expertGradShard) +
+        s.transientGradients);
+    s.states = rates.statesHidden * hiddenMatrices + rates.statesEmbedding * embeddingParams + rates.statesVector * vectorParams;
+    s.optimizer = t.offloadOptimizer ? 0
+                                     : std::ceil((rates.master * s.stageParams + s.states) / s.optimizerShard +
+                                                 (rates.master + rates.statesHidden) * s.expertParams / s.expertOptimizerShard);
+
+    // Fine-tuning with adapters: the base is frozen (no gradient, no optimizer state) in the compute dtype, or for
+    // QLoRA its blocks' linear weights in NF4 (dequantised one matrix at a time into a BF16 buffer); only the
+    // adapters have gradients and optimizer states, in their own dtype (torch's optimizers keep states like the
+    // parameter: zeros_like), with no master copy.
+    if (c.finetune != Finetune::full) {
+        const LoraShape lora = loraShape(c, x);
+        s.adapterParams = denseLayers * lora.denseLayer + s.moeLayers * lora.moeLayer + (last ? lora.output : 0);
+        s.frozenBytesPerParam = rates.compute;
+        s.quantizedParams = c.finetune == Finetune::qlora ? hiddenMatrices + s.expertParams : 0;
+        s.adapterBytesPerParam = loraBytes(c);
+        s.adapterStatesPerParam = c.optimizer == Optimizer::adamw       ? 2 * s.adapterBytesPerParam
+                                  : c.optimizer == Optimizer::sgd       ? s.adapterBytesPerParam
+                                  : c.optimizer == Optimizer::adamw8bit ? 2 + 8.0 / 2048
+                                                                        : rates.statesHidden;
+        const double frozen = s.stageParams + s.expertParams;
+        s.frozenWeights = (kNf4BytesPerParam * s.quantizedParams + s.frozenBytesPerParam * (frozen - s.quantizedParams)) / s.paramShard;
+        s.adapterWeights = s.adapterBytesPerParam * s.adapterParams / s.paramShard;
+        s.gatheredParams =
+            c.zero >= 3 ? 2 * (c.finetune == Finetune::qlora ? kNf4BytesPerParam : s.frozenBytesPerParam) * s.gatheredLayer : 0;
+        s.dequantized = c.finetune == Finetune::qlora ? 2 * lora.largestMatrix : 0;
+        s.parameters = std::ceil(s.frozenWeights + s.adapterWeights + s.gatheredParams + s.dequantized);
+        s.transientGradients = t.ddpBuckets ? s.adapterBytesPerParam * s.adapterParams : 0;
+        s.gradients = std::ceil((t.gradientsFreed ? 0 : s.adapterBytesPerParam * s.adapterParams / s.gradShard) + s.transientGradients);
+        s.states = s.adapterStatesPerParam * s.adapterParams;
+        s.optimizer = t.offloadOptimizer ? 0 : std::ceil(s.states / s.optimizerShard);
+    }
+
+    // Activations: every saved tensor, times the layer-copies in flight, plus the stage's extras.
+    s.copies = inFlightLayerCopies(c, stageLayers, i);
+    s.microbatches = inFlightMicrobatches(c, i);
+    SumStage sum;
+    s.checkpointed = checkpointedLayers(c, firstLayerOfStage, stageLayers);
+    forEachStageTensor(c, t, {stageLayers, s.moeLayers, s.copies, s.microbatches, s.mtpLayers, first, last, s.checkpointed}, sum);
+    const double activations = std::ceil(sum.total);
+    s.activationsDuringBackward = activations;
+
+    // Phases: activations are freed before the optimizer step; with BF16 gradients the step works on an
+    // FP32 copy of this rank's optimizer shard of them.
+    s.stepTemporary = c.finetune == Finetune::full && rates.gradient == 2 && rates.master > 0 && !t.offloadOptimizer && !t.gradientsFreed
+                          ? std::ceil(4 * s.stageParams / s.optimizerShard)
+                          : 0;
+    s.forwardBackward = s.parameters + s.gradients + s.optimizer + activations;
+    s.step = s.parameters + s.gradients + s.optimizer + s.stepTemporary;
+    s.stepPeaks = atPeakPhase && s.step > s.forwardBackward;
+    s.optimizerAtPeak = s.optimizer + (s.stepPeaks ? s.stepTemporary : 0);
+    s.activations = s.stepPeaks ? 0 : activations;
+    return s;
+}
+
+std::vector<StageSpan> peakCandidateStages(const Config& c) {
+    std::vector<StageSpan> out;
+    std::vector<std::pair<double, double>> kinds;  // (layers, MoE layers) of the middle stages seen: a handful
+    double firstLayer = 0;
+    for (double i = 0; i < c.pp; ++i) {
+        const double layers = stageLayerCount(c, i);
+        const double from = firstLayer;
+        firstLayer += layers;
+        const bool middle = i != 0 && i != c.pp - 1;
+        if (middle) {
+            const std::pair<double, double> kind{layers, moeLayersIn(c, from, layers)};
+            if (std::find(kinds.begin(), kinds.end(), kind) != kinds.end()) continue;
+            kinds.push_back(kind);
+        }
+        out.push_back({i, from, layers});
+    }
+    return out;
+}
+
+PeakBytes membudgetTrainingPeak(const Config& c) { return membudgetTrainingPeak(c, peakCandidateStages(c)); }
+
+PeakBytes membudgetTrainingPeak(const Config& c, const std::vector<StageSpan>& stages) {
+    const MembudgetTraining t = membudgetTraining(c);
+    const double allowances = gigabytesToBytes(c.buffersGb) + gigabytesToBytes(c.contextGb);
+    const double workspace = workspaceBytes(c);
+    PeakBytes peak{};
+    peak.totalBytes = -1;
+    for (const StageSpan& stage : stages) {
+        const MembudgetStage s = membudgetStage(c, t, stage.index, stage.layers, stage.firstLayer, true);
+        // The same sum, in the same order, as evaluate() makes of the stage's lines.
+        const double total = s.parameters + s.gradients + s.optimizerAtPeak + s.activations + workspace + gigabytesToBytes(c.buffersGb) +
+                             gigabytesToBytes(c.contextGb);
+        const double staticBytes = s.parameters + s.gradients + s.optimizer + workspace + allowances;
+        if (total > peak.totalBytes)
+            peak = {s.parameters, s.gradients, s.optimizerAtPeak, s.activations, allowances,
+                    total,        stage.index, peak.staticBytes,  workspace};
+        peak.staticBytes = std::max(peak.staticBytes, staticBytes);
+    }
+    return peak;
+}
+
+}  // namespace membudget::detail

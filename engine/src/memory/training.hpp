@@ -1,0 +1,208 @@
+// membudget's training model in numbers, shared by its ledger (training_ledger.cpp) and the planner's kernel
+// (training.cpp): bytes per parameter, what every stage shares, and the walk over a stage's saved tensors.
+#pragma once
+
+#include <string>
+
+#include "membudget/base/choices.hpp"
+#include "membudget/model/config.hpp"
+#include "memory/ledger/tensor_names.hpp"
+#include "memory/ledgers.hpp"
+#include "memory/tensors.hpp"
+#include "model/rank.hpp"
+
+namespace membudget::detail {
+
+// Bytes per parameter of the static memory, by precision, gradient convention and optimizer, with the
+// optimizer states split by the shape of the parameter (Adafactor factors matrices, Muon updates hidden
+// matrices with momentum only and the rest with AdamW).
+struct StaticRates {
+    double weight, gradient, master;
+    double statesHidden;     // per parameter of the layers' weight matrices
+    double statesEmbedding;  // embedding and output layer (2-D, but Muon leaves them to AdamW)
+    double statesVector;     // norms and biases
+    const char* describe;    // a literal: the planner's kernel builds these millions of times
+    // Bytes per element of a weight as the layers compute with it (the gathered, unsharded copy under ZeRO-3 and
+    // FSDP; autocast's copy), and of an unsharded gradient's reduce-scatter input (FSDP2's reduce_dtype).
+    double compute, reduce;
+};
+
+// How the framework holds the static memory beyond the stored shards (docs/frameworks.md, each from its source).
+enum class Gathering : std::uint8_t {
+    zero3Layers,  // Megatron-LM / DeepSpeed ZeRO-3: the largest module gathered and prefetched, one reduce bucket
+    fsdp2Layers,  // FSDP2 (torchtitan, torchtune, accelerate): two blocks gathered, one block's gradient reduce-scattered
+    fsdp2Stage,   // FSDP2 under pipeline parallelism (torchtitan): the stage stays gathered, its gradients unsharded
+    autocast,     // accelerate without FSDP: autocast's BF16 copy of every weight, saved for backward
+    none,
+};
+
+StaticRates staticRates(const Config& c);
+
+// parameter, and the saved bytes of one layer of each kind.
+struct MembudgetTraining {
+    Dims x;
+    RankParams p;
+    StaticRates rates;
+    Gathering gathering;
+    bool outputGathered;  // FSDP2's [norm, output] group is not resharded after forward (torchtitan, accelerate)
+    bool ddpBuckets;      // DDP's bucket copy of the gradients (gradient_as_bucket_view = False)
+    double reduceBucket;  // DeepSpeed's reduce bucket, bytes (reduce_bucket_size 5e8 elements at 2 bytes)
+    bool gradientsFreed;  // the optimizer steps in backward: no gradient shard held at the peak
+    bool outputOnLast, offloadOptimizer, offloadParameters, mtpMoe;
+    double shardGroup, expertShardGroup, fullLayerBytes, fullMoeLayerBytes, denseLayerBytes, moeLayerBytes, coreBytes, mtpLayerBytes;
+};
+
+MembudgetTraining membudgetTraining(const Config& c);
+
+// How the configuration's framework gathers sharded parameters (MembudgetTraining::gathering): what the step-time
+// estimate needs of the static model without building all of it.
+Gathering gatheringOf(const Config& c);
+
+// Where a stage's activations come from: which layers, how many copies of each are in flight.
+struct StageActivations {
+    double layers, moeLayers, copies, microbatches, mtpLayers;
+    bool first, last;
+    double checkpointedLayers;  // with full checkpointing, the stage's layers that are checkpointed (the rest keep all)
+};
+
+// With full checkpointing, how many of a stage's layers are checkpointed: all of them; every Nth (torchtitan
+// selective_ac_option = N: a global counter, layers N, 2N, … counted from 1, activation_checkpoint.py
+// _apply_layer_sac); or the first N of each model chunk (Megatron-LM --recompute-method block,
+// transformer_block.py _checkpointed_forward).
+double checkpointedLayers(const Config& c, double firstLayerOfStage, double stageLayers);
+
+// Calls v.layers(group, spec, bytesPerLayer, copies) for each group of layer-copies and v.tensor(...) for each
+// other saved tensor of one stage, in the order of the ledger's tensor list (README "The membudget method").
+template <class Visitor>
+void forEachStageTensor(const Config& c, const MembudgetTraining& t, const StageActivations& st, Visitor& v) {
+    const Dims& x = t.x;
+    const double act = activationBytes(c);
+    const double bsh = x.b * x.sRank * x.h / x.spDivisor;
+    auto hidden = [&c] { return TensorText{"[b, " + seqShape(c, true) + ", h]", spSharding(c)}; };
+    if (c.ckpt == Checkpointing::full) {
+        // Layer-copies split between the checkpointed layers (their inputs) and the others (all their tensors), in
+        // the proportion the stage holds them.
+        const double checkpointedCopies = st.layers > 0 ? st.copies * st.checkpointedLayers / st.layers : st.copies;
+        const double keptCopies = st.copies - checkpointedCopies;
+        // torchtune's OffloadActivations copies each saved tensor of 1 KiB or more to pinned CPU memory; the
+        // layer inputs in its stashes stay on the GPU: the last five packed in forward (two per checkpointed layer,
+        // the input and a dummy) and those brought back for the next node in backward, about two layers' inputs
+        // (training/_activation_offloading.py max_fwd_stash_size = 5, bwd_tensor_stash).
+        const double onGpu = c.activationOffload ? std::min(checkpointedCopies, 2.0) : checkpointedCopies;
+        v.tensor(TensorKind::layerInputCheckpoint, Dtype::activation, act * bsh, onGpu, hidden);
+        if (st.checkpointedLayers > 0)
+            v.tensor(TensorKind::recomputedLayer, Dtype::mixed, t.fullLayerBytes, 1, [] {
+                return TensorText{"all of a layer's saved tensors", "as the layer's tensors"};
+            });
+        if (keptCopies > 0) {
+            const double moeCopies = st.layers > 0 ? keptCopies * st.moeLayers / st.layers : 0;
+            if (keptCopies - moeCopies > 0) v.layers(LayerGroup::dense, LayerSpec{true, false}, t.fullLayerBytes, keptCopies - moeCopies);
+            if (moeCopies > 0) v.layers(LayerGroup::moe, LayerSpec{true, true}, t.fullMoeLayerBytes, moeCopies);
+        }
+    } else if (c.ckpt == Checkpointing::op) {
+        // torchtitan's op-level selective checkpointing: each block keeps its input and the outputs of the ops on
+        // its save list; backward recomputes the rest of one block at a time.
+        v.layers(LayerGroup::dense, LayerSpec{true, false, true}, t.denseLayerBytes, st.copies);
+        if (st.layers > 0)
+            v.tensor(TensorKind::recomputedLayer, Dtype::mixed, t.fullLayerBytes - t.denseLayerBytes, 1, [] {
+                return TensorText{"a layer's tensors off the save list", "as the layer's tensors"};
+            });
+    } else {
+        // Layer-copies split between dense and MoE layers in the proportion the stage holds them.
+        const double moeCopies = st.layers > 0 ? st.copies * st.moeLayers / st.layers : 0;
+        const double denseCopies = st.copies - moeCopies;
+        const bool keepCore = c.ckpt == Checkpointing::none;
+        if (denseCopies > 0) v.layers(LayerGroup::dense, LayerSpec{keepCore, false}, t.denseLayerBytes, denseCopies);
+        if (moeCopies > 0) v.layers(LayerGroup::moe, LayerSpec{keepCore, true}, t.moeLayerBytes, moeCopies);
+        if (c.ckpt == Checkpointing::selective && st.layers > 0 && t.coreBytes > 0)
+            v.tensor(TensorKind::recomputedAttentionCore, Dtype::mixed, t.coreBytes, 1, [] {
+                return TensorText{"one layer", "heads split by TP"};
+            });
+    }
+    if (st.first) {
+        v.tensor(TensorKind::tokenIds, Dtype::int64, 8 * x.b * x.sRank, st.microbatches, [&c] {
+            return TensorText{"[b, " + seqShape(c, false) + "]", "replicated on every TP rank"};
+        });
+        if (x.dropout)
+            v.tensor(TensorKind::embeddingDropoutMask, Dtype::uint8, bsh, st.microbatches, [&c] {
+                return TensorText{"[b, " + seqShape(c, true) + ", h]", "sharded by SP over TP"};
+            });
+    }
+    if (st.last) {
+        // The last stage runs each micro-batch's forward and backward back to back: one micro-batch of
+        // logits. Megatron-LM's vocab-parallel cross-entropy works in FP32.
+        const double logits = x.b * x.sRank * x.V / x.t;
+        auto spHidden = [&c] { return TensorText{"[b, " + seqShape(c, true) + ", h]", "sharded by SP over TP"}; };
+        auto vocab = [&c] { return TensorText{"[b, " + seqShape(c, false) + ", V/TP]", "vocabulary split by TP"}; };
+        if (c.framework == Framework::megatron) {
+            v.tensor(TensorKind::finalNormInput, Dtype::activation, act * bsh, 1, spHidden);
+            v.tensor(TensorKind::outputLayerInput, Dtype::activation, act * bsh, 1, spHidden);
+            v.tensor(TensorKind::logits, Dtype::activation, act * logits, 1, vocab);
+            v.tensor(TensorKind::lossLogits, Dtype::fp32, 4 * logits, 1, vocab);
+        } else {
+            // The final norm as the layers' norms save (layerStyle), the output layer's input.
+            const NormSaves norm = layerStyle(c).norm;
+            const double stats = (x.layernorm ? 8 : 4) * x.b * x.sRank / x.spDivisor;
+            auto rows = [&c] { return TensorText{"[b, " + seqShape(c, true) + "]", spSharding(c)}; };
+            if (norm == NormSaves::fp32Copy)
+                v.tensor(TensorKind::finalNormInputFp32, Dtype::fp32, 4 * bsh, 1, spHidden);
+            else
+                v.tensor(TensorKind::finalNormInput, norm == NormSaves::fp32Residual ? Dtype::fp32 : Dtype::activation,
+                         (norm == NormSaves::fp32Residual ? 4 : act) * bsh, 1, spHidden);
+            v.tensor(TensorKind::finalNormStatistics, Dtype::fp32, stats, 1, rows);
+            if (norm != NormSaves::input)
+                v.tensor(TensorKind::finalNormalised, norm == NormSaves::fp32Residual ? Dtype::fp32 : Dtype::activation,
+                         (norm == NormSaves::fp32Residual ? 4 : act) * bsh, 1, spHidden);
+            v.tensor(TensorKind::outputLayerInput, Dtype::activation, act * bsh, 1, spHidden);
+            // The labels (int64) and the loss's scalars: NLL's total_weight per chunk and the count of valid tokens
+            // (torchtitan: an FP32 total_weight and an FP32 count; torchtune: one FP32 per chunk and an int64 count).
+            v.tensor(TensorKind::labels, Dtype::int64, 8 * x.b * x.sRank, 1, [&c] {
+                return TensorText{"[b, " + seqShape(c, false) + "]", "replicated on every TP rank"};
+            });
+            v.tensor(TensorKind::lossScalars, Dtype::fp32, c.framework == Framework::torchtune ? 4 * lossChunks(c) + 8 : 8, 1, [] {
+                return TensorText{"scalars", ""};
+            });
+            // F.cross_entropy on logits upcast to FP32 (torchtitan components/loss.py cross_entropy_loss;
+            // transformers ForCausalLMLoss; torchtune's chunks, each upcast in CEWithChunkedOutputLoss):
+            // log_softmax saves its FP32 output for backward, the logits themselves are freed (del pred). Its
+            // backward holds, beside it, the FP32 gradient of the log-probabilities and of the logits: of one
+            // chunk at a time when the loss is chunked.
+            v.tensor(TensorKind::logProbabilities, Dtype::fp32, 4 * logits, 1, vocab);
+            v.tensor(TensorKind::lossBackward, Dtype::fp32, 8 * logits / lossChunks(c), 1, [&c] {
+                return TensorText{
+                    "2 × [b, " + seqShape(c, false) + ", V/TP] / " + n(lossChunks(c)) + " chunk" + (lossChunks(c) == 1 ? "" : "s"),
+                    "one chunk at a time"};
+            });
+            // A pipeline stage keeps each micro-batch's output until its backward (torch pipelining stage.py
+            // fwd_cache): on the last stage, the logits.
+            if (c.pp > 1) v.tensor(TensorKind::pipelineLogits, Dtype::activation, act * logits, 1, vocab);
+        }
+        if (st.mtpLayers > 0) {
+            // Each MTP depth is one more layer for the one micro-batch of the last stage, its norm and
+            // projection inputs and its own logits and loss, all alive until the backward pass.
+            v.layers(LayerGroup::mtp, LayerSpec{c.ckpt == Checkpointing::none, t.mtpMoe, false, c.ckpt == Checkpointing::full},
+                     t.mtpLayerBytes, st.mtpLayers);
+            v.tensor(TensorKind::mtpNormInputs, Dtype::activation, 2 * act * bsh, st.mtpLayers, [&c] {
+                return TensorText{"2 × [b, " + seqShape(c, true) + ", h]", "sharded by SP over TP"};
+            });
+            v.tensor(TensorKind::mtpProjectionInput, Dtype::activation, 2 * act * x.b * x.sRank * x.h, st.mtpLayers, [&c] {
+                return TensorText{"[b, " + seqShape(c, false) + ", 2h]", "replicated on every TP rank"};
+            });
+            v.tensor(TensorKind::mtpOutputInputs, Dtype::activation, 2 * act * bsh, st.mtpLayers, [&c] {
+                return TensorText{"2 × [b, " + seqShape(c, true) + ", h]", "sharded by SP over TP"};
+            });
+            v.tensor(TensorKind::mtpLogits, Dtype::mixed, (act + 4) * logits, st.mtpLayers, vocab);
+        }
+    }
+}
+
+// The summing visitor for a stage: a group of layer-copies counts its precomputed bytes per layer.
+struct SumStage : SumTensors {
+    void layers(LayerGroup, LayerSpec, double bytesPerLayer, double copies) { total += bytesPerLayer * copies; }
+};
+
+// One stage's numbers: what membudgetTrainingPeak sums and what the ledger's lines show.
+MembudgetStage membudgetStage(const Config& c, const MembudgetTraining& t, double i, double stageLayers, double firstLayerOfStage,
+                              bool atPeakPhase);
+
+}  // namespace membudget::detail

@@ -1,0 +1,232 @@
+#include "membudget/model/architecture.hpp"
+
+#include <cmath>
+#include <vector>
+
+#include "membudget/base/choices.hpp"
+#include "membudget/model/config.hpp"
+#include "model/rank.hpp"
+
+namespace membudget::detail {
+
+namespace {
+
+// torchtitan's split (torchtitan/distributed/pipeline_parallel.py, generate_llm_fqn_per_model_part): the layers
+// plus one "effective layer" each for the embedding and the output (pipeline_parallel_first/last_stage_less_layers,
+// default 1) are cut into S = pp × vpp virtual stages, the first E mod S stages taking one more; the first and the
+// last virtual stage give their effective layer back to the embedding and the output. Rank r holds the virtual
+// stages r, r + pp, … ("loop" placement of the multi-stage schedules), so a rank's layers need not divide by vpp.
+double torchtitanStageLayers(const Config& c, double stage) {
+    const double stages = c.pp * c.vpp, effective = c.layers + 2;
+    const double per = std::floor(effective / stages), extra = effective - per * stages;
+    double layers = 0;
+    for (double v = stage; v < stages; v += c.pp) layers += per + (v < extra ? 1 : 0) - (v == 0 ? 1 : 0) - (v == stages - 1 ? 1 : 0);
+    return layers;
+}
+
+}  // namespace
+
+double stageLayerCount(const Config& c, double stage) {
+    if (c.pp == 1) return c.layers;
+    const bool firstSet = c.firstStageLayers != 0, lastSet = c.lastStageLayers != 0;
+    if (c.framework == Framework::torchtitan && !firstSet && !lastSet) return torchtitanStageLayers(c, stage);
+    if (stage == 0 && firstSet) return c.firstStageLayers;
+    if (stage == c.pp - 1 && lastSet) return c.lastStageLayers;
+    // The stages [from, to) share what remains evenly.
+    const double remaining = c.layers - c.firstStageLayers - c.lastStageLayers;
+    const double from = firstSet ? 1 : 0, to = lastSet ? c.pp - 1 : c.pp;
+    const double count = to - from;
+    if (count <= 0) return 0;
+    const double base = std::floor(remaining / count);
+    const double extra = remaining - base * count;
+    // The remainder goes to the stages after the first, which does not also hold the embedding.
+    const double firstExtra = std::max(from, 1.0);
+    return base + (stage >= firstExtra && stage < firstExtra + extra ? 1 : 0);
+}
+
+}  // namespace membudget::detail
+
+namespace membudget {
+
+std::vector<double> stageLayers(const Config& c) {
+    std::vector<double> layers(static_cast<size_t>(c.pp), 0);
+    for (size_t i = 0; i < layers.size(); ++i) layers[i] = detail::stageLayerCount(c, static_cast<double>(i));
+    return layers;
+}
+
+}  // namespace membudget
+
+namespace membudget::detail {
+
+double inFlightMicrobatches(const Config& c, double stage) { return std::min(c.pp - stage, c.microbatches); }
+
+double inFlightLayerCopies(const Config& c, double stageLayerCount, double stage) {
+    if (c.vpp <= 1) return inFlightMicrobatches(c, stage) * stageLayerCount;
+    const double chunks = std::min(2 * (c.pp - stage - 1) + (c.vpp - 1) * c.pp + 1, c.microbatches * c.vpp);
+    return chunks * stageLayerCount / c.vpp;
+}
+
+Dims dimsOf(const Config& c) {
+    Dims x{};
+    x.b = c.mb;
+    x.s = c.seq;
+    x.sRank = c.seq / c.cp;
+    x.h = c.hidden;
+    x.a = c.heads;
+    x.kv = c.kvHeads;
+    x.d = headDimOf(c);
+    x.f = c.ffn;
+    x.V = c.vocab;
+    x.t = c.tp;
+    // Sequence parallelism shards the LayerNorm/dropout regions and the saved inputs of the column-parallel
+    // linears over the TP group (Korthikanti et al. 2022 §4.2.2; Megatron-LM re-gathers them in backward).
+    x.spDivisor = c.sp ? c.tp : 1;
+    x.gated = c.gatedFfn;
+    x.layernorm = c.norm == Norm::layernorm;
+    x.bias = c.bias;
+    x.dropout = c.dropout;
+    x.flash = c.attention != Attention::eager;  // Triton's flash-style kernel saves what FlashAttention saves
+    x.headsRank = c.heads / c.tp;
+    // Megatron-LM and vLLM keep max(1, kv/TP) KV heads per rank, replicating them when TP exceeds kv.
+    x.kvHeadsRank = std::max(1.0, std::ceil(c.kvHeads / c.tp));
+    return x;
+}
+
+RankParams rankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput) {
+    const double norm = x.layernorm ? 2 * x.h : x.h;
+    double q = x.h * x.a * x.d / x.t, o = x.a * x.d * x.h / x.t;
+    double kvWeights = 2 * x.h * x.kvHeadsRank * x.d;
+    if (c.kvLoraRank != 0) {
+        // MLA: the down-projections (and their latent norms) are replicated on TP ranks, the up-projections
+        // split by heads (Megatron-LM's MLASelfAttention).
+        const double nope = c.qkNopeDim != 0 ? c.qkNopeDim : x.d, v = c.vHeadDim != 0 ? c.vHeadDim : x.d;
+        const double qk = nope + c.qkRopeDim;
+        q = c.qLoraRank != 0 ? x.h * c.qLoraRank + c.qLoraRank + c.qLoraRank * x.a * qk / x.t : x.h * x.a * qk / x.t;
+        kvWeights = x.h * (c.kvLoraRank + c.qkRopeDim) + c.kvLoraRank + c.kvLoraRank * x.a * (nope + v) / x.t;
+        o = x.a * v * x.h / x.t;
+    }
+    const double matrices = x.gated ? 3 : 2;
+    const double mlp = matrices * x.h * x.f / x.t;
+    // Column-parallel biases are split by TP; the row-parallel ones (attention output, FC2) are whole.
+    const double qkvBiases = x.bias || c.qkvBias ? x.a * x.d / x.t + 2 * x.kvHeadsRank * x.d : 0;
+    const double biases = qkvBiases + (x.bias ? x.h + (matrices - 1) * x.f / x.t + x.h : 0);
+    RankParams p{};
+    p.layerLinear = q + o + kvWeights + mlp;
+    p.layer = q + o + kvWeights + mlp + biases + 2 * norm;
+    if (c.experts != 0) {
+        const double shared = matrices * x.h * c.sharedExpertFfn / x.t;
+        p.moeLayerLinear = q + o + kvWeights + shared;
+        p.moeLayerExperts = c.experts / c.ep * matrices * x.h * expertFfn(c) / expertTensorParallel(c);
+        p.moeLayer = p.moeLayerLinear + (biases - (x.bias ? (matrices - 1) * x.f / x.t : 0)) + 2 * norm + x.h * c.experts +
+                     (c.routerBias ? c.experts : 0) + (c.sharedExpertGate && c.sharedExpertFfn > 0 ? x.h : 0);
+    }
+    p.embedding = x.V * x.h / x.t + c.posEmb * x.h;
+    p.output = lastStageHoldsOutput ? x.V * x.h / x.t : 0;
+    p.finalNorm = norm;
+    return p;
+}
+
+double moeLayersIn(const Config& c, double from, double count) {
+    if (c.experts == 0) return 0;
+    auto below = [&c](double x) { return x <= c.firstDenseLayers ? 0 : std::floor((x - c.firstDenseLayers - 1) / c.moeLayerFreq) + 1; };
+    return below(from + count) - below(from);
+}
+
+bool mtpIsMoe(const Config& c) { return c.experts != 0 && isMoeLayer(c, c.layers - 1); }
+
+StageParameterCount stageParameterCount(const Config& c, double stage, double firstLayer, double layers) {
+    const bool first = stage == 0, last = stage == c.pp - 1, inference = c.mode == Mode::inference;
+    const double moe = moeLayersIn(c, firstLayer, layers), dense = layers - moe;
+    // Untied: the output layer sits on the last stage. Tied with PP > 1: Megatron-LM (and vLLM) keep a copy of
+    // the embedding there to compute the logits.
+    const bool outputOnLast = !c.tiedEmbeddings || c.pp > 1;
+    const double mtp = last && !inference ? c.mtpLayers : 0;
+    const bool mtpMoe = mtpIsMoe(c);
+    auto count = [&](const RankParams& p, const Dims& x, bool copies) {
+        double total =
+            dense * p.layer + moe * (p.moeLayer + p.moeLayerExperts) + (first ? p.embedding : 0) + (last ? p.finalNorm + p.output : 0);
+        // Multi-token prediction (DeepSeek-V3 §2.2): layers of the last layer's kind, two input norms, the
+        // 2h -> h projection and a final norm; with PP > 1 an embedding copy on the last stage.
+        if (mtp > 0)
+            total += mtp * ((mtpMoe ? p.moeLayer + p.moeLayerExperts : p.layer) + 2 * x.h * x.h / x.t + 3 * p.finalNorm) +
+                     (copies && c.pp > 1 ? x.V * x.h / x.t : 0);
+        return total;
+    };
+    const Dims x = dimsOf(c);
+    Config whole = c;  // one rank holding every shard
+    whole.tp = whole.ep = 1;
+    whole.etp = 1;
+    const Dims wholeDims = dimsOf(whole);
+    return {count(rankParams(c, x, outputOnLast), x, true), count(rankParams(whole, wholeDims, !c.tiedEmbeddings), wholeDims, false)};
+}
+
+double bytesOfDtype(WeightDtype dtype) {
+    switch (dtype) {
+        case WeightDtype::fp8:
+        case WeightDtype::int8:
+            return 1;
+        case WeightDtype::int4:
+            return 0.5;
+        default:
+            return 2;
+    }
+}
+
+double bytesOfDtype(KvDtype dtype) { return dtype == KvDtype::fp8 ? 1 : 2; }
+
+}  // namespace membudget::detail
+
+namespace membudget {
+
+// The model's parameter counts (membudget/model/architecture.hpp).
+double derivedParameterCount(const Config& c) {
+    const double h = c.hidden;
+    const double headDim = headDimOf(c);
+    const double qWidth = c.heads * headDim, kvWidth = c.kvHeads * headDim;
+    const double norm = c.norm == Norm::layernorm ? 2 * h : h;  // weight (+ bias)
+    const double qkvBiases = c.bias || c.qkvBias ? qWidth + 2 * kvWidth : 0;
+    const double attention =
+        c.kvLoraRank != 0 ? mlaAttentionParams(c) : h * qWidth + 2 * h * kvWidth + qWidth * h + qkvBiases + (c.bias ? h : 0);
+    const double ffnMatrices = c.gatedFfn ? 3 : 2;
+    const double ffn = ffnMatrices * h * c.ffn + (c.bias ? (ffnMatrices - 1) * c.ffn + h : 0);
+    const double embeddings = c.vocab * h * (c.tiedEmbeddings ? 1 : 2) + c.posEmb * h;
+    const double moeLayers = moeLayerCount(c);
+    // A MoE layer replaces the dense FFN with a router, the routed experts and any shared expert.
+    const double moeFfn = h * c.experts + (c.routerBias ? c.experts : 0) +
+                          c.experts * ffnMatrices * h * (c.moeFfn != 0 ? c.moeFfn : c.ffn) + ffnMatrices * h * c.sharedExpertFfn +
+                          (c.sharedExpertGate && c.sharedExpertFfn > 0 ? h : 0);
+    // A multi-token-prediction module (DeepSeek-V3 §2.2) is one more layer of the last layer's kind, two input
+    // norms, the projection of [hidden; next-token embedding] (2h -> h) and its own final norm; it shares the
+    // embedding and the output head with the main model.
+    const double mtp = c.mtpLayers * (attention + 2 * norm + (isMoeLayer(c, c.layers - 1) ? moeFfn : ffn) + 2 * h * h + 3 * norm);
+    return embeddings + c.layers * (attention + 2 * norm) + (c.layers - moeLayers) * ffn + moeLayers * moeFfn + norm + mtp;
+}
+
+bool isMoeLayer(const Config& c, double layer) {
+    return c.experts != 0 && layer >= c.firstDenseLayers && std::fmod(layer - c.firstDenseLayers, c.moeLayerFreq) == 0;
+}
+
+double moeLayerCount(const Config& c) {
+    if (c.experts == 0 || c.layers <= c.firstDenseLayers) return 0;
+    return std::floor((c.layers - c.firstDenseLayers - 1) / c.moeLayerFreq) + 1;  // first_dense, + f, + 2f, … below L
+}
+
+double mlaAttentionParams(const Config& c) {
+    const double h = c.hidden, a = c.heads, headDim = headDimOf(c);
+    const double nope = c.qkNopeDim != 0 ? c.qkNopeDim : headDim, v = c.vHeadDim != 0 ? c.vHeadDim : headDim;
+    const double qk = nope + c.qkRopeDim;
+    const double query = c.qLoraRank != 0 ? h * c.qLoraRank + c.qLoraRank + c.qLoraRank * a * qk : h * a * qk;
+    const double keyValue = h * (c.kvLoraRank + c.qkRopeDim) + c.kvLoraRank + c.kvLoraRank * a * (nope + v);
+    return query + keyValue + a * v * h;
+}
+
+double activeParameterCount(const Config& c) {
+    if (c.experts == 0) return derivedParameterCount(c);
+    Config active = c;
+    active.experts = c.expertsPerToken;  // each token passes through top-k experts (and the router of all E)
+    const double moeLayers = moeLayerCount(c) + (isMoeLayer(c, c.layers - 1) ? c.mtpLayers : 0);
+    const double routerDifference = moeLayers * c.hidden * (c.experts - c.expertsPerToken);
+    return derivedParameterCount(active) + routerDifference;
+}
+
+}  // namespace membudget

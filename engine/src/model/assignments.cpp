@@ -1,0 +1,117 @@
+// Assignments applied to a configuration: presets first, then every key in order, with what could not be read.
+#include "membudget/model/assignments.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "membudget/base/choices.hpp"
+#include "membudget/base/problem.hpp"
+#include "membudget/base/text.hpp"
+#include "membudget/model/config.hpp"
+#include "membudget/model/fields.hpp"
+#include "membudget/model/presets.hpp"
+#include "membudget/model/query.hpp"
+
+namespace membudget {
+
+using detail::quoted;
+
+ParsedConfig applyAssignments(std::span<const Assignment> assignments, Config base) {
+    ParsedConfig out{std::move(base), {}};
+    auto apply = [&out](const Assignment& a) {
+        const FieldSpec* field = findField(a.key);
+        if (!field) {
+            out.problems.push_back({a.key, "unknown key " + quoted(a.key) + " (ignored)"});
+            return;
+        }
+        for (auto& problem : setFieldText(out.config, *field, a.text)) out.problems.push_back(std::move(problem));
+    };
+    // Presets first, so that explicit architecture and capacity keys override them whatever their order.
+    for (const auto& a : assignments) {
+        if (a.key != "model") continue;
+        apply(a);
+        if (const auto* preset = findModelPreset(a.text); preset && out.config.model == a.text) applyModelPreset(out.config, *preset);
+    }
+    for (const auto& a : assignments) {
+        if (a.key != "gpu") continue;
+        apply(a);
+        if (const auto* preset = findGpuPreset(a.text); preset && out.config.gpu == a.text) applyGpuPreset(out.config, *preset);
+    }
+    for (const auto& a : assignments)
+        if (a.key != "model" && a.key != "gpu") apply(a);
+    // Only membudget's method models inference: choosing inference without naming a method selects it.
+    const bool methodGiven = std::any_of(assignments.begin(), assignments.end(), [](const Assignment& a) { return a.key == "method"; });
+    if (out.config.mode == Mode::inference && out.config.method != Method::membudget && !methodGiven) {
+        out.notices.push_back({"method", "mode = inference selects method membudget (the " + std::string(toString(out.config.method)) +
+                                             " method models training only)"});
+        out.config.method = Method::membudget;
+    }
+    return out;
+}
+
+std::string jsonTypeWords(std::string_view type) {
+    if (type == "null") return "null";
+    if (type == "array" || type == "object") return "an " + std::string(type);
+    return "a " + std::string(type);
+}
+
+void assignJsonValue(const JsonValue& value, AssignmentList& out) {
+    const FieldSpec* field = findField(value.key);
+    if (!field) {
+        out.assignments.push_back({value.key, ""});  // applyAssignments reports it as unknown
+        return;
+    }
+    const std::string name(field->key);
+    const std::string_view want = field->kind == FieldKind::integer || field->kind == FieldKind::number ? "number"
+                                  : field->kind == FieldKind::boolean                                   ? "boolean"
+                                                                                                        : "string";
+    // A boolean also takes 0/1 and the spelled forms as a string, as links and flags do (setFieldText checks them).
+    const bool spelledBoolean = field->kind == FieldKind::boolean && (value.type == "number" || value.type == "string");
+    if (value.type != want && !spelledBoolean) {
+        out.problems.push_back({name, name + " must be " + describeRange(*field) + "; got " + jsonTypeWords(value.type)});
+        return;
+    }
+    out.assignments.push_back({name, value.text});
+}
+
+void resetArchitecture(Config& config) {
+    const Config defaults;
+    for (const auto& field : fields()) {
+        if (field.group != "model" || field.key == "model") continue;
+        std::visit(
+            [&config, &defaults](auto member) {
+                if constexpr (std::is_same_v<decltype(member), ChoiceField>)
+                    member.set(config, member.get(defaults));
+                else
+                    config.*member = defaults.*member;
+            },
+            field.member);
+    }
+}
+
+Config presetBaseline(const Config& config) {
+    Config baseline;
+    if (const auto* preset = findModelPreset(config.model)) applyModelPreset(baseline, *preset);
+    if (const auto* preset = findGpuPreset(config.gpu)) applyGpuPreset(baseline, *preset);
+    return baseline;
+}
+
+bool isViewKey(std::string_view key) { return key == "embed" || key == "unit"; }
+
+std::vector<Problem> duplicateKeys(std::vector<Assignment>& assignments) {
+    // Sets rather than scans of what is kept: a hostile link can carry hundreds of thousands of parameters,
+    // which made this quadratic (seconds to minutes of a frozen page; found with tests/fuzz/fuzz_query).
+    std::vector<Problem> problems;
+    std::vector<Assignment> kept;
+    std::set<std::string_view> keptKeys, reportedKeys;  // views into `assignments`, unchanged until the end
+    for (auto it = assignments.rbegin(); it != assignments.rend(); ++it) {
+        if (keptKeys.insert(it->key).second)
+            kept.push_back(*it);
+        else if (reportedKeys.insert(it->key).second)
+            problems.push_back({it->key, it->key + " is given more than once; the last value is used"});
+    }
+    assignments.assign(kept.rbegin(), kept.rend());
+    return problems;
+}
+
+}  // namespace membudget

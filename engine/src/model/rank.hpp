@@ -1,0 +1,70 @@
+// Architecture arithmetic shared by the training and inference ledgers and the planner's kernel: the
+// dimensions one GPU sees, the parameters of each kind of layer on one rank, and which layers are MoE
+// layers. Everything here takes a configuration that passed validate().
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <string_view>
+
+#include "membudget/base/choices.hpp"
+#include "membudget/model/config.hpp"
+
+namespace membudget::detail {
+
+// The dimensions of one micro-batch on one GPU.
+struct Dims {
+    double b, s, sRank, h, a, kv, d, f, V, t, spDivisor;
+    bool gated, layernorm, bias, dropout, flash;
+    double headsRank, kvHeadsRank;
+};
+
+Dims dimsOf(const Config& c);
+
+// Tensor parallelism inside each expert (etp = 0 means TP) and each expert's FFN width (moe_ffn = 0 means ffn).
+inline double expertTensorParallel(const Config& c) { return c.etp != 0 ? c.etp : c.tp; }
+inline double expertFfn(const Config& c) { return c.moeFfn != 0 ? c.moeFfn : c.ffn; }
+
+// Parameters of each kind of layer on one rank (its TP shard, and its EP × ETP shard of the experts).
+struct RankParams {
+    double moeLayerLinear = 0;   // a MoE layer's attention and shared-expert matrices on one TP rank
+    double moeLayerExperts = 0;  // its routed experts on one EP × ETP rank
+    double moeLayer = 0;         // a MoE layer without its routed experts (router and norms included)
+    double layerLinear = 0;      // the weight matrices of one layer on one TP rank (what weight quantization stores)
+    double layer = 0;            // one transformer layer on one TP rank
+    double embedding = 0;        // input embedding (vocab-parallel) and learned positions
+    double output = 0;           // output layer (or the tied copy that Megatron-LM keeps on the last stage)
+    double finalNorm = 0;
+};
+
+RankParams rankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput);
+
+// MoE layers among [from, from + count): first_dense_layers, + f, + 2f, … (isMoeLayer), without a loop.
+double moeLayersIn(const Config& c, double from, double count);
+
+// Whether the multi-token-prediction layers are MoE layers (they are of the last layer's kind).
+bool mtpIsMoe(const Config& c);
+
+// A stage's parameters: on one GPU (its TP/EP shard, before any ZeRO sharding, with the copies a stage keeps
+// of shared weights) and as a share of the model (each shard counted once, no copies). Summed over the stages,
+// `model` is the model's parameter count (without the MTP layers in inference, which does not load them).
+struct StageParameterCount {
+    double perGpu = 0;
+    double model = 0;
+};
+StageParameterCount stageParameterCount(const Config& c, double stage, double firstLayer, double layers);
+
+// Element sizes.
+double bytesOfDtype(WeightDtype dtype);
+double bytesOfDtype(KvDtype dtype);
+
+// Layers on stage i, as stageLayers(config)[i] without building the vector.
+double stageLayerCount(const Config& config, double stage);
+
+// Micro-batches a 1F1B schedule keeps in flight on a stage (min(PP − i, m)), and the layer-copies of
+// activations that makes: with interleaving, Megatron-LM's warm-up of 2(PP − i − 1) + (v − 1)·PP + 1
+// model chunks of layers/v layers (on stage 0 this is Korthikanti et al.'s L·(1 + (p − 1)/(p·v))).
+double inFlightMicrobatches(const Config& config, double stage);
+double inFlightLayerCopies(const Config& config, double stageLayerCount, double stage);
+
+}  // namespace membudget::detail

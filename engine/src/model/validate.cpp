@@ -1,0 +1,222 @@
+// validate(): every range and consistency error of a configuration, each naming its field and the allowed range.
+#include "membudget/model/validate.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "membudget/base/choices.hpp"
+#include "membudget/base/problem.hpp"
+#include "membudget/base/text.hpp"
+#include "membudget/model/architecture.hpp"
+#include "membudget/model/config.hpp"
+#include "membudget/model/fields.hpp"
+#include "model/lora.hpp"
+
+namespace membudget {
+
+using detail::quoted;
+
+std::vector<Problem> validate(const Config& config) {
+    std::vector<Problem> errors;
+    for (const auto& field : fields()) {
+        const std::string key(field.key);
+        if (field.kind == FieldKind::integer || field.kind == FieldKind::number) {
+            const double v = config.*std::get<double Config::*>(field.member);
+            if (!inFieldRange(field, v))
+                errors.push_back({key, key + " must be " + describeRange(field) + "; got " +
+                                           (std::isfinite(v) ? detail::formatNumber(v) : std::string("a non-finite value"))});
+        } else if (field.kind == FieldKind::choice) {
+            // An enum holds only its own values, except one set directly from JavaScript with an unknown id.
+            const std::string_view v = choiceText(config, field);
+            if (std::find(field.choices.begin(), field.choices.end(), v) == field.choices.end())
+                errors.push_back(
+                    {key, key + " must be " + describeRange(field) + "; got " + (v.empty() ? std::string("an unknown value") : quoted(v))});
+        } else if (field.kind == FieldKind::text) {
+            if (const auto problem = fieldTextProblem(field, config.*std::get<std::string Config::*>(field.member)))
+                errors.push_back({key, *problem});
+        }
+    }
+    if (!errors.empty()) return errors;  // the consistency checks below assume every field is in range
+
+    const auto n = detail::groupedNumber;
+    if (config.kvHeads > config.heads)
+        errors.push_back({"kv_heads", "kv_heads must be at most heads (" + n(config.heads) + "); got " + n(config.kvHeads)});
+    else if (std::fmod(config.heads, config.kvHeads) != 0)
+        errors.push_back({"kv_heads", "kv_heads must divide heads (" + n(config.heads) + "); got " + n(config.kvHeads)});
+    if (config.headDim == 0 && std::fmod(config.hidden, config.heads) != 0)
+        errors.push_back({"head_dim", "head_dim must be set (1 to 65,536) when hidden (" + n(config.hidden) +
+                                          ") is not divisible by heads (" + n(config.heads) + ")"});
+    // The TP sizes this model allows, named in every TP error so that a user (and the page) can pick one.
+    const auto validTp = [&config, &n] {
+        std::string list;
+        for (double tp : validTensorParallel(config)) list += (list.empty() ? "" : ", ") + n(tp);
+        return "; this model allows tp = " + list;
+    };
+    if (config.tp > config.heads)
+        errors.push_back({"tp", "tp must be at most heads (" + n(config.heads) + "); got " + n(config.tp) + validTp()});
+    // Megatron-LM and vLLM both refuse a TP group that would split an attention head: every rank holds whole heads.
+    else if (std::fmod(config.heads, config.tp) != 0)
+        errors.push_back({"tp", "tp must divide heads (" + n(config.heads) + "), so that each TP rank holds whole attention heads; got " +
+                                    n(config.tp) + validTp()});
+    // KV heads are split over TP ranks, or each replicated on tp / kv_heads ranks (vLLM); anything else cannot be laid out.
+    else if (config.kvLoraRank == 0 && std::fmod(config.kvHeads, config.tp) != 0 && std::fmod(config.tp, config.kvHeads) != 0)
+        errors.push_back({"tp", "tp must divide kv_heads (" + n(config.kvHeads) +
+                                    ") or be a multiple of it, so that KV heads are "
+                                    "split or replicated evenly; got " +
+                                    n(config.tp) + validTp()});
+    if (config.pp > config.layers) errors.push_back({"pp", "pp must be at most layers (" + n(config.layers) + "); got " + n(config.pp)});
+    if (config.cp > config.seq) errors.push_back({"cp", "cp must be at most seq (" + n(config.seq) + "); got " + n(config.cp)});
+    if (config.pp == 1 && (config.firstStageLayers != 0 || config.lastStageLayers != 0)) {
+        const std::string key = config.firstStageLayers != 0 ? "first_stage_layers" : "last_stage_layers";
+        errors.push_back({key, key + " needs pp > 1 (it sets an uneven pipeline split); got " + key + " = " +
+                                   n(config.firstStageLayers != 0 ? config.firstStageLayers : config.lastStageLayers) + " with pp = 1"});
+    } else if (config.firstStageLayers + config.lastStageLayers > config.layers)
+        errors.push_back({"first_stage_layers", "first_stage_layers + last_stage_layers must be at most layers (" + n(config.layers) +
+                                                    "); got " + n(config.firstStageLayers) + " + " + n(config.lastStageLayers)});
+    else if (config.pp == 2 && config.firstStageLayers != 0 && config.lastStageLayers != 0 &&
+             config.firstStageLayers + config.lastStageLayers != config.layers)
+        errors.push_back(
+            {"last_stage_layers", "with pp = 2, first_stage_layers + last_stage_layers must equal layers (" + n(config.layers) + ")"});
+    else if (config.pp >= 2 && config.layers - config.firstStageLayers - config.lastStageLayers <
+                                   config.pp - 2 + (config.firstStageLayers == 0) + (config.lastStageLayers == 0)) {
+        const std::string key = config.firstStageLayers != 0 ? "first_stage_layers" : "last_stage_layers";
+        const double otherStages = config.pp - (config.firstStageLayers != 0) - (config.lastStageLayers != 0);
+        errors.push_back({key, "first_stage_layers + last_stage_layers must be at most " + n(config.layers - otherStages) + " (layers " +
+                                   n(config.layers) + ", and a layer for each other pipeline stage); got " + n(config.firstStageLayers) +
+                                   " + " + n(config.lastStageLayers)});
+    }
+    if (config.experts != 0) {
+        const double etp = config.etp != 0 ? config.etp : config.tp;
+        if (std::fmod(config.experts, config.ep) != 0)
+            errors.push_back({"ep", "ep must divide experts (" + n(config.experts) + "); got " + n(config.ep)});
+        else if (std::fmod(config.tp * config.cp * config.dp, etp * config.ep) != 0)
+            errors.push_back({"ep", "EP × ETP (" + n(config.ep * etp) + ") must divide TP × CP × DP (" +
+                                        n(config.tp * config.cp * config.dp) + "), the ranks that share a pipeline stage"});
+        if (config.expertsPerToken > config.experts)
+            errors.push_back({"experts_per_token",
+                              "experts_per_token must be at most experts (" + n(config.experts) + "); got " + n(config.expertsPerToken)});
+        // A MoE model has at least one MoE layer: the first after the leading dense ones.
+        if (config.firstDenseLayers >= config.layers)
+            errors.push_back({"first_dense_layers", "first_dense_layers must be less than layers (" + n(config.layers) +
+                                                        ") when experts > 0, or no layer is a MoE layer; got " +
+                                                        n(config.firstDenseLayers)});
+        if (config.sharedExpertGate && config.sharedExpertFfn == 0)
+            errors.push_back(
+                {"shared_expert_gate", "shared_expert_gate needs a shared expert (shared_expert_ffn > 0); got shared_expert_ffn = 0"});
+    }
+    if (config.vpp > 1 && config.pp == 1)
+        errors.push_back({"vpp", "vpp (virtual pipeline stages) needs pp > 1; got vpp = " + n(config.vpp) + " with pp = 1"});
+    else if (config.vpp > 1 && std::none_of(errors.begin(), errors.end(), [](const Problem& p) {
+                 return p.field == "pp" || p.field == "first_stage_layers" || p.field == "last_stage_layers";
+             })) {
+        // Megatron-LM splits each stage's layers into vpp equal model chunks (the split above is valid); torchtitan
+        // cuts pp × vpp virtual stages of its own and a rank's layers need not divide (architecture.cpp).
+        const auto perStage = stageLayers(config);
+        const bool ownSplit = config.framework == Framework::torchtitan && config.firstStageLayers == 0 && config.lastStageLayers == 0;
+        if (const auto odd =
+                ownSplit ? perStage.end()
+                         : std::find_if(perStage.begin(), perStage.end(), [&config](double l) { return std::fmod(l, config.vpp) != 0; });
+            odd != perStage.end())
+            errors.push_back({"vpp", "vpp must divide the layers of every pipeline stage (stage " +
+                                         n(static_cast<double>(odd - perStage.begin())) + " has " + n(*odd) + "); got " + n(config.vpp)});
+        // Megatron-LM's interleaved schedule runs the micro-batches in groups of pp.
+        if (config.mode == Mode::training && std::fmod(config.microbatches, config.pp) != 0)
+            errors.push_back({"microbatches", "microbatches must be a multiple of pp (" + n(config.pp) +
+                                                  ") with interleaving (vpp > 1); got " + n(config.microbatches)});
+    }
+    // Framework behaviours, each where the framework has it (docs/frameworks.md).
+    const std::string frameworkName(toString(config.framework));
+    const bool fsdpFramework = shardsAllOrNothing(config.framework);
+    if (fsdpFramework && config.zero != 0 && config.zero != 3)
+        errors.push_back(
+            {"zero", "zero must be 0 (replicated) or 3 (FSDP2's fully_shard) with framework " + frameworkName + "; got " + n(config.zero)});
+    if (config.ckpt == Checkpointing::op) {
+        if (config.framework != Framework::torchtitan)
+            errors.push_back({"ckpt", "ckpt = op is torchtitan's op-level selective checkpointing: it needs framework torchtitan; got " +
+                                          frameworkName});
+        else if (config.experts != 0 || config.mtpLayers != 0 || config.bias || config.attention != Attention::flash)
+            errors.push_back({"ckpt",
+                              "ckpt = op is modelled for dense models without biases or MTP layers, with flash attention "
+                              "(torchtitan's Llama); use full or none here"});
+    }
+    if (config.ckptEvery > 1 && config.ckpt != Checkpointing::full)
+        errors.push_back({"ckpt_every",
+                          "ckpt_every (every Nth layer checkpointed) needs ckpt = full; got ckpt = " + std::string(toString(config.ckpt))});
+    if (config.recomputeLayers > 0 && config.ckpt != Checkpointing::full)
+        errors.push_back({"recompute_layers", "recompute_layers (Megatron-LM's block recomputation) needs ckpt = full; got ckpt = " +
+                                                  std::string(toString(config.ckpt))});
+    if (config.recomputeLayers > 0 && config.ckptEvery > 1)
+        errors.push_back({"recompute_layers",
+                          "give recompute_layers (the first N layers of each stage) or ckpt_every (every Nth "
+                          "layer), not both"});
+    if (config.optimizerInBackward && config.mode == Mode::training && (config.microbatches != 1 || config.pp != 1))
+        errors.push_back({"optimizer_in_backward",
+                          "optimizer_in_backward applies each gradient as soon as it is computed, so it needs one micro-batch per "
+                          "step and no pipeline (microbatches = 1, pp = 1); got microbatches = " +
+                              n(config.microbatches) + ", pp = " + n(config.pp)});
+    if (config.activationOffload && (config.framework != Framework::torchtune || config.ckpt != Checkpointing::full))
+        errors.push_back({"activation_offload",
+                          "activation_offload is torchtune's offloading of the checkpointed layers' inputs: it "
+                          "needs framework torchtune and ckpt = full"});
+    if (config.compile && config.framework == Framework::megatron)
+        errors.push_back({"compile",
+                          "compile (torch.compile of each block) applies to the PyTorch frameworks; Megatron-LM runs "
+                          "Transformer Engine's fused modules: choose another framework or compile = false"});
+    // LoRA and QLoRA (detail/lora.hpp): what the base can be and which matrices it has.
+    if (config.finetune != Finetune::full) {
+        const std::string mode(toString(config.finetune));
+        if (config.method != Method::membudget || config.mode != Mode::training)
+            errors.push_back({"finetune", "finetune = " + mode + " is modelled by method membudget in training; got method " +
+                                              std::string(toString(config.method)) + ", mode " + std::string(toString(config.mode))});
+        if (config.finetune == Finetune::qlora && config.precision != Precision::bf16 && config.precision != Precision::fp16)
+            errors.push_back({"finetune",
+                              "finetune = qlora stores the base in NF4 and computes in BF16 or FP16: it needs precision bf16 "
+                              "or fp16; got " +
+                                  std::string(toString(config.precision))});
+        std::string bad;
+        const detail::LoraTargets targets = detail::parseLoraTargets(config.loraTargets, &bad);
+        const bool any = targets.attention() || targets.mlp() || targets.output;
+        if (!bad.empty() || !any)
+            errors.push_back({"lora_targets",
+                              "lora_targets must list q, k, v, o, gate, up, down, output, attention, mlp or all_linear, "
+                              "comma-separated; got " +
+                                  quoted(config.loraTargets)});
+        else if (targets.gate && !config.gatedFfn && std::string_view(config.loraTargets).find("gate") != std::string_view::npos)
+            errors.push_back({"lora_targets", "lora_targets lists gate, but the model's MLP has no gate (gated_ffn = false)"});
+        else if (targets.attention() && config.kvLoraRank > 0)
+            errors.push_back({"lora_targets", "adapters on MLA's attention (kv_lora_rank > 0) are not modelled; target mlp or output"});
+        // The rank cannot exceed the smaller side of a matrix it adapts.
+        const double headDim = config.headDim > 0 ? config.headDim : config.hidden / config.heads;
+        double smallest = 1e300;
+        if (targets.q || targets.o) smallest = std::min({smallest, config.hidden, config.heads * headDim});
+        if (targets.k || targets.v) smallest = std::min({smallest, config.hidden, config.kvHeads * headDim});
+        if (targets.mlp())
+            smallest = std::min({smallest, config.hidden, config.experts > 0 && config.moeFfn > 0 ? config.moeFfn : config.ffn});
+        if (targets.output) smallest = std::min({smallest, config.hidden, config.vocab});
+        if (any && bad.empty() && config.loraRank > smallest)
+            errors.push_back({"lora_rank", "lora_rank must be at most " + n(smallest) +
+                                               ", the smaller side of the smallest matrix it adapts; got " + n(config.loraRank)});
+    }
+    if (config.experts == 0 && config.firstDenseLayers != 0)
+        errors.push_back({"first_dense_layers", "first_dense_layers needs a mixture-of-experts model (experts > 0); got " +
+                                                    n(config.firstDenseLayers) + " with experts = 0"});
+    if (config.mode == Mode::inference && config.method != Method::membudget)
+        errors.push_back({"method", "method must be membudget in inference mode (the other sources model training); got " +
+                                        quoted(toString(config.method))});
+    const double modelParallel = config.tp * config.pp * config.cp;
+    if (config.gpus != 0 && std::fmod(config.gpus, modelParallel) != 0)
+        errors.push_back({"gpus", "gpus must be a multiple of TP × PP × CP = " + n(modelParallel) + "; got " + n(config.gpus)});
+    return errors;
+}
+
+std::vector<double> validTensorParallel(const Config& config) {
+    std::vector<double> out;
+    const double limit = std::min(config.heads, findField("tp")->max);
+    for (double tp = 1; tp <= limit; ++tp)
+        if (std::fmod(config.heads, tp) == 0 &&
+            (config.kvLoraRank != 0 || std::fmod(config.kvHeads, tp) == 0 || std::fmod(tp, config.kvHeads) == 0))
+            out.push_back(tp);
+    return out;
+}
+
+}  // namespace membudget

@@ -1,0 +1,179 @@
+// advise(): the changes that make a configuration fit, each with its step-time cost.
+#include "membudget/plan/advice.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "membudget/base/choices.hpp"
+#include "membudget/base/text.hpp"
+#include "membudget/evaluate/evaluate.hpp"
+#include "membudget/model/assignments.hpp"
+#include "membudget/model/config.hpp"
+#include "membudget/plan/plan.hpp"
+
+namespace membudget {
+
+namespace {
+
+struct Change {
+    std::string change;
+    std::vector<std::pair<std::string, std::string>> keys;
+    int costRank;  // lower is cheaper
+    std::string cost;
+};
+
+std::vector<Change> singleChanges(const Config& c) {
+    using detail::formatNumber;
+    std::vector<Change> out;
+    const std::string pct = detail::percentText(recomputeOverhead([&] {
+        Config s = c;
+        s.ckpt = Checkpointing::selective;
+        return s;
+    }()));
+    if (c.tp > 1 && !c.sp && std::fmod(c.seq / c.cp, c.tp) == 0)
+        out.push_back(
+            {"sp = true", {{"sp", "true"}}, 0, "none: the same TP communication as reduce-scatter + all-gather (Korthikanti §4.2.2)"});
+    if (c.zero < 2 && c.dp * c.cp > 1)
+        out.push_back({"zero = " + formatNumber(c.zero + 1),
+                       {{"zero", formatNumber(c.zero + 1)}},
+                       1,
+                       "none in volume: reduce-scatter + all-gather replace the all-reduce (ZeRO §7)"});
+    if (c.zero < 3 && c.dp * c.cp > 1)
+        out.push_back({"zero = 3",
+                       {{"zero", "3"}},
+                       3,
+                       "1.5× the data-parallel communication: parameters all-gathered in forward and backward (ZeRO §7.2)"});
+    if (c.ckpt == Checkpointing::none)
+        out.push_back({"ckpt = selective", {{"ckpt", "selective"}}, 2, "≈" + pct + " more step compute (attention core recomputed)"});
+    if (c.ckpt != Checkpointing::full)
+        out.push_back({"ckpt = full", {{"ckpt", "full"}}, 5, "≈33% more step compute: one more forward pass (chapter §2)"});
+    if (c.mb > 1 && std::fmod(c.mb, 2) == 0)
+        out.push_back({"mb = " + formatNumber(c.mb / 2) + ", microbatches = " + formatNumber(c.microbatches * 2),
+                       {{"mb", formatNumber(c.mb / 2)}, {"microbatches", formatNumber(c.microbatches * 2)}},
+                       2,
+                       "smaller GEMMs (lower efficiency); the global batch is kept"});
+    // Halving DP doubles the micro-batches, so that the global batch is kept.
+    const std::string m2 = formatNumber(c.microbatches * 2);
+    if (std::fmod(c.dp, 2) == 0 && std::fmod(c.heads, c.tp * 2) == 0)
+        out.push_back({"tp = " + formatNumber(c.tp * 2) + ", dp = " + formatNumber(c.dp / 2) + ", microbatches = " + m2,
+                       {{"tp", formatNumber(c.tp * 2)}, {"dp", formatNumber(c.dp / 2)}, {"microbatches", m2}},
+                       c.tp * 2 > c.gpusPerNode ? 6 : 4,
+                       c.tp * 2 > c.gpusPerNode ? "TP all-reduces across nodes (slow interconnect)"
+                                                : "more TP all-reduces per layer, smaller GEMMs"});
+    if (std::fmod(c.dp, 2) == 0 && c.pp * 2 <= c.layers)
+        out.push_back({"pp = " + formatNumber(c.pp * 2) + ", dp = " + formatNumber(c.dp / 2) + ", microbatches = " + m2,
+                       {{"pp", formatNumber(c.pp * 2)}, {"dp", formatNumber(c.dp / 2)}, {"microbatches", m2}},
+                       4,
+                       "pipeline bubble " + detail::percentText((c.pp * 2 - 1) / (c.microbatches * 2 + c.pp * 2 - 1)) + " (was " +
+                           detail::percentText((c.pp - 1) / (c.microbatches + c.pp - 1)) + ")"});
+    if (std::fmod(c.dp, 2) == 0 && std::fmod(c.seq, c.cp * 2) == 0)
+        out.push_back({"cp = " + formatNumber(c.cp * 2) + ", dp = " + formatNumber(c.dp / 2) + ", microbatches = " + m2,
+                       {{"cp", formatNumber(c.cp * 2)}, {"dp", formatNumber(c.dp / 2)}, {"microbatches", m2}},
+                       4,
+                       "ring-attention K/V exchange between CP ranks (overlapped with compute)"});
+    // Fine-tuning instead of training every weight (membudget's method): LoRA, then QLoRA.
+    if (c.method == Method::membudget && c.finetune == Finetune::full)
+        out.push_back({"finetune = lora",
+                       {{"finetune", "lora"}},
+                       8,
+                       "a different task: only low-rank adapters (rank " + formatNumber(c.loraRank) + " on " + c.loraTargets +
+                           ") are trained; quality may trail full fine-tuning"});
+    if (c.method == Method::membudget && c.finetune != Finetune::qlora &&
+        (c.precision == Precision::bf16 || c.precision == Precision::fp16))
+        out.push_back({"finetune = qlora",
+                       {{"finetune", "qlora"}},
+                       9,
+                       "adapters on an NF4 base: quality may trail, and each step dequantises every weight (slower step)"});
+    if (c.offload == Offload::none && c.zero >= 1)
+        out.push_back({"offload = optimizer",
+                       {{"offload", "optimizer"}},
+                       7,
+                       "the optimizer step runs on the CPU: PCIe transfers and CPU Adam bound the step time (ZeRO-Offload)"});
+    return out;
+}
+
+Advice tryChange(const Config& c, const Result& before, const std::vector<const Change*>& changes) {
+    std::vector<std::pair<std::string, std::string>> keys;
+    Advice a;
+    for (const Change* change : changes) {
+        keys.insert(keys.end(), change->keys.begin(), change->keys.end());
+        a.change += (a.change.empty() ? "" : "; ") + change->change;
+        a.cost += (a.cost.empty() ? "" : "; ") + change->cost;
+    }
+    std::vector<Assignment> assignments;
+    for (const auto& [key, value] : keys) {
+        assignments.push_back({key, value});
+        a.query += (a.query.empty() ? "" : "&") + key + "=" + value;
+    }
+    const ParsedConfig parsed = applyAssignments(assignments, c);
+    const Result after = parsed.problems.empty() ? evaluate(parsed.config) : Result{};
+    if (!parsed.problems.empty() || !after.ok()) {
+        a.verdict.reset();
+        return a;
+    }
+    a.totalBytes = after.totalBytes;
+    a.savedBytes = before.totalBytes - after.totalBytes;
+    a.verdict = after.verdict;
+    if (before.stepTime.estimated && after.stepTime.estimated) {
+        // At the same tokens per step (every change keeps the global batch; the ratio guards any that does not).
+        a.stepTimeChange =
+            after.stepTime.stepSeconds * (before.stepTime.tokensPerStep / after.stepTime.tokensPerStep) / before.stepTime.stepSeconds - 1;
+        a.cost = "estimated step time " + std::string(a.stepTimeChange >= 0 ? "+" : "−") + detail::percentText(std::abs(a.stepTimeChange)) +
+                 " (" + detail::groupedNumber(std::round(after.stepTime.tokensPerSecondPerGpu)) + " tokens/s per GPU); " + a.cost;
+    }
+    return a;
+}
+
+}  // namespace
+
+std::vector<Advice> advise(const Config& c) noexcept {
+    std::vector<Advice> out;
+    try {
+        const Result before = evaluate(c);
+        if (!before.ok() || c.mode != Mode::training) return out;
+        const std::vector<Change> changes = singleChanges(c);
+        std::vector<std::pair<Advice, int>> ranked;
+        for (const auto& change : changes) {
+            Advice a = tryChange(c, before, {&change});
+            if (a.verdict && a.savedBytes > 0) ranked.push_back({a, change.costRank});
+        }
+        const bool singleFits = std::any_of(ranked.begin(), ranked.end(), [](const auto& x) { return x.first.verdict == Verdict::fits; });
+        if (!singleFits)
+            for (size_t i = 0; i < changes.size(); ++i)
+                for (size_t j = i + 1; j < changes.size(); ++j) {
+                    // Two changes of the same knob (zero 1 and zero 3, tp and pp both halving dp) do not combine.
+                    bool clash = false;
+                    for (const auto& [k1, v1] : changes[i].keys)
+                        for (const auto& [k2, v2] : changes[j].keys) clash = clash || k1 == k2;
+                    if (clash) continue;
+                    Advice a = tryChange(c, before, {&changes[i], &changes[j]});
+                    if (a.verdict == Verdict::fits) ranked.push_back({a, changes[i].costRank + changes[j].costRank});
+                }
+        std::vector<size_t> order(ranked.size());
+        for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+        auto fitRank = [&](size_t i) {
+            return ranked[i].first.verdict == Verdict::fits ? 0 : ranked[i].first.verdict == Verdict::tight ? 1 : 2;
+        };
+        // Fine-tuning instead of training every weight changes the task: after every change that keeps it.
+        auto taskRank = [&](size_t i) { return ranked[i].second >= 8 ? 1 : 0; };
+        std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+            if (fitRank(a) != fitRank(b)) return fitRank(a) < fitRank(b);
+            if (taskRank(a) != taskRank(b)) return taskRank(a) < taskRank(b);
+            if (ranked[a].first.stepTimeChange != ranked[b].first.stepTimeChange)
+                return ranked[a].first.stepTimeChange < ranked[b].first.stepTimeChange;
+            if (ranked[a].second != ranked[b].second) return ranked[a].second < ranked[b].second;
+            if (ranked[a].first.savedBytes != ranked[b].first.savedBytes) return ranked[a].first.savedBytes > ranked[b].first.savedBytes;
+            return a < b;
+        });
+        for (size_t i : order) out.push_back(std::move(ranked[i].first));
+        if (out.size() > 12) out.resize(12);
+    } catch (...) {
+        out.clear();
+    }
+    return out;
+}
+
+}  // namespace membudget

@@ -1,0 +1,457 @@
+// The step-time estimate (docs/planner.md, "Step time"). Per micro-batch on each pipeline stage: the GEMMs at the
+// GPU's achievable matmul rate, the attention core at FlashAttention's, the memory-bound operations at HBM
+// bandwidth, and the tensor-, context- and expert-parallel communication at the link bandwidth of the group;
+// the 1F1B schedule then runs m micro-batches plus (PP − 1)/v slots of bubble on the slowest stage, and the
+// data-parallel communication and the optimizer step follow, less what the framework overlaps with backward.
+#include "membudget/time/steptime.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "membudget/base/choices.hpp"
+#include "membudget/memory/sources.hpp"
+#include "membudget/model/architecture.hpp"
+#include "membudget/model/config.hpp"
+#include "membudget/model/presets.hpp"
+#include "memory/tensors.hpp"
+#include "memory/training.hpp"
+#include "model/rank.hpp"
+
+namespace membudget {
+
+namespace {
+
+// The constants of the model, each stated once with its source (docs/planner.md repeats them).
+//
+// FlashAttention's share of the BF16 peak, forward and backward together. Ampere/Ada: FlashAttention-2 "reaching
+// 50-73% of the theoretical maximum FLOPs/s on A100" (Dao 2023, abstract): the low end, as the backward pass is
+// the slower one. Hopper and later: FlashAttention-2 forward and backward on an H100 SXM5, "up to 335 TFLOPs/s"
+// (Dao 2023 §4.1; "only 35% utilization", Shah et al. 2024, FlashAttention-3, §1): 335 of 989.4; AMD's CK
+// FlashAttention is taken the same.
+double attentionEfficiency(const Config& c, const GpuPreset* gpu) {
+    const double cc = gpu != nullptr ? gpu->computeCapability : 9.0;
+    const double flash = cc > 0 && cc < 9.0 ? 0.50 : 335 / 989.4;
+    // FlashAttention in Triton: "FlashAttention-2 is around 1.3-1.5× faster than FlashAttention in Triton in the
+    // forward pass and around 2× faster in the backward pass" (Dao 2023 §4.1): 1.4× and 2× over one forward and 2.5
+    // forwards' worth of backward, (1.4 + 2.5 × 2) / 3.5 ≈ 1.83× the time.
+    if (c.attention == Attention::triton) return flash * 3.5 / (1.4 + 2.5 * 2);
+    return flash;
+}
+
+// Bytes the pointwise operations of one layer move through HBM per token, forward and backward, per element of
+// each width (h: hidden; qk: the Q and K widths RoPE rotates; f: the FFN width on this rank). Eager PyTorch
+// (torchtitan's and torchtune's Llama without torch.compile) runs each op as its own kernel:
+//   RMSNorm: x.float(), pow(2), mean, rsqrt, mul, type_as, * weight: about 36 B per element forward and twice that
+//     in backward, 108 B, twice per layer; LayerNorm is one fused kernel (torch.native_layer_norm): 10 B;
+//   RoPE on the complex view: float(), complex mul, view_as_real, type_as: about 20 B forward, 40 B with backward
+//     (none with learned absolute positions);
+//   SwiGLU: silu(w1·x) * (w3·x): 10 B forward, 30 B with backward; GeLU, one kernel each way: 4 + 6 B;
+//   two residual adds: 6 B forward, 12 B with backward each (24 B in an FP32 residual stream under autocast).
+// Fused kernels (torch.compile's inductor, Megatron-LM's fused norm, RoPE and bias-SwiGLU/GeLU, Transformer
+// Engine) read each input and write each output once per pass: norm 10 B, RoPE 8 B, activation 16 B (GeLU 10 B),
+// residual 6 B.
+struct PointwiseBytes {
+    double perHidden, perRotated, perFfn;
+};
+PointwiseBytes pointwiseBytes(const Config& c) {
+    const bool fused = c.compile || c.framework == Framework::megatron;
+    const bool rope = c.posEmb == 0;
+    // Under autocast with FP32 parameters (accelerate and Composer's mixed precision) the residual stream stays FP32:
+    // the residual adds move 4-byte elements (24 B), and a LayerNorm casts its FP32 input down and its gradient back
+    // up around the fused kernel (22 B).
+    const bool autocast = c.framework == Framework::hfAccelerate && c.precision != Precision::fp32 && !fused;
+    const double norm = fused ? 10 : c.norm == Norm::rmsnorm ? 108 : autocast ? 22 : 10;
+    const double residual = fused ? 6 : autocast ? 24 : 12;
+    const double activation = c.gatedFfn ? (fused ? 16 : 30) : 10;
+    return {2 * norm + 2 * residual, rope ? (fused ? 8.0 : 40.0) : 0.0, activation};
+}
+
+// The share of a link's bandwidth NCCL's large collectives reach: nccl-tests' bus bandwidth (doc/PERFORMANCE.md) is
+// the figure to hold against the link's, and it stays below it by the protocol's overhead. 80% is this model's
+// stated round figure, an assumption, not a measurement.
+constexpr double kLinkEfficiency = 0.8;
+
+// Bytes the loss moves per logit. Fused (Megatron-LM's vocab-parallel cross entropy, torch.compile): the BF16 logits
+// read, the FP32 softmax kept and read back, the BF16 gradient written: 2 + 4 + 4 + 2. Eager (torchtitan's
+// cross_entropy(pred.float(), labels)): the upcast (read 2, write 4), log_softmax (read 4, write 4), and backward
+// log_softmax's gradient (read 4 + 4, write 4) and the downcast (read 4, write 2): 36.
+double lossBytesPerLogit(const Config& c) { return c.compile || c.framework == Framework::megatron ? 12 : 36; }
+
+// FSDP2's copies around each collective, per parameter of the stage and micro-batch (torch.distributed.fsdp
+// _fsdp_collectives.py): all-gather copy-in and copy-out of the BF16 parameters (2 + 2 B, forward and again in
+// backward), and the trained gradients' reduce-scatter copy-in with its cast to the reduce dtype (read 2, write and
+// read 4, 4).
+constexpr double kFsdpGatherCopyBytesPerParam = 2 * (2 + 2);
+constexpr double kFsdpReduceCopyBytesPerParam = 2 + 4 + 4 + 4;
+
+// Megatron-LM's fused bias-dropout-add after attention and after the MLP, with dropout: it writes a 1-byte mask and
+// reads it in backward, beside the 2-byte input and output it moves anyway: about 14 B per hidden element each.
+constexpr double kDropoutBytesPerHidden = 2 * 14;
+
+// Bytes an Adam-family step moves per parameter of the shard: it reads the BF16 parameter, the gradient and the
+// FP32 master, m and v, and writes all but the gradient back (Megatron-LM's and PyTorch's fused Adam).
+double optimizerBytesPerParam(const Config& c) {
+    if (c.optimizer == Optimizer::sgd) return 2 + 4 + 4 + 2 + 4;  // no moments
+    if (c.optimizer == Optimizer::adamw8bit) return 2 + 4 + 4 + 2 + 2 + 2 + 4;
+    return 2 + 4 + 4 + 4 + 4 + 2 + 4 + 4 + 4;
+}
+
+// ZeRO-Offload, assumptions stated as round figures: a PCIe Gen4 x16 link carries about 25 GB/s per direction
+// (32 GB/s nominal, Bekman, network/README.md); a two-socket host's memory bandwidth (about 200 GB/s per socket of
+// 8 DDR5 channels) shared by 8 GPUs gives CPU Adam about 50 GB/s per GPU.
+constexpr double kPcieBytesPerSecond = 25e9;
+constexpr double kHostBytesPerSecondPerGpu = 50e9;
+
+// Tile and wave quantization (NVIDIA, Deep Learning Performance Documentation, "Matrix Multiplication Background
+// User's Guide": an m × n output is computed in 256 × 128 tiles, one per SM at a time, so a GEMM takes whole waves
+// of tiles over the SMs, the last one partly idle). The maximum achievable matmul rate is its best shape's, which
+// fills its waves; a GEMM of another shape reaches that rate times the share of its waves' tile area it uses.
+// The SMs are the GPU preset's (GpuPreset::sms; 0 where no count is published: no quantization applied).
+double waveEfficiency(double m, double n, double sms) {
+    if (sms <= 0 || m <= 0 || n <= 0) return 1;
+    constexpr double kTileM = 256, kTileN = 128;
+    const double tiles = std::ceil(m / kTileM) * std::ceil(n / kTileN);
+    const double waves = std::ceil(tiles / sms);
+    return std::min(1.0, m * n / (waves * sms * kTileM * kTileN));
+}
+
+struct Bandwidths {
+    double intraNode, interNode;  // bytes per second, per GPU and direction, at NCCL's efficiency
+    double of(double groupSpanGpus, double gpusPerNode) const { return groupSpanGpus <= gpusPerNode ? intraNode : interNode; }
+};
+
+// A ring collective's bytes on the wire per GPU: all-reduce 2(n − 1)/n of the buffer, all-gather and
+// reduce-scatter (n − 1)/n of the whole buffer.
+double ringAllReduce(double bytes, double n) { return n > 1 ? 2 * (n - 1) / n * bytes : 0; }
+double ringGather(double bytes, double n) { return n > 1 ? (n - 1) / n * bytes : 0; }
+
+// Recomputed forward work of one stage, as a fraction of each forward part. full: every checkpointed layer runs
+// its forward again; selective: the attention core only (Korthikanti et al. 2022 §5); op (torchtitan's op-level
+// SAC): every other matmul and the pointwise operations between them (torchtitan _save_list keeps the rest).
+struct Recompute {
+    double matmul = 0, attention = 0, memory = 0;
+};
+
+}  // namespace
+
+StepTime estimateStepTime(const Config& c) noexcept {
+    StepTime out;
+    if (c.mode != Mode::training || !(c.peakTflops > 0) || !(c.hbmTbps > 0) || !(c.nvlinkGbps > 0) || !(c.networkGbps > 0) ||
+        !(c.matmulEfficiency > 0))
+        return out;
+    // What the step needs of the static model: the dimensions, the rank's weights and how FSDP gathers them (not the
+    // whole of membudgetTraining, whose saved-tensor census the planner has already run for the row's memory).
+    const detail::Dims x = detail::dimsOf(c);
+    const detail::RankParams rank = detail::rankParams(c, x, !c.tiedEmbeddings || c.pp > 1);
+    const detail::Gathering gathering = detail::gatheringOf(c);
+    const GpuPreset* gpu = findGpuPreset(c.gpu);  // the attention kernel's generation and the SM count
+    // A power cap below the rated power lowers the clocks until the draw fits: the tensor-core work slows in
+    // proportion (capping an H100 from 700 W to 600 W, a 14% cut, "typically loses 10 to 15% step throughput",
+    // factryze.ai Scale Atlas, "Power capping"); the memory-bound work keeps HBM's clock.
+    const double clockScale = c.powerLimitW > 0 && c.tdpW > 0 ? std::min(1.0, c.powerLimitW / c.tdpW) : 1.0;
+    const double bf16Rate = c.peakTflops * 1e12 * c.matmulEfficiency * clockScale;
+    // FP8 runs the transformer blocks' linear layers at the FP8 rate (the output layer stays BF16 in TE's and torchao's
+    // recipes); FP32 runs on TF32 tensor cores at half the BF16 rate.
+    const double fp8Efficiency = c.fp8MatmulEfficiency > 0 ? c.fp8MatmulEfficiency : c.matmulEfficiency;
+    const double linearRate = c.precision == Precision::fp8 && c.fp8Tflops > 0 ? c.fp8Tflops * 1e12 * fp8Efficiency * clockScale
+                              : c.precision == Precision::fp32                 ? bf16Rate / 2
+                                                                               : bf16Rate;
+    const double attentionRate =
+        c.peakTflops * 1e12 * attentionEfficiency(c, gpu) * clockScale * (c.precision == Precision::fp32 ? 0.5 : 1);
+    const double hbm = c.hbmTbps * 1e12;
+    const Bandwidths links{c.nvlinkGbps * 1e9 * kLinkEfficiency, c.networkGbps * 1e9 * kLinkEfficiency};
+    const double perNode = c.gpusPerNode;
+
+    const double tokens = x.b * x.sRank;  // one micro-batch's tokens on one GPU of the TP group
+    const bool frozenBase = c.finetune != Finetune::full;
+    // Backward of a linear: the input gradient and the weight gradient (2× forward); a frozen base computes only the
+    // input gradient (1×).
+    const double backwardMatmul = frozenBase ? 1 : 2;
+    // FlashAttention-2's backward runs five matmuls to the forward's two (Dao 2023 §4.1).
+    const double backwardAttention = 2.5;
+    const PointwiseBytes pointwise = pointwiseBytes(c);
+    const double hiddenBytes = pointwise.perHidden + (c.dropout ? kDropoutBytesPerHidden : 0);
+
+    // One layer of each kind on one GPU, per micro-batch: forward matmul FLOPs (the TP shard's linears; a MoE layer's
+    // routed experts are the top-k a token passes through, spread over the expert-parallel group like the TP shard).
+    const double matrices = x.gated ? 3 : 2;
+    const double denseLinear = rank.layerLinear;
+    const double moeLinear =
+        c.experts != 0 ? rank.moeLayerLinear + c.expertsPerToken * matrices * x.h * detail::expertFfn(c) / x.t + x.h * c.experts / x.t : 0;
+    // QKᵀ and AV: 4·b·s_rank·s·a·d per layer over the TP heads; FlashAttention skips the masked half of a causal
+    // attention, eager attention computes all of it.
+    const double attentionFlops = 4 * x.b * x.sRank * x.s * x.headsRank * x.d * (x.flash ? 0.5 : 1);
+    // Pointwise bytes of one layer per micro-batch: the hidden-width ops (split by SP), RoPE over the TP heads, the
+    // activation over the FFN shard (a MoE layer: its top-k experts' and the shared expert's).
+    const double rotated = (x.headsRank + x.kvHeadsRank) * x.d;
+    // Eager attention's saved score tensors (the ledger's census of the core: softmax output, dropout mask and output)
+    // are written, read, and their gradients written and read: 4 passes, counted with the attention core so that
+    // recomputing the core (selective checkpointing) runs its 2 forward passes again.
+    const double coreBytes = x.flash ? 0 : detail::layerTensorBytes(c, x, {true, false}) - detail::layerTensorBytes(c, x, {false, false});
+    const double eagerCoreSeconds = 4 * coreBytes / hbm;
+    const double denseBytes = tokens * (hiddenBytes * x.h / x.spDivisor + pointwise.perRotated * rotated + pointwise.perFfn * x.f / x.t);
+    const double moeBytes = c.experts != 0
+                                ? tokens * (hiddenBytes * x.h / x.spDivisor + pointwise.perRotated * rotated +
+                                            pointwise.perFfn * (c.expertsPerToken * detail::expertFfn(c) + c.sharedExpertFfn) / x.t)
+                                : 0;
+    // QLoRA dequantises each NF4 weight to BF16 in forward and in backward: 0.5 B read, 2 B written, 2 B read again.
+    const double dequantBytesPerParam = c.finetune == Finetune::qlora ? 2 * 4.5 : 0;
+    // FP8 casts each linear's input and weight (read BF16, write FP8) forward, and the gradients in backward:
+    // 3 B per element, three times (torchao's Float8Linear; Transformer Engine fuses the input's cast into the norm).
+    const bool fp8 = c.precision == Precision::fp8;
+
+    struct LayerTime {
+        double matmul, attention, memory, fwdMatmul, fwdAttention, fwdMemory;
+    };
+    // The dense layer's GEMMs on one rank, as (K, N) of each weight (Megatron-LM fuses Q, K, V and gate with up;
+    // torchtitan's and Hugging Face's Llama keep them apart), each in three GEMMs: forward (tokens × N), the input's
+    // gradient (tokens × K) and the weight's (K × N, none for a frozen base), at the matmul rate times their wave
+    // efficiency. MLA and MoE layers take the matmul rate as it is.
+    const double sms = gpu != nullptr ? gpu->sms : 0;
+    double denseForwardSeconds = 2 * tokens * denseLinear / linearRate, denseBackwardSeconds = backwardMatmul * denseForwardSeconds;
+    if (c.kvLoraRank == 0 && sms > 0) {
+        const double q = x.headsRank * x.d, kv = x.kvHeadsRank * x.d, f = x.f / x.t;
+        std::array<std::pair<double, double>, 6> gemms{};  // (K, N); N = 0: unused
+        size_t count = 0;
+        const bool fusedWeights = c.framework == Framework::megatron;
+        if (fusedWeights) {
+            gemms[count++] = {x.h, q + 2 * kv};
+        } else {
+            gemms[count++] = {x.h, q};
+            gemms[count++] = {x.h, kv};
+            gemms[count++] = {x.h, kv};
+        }
+        gemms[count++] = {q, x.h};
+        if (x.gated && fusedWeights) {
+            gemms[count++] = {x.h, 2 * f};
+        } else {
+            gemms[count++] = {x.h, f};
+            if (x.gated) gemms[count++] = {x.h, f};
+        }
+        denseForwardSeconds = denseBackwardSeconds = 0;
+        auto add = [&](double k, double n) {
+            const double flops = 2 * tokens * k * n;
+            denseForwardSeconds += flops / (linearRate * waveEfficiency(tokens, n, sms));
+            denseBackwardSeconds += flops / (linearRate * waveEfficiency(tokens, k, sms));
+            if (!frozenBase) denseBackwardSeconds += flops / (linearRate * waveEfficiency(k, n, sms));
+        };
+        for (size_t i = 0; i < count; ++i) add(gemms[i].first, gemms[i].second);
+        add(f, x.h);  // the down projection
+    }
+    auto layerTime = [&](double linear, double bytes, bool denseLayer) {
+        LayerTime L{};
+        const double fwdMatmul = denseLayer ? denseForwardSeconds : 2 * tokens * linear / linearRate;
+        const double bwdMatmul = denseLayer ? denseBackwardSeconds : fwdMatmul * backwardMatmul;
+        const double fwdAttention = attentionFlops / attentionRate + eagerCoreSeconds / 2;
+        double memory = bytes + dequantBytesPerParam * linear;
+        if (fp8) memory += 3 * 3 * (tokens * (2 * x.h + x.headsRank * x.d + x.f / x.t) + linear);
+        L.fwdMatmul = fwdMatmul;
+        L.fwdAttention = fwdAttention;
+        L.fwdMemory = memory / hbm / 2;
+        L.matmul = fwdMatmul + bwdMatmul;
+        L.attention = attentionFlops / attentionRate * (1 + backwardAttention) + eagerCoreSeconds;
+        L.memory = memory / hbm;
+        return L;
+    };
+    const LayerTime dense = layerTime(denseLinear, denseBytes, true);
+    const LayerTime moe = c.experts != 0 ? layerTime(moeLinear, moeBytes, false) : dense;
+
+    // Communication per layer per micro-batch (forward and backward), in seconds.
+    // TP: two all-reduces of [b, s/CP, h] in forward and two in backward (Megatron-LM's f and g; SP's all-gather and
+    // reduce-scatter move the same bytes, Korthikanti §4.2.2); full recomputation repeats the forward's two.
+    const double tpBandwidth = links.of(c.tp, perNode);
+    const double tpAllReduce = ringAllReduce(tokens * x.h * 2, c.tp) / tpBandwidth;
+    // CP: each rank's K and V chunk goes to every other rank in forward, and K, V, dK, dV in backward (ring
+    // attention's passes or torchtitan's all-gather: the same bytes).
+    const double kvChunk = 2 * x.b * x.sRank * x.kvHeadsRank * x.d * 2;
+    const double cpExchange = c.cp > 1 ? 3 * (c.cp - 1) * kvChunk / links.of(c.tp * c.cp, perNode) : 0;
+    // EP: the token dispatch and combine all-to-alls, forward and backward, of the top-k copies of each token.
+    const double ep = c.experts != 0 ? c.ep : 1;
+    const double epAllToAll =
+        ep > 1 ? 4 * (ep - 1) / ep * tokens * c.expertsPerToken * x.h * 2 / links.of(detail::expertTensorParallel(c) * ep, perNode) : 0;
+
+    // Recomputation.
+    Recompute rc;
+    if (c.ckpt == Checkpointing::full) rc = {1, 1, 1};
+    if (c.ckpt == Checkpointing::selective) rc = {0, 1, 0};
+    if (c.ckpt == Checkpointing::op) rc = {0.5, 0, 1};
+
+    // Each stage per micro-batch; the slowest sets the pace.
+    double slowest = -1;
+    std::array<double, kStepParts> stageParts{};
+    double slowestParams = 0;
+    double firstLayer = 0;
+    const double stages = c.pp;
+    for (double stage = 0; stage < stages; ++stage) {
+        const double layers = detail::stageLayerCount(c, stage);
+        const double from = firstLayer;
+        firstLayer += layers;
+        // Stages of the same kind as one already computed take the same time: only the first, the last and the
+        // distinct middle ones are computed (a pipeline of 128 stages has at most a few kinds).
+        if (stage > 1 && stage < stages - 1 && layers == detail::stageLayerCount(c, stage - 1) &&
+            detail::moeLayersIn(c, from, layers) == detail::moeLayersIn(c, from - layers, layers))
+            continue;
+        const double moeLayers = detail::moeLayersIn(c, from, layers), denseLayers = layers - moeLayers;
+        const double recomputed = c.ckpt == Checkpointing::full ? detail::checkpointedLayers(c, from, layers) : layers;
+        const double recomputedMoe = layers > 0 ? recomputed * moeLayers / layers : 0, recomputedDense = recomputed - recomputedMoe;
+        std::array<double, kStepParts> p{};
+        auto at = [&p](StepPart part) -> double& { return p[static_cast<size_t>(part)]; };
+        at(StepPart::matmuls) = denseLayers * dense.matmul + moeLayers * moe.matmul;
+        at(StepPart::attention) = layers * dense.attention;
+        at(StepPart::memoryBound) = denseLayers * dense.memory + moeLayers * moe.memory;
+        at(StepPart::recomputation) =
+            recomputedDense * (rc.matmul * dense.fwdMatmul + rc.attention * dense.fwdAttention + rc.memory * dense.fwdMemory) +
+            recomputedMoe * (rc.matmul * moe.fwdMatmul + rc.attention * moe.fwdAttention + rc.memory * moe.fwdMemory);
+        const double tpCollectives = 4 + (c.ckpt == Checkpointing::full ? 2 * recomputed / std::max(layers, 1.0) : 0);
+        at(StepPart::tensorParallel) = layers * tpCollectives * tpAllReduce;
+        // Transformer Engine passes K/V chunks around the ring while each chunk's attention runs; torchtitan's default
+        // (context_parallel_rotate_method = "allgather") gathers every K/V shard "after the first sub-SDPA
+        // computation" (config_manager.py), so only that first of CP sub-attentions hides it.
+        const double cpHidden = c.framework == Framework::torchtitan ? dense.attention / c.cp : dense.attention;
+        at(StepPart::contextParallel) = layers * std::max(0.0, cpExchange - cpHidden);
+        at(StepPart::expertParallel) = moeLayers * epAllToAll;
+        if (stage == stages - 1) {
+            // The output layer (BF16 under FP8 recipes) and the loss over the vocabulary shard.
+            const double logits = tokens * x.V / x.t;
+            const double outputFlops = 2 * tokens * x.h * x.V / x.t;
+            at(StepPart::matmuls) += outputFlops / bf16Rate *
+                                     (1 / waveEfficiency(tokens, x.V / x.t, sms) + 1 / waveEfficiency(tokens, x.h, sms) +
+                                      1 / waveEfficiency(x.h, x.V / x.t, sms));
+            at(StepPart::memoryBound) += lossBytesPerLogit(c) * logits / hbm;
+        }
+        // PP: the stage's activation [b, s/CP, h] (split by SP) sent forward and its gradient back, once per model chunk.
+        if (c.pp > 1)
+            at(StepPart::pipelineTransfer) =
+                2 * c.vpp * tokens * x.h * 2 / x.spDivisor / links.of(c.tp * c.cp * (c.dp > 1 ? c.dp : 1) * 2, perNode);
+        double total = 0;
+        for (double v : p) total += v;
+        if (total > slowest) {
+            slowest = total;
+            stageParts = p;
+            slowestParams = detail::stageParameterCount(c, stage, from, layers).perGpu;
+        }
+    }
+
+    // The 1F1B schedule: m micro-batches, plus (PP − 1)/v slots in which the slowest stage waits (Narayanan et al.
+    // 2021 §2.2: bubble (p − 1)/(m·v + p − 1) of the step).
+    const double m = c.microbatches;
+    const double bubbleSlots = (c.pp - 1) / c.vpp;
+    out.bubbleFraction = (c.pp - 1) / (m * c.vpp + c.pp - 1);
+    for (size_t i = 0; i < kStepParts; ++i) out.partSeconds[i] = stageParts[i] * m;
+    auto part = [&out](StepPart p) -> double& { return out.partSeconds[static_cast<size_t>(p)]; };
+    part(StepPart::pipelineBubble) = slowest * bubbleSlots;
+    const double computeOfMicrobatch =
+        stageParts[static_cast<size_t>(StepPart::matmuls)] + stageParts[static_cast<size_t>(StepPart::attention)] +
+        stageParts[static_cast<size_t>(StepPart::memoryBound)] + stageParts[static_cast<size_t>(StepPart::recomputation)];
+
+    // Data parallel over DP × CP ranks (CP ranks hold the same weights). The trained parameters of this GPU's stage:
+    // gradients reduced in the framework's reduce dtype (FSDP2's default MixedPrecisionPolicy reduces in FP32 in
+    // torchtitan; Megatron-LM, DeepSpeed and torchtune in BF16), parameters gathered in BF16.
+    const double D = c.dp * c.cp;
+    // LoRA: only the adapters are trained and reduced, a rounding error next to the step; FSDP still gathers the
+    // frozen base (QLoRA's in NF4: half a byte per weight).
+    const double trained = frozenBase ? 0 : slowestParams;
+    const double gatherBytes = c.finetune == Finetune::qlora ? 0.5 : 2;
+    const double reduceBytes = c.framework == Framework::torchtitan || c.framework == Framework::hfAccelerate ? 4 : 2;
+    const double dpBandwidth = links.of(c.tp * c.cp * D, perNode);
+    double dpSeconds = 0, overlappable = 0;
+    if (D > 1 && slowestParams > 0) {
+        if (gathering == detail::Gathering::fsdp2Stage) {
+            // torchtitan under PP: reshard_after_forward = not pp_enabled and no gradient sync until the last
+            // micro-batch (the ledger's fsdp2Stage): one all-gather and one reduce-scatter per step, prefetched and
+            // reduced behind a micro-batch's compute.
+            dpSeconds = (ringGather(slowestParams * gatherBytes, D) + ringGather(trained * reduceBytes, D)) / dpBandwidth;
+            overlappable = computeOfMicrobatch;
+        } else if (c.zero >= 3) {
+            // ZeRO-3 / FSDP: every micro-batch gathers the parameters for forward and again for backward and
+            // reduce-scatters the gradients (ZeRO §7.2.3: 1.5× the data-parallel volume), prefetched a layer ahead
+            // and hidden behind that micro-batch's compute.
+            const double perMicrobatch =
+                (ringGather(slowestParams * gatherBytes, D) * 2 + ringGather(trained * reduceBytes, D)) / dpBandwidth;
+            dpSeconds = m * perMicrobatch;
+            overlappable = m * computeOfMicrobatch;
+        } else {
+            // DDP all-reduce, or the distributed optimizer's reduce-scatter of gradients and all-gather of parameters
+            // (ZeRO §7.1: the same volume), once per step.
+            const double gradients = ringGather(trained * reduceBytes, D) * (c.zero >= 1 ? 1 : 2);
+            const double gather = c.zero >= 1 ? ringGather(trained * 2, D) : 0;
+            dpSeconds = (gradients + gather) / dpBandwidth;
+            // PyTorch DDP, FSDP and DeepSpeed reduce gradient buckets while backward runs (the last micro-batch's);
+            // Megatron-LM does so only with --overlap-grad-reduce, off by default; the parameter all-gather after the
+            // step is not hidden.
+            overlappable = c.framework == Framework::megatron ? 0 : std::min(gradients / dpBandwidth, computeOfMicrobatch * 2 / 3);
+        }
+    }
+    part(StepPart::dataParallel) = std::max(0.0, dpSeconds - overlappable);
+    // FSDP2's copy-in and copy-out around its collectives move the stage's parameters through HBM every micro-batch
+    // (once per step when the stage stays gathered under torchtitan's PP).
+    if (D > 1 && (gathering == detail::Gathering::fsdp2Layers || gathering == detail::Gathering::fsdp2Stage))
+        part(StepPart::memoryBound) += (gathering == detail::Gathering::fsdp2Stage ? 1 : m) *
+                                       (slowestParams * kFsdpGatherCopyBytesPerParam + trained * kFsdpReduceCopyBytesPerParam) / hbm;
+
+    // The optimizer step over this GPU's shard of the trained parameters (LoRA: the adapters, a rounding error).
+    const double shard = (frozenBase ? 0 : slowestParams) / (c.zero >= 1 ? D : 1);
+    // ZeRO-Offload steps on the CPU: the FP32 gradients go down and the BF16 parameters come back over PCIe, and CPU
+    // Adam streams the states through host memory (docs/planner.md: PCIe and host bandwidth per GPU as stated there).
+    part(StepPart::optimizer) = c.offload != Offload::none
+                                    ? shard * (4 + 2) / kPcieBytesPerSecond + shard * optimizerBytesPerParam(c) / kHostBytesPerSecondPerGpu
+                                    : shard * optimizerBytesPerParam(c) / hbm;
+
+    double step = 0;
+    for (double v : out.partSeconds) step += v;
+    out.stepSeconds = step;
+    out.tokensPerStep = c.dp * c.mb * m * c.seq;
+    const double gpus = c.tp * c.pp * c.cp * c.dp;
+    out.tokensPerSecondPerGpu = step > 0 ? out.tokensPerStep / step / gpus : 0;
+    // 6·N + 12·L·a·d·s FLOPs per token (torchtitan get_num_flops_per_token): N without the input embedding.
+    const double embedding = c.vocab * c.hidden + c.posEmb * c.hidden;
+    out.modelFlopsPerToken = 6 * (activeParameterCount(c) - embedding) + 12 * c.layers * c.heads * headDimOf(c) * c.seq;
+    out.mfu = out.tokensPerSecondPerGpu * out.modelFlopsPerToken / (c.peakTflops * 1e12);
+    out.estimated = std::isfinite(step) && step > 0;
+    if (!out.estimated) out = StepTime{};
+    return out;
+}
+
+std::span<const StepPartText> stepPartTexts() {
+    static constexpr std::array<StepPartText, kStepParts> texts{{
+        {StepPart::matmuls, "matmuls", "Matmuls",
+         "m × (3 × 2·tokens·P_layer/TP per layer + the output layer) ÷ (peak × matmul efficiency × each GEMM's wave "
+         "efficiency); FP8 linears at the FP8 peak"},
+        {StepPart::attention, "attention", "Attention core",
+         "m × layers × 3.5 × 4·b·(s/CP)·s·(a/TP)·d × ½ (causal) ÷ (BF16 peak × FlashAttention efficiency); eager: all of it, "
+         "and 4 passes of its saved score tensors through HBM"},
+        {StepPart::memoryBound, "memory_bound", "Memory-bound operations",
+         "m × layers × tokens × pointwise bytes per element (norms, RoPE, activation, residuals; eager or fused) ÷ HBM bandwidth, plus the "
+         "loss (36 B per logit eager, 12 B fused) and FSDP's copies"},
+        {StepPart::recomputation, "recomputation", "Recomputation", "m × the forward parts activation checkpointing runs again"},
+        {StepPart::tensorParallel, "tensor_parallel", "TP communication",
+         "m × layers × 4 all-reduces (6 with full recomputation) of b·(s/CP)·h·2 B ÷ link bandwidth; not overlapped"},
+        {StepPart::contextParallel, "context_parallel", "CP communication",
+         "m × layers × max(0, 3·(CP − 1) K/V chunks ÷ link bandwidth − the attention it hides behind (the whole core "
+         "under Megatron-LM's ring; torchtitan's all-gather: the first of CP sub-attentions))"},
+        {StepPart::expertParallel, "expert_parallel", "EP communication",
+         "m × MoE layers × 4 all-to-alls of top-k × b·(s/CP)·h·2 B ÷ link bandwidth; not overlapped"},
+        {StepPart::pipelineTransfer, "pipeline_transfer", "PP transfers", "m × v × 2 sends of b·(s/CP)·h·2 B (÷ TP with SP)"},
+        {StepPart::pipelineBubble, "pipeline_bubble", "Pipeline bubble",
+         "(PP − 1)/v idle micro-batch slots of the slowest stage: (PP − 1)/(m·v + PP − 1) of the step"},
+        {StepPart::dataParallel, "data_parallel", "DP communication",
+         "gradient reduce-scatter/all-reduce and parameter all-gather over DP × CP (ZeRO-3: every micro-batch) ÷ link "
+         "bandwidth, less what backward hides"},
+        {StepPart::optimizer, "optimizer", "Optimizer step", "this GPU's parameter shard × bytes the optimizer moves ÷ HBM bandwidth"},
+    }};
+    return texts;
+}
+
+std::string_view stepTimeAssumptions() {
+    return "An estimate, not a measurement: GEMMs at the GPU's maximum achievable matmul rate (Bekman, ML Engineering) "
+           "less their wave quantization, "
+           "FlashAttention at 50% (Ampere/Ada) or 34% (Hopper and later) of the peak (FlashAttention-2 paper), both slowed "
+           "by a power cap below the rated power, "
+           "pointwise work at HBM bandwidth (each eager op a kernel; fused under Megatron-LM and torch.compile), "
+           "collectives at 80% of the link bandwidth, ring algorithms, two network tiers (inside a node, "
+           "between nodes), no latency per message; TP and EP communication not overlapped, CP overlapped with attention, DP "
+           "overlapped with backward except under Megatron-LM's defaults; no stragglers, kernel launch gaps or topology "
+           "beyond two tiers.";
+}
+
+}  // namespace membudget
