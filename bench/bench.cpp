@@ -11,7 +11,8 @@
 #include "membudget/model/presets.hpp"
 #include "membudget/model/query.hpp"
 #include "membudget/plan/plan.hpp"
-#include "memory/ledgers.hpp"
+#include "memory/sources/chapter.hpp"
+#include "memory/training.hpp"
 
 using namespace membudget;
 

@@ -9,6 +9,7 @@
 #include "membudget/memory/chapter.hpp"
 #include "membudget/memory/result.hpp"
 #include "membudget/model/config.hpp"
+#include "memory/sources/published.hpp"
 
 using namespace membudget;
 using membudget::test::configFrom;

@@ -22,6 +22,12 @@
 #include "membudget/plan/advice.hpp"
 #include "membudget/plan/plan.hpp"
 #include "memory/ledgers.hpp"
+#include "memory/sources/chapter.hpp"
+#include "memory/sources/deepspeed.hpp"
+#include "memory/sources/korthikanti.hpp"
+#include "memory/sources/megatron.hpp"
+#include "memory/sources/zero.hpp"
+#include "memory/training.hpp"
 
 using namespace membudget;
 

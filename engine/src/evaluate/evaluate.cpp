@@ -14,7 +14,10 @@
 #include "membudget/model/fields.hpp"
 #include "membudget/model/validate.hpp"
 #include "membudget/time/steptime.hpp"
+#include "memory/ledger/inference.hpp"
+#include "memory/ledger/training_ledger.hpp"
 #include "memory/ledgers.hpp"
+#include "memory/method_table.hpp"
 #include "model/rank.hpp"
 
 namespace membudget {
@@ -79,12 +82,8 @@ namespace {
 
 detail::MethodOutput runMethod(const Config& c, double psi) {
     if (c.mode == Mode::inference) return detail::inferenceMethod(c, psi);
-    if (c.method == Method::chapter) return detail::chapterMethod(c, psi);
-    if (c.method == Method::korthikanti) return detail::korthikantiMethod(c, psi);
-    if (c.method == Method::megatron) return detail::megatronMethod(c, psi);
-    if (c.method == Method::zero) return detail::zeroMethod(c, psi);
-    if (c.method == Method::deepspeed) return detail::deepspeedMethod(c, psi);
-    return detail::membudgetMethod(c, psi);
+    const detail::MethodEntry* method = detail::findMethod(c.method);
+    return (method ? method : detail::findMethod(Method::membudget))->ledger(c, psi);
 }
 
 // The user's allowances, the same for every method: the chapter's ~2 GB of NCCL buffers and ~1 GB of

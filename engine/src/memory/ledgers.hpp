@@ -10,7 +10,6 @@
 #include "membudget/base/choices.hpp"
 #include "membudget/base/problem.hpp"
 #include "membudget/memory/result.hpp"
-#include "membudget/model/config.hpp"
 
 namespace membudget::detail {
 
@@ -33,16 +32,6 @@ struct MethodOutput {
     double cpuBytesPerNode = 0;
     std::vector<Line> cpuLines;  // host memory per node, line by line (sums to cpuBytesPerNode)
 };
-
-MethodOutput chapterMethod(const Config& config, double parameterCount);
-MethodOutput membudgetMethod(const Config& config, double parameterCount);
-// atPeakPhase = false: the forward/backward composition, which the sources that lack a line borrow.
-MethodOutput membudgetMethod(const Config& config, double parameterCount, bool atPeakPhase);
-MethodOutput inferenceMethod(const Config& config, double parameterCount);
-MethodOutput korthikantiMethod(const Config& config, double parameterCount);
-MethodOutput megatronMethod(const Config& config, double parameterCount);
-MethodOutput zeroMethod(const Config& config, double parameterCount);
-MethodOutput deepspeedMethod(const Config& config, double parameterCount);
 
 // One membudget training stage in numbers (memory/training.cpp): the ledger's lines and the planner's
 // kernel both read these, so the two cannot drift apart.
@@ -70,7 +59,6 @@ struct PeakBytes {
     // allowances): a lower bound for every micro-batch, checkpointing mode and SP setting of the layout.
     double staticBytes;
 };
-PeakBytes membudgetTrainingPeak(const Config& config);
 
 // A pipeline stage the peak can be on: its index, first layer and layer count.
 struct StageSpan {
@@ -80,18 +68,6 @@ struct StageSpan {
 // the same kind holds the same static memory and no more activations (its in-flight micro-batches fall with the
 // index), so it is never the first peak. Depends only on the layers, PP and the first/last-stage split, so the
 // planner computes it once per layout and evaluates each of its configurations over these few stages, not PP.
-std::vector<StageSpan> peakCandidateStages(const Config& config);
-PeakBytes membudgetTrainingPeak(const Config& config, const std::vector<StageSpan>& stages);
-PeakBytes korthikantiTrainingPeak(const Config& config, const std::vector<StageSpan>& stages);
-PeakBytes zeroTrainingPeak(const Config& config, double parameterCount, const std::vector<StageSpan>& stages);
-PeakBytes deepspeedTrainingPeak(const Config& config, double parameterCount, const std::vector<StageSpan>& stages);
-PeakBytes megatronTrainingPeak(const Config& config);
-PeakBytes chapterTrainingPeak(const Config& config, double parameterCount);
-// Fixed workspaces inside the caching allocator, which every training step holds (membudget's method; the
-// published sources have no such line and show 0): cuBLAS's, one per handle of the forward thread and of
-// autograd's backward thread, and Transformer Engine's GEMM workspace under Megatron-LM.
-double workspaceBytes(const Config& config);
-Line workspaceLine(const Config& config);
 
 // A line taken from membudget's method where a source does not model it.
 Line filledIn(Line line, std::string_view source);

@@ -8,6 +8,7 @@
 
 #include "membudget/base/choices.hpp"
 #include "membudget/base/units.hpp"
+#include "membudget/model/architecture.hpp"
 #include "membudget/model/config.hpp"
 #include "membudget/model/presets.hpp"
 #include "membudget/model/validate.hpp"

@@ -205,4 +205,15 @@ struct SumStage : SumTensors {
 MembudgetStage membudgetStage(const Config& c, const MembudgetTraining& t, double i, double stageLayers, double firstLayerOfStage,
                               bool atPeakPhase);
 
+// The candidate stages of the peak (first, last, first middle of each kind), computed once per layout.
+std::vector<StageSpan> peakCandidateStages(const Config& config);
+// membudget's kernel: the peak stage of a validated training configuration, over every stage or the candidates.
+PeakBytes membudgetTrainingPeak(const Config& config);
+PeakBytes membudgetTrainingPeak(const Config& config, const std::vector<StageSpan>& stages);
+
+// Fixed workspaces inside the caching allocator, which every training step holds (membudget's method; the
+// published sources have no such line and show 0): cuBLAS's, one per handle of the forward thread and of
+// autograd's backward thread, and Transformer Engine's GEMM workspace under Megatron-LM.
+double workspaceBytes(const Config& config);
+
 }  // namespace membudget::detail

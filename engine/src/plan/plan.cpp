@@ -17,6 +17,8 @@
 #include "membudget/model/validate.hpp"
 #include "membudget/time/steptime.hpp"
 #include "memory/ledgers.hpp"
+#include "memory/method_table.hpp"
+#include "memory/training.hpp"
 
 namespace membudget {
 
@@ -34,16 +36,9 @@ std::vector<double> divisorsOf(double value) {
     return out;
 }
 
-// The peak stage: the text-free kernels for the two methods that have one, evaluate() otherwise. `stages`: the
-// layout's peak-candidate stages (peakCandidateStages), computed once per layout.
-PeakBytes peakOf(const Config& c, double psi, const std::vector<StageSpan>& stages) {
-    if (c.method == Method::membudget) return membudgetTrainingPeak(c, stages);
-    if (c.method == Method::chapter) return chapterTrainingPeak(c, psi);
-    if (c.method == Method::korthikanti) return korthikantiTrainingPeak(c, stages);
-    if (c.method == Method::zero) return zeroTrainingPeak(c, psi, stages);
-    if (c.method == Method::deepspeed) return deepspeedTrainingPeak(c, psi, stages);
-    return megatronTrainingPeak(c);
-}
+// The peak stage, from the method's text-free kernel. `stages`: the layout's peak-candidate stages
+// (peakCandidateStages), computed once per layout.
+PeakBytes peakOf(const Config& c, double psi, const std::vector<StageSpan>& stages) { return findMethod(c.method)->kernel(c, psi, stages); }
 
 struct Layout {
     double tp, cp, pp, dp, ep, firstStageLayers, lastStageLayers;

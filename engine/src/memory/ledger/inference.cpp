@@ -1,5 +1,7 @@
 // mode=inference (method membudget): weights at their type, the KV cache as vLLM sizes it, the activation
 // workspace of one forward pass and CUDA graphs, per pipeline stage.
+#include "memory/ledger/inference.hpp"
+
 #include <algorithm>
 #include <cmath>
 

@@ -1,5 +1,7 @@
 // method=membudget in training, as the ledger shows it: every line's formula, substituted expression and note,
 // and the tensor sub-ledger, over the numbers of training.cpp (the same walk, a describing visitor).
+#include "memory/ledger/training_ledger.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -458,6 +460,14 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
     if (c.offload == Offload::all && c.zero < 3)
         out.warnings.push_back({"offload", "offload = all (parameters too) needs ZeRO-3 (zero = 3); only the optimizer is offloaded"});
     return out;
+}
+
+std::string membudgetDifference(LineId line) {
+    const bool staticLine = line == LineId::parameters || line == LineId::gradients || line == LineId::optimizer;
+    return staticLine ? "every parameter tensor of the stage: the embedding on the first stage, the output layer on the last, "
+                        "KV heads replicated when TP > kv_heads, norms not split"
+                      : "every saved tensor of the actual layer: GQA's smaller K and V, SwiGLU's three FFN tensors, "
+                        "FlashAttention or eager scores, and the logits on the last stage";
 }
 
 }  // namespace membudget::detail

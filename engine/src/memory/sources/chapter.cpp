@@ -1,5 +1,5 @@
 // method=chapter: the chapter "Memory Budget Verification", sections 1-5, formula for formula.
-#include "membudget/memory/chapter.hpp"
+#include "memory/sources/chapter.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,6 +7,7 @@
 #include "membudget/base/choices.hpp"
 #include "membudget/base/text.hpp"
 #include "membudget/base/units.hpp"
+#include "membudget/memory/chapter.hpp"
 #include "membudget/memory/result.hpp"
 #include "membudget/model/config.hpp"
 #include "memory/ledgers.hpp"
@@ -193,6 +194,12 @@ MethodOutput chapterMethod(const Config& c, double psi) {
                                           "; the chapter's formula spreads them evenly over stages"});
     }
     return out;
+}
+
+std::string chapterDifference(LineId line) {
+    const bool staticLine = line == LineId::parameters || line == LineId::gradients || line == LineId::optimizer;
+    return staticLine ? "Ψ / (TP × PP): the embedding and output layer spread evenly over the stages"
+                      : "the chapter's per-layer table: one d_ff tensor, no GQA, no FlashAttention, no embedding or logits";
 }
 
 }  // namespace membudget::detail
