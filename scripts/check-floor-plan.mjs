@@ -5,9 +5,9 @@
 //   base < model < memory, formats < time < evaluate < plan < io
 //
 // memory and formats stand side by side: neither includes the other. A file of logic stays under 500 lines;
-// data tables (the field table, the presets) may be longer. `--graph` prints the topic include graph, as
-// docs/build.md states it.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+// data tables (the field table, the presets) may be longer. The include graph between topics is stated in
+// docs/build.md between its floor-plan markers: `--write` writes it there, and the check fails when it is stale.
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -63,9 +63,21 @@ for (const file of files) {
     problems.push(`${file}: ${lines} lines, over the ${MAX_LOGIC_LINES} a file of logic keeps to`);
 }
 
-if (process.argv.includes('--graph')) {
-  for (const [edge, count] of [...edges].sort()) console.log(`${edge} (${count})`);
-}
+// The graph as docs/build.md shows it: each topic and the topics it includes, with the number of includes.
+const graph = Object.keys(RANK)
+  .map((topic) => {
+    const out = [...edges]
+      .filter(([e]) => e.startsWith(`${topic} -> `))
+      .sort((a, b) => RANK[b[0].split(' -> ')[1]] - RANK[a[0].split(' -> ')[1]]);
+    return `| \`${topic}/\` | ${out.map(([e, n]) => `\`${e.split(' -> ')[1]}/\` (${n})`).join(', ') || 'nothing'} |`;
+  })
+  .join('\n');
+const block = `<!-- floor-plan:begin -->\n| topic | includes (number of #include lines) |\n|---|---|\n${graph}\n<!-- floor-plan:end -->`;
+const docPath = join(root, 'docs/build.md');
+const doc = readFileSync(docPath, 'utf8');
+const current = doc.replace(/<!-- floor-plan:begin -->[\s\S]*?<!-- floor-plan:end -->/, block);
+if (process.argv.includes('--write')) writeFileSync(docPath, current);
+else if (current !== doc) problems.push('docs/build.md: the include graph is stale (node scripts/check-floor-plan.mjs --write)');
 if (problems.length) {
   for (const p of problems) console.error(`floor plan: ${p}`);
   process.exit(1);

@@ -7,6 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
 bash scripts/build-native.sh
+echo "membudget: the generated docs tables are current (ctest -L docs)"
+ctest --test-dir build --output-on-failure -L docs
 bash scripts/test-sanitizers.sh
 bash scripts/fuzz.sh "${MEMBUDGET_FUZZ_SECONDS:-15}"
 echo "membudget: Python tests (tools/measure)"

@@ -8,4 +8,4 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DMEMBUDGET_SANITIZE=ON -DMEMB
 cmake --build build-asan -j"$(nproc)"
 echo "membudget: native tests under ASan + UBSan"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build-asan --output-on-failure -j"$(nproc)"
+  ctest --test-dir build-asan --output-on-failure -j"$(nproc)" -LE docs

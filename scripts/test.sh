@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
 bash scripts/build-native.sh
 echo "membudget: native tests (Catch2 and the CLI)"
-ctest --test-dir build --output-on-failure -j"$(nproc)"
+ctest --test-dir build --output-on-failure -j"$(nproc)" -LE docs
 bash scripts/build-web.sh
 echo "membudget: TypeScript type check (tsc --noEmit over the page, the tests and the scripts)"
 npx tsc --noEmit -p .

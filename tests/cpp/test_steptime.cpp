@@ -1,4 +1,4 @@
-// The step-time estimate (engine/src/steptime.cpp): its arithmetic, its direction under each knob, the planner's
+// The step-time estimate (engine/src/time/steptime.cpp): its arithmetic, its direction under each knob, the planner's
 // recommendation, and its error on the published throughput of tests/fixtures/throughput.json.
 #include <algorithm>
 #include <catch2/catch.hpp>

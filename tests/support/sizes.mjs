@@ -9,7 +9,7 @@ import { gzipSync } from 'node:zlib';
 // on demand; 90 KB since; 95 KB since issue 18 (LoRA and QLoRA, also part of every evaluation); 100 KB since issue
 // 19 (the step-time estimate, part of every training evaluation) (docs/speed.md).
 // The on-demand module (planner, advice, importers): 150 KB until issue 16, whose import and export mappings of
-// five frameworks (engine/src/import.cpp, export.cpp, built -Oz) add 40 KB to it; 200 KB since; 220 KB since issue
+// five frameworks (engine/src/formats/, built -Oz) add 40 KB to it; 200 KB since; 220 KB since issue
 // 19 (the step time of every fitting row, the recommendation, advice's step-time costs: 210.9 KB, leaving the next
 // feature 9 KB) (docs/speed.md).
 export const BUDGETS = { pageGzipBytes: 150_000, wasmGzipBytes: 100_000, plannerWasmGzipBytes: 220_000 };

@@ -55,9 +55,9 @@ function registered(): { functions: string[]; planner: string[]; objects: Map<st
 
 const sorted = (names: Iterable<string>) => [...names].sort();
 
-/** `ChoiceNames<E>` lists in engine/include/membudget/choices.hpp: each enum's ids, in order. */
+/** `ChoiceNames<E>` lists in engine/include/membudget/base/choices.hpp: each enum's ids, in order. */
 function engineChoices(): Map<string, string[]> {
-  const text = readFileSync(resolve(ROOT, 'engine/include/membudget/choices.hpp'), 'utf8');
+  const text = readFileSync(resolve(ROOT, 'engine/include/membudget/base/choices.hpp'), 'utf8');
   const out = new Map<string, string[]>();
   for (const m of text.matchAll(/struct ChoiceNames<(\w+)> \{\s*static constexpr std::array<std::string_view, \d+> names\{([^}]*)\}/g))
     out.set(

@@ -242,7 +242,7 @@ def head_dim_of(config) -> int:
 
 # ---------------------------------------------------------------------------------------------------------
 # The model: a Llama-style decoder whose parameters are exactly those membudget counts
-# (engine/src/ledger.cpp derivedParameterCount), with the saved tensors an efficient framework keeps.
+# (engine/src/model/architecture.cpp derivedParameterCount), with the saved tensors an efficient framework keeps.
 
 
 def _wide(x):

@@ -124,7 +124,7 @@ export interface Plan extends Omit<RawPlan, 'rows' | 'recommendedIndex' | 'recom
   recommended: Recommendation;
 }
 
-// A plan row crosses as one number per column of the module's planRowColumns() (engine/src/plan_row.cpp).
+// A plan row crosses as one number per column of the module's planRowColumns() (engine/src/plan/plan_row.cpp).
 function decodeRows(flat: Float64Array, columns: readonly PlanRowColumn[]): PlanRow[] {
   const rows: PlanRow[] = [];
   for (let i = 0; i + columns.length <= flat.length; i += columns.length) {
@@ -466,7 +466,7 @@ export class Engine {
 }
 
 /**
- * A JSON document as the engine's readers take it, as the CLI's flattenJson (engine/src/json.cpp) writes it:
+ * A JSON document as the engine's readers take it, as the CLI's flattenJson (engine/src/io/json.cpp) writes it:
  * every value with its path ("config.tp", "phases[0].step") in document order, containers with empty text, an
  * array's text its first string element; nothing deeper than 32 levels.
  */

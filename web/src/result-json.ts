@@ -1,4 +1,4 @@
-// The CLI's `membudget eval` JSON (engine/src/json.cpp, resultToJson), built from the engine's result so that
+// The CLI's `membudget eval` JSON (engine/src/io/json.cpp, resultToJson), built from the engine's result so that
 // the wasm carries no JSON serializer (it cost 10 KB gzipped). The browser test checks that a download is
 // byte-identical to the CLI's output for the same configuration.
 import type { Config, Engine, Line, Problem, Result } from './engine';

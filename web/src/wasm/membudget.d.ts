@@ -2,7 +2,7 @@
 // --emit-tsd). tests/wasm/dts.test.ts checks them against the real exports. Only web/src/engine.ts
 // imports this module.
 
-// The engine's choices (engine/include/membudget/choices.hpp, whose enums have these names and ids; the d.ts
+// The engine's choices (engine/include/membudget/base/choices.hpp, whose enums have these names and ids; the d.ts
 // test checks them against it).
 export type Norm = 'rmsnorm' | 'layernorm';
 export type Checkpointing = 'none' | 'selective' | 'full' | 'op';
@@ -222,7 +222,7 @@ export interface Result {
   activeParameterCount: number;
   /** Host memory per node, line by line (offload); sums to cpuBytesPerNode. */
   cpuLines: Line[];
-  /** Training: the step-time estimate (engine/include/membudget/steptime.hpp); null in inference or without a GPU speed. */
+  /** Training: the step-time estimate (engine/include/membudget/time/steptime.hpp); null in inference or without a GPU speed. */
   stepTime: StepTime | null;
 }
 
@@ -307,7 +307,7 @@ export interface GpuPreset {
   source: string;
 }
 
-/** One column of a plan row (engine/src/plan_row.cpp): the PlanRow key, its kind, a choice's ids by number. */
+/** One column of a plan row (engine/src/plan/plan_row.cpp): the PlanRow key, its kind, a choice's ids by number. */
 export interface PlanRowColumn {
   key: string;
   kind: 'number' | 'boolean' | 'choice';

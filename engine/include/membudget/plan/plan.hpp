@@ -53,7 +53,7 @@ struct PlanRow {
     double stepSeconds = 0, tokensPerSecondPerGpu = 0, mfu = 0;
 };
 
-// A plan row's columns, declared once (engine/src/plan_row.cpp): the CLI's JSON keys and order, the planner
+// A plan row's columns, declared once (engine/src/plan/plan_row.cpp): the CLI's JSON keys and order, the planner
 // module's flat Float64Array (one number per column, in this order) and the page's PlanRow keys.
 // A count or byte total (integral: JSON writes it as an integer); a fraction (JSON keeps it a double, 0.0);
 // a flag; a choice (its ids in `choices`, the number its index).
