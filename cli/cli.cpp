@@ -13,6 +13,7 @@
 #include "membudget/formats/hf.hpp"
 #include "membudget/formats/import.hpp"
 #include "membudget/io/json.hpp"
+#include "membudget/io/json_write.hpp"
 #include "membudget/io/measured.hpp"
 #include "membudget/model/assignments.hpp"
 #include "membudget/model/config.hpp"

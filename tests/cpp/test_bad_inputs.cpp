@@ -18,6 +18,7 @@
 #include "membudget/evaluate/evaluate.hpp"
 #include "membudget/formats/hf.hpp"
 #include "membudget/io/json.hpp"
+#include "membudget/io/json_write.hpp"
 #include "membudget/model/assignments.hpp"
 #include "membudget/model/config.hpp"
 #include "membudget/model/fields.hpp"

@@ -21,7 +21,7 @@
 
 #include "fuzz_check.hpp"
 #include "membudget/evaluate/evaluate.hpp"
-#include "membudget/io/json.hpp"
+#include "membudget/io/json_write.hpp"
 #include "membudget/model/config.hpp"
 #include "membudget/model/fields.hpp"
 #include "membudget/model/presets.hpp"

@@ -7,6 +7,7 @@
 
 #include "fuzz_check.hpp"
 #include "membudget/io/json.hpp"
+#include "membudget/io/json_write.hpp"
 #include "membudget/model/assignments.hpp"
 #include "membudget/model/config.hpp"
 

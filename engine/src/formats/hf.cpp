@@ -1,9 +1,15 @@
+// The Hugging Face config.json mapping (docs/import.md): a config.json's top-level values onto the architecture
+// fields (importHfFields, for --hf-config and the page), and the same mapping as one of importConfig's formats
+// (importHf, over the shared reader).
 #include "membudget/formats/hf.hpp"
 
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "formats/hf.hpp"
+#include "formats/reader.hpp"
 #include "membudget/base/text.hpp"
 #include "membudget/model/assignments.hpp"
 #include "membudget/model/config.hpp"
@@ -174,5 +180,22 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> fiel
     if (!out.errors.empty()) out.config = base;  // all or nothing: a half-imported model would mislead
     return out;
 }
+
+namespace detail {
+
+// Hugging Face config.json as an import: the mapping above (importHfFields), as assignments of the architecture.
+void importHf(const ImportInput& input, Mapping& m) {
+    std::vector<HfValue> top;
+    for (const auto& v : input.values)
+        if (v.key.find('.') == std::string::npos && v.key.find('[') == std::string::npos) top.push_back(v);
+    const HfImport imported = importHfFields(input.rootType, top, Config{});
+    for (const auto& e : imported.errors) m.error(e.message);
+    for (const auto& n : imported.notices) m.warn(n.message);
+    if (!imported.errors.empty()) return;
+    for (const FieldSpec& field : fields())
+        if (field.group == "model" || field.key == "method") m.set(field.key, fieldText(imported.config, field));
+}
+
+}  // namespace detail
 
 }  // namespace membudget

@@ -4,7 +4,8 @@
 //
 // The engine parses nothing here: the CLI (nlohmann/json, toml++, yaml-cpp, a shell tokenizer) and the page
 // (JSON.parse, smol-toml, yaml, shell-quote) each parse the text and hand over the same ImportInput, and one
-// mapping per format, in import.cpp, turns it into assignments, so the two cannot disagree.
+// mapping per format, in its framework's file of engine/src/formats/ (megatron.cpp, torchtitan.cpp, torchtune.cpp,
+// deepspeed.cpp, vllm.cpp, hf.cpp), turns it into assignments, so the two cannot disagree.
 #pragma once
 
 #include <optional>

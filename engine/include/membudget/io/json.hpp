@@ -1,21 +1,16 @@
-// The JSON form of configurations and results: the CLI's `eval` format, the page's JSON export.
-// Kept apart from the core so that the engine itself depends on nothing but the standard library.
+// Reading the JSON form of configurations: the CLI's `eval` format, a Hugging Face config.json, a measured run,
+// and any JSON document as the engine's readers take it. The JSON written back (results, plans, comparisons) is
+// json_write.hpp's. Kept apart from the core so that the engine itself depends on nothing but the standard library.
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "membudget/base/choices.hpp"
-#include "membudget/evaluate/evaluate.hpp"
-#include "membudget/formats/export.hpp"
 #include "membudget/formats/hf.hpp"
-#include "membudget/formats/import.hpp"
 #include "membudget/io/measured.hpp"
 #include "membudget/model/assignments.hpp"
 #include "membudget/model/config.hpp"
-#include "membudget/plan/advice.hpp"
-#include "membudget/plan/plan.hpp"
 
 namespace membudget {
 
@@ -24,27 +19,7 @@ namespace membudget {
 // twice comes back as a Problem.
 AssignmentList parseJsonConfig(std::string_view text);
 
-// Every field of the configuration, in canonical order.
-std::string configToJson(const Config& config, int indent = 2);
-
-// {method, parameter_count, lines: [{id, label, formula, substituted, bytes, note}], total_bytes,
-//  capacity_bytes, usable_bytes, verdict, warnings: [{field, message}], errors: [{field, message}],
-//  query, config}; a result with errors has only method, errors and config.
-std::string resultToJson(const Result& result, const Config& config, int indent = 2);
-
-// compareMethods() as {query, methods: [{method, lines, total_bytes, source_bytes, verdict, peak_stage,
-// warnings} or {method, errors}]}.
-std::string compareToJson(const std::vector<MethodColumn>& columns, const Config& config, int indent = 2);
-
-// plan() as {gpus, global_batch, layouts, candidates, evaluated, pruned, fitting, dropped, rows: [{tp, pp, dp,
-// cp, ep, zero, sp, ckpt, mb, microbatches, first_stage_layers, last_stage_layers, peak_bytes, headroom_bytes,
-// peak_stage, verdict, recompute_overhead, bubble, tp_crosses_node, cp_crosses_node, pareto, query}], errors}.
-std::string planToJson(const PlanResult& plan, const PlanRequest& request, int indent = 2);
-
-// advise() as [{change, query, total_bytes, saved_bytes, verdict, cost}].
-std::string adviceToJson(const std::vector<Advice>& advice, int indent = 2);
-
-// A Hugging Face config.json as text: parsed here, mapped by importHfFields (config.hpp).
+// A Hugging Face config.json as text: parsed here, mapped by importHfFields (formats/hf.hpp).
 HfImport importHfConfig(std::string_view text, const Config& base = Config{});
 
 // A JSON document as the engine's readers take it (measured.hpp): every value with its path ("config.tp",
@@ -57,21 +32,9 @@ struct FlatJson {
 };
 FlatJson flattenJson(std::string_view text);
 
-// `membudget import`: {format, config: {key: value of the field's JSON type}, unmapped: [{key, value, reason}],
-// warnings: [text]}; with errors {format, errors: [{field, message}]}.
-std::string importToJson(const ImportResult& result, int indent = 2);
-
-// `membudget export --json`: {format, text, not_exported: [{key, value, reason}]}.
-std::string exportToJson(ImportFormat format, const ExportResult& result, int indent = 2);
-
-// The field table and the presets, for tools that build forms or completions from them.
-std::string fieldsToJson(int indent = 2);
-std::string presetsToJson(int indent = 2);
-
 // `membudget compare-measured FILE`: a run measured by tools/measure/measure.py (its text) read and compared
-// with the prediction for the configuration it ran (readMeasuredFile, compareMeasured), and the comparison as
-// JSON (format membudget-compare-measured/1).
+// with the prediction for the configuration it ran (readMeasuredFile, compareMeasured); measuredComparisonToJson
+// (json_write.hpp) writes the comparison.
 MeasuredComparison compareMeasured(std::string_view text);
-std::string measuredComparisonToJson(const MeasuredComparison& comparison, int indent = 2);
 
 }  // namespace membudget

@@ -1,0 +1,182 @@
+// DeepSpeed (deepspeed/runtime/config.py, zero/config.py): a JSON config read into membudget's keys over the
+// shared reader, and a configuration written back as one over the shared writer.
+#include "formats/deepspeed.hpp"
+
+#include <cmath>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "formats/reader.hpp"
+#include "formats/writer.hpp"
+#include "membudget/base/choices.hpp"
+#include "membudget/base/text.hpp"
+#include "membudget/model/config.hpp"
+
+namespace membudget::detail {
+
+namespace {
+
+// A number as the formats write it (see writer.hpp).
+std::string n(double value) { return formatNumber(value); }
+
+}  // namespace
+
+constexpr std::string_view kDeepspeedIgnored[] = {"optimizer.params",
+                                                  "scheduler",
+                                                  "steps_per_print",
+                                                  "wall_clock_breakdown",
+                                                  "gradient_clipping",
+                                                  "tensorboard",
+                                                  "wandb",
+                                                  "csv_monitor",
+                                                  "flops_profiler",
+                                                  "zero_allow_untested_optimizer",
+                                                  "prescale_gradients",
+                                                  "fp16.loss_scale",
+                                                  "fp16.loss_scale_window",
+                                                  "fp16.initial_scale_power",
+                                                  "fp16.hysteresis",
+                                                  "fp16.min_loss_scale",
+                                                  "fp16.auto_cast",
+                                                  "bf16.immediate_grad_update",
+                                                  "zero_optimization.contiguous_gradients",
+                                                  "zero_optimization.overlap_comm",
+                                                  "zero_optimization.reduce_scatter",
+                                                  "zero_optimization.allgather_partitions",
+                                                  "zero_optimization.round_robin_gradients",
+                                                  "zero_optimization.offload_optimizer.pin_memory",
+                                                  "zero_optimization.offload_param.pin_memory",
+                                                  "zero_optimization.offload_optimizer.nvme_path",
+                                                  "zero_optimization.offload_param.nvme_path",
+                                                  "zero_optimization.offload_optimizer.buffer_count",
+                                                  "zero_optimization.offload_optimizer.fast_init",
+                                                  "zero_optimization.stage3_gather_16bit_weights_on_model_save",
+                                                  "zero_optimization.stage3_gather_fp16_weights_on_model_save",
+                                                  "zero_optimization.elastic_checkpoint",
+                                                  "zero_optimization.load_from_fp32_weights",
+                                                  "activation_checkpointing",
+                                                  "comms_logger",
+                                                  "communication_data_type",
+                                                  "data_types",
+                                                  "dump_state",
+                                                  "amp.opt_level",
+                                                  "train_batch_size",
+                                                  "gradient_accumulation_steps",
+                                                  "train_micro_batch_size_per_gpu",
+                                                  "zero_optimization.stage",
+                                                  "bf16.enabled",
+                                                  "fp16.enabled",
+                                                  "optimizer.type",
+                                                  "zero_optimization.offload_optimizer.device",
+                                                  "zero_optimization.offload_param.device",
+                                                  "gradient_predivide_factor",
+                                                  "zero_force_ds_cpu_optimizer",
+                                                  "memory_breakdown",
+                                                  "sparse_gradients"};
+
+void importDeepspeed(Document& d, Mapping& m) {
+    m.training(Framework::deepspeed);
+    // AutoTP (tensor_parallel.autotp_size) shards the model's linears over TP ranks; no pipeline or context parallelism.
+    const double tp = d.number("tensor_parallel.autotp_size").value_or(1);
+    m.setNumber("tp", tp);
+    m.setNumber("pp", 1);
+    m.setNumber("cp", 1);
+    m.setNumber("ep", 1);
+    m.setNumber("vpp", 1);
+    m.setBool("sp", false);
+    // "auto": the HF Trainer integration fills these in from its own arguments.
+    auto numberOrAuto = [&](std::string_view path) -> std::optional<double> {
+        const JsonValue* v = d.get(path);
+        if (!v) return std::nullopt;
+        if (v->type == "string" && v->text == "auto") {
+            m.unmapped(std::string(path), "auto", "filled in by the Hugging Face Trainer from its own arguments; set it here");
+            return std::nullopt;
+        }
+        const auto n = d.number(path);
+        if (!n) m.unmapped(std::string(path), v->text, "not a number");
+        return n;
+    };
+    const auto stage = numberOrAuto("zero_optimization.stage");
+    m.setNumber("zero", stage.value_or(0));
+    const auto optimizerDevice = d.string("zero_optimization.offload_optimizer.device").value_or("none");
+    const auto paramDevice = d.string("zero_optimization.offload_param.device").value_or("none");
+    m.set("offload", paramDevice == "cpu" || paramDevice == "nvme"           ? "all"
+                     : optimizerDevice == "cpu" || optimizerDevice == "nvme" ? "optimizer"
+                                                                             : "none");
+    const auto boolOrAuto = [&](std::string_view path) {
+        const JsonValue* v = d.get(path);
+        if (v && v->type == "string" && v->text == "auto") {
+            m.unmapped(std::string(path), "auto", "filled in by the Hugging Face Trainer from its own arguments; set precision");
+            return false;
+        }
+        return d.boolean(path).value_or(false);
+    };
+    const auto isAuto = [&](std::string_view path) { return d.string(path) == std::optional<std::string>("auto"); };
+    const bool bf16 = boolOrAuto("bf16.enabled") || boolOrAuto("bfloat16.enabled");
+    const bool fp16 = boolOrAuto("fp16.enabled");
+    if (bf16 || fp16 || !(isAuto("bf16.enabled") || isAuto("fp16.enabled"))) m.set("precision", bf16 ? "bf16" : fp16 ? "fp16" : "fp32");
+    const auto mb = numberOrAuto("train_micro_batch_size_per_gpu");
+    const auto gas = numberOrAuto("gradient_accumulation_steps");
+    const auto total = numberOrAuto("train_batch_size");
+    if (mb) m.setNumber("mb", *mb);
+    if (gas || !d.present("gradient_accumulation_steps")) m.setNumber("microbatches", gas.value_or(1));
+    if (total && mb) {
+        const double perStep = *mb * gas.value_or(1);
+        if (std::fmod(*total, perStep) == 0)
+            m.setNumber("dp", *total / perStep);
+        else
+            m.unmapped("train_batch_size", formatNumber(*total),
+                       "not a multiple of train_micro_batch_size_per_gpu × gradient_accumulation_steps");
+    } else if (total) {
+        m.unmapped("train_batch_size", formatNumber(*total), "needs train_micro_batch_size_per_gpu to give the data-parallel size; set dp");
+    } else if (!d.present("train_batch_size")) {
+        m.unmapped("dp", "", "train_batch_size and train_micro_batch_size_per_gpu give the data-parallel size; set dp");
+    }
+    // DeepSpeed's activation_checkpointing section configures the checkpointing the model code calls.
+    const bool checkpointing = d.present("activation_checkpointing");
+    m.set("ckpt", checkpointing ? "full" : "none");
+    if (checkpointing)
+        m.warn("activation_checkpointing configures deepspeed.checkpointing, which the model code must call: ckpt full assumed");
+    if (const auto type = d.string("optimizer.type")) {
+        const std::string t = lower(*type);
+        if (t == "adam" || t == "adamw" || t == "fusedadam" || t == "cpuadam")
+            m.set("optimizer", "adamw");
+        else
+            m.unmapped("optimizer.type", *type, "not Adam or AdamW");
+    }
+    if (!d.present("zero_optimization") && !d.present("train_micro_batch_size_per_gpu") && !d.present("train_batch_size"))
+        m.error("not a DeepSpeed config: none of zero_optimization, train_batch_size, train_micro_batch_size_per_gpu");
+    m.warn("a DeepSpeed config does not name the model: choose it (model, or --hf-config)");
+    d.listUnread(m, kDeepspeedIgnored, "not modelled by membudget (it uses DeepSpeed's defaults)");
+}
+
+ExportResult exportDeepspeed(const Config& c) {
+    Exporter e(c);
+    e.skipTrainingExtras(ImportFormat::deepspeed);
+    for (const auto& [key, value] : {std::pair<std::string, double>{"pp", c.pp}, {"cp", c.cp}, {"ep", c.ep}, {"vpp", c.vpp}})
+        if (value > 1) e.skip(key, n(value), "a DeepSpeed ZeRO config has no pipeline, context or expert parallelism");
+    if (c.sp) e.skip("sp", "true", "a DeepSpeed ZeRO config has no sequence parallelism");
+    Text j;
+    j << "{\n  \"train_batch_size\": " << n(c.mb * c.microbatches * c.dp) << ",\n  \"train_micro_batch_size_per_gpu\": " << n(c.mb)
+      << ",\n  \"gradient_accumulation_steps\": " << n(c.microbatches) << ",\n";
+    if (c.precision == Precision::bf16 || c.precision == Precision::fp8) j << "  \"bf16\": {\"enabled\": true},\n";
+    if (c.precision == Precision::fp16) j << "  \"fp16\": {\"enabled\": true},\n";
+    if (c.precision == Precision::fp8) e.skip("precision", "fp8", "DeepSpeed trains in bf16, fp16 or fp32; written as bf16");
+    if (c.tp > 1) j << "  \"tensor_parallel\": {\"autotp_size\": " << n(c.tp) << "},\n";
+    j << "  \"zero_optimization\": {\"stage\": " << n(c.zero);
+    if (c.offload != Offload::none) j << ", \"offload_optimizer\": {\"device\": \"cpu\"}";
+    if (c.offload == Offload::all) j << ", \"offload_param\": {\"device\": \"cpu\"}";
+    j << "},\n";
+    if (c.ckpt != Checkpointing::none)
+        j << "  \"activation_checkpointing\": {\"partition_activations\": false, \"contiguous_memory_optimization\": false},\n";
+    if (c.ckpt == Checkpointing::selective || c.ckpt == Checkpointing::op)
+        e.skip("ckpt", std::string(toString(c.ckpt)), "DeepSpeed checkpoints what the model code wraps; written as full");
+    if (c.optimizer != Optimizer::adamw) e.skip("optimizer", std::string(toString(c.optimizer)), "written for AdamW");
+    j << "  \"optimizer\": {\"type\": \"AdamW\"}\n}\n";
+    ExportResult r = std::move(e.result());
+    r.text = j.str();
+    return r;
+}
+
+}  // namespace membudget::detail

@@ -1,0 +1,328 @@
+// Megatron-LM (megatron/training/arguments.py): its flags read into membudget's keys over the shared reader,
+// and a configuration written back as its flags over the shared writer. The flag tables are in megatron_flags.cpp.
+#include "formats/megatron.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "formats/megatron_flags.hpp"
+#include "formats/reader.hpp"
+#include "formats/writer.hpp"
+#include "membudget/base/choices.hpp"
+#include "membudget/base/text.hpp"
+#include "membudget/model/config.hpp"
+
+namespace membudget::detail {
+
+namespace {
+
+// A number as the formats write it (see writer.hpp).
+std::string n(double value) { return formatNumber(value); }
+
+double ceilTo(double value, double multiple) { return std::ceil(value / multiple) * multiple; }
+
+std::optional<double> worldSize(Mapping& m, Words& w) {
+    Flag* perNode = w.find({"--nproc_per_node", "--nproc-per-node"});
+    Flag* nodes = w.find({"--nnodes"});
+    if (!perNode) return std::nullopt;
+    const auto g = flagNumber(m, perNode);
+    std::optional<double> n = 1.0;
+    if (nodes) n = flagNumber(m, nodes);  // "1:4" (elastic) is not one number
+    if (!g || !n) return std::nullopt;
+    return *g * *n;
+}
+
+}  // namespace
+
+void importMegatron(Words& w, Mapping& m) {
+    m.training(Framework::megatron);
+    // Parallelism: Megatron-LM's defaults are 1.
+    if (!setFromFlag(m, w, "tp", {"--tensor-model-parallel-size"})) m.setNumber("tp", 1);
+    if (!setFromFlag(m, w, "pp", {"--pipeline-model-parallel-size"})) m.setNumber("pp", 1);
+    if (!setFromFlag(m, w, "cp", {"--context-parallel-size"})) m.setNumber("cp", 1);
+    if (!setFromFlag(m, w, "ep", {"--expert-model-parallel-size"})) m.setNumber("ep", 1);
+    if (!setFromFlag(m, w, "etp", {"--expert-tensor-parallel-size"})) m.setNumber("etp", 0);
+    m.setBool("sp", w.has({"--sequence-parallel"}));
+    double zero = w.has({"--use-distributed-optimizer"}) ? 1 : 0;
+    if (w.has({"--use-megatron-fsdp", "--use-torch-fsdp2"})) zero = 3;
+    if (Flag* strategy = w.find({"--data-parallel-sharding-strategy"})) {
+        const std::map<std::string, double> stages{{"no_shard", 0}, {"optim", 1}, {"optim_grads", 2}, {"optim_grads_params", 3}};
+        if (const auto it = stages.find(strategy->value); it != stages.end())
+            zero = it->second;
+        else
+            m.unmapped(strategy->name, strategy->value, "not one of no_shard, optim, optim_grads, optim_grads_params");
+    }
+    m.setNumber("zero", zero);
+
+    // The architecture, where the script gives it.
+    Flag* layersFlag = w.find({"--num-layers"});
+    Flag* hiddenFlag = w.find({"--hidden-size"});
+    Flag* headsFlag = w.find({"--num-attention-heads"});
+    const auto layers = flagNumber(m, layersFlag);
+    const auto hidden = flagNumber(m, hiddenFlag);
+    const auto heads = flagNumber(m, headsFlag);
+    const auto tp = m.number("tp").value_or(1);
+    const auto pp = m.number("pp").value_or(1);
+    const auto cp = m.number("cp").value_or(1);
+    if (layersFlag || hiddenFlag || headsFlag) {
+        m.set("model", "custom");
+        m.set("name", "");  // a script names no model: nothing of an earlier one stays
+        m.setNumber("params", 0);
+        if (layers) m.setNumber("layers", *layers);
+        if (hidden) m.setNumber("hidden", *hidden);
+        if (heads) m.setNumber("heads", *heads);
+        const bool swiglu = w.has({"--swiglu"});
+        m.setBool("gated_ffn", swiglu);
+        if (!setFromFlag(m, w, "ffn", {"--ffn-hidden-size"}) && hidden)
+            // arguments.py: ffn_hidden_size defaults to 4h, or with SwiGLU to int(4h · 2/3 / 64) × 64.
+            m.setNumber("ffn", swiglu ? std::floor(4 * *hidden * 2 / 3 / 64) * 64 : 4 * *hidden);
+        if (w.has({"--group-query-attention"})) {
+            if (!setFromFlag(m, w, "kv_heads", {"--num-query-groups"}))
+                m.unmapped("--group-query-attention", "", "without --num-query-groups");
+        } else if (heads) {
+            m.setNumber("kv_heads", *heads);
+        }
+        if (!setFromFlag(m, w, "head_dim", {"--kv-channels"})) m.setNumber("head_dim", 0);
+        const Flag* normFlag = w.find({"--normalization"});
+        m.set("norm", normFlag && lower(normFlag->value) == "rmsnorm" ? "rmsnorm" : "layernorm");
+        m.setBool("bias", !w.has({"--disable-bias-linear"}));
+        m.setBool("qkv_bias", w.has({"--add-qkv-bias"}));
+        m.setBool("tied_embeddings", !w.has({"--untie-embeddings-and-output-weights"}));
+        // Positions: learned_absolute (the default) keeps a table of max_position_embeddings rows.
+        const Flag* posFlag = w.find({"--position-embedding-type"});
+        const bool learned =
+            (!posFlag || posFlag->value == "learned_absolute") && !w.has({"--use-rotary-position-embeddings", "--no-position-embedding"});
+        if (!learned) {
+            m.setNumber("pos_emb", 0);
+        } else if (!setFromFlag(m, w, "pos_emb", {"--max-position-embeddings"})) {
+            if (const auto seq = flagNumber(m, w.find({"--seq-length"}))) m.setNumber("pos_emb", *seq);
+        }
+        // The vocabulary: --vocab-size, or the GPT-2 or Llama-2 tokenizer's, padded as _vocab_size_with_padding
+        // pads it, to a multiple of make_vocab_size_divisible_by (128) × TP.
+        double divisible = 128;
+        if (const auto d = flagNumber(m, w.find({"--make-vocab-size-divisible-by"}))) divisible = *d;
+        const Flag* tokenizer = w.find({"--tokenizer-type"});
+        std::optional<double> vocab;
+        if (Flag* size = w.find({"--vocab-size"})) {
+            vocab = flagNumber(m, size);
+            if (vocab && tokenizer && tokenizer->value == "NullTokenizer") *vocab += 1;  // NullTokenizer adds its EOD token
+        } else if ((tokenizer && tokenizer->value == "GPT2BPETokenizer") || (!tokenizer && w.has({"--merge-file", "--vocab-file"}))) {
+            vocab = 50257;  // GPT-2's BPE (a --vocab-file and --merge-file with no --tokenizer-type: older Megatron-LM's default)
+        } else {
+            m.unmapped(tokenizer ? "--tokenizer-type" : "vocab", tokenizer ? tokenizer->value : "",
+                       "the vocabulary comes from the tokenizer's files; set vocab");
+        }
+        if (vocab) m.setNumber("vocab", ceilTo(*vocab, divisible * tp));
+        // Mixture of experts.
+        if (setFromFlag(m, w, "experts", {"--num-experts"})) {
+            if (!setFromFlag(m, w, "experts_per_token", {"--moe-router-topk"})) m.setNumber("experts_per_token", 2);
+            if (!setFromFlag(m, w, "moe_ffn", {"--moe-ffn-hidden-size"})) m.setNumber("moe_ffn", 0);
+            if (!setFromFlag(m, w, "shared_expert_ffn", {"--moe-shared-expert-intermediate-size"})) m.setNumber("shared_expert_ffn", 0);
+            m.setBool("shared_expert_gate", w.has({"--moe-shared-expert-gate"}));
+            m.setNumber("moe_layer_freq", 1);
+            if (Flag* freq = w.find({"--moe-layer-freq"})) {
+                if (const auto f = parseNumber(freq->value); f && freq->unresolved.empty())
+                    m.setNumber("moe_layer_freq", *f);
+                else {
+                    m.erase("moe_layer_freq");
+                    m.unmapped(freq->name, freq->value,
+                               "a layer pattern; membudget takes a frequency N (every N-th layer) and first_dense_layers");
+                }
+            }
+            if (!setFromFlag(m, w, "capacity_factor", {"--moe-expert-capacity-factor"})) m.setNumber("capacity_factor", 1);
+        } else {
+            m.setNumber("experts", 0);
+        }
+        if (w.has({"--multi-latent-attention"})) {
+            if (!setFromFlag(m, w, "q_lora_rank", {"--q-lora-rank"})) m.setNumber("q_lora_rank", 0);
+            setFromFlag(m, w, "kv_lora_rank", {"--kv-lora-rank"});
+            setFromFlag(m, w, "qk_nope_dim", {"--qk-head-dim"});
+            setFromFlag(m, w, "qk_rope_dim", {"--qk-pos-emb-head-dim"});
+            setFromFlag(m, w, "v_head_dim", {"--v-head-dim"});
+        } else {
+            m.setNumber("kv_lora_rank", 0);
+        }
+        if (!setFromFlag(m, w, "mtp_layers", {"--mtp-num-layers"})) m.setNumber("mtp_layers", 0);
+    }
+
+    // Pipeline layout.
+    if (!setFromFlag(m, w, "first_stage_layers", {"--decoder-first-pipeline-num-layers"})) m.setNumber("first_stage_layers", 0);
+    if (!setFromFlag(m, w, "last_stage_layers", {"--decoder-last-pipeline-num-layers"})) m.setNumber("last_stage_layers", 0);
+    if (const auto perStage = flagNumber(m, w.find({"--num-layers-per-virtual-pipeline-stage"}))) {
+        if (layers && *perStage > 0 && std::fmod(*layers / pp, *perStage) == 0)
+            m.setNumber("vpp", *layers / pp / *perStage);
+        else
+            m.unmapped("--num-layers-per-virtual-pipeline-stage", formatNumber(*perStage), "needs --num-layers divisible by pp × this");
+    } else if (!setFromFlag(m, w, "vpp", {"--num-virtual-stages-per-pipeline-rank", "--virtual-pipeline-model-parallel-size"})) {
+        m.setNumber("vpp", 1);
+    }
+
+    // Batch: the world size gives DP, and the global batch the micro-batches.
+    setFromFlag(m, w, "seq", {"--seq-length", "--encoder-seq-length"});
+    const auto mb = flagNumber(m, w.find({"--micro-batch-size"}));
+    if (mb) m.setNumber("mb", *mb);
+    std::optional<double> dp;
+    if (const auto world = worldSize(m, w)) {
+        if (std::fmod(*world, tp * pp * cp) == 0)
+            dp = *world / (tp * pp * cp);
+        else
+            m.unmapped("dp", formatNumber(*world) + " GPUs",
+                       "the world size is not a multiple of TP × PP × CP = " + formatNumber(tp * pp * cp) + "; set dp");
+    } else {
+        m.unmapped("dp", "", "the script does not say how many GPUs it runs on (torchrun --nproc-per-node and --nnodes); set dp");
+    }
+    if (dp) m.setNumber("dp", *dp);
+    if (const auto gbs = flagNumber(m, w.find({"--global-batch-size"}))) {
+        if (dp && mb && std::fmod(*gbs, *mb * *dp) == 0)
+            m.setNumber("microbatches", *gbs / (*mb * *dp));
+        else
+            m.unmapped("--global-batch-size", formatNumber(*gbs), "micro-batches = global batch / (mb × dp) needs dp and mb");
+    } else if (dp && mb) {
+        m.setNumber("microbatches", 1);  // the global batch defaults to mb × dp
+    }
+
+    // Memory-saving choices.
+    const Flag* granularity = w.find({"--recompute-granularity"});
+    m.set("ckpt", granularity && (granularity->value == "full" || granularity->value == "selective") ? granularity->value : "none");
+    m.setNumber("recompute_layers", 0);
+    if (granularity && granularity->value == "full") {
+        const Flag* method = w.find({"--recompute-method"});
+        if (method && method->value == "block")
+            setFromFlag(m, w, "recompute_layers", {"--recompute-num-layers"});
+        else {
+            m.setNumber("recompute_layers", 0);
+            if (Flag* n = w.find({"--recompute-num-layers"}); n && n->value != "1")
+                m.unmapped(n->name, n->value, "uniform recomputation of groups of layers: membudget keeps every layer's input");
+        }
+    }
+    const bool bf16 = w.has({"--bf16"}), fp16 = w.has({"--fp16"});
+    const Flag* fp8 = w.find({"--fp8-format", "--fp8"});
+    m.set("precision", fp8 ? "fp8" : bf16 ? "bf16" : fp16 ? "fp16" : "fp32");
+    if (fp8) m.set("fp8_recipe", "te");
+    // arguments.py: with --bf16 the gradients accumulate and reduce in FP32 unless --grad-reduce-in-bf16.
+    const bool fp32Grads = (bf16 && !w.has({"--grad-reduce-in-bf16"})) || (fp16 && w.has({"--accumulate-allreduce-grads-in-fp32"}));
+    m.setNumber("static_bytes", fp32Grads ? 18 : 16);
+    const Flag* backend = w.find({"--attention-backend"});
+    m.set("attention", backend && backend->value == "unfused" ? "eager" : "flash");
+    const auto hiddenDropout = flagNumber(m, w.find({"--hidden-dropout"}));
+    const auto attentionDropout = flagNumber(m, w.find({"--attention-dropout"}));
+    m.setBool("dropout", !(hiddenDropout == 0.0 && attentionDropout == 0.0));
+    if (Flag* optimizer = w.find({"--optimizer"})) {
+        const std::map<std::string, std::string> known{{"adam", "adamw"}, {"sgd", "sgd"}, {"muon", "muon"}};
+        if (const auto it = known.find(optimizer->value); it != known.end())
+            m.set("optimizer", it->second);
+        else
+            m.unmapped(optimizer->name, optimizer->value, "not adam, sgd or muon");
+    } else {
+        m.set("optimizer", "adamw");
+    }
+    const bool megatron = std::any_of(w.flags().begin(), w.flags().end(), [](const Flag& f) {
+        return kMegatronSwitches.count(f.name) > 0 || f.name == "--num-layers" || f.name == "--hidden-size" ||
+               f.name == "--micro-batch-size" || f.name == "--tensor-model-parallel-size" || f.name == "--pipeline-model-parallel-size" ||
+               f.name == "--seq-length" || f.name == "--global-batch-size" || f.name == "--num-attention-heads" ||
+               f.name == "--recompute-granularity";
+    });
+    if (!megatron) m.error("no Megatron-LM flags (--tensor-model-parallel-size, --num-layers, --micro-batch-size, …) in the text");
+    for (const auto& d : w.defaults())
+        m.warn("${" + d.substr(0, d.find(' ')) + "} is set nowhere in the script: its default " + d.substr(d.find(' ') + 1) + " was used");
+    w.listUnread(m, kMegatronIgnored, "not modelled by membudget");
+}
+
+ExportResult exportMegatron(const Config& c) {
+    Exporter e(c);
+    e.skipTrainingExtras(ImportFormat::megatron);
+    const double world = c.tp * c.pp * c.cp * c.dp;
+    const double perNode = std::fmod(world, c.gpusPerNode) == 0 ? c.gpusPerNode : world;
+    std::vector<std::string> l{"torchrun --nproc-per-node " + n(perNode) + " --nnodes " + n(world / perNode) + " pretrain_gpt.py"};
+    auto flag = [&l](std::string text) { l.push_back(std::move(text)); };
+    flag("--tensor-model-parallel-size " + n(c.tp));
+    flag("--pipeline-model-parallel-size " + n(c.pp));
+    if (c.cp > 1) flag("--context-parallel-size " + n(c.cp));
+    if (c.ep > 1) flag("--expert-model-parallel-size " + n(c.ep));
+    if (c.etp > 0) flag("--expert-tensor-parallel-size " + n(c.etp));
+    if (c.sp) flag("--sequence-parallel");
+    if (c.zero == 1) flag("--use-distributed-optimizer");
+    if (c.zero >= 2)
+        flag("--use-megatron-fsdp --data-parallel-sharding-strategy " + std::string(c.zero == 2 ? "optim_grads" : "optim_grads_params"));
+    if (c.vpp > 1) flag("--num-virtual-stages-per-pipeline-rank " + n(c.vpp));
+    if (c.firstStageLayers > 0) flag("--decoder-first-pipeline-num-layers " + n(c.firstStageLayers));
+    if (c.lastStageLayers > 0) flag("--decoder-last-pipeline-num-layers " + n(c.lastStageLayers));
+    flag("--num-layers " + n(c.layers));
+    flag("--hidden-size " + n(c.hidden));
+    flag("--ffn-hidden-size " + n(c.ffn));
+    flag("--num-attention-heads " + n(c.heads));
+    if (c.kvHeads != c.heads) flag("--group-query-attention --num-query-groups " + n(c.kvHeads));
+    if (c.headDim > 0) flag("--kv-channels " + n(c.headDim));
+    if (c.gatedFfn) flag("--swiglu");
+    if (c.norm == Norm::rmsnorm) flag("--normalization RMSNorm");
+    if (!c.bias) flag("--disable-bias-linear");
+    if (c.qkvBias) flag("--add-qkv-bias");
+    if (!c.tiedEmbeddings) flag("--untie-embeddings-and-output-weights");
+    flag(c.posEmb > 0 ? "--position-embedding-type learned_absolute --max-position-embeddings " + n(c.posEmb)
+                      : "--position-embedding-type rope");
+    // NullTokenizer adds its EOD token to --vocab-size; divisible-by 1 keeps the padding to a multiple of TP.
+    flag("--tokenizer-type NullTokenizer --vocab-size " + n(c.vocab - 1) + " --make-vocab-size-divisible-by 1");
+    if (std::fmod(c.vocab, c.tp) != 0) e.skip("vocab", n(c.vocab), "Megatron-LM pads the vocabulary to a multiple of TP");
+    if (c.experts > 0) {
+        flag("--num-experts " + n(c.experts) + " --moe-router-topk " + n(c.expertsPerToken));
+        if (c.moeFfn > 0) flag("--moe-ffn-hidden-size " + n(c.moeFfn));
+        if (c.sharedExpertFfn > 0) flag("--moe-shared-expert-intermediate-size " + n(c.sharedExpertFfn));
+        if (c.sharedExpertGate) flag("--moe-shared-expert-gate");
+        if (c.moeLayerFreq != 1) flag("--moe-layer-freq " + n(c.moeLayerFreq));
+        if (c.capacityFactor != 1) flag("--moe-expert-capacity-factor " + n(c.capacityFactor));
+        if (c.firstDenseLayers > 0) e.skip("first_dense_layers", n(c.firstDenseLayers), "write it in --moe-layer-freq's pattern form");
+        if (c.routerBias) e.skip("router_bias", "true", "--moe-router-enable-expert-bias has no memory model here");
+    }
+    if (c.kvLoraRank > 0) {
+        flag("--multi-latent-attention --q-lora-rank " + n(c.qLoraRank) + " --kv-lora-rank " + n(c.kvLoraRank));
+        flag("--qk-head-dim " + n(c.qkNopeDim) + " --qk-pos-emb-head-dim " + n(c.qkRopeDim) + " --v-head-dim " + n(c.vHeadDim));
+    }
+    if (c.mtpLayers > 0) flag("--mtp-num-layers " + n(c.mtpLayers));
+    flag("--seq-length " + n(c.seq));
+    flag("--micro-batch-size " + n(c.mb) + " --global-batch-size " + n(c.mb * c.microbatches * c.dp));
+    if (c.ckpt == Checkpointing::full)
+        flag(c.recomputeLayers > 0 ? "--recompute-granularity full --recompute-method block --recompute-num-layers " + n(c.recomputeLayers)
+                                   : "--recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
+    else if (c.ckpt == Checkpointing::selective)
+        flag("--recompute-granularity selective");
+    else if (c.ckpt == Checkpointing::op)
+        e.skip("ckpt", "op", "torchtitan's op-level checkpointing; Megatron-LM has selective or full");
+    if (c.ckptEvery != 1) e.skip("ckpt_every", n(c.ckptEvery), "Megatron-LM checkpoints consecutive layers (--recompute-num-layers)");
+    switch (c.precision) {
+        case Precision::bf16:
+            flag(c.staticBytes == 18 ? "--bf16" : "--bf16 --grad-reduce-in-bf16");
+            break;
+        case Precision::fp16:
+            flag(c.staticBytes == 18 ? "--fp16 --accumulate-allreduce-grads-in-fp32" : "--fp16");
+            break;
+        case Precision::fp8:
+            flag(c.staticBytes == 18 ? "--bf16 --fp8-format hybrid" : "--bf16 --grad-reduce-in-bf16 --fp8-format hybrid");
+            break;
+        case Precision::fp32:
+            break;
+    }
+    if (c.attention == Attention::eager) flag("--attention-backend unfused");
+    if (!c.dropout) flag("--hidden-dropout 0 --attention-dropout 0");
+    switch (c.optimizer) {
+        case Optimizer::adamw:
+            flag("--optimizer adam");
+            break;
+        case Optimizer::sgd:
+            flag("--optimizer sgd");
+            break;
+        case Optimizer::muon:
+            flag("--optimizer muon");
+            break;
+        default:
+            e.skip("optimizer", std::string(toString(c.optimizer)), "Megatron-LM has adam, sgd and muon");
+    }
+    ExportResult r = std::move(e.result());
+    r.text = "# membudget export: Megatron-LM (" + (c.name.empty() ? c.model : c.name) + ")\n" + notes(r, "#") + command(l);
+    return r;
+}
+
+}  // namespace membudget::detail

@@ -1,0 +1,163 @@
+// The reader the framework mappings share (docs/import.md): what an import sets, warns and could not map
+// (Mapping), a structured document's values by path (Document), a script's or command's words and flags (Words),
+// and the text helpers that the mappings and import.cpp's format detection use. Each framework's file
+// (megatron.cpp, torchtitan.cpp, torchtune.cpp, deepspeed.cpp, vllm.cpp, hf.cpp) maps its format over these.
+// Internal.
+#pragma once
+
+#include <algorithm>
+#include <cctype>
+#include <initializer_list>
+#include <map>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "membudget/base/choices.hpp"
+#include "membudget/base/problem.hpp"
+#include "membudget/base/text.hpp"
+#include "membudget/formats/import.hpp"
+#include "membudget/model/assignments.hpp"
+
+namespace membudget::detail {
+
+bool contains(std::string_view text, std::string_view part);
+bool startsWith(std::string_view text, std::string_view prefix);
+std::string lower(std::string_view text);
+
+// A line of the text that, trimmed, satisfies `test`.
+template <class Test>
+bool anyLine(std::string_view text, Test test) {
+    size_t start = 0;
+    while (start <= text.size()) {
+        size_t end = text.find('\n', start);
+        if (end == std::string_view::npos) end = text.size();
+        std::string_view line = text.substr(start, end - start);
+        while (!line.empty() && std::isspace(static_cast<unsigned char>(line.front()))) line.remove_prefix(1);
+        while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.remove_suffix(1);
+        if (test(line)) return true;
+        start = end + 1;
+    }
+    return false;
+}
+
+// `part` on a line that is not a comment.
+bool inCode(std::string_view text, std::string_view part);
+
+bool isIdentifier(std::string_view text);
+
+// What an import sets, warns and could not map; assignments come out in the field table's order.
+class Mapping {
+public:
+    void set(std::string_view key, std::string text);
+    void setNumber(std::string_view key, double value) { set(key, formatNumber(value)); }
+    void setBool(std::string_view key, bool value) { set(key, value ? "true" : "false"); }
+    bool has(std::string_view key) const {
+        return std::any_of(set_.begin(), set_.end(), [key](const Assignment& a) { return a.key == key; });
+    }
+    std::optional<double> number(std::string_view key) const;
+    void erase(std::string_view key) {
+        std::erase_if(set_, [key](const Assignment& a) { return a.key == key; });
+    }
+    void unmapped(std::string key, std::string value, std::string reason) {
+        unmapped_.push_back({std::move(key), std::move(value), std::move(reason)});
+    }
+    void warn(std::string message) { warnings_.push_back(std::move(message)); }
+    // Every training import: membudget's own method, in training, following the framework.
+    void training(Framework framework);
+    void error(std::string message) { errors_.push_back({"import", std::move(message)}); }
+
+    ImportResult finish(ImportFormat format) &&;
+
+private:
+    std::vector<Assignment> set_;
+    std::vector<Unmapped> unmapped_;
+    std::vector<std::string> warnings_;
+    std::vector<Problem> errors_;
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// Structured documents (JSON, TOML, YAML): values by path, each marked when a mapping reads it, so that what
+// no mapping read can be listed.
+
+class Document {
+public:
+    explicit Document(const std::vector<JsonValue>& values);
+    const JsonValue* get(std::string_view path);
+    std::optional<double> number(std::string_view path);
+    std::optional<bool> boolean(std::string_view path);
+    std::optional<std::string> string(std::string_view path);
+    // The string elements of an array (path[0], path[1], …).
+    std::vector<std::string> strings(std::string_view path);
+    bool present(std::string_view path) const { return byPath_.count(std::string(path)) > 0; }
+    // Marks a value and everything under it as read.
+    void markRead(std::string_view prefix);
+    // What no mapping read, each at the highest level nothing was read from (a whole unread table is one entry),
+    // unless `ignored` covers it (settings with no effect on memory), sorted by path: parsers order mappings
+    // differently (insertion or sorted).
+    void listUnread(Mapping& m, std::span<const std::string_view> ignored, std::string_view reason) const;
+
+private:
+    static bool under(std::string_view path, std::string_view prefix);
+    static std::string parentOf(const std::string& path);
+    void touch(std::string path);
+
+    const std::vector<JsonValue>* values_;
+    std::unordered_map<std::string, const JsonValue*> byPath_;
+    std::set<std::string> touched_;
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// Words (shell scripts and commands): variables assigned literally are resolved, flags collected in order.
+
+struct Flag {
+    std::string name;   // "--tensor-model-parallel-size", "-tp"
+    std::string value;  // "" for a switch
+    bool hasValue = false;
+    std::string unresolved;  // the first variable the value needs that the script does not set literally
+    bool read = false;
+};
+
+class Words {
+public:
+    // switches: flags that take no value, so that the word after them is not taken as theirs.
+    Words(const std::vector<std::vector<std::string>>& lines, const std::set<std::string_view>& switches);
+
+    // The last occurrence of any of the names (a later flag overrides an earlier one, as argparse does).
+    Flag* find(std::initializer_list<std::string_view> names);
+    bool has(std::initializer_list<std::string_view> names) { return find(names) != nullptr; }
+    // Variables the script gives a default for but does not set (${NAME:-default}), as "NAME (default)".
+    const std::set<std::string>& defaults() const { return defaults_; }
+    const std::vector<std::string>& all() const { return all_; }
+    std::vector<Flag>& flags() { return flags_; }
+
+    // Reports every flag no mapping read, once, unless it is ignored (no effect on memory).
+    void listUnread(Mapping& m, const std::set<std::string_view>& ignored, std::string_view reason) const;
+
+private:
+    static void split(const std::string& word, const std::string& unresolved, std::vector<std::string>& out,
+                      std::vector<std::string>& unresolvedOf);
+
+    // --long flags, and the few short ones the formats have (vLLM's -tp, -pp, -dp, -q): not `[ -n … ]` tests.
+    static bool looksLikeFlag(std::string_view word);
+
+    // $NAME, ${NAME} and ${NAME:-default} replaced from the literal assignments seen so far.
+    std::string resolve(const std::string& word, std::string& unresolved) const;
+
+    std::map<std::string, std::string> env_;
+    mutable std::set<std::string> defaults_;
+    std::vector<Flag> flags_;
+    std::vector<std::string> all_;
+};
+
+// A flag's value as a number, or nothing (with the flag listed as unmapped when it has a value that is not one).
+std::optional<double> flagNumber(Mapping& m, Flag* flag);
+
+// Sets `key` from a flag's numeric value.
+bool setFromFlag(Mapping& m, Words& w, std::string_view key, std::initializer_list<std::string_view> names);
+
+}  // namespace membudget::detail

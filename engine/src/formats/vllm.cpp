@@ -1,0 +1,209 @@
+// vLLM (vllm/engine/arg_utils.py EngineArgs): a `vllm serve` command read into membudget's keys over the shared
+// reader, and a configuration written back as one over the shared writer.
+#include "formats/vllm.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "formats/framework_names.hpp"
+#include "formats/reader.hpp"
+#include "formats/writer.hpp"
+#include "membudget/base/choices.hpp"
+#include "membudget/base/text.hpp"
+#include "membudget/model/config.hpp"
+
+namespace membudget::detail {
+
+namespace {
+
+// A number as the formats write it (see writer.hpp).
+std::string n(double value) { return formatNumber(value); }
+
+// A model's Hub id, for vLLM: the first framework_names.hpp lists for the preset.
+std::string_view hubId(std::string_view preset) {
+    for (const auto& h : kHubModels)
+        if (h.preset == preset) return h.id;
+    return {};
+}
+
+}  // namespace
+
+const std::set<std::string_view> kVllmSwitches{"--enable-expert-parallel",
+                                               "--enforce-eager",
+                                               "--trust-remote-code",
+                                               "--enable-prefix-caching",
+                                               "--no-enable-prefix-caching",
+                                               "--enable-chunked-prefill",
+                                               "--disable-log-requests",
+                                               "--disable-log-stats",
+                                               "--enable-auto-tool-choice",
+                                               "--async-scheduling",
+                                               "--enable-lora",
+                                               "--enable-eplb",
+                                               "--enable-dbo",
+                                               "--headless",
+                                               "--disable-custom-all-reduce"};
+
+const std::set<std::string_view> kVllmIgnored{"--config",
+                                              "--host",
+                                              "--port",
+                                              "--api-key",
+                                              "--served-model-name",
+                                              "--trust-remote-code",
+                                              "--disable-log-requests",
+                                              "--disable-log-stats",
+                                              "--enable-prefix-caching",
+                                              "--no-enable-prefix-caching",
+                                              "--chat-template",
+                                              "--tool-call-parser",
+                                              "--enable-auto-tool-choice",
+                                              "--reasoning-parser",
+                                              "--seed",
+                                              "--uvicorn-log-level",
+                                              "--tokenizer",
+                                              "--tokenizer-mode",
+                                              "--revision",
+                                              "--download-dir",
+                                              "--load-format",
+                                              "--generation-config",
+                                              "--enable-chunked-prefill",
+                                              "--async-scheduling",
+                                              "--data-parallel-address",
+                                              "--data-parallel-rpc-port",
+                                              "--data-parallel-size-local",
+                                              "--data-parallel-start-rank",
+                                              "--api-server-count",
+                                              "--headless",
+                                              "--root-path",
+                                              "--ssl-keyfile",
+                                              "--ssl-certfile",
+                                              "--max-log-len",
+                                              "--response-role",
+                                              "--lora-modules",
+                                              "--enable-log-requests",
+                                              "--distributed-executor-backend",
+                                              "--limit-mm-per-prompt",
+                                              "--override-generation-config",
+                                              "--speculative-config",
+                                              "--hf-overrides",
+                                              "--tokenizer-pool-size",
+                                              "--max-seq-len-to-capture",
+                                              "--disable-custom-all-reduce",
+                                              "--enable-eplb",
+                                              "--enable-dbo",
+                                              "--compilation-config",
+                                              "-O",
+                                              "--kv-transfer-config",
+                                              "--model-impl",
+                                              "--scheduling-policy"};
+
+void importVllm(Words& w, Mapping& m) {
+    m.set("mode", "inference");
+    m.set("method", "membudget");
+    // `vllm serve MODEL` (the first word after serve that is not a flag), or --model MODEL.
+    std::optional<std::string> model;
+    const auto& all = w.all();
+    for (size_t i = 0; i + 1 < all.size(); ++i)
+        if (all[i] == "serve" && !all[i + 1].empty() && all[i + 1][0] != '-') {
+            model = all[i + 1];
+            break;
+        }
+    if (Flag* f = w.find({"--model"})) model = f->value;
+    if (model) {
+        const std::string id = lower(*model);
+        const auto* found =
+            std::find_if(std::begin(kHubModels), std::end(kHubModels), [&id](const HubModel& h) { return lower(h.id) == id; });
+        if (found != std::end(kHubModels))
+            m.set("model", std::string(found->preset));
+        else
+            m.unmapped("model", *model, "not a preset; import its config.json (format hf) for the architecture");
+    }
+    const double tp = setFromFlag(m, w, "tp", {"--tensor-parallel-size", "-tp"}) ? m.number("tp").value_or(1) : (m.setNumber("tp", 1), 1.0);
+    if (!setFromFlag(m, w, "pp", {"--pipeline-parallel-size", "-pp"})) m.setNumber("pp", 1);
+    const double dp = setFromFlag(m, w, "dp", {"--data-parallel-size", "-dp"}) ? m.number("dp").value_or(1) : (m.setNumber("dp", 1), 1.0);
+    m.setNumber("cp", 1);
+    // --enable-expert-parallel spreads the experts over TP × DP ranks (vLLM's FusedMoEParallelConfig).
+    m.setNumber("ep", w.has({"--enable-expert-parallel"}) ? tp * dp : 1);
+    setFromFlag(m, w, "seq", {"--max-model-len"});
+    if (!setFromFlag(m, w, "mb", {"--max-num-seqs"})) {
+        m.setNumber("mb", 256);
+        m.warn("--max-num-seqs not given: vLLM's default (256 in most versions and GPUs) assumed");
+    }
+    setFromFlag(m, w, "workspace_tokens", {"--max-num-batched-tokens"});
+    // --dtype is the activations' (and an unquantized model's weights' and the KV cache's) dtype.
+    std::string dtypeText = "bf16";
+    if (Flag* dtype = w.find({"--dtype"})) {
+        const std::map<std::string, std::string> known{{"auto", "bf16"}, {"bfloat16", "bf16"}, {"float16", "fp16"}, {"half", "fp16"}};
+        if (const auto it = known.find(dtype->value); it != known.end())
+            dtypeText = it->second;
+        else
+            m.unmapped(dtype->name, dtype->value, "not auto, bfloat16 or float16");
+    }
+    std::string weights = dtypeText;
+    if (Flag* quantization = w.find({"--quantization", "-q"})) {
+        const std::string q = quantization->value;
+        if (q == "fp8" || q == "fbgemm_fp8" || q == "modelopt")
+            weights = "fp8";
+        else if (q == "awq" || q == "gptq" || q == "awq_marlin" || q == "gptq_marlin" || q == "bitsandbytes")
+            weights = "int4";
+        else
+            m.unmapped(quantization->name, q, "the weights' bit width depends on the checkpoint; set weight_dtype");
+    }
+    m.set("weight_dtype", weights);
+    std::string kv = dtypeText;
+    if (Flag* cache = w.find({"--kv-cache-dtype"})) {
+        if (startsWith(cache->value, "fp8"))
+            kv = "fp8";
+        else if (cache->value != "auto")
+            m.unmapped(cache->name, cache->value, "not auto or fp8");
+    }
+    m.set("kv_dtype", kv);
+    double utilization = 0.9;
+    if (const auto u = flagNumber(m, w.find({"--gpu-memory-utilization"}))) utilization = *u;
+    m.setNumber("headroom", std::round((1 - utilization) * 1e6) / 1e6);
+    if (w.has({"--enforce-eager"})) m.setNumber("cuda_graphs_gb", 0);
+    const bool vllm = model || std::any_of(w.flags().begin(), w.flags().end(), [](const Flag& f) {
+                          return f.name == "--tensor-parallel-size" || f.name == "--max-model-len" || f.name == "--max-num-seqs" ||
+                                 f.name == "--gpu-memory-utilization";
+                      });
+    if (!vllm) m.error("no vllm serve command and no vLLM flags (--model, --tensor-parallel-size, --max-model-len, …) in the text");
+    w.listUnread(m, kVllmIgnored, "not modelled by membudget");
+}
+
+ExportResult exportVllm(const Config& c) {
+    Exporter e(c);
+    const std::string_view hub = hubId(c.model);
+    if (hub.empty()) e.skip("model", c.name.empty() ? c.model : c.name, "no Hugging Face Hub id for it here: put the model's id or path");
+    std::vector<std::string> l{"vllm serve " + (hub.empty() ? std::string("MODEL") : std::string(hub))};
+    l.push_back("--tensor-parallel-size " + n(c.tp) + " --pipeline-parallel-size " + n(c.pp));
+    if (c.dp > 1) l.push_back("--data-parallel-size " + n(c.dp));
+    if (c.ep > 1) {
+        l.push_back("--enable-expert-parallel");
+        if (c.ep != c.tp * c.dp) e.skip("ep", n(c.ep), "vLLM spreads the experts over TP × DP ranks");
+    }
+    if (c.cp > 1) e.skip("cp", n(c.cp), "vLLM serves without context parallelism");
+    l.push_back("--max-model-len " + n(c.seq) + " --max-num-seqs " + n(c.mb) + " --max-num-batched-tokens " + n(c.workspaceTokens));
+    // --dtype sets the activations and the KV cache (unless fp8); quantized weights keep it free to follow the cache.
+    const bool unquantized = c.weightDtype == WeightDtype::bf16 || c.weightDtype == WeightDtype::fp16;
+    const bool halfPrecision = unquantized ? c.weightDtype == WeightDtype::fp16 : c.kvDtype == KvDtype::fp16;
+    std::string precision = halfPrecision ? "--dtype float16" : "--dtype bfloat16";
+    if (c.weightDtype == WeightDtype::fp8) precision += " --quantization fp8";
+    if (c.weightDtype == WeightDtype::int4) precision += " --quantization awq";
+    if (c.weightDtype == WeightDtype::int8) e.skip("weight_dtype", "int8", "the quantization method depends on the checkpoint");
+    if (c.kvDtype == KvDtype::fp8) precision += " --kv-cache-dtype fp8";
+    const KvDtype natural = halfPrecision ? KvDtype::fp16 : KvDtype::bf16;
+    if (c.kvDtype != KvDtype::fp8 && c.kvDtype != natural)
+        e.skip("kv_dtype", std::string(toString(c.kvDtype)), "vLLM's KV cache takes --dtype unless fp8");
+    l.push_back(precision);
+    l.push_back("--gpu-memory-utilization " + n(std::round((1 - c.headroom) * 1e6) / 1e6));
+    ExportResult r = std::move(e.result());
+    r.text = "# membudget export: vLLM (" + (c.name.empty() ? c.model : c.name) + ")\n" + notes(r, "#") + command(l);
+    return r;
+}
+
+}  // namespace membudget::detail

@@ -1,0 +1,23 @@
+// vLLM (vllm/engine/arg_utils.py EngineArgs; docs/import.md): a `vllm serve` command read into membudget's keys,
+// and a configuration written back as one. Internal: import.cpp and export.cpp dispatch here.
+#pragma once
+
+#include <set>
+#include <string_view>
+
+#include "formats/reader.hpp"
+#include "membudget/formats/export.hpp"
+#include "membudget/model/config.hpp"
+
+namespace membudget::detail {
+
+// Flags that take no value, so that the word after one is not read as its value (Words).
+extern const std::set<std::string_view> kVllmSwitches;
+
+// vLLM's flags (Words built with kVllmSwitches) onto membudget's keys.
+void importVllm(Words& w, Mapping& m);
+
+// `c` as a `vllm serve` command.
+ExportResult exportVllm(const Config& c);
+
+}  // namespace membudget::detail

@@ -1,0 +1,49 @@
+// The shared writer's out-of-line parts (writer.hpp).
+#include "formats/writer.hpp"
+
+#include <string>
+
+#include "membudget/base/choices.hpp"
+#include "membudget/base/text.hpp"
+
+namespace membudget::detail {
+
+namespace {
+
+// A number as the formats write it (see writer.hpp).
+std::string n(double value) { return formatNumber(value); }
+
+}  // namespace
+
+void Exporter::skipTrainingExtras(ImportFormat format) {
+    const Config defaults;
+    if (c_.ckptEvery != 1 && format != ImportFormat::torchtitan && format != ImportFormat::torchtune)
+        skip("ckpt_every", n(c_.ckptEvery), "no such setting in this format");
+    if (c_.lossChunks != 0 && format != ImportFormat::torchtune) skip("loss_chunks", n(c_.lossChunks), "no such setting in this format");
+    if (c_.compile && format != ImportFormat::torchtitan && format != ImportFormat::torchtune)
+        skip("compile", "true", "no such setting in this format");
+    if (c_.activationOffload && format != ImportFormat::torchtune) skip("activation_offload", "true", "no such setting in this format");
+    // Triton's flash-style kernel (MPT's attn_impl triton) is no framework's setting here; each runs its own flash.
+    if (c_.attention == Attention::triton) skip("attention", "triton", "no such setting in this format");
+    if (c_.optimizerInBackward && format != ImportFormat::torchtune)
+        skip("optimizer_in_backward", "true", "no such setting in this format");
+    if (c_.offload != Offload::none && format != ImportFormat::deepspeed && format != ImportFormat::torchtitan)
+        skip("offload", std::string(toString(c_.offload)), "no such setting in this format");
+    if (c_.optimizerDtype != defaults.optimizerDtype)
+        skip("optimizer_dtype", std::string(toString(c_.optimizerDtype)), "no such setting in this format");
+}
+
+std::string command(const std::vector<std::string>& lines) {
+    std::string out;
+    for (size_t i = 0; i < lines.size(); ++i) out += (i == 0 ? "" : "    ") + lines[i] + (i + 1 < lines.size() ? " \\\n" : "\n");
+    return out;
+}
+
+std::string notes(const ExportResult& r, std::string_view comment) {
+    std::string out;
+    for (const auto& s : r.notExported)
+        out += std::string(comment) + " not exported: " + s.key + (s.value.empty() ? "" : " = " + s.value) + " (" + s.reason + ")\n";
+    return out;
+}
+
+}  // namespace membudget::detail
