@@ -11,6 +11,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
+/** @type {Record<string, number>} */
 const RANK = { base: 0, model: 1, memory: 2, formats: 2, time: 3, evaluate: 4, plan: 5, io: 6 };
 const MAX_LOGIC_LINES = 500;
 // Data tables, one row per field or preset: long by nature, with no logic to split.
@@ -37,7 +38,9 @@ function resolve(name) {
   return name.startsWith('membudget/') ? `engine/include/${name}` : `engine/src/${name}`;
 }
 
+/** @type {string[]} */
 const problems = [];
+/** @type {Map<string, number>} */
 const edges = new Map();
 const files = [...walk(join(root, 'engine/src')), ...walk(join(root, 'engine/include'))].map((p) => relative(root, p));
 for (const file of files) {

@@ -32,6 +32,7 @@ const scanned = tracked.filter(
   (f) => /\.(cpp|hpp|ts|mjs|js|sh|md|py|cmake|txt|json)$|^\.ci\/run$/.test(f) && !f.startsWith('tests/fixtures/'),
 );
 
+/** @type {string[]} */
 const problems = [];
 for (const file of scanned) {
   const text = readFileSync(join(root, file), 'utf8');

@@ -18,12 +18,14 @@ import { join, relative } from 'node:path';
 const cli = process.argv[2] ?? 'build/membudget';
 const root = new URL('..', import.meta.url).pathname;
 
+/** @param {string[]} args @param {string} [input] */
 function run(args, input) {
   const r = spawnSync(cli, args, { encoding: 'utf8', maxBuffer: 256 << 20, input });
   const stdin = input === undefined ? '' : ` < ${input}`;
   return `$ membudget ${args.join(' ')}${stdin}\n[exit ${r.status}]\n${r.stdout}${r.stderr ? '[stderr]\n' + r.stderr : ''}\n`;
 }
 
+/** @param {string} dir @returns {string[]} */
 function files(dir) {
   const out = [];
   for (const name of readdirSync(dir).sort()) {
@@ -35,7 +37,7 @@ function files(dir) {
 }
 
 const presets = JSON.parse(spawnSync(cli, ['presets'], { encoding: 'utf8' }).stdout);
-const models = presets.models.map((m) => m.id);
+const models = presets.models.map((/** @type {{ id: string }} */ m) => m.id);
 const gpus = ['h100-80gb', 'a100-40gb', 'h200'];
 const layouts = ['tp=1&pp=1&dp=8', 'tp=8&pp=1&dp=16&sp=true', 'tp=4&pp=4&dp=8&mb=2&microbatches=16', 'tp=2&pp=2&dp=4&cp=2&zero=3'];
 const variants = [
@@ -51,6 +53,7 @@ const variants = [
 
 let out = '';
 let count = 0;
+/** @param {string[]} args @param {string} [input] */
 const emit = (args, input) => {
   out += run(args, input);
   count++;
