@@ -162,6 +162,21 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("cost", &Advice::cost)
         .field("stepTimeChange", &Advice::stepTimeChange);
 
+    // A plan's request as one object with the engine's PlanRequest fields (membudget/plan.hpp), not twelve numbers.
+    value_object<PlanRequest>("PlanRequest")
+        .field("base", &PlanRequest::base)
+        .field("gpus", &PlanRequest::gpus)
+        .field("globalBatch", &PlanRequest::globalBatch)
+        .field("tpAcrossNodes", &PlanRequest::tpAcrossNodes)
+        .field("unevenPipeline", &PlanRequest::unevenPipeline)
+        .field("maxMicroBatch", &PlanRequest::maxMicroBatch)
+        .field("maxCp", &PlanRequest::maxCp)
+        .field("includeTight", &PlanRequest::includeTight)
+        .field("layoutBegin", &PlanRequest::layoutBegin)
+        .field("layoutEnd", &PlanRequest::layoutEnd)
+        .field("maxRows", &PlanRequest::maxRows)
+        .field("maxEvaluations", &PlanRequest::maxEvaluations);
+
     value_object<WasmMeasuredFile>("MeasuredFile")
         .field("config", &WasmMeasuredFile::config)
         .field("configProblems", &WasmMeasuredFile::configProblems)

@@ -309,21 +309,7 @@ WasmMeasuredFile readMeasured(const std::string& rootType, const val& values, co
 std::string adviceVerdict(const Advice& advice) { return std::string(toString(advice.verdict)); }
 void setAdviceVerdict(Advice& advice, std::string id) { advice.verdict = parseChoice<Verdict>(id); }
 
-val planSlice(const Config& base, double gpus, double globalBatch, bool tpAcrossNodes, bool unevenPipeline, double maxMicroBatch,
-              double maxCp, bool includeTight, double layoutBegin, double layoutEnd, double maxRows, double maxEvaluations) {
-    PlanRequest request;
-    request.base = base;
-    request.gpus = gpus;
-    request.globalBatch = globalBatch;
-    request.tpAcrossNodes = tpAcrossNodes;
-    request.unevenPipeline = unevenPipeline;
-    request.maxMicroBatch = maxMicroBatch;
-    request.maxCp = maxCp;
-    request.includeTight = includeTight;
-    request.layoutBegin = layoutBegin;
-    request.layoutEnd = layoutEnd;
-    request.maxRows = maxRows;
-    request.maxEvaluations = maxEvaluations;
+val planSlice(const PlanRequest& request) {
     const PlanResult r = plan(request);
     val out = val::object();
     out.set("rows", rowsToArray(r.rows));

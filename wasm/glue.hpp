@@ -153,8 +153,7 @@ val adviseConfig(const Config& config);
 WasmMeasuredFile readMeasured(const std::string& rootType, const val& values, const std::string& invalidReason);
 // One slice of a plan: the page's worker calls this per slice of layouts (for progress and cancelling), then joins
 // the slices with finishPlan.
-val planSlice(const Config& base, double gpus, double globalBatch, bool tpAcrossNodes, bool unevenPipeline, double maxMicroBatch,
-              double maxCp, bool includeTight, double layoutBegin, double layoutEnd, double maxRows, double maxEvaluations);
+val planSlice(const PlanRequest& request);
 val finishPlan(const val& rows, double maxRows);
 val planRowColumns();
 // The configuration one plan row (a flat row, as planSlice writes it) stands for.

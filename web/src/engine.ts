@@ -18,6 +18,7 @@ import type {
   MethodColumn,
   ModelPreset,
   Phase,
+  PlanRequest,
   PlanRowColumn,
   Problem,
   RawPlan,
@@ -48,6 +49,7 @@ export type {
   MethodColumn,
   ModelPreset,
   Phase,
+  PlanRequest,
   Problem,
   Result,
   Stage,
@@ -65,24 +67,6 @@ export const IMPORT_FORMAT_LABELS: Record<ImportFormat, string> = {
   hf: 'Hugging Face config.json',
   vllm: 'vllm serve',
 };
-
-/** A search over parallel layouts (the CLI's `plan`); the base's parallel fields are what it sets. */
-export interface PlanRequest {
-  base: Config;
-  gpus: number;
-  globalBatch: number;
-  tpAcrossNodes: boolean;
-  unevenPipeline: boolean;
-  maxMicroBatch: number;
-  maxCp: number;
-  includeTight: boolean;
-  /** The slice of layouts [layoutBegin, layoutEnd) to search; layoutEnd 0 means all. */
-  layoutBegin: number;
-  layoutEnd: number;
-  maxRows: number;
-  /** Ledgers the search may evaluate before it stops as too large (the engine's PlanRequest::maxEvaluations). */
-  maxEvaluations: number;
-}
 
 /** One fitting configuration of a plan (the CLI's `plan --json` row). */
 export interface PlanRow {
@@ -386,24 +370,8 @@ export class Engine {
 
   /** One slice of a plan; throws MembudgetError naming the field of a bad request. */
   plan(request: PlanRequest): Plan {
-    const r = request;
     const planner = this.#planner();
-    const raw = this.#call(() =>
-      planner.plan(
-        this.#complete(r.base),
-        r.gpus,
-        r.globalBatch,
-        r.tpAcrossNodes,
-        r.unevenPipeline,
-        r.maxMicroBatch,
-        r.maxCp,
-        r.includeTight,
-        r.layoutBegin,
-        r.layoutEnd,
-        r.maxRows,
-        r.maxEvaluations,
-      ),
-    );
+    const raw = this.#call(() => planner.plan({ ...request, base: this.#complete(request.base) }));
     if (raw.errors.length > 0) throw new MembudgetError(raw.errors);
     const { recommendedIndex, recommendedReason, ...rest } = raw;
     return {

@@ -1,4 +1,4 @@
-// Hand-written types of the Embind module built from wasm/bindings.cpp (Emscripten 3.1.6 has no
+// Hand-written types of the Embind module registered in wasm/bindings.cpp (Emscripten 3.1.6 has no
 // --emit-tsd). tests/wasm/dts.test.ts checks them against the real exports. Only web/src/engine.ts
 // imports this module.
 
@@ -333,6 +333,24 @@ export interface StepTime {
   tokensPerStep: number;
   parts: StepTimePart[];
   assumptions: string;
+}
+
+/** A search over parallel layouts (the CLI's `plan`; membudget/plan.hpp PlanRequest); the base's parallel fields are what it sets. */
+export interface PlanRequest {
+  base: Config;
+  gpus: number;
+  globalBatch: number;
+  tpAcrossNodes: boolean;
+  unevenPipeline: boolean;
+  maxMicroBatch: number;
+  maxCp: number;
+  includeTight: boolean;
+  /** The slice of layouts [layoutBegin, layoutEnd) to search; layoutEnd 0 means all. */
+  layoutBegin: number;
+  layoutEnd: number;
+  maxRows: number;
+  /** Ledgers the search may evaluate before it stops as too large (the engine's PlanRequest::maxEvaluations). */
+  maxEvaluations: number;
 }
 
 /**
