@@ -213,4 +213,5 @@ EMSCRIPTEN_BINDINGS(membudget) {
     function("differenceReason", &reasonFor);
     function("measurableLines", &measurableLinesOf);
     function("validTensorParallel", &validTp);
+    function("formats", &formatList);
 }

@@ -74,6 +74,31 @@ WasmResult toWasm(const Result& r) {
 
 WasmParsed toWasm(const ParsedConfig& parsed) { return {parsed.config, toArray(parsed.problems), toArray(parsed.notices)}; }
 
+// What the page calls each format, and whether membudget writes it (exportConfig writes no config.json: the Hub's
+// own file is the source). A format added to the engine without a line here does not compile (-Wswitch).
+struct FormatText {
+    std::string_view label;
+    bool exports = false;
+};
+
+FormatText formatText(ImportFormat format) {
+    switch (format) {
+        case ImportFormat::megatron:
+            return {"Megatron-LM flags", true};
+        case ImportFormat::torchtitan:
+            return {"torchtitan TOML", true};
+        case ImportFormat::torchtune:
+            return {"torchtune YAML / tune run", true};
+        case ImportFormat::deepspeed:
+            return {"DeepSpeed JSON", true};
+        case ImportFormat::hf:
+            return {"Hugging Face config.json", false};
+        case ImportFormat::vllm:
+            return {"vllm serve", true};
+    }
+    return {};
+}
+
 }  // namespace
 
 std::string lineId(const Line& line) { return std::string(toString(line.id)); }
@@ -163,6 +188,20 @@ val gpuPresetList() {
 }
 
 Config defaultConfig() { return Config{}; }
+
+val formatList() {
+    val out = val::array();
+    for (size_t i = 0; i < ChoiceNames<ImportFormat>::names.size(); ++i) {
+        const auto format = static_cast<ImportFormat>(i);
+        const FormatText text = formatText(format);
+        val item = val::object();
+        item.set("id", std::string(toString(format)));
+        item.set("label", std::string(text.label));
+        item.set("exports", text.exports);
+        out.call<void>("push", item);
+    }
+    return out;
+}
 
 #ifdef MEMBUDGET_WASM_PLANNER
 namespace {

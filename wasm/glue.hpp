@@ -108,6 +108,9 @@ val fieldTable();
 val modelPresetList();
 val gpuPresetList();
 Config defaultConfig();
+// The formats membudget imports, in the engine's order, with what the page calls each and whether membudget also
+// writes it (the CLI's export): [{id, label, exports}].
+val formatList();
 
 #ifdef MEMBUDGET_WASM_PLANNER
 // The on-demand module's own: the planner, advice, the importers and the measured-file reader.

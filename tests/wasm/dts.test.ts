@@ -158,6 +158,7 @@ describe('membudget.d.ts', () => {
     expect(keys(module.fields()[0])).toEqual(sorted(declared.get('Field')!));
     expect(keys(module.modelPresets()[0])).toEqual(sorted(declared.get('ModelPreset')!));
     expect(keys(module.gpuPresets()[0])).toEqual(sorted(declared.get('GpuPreset')!));
+    expect(keys(module.formats()[0])).toEqual(sorted(declared.get('Format')!));
     expect(keys(module.validate({ ...config, tp: 0 })[0])).toEqual(sorted(declared.get('Problem')!));
     const kinds = new Set(module.fields().map((f) => f.kind));
     expect([...kinds].every((k) => ['integer', 'number', 'boolean', 'choice', 'text'].includes(k))).toBe(true);

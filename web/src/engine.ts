@@ -8,6 +8,7 @@ import type {
   ConfigExport,
   ConfigImport,
   Field,
+  Format,
   GpuPreset,
   HfValue,
   ImportFormat,
@@ -42,6 +43,7 @@ export type {
   Checkpointing,
   Config,
   Field,
+  Format,
   GpuPreset,
   Line,
   LineId,
@@ -55,17 +57,6 @@ export type {
   Stage,
   Tensor,
   Verdict,
-};
-
-export const IMPORT_FORMATS: readonly ImportFormat[] = ['megatron', 'torchtitan', 'torchtune', 'deepspeed', 'hf', 'vllm'];
-/** What each format is called on the page. */
-export const IMPORT_FORMAT_LABELS: Record<ImportFormat, string> = {
-  megatron: 'Megatron-LM flags',
-  torchtitan: 'torchtitan TOML',
-  torchtune: 'torchtune YAML / tune run',
-  deepspeed: 'DeepSpeed JSON',
-  hf: 'Hugging Face config.json',
-  vllm: 'vllm serve',
 };
 
 /** One fitting configuration of a plan (the CLI's `plan --json` row). */
@@ -181,6 +172,7 @@ export class Engine {
   #gpuPresets: readonly GpuPreset[] | undefined;
   #defaults: Config | undefined;
   #planRowColumns: readonly PlanRowColumn[] | undefined;
+  #formats: readonly Format[] | undefined;
 
   constructor(module: MembudgetModule | PlannerModule) {
     this.#module = module;
@@ -202,6 +194,11 @@ export class Engine {
 
   get gpuPresets(): readonly GpuPreset[] {
     return (this.#gpuPresets ??= this.#module.gpuPresets());
+  }
+
+  /** The formats membudget imports, and those it also writes (`exports`), with what the page calls each. */
+  get formats(): readonly Format[] {
+    return (this.#formats ??= this.#module.formats());
   }
 
   defaultConfig(): Config {

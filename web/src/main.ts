@@ -1,17 +1,7 @@
 // The calculator page: state lives in the URL (the engine's query codec plus the view keys `embed` and
 // `unit`), every change recomputes at once, and nothing leaves the browser.
 import './styles.css';
-import {
-  IMPORT_FORMAT_LABELS,
-  IMPORT_FORMATS,
-  loadEngine,
-  MembudgetError,
-  type Config,
-  type Engine,
-  type ImportFormat,
-  type Ledger,
-  type Problem,
-} from './engine';
+import { loadEngine, MembudgetError, type Config, type Engine, type ImportFormat, type Ledger, type Problem } from './engine';
 import { exportAs, importAnyConfig, tooLarge } from './tools';
 import { el, replaceChildren } from './dom';
 import { Form } from './form';
@@ -59,14 +49,8 @@ class App {
   readonly #measuredView: MeasuredView;
   readonly #notices = el('div', { id: 'notices', class: 'notices', role: 'status' });
   readonly #toast = el('div', { id: 'toast', class: 'toast', role: 'status', 'aria-live': 'polite' });
-  // "Copy as": the formats membudget writes (export.cpp), and the last text written, for reading before pasting.
-  readonly #copyAsFormat = el(
-    'select',
-    { id: 'copy-as-format', 'aria-label': 'Copy as which format' },
-    ...(['megatron', 'torchtitan', 'torchtune', 'deepspeed', 'vllm'] as const).map((f) =>
-      el('option', { value: f }, IMPORT_FORMAT_LABELS[f]),
-    ),
-  );
+  // "Copy as": the formats membudget writes (the engine's), and the last text written, for reading before pasting.
+  readonly #copyAsFormat: HTMLSelectElement;
   readonly #exported = el('pre', { id: 'exported', class: 'exported' });
   readonly #unitToggle: HTMLSelectElement;
   readonly #openFull: HTMLAnchorElement;
@@ -75,6 +59,11 @@ class App {
 
   constructor(engine: Engine, root: HTMLElement) {
     this.#engine = engine;
+    this.#copyAsFormat = el(
+      'select',
+      { id: 'copy-as-format', 'aria-label': 'Copy as which format' },
+      ...engine.formats.filter((f) => f.exports).map((f) => el('option', { value: f.id }, f.label)),
+    );
     this.#compareView = new CompareView(engine);
     this.#plannerView = new PlannerView(engine, (config) => {
       this.#config = config;
@@ -325,7 +314,7 @@ class App {
       'select',
       { id: 'import-format', 'aria-label': 'Its format' },
       el('option', { value: '' }, 'Format: detect from the text'),
-      ...IMPORT_FORMATS.map((f) => el('option', { value: f }, IMPORT_FORMAT_LABELS[f])),
+      ...this.#engine.formats.map((f) => el('option', { value: f.id }, f.label)),
     );
     const file = el('input', { id: 'import-file', type: 'file', 'aria-label': 'Configuration file' });
     const message = el('div', { id: 'import-message', class: 'message', 'aria-live': 'polite' });
@@ -339,7 +328,7 @@ class App {
           this.#config = imported.config;
           message.dataset.state = 'imported';
           message.dataset.format = imported.format;
-          const label = IMPORT_FORMAT_LABELS[imported.format as ImportFormat] ?? imported.format;
+          const label = this.#formatLabel(imported.format);
           const list = (id: string, title: string, items: string[]) =>
             items.length === 0 ? [] : [el('p', {}, title), el('ul', { id }, ...items.map((item) => el('li', {}, item)))];
           replaceChildren(
@@ -414,10 +403,15 @@ class App {
         const skipped = exported.notExported.length;
         void this.#copy(
           exported.text,
-          `Copied as ${IMPORT_FORMAT_LABELS[format]}${skipped ? ` (${skipped} setting${skipped === 1 ? '' : 's'} it cannot say: see the comments)` : ''}`,
+          `Copied as ${this.#formatLabel(format)}${skipped ? ` (${skipped} setting${skipped === 1 ? '' : 's'} it cannot say: see the comments)` : ''}`,
         );
       })
       .catch((error: unknown) => this.#say(`Export failed: ${error instanceof Error ? error.message : String(error)}`));
+  }
+
+  /** What the page calls a format (the engine's name for it). */
+  #formatLabel(format: string): string {
+    return this.#engine.formats.find((f) => f.id === format)?.label ?? format;
   }
 
   #showNotices(notices: Problem[], title?: string): void {

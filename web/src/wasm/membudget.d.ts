@@ -307,6 +307,14 @@ export interface GpuPreset {
   source: string;
 }
 
+/** A format membudget imports (every one) and, where `exports`, also writes (the CLI's import and export). */
+export interface Format {
+  id: ImportFormat;
+  /** What the page calls it: "Megatron-LM flags", "torchtitan TOML", … */
+  label: string;
+  exports: boolean;
+}
+
 /** One column of a plan row (engine/src/plan_row.cpp): the PlanRow key, its kind, a choice's ids by number. */
 export interface PlanRowColumn {
   key: string;
@@ -416,6 +424,8 @@ export interface MembudgetModule {
   measurableLines(config: Config): Line[];
   /** The TP sizes the model's heads allow (dividing the heads, and dividing or a multiple of the KV heads). */
   validTensorParallel(config: Config): number[];
+  /** The formats, in the engine's order (choices.hpp ImportFormat). */
+  formats(): Format[];
 }
 
 export interface ModuleOptions {
