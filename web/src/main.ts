@@ -1,43 +1,26 @@
-// The calculator page: state lives in the URL (the engine's query codec plus the view keys `embed` and
-// `unit`), every change recomputes at once, and nothing leaves the browser.
+// The calculator page: state lives in the link (url-state.ts), every change recomputes at once, and nothing
+// leaves the browser.
 import './styles.css';
 import { loadEngine, MembudgetError, type Config, type Engine, type ImportFormat, type Ledger, type Problem } from './engine';
 import { exportAs, importAnyConfig, tooLarge } from './tools';
 import { el, replaceChildren } from './dom';
 import { Form } from './form';
-import { ledgerMarkdown, UNIT_MEANING, type Unit } from './format';
+import { ledgerMarkdown, UNIT_MEANING } from './format';
 import { CompareView } from './compare-view';
 import { DetailsView } from './details-view';
 import { LedgerView } from './ledger-view';
 import { MeasuredView } from './measured-view';
 import { AdviceView, PlannerView } from './planner-view';
 import { resultJson } from './result-json';
-
-const URL_WRITE_DELAY_MS = 120;
-
-interface View {
-  embed: boolean;
-  unit: Unit;
-}
-
-function readView(search: string): View {
-  const params = new URLSearchParams(search);
-  return { embed: params.get('embed') === '1', unit: params.get('unit') === 'gib' ? 'gib' : 'gb' };
-}
-
-function viewQuery(view: View, includeEmbed: boolean): string {
-  const parts: string[] = [];
-  if (includeEmbed && view.embed) parts.push('embed=1');
-  if (view.unit === 'gib') parts.push('unit=gib');
-  return parts.join('&');
-}
+import { UrlState, type ViewState } from './url-state';
 
 class App {
   readonly #engine: Engine;
   #config: Config;
   #ledger: Ledger | undefined;
   #errors: Problem[] = [];
-  readonly #view: View;
+  readonly #url: UrlState;
+  readonly #view: ViewState;
   #form: Form | undefined;
   // Holds the form's column from the first frame, so that the ledger does not move when the form arrives.
   readonly #formSlot = el('div', { class: 'form-slot' });
@@ -54,8 +37,6 @@ class App {
   readonly #exported = el('pre', { id: 'exported', class: 'exported' });
   readonly #unitToggle: HTMLSelectElement;
   readonly #openFull: HTMLAnchorElement;
-  #pendingUrl: string | undefined;
-  #urlTimer: number | undefined;
 
   constructor(engine: Engine, root: HTMLElement) {
     this.#engine = engine;
@@ -72,11 +53,12 @@ class App {
       this.#ledgerView.focusVerdict();
     });
     this.#adviceView = new AdviceView((query) => this.#applyQuery(query));
-    this.#view = readView(location.search);
-    const decoded = engine.decodeQuery(location.search);
-    this.#config = decoded.config;
-    this.#showNotices(decoded.notices);
-    if (decoded.chosen?.length) this.#showNotices(decoded.chosen, 'Note:');
+    this.#url = new UrlState(engine);
+    const link = this.#url.read();
+    this.#view = link.view;
+    this.#config = link.config;
+    this.#showNotices(link.notices);
+    if (link.chosen.length) this.#showNotices(link.chosen, 'Note:');
 
     this.#unitToggle = el(
       'select',
@@ -106,8 +88,7 @@ class App {
       { class: 'toolbar' },
       this.#unitToggle,
       button('copy-link', 'Copy link', () => {
-        this.#flushUrl();
-        void this.#copy(location.href, 'Link copied');
+        void this.#copy(this.#url.current(), 'Link copied');
       }),
       button('copy-markdown', 'Copy Markdown', () => this.#copyMarkdown()),
       button('download-json', 'Download JSON', () => this.#downloadJson()),
@@ -175,7 +156,7 @@ class App {
     });
     this.#ledgerView.element.after(this.#measuredView.element);
     this.#recompute();
-    this.#flushUrl();
+    this.#url.flush();
     // The ledger first: the form (33 controls) is built once the ledger has been painted.
     // scripts/measure-budgets.mjs reads these marks: in the DOM, then on screen.
     performance.mark('membudget-ledger-rendered');
@@ -261,7 +242,8 @@ class App {
     this.#plannerView.show(this.#config, this.#view.unit);
     this.#compareView.show(this.#config, this.#view.unit);
     this.#showFormState();
-    this.#writeUrl();
+    this.#url.write(this.#config, this.#view);
+    this.#openFull.href = this.#url.fullLink;
     document.body.dataset.renderMs = (performance.now() - start).toFixed(3);
   }
 
@@ -274,28 +256,6 @@ class App {
     }
     this.#config = config;
     this.#recompute();
-  }
-
-  #writeUrl(): void {
-    const config = this.#engine.encodeQuery(this.#config);
-    const withView = (embed: boolean) => {
-      const query = [config, viewQuery(this.#view, embed)].filter(Boolean).join('&');
-      return `${location.pathname}${query ? `?${query}` : ''}`;
-    };
-    this.#openFull.href = withView(false);
-    // replaceState costs milliseconds (and browsers cap its rate): write the URL once typing pauses.
-    this.#pendingUrl = withView(true);
-    if (this.#urlTimer === undefined) {
-      this.#urlTimer = window.setTimeout(() => this.#flushUrl(), URL_WRITE_DELAY_MS);
-    }
-  }
-
-  #flushUrl(): void {
-    if (this.#urlTimer !== undefined) window.clearTimeout(this.#urlTimer);
-    this.#urlTimer = undefined;
-    const url = this.#pendingUrl;
-    if (url !== undefined && url !== `${location.pathname}${location.search}`) history.replaceState(null, '', url);
-    this.#pendingUrl = undefined;
   }
 
   // Paste or drop what the user already has (docs/import.md): a Megatron-LM script, a torchtitan TOML, a torchtune
@@ -435,8 +395,7 @@ class App {
 
   #copyMarkdown(): void {
     if (!this.#ledger) return this.#say('Nothing to copy: fix the configuration first');
-    this.#flushUrl();
-    void this.#copy(ledgerMarkdown(this.#ledger, this.#config, this.#view.unit, location.href), 'Markdown copied');
+    void this.#copy(ledgerMarkdown(this.#ledger, this.#config, this.#view.unit, this.#url.current()), 'Markdown copied');
   }
 
   #downloadJson(): void {
