@@ -2,12 +2,13 @@
 // leaves the browser.
 import './styles.css';
 import { loadEngine, MembudgetError, type Config, type Engine, type ImportFormat, type Ledger, type Problem } from './engine';
-import { exportAs, importAnyConfig, tooLarge } from './tools';
+import { exportAs } from './tools';
 import { el, replaceChildren } from './dom';
 import { Form } from './form';
 import { ledgerMarkdown, UNIT_MEANING } from './format';
 import { CompareView } from './compare-view';
 import { DetailsView } from './details-view';
+import { ImportView } from './import-view';
 import { LedgerView } from './ledger-view';
 import { MeasuredView } from './measured-view';
 import { AdviceView, PlannerView } from './planner-view';
@@ -170,7 +171,15 @@ class App {
 
   #buildForm(): void {
     this.#form = new Form(this.#engine, (key, text) => this.#onInput(key, text));
-    this.#form.element.prepend(this.#importer());
+    const importer = new ImportView(
+      this.#engine.formats,
+      () => this.#config,
+      (config) => {
+        this.#config = config;
+        this.#recompute();
+      },
+    );
+    this.#form.element.prepend(importer.element);
     this.#formSlot.replaceWith(this.#form.element);
     this.#showFormState();
     document.body.dataset.ready = 'true';
@@ -256,101 +265,6 @@ class App {
     }
     this.#config = config;
     this.#recompute();
-  }
-
-  // Paste or drop what the user already has (docs/import.md): a Megatron-LM script, a torchtitan TOML, a torchtune
-  // YAML or tune run command, a DeepSpeed JSON, a config.json or a vllm serve command. The import applies all of
-  // its keys or none, and lists what it set and what it could not map.
-  #importer(): HTMLElement {
-    const text = el('textarea', {
-      id: 'import-text',
-      rows: 6,
-      spellcheck: 'false',
-      placeholder:
-        'Paste a Megatron-LM launch script, a torchtitan TOML, a torchtune YAML or tune run command, a DeepSpeed JSON, a config.json or a vllm serve command',
-      'aria-label': 'Configuration to import',
-    });
-    const format = el(
-      'select',
-      { id: 'import-format', 'aria-label': 'Its format' },
-      el('option', { value: '' }, 'Format: detect from the text'),
-      ...this.#engine.formats.map((f) => el('option', { value: f.id }, f.label)),
-    );
-    const file = el('input', { id: 'import-file', type: 'file', 'aria-label': 'Configuration file' });
-    const message = el('div', { id: 'import-message', class: 'message', 'aria-live': 'polite' });
-    // The importer lives in the on-demand module, loaded on the first import.
-    const apply = (input: string) => {
-      message.className = 'message';
-      message.dataset.state = 'loading';
-      replaceChildren(message, el('p', {}, 'Importing…'));
-      importAnyConfig(this.#config, input, format.value as ImportFormat | '')
-        .then((imported) => {
-          this.#config = imported.config;
-          message.dataset.state = 'imported';
-          message.dataset.format = imported.format;
-          const label = this.#formatLabel(imported.format);
-          const list = (id: string, title: string, items: string[]) =>
-            items.length === 0 ? [] : [el('p', {}, title), el('ul', { id }, ...items.map((item) => el('li', {}, item)))];
-          replaceChildren(
-            message,
-            el('p', {}, `Imported a ${label}: ${imported.assignments.length} settings.`),
-            ...list(
-              'import-set',
-              'Set:',
-              imported.assignments.map((a) => `${a.key} = ${a.text}`),
-            ),
-            ...list(
-              'import-unmapped',
-              'Not mapped (changes memory, but membudget could not read it):',
-              imported.unmapped.map((u) => `${u.key}${u.value ? ` = ${u.value}` : ''}: ${u.reason}`),
-            ),
-            ...list('import-warnings', 'Warnings:', imported.warnings),
-            ...list(
-              'import-problems',
-              'Refused:',
-              imported.problems.map((p) => p.message),
-            ),
-          );
-          this.#recompute();
-        })
-        .catch((error: unknown) => {
-          message.className = 'message error';
-          message.dataset.state = 'error';
-          const problems = error instanceof MembudgetError ? error.problems : [{ field: '', message: String(error) }];
-          replaceChildren(message, ...problems.map((p) => el('p', {}, p.message)));
-        });
-    };
-    const button = el('button', { id: 'import-apply', type: 'button' }, 'Import');
-    button.addEventListener('click', () => apply(text.value));
-    // A file is checked for size before it is read: nothing over the limit is loaded into the page.
-    const applyFile = (chosen: File) => {
-      const refused = tooLarge(chosen.name, chosen.size);
-      if (refused) {
-        message.className = 'message error';
-        message.dataset.state = 'error';
-        replaceChildren(message, ...refused.problems.map((p) => el('p', {}, p.message)));
-        return;
-      }
-      void chosen.text().then(apply);
-    };
-    file.addEventListener('change', () => {
-      const chosen = file.files?.[0];
-      if (chosen) applyFile(chosen);
-    });
-    text.addEventListener('drop', (event) => {
-      const dropped = event.dataTransfer?.files?.[0];
-      if (!dropped) return;
-      event.preventDefault();
-      applyFile(dropped);
-    });
-    return el(
-      'details',
-      { class: 'importer', id: 'importer' },
-      el('summary', {}, 'Import a configuration (Megatron-LM, torchtitan, torchtune, DeepSpeed, config.json, vLLM)'),
-      text,
-      el('div', { class: 'importer-actions' }, format, button, file),
-      message,
-    );
   }
 
   // The current configuration in a framework's own form, to the clipboard (the CLI's `membudget export`).
