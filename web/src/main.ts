@@ -1,18 +1,17 @@
 // The calculator page: state lives in the link (url-state.ts), every change recomputes at once, and nothing
 // leaves the browser.
 import './styles.css';
-import { loadEngine, MembudgetError, type Config, type Engine, type ImportFormat, type Ledger, type Problem } from './engine';
-import { exportAs } from './tools';
+import { loadEngine, MembudgetError, type Config, type Engine, type Ledger, type Problem } from './engine';
 import { el, replaceChildren } from './dom';
 import { Form } from './form';
-import { ledgerMarkdown, UNIT_MEANING } from './format';
+import { UNIT_MEANING } from './format';
 import { CompareView } from './compare-view';
 import { DetailsView } from './details-view';
 import { ImportView } from './import-view';
 import { LedgerView } from './ledger-view';
 import { MeasuredView } from './measured-view';
 import { AdviceView, PlannerView } from './planner-view';
-import { resultJson } from './result-json';
+import { ToolbarView } from './toolbar-view';
 import { UrlState, type ViewState } from './url-state';
 
 class App {
@@ -32,20 +31,10 @@ class App {
   readonly #adviceView: AdviceView;
   readonly #measuredView: MeasuredView;
   readonly #notices = el('div', { id: 'notices', class: 'notices', role: 'status' });
-  readonly #toast = el('div', { id: 'toast', class: 'toast', role: 'status', 'aria-live': 'polite' });
-  // "Copy as": the formats membudget writes (the engine's), and the last text written, for reading before pasting.
-  readonly #copyAsFormat: HTMLSelectElement;
-  readonly #exported = el('pre', { id: 'exported', class: 'exported' });
-  readonly #unitToggle: HTMLSelectElement;
-  readonly #openFull: HTMLAnchorElement;
+  readonly #toolbar: ToolbarView;
 
   constructor(engine: Engine, root: HTMLElement) {
     this.#engine = engine;
-    this.#copyAsFormat = el(
-      'select',
-      { id: 'copy-as-format', 'aria-label': 'Copy as which format' },
-      ...engine.formats.filter((f) => f.exports).map((f) => el('option', { value: f.id }, f.label)),
-    );
     this.#compareView = new CompareView(engine);
     this.#plannerView = new PlannerView(engine, (config) => {
       this.#config = config;
@@ -61,43 +50,20 @@ class App {
     this.#showNotices(link.notices);
     if (link.chosen.length) this.#showNotices(link.chosen, 'Note:');
 
-    this.#unitToggle = el(
-      'select',
-      { id: 'unit', 'aria-label': 'Units' },
-      el('option', { value: 'gb' }, 'GB (10⁹ B)'),
-      el('option', { value: 'gib' }, 'GiB (2³⁰ B)'),
-    );
-    this.#unitToggle.value = this.#view.unit;
-    this.#unitToggle.addEventListener('change', () => {
-      this.#view.unit = this.#unitToggle.value === 'gib' ? 'gib' : 'gb';
-      this.#recompute();
+    this.#toolbar = new ToolbarView(engine, {
+      config: () => this.#config,
+      ledger: () => this.#ledger,
+      unit: () => this.#view.unit,
+      setUnit: (unit) => {
+        this.#view.unit = unit;
+        this.#recompute();
+      },
+      link: () => this.#url.current(),
     });
-    const button = (id: string, text: string, action: () => void) => {
-      const b = el('button', { id, type: 'button' }, text);
-      b.addEventListener('click', action);
-      return b;
-    };
-    this.#openFull = el(
-      'a',
-      { id: 'open-full', class: 'open-full', target: '_blank', rel: 'noopener noreferrer' },
-      'Open the full calculator ↗',
-    );
 
     document.body.classList.toggle('embed', this.#view.embed);
-    const toolbar = el(
-      'div',
-      { class: 'toolbar' },
-      this.#unitToggle,
-      button('copy-link', 'Copy link', () => {
-        void this.#copy(this.#url.current(), 'Link copied');
-      }),
-      button('copy-markdown', 'Copy Markdown', () => this.#copyMarkdown()),
-      button('download-json', 'Download JSON', () => this.#downloadJson()),
-      this.#copyAsFormat,
-      button('copy-as', 'Copy as', () => this.#copyAs(this.#copyAsFormat.value as ImportFormat)),
-    );
-    const whatFits = button('what-fits', 'What fits on my GPUs?', () => this.#plannerView.open());
-    whatFits.classList.add('what-fits');
+    const whatFits = el('button', { id: 'what-fits', type: 'button', class: 'what-fits' }, 'What fits on my GPUs?');
+    whatFits.addEventListener('click', () => this.#plannerView.open());
     replaceChildren(
       root,
       el('a', { class: 'skip-link', href: '#answer' }, 'Skip to the verdict'),
@@ -115,7 +81,7 @@ class App {
           ),
         ),
         whatFits,
-        this.#openFull,
+        this.#toolbar.openFull,
       ),
       this.#notices,
       el(
@@ -126,13 +92,13 @@ class App {
         el(
           'div',
           { class: 'results' },
-          toolbar,
+          this.#toolbar.element,
           this.#ledgerView.element,
           this.#adviceView.element,
           this.#detailsView.element,
           this.#plannerView.element,
           this.#compareView.element,
-          el('details', { id: 'export-view', class: 'export-view' }, el('summary', {}, 'Copied as (the last “Copy as”)'), this.#exported),
+          this.#toolbar.exported,
         ),
       ),
       el(
@@ -148,7 +114,7 @@ class App {
           '.',
         ),
       ),
-      this.#toast,
+      this.#toolbar.toast,
     );
     // The optional "measured" column of the checklist; its file may carry a configuration to load.
     this.#measuredView = new MeasuredView(engine, (config) => {
@@ -252,7 +218,7 @@ class App {
     this.#compareView.show(this.#config, this.#view.unit);
     this.#showFormState();
     this.#url.write(this.#config, this.#view);
-    this.#openFull.href = this.#url.fullLink;
+    this.#toolbar.setFullLink(this.#url.fullLink);
     document.body.dataset.renderMs = (performance.now() - start).toFixed(3);
   }
 
@@ -267,27 +233,6 @@ class App {
     this.#recompute();
   }
 
-  // The current configuration in a framework's own form, to the clipboard (the CLI's `membudget export`).
-  #copyAs(format: ImportFormat): void {
-    exportAs(this.#config, format)
-      .then((exported) => {
-        this.#exported.textContent = exported.text;
-        this.#exported.dataset.format = format;
-        (this.#exported.parentElement as HTMLDetailsElement).open = true;
-        const skipped = exported.notExported.length;
-        void this.#copy(
-          exported.text,
-          `Copied as ${this.#formatLabel(format)}${skipped ? ` (${skipped} setting${skipped === 1 ? '' : 's'} it cannot say: see the comments)` : ''}`,
-        );
-      })
-      .catch((error: unknown) => this.#say(`Export failed: ${error instanceof Error ? error.message : String(error)}`));
-  }
-
-  /** What the page calls a format (the engine's name for it). */
-  #formatLabel(format: string): string {
-    return this.#engine.formats.find((f) => f.id === format)?.label ?? format;
-  }
-
   #showNotices(notices: Problem[], title?: string): void {
     if (notices.length === 0) return;
     replaceChildren(
@@ -296,37 +241,6 @@ class App {
       el('ul', {}, ...notices.map((n) => el('li', { 'data-field': n.field }, n.message))),
     );
     this.#notices.classList.add('visible');
-  }
-
-  async #copy(text: string, done: string): Promise<void> {
-    try {
-      await navigator.clipboard.writeText(text);
-      this.#say(done);
-    } catch {
-      this.#say('Copy failed: the browser refused clipboard access');
-    }
-  }
-
-  #copyMarkdown(): void {
-    if (!this.#ledger) return this.#say('Nothing to copy: fix the configuration first');
-    void this.#copy(ledgerMarkdown(this.#ledger, this.#config, this.#view.unit, this.#url.current()), 'Markdown copied');
-  }
-
-  #downloadJson(): void {
-    const blob = new Blob([resultJson(this.#engine, this.#config)], { type: 'application/json' });
-    const url = URL.createObjectURL(blob);
-    const a = el('a', { href: url, download: 'membudget.json' });
-    document.body.appendChild(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 1000);
-    this.#say('JSON downloaded (the CLI’s eval format)');
-  }
-
-  #say(text: string): void {
-    this.#toast.textContent = text;
-    this.#toast.classList.add('visible');
-    setTimeout(() => this.#toast.classList.remove('visible'), 2500);
   }
 }
 
