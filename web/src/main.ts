@@ -1,55 +1,56 @@
-// The calculator page: state lives in the link (url-state.ts), every change recomputes at once, and nothing
-// leaves the browser.
+// The calculator page's composition root: it builds the views, places them, and wires them together. Every change
+// of configuration, wherever it comes from (the link, the form, an import, a planner row, an advice, a measured
+// file), goes through setConfig, which recomputes and re-renders at once; a configuration the engine refuses goes
+// through showProblems. The state lives in the link (url-state.ts), and nothing leaves the browser.
 import './styles.css';
 import { loadEngine, MembudgetError, type Config, type Engine, type Ledger, type Problem } from './engine';
 import { el, replaceChildren } from './dom';
 import { Form } from './form';
-import { UNIT_MEANING } from './format';
 import { CompareView } from './compare-view';
 import { DetailsView } from './details-view';
 import { ImportView } from './import-view';
-import { LedgerView } from './ledger-view';
+import { LedgerView, layoutSummary } from './ledger-view';
 import { MeasuredView } from './measured-view';
+import { loadErrorView, NoticesView } from './notices-view';
+import { footer, masthead, skipLink } from './page-chrome';
 import { AdviceView, PlannerView } from './planner-view';
 import { ToolbarView } from './toolbar-view';
 import { UrlState, type ViewState } from './url-state';
 
 class App {
   readonly #engine: Engine;
+  readonly #url: UrlState;
+  readonly #view: ViewState;
   #config: Config;
   #ledger: Ledger | undefined;
   #errors: Problem[] = [];
-  readonly #url: UrlState;
-  readonly #view: ViewState;
   #form: Form | undefined;
   // Holds the form's column from the first frame, so that the ledger does not move when the form arrives.
   readonly #formSlot = el('div', { class: 'form-slot' });
+  readonly #notices = new NoticesView();
   readonly #ledgerView = new LedgerView();
   readonly #detailsView = new DetailsView();
   readonly #compareView: CompareView;
   readonly #plannerView: PlannerView;
   readonly #adviceView: AdviceView;
   readonly #measuredView: MeasuredView;
-  readonly #notices = el('div', { id: 'notices', class: 'notices', role: 'status' });
   readonly #toolbar: ToolbarView;
 
   constructor(engine: Engine, root: HTMLElement) {
     this.#engine = engine;
-    this.#compareView = new CompareView(engine);
-    this.#plannerView = new PlannerView(engine, (config) => {
-      this.#config = config;
-      this.#recompute();
-      this.#ledgerView.element.scrollIntoView({ behavior: 'smooth', block: 'start' });
-      this.#ledgerView.focusVerdict();
-    });
-    this.#adviceView = new AdviceView((query) => this.#applyQuery(query));
     this.#url = new UrlState(engine);
     const link = this.#url.read();
     this.#view = link.view;
     this.#config = link.config;
-    this.#showNotices(link.notices);
-    if (link.chosen.length) this.#showNotices(link.chosen, 'Note:');
-
+    this.#compareView = new CompareView(engine);
+    this.#plannerView = new PlannerView(engine, (config) => {
+      this.#setConfig(config);
+      this.#ledgerView.element.scrollIntoView({ behavior: 'smooth', block: 'start' });
+      this.#ledgerView.focusVerdict();
+    });
+    this.#adviceView = new AdviceView((query) => this.#setConfig(this.#withQuery(query)));
+    // The optional "measured" column of the checklist; its file may carry a configuration to load.
+    this.#measuredView = new MeasuredView(engine, (config) => this.#setConfig(config));
     this.#toolbar = new ToolbarView(engine, {
       config: () => this.#config,
       ledger: () => this.#ledger,
@@ -66,24 +67,9 @@ class App {
     whatFits.addEventListener('click', () => this.#plannerView.open());
     replaceChildren(
       root,
-      el('a', { class: 'skip-link', href: '#answer' }, 'Skip to the verdict'),
-      el(
-        'header',
-        { class: 'masthead' },
-        el(
-          'div',
-          {},
-          el('h1', {}, 'membudget'),
-          el(
-            'p',
-            { class: 'tagline' },
-            'Per-GPU memory verification checklist: does this parallel training configuration fit, and what eats the memory?',
-          ),
-        ),
-        whatFits,
-        this.#toolbar.openFull,
-      ),
-      this.#notices,
+      skipLink(),
+      masthead(whatFits, this.#toolbar.openFull),
+      this.#notices.element,
       el(
         'main',
         { class: 'layout' },
@@ -94,6 +80,7 @@ class App {
           { class: 'results' },
           this.#toolbar.element,
           this.#ledgerView.element,
+          this.#measuredView.element,
           this.#adviceView.element,
           this.#detailsView.element,
           this.#plannerView.element,
@@ -101,28 +88,11 @@ class App {
           this.#toolbar.exported,
         ),
       ),
-      el(
-        'footer',
-        {},
-        el(
-          'p',
-          {},
-          'Formulas: the chapter “Memory Budget Verification” (§1 static memory, §2 activations, §3 budget, §4 checklist, §5 pitfalls); each line shows its formula and its numbers. Computed in your browser by the membudget engine (C++ compiled to WebAssembly); nothing is sent anywhere. ',
-          UNIT_MEANING.gb,
-          ', ',
-          UNIT_MEANING.gib,
-          '.',
-        ),
-      ),
+      footer(),
       this.#toolbar.toast,
     );
-    // The optional "measured" column of the checklist; its file may carry a configuration to load.
-    this.#measuredView = new MeasuredView(engine, (config) => {
-      this.#config = config;
-      this.#recompute();
-    });
-    this.#ledgerView.element.after(this.#measuredView.element);
-    this.#recompute();
+    this.#notices.show(link.notices);
+    this.#setConfig(link.config, link.chosen);
     this.#url.flush();
     // The ledger first: the form (33 controls) is built once the ledger has been painted.
     // scripts/measure-budgets.mjs reads these marks: in the DOM, then on screen.
@@ -140,15 +110,36 @@ class App {
     const importer = new ImportView(
       this.#engine.formats,
       () => this.#config,
-      (config) => {
-        this.#config = config;
-        this.#recompute();
-      },
+      (config) => this.#setConfig(config),
     );
     this.#form.element.prepend(importer.element);
     this.#formSlot.replaceWith(this.#form.element);
     this.#showFormState();
     document.body.dataset.ready = 'true';
+  }
+
+  /**
+   * The one way a configuration changes: kept, what the engine chose for the user said (mode = inference selects
+   * method membudget), and everything recomputed.
+   */
+  #setConfig(config: Config, chosen: Problem[] = []): void {
+    this.#config = config;
+    this.#notices.show(chosen, 'Note:');
+    this.#recompute();
+  }
+
+  /**
+   * The one way problems are shown: a configuration the engine refuses (or text it cannot read) has no numbers, and
+   * its problems stand in the verdict and, with `atFields`, next to their fields (a recompute shows the fields'
+   * itself, with the TP values the model allows).
+   */
+  #showProblems(problems: Problem[], atFields = false): void {
+    this.#ledger = undefined;
+    this.#errors = problems;
+    this.#ledgerView.showErrors(problems);
+    this.#ledgerView.setSummary(layoutSummary(this.#engine, this.#config));
+    this.#detailsView.clear();
+    if (atFields) this.#form?.showProblems(problems, []);
   }
 
   /** The form shows the configuration and its problems (Form.show leaves the control being typed in alone). */
@@ -167,31 +158,20 @@ class App {
 
   /** A value picked from an offer: set, shown in the form, recomputed. */
   #pick(key: string, value: number): void {
-    this.#config = this.#engine.setField(this.#config, key, String(value));
-    this.#recompute();
+    this.#setConfig(this.#engine.setField(this.#config, key, String(value)));
     document.getElementById(`f-${key}`)?.focus();
   }
 
   #onInput(key: string, text: string): void {
     try {
       const parsed = this.#engine.setFieldWithNotices(this.#config, key, text);
-      this.#config = parsed.config;
-      if (parsed.chosen?.length) {
-        // The engine changed another field (the method for inference): show it and rewrite the form.
-        this.#showNotices(parsed.chosen, 'Note:');
-        this.#recompute();
-      } else {
-        this.#recompute();
-      }
+      // The engine may change another field (the method for inference): setConfig says so and rewrites the form.
+      this.#setConfig(parsed.config, parsed.chosen);
     } catch (error) {
       if (!(error instanceof MembudgetError)) throw error;
       // Text the engine cannot read (a letter in a number): not computed, no numbers, the message at the field;
       // the configuration and the link stay what they were.
-      this.#ledger = undefined;
-      this.#errors = error.problems;
-      this.#ledgerView.showErrors(error.problems);
-      this.#detailsView.clear();
-      this.#form?.showProblems(error.problems, []);
+      this.#showProblems(error.problems, true);
     }
   }
 
@@ -207,11 +187,7 @@ class App {
       this.#measuredView.show(this.#ledger, this.#config, this.#view.unit, this.#ledgerView.element);
     } catch (error) {
       if (!(error instanceof MembudgetError)) throw error;
-      this.#ledger = undefined;
-      this.#errors = error.problems;
-      this.#ledgerView.showErrors(error.problems);
-      this.#ledgerView.setSummary(layoutSummary(this.#engine, this.#config));
-      this.#detailsView.clear();
+      this.#showProblems(error.problems);
     }
     this.#adviceView.show(this.#ledger, this.#config, this.#view.unit);
     this.#plannerView.show(this.#config, this.#view.unit);
@@ -222,43 +198,15 @@ class App {
     document.body.dataset.renderMs = (performance.now() - start).toFixed(3);
   }
 
-  /** An advice's change (key=value&…) through the engine's field parser, then one recompute. */
-  #applyQuery(query: string): void {
+  /** The configuration with an advice's change (key=value&…) through the engine's field parser. */
+  #withQuery(query: string): Config {
     let config = this.#config;
     for (const pair of query.split('&')) {
       const eq = pair.indexOf('=');
       config = this.#engine.setField(config, pair.slice(0, eq), pair.slice(eq + 1));
     }
-    this.#config = config;
-    this.#recompute();
+    return config;
   }
-
-  #showNotices(notices: Problem[], title?: string): void {
-    if (notices.length === 0) return;
-    replaceChildren(
-      this.#notices,
-      el('strong', {}, title ?? `Ignored ${notices.length} parameter${notices.length === 1 ? '' : 's'} of the link:`),
-      el('ul', {}, ...notices.map((n) => el('li', { 'data-field': n.field }, n.message))),
-    );
-    this.#notices.classList.add('visible');
-  }
-}
-
-/** What the verdict is for: "Llama-3.1 70B · megatron · TP 8 × PP 1 × DP 32 = 256 GPUs · NVIDIA H100 80GB · training". */
-export function layoutSummary(engine: Engine, config: Config): string {
-  const model = config.name || engine.modelPresets.find((p) => p.id === config.model)?.label || 'custom model';
-  const gpu = engine.gpuPresets.find((p) => p.id === config.gpu)?.label ?? `${config.gpu_gb} GB GPU`;
-  const axes = [`TP ${config.tp}`, `PP ${config.pp}`, ...(config.cp > 1 ? [`CP ${config.cp}`] : []), `DP ${config.dp}`];
-  const gpus = config.tp * config.pp * config.cp * config.dp;
-  const ep = config.experts > 0 && config.ep > 1 ? ` (EP ${config.ep})` : '';
-  const framework = config.method === 'membudget' && config.mode === 'training' ? [config.framework] : [];
-  return [
-    model,
-    ...framework,
-    `${axes.join(' × ')} = ${gpus.toLocaleString('en-US')} GPU${gpus === 1 ? '' : 's'}${ep}`,
-    gpu,
-    config.mode,
-  ].join(' · ');
 }
 
 /** A wasm download that neither arrives nor fails (a sandboxed frame whose host sends no CORS header) is
@@ -277,20 +225,7 @@ async function main(): Promise<void> {
     ]);
     new App(engine, root);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    replaceChildren(
-      root,
-      el(
-        'div',
-        { class: 'load-error', role: 'alert', id: 'load-error' },
-        el('p', {}, `membudget could not start: its engine (membudget.wasm) could not be loaded (${message}).`),
-        el(
-          'p',
-          {},
-          'If this page is embedded in another site, the host must serve the .wasm to the frame: from the same origin, or with an Access-Control-Allow-Origin header when the frame is sandboxed; or embed the single-file build (membudget.html), which carries its engine inline. A blocked request (an extension, a proxy) stops it too.',
-        ),
-      ),
-    );
+    replaceChildren(root, loadErrorView(error instanceof Error ? error.message : String(error)));
   }
 }
 
