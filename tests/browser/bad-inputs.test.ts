@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser.mjs';
 import { runCli } from '../support/cli';
 import { DIST, fixture } from '../support/paths';
+import { BROWSER_WAIT_TIMEOUT_MS, browserTimeouts } from '../support/page';
 import { serveStatic, type StaticServer } from '../support/server.mjs';
 
 interface BadInput {
@@ -25,6 +26,7 @@ interface Problem {
 }
 
 const inputs: BadInput[] = fixture('bad-inputs').inputs;
+browserTimeouts();
 const BASE_PATH = '/tools/membudget/';
 const LINK_TABS = 3; // links are checked three at a time: most of a page load is waiting, not computing
 
@@ -65,6 +67,7 @@ beforeAll(async () => {
   server = await serveStatic(DIST, BASE_PATH);
   browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  context.setDefaultTimeout(BROWSER_WAIT_TIMEOUT_MS);
   // Every frame records the policy violations it sees.
   await context.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (event) => {
@@ -74,7 +77,7 @@ beforeAll(async () => {
   });
   for (let i = 0; i < LINK_TABS; i++) idle.push(await newTab());
   formTab = await newTab();
-}, 60_000);
+});
 
 afterAll(async () => {
   await browser?.close();

@@ -20,9 +20,7 @@ describe('the planner on the page', () => {
     expect(await page.inputValue('#plan-gpus')).toBe('64');
     expect(await page.inputValue('#plan-batch')).toBe('256');
     await page.click('#plan-run');
-    await page.waitForFunction(() => document.querySelector('#plan-status')?.textContent?.includes('Pareto front'), undefined, {
-      timeout: 60_000,
-    });
+    await page.waitForFunction(() => document.querySelector('#plan-status')?.textContent?.includes('Pareto front'));
     expect(session.opened!.workers.some(({ worker }) => worker.url().includes('plan-worker'))).toBe(true);
 
     const cli = JSON.parse(runCli(cliArgs).stdout) as {
@@ -83,7 +81,10 @@ describe('the planner on the page', () => {
     await page.click('#planner summary');
     await page.fill('#plan-gpus', '16384');
     await page.fill('#plan-batch', '4096');
+    // The worker's start is waited for, not assumed: its event can arrive after a cancel that comes quickly.
+    const started = page.waitForEvent('worker', (worker) => worker.url().includes('plan-worker'));
     await page.click('#plan-run');
+    await started;
     // The main thread is free: a field change re-renders the ledger while the worker searches.
     await page.fill('#f-mb', '2');
     await page.click('#plan-cancel');

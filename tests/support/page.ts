@@ -4,12 +4,27 @@
 // interaction waits for the state it expects (a selector, an attribute), as these helpers do.
 //
 // pageSession() is the browser test files' shared lifecycle: one Chromium and one server of dist/ per file, the
-// page of each test closed after it and required to have had no trouble.
+// page of each test closed after it and required to have had no trouble, and timeouts that wait for states on a
+// busy machine instead of failing at a fixed ceiling.
 import type { Browser, BrowserContext, Frame, Page, Worker } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, vi } from 'vitest';
 import { launchChromium } from './browser.mjs';
 import { DIST } from './paths';
 import { serveStatic, type StaticServer } from './server.mjs';
+
+/**
+ * How long a browser test, a hook or one wait for a state may take. Nothing here is a delay: each wait ends as
+ * soon as its state is there. The limits are generous because two cores shared with a compiler (or stress-ng)
+ * make a page load and the engine's first answer many times slower than on an idle machine, and a test should
+ * fail on a wrong state, not on a slow one.
+ */
+export const BROWSER_TEST_TIMEOUT_MS = 600_000;
+export const BROWSER_WAIT_TIMEOUT_MS = 180_000;
+
+/** The file's tests and hooks get BROWSER_TEST_TIMEOUT_MS instead of vitest.config.ts's 30 s (meant for Node). */
+export function browserTimeouts(): void {
+  vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT_MS, hookTimeout: BROWSER_TEST_TIMEOUT_MS });
+}
 
 export interface OpenOptions {
   viewport?: { width: number; height: number };
@@ -41,6 +56,9 @@ export async function openPage(browser: Browser, url: string, options: OpenOptio
     viewport: options.viewport ?? { width: 1400, height: 1000 },
     acceptDownloads: options.acceptDownloads ?? false,
   });
+  // Every wait (waitForSelector, waitForFunction, an action's auto-wait) ends when its state is there, or fails
+  // after this long.
+  context.setDefaultTimeout(BROWSER_WAIT_TIMEOUT_MS);
   const clipboardOrigin = options.clipboardOrigin ?? (options.clipboard ? new URL(url).origin : undefined);
   if (clipboardOrigin) await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: clipboardOrigin });
   // Every frame records the Content-Security-Policy violations it sees (read them with violations()).
@@ -107,9 +125,10 @@ export interface PageSession {
 /**
  * The lifecycle every browser test file shares: Chromium launched once before the file's tests (not per test) and
  * closed after them, dist/ served, each test's page closed after it with its trouble (console errors, page
- * errors, dialogs, requests to other origins) required to be none.
+ * errors, dialogs, requests to other origins) required to be none, and the file's timeouts (browserTimeouts).
  */
 export function pageSession(options: SessionOptions = {}): PageSession {
+  browserTimeouts();
   let browser: Browser | undefined;
   let server: StaticServer | undefined;
   let opened: Opened | undefined;
