@@ -176,16 +176,33 @@ describe('the planner where people look', () => {
 });
 
 describe('accessibility (axe-core) and polish', () => {
-  it('has no serious or critical violation on the default page, an error, a does-not-fit state with advice and the importer open', async () => {
+  // One test per state, so that a violation names its state and each test waits for one page only.
+  it('has no serious or critical violation on the default page', async () => {
     const page = await open('');
     expect(await axe(page)).toEqual([]);
+  });
+
+  it('has no serious or critical violation in the not-computed state of an error', async () => {
+    const page = await open('');
     await page.fill('#f-tp', '0');
     await page.waitForSelector('#verdict[data-verdict="error"]');
     expect(await axe(page)).toEqual([]);
-    const over = await open('?model=llama-3.1-405b&tp=1&dp=8&gpu=h100-80gb&method=membudget');
+  });
+
+  const overQuery = '?model=llama-3.1-405b&tp=1&dp=8&gpu=h100-80gb&method=membudget';
+  async function overWithAdvice(): Promise<Page> {
+    const over = await open(overQuery);
     await over.waitForSelector('#verdict[data-verdict="does_not_fit"]');
     await over.waitForSelector('#advice[data-state="ready"], #advice li');
-    expect(await axe(over)).toEqual([]);
+    return over;
+  }
+
+  it('has no serious or critical violation in a does-not-fit state with its advice', async () => {
+    expect(await axe(await overWithAdvice())).toEqual([]);
+  });
+
+  it('has no serious or critical violation with the importer open, and has a skip link, an icon, a manifest and link previews', async () => {
+    const over = await overWithAdvice();
     await over.click('.importer summary');
     expect(await axe(over)).toEqual([]);
     // A skip link, an icon, a manifest, link-preview tags.
