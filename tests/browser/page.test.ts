@@ -334,21 +334,22 @@ describe('the calculator page', () => {
   it('refuses a config.json over 16 MiB before reading it, and imports in the worker, off the main thread', async () => {
     const page = await open('?tp=1&dp=8');
     await page.click('.importer summary');
-    const drop = async (text: string) => {
-      const transfer = await page.evaluateHandle((content) => {
+    // The file is made in the page: its text (or that many spaces) crosses to the browser as a few bytes, not 16 MiB.
+    const drop = async (content: { text: string } | { spaces: number }) => {
+      const transfer = await page.evaluateHandle((c) => {
         const t = new DataTransfer();
-        t.items.add(new File([content], 'config.json', { type: 'application/json' }));
+        t.items.add(new File(['text' in c ? c.text : ' '.repeat(c.spaces)], 'config.json', { type: 'application/json' }));
         return t;
-      }, text);
+      }, content);
       await page.dispatchEvent('#import-text', 'drop', { dataTransfer: transfer });
     };
-    await drop(' '.repeat(16 * 1024 * 1024 + 1));
+    await drop({ spaces: 16 * 1024 * 1024 + 1 });
     await page.waitForSelector('#import-message[data-state="error"]');
     expect(await page.textContent('#import-message')).toContain('config.json is larger than 16 MiB');
     expect(await page.inputValue('#import-text')).toBe(''); // never read into the page
     const llama = fixture('hf-configs').cases.find((c: { name: string }) => c.name === 'Llama-3.1-8B').config;
     const before = session.opened!.workers.length;
-    await drop(JSON.stringify(llama));
+    await drop({ text: JSON.stringify(llama) });
     await page.waitForSelector('#import-message[data-state="imported"]');
     expect(session.opened!.workers.length).toBeGreaterThan(before);
     expect(session.opened!.workers.at(-1)!.worker.url()).toContain('plan-worker');
