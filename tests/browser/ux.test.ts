@@ -146,7 +146,8 @@ describe('the embed', () => {
   });
 
   it('says what the host must do when the engine cannot be loaded', async () => {
-    await open('', EMBED);
+    // Its own context: the route below would refuse the .wasm to the tests after it.
+    await session.open('', { viewport: EMBED, ownContext: true });
     const opened = session.opened!;
     // A failed .wasm request: the page reports it instead of loading forever (the failed request itself is expected).
     await opened.context.route('**/*.wasm', (route) => route.abort());

@@ -4,8 +4,8 @@
 // interaction waits for the state it expects (a selector, an attribute), as these helpers do.
 //
 // pageSession() is the browser test files' shared lifecycle: one Chromium and one server of dist/ per file, the
-// page of each test closed after it and required to have had no trouble, and timeouts that wait for states on a
-// busy machine instead of failing at a fixed ceiling.
+// page of each test required to have had no trouble (and navigated for the next test where its context is
+// untouched), and timeouts that wait for states on a busy machine instead of failing at a fixed ceiling.
 import type { Browser, BrowserContext, Frame, Page, Worker } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, vi } from 'vitest';
 import { launchChromium } from './browser.mjs';
@@ -39,6 +39,8 @@ export interface OpenOptions {
   consoleWarnings?: boolean;
   /** Wait for this selector instead of body[data-ready="true"] (a page that is not the calculator). */
   readySelector?: string;
+  /** pageSession: a context of this test's own, never reused (a test that changes its context, e.g. routes). */
+  ownContext?: boolean;
 }
 
 export interface Opened {
@@ -92,6 +94,21 @@ export async function openPage(browser: Browser, url: string, options: OpenOptio
   return { page, context, trouble, workers, close: () => context.close() };
 }
 
+/**
+ * The page of `opened` navigated to `url` as openPage would open it: what it recorded is cleared, the viewport and
+ * the media are the options', and it is ready once it says so. The context stays, with what openPage set on it.
+ */
+export async function reopenPage(opened: Opened, url: string, options: OpenOptions = {}): Promise<void> {
+  opened.trouble.length = 0;
+  opened.workers.length = 0;
+  const viewport = options.viewport ?? { width: 1400, height: 1000 };
+  const size = opened.page.viewportSize();
+  if (size?.width !== viewport.width || size?.height !== viewport.height) await opened.page.setViewportSize(viewport);
+  await opened.page.emulateMedia({ media: null, colorScheme: 'light' }); // a new context's
+  await opened.page.goto(url);
+  await opened.page.waitForSelector(options.readySelector ?? 'body[data-ready="true"]');
+}
+
 /** The policy violations a frame recorded. */
 export async function violations(frame: Page | Frame): Promise<string[]> {
   return frame.evaluate(() => (window as unknown as { __violations?: string[] }).__violations ?? []);
@@ -115,7 +132,9 @@ export interface PageSession {
   readonly opened: Opened | undefined;
   /**
    * Opens `target`, a query or a path under the server's URL ('', '?tp=4', 'membudget.html?embed=1') or an absolute
-   * URL, in a fresh context, once it is ready; the page opened before is closed first, and must have had no trouble.
+   * URL, once it is ready. The page opened before must have had no trouble; where its context is as openPage left
+   * it (the same origin and options, one page, not ownContext) that page is navigated (reopenPage) instead of a new
+   * context started, which skips a renderer's start and its cold caches; otherwise a fresh context.
    */
   open(target?: string, options?: OpenOptions): Promise<Page>;
   /** Another server of dist/ (a host's headers, pages around the calculator), closed after the file. */
@@ -124,14 +143,18 @@ export interface PageSession {
 
 /**
  * The lifecycle every browser test file shares: Chromium launched once before the file's tests (not per test) and
- * closed after them, dist/ served, each test's page closed after it with its trouble (console errors, page
- * errors, dialogs, requests to other origins) required to be none, and the file's timeouts (browserTimeouts).
+ * closed after them, dist/ served, each test's page required after it to have had no trouble (console errors, page
+ * errors, dialogs, requests to other origins), and the file's timeouts (browserTimeouts). The page holds no state
+ * outside its document (no storage, cookies or service worker; the link is its state), so a page whose context
+ * the test left as it was serves the next test's open by navigation, with what it recorded cleared.
  */
 export function pageSession(options: SessionOptions = {}): PageSession {
   browserTimeouts();
   let browser: Browser | undefined;
   let server: StaticServer | undefined;
-  let opened: Opened | undefined;
+  // The page the test at hand opened last, and the one kept from an earlier test for the next open to navigate.
+  let opened: { opened: Opened; key: string; own: boolean } | undefined;
+  let kept: { opened: Opened; key: string } | undefined;
   const servers: StaticServer[] = [];
 
   const serve = async (basePath: string, serveOptions?: ServeOptions) => {
@@ -140,13 +163,19 @@ export function pageSession(options: SessionOptions = {}): PageSession {
     return started;
   };
 
-  // Closes the page opened last; what went wrong in it fails the test that opened it.
-  const closeOpened = async () => {
+  // What fixes a context: its origin, what openPage set on it, and what its request check allows.
+  const contextKey = (url: string, o: OpenOptions) =>
+    JSON.stringify([new URL(url).origin, o.acceptDownloads, o.clipboardOrigin, o.clipboard, o.allowedOrigins, o.consoleWarnings]);
+
+  // Done with the page opened last: kept for the next open if its context is as openPage left it (one page, no
+  // trouble, not a test's own), closed otherwise. What went wrong in it fails the test that opened it.
+  const release = async () => {
     const last = opened;
     opened = undefined;
     if (!last) return;
-    const seen = [...last.trouble];
-    await last.close();
+    const seen = [...last.opened.trouble];
+    if (!last.own && seen.length === 0 && !last.opened.page.isClosed() && last.opened.context.pages().length === 1) kept = last;
+    else await last.opened.close();
     expect(seen, 'console errors, page errors, dialogs or requests to other origins').toEqual([]);
   };
 
@@ -154,9 +183,10 @@ export function pageSession(options: SessionOptions = {}): PageSession {
     browser = await launchChromium();
     if (options.basePath !== undefined) server = await serve(options.basePath, options.serve);
   });
-  afterEach(closeOpened);
+  afterEach(release);
   afterAll(async () => {
-    await opened?.close();
+    await opened?.opened.close();
+    await kept?.opened.close();
     await browser?.close();
     for (const started of servers) await started.close();
   });
@@ -171,13 +201,24 @@ export function pageSession(options: SessionOptions = {}): PageSession {
       return server;
     },
     get opened() {
-      return opened;
+      return opened?.opened;
     },
     async open(target = '', openOptions = {}) {
-      await closeOpened();
+      await release();
       const url = /^[a-z]+:/.test(target) ? target : `${this.server.url}${target}`;
-      opened = await openPage(this.browser, url, { ...options.page, ...openOptions });
-      return opened.page;
+      const merged = { ...options.page, ...openOptions };
+      const key = contextKey(url, merged);
+      const own = merged.ownContext === true;
+      const reuse = kept && kept.key === key && !own ? kept : undefined;
+      if (!reuse) await kept?.opened.close();
+      kept = undefined;
+      if (reuse) {
+        opened = { opened: reuse.opened, key, own };
+        await reopenPage(reuse.opened, url, merged);
+      } else {
+        opened = { opened: await openPage(this.browser, url, merged), key, own };
+      }
+      return opened.opened.page;
     },
     serve,
   };
