@@ -4,8 +4,6 @@
 #include <istream>
 #include <ostream>
 
-#include "cli.hpp"
-#include "import_parse.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/base/problem.hpp"
 #include "membudget/evaluate/evaluate.hpp"
@@ -21,6 +19,8 @@
 #include "membudget/model/query.hpp"
 #include "membudget/plan/advice.hpp"
 #include "membudget/plan/plan.hpp"
+#include "cli.hpp"
+#include "import_parse.hpp"
 #include "render.hpp"
 #include "terminal.hpp"
 

@@ -1,6 +1,6 @@
 // The CLI's side of `membudget import`: the text parsed by a maintained parser (nlohmann/json, toml++,
 // yaml-cpp) or, for scripts and commands, by the small shell tokenizer below, into the ImportInput the engine
-// maps (membudget/import.hpp). The page does the same with JSON.parse, smol-toml, yaml and shell-quote
+// maps (membudget/formats/import.hpp). The page does the same with JSON.parse, smol-toml, yaml and shell-quote
 // (web/src/import-parse.ts); tests/wasm/import.test.ts checks that both give the same result for every fixture.
 #pragma once
 

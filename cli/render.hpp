@@ -1,18 +1,18 @@
 // The CLI's text output: the checklist, the methods side by side, the plan, the advice and a measured run,
-// each in the byte unit of the run (format.hpp). JSON output is the engine's (membudget/json.hpp).
+// each in the byte unit of the run (format.hpp). JSON output is the engine's (membudget/io/json_write.hpp).
 #pragma once
 
 #include <cstddef>
 #include <iosfwd>
 #include <vector>
 
-#include "format.hpp"
 #include "membudget/base/problem.hpp"
 #include "membudget/evaluate/evaluate.hpp"
 #include "membudget/io/measured.hpp"
 #include "membudget/model/config.hpp"
 #include "membudget/plan/advice.hpp"
 #include "membudget/plan/plan.hpp"
+#include "format.hpp"
 
 namespace membudget::cli {
 

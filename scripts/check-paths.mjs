@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Comments and docs that name a file name one that exists: every repository path written in a tracked source,
 // script or document (engine/src/memory/training.cpp, tests/fixtures/…, docs/build.md) resolves from the
-// repository root, and every bare C++ file name (training.cpp, tensors.hpp) is the name of a file in the tree.
+// repository root, every public header (membudget/…hpp) is under engine/include, and every bare C++ file name (training.cpp, tensors.hpp) is the name of a file in the tree.
 // A file that moved leaves no comment pointing at where it was.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -27,6 +27,8 @@ const UPSTREAM = new Set([
 ]);
 const TOP = '(?:engine|web|wasm|cli|tests|scripts|docs|tools|bench|public|\\.ci)';
 const pathPattern = new RegExp(`(?<![\\w./-])(${TOP}/[\\w.@+-]+(?:/[\\w.@+-]+)*\\.[A-Za-z]{1,5})(?![\\w/])`, 'g');
+// A public header as an include names it (membudget/model/config.hpp), under engine/include.
+const headerPattern = /(?<![\w./-])(membudget\/[\w/]+\.hpp)\b/g;
 const barePattern = /(?<![\w./-])([A-Za-z_][\w-]*\.(?:cpp|hpp))\b/g;
 const scanned = tracked.filter(
   (f) => /\.(cpp|hpp|ts|mjs|js|sh|md|py|cmake|txt|json)$|^\.ci\/run$/.test(f) && !f.startsWith('tests/fixtures/'),
@@ -42,6 +44,10 @@ for (const file of scanned) {
       const clean = path.replace(/[.,:;)]+$/, '');
       if (GENERATED.some((g) => g.test(clean)) || /[*{}<>]/.test(clean) || UPSTREAM.has(clean)) continue;
       if (!existsSync(join(root, clean))) problems.push(`${file}:${i + 1}: names ${clean}, which does not exist`);
+    }
+    for (const [, header] of line.matchAll(headerPattern)) {
+      if (!existsSync(join(root, 'engine/include', header)))
+        problems.push(`${file}:${i + 1}: names ${header}, which engine/include does not have`);
     }
     for (const [, name] of line.matchAll(barePattern)) {
       if (!basenames.has(name) && !UPSTREAM.has(name))

@@ -2,7 +2,7 @@
 # for the Node tests. Included from the top-level CMakeLists.txt when EMSCRIPTEN is set.
 # No JSON library in the wasm: the page parses with JSON.parse and writes the CLI's JSON in TypeScript
 # (web/src/result-json.ts), which keeps a serializer's 10 KB gzipped out of the module.
-add_executable(membudget_wasm wasm/bindings.cpp)
+add_executable(membudget_wasm wasm/bindings.cpp wasm/glue.cpp)
 set_target_properties(membudget_wasm PROPERTIES OUTPUT_NAME membudget SUFFIX ".js")
 target_link_libraries(membudget_wasm PRIVATE membudget_engine membudget_warnings)
 # Chosen by measurement (README, "WebAssembly size flags"): -Oz with LTO gave the smallest gzipped .wasm + .js.
@@ -24,7 +24,7 @@ target_link_options(membudget_wasm PRIVATE
 
 # The planner's module: the same bindings plus plan() and markPareto(), for the page's Web Worker only, so
 # that the page's own module stays within its size budget (README "Budgets").
-add_executable(membudget_planner_wasm wasm/bindings.cpp)
+add_executable(membudget_planner_wasm wasm/bindings.cpp wasm/glue.cpp)
 set_target_properties(membudget_planner_wasm PROPERTIES OUTPUT_NAME membudget-planner SUFFIX ".js")
 target_compile_definitions(membudget_planner_wasm PRIVATE MEMBUDGET_WASM_PLANNER=1)
 # The planner evaluates millions of ledgers: its module, loaded on demand, is built for speed (-O3), from its

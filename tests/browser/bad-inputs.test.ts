@@ -1,12 +1,24 @@
-// The bad-inputs table (tests/fixtures/bad-inputs.json) in the built page: every link opens with the error
-// shown at the field the table names, the same messages as the native CLI, no NaN, Infinity or undefined
-// in the page's own text, no console error, no crash, no Content-Security-Policy violation and no request to
-// another origin. Then the same through the form (typing one field) and the config.json importer.
+// The bad-inputs table (tests/fixtures/bad-inputs.json) in the built page, one case for each kind of place where
+// the page shows what the table expects: a link's error at an essential field, at a field in a collapsed group, at a
+// field hidden where it does not apply, in the link's notices (for a field, or for a key that is no field), and a
+// valid link's verdict and ledger; a typed field's text the engine cannot read or value it refuses, essential or in
+// a group; a config.json's refusal in the importer. The first entry of each kind in the table is the case, so a new
+// kind of entry brings its own case. Each case shows the error at the field the table names with the native CLI's
+// messages, no NaN, Infinity or undefined in the page's own text, no console error, no crash, no
+// Content-Security-Policy violation and no request to another origin.
+//
+// Every entry of the table runs in the wasm tier (tests/wasm/bad-inputs.test.ts: the link codec, the form path and
+// the importer, each against the CLI's fields and messages), and the native one (tests/cpp/test_bad_inputs.cpp);
+// the other entries of a kind moved from this file to those, which check the same messages without a page.
+import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadEngine, MembudgetError, type Engine } from '../../web/src/engine';
+import { applies, ESSENTIALS } from '../../web/src/form';
 import { launchChromium } from '../support/browser.mjs';
 import { runCli } from '../support/cli';
-import { DIST, fixture } from '../support/paths';
+import { DIST, fixture, WASM } from '../support/paths';
+import { BROWSER_WAIT_TIMEOUT_MS, browserTimeouts } from '../support/page';
 import { serveStatic, type StaticServer } from '../support/server.mjs';
 
 interface BadInput {
@@ -25,6 +37,38 @@ interface Problem {
 }
 
 const inputs: BadInput[] = fixture('bad-inputs').inputs;
+browserTimeouts();
+// The engine sorts the table into kinds before any page opens: where the link codec puts a problem, and which
+// fields the page's form shows (its essentials, and where a field applies).
+const engine: Engine = await loadEngine(readFileSync(WASM));
+
+/** The first entry of each kind, in the table's order, with its kind. */
+function firstOfEachKind(entries: BadInput[], kindOf: (entry: BadInput) => string): [string, BadInput][] {
+  const chosen = new Map<string, BadInput>();
+  for (const entry of entries) {
+    const kind = kindOf(entry);
+    if (!chosen.has(kind)) chosen.set(kind, entry);
+  }
+  return [...chosen];
+}
+
+const isField = (key: string) => engine.fields.some((f) => f.key === key);
+const names = (problems: Problem[], entry: BadInput) =>
+  problems.some((p) => p.field === entry.field && p.message.includes(entry.message_contains ?? ''));
+
+/** Where the page shows what the table expects of a link. */
+function linkPlacement(entry: BadInput): string {
+  if (entry.valid) return `the verdict (${entry.verdict}) and the ledger`;
+  const decoded = engine.decodeQuery(entry.query!);
+  const key = entry.field!;
+  if (names(decoded.notices, entry))
+    return isField(key) ? 'the link’s notices, for a field' : 'the link’s notices, for a key that is no field';
+  if (!isField(key)) return 'the form’s general messages';
+  if (ESSENTIALS.includes(key)) return 'an essential field’s message';
+  if (!applies(key, decoded.config)) return 'the message of a field hidden where it does not apply';
+  return 'the message of a field in a collapsed group';
+}
+
 const BASE_PATH = '/tools/membudget/';
 const LINK_TABS = 3; // links are checked three at a time: most of a page load is waiting, not computing
 
@@ -65,6 +109,7 @@ beforeAll(async () => {
   server = await serveStatic(DIST, BASE_PATH);
   browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  context.setDefaultTimeout(BROWSER_WAIT_TIMEOUT_MS);
   // Every frame records the policy violations it sees.
   await context.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (event) => {
@@ -74,7 +119,7 @@ beforeAll(async () => {
   });
   for (let i = 0; i < LINK_TABS; i++) idle.push(await newTab());
   formTab = await newTab();
-}, 60_000);
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -137,9 +182,26 @@ async function ledgerBytes(page: Page): Promise<Record<string, number>> {
   return Object.fromEntries(rows.map(([id, bytes]) => [id, Number(bytes)]));
 }
 
-describe.concurrent('links from the bad-inputs table', () => {
-  for (const entry of inputs.filter((e) => e.query !== undefined)) {
-    it(`${entry.name}: ?${entry.query}`, async ({ expect }) => {
+describe.concurrent('links from the bad-inputs table, one per place the page shows them', () => {
+  const links = inputs.filter((e) => e.query !== undefined);
+  const cases = firstOfEachKind(links, linkPlacement);
+
+  it('finds every kind of place among the table’s links', () => {
+    expect(links.length).toBeGreaterThan(100);
+    expect(cases.map(([kind]) => kind).sort()).toEqual(
+      [
+        'an essential field’s message',
+        'the link’s notices, for a field',
+        'the link’s notices, for a key that is no field',
+        'the message of a field hidden where it does not apply',
+        'the message of a field in a collapsed group',
+        ...new Set(links.filter((e) => e.valid).map((e) => `the verdict (${e.verdict}) and the ledger`)),
+      ].sort(),
+    );
+  });
+
+  for (const [kind, entry] of cases) {
+    it(`${kind}: ${entry.name}: ?${entry.query}`, async ({ expect }) => {
       const native = cliErrors(['--json', '--url', entry.query!]);
       await inTab(async (page) => {
         await openQuery(page, entry.query!);
@@ -162,9 +224,9 @@ describe.concurrent('links from the bad-inputs table', () => {
   }
 });
 
-describe('the form, one field typed at a time', () => {
+describe('the form, one field typed at a time, one per place and kind of refusal', () => {
   const fields: { key: string; kind: string; default: string }[] = JSON.parse(runCli(['fields']).stdout);
-  const typed = inputs.filter((entry) => {
+  const typeable = inputs.filter((entry) => {
     if (entry.valid || entry.query === undefined || !/^[a-z_]+=[^&]+$/.test(entry.query)) return false;
     const [key, encoded] = entry.query.split('=');
     let text: string;
@@ -176,10 +238,6 @@ describe('the form, one field typed at a time', () => {
     if (text.includes('\u0000')) return false;
     const field = fields.find((f) => f.key === key);
     return key === entry.field && field !== undefined && (field.kind === 'integer' || field.kind === 'number');
-  });
-
-  it('covers most of the table’s single-field inputs', () => {
-    expect(typed.length).toBeGreaterThan(40);
   });
 
   // A field shows where it applies (web/src/form.ts applies): MoE fields for a MoE model, MLA fields for MLA,
@@ -196,9 +254,35 @@ describe('the form, one field typed at a time', () => {
           : key === 'framework'
             ? 'method=membudget'
             : '';
+
+  /** Whether the engine cannot read the typed text (the page keeps the configuration) or refuses its value, and
+   * whether the field is an essential or sits in a group that the test opens. */
+  const typedPlacement = (entry: BadInput): string => {
+    const [key, encoded] = entry.query!.split('=');
+    let unreadable = false;
+    try {
+      engine.setField(engine.decodeQuery(contextFor(key)).config, key, decodeURIComponent(encoded));
+    } catch (error) {
+      if (!(error instanceof MembudgetError)) throw error;
+      unreadable = true;
+    }
+    return `${unreadable ? 'text the engine cannot read' : 'a value the engine refuses'} in ${ESSENTIALS.includes(key) ? 'an essential field' : 'a field of a group'}`;
+  };
+  const typed = firstOfEachKind(typeable, typedPlacement);
+
+  it('covers most of the table’s single-field inputs, in every kind', () => {
+    expect(typeable.length).toBeGreaterThan(40);
+    expect(typed.map(([kind]) => kind).sort()).toEqual([
+      'a value the engine refuses in a field of a group',
+      'a value the engine refuses in an essential field',
+      'text the engine cannot read in a field of a group',
+      'text the engine cannot read in an essential field',
+    ]);
+  });
+
   let openedContext: string | undefined;
-  for (const entry of typed) {
-    it(`${entry.name}: ${entry.query}`, async () => {
+  for (const [kind, entry] of typed) {
+    it(`${kind}: ${entry.name}: ${entry.query}`, async () => {
       const [key, encoded] = entry.query!.split('=');
       const text = decodeURIComponent(encoded);
       const context = contextFor(key);
@@ -230,9 +314,13 @@ describe('the form, one field typed at a time', () => {
   }
 });
 
-describe('config.json files pasted into the importer', () => {
-  for (const entry of inputs.filter((e) => e.hf !== undefined)) {
-    it(entry.name, async () => {
+describe('a config.json pasted into the importer', () => {
+  // Every refusal of a config.json is shown in the importer's message: one case, the table's first.
+  for (const [kind, entry] of firstOfEachKind(
+    inputs.filter((e) => e.hf !== undefined),
+    () => 'the importer’s message',
+  )) {
+    it(`${kind}: ${entry.name}`, async () => {
       const native = cliErrors(['--json', '--hf-config', '-'], entry.hf);
       await inTab(async (page) => {
         await openQuery(page, 'tp=4');

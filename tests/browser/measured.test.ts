@@ -3,13 +3,11 @@
 // `membudget compare-measured --json` computes for the same file; typed values and bad input.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/browser.mjs';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { cliLineBytes, runCli } from '../support/cli';
-import { DIST, FIXTURES } from '../support/paths';
-import { openPage, type Opened } from '../support/page';
-import { serveStatic, type StaticServer } from '../support/server.mjs';
+import { FIXTURES } from '../support/paths';
+import { pageSession } from '../support/page';
 
 const SAMPLE = resolve(FIXTURES, 'measured-sample.json');
 const SAMPLE_TEXT = readFileSync(SAMPLE, 'utf8');
@@ -29,31 +27,8 @@ interface CompareTotal {
   difference_percent: number | null;
 }
 
-let server: StaticServer;
-let browser: Browser;
-let opened: Opened | undefined;
-
-beforeAll(async () => {
-  server = await serveStatic(DIST, '/membudget/');
-  browser = await launchChromium();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-afterEach(async () => {
-  const seen = opened?.trouble ?? [];
-  await opened?.close();
-  opened = undefined;
-  expect(seen, 'console errors, page errors, dialogs or requests to other origins').toEqual([]);
-});
-
-async function open(query = ''): Promise<Page> {
-  opened = await openPage(browser, `${server.url}${query}`);
-  return opened.page;
-}
+const session = pageSession({ basePath: '/membudget/' });
+const open = (query = ''): Promise<Page> => session.open(query);
 
 function cliComparison(): { lines: CompareLine[]; totals: CompareTotal[] } {
   const run = runCli(['compare-measured', SAMPLE, '--json']);

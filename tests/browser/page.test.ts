@@ -3,54 +3,31 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/browser.mjs';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { cliLineBytes, cliResultForQuery, runCli } from '../support/cli';
 import { evaluatesTo } from '../support/expression';
 import { DIST, fixture, ROOT } from '../support/paths';
-import { openPage, type Opened } from '../support/page';
-import { serveStatic, type StaticServer } from '../support/server.mjs';
+import { pageSession } from '../support/page';
 
 const SHOTS = resolve(ROOT, 'test-results');
 const BASE_PATH = '/internal/tools/membudget/';
+// A wiki page on the same host that embeds the calculator.
+const WIKI = `<!doctype html><title>Wiki</title><link rel="icon" href="data:,"><iframe id="embed" src="${BASE_PATH}?embed=1&pp=2" width="800" height="600"></iframe>`;
 
-let server: StaticServer;
-let browser: Browser;
-let context: BrowserContext;
-let opened: Opened | undefined;
+const session = pageSession({
+  basePath: BASE_PATH,
+  serve: { pages: { '/wiki/design-doc.html': WIKI } },
+  page: { acceptDownloads: true, clipboard: true },
+});
 
-beforeAll(async () => {
+beforeAll(() => {
   mkdirSync(SHOTS, { recursive: true });
-  // A wiki page on the same host that embeds the calculator.
-  const wiki = `<!doctype html><title>Wiki</title><link rel="icon" href="data:,"><iframe id="embed" src="${BASE_PATH}?embed=1&pp=2" width="800" height="600"></iframe>`;
-  server = await serveStatic(DIST, BASE_PATH, { pages: { '/wiki/design-doc.html': wiki } });
-  browser = await launchChromium();
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-async function open(query = '', options: { viewport?: { width: number; height: number } } = {}): Promise<Page> {
-  if (opened) expect(opened.trouble, 'console errors, page errors, dialogs or requests to other origins').toEqual([]);
-  await opened?.close();
-  opened = await openPage(browser, `${server.url}${query}`, {
-    viewport: options.viewport,
-    acceptDownloads: true,
-    clipboardOrigin: server.origin,
-  });
-  context = opened.context;
-  return opened.page;
+function open(query = '', options: { viewport?: { width: number; height: number } } = {}): Promise<Page> {
+  return session.open(query, options);
 }
-
-afterEach(async () => {
-  const seen = opened?.trouble ?? [];
-  await opened?.close();
-  opened = undefined;
-  expect(seen, 'console errors, page errors, dialogs or requests to other origins').toEqual([]);
-});
 
 async function ledgerBytes(page: Page): Promise<Record<string, number>> {
   const rows = await page.$$eval('#ledger tr[data-line]', (trs) =>
@@ -139,7 +116,7 @@ describe('the calculator page', () => {
     const link = await page.evaluate(() => navigator.clipboard.readText());
     expect(link).toBe(page.url());
     const before = await ledgerBytes(page);
-    const copy = await context.newPage();
+    const copy = await session.opened!.context.newPage();
     await copy.goto(link);
     await copy.waitForSelector('body[data-ready="true"]');
     expect(await ledgerBytes(copy)).toEqual(before);
@@ -357,24 +334,25 @@ describe('the calculator page', () => {
   it('refuses a config.json over 16 MiB before reading it, and imports in the worker, off the main thread', async () => {
     const page = await open('?tp=1&dp=8');
     await page.click('.importer summary');
-    const drop = async (text: string) => {
-      const transfer = await page.evaluateHandle((content) => {
+    // The file is made in the page: its text (or that many spaces) crosses to the browser as a few bytes, not 16 MiB.
+    const drop = async (content: { text: string } | { spaces: number }) => {
+      const transfer = await page.evaluateHandle((c) => {
         const t = new DataTransfer();
-        t.items.add(new File([content], 'config.json', { type: 'application/json' }));
+        t.items.add(new File(['text' in c ? c.text : ' '.repeat(c.spaces)], 'config.json', { type: 'application/json' }));
         return t;
-      }, text);
+      }, content);
       await page.dispatchEvent('#import-text', 'drop', { dataTransfer: transfer });
     };
-    await drop(' '.repeat(16 * 1024 * 1024 + 1));
+    await drop({ spaces: 16 * 1024 * 1024 + 1 });
     await page.waitForSelector('#import-message[data-state="error"]');
     expect(await page.textContent('#import-message')).toContain('config.json is larger than 16 MiB');
     expect(await page.inputValue('#import-text')).toBe(''); // never read into the page
     const llama = fixture('hf-configs').cases.find((c: { name: string }) => c.name === 'Llama-3.1-8B').config;
-    const before = opened!.workers.length;
-    await drop(JSON.stringify(llama));
+    const before = session.opened!.workers.length;
+    await drop({ text: JSON.stringify(llama) });
     await page.waitForSelector('#import-message[data-state="imported"]');
-    expect(opened!.workers.length).toBeGreaterThan(before);
-    expect(opened!.workers.at(-1)!.worker.url()).toContain('plan-worker');
+    expect(session.opened!.workers.length).toBeGreaterThan(before);
+    expect(session.opened!.workers.at(-1)!.worker.url()).toContain('plan-worker');
   });
 
   it('switches the default page to inference: the method becomes membudget, with a note', async () => {
@@ -414,7 +392,7 @@ describe('the calculator page', () => {
 
   it('works inside an iframe of another page, as in a wiki', async () => {
     const page = await open();
-    await page.goto(`${server.origin}/wiki/design-doc.html`);
+    await page.goto(`${session.server.origin}/wiki/design-doc.html`);
     const frame = page.frameLocator('#embed');
     await frame.locator('body[data-ready="true"]').waitFor();
     expect(await frame.locator('#ledger tr[data-line]').count()).toBe(6);
@@ -424,7 +402,7 @@ describe('the calculator page', () => {
 describe('the single-file build', () => {
   it('opens from disk with the wasm inlined and computes the same ledger', async () => {
     const file = resolve(DIST, 'membudget.html');
-    opened = await openPage(browser, `${pathToFileURL(file).href}?pp=2&mb=2`, { allowedOrigins: ['file:'] });
-    expect(await ledgerBytes(opened.page)).toEqual(cliLineBytes({ pp: 2, mb: 2 }));
+    const page = await session.open(`${pathToFileURL(file).href}?pp=2&mb=2`, { allowedOrigins: ['file:'], clipboard: false });
+    expect(await ledgerBytes(page)).toEqual(cliLineBytes({ pp: 2, mb: 2 }));
   });
 });

@@ -1,38 +1,12 @@
 // The planner and the advice on the built page: the search runs in a Web Worker, agrees with
 // `membudget plan --json`, can be cancelled, and a row or an advice loads into the checklist.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/browser.mjs';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli';
-import { DIST } from '../support/paths';
-import { openPage, type Opened } from '../support/page';
-import { serveStatic, type StaticServer } from '../support/server.mjs';
+import { pageSession } from '../support/page';
 
-let server: StaticServer;
-let browser: Browser;
-let opened: Opened | undefined;
-
-beforeAll(async () => {
-  server = await serveStatic(DIST, '/');
-  browser = await launchChromium();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-afterEach(async () => {
-  const seen = opened?.trouble ?? [];
-  await opened?.close();
-  opened = undefined;
-  expect(seen, 'page errors').toEqual([]);
-});
-
-async function open(query: string): Promise<Page> {
-  opened = await openPage(browser, `${server.url}${query}`);
-  return opened.page;
-}
+const session = pageSession({ basePath: '/' });
+const open = (query: string): Promise<Page> => session.open(query);
 
 const totalBytes = (page: Page) => page.$eval('tr[data-summary="total"]', (tr) => Number(tr.getAttribute('data-bytes')));
 
@@ -46,10 +20,8 @@ describe('the planner on the page', () => {
     expect(await page.inputValue('#plan-gpus')).toBe('64');
     expect(await page.inputValue('#plan-batch')).toBe('256');
     await page.click('#plan-run');
-    await page.waitForFunction(() => document.querySelector('#plan-status')?.textContent?.includes('Pareto front'), undefined, {
-      timeout: 60_000,
-    });
-    expect(opened!.workers.some(({ worker }) => worker.url().includes('plan-worker'))).toBe(true);
+    await page.waitForFunction(() => document.querySelector('#plan-status')?.textContent?.includes('Pareto front'));
+    expect(session.opened!.workers.some(({ worker }) => worker.url().includes('plan-worker'))).toBe(true);
 
     const cli = JSON.parse(runCli(cliArgs).stdout) as {
       fitting: number;
@@ -109,7 +81,10 @@ describe('the planner on the page', () => {
     await page.click('#planner summary');
     await page.fill('#plan-gpus', '16384');
     await page.fill('#plan-batch', '4096');
+    // The worker's start is waited for, not assumed: its event can arrive after a cancel that comes quickly.
+    const started = page.waitForEvent('worker', (worker) => worker.url().includes('plan-worker'));
     await page.click('#plan-run');
+    await started;
     // The main thread is free: a field change re-renders the ledger while the worker searches.
     await page.fill('#f-mb', '2');
     await page.click('#plan-cancel');
@@ -117,7 +92,7 @@ describe('the planner on the page', () => {
     expect(await page.isDisabled('#plan-run')).toBe(false);
     expect(await page.isDisabled('#plan-cancel')).toBe(true);
     // Cancelled for good: the worker is terminated, so nothing it computed can arrive later.
-    const planWorkers = opened!.workers.filter(({ worker }) => worker.url().includes('plan-worker'));
+    const planWorkers = session.opened!.workers.filter(({ worker }) => worker.url().includes('plan-worker'));
     expect(planWorkers.length).toBeGreaterThan(0);
     await Promise.all(planWorkers.map(({ closed }) => closed));
     expect(await page.textContent('#plan-status')).toBe('Cancelled.');

@@ -4,46 +4,25 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Browser, Frame, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/browser.mjs';
+import type { Frame, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { cliLineBytes } from '../support/cli';
 import { DIST, FIXTURES, fixture } from '../support/paths';
-import { openPage, violations, type Opened } from '../support/page';
-import { serveStatic, type StaticServer } from '../support/server.mjs';
+import { pageSession, violations, type PageSession } from '../support/page';
+import type { StaticServer } from '../support/server.mjs';
 
 const BASE_PATH = '/wiki/tools/membudget/';
-let browser: Browser;
-let opened: Opened | undefined;
-const servers: StaticServer[] = [];
+// No server for the whole file: each test serves dist/ with the headers and host pages it needs.
+const session = pageSession({ page: { viewport: { width: 1200, height: 900 } } });
 
-beforeAll(async () => {
-  browser = await launchChromium();
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  for (const server of servers) await server.close();
-});
-
-afterEach(async () => {
-  const seen = opened?.trouble ?? [];
-  await opened?.close();
-  opened = undefined;
-  expect(seen, 'console errors, page errors or requests to other origins').toEqual([]);
-});
-
-async function serve(options: Parameters<typeof serveStatic>[2] = {}): Promise<StaticServer> {
-  const server = await serveStatic(DIST, BASE_PATH, options);
-  servers.push(server);
-  return server;
+function serve(options: Parameters<PageSession['serve']>[1] = {}): Promise<StaticServer> {
+  return session.serve(BASE_PATH, options);
 }
 
 // The page (or a host page around it) under the shared helper: every frame records its policy violations, and
 // any request that leaves the origins the test allows, console error or uncaught error is trouble.
-async function open(url: string, origins: string[], readySelector?: string): Promise<Page> {
-  opened = await openPage(browser, url, { viewport: { width: 1200, height: 900 }, allowedOrigins: origins, readySelector });
-  return opened.page;
+function open(url: string, origins: string[], readySelector?: string): Promise<Page> {
+  return session.open(url, { allowedOrigins: origins, readySelector });
 }
 
 function policyOf(html: string): Map<string, string[]> {
@@ -145,7 +124,8 @@ describe('the page under its policy', () => {
     ]);
     await Promise.all(refusals);
     // The two refusals just provoked are expected.
-    opened!.trouble.splice(0, opened!.trouble.length, ...opened!.trouble.filter((t) => !/127\.0\.0\.2:9|TrustedHTML/.test(t)));
+    const trouble = session.opened!.trouble;
+    trouble.splice(0, trouble.length, ...trouble.filter((t) => !/127\.0\.0\.2:9|TrustedHTML/.test(t)));
   });
 });
 

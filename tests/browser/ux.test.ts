@@ -5,13 +5,11 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/browser.mjs';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli';
-import { DIST, ROOT } from '../support/paths';
-import { openPage, type Opened } from '../support/page';
-import { serveStatic, type StaticServer } from '../support/server.mjs';
+import { ROOT } from '../support/paths';
+import { pageSession } from '../support/page';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SHOTS = resolve(ROOT, 'docs');
@@ -19,30 +17,10 @@ const WIDE = { width: 1366, height: 768 };
 const PHONE = { width: 390, height: 844 };
 const EMBED = { width: 820, height: 640 };
 
-let browser: Browser;
-let server: StaticServer;
-let opened: Opened | undefined;
+const session = pageSession({ basePath: '/', page: { viewport: WIDE, clipboard: true } });
 
-beforeAll(async () => {
-  browser = await launchChromium();
-  server = await serveStatic(DIST);
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-afterEach(async () => {
-  const seen = opened?.trouble ?? [];
-  await opened?.close();
-  opened = undefined;
-  expect(seen, 'console errors, page errors, dialogs or requests to other origins').toEqual([]);
-});
-
-async function open(query: string, viewport = WIDE): Promise<Page> {
-  await opened?.close();
-  opened = await openPage(browser, `${server.url}${query}`, { viewport, clipboardOrigin: server.origin });
-  await opened.page.waitForSelector('body[data-ready="true"]');
-  return opened.page;
+function open(query: string, viewport = WIDE): Promise<Page> {
+  return session.open(query, { viewport });
 }
 
 /** The element's box lies inside the viewport. */
@@ -168,8 +146,9 @@ describe('the embed', () => {
   });
 
   it('says what the host must do when the engine cannot be loaded', async () => {
-    await opened?.close();
-    opened = await openPage(browser, server.url, { viewport: EMBED });
+    // Its own context: the route below would refuse the .wasm to the tests after it.
+    await session.open('', { viewport: EMBED, ownContext: true });
+    const opened = session.opened!;
     // A failed .wasm request: the page reports it instead of loading forever (the failed request itself is expected).
     await opened.context.route('**/*.wasm', (route) => route.abort());
     await opened.page.reload();
@@ -198,16 +177,33 @@ describe('the planner where people look', () => {
 });
 
 describe('accessibility (axe-core) and polish', () => {
-  it('has no serious or critical violation on the default page, an error, a does-not-fit state with advice and the importer open', async () => {
+  // One test per state, so that a violation names its state and each test waits for one page only.
+  it('has no serious or critical violation on the default page', async () => {
     const page = await open('');
     expect(await axe(page)).toEqual([]);
+  });
+
+  it('has no serious or critical violation in the not-computed state of an error', async () => {
+    const page = await open('');
     await page.fill('#f-tp', '0');
     await page.waitForSelector('#verdict[data-verdict="error"]');
     expect(await axe(page)).toEqual([]);
-    const over = await open('?model=llama-3.1-405b&tp=1&dp=8&gpu=h100-80gb&method=membudget');
+  });
+
+  const overQuery = '?model=llama-3.1-405b&tp=1&dp=8&gpu=h100-80gb&method=membudget';
+  async function overWithAdvice(): Promise<Page> {
+    const over = await open(overQuery);
     await over.waitForSelector('#verdict[data-verdict="does_not_fit"]');
     await over.waitForSelector('#advice[data-state="ready"], #advice li');
-    expect(await axe(over)).toEqual([]);
+    return over;
+  }
+
+  it('has no serious or critical violation in a does-not-fit state with its advice', async () => {
+    expect(await axe(await overWithAdvice())).toEqual([]);
+  });
+
+  it('has no serious or critical violation with the importer open, and has a skip link, an icon, a manifest and link previews', async () => {
+    const over = await overWithAdvice();
     await over.click('.importer summary');
     expect(await axe(over)).toEqual([]);
     // A skip link, an icon, a manifest, link-preview tags.

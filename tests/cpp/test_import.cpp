@@ -7,8 +7,6 @@
 #include <set>
 #include <sstream>
 
-#include "fixtures.hpp"
-#include "import_parse.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/formats/export.hpp"
 #include "membudget/formats/import.hpp"
@@ -18,6 +16,8 @@
 #include "membudget/model/fields.hpp"
 #include "membudget/model/query.hpp"
 #include "membudget/model/validate.hpp"
+#include "fixtures.hpp"
+#include "import_parse.hpp"
 
 using nlohmann::json;
 using namespace membudget;

@@ -8,7 +8,6 @@
 #include <set>
 #include <tuple>
 
-#include "fixtures.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/base/text.hpp"
 #include "membudget/evaluate/evaluate.hpp"
@@ -28,6 +27,7 @@
 #include "memory/sources/megatron.hpp"
 #include "memory/sources/zero.hpp"
 #include "memory/training.hpp"
+#include "fixtures.hpp"
 
 using namespace membudget;
 

@@ -96,7 +96,20 @@ describe('membudget.d.ts', () => {
     expect(sorted(declared)).toEqual(sorted(own));
     for (const name of [...functions, ...own]) expect(typeof (planner as unknown as Record<string, unknown>)[name], name).toBe('function');
     for (const name of own) expect((module as unknown as Record<string, unknown>)[name], name).toBeUndefined();
-    const raw = planner.plan(planner.defaultConfig(), 256, 1024, false, true, 4, 4, false, 0, 2, 100, 2e6);
+    const raw = planner.plan({
+      base: planner.defaultConfig(),
+      gpus: 256,
+      globalBatch: 1024,
+      tpAcrossNodes: false,
+      unevenPipeline: true,
+      maxMicroBatch: 4,
+      maxCp: 4,
+      includeTight: false,
+      layoutBegin: 0,
+      layoutEnd: 2,
+      maxRows: 100,
+      maxEvaluations: 2e6,
+    });
     // engine.ts's PlanRow has exactly the columns of the engine's plan row table, which the flat rows follow.
     const columns = planner.planRowColumns();
     expect(sorted(declaredInterfaces(resolve(ROOT, 'web/src/engine.ts')).get('PlanRow') ?? [])).toEqual(sorted(columns.map((c) => c.key)));
@@ -145,6 +158,7 @@ describe('membudget.d.ts', () => {
     expect(keys(module.fields()[0])).toEqual(sorted(declared.get('Field')!));
     expect(keys(module.modelPresets()[0])).toEqual(sorted(declared.get('ModelPreset')!));
     expect(keys(module.gpuPresets()[0])).toEqual(sorted(declared.get('GpuPreset')!));
+    expect(keys(module.formats()[0])).toEqual(sorted(declared.get('Format')!));
     expect(keys(module.validate({ ...config, tp: 0 })[0])).toEqual(sorted(declared.get('Problem')!));
     const kinds = new Set(module.fields().map((f) => f.kind));
     expect([...kinds].every((k) => ['integer', 'number', 'boolean', 'choice', 'text'].includes(k))).toBe(true);

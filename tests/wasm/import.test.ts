@@ -8,7 +8,7 @@ import { loadPlannerEngine, MembudgetError, type Engine, type ImportFormat } fro
 import { parseImport, shellWords } from '../../web/src/import-parse';
 import { importText } from '../../web/src/import-run';
 import { runCli } from '../support/cli';
-import { FIXTURES, PLANNER_WASM } from '../support/paths';
+import { FIXTURES, PLANNER_WASM, ROOT } from '../support/paths';
 
 let engine: Engine;
 beforeAll(async () => {
@@ -63,6 +63,22 @@ describe('the page exports as the CLI does, and reads its export back', () => {
       }
     });
   }
+});
+
+describe('the formats the page offers are the engine’s', () => {
+  it('imports every format of choices.hpp, in its order, and writes exactly those the engine exports', () => {
+    const choices = /struct ChoiceNames<ImportFormat> \{[^}]*names\{([^}]*)\}/.exec(
+      readFileSync(join(ROOT, 'engine/include/membudget/base/choices.hpp'), 'utf8'),
+    )![1]!;
+    expect(engine.formats.map((f) => f.id)).toEqual([...choices.matchAll(/"([^"]*)"/g)].map((m) => m[1]));
+    const config = engine.defaultConfig();
+    for (const format of engine.formats) {
+      expect(format.label, format.id).not.toBe('');
+      // The engine writes a text for a format it exports, and for the others says why not.
+      expect(engine.exportConfig(config, format.id).text !== '', format.id).toBe(format.exports);
+    }
+    expect(engine.formats.filter((f) => !f.exports).map((f) => f.id)).toEqual(['hf']);
+  });
 });
 
 describe('the page refuses what it cannot read, naming why', () => {

@@ -8,6 +8,7 @@ import type {
   ConfigExport,
   ConfigImport,
   Field,
+  Format,
   GpuPreset,
   HfValue,
   ImportFormat,
@@ -18,6 +19,7 @@ import type {
   MethodColumn,
   ModelPreset,
   Phase,
+  PlanRequest,
   PlanRowColumn,
   Problem,
   RawPlan,
@@ -41,6 +43,7 @@ export type {
   Checkpointing,
   Config,
   Field,
+  Format,
   GpuPreset,
   Line,
   LineId,
@@ -48,41 +51,13 @@ export type {
   MethodColumn,
   ModelPreset,
   Phase,
+  PlanRequest,
   Problem,
   Result,
   Stage,
   Tensor,
   Verdict,
 };
-
-export const IMPORT_FORMATS: readonly ImportFormat[] = ['megatron', 'torchtitan', 'torchtune', 'deepspeed', 'hf', 'vllm'];
-/** What each format is called on the page. */
-export const IMPORT_FORMAT_LABELS: Record<ImportFormat, string> = {
-  megatron: 'Megatron-LM flags',
-  torchtitan: 'torchtitan TOML',
-  torchtune: 'torchtune YAML / tune run',
-  deepspeed: 'DeepSpeed JSON',
-  hf: 'Hugging Face config.json',
-  vllm: 'vllm serve',
-};
-
-/** A search over parallel layouts (the CLI's `plan`); the base's parallel fields are what it sets. */
-export interface PlanRequest {
-  base: Config;
-  gpus: number;
-  globalBatch: number;
-  tpAcrossNodes: boolean;
-  unevenPipeline: boolean;
-  maxMicroBatch: number;
-  maxCp: number;
-  includeTight: boolean;
-  /** The slice of layouts [layoutBegin, layoutEnd) to search; layoutEnd 0 means all. */
-  layoutBegin: number;
-  layoutEnd: number;
-  maxRows: number;
-  /** Ledgers the search may evaluate before it stops as too large (the engine's PlanRequest::maxEvaluations). */
-  maxEvaluations: number;
-}
 
 /** One fitting configuration of a plan (the CLI's `plan --json` row). */
 export interface PlanRow {
@@ -197,6 +172,7 @@ export class Engine {
   #gpuPresets: readonly GpuPreset[] | undefined;
   #defaults: Config | undefined;
   #planRowColumns: readonly PlanRowColumn[] | undefined;
+  #formats: readonly Format[] | undefined;
 
   constructor(module: MembudgetModule | PlannerModule) {
     this.#module = module;
@@ -218,6 +194,11 @@ export class Engine {
 
   get gpuPresets(): readonly GpuPreset[] {
     return (this.#gpuPresets ??= this.#module.gpuPresets());
+  }
+
+  /** The formats membudget imports, and those it also writes (`exports`), with what the page calls each. */
+  get formats(): readonly Format[] {
+    return (this.#formats ??= this.#module.formats());
   }
 
   defaultConfig(): Config {
@@ -321,7 +302,7 @@ export class Engine {
    * A measured file (membudget-measured/1) through the engine's reader, the CLI's compare-measured's: its lines,
    * its peak and its configuration; throws MembudgetError naming the first paths that cannot be read.
    */
-  /** The import format a text looks like, or undefined (membudget/import.hpp detectImportFormat). */
+  /** The import format a text looks like, or undefined (membudget/formats/import.hpp detectImportFormat). */
   detectImportFormat(text: string): ImportFormat | undefined {
     const format = this.#call(() => this.#planner().detectImportFormat(text));
     return format ? (format as ImportFormat) : undefined;
@@ -386,24 +367,8 @@ export class Engine {
 
   /** One slice of a plan; throws MembudgetError naming the field of a bad request. */
   plan(request: PlanRequest): Plan {
-    const r = request;
     const planner = this.#planner();
-    const raw = this.#call(() =>
-      planner.plan(
-        this.#complete(r.base),
-        r.gpus,
-        r.globalBatch,
-        r.tpAcrossNodes,
-        r.unevenPipeline,
-        r.maxMicroBatch,
-        r.maxCp,
-        r.includeTight,
-        r.layoutBegin,
-        r.layoutEnd,
-        r.maxRows,
-        r.maxEvaluations,
-      ),
-    );
+    const raw = this.#call(() => planner.plan({ ...request, base: this.#complete(request.base) }));
     if (raw.errors.length > 0) throw new MembudgetError(raw.errors);
     const { recommendedIndex, recommendedReason, ...rest } = raw;
     return {

@@ -18,7 +18,7 @@ const GROUP_TITLES: Record<string, string> = {
 };
 
 /** What most people set, in this order, before anything else. */
-const ESSENTIALS = [
+export const ESSENTIALS: readonly string[] = [
   'model',
   'gpu',
   'gpus',

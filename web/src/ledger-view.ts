@@ -2,7 +2,7 @@
 // the verdict, and a stacked bar of the components against the capacity and the headroom line.
 // Built once per set of ledger lines and then updated in place: a field change touches only the text
 // and attributes that changed, which keeps a re-render (layout included) within a few milliseconds.
-import type { Config, Ledger, Problem } from './engine';
+import type { Config, Engine, Ledger, Problem } from './engine';
 import { el, replaceChildren, svg } from './dom';
 import {
   formatBytes,
@@ -359,4 +359,21 @@ export class LedgerView {
     const left = ledger.capacityBytes - ledger.totalBytes;
     summary('headroom_left', 'capacity − total', left, left >= 0 ? 'free on each GPU' : 'short on each GPU');
   }
+}
+
+/** What the verdict is for: "Llama-3.1 70B · megatron · TP 8 × PP 1 × DP 32 = 256 GPUs · NVIDIA H100 80GB · training". */
+export function layoutSummary(engine: Engine, config: Config): string {
+  const model = config.name || engine.modelPresets.find((p) => p.id === config.model)?.label || 'custom model';
+  const gpu = engine.gpuPresets.find((p) => p.id === config.gpu)?.label ?? `${config.gpu_gb} GB GPU`;
+  const axes = [`TP ${config.tp}`, `PP ${config.pp}`, ...(config.cp > 1 ? [`CP ${config.cp}`] : []), `DP ${config.dp}`];
+  const gpus = config.tp * config.pp * config.cp * config.dp;
+  const ep = config.experts > 0 && config.ep > 1 ? ` (EP ${config.ep})` : '';
+  const framework = config.method === 'membudget' && config.mode === 'training' ? [config.framework] : [];
+  return [
+    model,
+    ...framework,
+    `${axes.join(' × ')} = ${gpus.toLocaleString('en-US')} GPU${gpus === 1 ? '' : 's'}${ep}`,
+    gpu,
+    config.mode,
+  ].join(' · ');
 }

@@ -1,152 +1,75 @@
-// The calculator page: state lives in the URL (the engine's query codec plus the view keys `embed` and
-// `unit`), every change recomputes at once, and nothing leaves the browser.
+// The calculator page's composition root: it builds the views, places them, and wires them together. Every change
+// of configuration, wherever it comes from (the link, the form, an import, a planner row, an advice, a measured
+// file), goes through setConfig, which recomputes and re-renders at once; a configuration the engine refuses goes
+// through showProblems. The state lives in the link (url-state.ts), and nothing leaves the browser.
 import './styles.css';
-import {
-  IMPORT_FORMAT_LABELS,
-  IMPORT_FORMATS,
-  loadEngine,
-  MembudgetError,
-  type Config,
-  type Engine,
-  type ImportFormat,
-  type Ledger,
-  type Problem,
-} from './engine';
-import { exportAs, importAnyConfig, tooLarge } from './tools';
+import { loadEngine, MembudgetError, type Config, type Engine, type Ledger, type Problem } from './engine';
 import { el, replaceChildren } from './dom';
 import { Form } from './form';
-import { ledgerMarkdown, UNIT_MEANING, type Unit } from './format';
 import { CompareView } from './compare-view';
 import { DetailsView } from './details-view';
-import { LedgerView } from './ledger-view';
+import { ImportView } from './import-view';
+import { LedgerView, layoutSummary } from './ledger-view';
 import { MeasuredView } from './measured-view';
+import { loadErrorView, NoticesView } from './notices-view';
+import { footer, masthead, skipLink } from './page-chrome';
 import { AdviceView, PlannerView } from './planner-view';
-import { resultJson } from './result-json';
-
-const URL_WRITE_DELAY_MS = 120;
-
-interface View {
-  embed: boolean;
-  unit: Unit;
-}
-
-function readView(search: string): View {
-  const params = new URLSearchParams(search);
-  return { embed: params.get('embed') === '1', unit: params.get('unit') === 'gib' ? 'gib' : 'gb' };
-}
-
-function viewQuery(view: View, includeEmbed: boolean): string {
-  const parts: string[] = [];
-  if (includeEmbed && view.embed) parts.push('embed=1');
-  if (view.unit === 'gib') parts.push('unit=gib');
-  return parts.join('&');
-}
+import { ToolbarView } from './toolbar-view';
+import { UrlState, type ViewState } from './url-state';
 
 class App {
   readonly #engine: Engine;
+  readonly #url: UrlState;
+  readonly #view: ViewState;
   #config: Config;
   #ledger: Ledger | undefined;
   #errors: Problem[] = [];
-  readonly #view: View;
   #form: Form | undefined;
   // Holds the form's column from the first frame, so that the ledger does not move when the form arrives.
   readonly #formSlot = el('div', { class: 'form-slot' });
+  readonly #notices = new NoticesView();
   readonly #ledgerView = new LedgerView();
   readonly #detailsView = new DetailsView();
   readonly #compareView: CompareView;
   readonly #plannerView: PlannerView;
   readonly #adviceView: AdviceView;
   readonly #measuredView: MeasuredView;
-  readonly #notices = el('div', { id: 'notices', class: 'notices', role: 'status' });
-  readonly #toast = el('div', { id: 'toast', class: 'toast', role: 'status', 'aria-live': 'polite' });
-  // "Copy as": the formats membudget writes (export.cpp), and the last text written, for reading before pasting.
-  readonly #copyAsFormat = el(
-    'select',
-    { id: 'copy-as-format', 'aria-label': 'Copy as which format' },
-    ...(['megatron', 'torchtitan', 'torchtune', 'deepspeed', 'vllm'] as const).map((f) =>
-      el('option', { value: f }, IMPORT_FORMAT_LABELS[f]),
-    ),
-  );
-  readonly #exported = el('pre', { id: 'exported', class: 'exported' });
-  readonly #unitToggle: HTMLSelectElement;
-  readonly #openFull: HTMLAnchorElement;
-  #pendingUrl: string | undefined;
-  #urlTimer: number | undefined;
+  readonly #toolbar: ToolbarView;
 
   constructor(engine: Engine, root: HTMLElement) {
     this.#engine = engine;
+    this.#url = new UrlState(engine);
+    const link = this.#url.read();
+    this.#view = link.view;
+    this.#config = link.config;
     this.#compareView = new CompareView(engine);
     this.#plannerView = new PlannerView(engine, (config) => {
-      this.#config = config;
-      this.#recompute();
+      this.#setConfig(config);
       this.#ledgerView.element.scrollIntoView({ behavior: 'smooth', block: 'start' });
       this.#ledgerView.focusVerdict();
     });
-    this.#adviceView = new AdviceView((query) => this.#applyQuery(query));
-    this.#view = readView(location.search);
-    const decoded = engine.decodeQuery(location.search);
-    this.#config = decoded.config;
-    this.#showNotices(decoded.notices);
-    if (decoded.chosen?.length) this.#showNotices(decoded.chosen, 'Note:');
-
-    this.#unitToggle = el(
-      'select',
-      { id: 'unit', 'aria-label': 'Units' },
-      el('option', { value: 'gb' }, 'GB (10⁹ B)'),
-      el('option', { value: 'gib' }, 'GiB (2³⁰ B)'),
-    );
-    this.#unitToggle.value = this.#view.unit;
-    this.#unitToggle.addEventListener('change', () => {
-      this.#view.unit = this.#unitToggle.value === 'gib' ? 'gib' : 'gb';
-      this.#recompute();
+    this.#adviceView = new AdviceView((query) => this.#setConfig(this.#withQuery(query)));
+    // The optional "measured" column of the checklist; its file may carry a configuration to load.
+    this.#measuredView = new MeasuredView(engine, (config) => this.#setConfig(config));
+    this.#toolbar = new ToolbarView(engine, {
+      config: () => this.#config,
+      ledger: () => this.#ledger,
+      unit: () => this.#view.unit,
+      setUnit: (unit) => {
+        this.#view.unit = unit;
+        this.#recompute();
+      },
+      link: () => this.#url.current(),
     });
-    const button = (id: string, text: string, action: () => void) => {
-      const b = el('button', { id, type: 'button' }, text);
-      b.addEventListener('click', action);
-      return b;
-    };
-    this.#openFull = el(
-      'a',
-      { id: 'open-full', class: 'open-full', target: '_blank', rel: 'noopener noreferrer' },
-      'Open the full calculator ↗',
-    );
 
     document.body.classList.toggle('embed', this.#view.embed);
-    const toolbar = el(
-      'div',
-      { class: 'toolbar' },
-      this.#unitToggle,
-      button('copy-link', 'Copy link', () => {
-        this.#flushUrl();
-        void this.#copy(location.href, 'Link copied');
-      }),
-      button('copy-markdown', 'Copy Markdown', () => this.#copyMarkdown()),
-      button('download-json', 'Download JSON', () => this.#downloadJson()),
-      this.#copyAsFormat,
-      button('copy-as', 'Copy as', () => this.#copyAs(this.#copyAsFormat.value as ImportFormat)),
-    );
-    const whatFits = button('what-fits', 'What fits on my GPUs?', () => this.#plannerView.open());
-    whatFits.classList.add('what-fits');
+    const whatFits = el('button', { id: 'what-fits', type: 'button', class: 'what-fits' }, 'What fits on my GPUs?');
+    whatFits.addEventListener('click', () => this.#plannerView.open());
     replaceChildren(
       root,
-      el('a', { class: 'skip-link', href: '#answer' }, 'Skip to the verdict'),
-      el(
-        'header',
-        { class: 'masthead' },
-        el(
-          'div',
-          {},
-          el('h1', {}, 'membudget'),
-          el(
-            'p',
-            { class: 'tagline' },
-            'Per-GPU memory verification checklist: does this parallel training configuration fit, and what eats the memory?',
-          ),
-        ),
-        whatFits,
-        this.#openFull,
-      ),
-      this.#notices,
+      skipLink(),
+      masthead(whatFits, this.#toolbar.openFull),
+      this.#notices.element,
       el(
         'main',
         { class: 'layout' },
@@ -155,38 +78,22 @@ class App {
         el(
           'div',
           { class: 'results' },
-          toolbar,
+          this.#toolbar.element,
           this.#ledgerView.element,
+          this.#measuredView.element,
           this.#adviceView.element,
           this.#detailsView.element,
           this.#plannerView.element,
           this.#compareView.element,
-          el('details', { id: 'export-view', class: 'export-view' }, el('summary', {}, 'Copied as (the last “Copy as”)'), this.#exported),
+          this.#toolbar.exported,
         ),
       ),
-      el(
-        'footer',
-        {},
-        el(
-          'p',
-          {},
-          'Formulas: the chapter “Memory Budget Verification” (§1 static memory, §2 activations, §3 budget, §4 checklist, §5 pitfalls); each line shows its formula and its numbers. Computed in your browser by the membudget engine (C++ compiled to WebAssembly); nothing is sent anywhere. ',
-          UNIT_MEANING.gb,
-          ', ',
-          UNIT_MEANING.gib,
-          '.',
-        ),
-      ),
-      this.#toast,
+      footer(),
+      this.#toolbar.toast,
     );
-    // The optional "measured" column of the checklist; its file may carry a configuration to load.
-    this.#measuredView = new MeasuredView(engine, (config) => {
-      this.#config = config;
-      this.#recompute();
-    });
-    this.#ledgerView.element.after(this.#measuredView.element);
-    this.#recompute();
-    this.#flushUrl();
+    this.#notices.show(link.notices);
+    this.#setConfig(link.config, link.chosen);
+    this.#url.flush();
     // The ledger first: the form (33 controls) is built once the ledger has been painted.
     // scripts/measure-budgets.mjs reads these marks: in the DOM, then on screen.
     performance.mark('membudget-ledger-rendered');
@@ -200,10 +107,39 @@ class App {
 
   #buildForm(): void {
     this.#form = new Form(this.#engine, (key, text) => this.#onInput(key, text));
-    this.#form.element.prepend(this.#importer());
+    const importer = new ImportView(
+      this.#engine.formats,
+      () => this.#config,
+      (config) => this.#setConfig(config),
+    );
+    this.#form.element.prepend(importer.element);
     this.#formSlot.replaceWith(this.#form.element);
     this.#showFormState();
     document.body.dataset.ready = 'true';
+  }
+
+  /**
+   * The one way a configuration changes: kept, what the engine chose for the user said (mode = inference selects
+   * method membudget), and everything recomputed.
+   */
+  #setConfig(config: Config, chosen: Problem[] = []): void {
+    this.#config = config;
+    this.#notices.show(chosen, 'Note:');
+    this.#recompute();
+  }
+
+  /**
+   * The one way problems are shown: a configuration the engine refuses (or text it cannot read) has no numbers, and
+   * its problems stand in the verdict and, with `atFields`, next to their fields (a recompute shows the fields'
+   * itself, with the TP values the model allows).
+   */
+  #showProblems(problems: Problem[], atFields = false): void {
+    this.#ledger = undefined;
+    this.#errors = problems;
+    this.#ledgerView.showErrors(problems);
+    this.#ledgerView.setSummary(layoutSummary(this.#engine, this.#config));
+    this.#detailsView.clear();
+    if (atFields) this.#form?.showProblems(problems, []);
   }
 
   /** The form shows the configuration and its problems (Form.show leaves the control being typed in alone). */
@@ -222,31 +158,20 @@ class App {
 
   /** A value picked from an offer: set, shown in the form, recomputed. */
   #pick(key: string, value: number): void {
-    this.#config = this.#engine.setField(this.#config, key, String(value));
-    this.#recompute();
+    this.#setConfig(this.#engine.setField(this.#config, key, String(value)));
     document.getElementById(`f-${key}`)?.focus();
   }
 
   #onInput(key: string, text: string): void {
     try {
       const parsed = this.#engine.setFieldWithNotices(this.#config, key, text);
-      this.#config = parsed.config;
-      if (parsed.chosen?.length) {
-        // The engine changed another field (the method for inference): show it and rewrite the form.
-        this.#showNotices(parsed.chosen, 'Note:');
-        this.#recompute();
-      } else {
-        this.#recompute();
-      }
+      // The engine may change another field (the method for inference): setConfig says so and rewrites the form.
+      this.#setConfig(parsed.config, parsed.chosen);
     } catch (error) {
       if (!(error instanceof MembudgetError)) throw error;
       // Text the engine cannot read (a letter in a number): not computed, no numbers, the message at the field;
       // the configuration and the link stay what they were.
-      this.#ledger = undefined;
-      this.#errors = error.problems;
-      this.#ledgerView.showErrors(error.problems);
-      this.#detailsView.clear();
-      this.#form?.showProblems(error.problems, []);
+      this.#showProblems(error.problems, true);
     }
   }
 
@@ -262,222 +187,26 @@ class App {
       this.#measuredView.show(this.#ledger, this.#config, this.#view.unit, this.#ledgerView.element);
     } catch (error) {
       if (!(error instanceof MembudgetError)) throw error;
-      this.#ledger = undefined;
-      this.#errors = error.problems;
-      this.#ledgerView.showErrors(error.problems);
-      this.#ledgerView.setSummary(layoutSummary(this.#engine, this.#config));
-      this.#detailsView.clear();
+      this.#showProblems(error.problems);
     }
     this.#adviceView.show(this.#ledger, this.#config, this.#view.unit);
     this.#plannerView.show(this.#config, this.#view.unit);
     this.#compareView.show(this.#config, this.#view.unit);
     this.#showFormState();
-    this.#writeUrl();
+    this.#url.write(this.#config, this.#view);
+    this.#toolbar.setFullLink(this.#url.fullLink);
     document.body.dataset.renderMs = (performance.now() - start).toFixed(3);
   }
 
-  /** An advice's change (key=value&…) through the engine's field parser, then one recompute. */
-  #applyQuery(query: string): void {
+  /** The configuration with an advice's change (key=value&…) through the engine's field parser. */
+  #withQuery(query: string): Config {
     let config = this.#config;
     for (const pair of query.split('&')) {
       const eq = pair.indexOf('=');
       config = this.#engine.setField(config, pair.slice(0, eq), pair.slice(eq + 1));
     }
-    this.#config = config;
-    this.#recompute();
+    return config;
   }
-
-  #writeUrl(): void {
-    const config = this.#engine.encodeQuery(this.#config);
-    const withView = (embed: boolean) => {
-      const query = [config, viewQuery(this.#view, embed)].filter(Boolean).join('&');
-      return `${location.pathname}${query ? `?${query}` : ''}`;
-    };
-    this.#openFull.href = withView(false);
-    // replaceState costs milliseconds (and browsers cap its rate): write the URL once typing pauses.
-    this.#pendingUrl = withView(true);
-    if (this.#urlTimer === undefined) {
-      this.#urlTimer = window.setTimeout(() => this.#flushUrl(), URL_WRITE_DELAY_MS);
-    }
-  }
-
-  #flushUrl(): void {
-    if (this.#urlTimer !== undefined) window.clearTimeout(this.#urlTimer);
-    this.#urlTimer = undefined;
-    const url = this.#pendingUrl;
-    if (url !== undefined && url !== `${location.pathname}${location.search}`) history.replaceState(null, '', url);
-    this.#pendingUrl = undefined;
-  }
-
-  // Paste or drop what the user already has (docs/import.md): a Megatron-LM script, a torchtitan TOML, a torchtune
-  // YAML or tune run command, a DeepSpeed JSON, a config.json or a vllm serve command. The import applies all of
-  // its keys or none, and lists what it set and what it could not map.
-  #importer(): HTMLElement {
-    const text = el('textarea', {
-      id: 'import-text',
-      rows: 6,
-      spellcheck: 'false',
-      placeholder:
-        'Paste a Megatron-LM launch script, a torchtitan TOML, a torchtune YAML or tune run command, a DeepSpeed JSON, a config.json or a vllm serve command',
-      'aria-label': 'Configuration to import',
-    });
-    const format = el(
-      'select',
-      { id: 'import-format', 'aria-label': 'Its format' },
-      el('option', { value: '' }, 'Format: detect from the text'),
-      ...IMPORT_FORMATS.map((f) => el('option', { value: f }, IMPORT_FORMAT_LABELS[f])),
-    );
-    const file = el('input', { id: 'import-file', type: 'file', 'aria-label': 'Configuration file' });
-    const message = el('div', { id: 'import-message', class: 'message', 'aria-live': 'polite' });
-    // The importer lives in the on-demand module, loaded on the first import.
-    const apply = (input: string) => {
-      message.className = 'message';
-      message.dataset.state = 'loading';
-      replaceChildren(message, el('p', {}, 'Importing…'));
-      importAnyConfig(this.#config, input, format.value as ImportFormat | '')
-        .then((imported) => {
-          this.#config = imported.config;
-          message.dataset.state = 'imported';
-          message.dataset.format = imported.format;
-          const label = IMPORT_FORMAT_LABELS[imported.format as ImportFormat] ?? imported.format;
-          const list = (id: string, title: string, items: string[]) =>
-            items.length === 0 ? [] : [el('p', {}, title), el('ul', { id }, ...items.map((item) => el('li', {}, item)))];
-          replaceChildren(
-            message,
-            el('p', {}, `Imported a ${label}: ${imported.assignments.length} settings.`),
-            ...list(
-              'import-set',
-              'Set:',
-              imported.assignments.map((a) => `${a.key} = ${a.text}`),
-            ),
-            ...list(
-              'import-unmapped',
-              'Not mapped (changes memory, but membudget could not read it):',
-              imported.unmapped.map((u) => `${u.key}${u.value ? ` = ${u.value}` : ''}: ${u.reason}`),
-            ),
-            ...list('import-warnings', 'Warnings:', imported.warnings),
-            ...list(
-              'import-problems',
-              'Refused:',
-              imported.problems.map((p) => p.message),
-            ),
-          );
-          this.#recompute();
-        })
-        .catch((error: unknown) => {
-          message.className = 'message error';
-          message.dataset.state = 'error';
-          const problems = error instanceof MembudgetError ? error.problems : [{ field: '', message: String(error) }];
-          replaceChildren(message, ...problems.map((p) => el('p', {}, p.message)));
-        });
-    };
-    const button = el('button', { id: 'import-apply', type: 'button' }, 'Import');
-    button.addEventListener('click', () => apply(text.value));
-    // A file is checked for size before it is read: nothing over the limit is loaded into the page.
-    const applyFile = (chosen: File) => {
-      const refused = tooLarge(chosen.name, chosen.size);
-      if (refused) {
-        message.className = 'message error';
-        message.dataset.state = 'error';
-        replaceChildren(message, ...refused.problems.map((p) => el('p', {}, p.message)));
-        return;
-      }
-      void chosen.text().then(apply);
-    };
-    file.addEventListener('change', () => {
-      const chosen = file.files?.[0];
-      if (chosen) applyFile(chosen);
-    });
-    text.addEventListener('drop', (event) => {
-      const dropped = event.dataTransfer?.files?.[0];
-      if (!dropped) return;
-      event.preventDefault();
-      applyFile(dropped);
-    });
-    return el(
-      'details',
-      { class: 'importer', id: 'importer' },
-      el('summary', {}, 'Import a configuration (Megatron-LM, torchtitan, torchtune, DeepSpeed, config.json, vLLM)'),
-      text,
-      el('div', { class: 'importer-actions' }, format, button, file),
-      message,
-    );
-  }
-
-  // The current configuration in a framework's own form, to the clipboard (the CLI's `membudget export`).
-  #copyAs(format: ImportFormat): void {
-    exportAs(this.#config, format)
-      .then((exported) => {
-        this.#exported.textContent = exported.text;
-        this.#exported.dataset.format = format;
-        (this.#exported.parentElement as HTMLDetailsElement).open = true;
-        const skipped = exported.notExported.length;
-        void this.#copy(
-          exported.text,
-          `Copied as ${IMPORT_FORMAT_LABELS[format]}${skipped ? ` (${skipped} setting${skipped === 1 ? '' : 's'} it cannot say: see the comments)` : ''}`,
-        );
-      })
-      .catch((error: unknown) => this.#say(`Export failed: ${error instanceof Error ? error.message : String(error)}`));
-  }
-
-  #showNotices(notices: Problem[], title?: string): void {
-    if (notices.length === 0) return;
-    replaceChildren(
-      this.#notices,
-      el('strong', {}, title ?? `Ignored ${notices.length} parameter${notices.length === 1 ? '' : 's'} of the link:`),
-      el('ul', {}, ...notices.map((n) => el('li', { 'data-field': n.field }, n.message))),
-    );
-    this.#notices.classList.add('visible');
-  }
-
-  async #copy(text: string, done: string): Promise<void> {
-    try {
-      await navigator.clipboard.writeText(text);
-      this.#say(done);
-    } catch {
-      this.#say('Copy failed: the browser refused clipboard access');
-    }
-  }
-
-  #copyMarkdown(): void {
-    if (!this.#ledger) return this.#say('Nothing to copy: fix the configuration first');
-    this.#flushUrl();
-    void this.#copy(ledgerMarkdown(this.#ledger, this.#config, this.#view.unit, location.href), 'Markdown copied');
-  }
-
-  #downloadJson(): void {
-    const blob = new Blob([resultJson(this.#engine, this.#config)], { type: 'application/json' });
-    const url = URL.createObjectURL(blob);
-    const a = el('a', { href: url, download: 'membudget.json' });
-    document.body.appendChild(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 1000);
-    this.#say('JSON downloaded (the CLI’s eval format)');
-  }
-
-  #say(text: string): void {
-    this.#toast.textContent = text;
-    this.#toast.classList.add('visible');
-    setTimeout(() => this.#toast.classList.remove('visible'), 2500);
-  }
-}
-
-/** What the verdict is for: "Llama-3.1 70B · megatron · TP 8 × PP 1 × DP 32 = 256 GPUs · NVIDIA H100 80GB · training". */
-export function layoutSummary(engine: Engine, config: Config): string {
-  const model = config.name || engine.modelPresets.find((p) => p.id === config.model)?.label || 'custom model';
-  const gpu = engine.gpuPresets.find((p) => p.id === config.gpu)?.label ?? `${config.gpu_gb} GB GPU`;
-  const axes = [`TP ${config.tp}`, `PP ${config.pp}`, ...(config.cp > 1 ? [`CP ${config.cp}`] : []), `DP ${config.dp}`];
-  const gpus = config.tp * config.pp * config.cp * config.dp;
-  const ep = config.experts > 0 && config.ep > 1 ? ` (EP ${config.ep})` : '';
-  const framework = config.method === 'membudget' && config.mode === 'training' ? [config.framework] : [];
-  return [
-    model,
-    ...framework,
-    `${axes.join(' × ')} = ${gpus.toLocaleString('en-US')} GPU${gpus === 1 ? '' : 's'}${ep}`,
-    gpu,
-    config.mode,
-  ].join(' · ');
 }
 
 /** A wasm download that neither arrives nor fails (a sandboxed frame whose host sends no CORS header) is
@@ -496,20 +225,7 @@ async function main(): Promise<void> {
     ]);
     new App(engine, root);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    replaceChildren(
-      root,
-      el(
-        'div',
-        { class: 'load-error', role: 'alert', id: 'load-error' },
-        el('p', {}, `membudget could not start: its engine (membudget.wasm) could not be loaded (${message}).`),
-        el(
-          'p',
-          {},
-          'If this page is embedded in another site, the host must serve the .wasm to the frame: from the same origin, or with an Access-Control-Allow-Origin header when the frame is sandboxed; or embed the single-file build (membudget.html), which carries its engine inline. A blocked request (an extension, a proxy) stops it too.',
-        ),
-      ),
-    );
+    replaceChildren(root, loadErrorView(error instanceof Error ? error.message : String(error)));
   }
 }
 

@@ -11,6 +11,8 @@
 #include "formats/writer.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/base/text.hpp"
+#include "membudget/formats/export.hpp"
+#include "membudget/model/assignments.hpp"
 #include "membudget/model/config.hpp"
 
 namespace membudget::detail {

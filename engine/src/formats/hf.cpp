@@ -11,6 +11,7 @@
 #include "formats/hf.hpp"
 #include "formats/reader.hpp"
 #include "membudget/base/text.hpp"
+#include "membudget/formats/import.hpp"
 #include "membudget/model/assignments.hpp"
 #include "membudget/model/config.hpp"
 #include "membudget/model/fields.hpp"

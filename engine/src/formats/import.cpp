@@ -13,7 +13,6 @@
 #include "formats/deepspeed.hpp"
 #include "formats/hf.hpp"
 #include "formats/megatron.hpp"
-#include "formats/megatron_flags.hpp"
 #include "formats/reader.hpp"
 #include "formats/torchtitan.hpp"
 #include "formats/torchtune.hpp"

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "formats/megatron_flags.hpp"
 #include "formats/reader.hpp"
 #include "formats/writer.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/base/text.hpp"
+#include "membudget/formats/export.hpp"
 #include "membudget/model/config.hpp"
 
 namespace membudget::detail {

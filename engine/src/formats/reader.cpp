@@ -4,7 +4,10 @@
 #include <algorithm>
 #include <cctype>
 
+#include "membudget/base/choices.hpp"
 #include "membudget/base/text.hpp"
+#include "membudget/formats/import.hpp"
+#include "membudget/model/assignments.hpp"
 #include "membudget/model/fields.hpp"
 
 namespace membudget::detail {

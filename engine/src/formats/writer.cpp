@@ -5,6 +5,8 @@
 
 #include "membudget/base/choices.hpp"
 #include "membudget/base/text.hpp"
+#include "membudget/formats/export.hpp"
+#include "membudget/model/config.hpp"
 
 namespace membudget::detail {
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 
+#include "formats/reader.hpp"
 #include "membudget/base/problem.hpp"
 #include "membudget/base/text.hpp"
 #include "membudget/base/units.hpp"

@@ -14,7 +14,7 @@ namespace membudget {
 
 namespace {
 
-// The field-table accessor of an enum member, and its ids: both from membudget/choices.hpp.
+// The field-table accessor of an enum member, and its ids: both from membudget/base/choices.hpp.
 template <auto Member>
 ChoiceField choiceMember() {
     using E = std::remove_reference_t<decltype(std::declval<Config&>().*Member)>;

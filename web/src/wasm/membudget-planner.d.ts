@@ -1,5 +1,5 @@
 // Hand-written types of membudget-planner.js: the page's module plus the planner, the advice and the config
-// importers, built from the same wasm/bindings.cpp with MEMBUDGET_WASM_PLANNER and loaded only when one of
+// importers, registered by the same wasm/bindings.cpp with MEMBUDGET_WASM_PLANNER and loaded only when one of
 // them is used (the planner's Web Worker, "What to change", an import).
 import type {
   Advice,
@@ -11,6 +11,7 @@ import type {
   ConfigExport,
   ConfigImport,
   ModuleOptions,
+  PlanRequest,
   PlanRowColumn,
   RawPlan,
 } from './membudget.js';
@@ -36,20 +37,7 @@ export interface PlannerModule extends MembudgetModule {
   /** A measured file's values (path, type, text; containers too) through the engine's reader. */
   readMeasuredFile(rootType: string, values: HfValue[], invalidReason: string): MeasuredFile;
   /** The fitting layouts of layouts [layoutBegin, layoutEnd) (0: to the end); Pareto marked only for a whole plan. */
-  plan(
-    base: Config,
-    gpus: number,
-    globalBatch: number,
-    tpAcrossNodes: boolean,
-    unevenPipeline: boolean,
-    maxMicroBatch: number,
-    maxCp: number,
-    includeTight: boolean,
-    layoutBegin: number,
-    layoutEnd: number,
-    maxRows: number,
-    maxEvaluations: number,
-  ): RawPlan;
+  plan(request: PlanRequest): RawPlan;
   /**
    * Joins a plan's slices (flat rows, as RawPlan.rows): the Pareto front marked and first, cut to maxRows with the
    * fastest row kept, and the recommended row's index (-1: none) and why.

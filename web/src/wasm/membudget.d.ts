@@ -1,4 +1,4 @@
-// Hand-written types of the Embind module built from wasm/bindings.cpp (Emscripten 3.1.6 has no
+// Hand-written types of the Embind module registered in wasm/bindings.cpp (Emscripten 3.1.6 has no
 // --emit-tsd). tests/wasm/dts.test.ts checks them against the real exports. Only web/src/engine.ts
 // imports this module.
 
@@ -240,7 +240,7 @@ export interface Unmapped {
   reason: string;
 }
 
-/** A framework's configuration mapped by the engine (membudget/import.hpp) and applied over the base. */
+/** A framework's configuration mapped by the engine (membudget/formats/import.hpp) and applied over the base. */
 export interface ConfigImport {
   format: ImportFormat;
   /** The base with the assignments applied; the base unchanged when there are errors. */
@@ -307,6 +307,14 @@ export interface GpuPreset {
   source: string;
 }
 
+/** A format membudget imports (every one) and, where `exports`, also writes (the CLI's import and export). */
+export interface Format {
+  id: ImportFormat;
+  /** What the page calls it: "Megatron-LM flags", "torchtitan TOML", … */
+  label: string;
+  exports: boolean;
+}
+
 /** One column of a plan row (engine/src/plan/plan_row.cpp): the PlanRow key, its kind, a choice's ids by number. */
 export interface PlanRowColumn {
   key: string;
@@ -333,6 +341,24 @@ export interface StepTime {
   tokensPerStep: number;
   parts: StepTimePart[];
   assumptions: string;
+}
+
+/** A search over parallel layouts (the CLI's `plan`; membudget/plan/plan.hpp PlanRequest); the base's parallel fields are what it sets. */
+export interface PlanRequest {
+  base: Config;
+  gpus: number;
+  globalBatch: number;
+  tpAcrossNodes: boolean;
+  unevenPipeline: boolean;
+  maxMicroBatch: number;
+  maxCp: number;
+  includeTight: boolean;
+  /** The slice of layouts [layoutBegin, layoutEnd) to search; layoutEnd 0 means all. */
+  layoutBegin: number;
+  layoutEnd: number;
+  maxRows: number;
+  /** Ledgers the search may evaluate before it stops as too large (the engine's PlanRequest::maxEvaluations). */
+  maxEvaluations: number;
 }
 
 /**
@@ -398,6 +424,8 @@ export interface MembudgetModule {
   measurableLines(config: Config): Line[];
   /** The TP sizes the model's heads allow (dividing the heads, and dividing or a multiple of the KV heads). */
   validTensorParallel(config: Config): number[];
+  /** The formats, in the engine's order (choices.hpp ImportFormat). */
+  formats(): Format[];
 }
 
 export interface ModuleOptions {

@@ -33,7 +33,7 @@ struct Result {
     // longest context per sequence that fits with mb sequences (0 when none fits).
     double maxSequences = 0;
     double maxContextTokens = 0;
-    // Training: the step-time estimate of the configuration (membudget/steptime.hpp); not estimated in inference.
+    // Training: the step-time estimate of the configuration (membudget/time/steptime.hpp); not estimated in inference.
     StepTime stepTime;
     std::vector<Problem> warnings;
     std::vector<Problem> errors;

@@ -10,7 +10,7 @@
 namespace membudget {
 
 // Integer fields are held as double so that the same record crosses into JavaScript unchanged; the
-// validator checks they are integral. Choices are enums (membudget/choices.hpp), their ids only at the
+// validator checks they are integral. Choices are enums (membudget/base/choices.hpp), their ids only at the
 // boundaries; model and gpu are preset ids, and name is free text.
 // Member initialisers are the chapter's 70B example (section 4): TP=8, PP=1, DP=32, b=1, s=4096, full
 // checkpointing, an 80 GB GPU. A test checks they equal the `chapter-70b` and `generic-80gb` presets.

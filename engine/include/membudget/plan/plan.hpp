@@ -49,7 +49,7 @@ struct PlanRow {
     double bubble = 0;                // (PP − 1) / (m + PP − 1)
     bool tpCrossesNode = false, cpCrossesNode = false;
     bool pareto = false;
-    // The step-time estimate of the row's configuration (membudget/steptime.hpp): computed for rows that fit.
+    // The step-time estimate of the row's configuration (membudget/time/steptime.hpp): computed for rows that fit.
     double stepSeconds = 0, tokensPerSecondPerGpu = 0, mfu = 0;
 };
 

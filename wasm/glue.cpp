@@ -1,0 +1,396 @@
+// The functions wasm/bindings.cpp registers: the engine's calls with their results turned into the value objects
+// and JS arrays of wasm/glue.hpp. No registration here, and no logic of the engine's own.
+#include <string_view>
+#include <vector>
+
+#include "glue.hpp"
+#include "membudget/base/choices.hpp"
+#include "membudget/base/problem.hpp"
+#include "membudget/evaluate/evaluate.hpp"
+#include "membudget/formats/export.hpp"
+#include "membudget/formats/hf.hpp"
+#include "membudget/formats/import.hpp"
+#include "membudget/io/measured.hpp"
+#include "membudget/memory/methods.hpp"
+#include "membudget/memory/result.hpp"
+#include "membudget/model/architecture.hpp"
+#include "membudget/model/assignments.hpp"
+#include "membudget/model/config.hpp"
+#include "membudget/model/fields.hpp"
+#include "membudget/model/presets.hpp"
+#include "membudget/model/query.hpp"
+#include "membudget/model/validate.hpp"
+#include "membudget/plan/advice.hpp"
+#include "membudget/plan/plan.hpp"
+#include "membudget/time/steptime.hpp"
+
+namespace membudget::wasm {
+
+namespace {
+
+template <typename T>
+val toArray(const std::vector<T>& items) {
+    val array = val::array();
+    for (const auto& item : items) array.call<void>("push", val(item));
+    return array;
+}
+
+// The step-time estimate as the page reads it: null when there is none; parts keyed by their ids (steptime.hpp).
+val stepTimeObject(const StepTime& st) {
+    if (!st.estimated) return val::null();
+    val out = val::object();
+    out.set("stepSeconds", st.stepSeconds);
+    out.set("tokensPerSecondPerGpu", st.tokensPerSecondPerGpu);
+    out.set("mfu", st.mfu);
+    out.set("bubbleFraction", st.bubbleFraction);
+    out.set("modelFlopsPerToken", st.modelFlopsPerToken);
+    out.set("tokensPerStep", st.tokensPerStep);
+    val parts = val::array();
+    for (const StepPartText& text : stepPartTexts()) {
+        val part = val::object();
+        part.set("id", std::string(text.id));
+        part.set("label", std::string(text.label));
+        part.set("formula", std::string(text.formula));
+        part.set("seconds", st.partSeconds[static_cast<size_t>(text.part)]);
+        parts.call<void>("push", part);
+    }
+    out.set("parts", parts);
+    out.set("assumptions", std::string(stepTimeAssumptions()));
+    return out;
+}
+
+WasmResult toWasm(const Result& r) {
+    val stages = val::array();
+    for (const auto& s : r.stages)
+        stages.call<void>("push", val(WasmStage{s.index, s.layers, s.inFlightMicrobatches, s.totalBytes, toArray(s.lineBytes),
+                                                s.parametersPerGpu, s.modelParameters, s.reservedBytes}));
+    return {std::string(toString(r.method)),
+            toArray(r.lines),
+            r.parameterCount,
+            r.totalBytes,
+            r.capacityBytes,
+            r.usableBytes,
+            std::string(toString(r.verdict)),
+            toArray(r.warnings),
+            toArray(r.errors),
+            stages,
+            r.peakStage,
+            toArray(r.tensors),
+            toArray(r.phases),
+            std::string(toString(r.peakPhase)),
+            r.cpuBytesPerNode,
+            r.maxSequences,
+            r.maxContextTokens,
+            r.activeParameterCount,
+            toArray(r.cpuLines),
+            r.reservedBytes,
+            stepTimeObject(r.stepTime)};
+}
+
+WasmParsed toWasm(const ParsedConfig& parsed) { return {parsed.config, toArray(parsed.problems), toArray(parsed.notices)}; }
+
+// What the page calls each format, and whether membudget writes it (exportConfig writes no config.json: the Hub's
+// own file is the source). A format added to the engine without a line here does not compile (-Wswitch).
+struct FormatText {
+    std::string_view label;
+    bool exports = false;
+};
+
+FormatText formatText(ImportFormat format) {
+    switch (format) {
+        case ImportFormat::megatron:
+            return {"Megatron-LM flags", true};
+        case ImportFormat::torchtitan:
+            return {"torchtitan TOML", true};
+        case ImportFormat::torchtune:
+            return {"torchtune YAML / tune run", true};
+        case ImportFormat::deepspeed:
+            return {"DeepSpeed JSON", true};
+        case ImportFormat::hf:
+            return {"Hugging Face config.json", false};
+        case ImportFormat::vllm:
+            return {"vllm serve", true};
+    }
+    return {};
+}
+
+}  // namespace
+
+std::string lineId(const Line& line) { return std::string(toString(line.id)); }
+void setLineId(Line& line, std::string id) { line.id = parseChoice<LineId>(id).value_or(invalidChoice<LineId>()); }
+
+std::string lineOrigin(const Line& line) { return line.origin ? std::string(toString(*line.origin)) : "allowance"; }
+void setLineOrigin(Line& line, std::string id) { line.origin = parseChoice<Method>(id); }
+
+std::string phaseName(const Phase& phase) { return std::string(toString(phase.name)); }
+void setPhaseName(Phase& phase, std::string id) { phase.name = parseChoice<StepPhase>(id).value_or(StepPhase::forwardBackward); }
+
+WasmResult evaluateConfig(const Config& config) { return toWasm(evaluate(config)); }
+
+val compareConfig(const Config& config) {
+    val out = val::array();
+    for (const auto& column : compareMethods(config))
+        out.call<void>("push", val(WasmColumn{std::string(toString(column.method)), toWasm(column.result), column.sourceBytes}));
+    return out;
+}
+
+std::string reasonFor(const std::string& method, const std::string& lineId) {
+    const auto id = parseChoice<Method>(method);
+    const auto line = parseChoice<LineId>(lineId);
+    return id && line ? differenceReason(*id, *line) : std::string();
+}
+
+val measurableLinesOf(const Config& config) { return toArray(measurableLines(config)); }
+
+val validTp(const Config& config) { return toArray(validTensorParallel(config)); }
+
+val validateConfig(const Config& config) { return toArray(validate(config)); }
+
+WasmParsed decode(const std::string& query) { return toWasm(decodeQuery(query)); }
+
+WasmParsed setField(const Config& config, const std::string& key, const std::string& text) {
+    const std::vector<Assignment> assignment{{key, text}};
+    return toWasm(applyAssignments(assignment, config));
+}
+
+val fieldTexts(const Config& config) {
+    val texts = val::object();
+    for (const auto& field : fields()) texts.set(std::string(field.key), fieldText(config, field));
+    return texts;
+}
+
+val fieldTable() {
+    static constexpr const char* kinds[] = {"integer", "number", "boolean", "choice", "text"};
+    const Config defaults;
+    val out = val::array();
+    for (const auto& f : fields()) {
+        WasmField w{std::string(f.key),
+                    std::string(f.label),
+                    std::string(f.group),
+                    kinds[static_cast<int>(f.kind)],
+                    f.min,
+                    f.max,
+                    f.zeroMeansAuto,
+                    std::string(f.autoMeaning),
+                    toArray(f.allowed),
+                    toArray(f.choices),
+                    std::string(f.unit),
+                    std::string(f.help),
+                    std::string(f.section),
+                    describeRange(f),
+                    fieldText(defaults, f)};
+        out.call<void>("push", val(w));
+    }
+    return out;
+}
+
+val modelPresetList() {
+    val out = val::array();
+    for (const auto& p : modelPresets()) {
+        Config config;
+        applyModelPreset(config, p);
+        out.call<void>("push", val(WasmModelPreset{std::string(p.id), std::string(p.label),
+                                                   p.params != 0 ? p.params : derivedParameterCount(config), std::string(p.source)}));
+    }
+    return out;
+}
+
+val gpuPresetList() {
+    val out = val::array();
+    for (const auto& p : gpuPresets())
+        out.call<void>("push", val(WasmGpuPreset{std::string(p.id), std::string(p.label), p.capacityBytes, std::string(p.source)}));
+    return out;
+}
+
+Config defaultConfig() { return Config{}; }
+
+val formatList() {
+    val out = val::array();
+    for (size_t i = 0; i < ChoiceNames<ImportFormat>::names.size(); ++i) {
+        const auto format = static_cast<ImportFormat>(i);
+        const FormatText text = formatText(format);
+        val item = val::object();
+        item.set("id", std::string(toString(format)));
+        item.set("label", std::string(text.label));
+        item.set("exports", text.exports);
+        out.call<void>("push", item);
+    }
+    return out;
+}
+
+#ifdef MEMBUDGET_WASM_PLANNER
+namespace {
+
+// Plan rows cross as one Float64Array of planColumns().size() numbers each, in the columns' order (the page
+// decodes them with planRowColumns()): a value_object of 21 fields and its vector would cost the wasm more than
+// the whole planner.
+std::vector<PlanRow> rowsFromArray(const val& array) {
+    const auto columns = planColumns();
+    const std::vector<double> flat = emscripten::convertJSArrayToNumberVector<double>(array);
+    std::vector<PlanRow> rows(flat.size() / columns.size());
+    for (size_t i = 0; i < rows.size(); ++i)
+        for (size_t k = 0; k < columns.size(); ++k) columns[k].set(rows[i], flat[i * columns.size() + k]);
+    return rows;
+}
+
+val rowsToArray(const std::vector<PlanRow>& rows) {
+    const auto columns = planColumns();
+    std::vector<double> flat;
+    flat.reserve(rows.size() * columns.size());
+    for (const auto& row : rows)
+        for (const PlanColumn& column : columns) flat.push_back(column.get(row));
+    return val::global("Float64Array").new_(val(emscripten::typed_memory_view(flat.size(), flat.data())));
+}
+
+val unmappedArray(const std::vector<Unmapped>& list) {
+    val out = val::array();
+    for (const auto& u : list) {
+        val item = val::object();
+        item.set("key", u.key);
+        item.set("value", u.value);
+        item.set("reason", u.reason);
+        out.call<void>("push", item);
+    }
+    return out;
+}
+
+}  // namespace
+
+Config planRowConfigOf(const Config& base, const val& row) {
+    const std::vector<PlanRow> rows = rowsFromArray(row);
+    return rows.empty() ? base : planRowConfig(base, rows.front());
+}
+
+// The columns as the page reads them: its PlanRow key, the kind, and a choice's ids by number.
+val planRowColumns() {
+    val out = val::array();
+    for (const PlanColumn& column : planColumns()) {
+        val item = val::object();
+        item.set("key", std::string(column.pageKey));
+        item.set("kind", std::string(column.kind == PlanColumnKind::boolean  ? "boolean"
+                                     : column.kind == PlanColumnKind::choice ? "choice"
+                                                                             : "number"));
+        val choices = val::array();
+        for (const std::string_view id : column.choices) choices.call<void>("push", std::string(id));
+        item.set("choices", choices);
+        out.call<void>("push", item);
+    }
+    return out;
+}
+
+// The page parses the config.json with JSON.parse and hands over its top-level values: no JSON parser
+// in the wasm (it would cost 14 KB gzipped), the same mapping as the CLI's.
+WasmImport importFields(const Config& base, const std::string& rootType, const val& fields) {
+    const std::vector<HfValue> values = emscripten::vecFromJSArray<HfValue>(fields);
+    const HfImport imported = importHfFields(rootType, values, base);
+    return {imported.config, toArray(imported.errors), toArray(imported.notices)};
+}
+
+std::string detectFormat(const std::string& text) { return std::string(toString(detectImportFormat(text))); }
+
+std::string unrecognised(const std::string& subject) { return unrecognisedImport(subject); }
+
+std::string syntaxOf(const std::string& format, const std::string& text) {
+    const auto f = parseChoice<ImportFormat>(format);
+    return f ? std::string(toString(importSyntax(*f, text))) : std::string();
+}
+
+// A framework's configuration, parsed on the page (JSON.parse, smol-toml, yaml, shell-quote: web/src/import-parse.ts)
+// and mapped here by the CLI's mapping, then applied over `base` (a DeepSpeed config keeps the model).
+WasmConfigImport importConfiguration(const Config& base, const std::string& format, const std::string& rootType, const std::string& error,
+                                     const val& values, const val& lines) {
+    WasmConfigImport out;
+    out.format = format;
+    const auto f = parseChoice<ImportFormat>(format);
+    if (!f) {
+        out.errors = toArray(std::vector<Problem>{
+            {"format", "format must be one of megatron, torchtitan, torchtune, deepspeed, hf, vllm; got \"" + format + "\""}});
+        out.config = base;
+        return out;
+    }
+    ImportInput input;
+    input.format = *f;
+    input.rootType = rootType;
+    input.error = error;
+    input.values = emscripten::vecFromJSArray<JsonValue>(values);
+    const size_t lineCount = lines["length"].as<size_t>();
+    for (size_t i = 0; i < lineCount; ++i) input.lines.push_back(emscripten::vecFromJSArray<std::string>(lines[i]));
+    const ImportResult result = importConfig(input);
+    out.errors = toArray(result.errors);
+    out.unmapped = unmappedArray(result.unmapped);
+    out.warnings = toArray(result.warnings);
+    for (const auto& a : result.assignments) {
+        val item = val::object();
+        item.set("key", a.key);
+        item.set("text", a.text);
+        out.assignments.call<void>("push", item);
+    }
+    const ParsedConfig parsed = applyAssignments(result.assignments, base);
+    out.config = result.ok() ? parsed.config : base;
+    out.problems = toArray(parsed.problems);
+    return out;
+}
+
+WasmExport exportConfiguration(const Config& config, const std::string& format) {
+    WasmExport out;
+    const auto f = parseChoice<ImportFormat>(format);
+    if (!f) return out;
+    const ExportResult exported = exportConfig(*f, config);
+    out.text = exported.text;
+    out.notExported = unmappedArray(exported.notExported);
+    return out;
+}
+
+val adviseConfig(const Config& config) { return toArray(advise(config)); }
+
+WasmMeasuredFile readMeasured(const std::string& rootType, const val& values, const std::string& invalidReason) {
+    const MeasuredFile file = readMeasuredFile(rootType, emscripten::vecFromJSArray<JsonValue>(values), invalidReason);
+    WasmMeasuredFile out;
+    out.errors = toArray(file.errors);
+    if (!file.errors.empty()) return out;
+    const ParsedConfig parsed = measuredConfig(file);
+    out.config = parsed.config;
+    out.configProblems = toArray(parsed.problems);
+    for (const auto& [id, bytes] : file.lines) {
+        out.lineIds.call<void>("push", val(id));
+        out.lineBytes.call<void>("push", val(bytes));
+    }
+    out.peakAllocatedBytes = file.peakAllocatedBytes.value_or(-1);
+    out.deviceName = file.deviceName;
+    return out;
+}
+
+std::string adviceVerdict(const Advice& advice) { return std::string(toString(advice.verdict)); }
+void setAdviceVerdict(Advice& advice, std::string id) { advice.verdict = parseChoice<Verdict>(id); }
+
+val planSlice(const PlanRequest& request) {
+    const PlanResult r = plan(request);
+    val out = val::object();
+    out.set("rows", rowsToArray(r.rows));
+    out.set("layouts", r.layouts);
+    out.set("candidates", r.candidates);
+    out.set("evaluated", r.evaluated);
+    out.set("pruned", r.pruned);
+    out.set("fitting", r.fitting);
+    out.set("dropped", r.dropped);
+    out.set("recommendedIndex", r.recommended.index);
+    out.set("recommendedReason", r.recommended.reason);
+    out.set("errors", toArray(r.errors));
+    return out;
+}
+
+// Joins a plan's slices: the Pareto front marked again, cut to maxRows with the fastest row kept, and the
+// recommended row named (finishPlanRows).
+val finishPlan(const val& rows, double maxRows) {
+    std::vector<PlanRow> list = rowsFromArray(rows);
+    const Recommendation recommended = finishPlanRows(list, maxRows);
+    val out = val::object();
+    out.set("rows", rowsToArray(list));
+    out.set("recommendedIndex", recommended.index);
+    out.set("recommendedReason", recommended.reason);
+    return out;
+}
+
+#endif
+
+}  // namespace membudget::wasm

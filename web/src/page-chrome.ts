@@ -1,0 +1,42 @@
+// What frames the page's views and holds no state: the skip link, the masthead with its actions, the footer.
+import { el } from './dom';
+import { UNIT_MEANING } from './format';
+
+export function skipLink(): HTMLElement {
+  return el('a', { class: 'skip-link', href: '#answer' }, 'Skip to the verdict');
+}
+
+/** The name, what it is for, and `actions` (the planner's button, the embed's link to the full calculator). */
+export function masthead(...actions: HTMLElement[]): HTMLElement {
+  return el(
+    'header',
+    { class: 'masthead' },
+    el(
+      'div',
+      {},
+      el('h1', {}, 'membudget'),
+      el(
+        'p',
+        { class: 'tagline' },
+        'Per-GPU memory verification checklist: does this parallel training configuration fit, and what eats the memory?',
+      ),
+    ),
+    ...actions,
+  );
+}
+
+export function footer(): HTMLElement {
+  return el(
+    'footer',
+    {},
+    el(
+      'p',
+      {},
+      'Formulas: the chapter “Memory Budget Verification” (§1 static memory, §2 activations, §3 budget, §4 checklist, §5 pitfalls); each line shows its formula and its numbers. Computed in your browser by the membudget engine (C++ compiled to WebAssembly); nothing is sent anywhere. ',
+      UNIT_MEANING.gb,
+      ', ',
+      UNIT_MEANING.gib,
+      '.',
+    ),
+  );
+}
