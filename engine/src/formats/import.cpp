@@ -13,6 +13,7 @@
 #include "formats/deepspeed.hpp"
 #include "formats/hf.hpp"
 #include "formats/megatron.hpp"
+#include "formats/megatron_flags.hpp"
 #include "formats/reader.hpp"
 #include "formats/torchtitan.hpp"
 #include "formats/torchtune.hpp"

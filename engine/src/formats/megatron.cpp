@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/megatron_flags.hpp"
 #include "formats/reader.hpp"
 #include "formats/writer.hpp"
 #include "membudget/base/choices.hpp"
