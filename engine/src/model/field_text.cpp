@@ -4,7 +4,6 @@
 #include <cmath>
 #include <optional>
 
-#include "formats/reader.hpp"
 #include "membudget/base/problem.hpp"
 #include "membudget/base/text.hpp"
 #include "membudget/base/units.hpp"
