@@ -4,6 +4,8 @@
 #include <istream>
 #include <ostream>
 
+#include "cli.hpp"
+#include "import_parse.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/base/problem.hpp"
 #include "membudget/evaluate/evaluate.hpp"
@@ -19,8 +21,6 @@
 #include "membudget/model/query.hpp"
 #include "membudget/plan/advice.hpp"
 #include "membudget/plan/plan.hpp"
-#include "cli.hpp"
-#include "import_parse.hpp"
 #include "render.hpp"
 #include "terminal.hpp"
 

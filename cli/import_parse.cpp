@@ -1,14 +1,14 @@
+#include <toml++/toml.h>
+#include <yaml-cpp/yaml.h>
 #include <algorithm>
 #include <cctype>
 #include <sstream>
-#include <toml++/toml.h>
-#include <yaml-cpp/yaml.h>
 
+#include "import_parse.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/base/text.hpp"
 #include "membudget/formats/import.hpp"
 #include "membudget/io/json.hpp"
-#include "import_parse.hpp"
 
 namespace membudget::cli {
 

@@ -6,13 +6,13 @@
 #include <iosfwd>
 #include <vector>
 
+#include "format.hpp"
 #include "membudget/base/problem.hpp"
 #include "membudget/evaluate/evaluate.hpp"
 #include "membudget/io/measured.hpp"
 #include "membudget/model/config.hpp"
 #include "membudget/plan/advice.hpp"
 #include "membudget/plan/plan.hpp"
-#include "format.hpp"
 
 namespace membudget::cli {
 

@@ -3,11 +3,11 @@
 #include <map>
 #include <sstream>
 
+#include "cli.hpp"
+#include "fixtures.hpp"
 #include "membudget/io/json.hpp"
 #include "membudget/model/assignments.hpp"
 #include "membudget/model/config.hpp"
-#include "cli.hpp"
-#include "fixtures.hpp"
 
 namespace membudget::test {
 

@@ -11,6 +11,8 @@
 #include <sstream>
 #include <tuple>
 
+#include "cli.hpp"
+#include "fixtures.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/base/problem.hpp"
 #include "membudget/evaluate/evaluate.hpp"
@@ -22,8 +24,6 @@
 #include "membudget/model/fields.hpp"
 #include "membudget/model/query.hpp"
 #include "membudget/model/validate.hpp"
-#include "cli.hpp"
-#include "fixtures.hpp"
 
 using namespace membudget;
 using membudget::test::fixture;

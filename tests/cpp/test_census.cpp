@@ -8,13 +8,13 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "fixtures.hpp"
 #include "membudget/model/config.hpp"
 #include "membudget/model/validate.hpp"
 #include "memory/ledger/tensor_names.hpp"
 #include "memory/ledgers.hpp"
 #include "memory/tensors.hpp"
 #include "memory/training.hpp"
-#include "fixtures.hpp"
 
 using nlohmann::json;
 using namespace membudget;

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "fixtures.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/base/problem.hpp"
 #include "membudget/evaluate/evaluate.hpp"
@@ -9,7 +10,6 @@
 #include "membudget/memory/result.hpp"
 #include "membudget/model/config.hpp"
 #include "memory/sources/published.hpp"
-#include "fixtures.hpp"
 
 using namespace membudget;
 using membudget::test::configFrom;

@@ -5,10 +5,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "membudget/model/fields.hpp"
-#include "membudget/model/presets.hpp"
 #include "cli.hpp"
 #include "fixtures.hpp"
+#include "membudget/model/fields.hpp"
+#include "membudget/model/presets.hpp"
 
 using membudget::runCli;
 

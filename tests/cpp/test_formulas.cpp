@@ -6,6 +6,8 @@
 #include <cmath>
 #include <random>
 
+#include "expression.hpp"
+#include "fixtures.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/evaluate/evaluate.hpp"
 #include "membudget/memory/result.hpp"
@@ -14,8 +16,6 @@
 #include "membudget/model/presets.hpp"
 #include "membudget/model/query.hpp"
 #include "membudget/model/validate.hpp"
-#include "expression.hpp"
-#include "fixtures.hpp"
 
 using namespace membudget;
 using membudget::test::evaluateExpression;

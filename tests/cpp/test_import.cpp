@@ -7,6 +7,8 @@
 #include <set>
 #include <sstream>
 
+#include "fixtures.hpp"
+#include "import_parse.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/formats/export.hpp"
 #include "membudget/formats/import.hpp"
@@ -16,8 +18,6 @@
 #include "membudget/model/fields.hpp"
 #include "membudget/model/query.hpp"
 #include "membudget/model/validate.hpp"
-#include "fixtures.hpp"
-#include "import_parse.hpp"
 
 using nlohmann::json;
 using namespace membudget;

@@ -1,11 +1,11 @@
 // mode=inference: the KV cache as vLLM sizes it, weights at their type, and the capacity answers.
 #include <catch2/catch.hpp>
 
+#include "fixtures.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/evaluate/evaluate.hpp"
 #include "membudget/model/config.hpp"
 #include "membudget/model/presets.hpp"
-#include "fixtures.hpp"
 
 using namespace membudget;
 using membudget::test::fixture;

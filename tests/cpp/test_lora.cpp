@@ -3,6 +3,7 @@
 // save, formulas that evaluate to their values, and refusals naming the field.
 #include <catch2/catch.hpp>
 
+#include "expression.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/evaluate/evaluate.hpp"
 #include "membudget/model/config.hpp"
@@ -10,7 +11,6 @@
 #include "membudget/model/validate.hpp"
 #include "model/lora.hpp"
 #include "model/rank.hpp"
-#include "expression.hpp"
 
 using namespace membudget;
 

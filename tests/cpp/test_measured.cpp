@@ -6,13 +6,13 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli.hpp"
+#include "fixtures.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/evaluate/evaluate.hpp"
 #include "membudget/io/json.hpp"
 #include "membudget/io/measured.hpp"
 #include "membudget/model/config.hpp"
-#include "cli.hpp"
-#include "fixtures.hpp"
 
 using nlohmann::json;
 

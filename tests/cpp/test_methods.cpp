@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "fixtures.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/evaluate/evaluate.hpp"
 #include "membudget/memory/methods.hpp"
@@ -14,7 +15,6 @@
 #include "membudget/model/config.hpp"
 #include "membudget/model/presets.hpp"
 #include "membudget/model/validate.hpp"
-#include "fixtures.hpp"
 
 using namespace membudget;
 using membudget::test::fixture;

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "fixtures.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/evaluate/evaluate.hpp"
 #include "membudget/formats/hf.hpp"
@@ -14,7 +15,6 @@
 #include "membudget/model/presets.hpp"
 #include "membudget/model/query.hpp"
 #include "membudget/model/validate.hpp"
-#include "fixtures.hpp"
 
 using namespace membudget;
 using membudget::test::fixture;

@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "fixtures.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/base/text.hpp"
 #include "membudget/evaluate/evaluate.hpp"
@@ -27,7 +28,6 @@
 #include "memory/sources/megatron.hpp"
 #include "memory/sources/zero.hpp"
 #include "memory/training.hpp"
-#include "fixtures.hpp"
 
 using namespace membudget;
 

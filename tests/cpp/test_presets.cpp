@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "fixtures.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/evaluate/evaluate.hpp"
 #include "membudget/model/architecture.hpp"
@@ -7,7 +8,6 @@
 #include "membudget/model/config.hpp"
 #include "membudget/model/presets.hpp"
 #include "membudget/model/validate.hpp"
-#include "fixtures.hpp"
 
 using namespace membudget;
 using membudget::test::fixture;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <random>
 
+#include "fixtures.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/evaluate/evaluate.hpp"
 #include "membudget/model/assignments.hpp"
@@ -15,7 +16,6 @@
 #include "membudget/model/query.hpp"
 #include "membudget/model/validate.hpp"
 #include "memory/tensors.hpp"
-#include "fixtures.hpp"
 
 using namespace membudget;
 

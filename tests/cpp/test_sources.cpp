@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "membudget/memory/sources.hpp"
 #include "fixtures.hpp"
+#include "membudget/memory/sources.hpp"
 
 using namespace membudget::sources;
 using membudget::test::fixture;

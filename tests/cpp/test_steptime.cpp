@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "fixtures.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/evaluate/evaluate.hpp"
 #include "membudget/model/architecture.hpp"
@@ -14,7 +15,6 @@
 #include "membudget/model/validate.hpp"
 #include "membudget/plan/plan.hpp"
 #include "membudget/time/steptime.hpp"
-#include "fixtures.hpp"
 
 using namespace membudget;
 using membudget::test::configFrom;

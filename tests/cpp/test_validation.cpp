@@ -16,13 +16,13 @@
 #include <string>
 #include <vector>
 
+#include "fixtures.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/evaluate/evaluate.hpp"
 #include "membudget/io/json.hpp"
 #include "membudget/io/measured.hpp"
 #include "membudget/memory/result.hpp"
 #include "membudget/model/config.hpp"
-#include "fixtures.hpp"
 
 using nlohmann::json;
 

@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
+#include "fixtures.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/base/problem.hpp"
 #include "membudget/evaluate/evaluate.hpp"
 #include "membudget/memory/result.hpp"
 #include "membudget/model/config.hpp"
 #include "membudget/model/presets.hpp"
-#include "fixtures.hpp"
 
 using namespace membudget;
 

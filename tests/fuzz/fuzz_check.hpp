@@ -2,9 +2,9 @@
 // values involved, then aborts, which libFuzzer reports as a crash with the input saved.
 #pragma once
 
+#include <sanitizer/common_interface_defs.h>
 #include <cmath>
 #include <cstdlib>
-#include <sanitizer/common_interface_defs.h>
 #include <string>
 #include <string_view>
 

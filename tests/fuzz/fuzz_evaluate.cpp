@@ -19,13 +19,13 @@
 #include <string>
 #include <string_view>
 
+#include "fuzz_check.hpp"
 #include "membudget/evaluate/evaluate.hpp"
 #include "membudget/io/json_write.hpp"
 #include "membudget/model/config.hpp"
 #include "membudget/model/fields.hpp"
 #include "membudget/model/presets.hpp"
 #include "membudget/model/query.hpp"
-#include "fuzz_check.hpp"
 
 using namespace membudget;
 

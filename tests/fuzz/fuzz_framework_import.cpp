@@ -5,13 +5,13 @@
 #include <cstdint>
 #include <string_view>
 
+#include "fuzz_check.hpp"
+#include "import_parse.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/formats/export.hpp"
 #include "membudget/formats/import.hpp"
 #include "membudget/model/assignments.hpp"
 #include "membudget/model/fields.hpp"
-#include "fuzz_check.hpp"
-#include "import_parse.hpp"
 
 using namespace membudget;
 

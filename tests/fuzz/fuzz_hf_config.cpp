@@ -4,13 +4,13 @@
 #include <cstdint>
 #include <string_view>
 
+#include "fuzz_check.hpp"
 #include "membudget/evaluate/evaluate.hpp"
 #include "membudget/formats/hf.hpp"
 #include "membudget/io/json.hpp"
 #include "membudget/model/config.hpp"
 #include "membudget/model/query.hpp"
 #include "membudget/model/validate.hpp"
-#include "fuzz_check.hpp"
 
 using namespace membudget;
 

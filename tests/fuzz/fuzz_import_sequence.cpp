@@ -5,12 +5,12 @@
 #include <cstdint>
 #include <string_view>
 
+#include "fuzz_check.hpp"
 #include "membudget/formats/hf.hpp"
 #include "membudget/io/json.hpp"
 #include "membudget/io/measured.hpp"
 #include "membudget/model/config.hpp"
 #include "membudget/model/query.hpp"
-#include "fuzz_check.hpp"
 
 using namespace membudget;
 

@@ -5,11 +5,11 @@
 #include <string>
 #include <string_view>
 
+#include "fuzz_check.hpp"
 #include "membudget/io/json.hpp"
 #include "membudget/io/json_write.hpp"
 #include "membudget/model/assignments.hpp"
 #include "membudget/model/config.hpp"
-#include "fuzz_check.hpp"
 
 using namespace membudget;
 

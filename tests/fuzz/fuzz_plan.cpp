@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "fuzz_check.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/base/units.hpp"
 #include "membudget/evaluate/evaluate.hpp"
@@ -15,7 +16,6 @@
 #include "membudget/model/query.hpp"
 #include "membudget/model/validate.hpp"
 #include "membudget/plan/plan.hpp"
-#include "fuzz_check.hpp"
 
 using namespace membudget;
 

@@ -5,9 +5,9 @@
 #include <string>
 #include <string_view>
 
+#include "fuzz_check.hpp"
 #include "membudget/model/assignments.hpp"
 #include "membudget/model/query.hpp"
-#include "fuzz_check.hpp"
 
 using namespace membudget;
 

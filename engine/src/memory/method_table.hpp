@@ -1,6 +1,8 @@
-// One table of the training methods: each one's ledger (lines with text), its planner kernel (the peak stage in
-// numbers, no text) and why its lines differ from another method's. evaluate(), the planner and the
-// side-by-side view look a method up here instead of each switching on it.
+// One table of the training methods: each one's ledger (lines with text) and why its lines differ from another
+// method's. evaluate() and the side-by-side view look a method up here instead of each switching on it. The
+// planner's kernels (the peak stage in numbers, no text) are the same methods' other column, kept in the
+// planner's own table (plan/kernels.cpp): in this one every kernel would be linked into the page's wasm module,
+// which never plans (2.1 KB gzipped, over its budget).
 #pragma once
 
 #include <string>
@@ -15,8 +17,6 @@ namespace membudget::detail {
 struct MethodEntry {
     Method method;
     MethodOutput (*ledger)(const Config& config, double parameterCount);
-    // The ledger's peak stage over the layout's peak-candidate stages (peakCandidateStages), in numbers only.
-    PeakBytes (*kernel)(const Config& config, double parameterCount, const std::vector<StageSpan>& stages);
     // One line on the method's convention for a ledger line (parameters, gradients, optimizer, activations).
     std::string (*difference)(LineId line);
 };

@@ -17,8 +17,8 @@
 #include "membudget/model/validate.hpp"
 #include "membudget/time/steptime.hpp"
 #include "memory/ledgers.hpp"
-#include "memory/method_table.hpp"
 #include "memory/training.hpp"
+#include "plan/kernels.hpp"
 
 namespace membudget {
 
@@ -38,7 +38,7 @@ std::vector<double> divisorsOf(double value) {
 
 // The peak stage, from the method's text-free kernel. `stages`: the layout's peak-candidate stages
 // (peakCandidateStages), computed once per layout.
-PeakBytes peakOf(const Config& c, double psi, const std::vector<StageSpan>& stages) { return findMethod(c.method)->kernel(c, psi, stages); }
+PeakBytes peakOf(const Config& c, double psi, const std::vector<StageSpan>& stages) { return findKernel(c.method).kernel(c, psi, stages); }
 
 struct Layout {
     double tp, cp, pp, dp, ep, firstStageLayers, lastStageLayers;
