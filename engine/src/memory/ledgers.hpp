@@ -39,15 +39,14 @@ struct MembudgetStage {
     double layers, moeLayers, mtpLayers, mtpEmbedding;
     double stageParams, expertParams, paramShard, gradShard, optimizerShard, fp8Copies;
     double expertParamShard, expertGradShard, expertOptimizerShard, gatheredLayer;  // gatheredLayer: ZeRO-3's largest module
-    // Beyond the stored shards: gathered (unsharded) weights, and unsharded gradients and reduce buffers.
-    double gatheredParams, transientGradients;
+    double gatheredParams;  // the parameters line's gathered (unsharded) weights: their own allocator blocks
     double parameters, gradients, states, optimizer, optimizerAtPeak;
     double copies, microbatches, checkpointed, activationsDuringBackward, activations;
     double stepTemporary, forwardBackward, step;
     bool stepPeaks;
     // LoRA / QLoRA (finetune != full): the frozen base, the adapters, and what each byte line holds of them.
     double adapterParams = 0, frozenBytesPerParam = 0, quantizedParams = 0, adapterBytesPerParam = 0, adapterStatesPerParam = 0;
-    double frozenWeights = 0, adapterWeights = 0, dequantized = 0;
+    double dequantized = 0;  // QLoRA's BF16 buffer for the matrix being dequantised
 };
 
 // The peak stage of a validated training configuration without any text: what the planner evaluates

@@ -13,6 +13,7 @@
 #include "membudget/model/presets.hpp"
 #include "membudget/model/validate.hpp"
 #include "memory/ledgers.hpp"
+#include "memory/static_terms.hpp"
 #include "memory/tensors.hpp"
 #include "model/lora.hpp"
 #include "model/rank.hpp"
@@ -202,63 +203,12 @@ MembudgetStage membudgetStage(const Config& c, const MembudgetTraining& t, doubl
     const double vectorParams = s.stageParams - hiddenMatrices - embeddingParams;
     // Transformer Engine caches an FP8 copy of each linear weight for the micro-batches of a step.
     s.fp8Copies = c.precision == Precision::fp8 && c.fp8Recipe == Fp8Recipe::te ? hiddenMatrices + s.expertParams : 0;
-    // ZeRO-3/FSDP gathers each layer's weights before use and prefetches the next; its gradients are
-    // reduce-scattered from a full-size bucket.
+    // ZeRO-3/FSDP gathers each layer's weights before use and prefetches the next: the largest module.
     s.gatheredLayer = c.zero >= 3 ? std::max(p.layer, first ? p.embedding : 0.0) : 0;
-    // The tail FSDP2 does not reshard after forward (torchtitan, accelerate: [norm, output] as one group).
-    const double tail = t.outputGathered && last ? p.finalNorm + p.output : 0;
-    switch (t.gathering) {
-        case Gathering::zero3Layers:
-            // The module in use and the prefetched one; one module's gradients in the reduce-scatter bucket.
-            s.gatheredParams = 2 * rates.weight * s.gatheredLayer;
-            s.transientGradients = rates.weight * s.gatheredLayer;
-            break;
-        case Gathering::fsdp2Layers:
-            // Backward holds the current block and the one it prefetches (FSDP2 _backward_prefetch), and the
-            // block's unsharded gradient with its reduce-scatter input (_fsdp_collectives.py foreach_reduce).
-            s.gatheredParams = rates.compute * (2 * s.gatheredLayer + tail);
-            s.transientGradients = (rates.compute + rates.reduce) * s.gatheredLayer;
-            break;
-        case Gathering::fsdp2Stage:
-            // The whole stage gathered, and its gradients accumulated unsharded in reduce_dtype across the
-            // micro-batches (_fsdp_param.py to_accumulated_grad_if_needed); each micro-batch adds one block's.
-            s.gatheredParams = rates.compute * (s.stageParams + s.expertParams);
-            s.transientGradients = rates.reduce * (s.stageParams + s.expertParams) + rates.compute * s.gatheredLayer;
-            break;
-        case Gathering::autocast:
-            // autocast's cast cache (autocast_mode.cpp cached_cast): a BF16 copy of every weight, which the
-            // linear layers save for backward.
-            s.gatheredParams = rates.compute * (s.stageParams + s.expertParams);
-            s.transientGradients = 0;
-            break;
-        case Gathering::none:
-            s.gatheredParams = s.transientGradients = 0;
-            break;
-    }
-    // DDP's reducer copies each gradient into its bucket (gradient_as_bucket_view = False by default).
-    if (t.ddpBuckets) s.transientGradients += rates.gradient * (s.stageParams + s.expertParams);
-    s.transientGradients += t.reduceBucket;
-    // Each line is whole bytes: a shard that does not divide evenly is padded (Megatron-LM's distributed
-    // optimizer pads its buffers to a multiple of the DP size; FSDP pads each parameter's first dimension).
-    s.parameters = std::ceil((t.offloadParameters ? 0
-                                                  : rates.weight * s.stageParams / s.paramShard +
-                                                        rates.weight * s.expertParams / s.expertParamShard + s.fp8Copies) +
-                             s.gatheredParams);
-    // With the optimizer in backward each gradient is applied and freed as it is produced (torchtune
-    // _optimizer_in_bwd): no gradient shard outlives its step.
-    s.gradients = std::ceil(
-        (t.gradientsFreed ? 0 : rates.gradient * s.stageParams / s.gradShard + rates.gradient * s.expertParams / s.expertGradShard) +
-        s.transientGradients);
-    s.states = rates.statesHidden * hiddenMatrices + rates.statesEmbedding * embeddingParams + rates.statesVector * vectorParams;
-    s.optimizer = t.offloadOptimizer ? 0
-                                     : std::ceil((rates.master * s.stageParams + s.states) / s.optimizerShard +
-                                                 (rates.master + rates.statesHidden) * s.expertParams / s.expertOptimizerShard);
-
-    // Fine-tuning with adapters: the base is frozen (no gradient, no optimizer state) in the compute dtype, or for
-    // QLoRA its blocks' linear weights in NF4 (dequantised one matrix at a time into a BF16 buffer); only the
-    // adapters have gradients and optimizer states, in their own dtype (torch's optimizers keep states like the
-    // parameter: zeros_like), with no master copy.
-    if (c.finetune != Finetune::full) {
+    if (c.finetune == Finetune::full) {
+        s.states = rates.statesHidden * hiddenMatrices + rates.statesEmbedding * embeddingParams + rates.statesVector * vectorParams;
+    } else {
+        // The adapters' sizes and dtypes (adapterStaticTerms says what each line holds of them).
         const LoraShape lora = loraShape(c, x);
         s.adapterParams = denseLayers * lora.denseLayer + s.moeLayers * lora.moeLayer + (last ? lora.output : 0);
         s.frozenBytesPerParam = rates.compute;
@@ -268,19 +218,18 @@ MembudgetStage membudgetStage(const Config& c, const MembudgetTraining& t, doubl
                                   : c.optimizer == Optimizer::sgd       ? s.adapterBytesPerParam
                                   : c.optimizer == Optimizer::adamw8bit ? 2 + 8.0 / 2048
                                                                         : rates.statesHidden;
-        const double frozen = s.stageParams + s.expertParams;
-        s.frozenWeights = (kNf4BytesPerParam * s.quantizedParams + s.frozenBytesPerParam * (frozen - s.quantizedParams)) / s.paramShard;
-        s.adapterWeights = s.adapterBytesPerParam * s.adapterParams / s.paramShard;
-        s.gatheredParams =
-            c.zero >= 3 ? 2 * (c.finetune == Finetune::qlora ? kNf4BytesPerParam : s.frozenBytesPerParam) * s.gatheredLayer : 0;
         s.dequantized = c.finetune == Finetune::qlora ? 2 * lora.largestMatrix : 0;
-        s.parameters = std::ceil(s.frozenWeights + s.adapterWeights + s.gatheredParams + s.dequantized);
-        s.transientGradients = t.ddpBuckets ? s.adapterBytesPerParam * s.adapterParams : 0;
-        s.gradients = std::ceil((t.gradientsFreed ? 0 : s.adapterBytesPerParam * s.adapterParams / s.gradShard) + s.transientGradients);
         s.states = s.adapterStatesPerParam * s.adapterParams;
-        s.optimizer = t.offloadOptimizer ? 0 : std::ceil(s.states / s.optimizerShard);
     }
-
+    // Each line is whole bytes: a shard that does not divide evenly is padded (Megatron-LM's distributed
+    // optimizer pads its buffers to a multiple of the DP size; FSDP pads each parameter's first dimension).
+    SumStatic terms;
+    forEachStaticTerm(c, t, s, first, last, terms);
+    s.parameters = std::ceil(terms.lines[static_cast<int>(StaticLine::parameters)]);
+    s.gatheredParams = terms.gathered;
+    s.gradients = std::ceil(terms.lines[static_cast<int>(StaticLine::gradients)]);
+    s.optimizer = std::ceil(terms.lines[static_cast<int>(StaticLine::optimizer)]);
+    s.stepTemporary = std::ceil(terms.step);
     // Activations: every saved tensor, times the layer-copies in flight, plus the stage's extras.
     s.copies = inFlightLayerCopies(c, stageLayers, i);
     s.microbatches = inFlightMicrobatches(c, i);
@@ -292,9 +241,6 @@ MembudgetStage membudgetStage(const Config& c, const MembudgetTraining& t, doubl
 
     // Phases: activations are freed before the optimizer step; with BF16 gradients the step works on an
     // FP32 copy of this rank's optimizer shard of them.
-    s.stepTemporary = c.finetune == Finetune::full && rates.gradient == 2 && rates.master > 0 && !t.offloadOptimizer && !t.gradientsFreed
-                          ? std::ceil(4 * s.stageParams / s.optimizerShard)
-                          : 0;
     s.forwardBackward = s.parameters + s.gradients + s.optimizer + activations;
     s.step = s.parameters + s.gradients + s.optimizer + s.stepTemporary;
     s.stepPeaks = atPeakPhase && s.step > s.forwardBackward;
