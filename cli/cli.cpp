@@ -18,6 +18,7 @@
 #include "membudget/model/assignments.hpp"
 #include "membudget/model/config.hpp"
 #include "membudget/model/fields.hpp"
+#include "membudget/model/layout.hpp"
 #include "membudget/model/query.hpp"
 #include "membudget/plan/advice.hpp"
 #include "membudget/plan/plan.hpp"
@@ -187,7 +188,7 @@ int runMeasured(const Options& o, std::istream& in, std::ostream& out, std::ostr
 int runPlan(Options& o, const Config& config, std::ostream& out, std::ostream& err) {
     PlanRequest& request = o.planRequest;
     request.base = config;
-    request.gpus = config.gpus != 0 ? config.gpus : config.tp * config.pp * config.cp * config.dp;
+    request.gpus = config.gpus != 0 ? config.gpus : worldSize(config);
     if (request.globalBatch == 0) request.globalBatch = config.dp * config.mb * config.microbatches;
     const PlanResult plan = membudget::plan(request);
     if (!plan.errors.empty()) {

@@ -119,3 +119,23 @@ TEST_CASE("the optimizer note names the ZeRO stage it shards by", "[warnings]") 
         if (zero > 1) CHECK(optimizer->note.find("ZeRO-1") == std::string::npos);
     }
 }
+
+TEST_CASE("the pipeline-bubble warning states the step time's bubble", "[warnings]") {
+    Config c = preset("llama-3.1-70b");
+    c.tp = 8;
+    c.pp = 4;
+    c.dp = 1;
+    c.microbatches = 2;
+    Result r = evaluate(c);
+    REQUIRE(r.ok());
+    // (PP − 1) / (m + PP − 1) = 3 / 5, one formula (membudget/model/layout.hpp) for the warning and the step time
+    CHECK(warns(r, "microbatches", "(PP − 1) / (m + PP − 1) is 60%"));
+    CHECK(r.stepTime.bubbleFraction == Approx(0.6));
+    // Interleaving needs m to be a multiple of PP, so the warning cannot arise there; the bubble divides by v.
+    c.microbatches = 4;
+    c.vpp = 2;
+    r = evaluate(c);
+    REQUIRE(r.ok());
+    CHECK_FALSE(warns(r, "microbatches", "bubble"));
+    CHECK(r.stepTime.bubbleFraction == Approx(3.0 / 11));
+}

@@ -12,6 +12,7 @@
 #include "membudget/model/architecture.hpp"
 #include "membudget/model/config.hpp"
 #include "membudget/model/fields.hpp"
+#include "membudget/model/layout.hpp"
 #include "membudget/model/validate.hpp"
 #include "membudget/time/steptime.hpp"
 #include "memory/ledger/inference.hpp"
@@ -50,9 +51,9 @@ std::vector<Problem> layoutWarnings(const Config& c, double perLayerActivationBy
     }
     const bool training = c.mode == Mode::training;
     if (training && c.microbatches < c.pp) {
-        const double bubble = (c.pp - 1) / (c.microbatches + c.pp - 1);
-        w.push_back({"microbatches", "microbatches (" + n(c.microbatches) + ") < pp (" + n(c.pp) +
-                                         "): the pipeline bubble (PP − 1) / (m + PP − 1) is " + n(std::round(bubble * 100)) +
+        const double bubble = pipelineBubbleFraction(c.pp, c.microbatches, c.vpp);
+        w.push_back({"microbatches", "microbatches (" + n(c.microbatches) + ") < pp (" + n(c.pp) + "): the pipeline bubble (PP − 1) / (" +
+                                         (c.vpp > 1 ? "m·v" : "m") + " + PP − 1) is " + n(std::round(bubble * 100)) +
                                          "% of the step"});
     }
     if (c.gpus != 0) {

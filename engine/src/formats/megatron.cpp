@@ -16,6 +16,7 @@
 #include "membudget/base/text.hpp"
 #include "membudget/formats/export.hpp"
 #include "membudget/model/config.hpp"
+#include "membudget/model/layout.hpp"
 
 namespace membudget::detail {
 
@@ -236,7 +237,7 @@ void importMegatron(Words& w, Mapping& m) {
 ExportResult exportMegatron(const Config& c) {
     Exporter e(c);
     e.skipTrainingExtras(ImportFormat::megatron);
-    const double world = c.tp * c.pp * c.cp * c.dp;
+    const double world = worldSize(c);
     const double perNode = std::fmod(world, c.gpusPerNode) == 0 ? c.gpusPerNode : world;
     std::vector<std::string> l{"torchrun --nproc-per-node " + n(perNode) + " --nnodes " + n(world / perNode) + " pretrain_gpt.py"};
     auto flag = [&l](std::string text) { l.push_back(std::move(text)); };

@@ -12,6 +12,7 @@
 #include "membudget/evaluate/evaluate.hpp"
 #include "membudget/model/assignments.hpp"
 #include "membudget/model/config.hpp"
+#include "membudget/model/layout.hpp"
 #include "membudget/plan/plan.hpp"
 
 namespace membudget {
@@ -67,8 +68,8 @@ std::vector<Change> singleChanges(const Config& c) {
         out.push_back({"pp = " + formatNumber(c.pp * 2) + ", dp = " + formatNumber(c.dp / 2) + ", microbatches = " + m2,
                        {{"pp", formatNumber(c.pp * 2)}, {"dp", formatNumber(c.dp / 2)}, {"microbatches", m2}},
                        4,
-                       "pipeline bubble " + detail::percentText((c.pp * 2 - 1) / (c.microbatches * 2 + c.pp * 2 - 1)) + " (was " +
-                           detail::percentText((c.pp - 1) / (c.microbatches + c.pp - 1)) + ")"});
+                       "pipeline bubble " + detail::percentText(pipelineBubbleFraction(c.pp * 2, c.microbatches * 2, c.vpp)) + " (was " +
+                           detail::percentText(pipelineBubbleFraction(c.pp, c.microbatches, c.vpp)) + ")"});
     if (std::fmod(c.dp, 2) == 0 && std::fmod(c.seq, c.cp * 2) == 0)
         out.push_back({"cp = " + formatNumber(c.cp * 2) + ", dp = " + formatNumber(c.dp / 2) + ", microbatches = " + m2,
                        {{"cp", formatNumber(c.cp * 2)}, {"dp", formatNumber(c.dp / 2)}, {"microbatches", m2}},

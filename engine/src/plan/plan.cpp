@@ -14,6 +14,7 @@
 #include "membudget/base/units.hpp"
 #include "membudget/model/architecture.hpp"
 #include "membudget/model/config.hpp"
+#include "membudget/model/layout.hpp"
 #include "membudget/model/validate.hpp"
 #include "membudget/time/steptime.hpp"
 #include "memory/ledgers.hpp"
@@ -447,7 +448,7 @@ PlanResult plan(const PlanRequest& r) noexcept {
                             row.headroomBytes = usable - peak;
                             row.verdict = peak <= usable ? Verdict::fits : Verdict::tight;
                             row.recomputeOverhead = overheads[k];
-                            row.bubble = (L.pp - 1) / (c.microbatches + L.pp - 1);
+                            row.bubble = pipelineBubbleFraction(L.pp, c.microbatches, c.vpp);
                             row.tpCrossesNode = tpCrosses;
                             row.cpCrossesNode = cpCrosses && L.cp > 1;
                             const StepTime speed = estimateStepTime(c);

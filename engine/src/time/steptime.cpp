@@ -12,6 +12,7 @@
 #include "membudget/memory/sources.hpp"
 #include "membudget/model/architecture.hpp"
 #include "membudget/model/config.hpp"
+#include "membudget/model/layout.hpp"
 #include "membudget/model/presets.hpp"
 #include "memory/tensors.hpp"
 #include "memory/training.hpp"
@@ -336,7 +337,7 @@ StepTime estimateStepTime(const Config& c) noexcept {
     // 2021 §2.2: bubble (p − 1)/(m·v + p − 1) of the step).
     const double m = c.microbatches;
     const double bubbleSlots = (c.pp - 1) / c.vpp;
-    out.bubbleFraction = (c.pp - 1) / (m * c.vpp + c.pp - 1);
+    out.bubbleFraction = pipelineBubbleFraction(c.pp, m, c.vpp);
     for (size_t i = 0; i < kStepParts; ++i) out.partSeconds[i] = stageParts[i] * m;
     auto part = [&out](StepPart p) -> double& { return out.partSeconds[static_cast<size_t>(p)]; };
     part(StepPart::pipelineBubble) = slowest * bubbleSlots;
@@ -401,7 +402,7 @@ StepTime estimateStepTime(const Config& c) noexcept {
     for (double v : out.partSeconds) step += v;
     out.stepSeconds = step;
     out.tokensPerStep = c.dp * c.mb * m * c.seq;
-    const double gpus = c.tp * c.pp * c.cp * c.dp;
+    const double gpus = worldSize(c);
     out.tokensPerSecondPerGpu = step > 0 ? out.tokensPerStep / step / gpus : 0;
     // 6·N + 12·L·a·d·s FLOPs per token (torchtitan get_num_flops_per_token): N without the input embedding.
     const double embedding = c.vocab * c.hidden + c.posEmb * c.hidden;

@@ -10,6 +10,7 @@
 #include "membudget/memory/sources.hpp"
 #include "membudget/model/architecture.hpp"
 #include "membudget/model/config.hpp"
+#include "membudget/model/layout.hpp"
 #include "memory/ledgers.hpp"
 #include "memory/sources/published.hpp"
 #include "model/rank.hpp"
@@ -52,7 +53,7 @@ sources::MegatronArgs megatronArgs(const Config& c) {
         x.sharedExpertFfn = c.sharedExpertFfn;
         x.expertParallel = c.ep;
         x.expertTensorParallel = c.etp != 0 ? c.etp : c.tp;
-        x.worldSize = c.tp * c.pp * c.cp * c.dp;
+        x.worldSize = worldSize(c);
         x.firstDenseLayers = c.firstDenseLayers;
         x.addBiasLinear = c.bias || c.routerBias;
         x.sharedExpertGate = c.sharedExpertGate;
