@@ -53,8 +53,7 @@ std::vector<Problem> layoutWarnings(const Config& c, double perLayerActivationBy
     if (training && c.microbatches < c.pp) {
         const double bubble = pipelineBubbleFraction(c.pp, c.microbatches, c.vpp);
         w.push_back({"microbatches", "microbatches (" + n(c.microbatches) + ") < pp (" + n(c.pp) + "): the pipeline bubble (PP − 1) / (" +
-                                         (c.vpp > 1 ? "m·v" : "m") + " + PP − 1) is " + n(std::round(bubble * 100)) +
-                                         "% of the step"});
+                                         (c.vpp > 1 ? "m·v" : "m") + " + PP − 1) is " + n(std::round(bubble * 100)) + "% of the step"});
     }
     if (c.gpus != 0) {
         const double expected = c.gpus / (c.tp * c.pp * c.cp);

@@ -208,7 +208,8 @@ void fullStaticTerms(const Config& c, const MembudgetTraining& t, const Membudge
     });
     if (!t.offloadOptimizer) {
         v.term(L::optimizer, Hold::stored, (r.master * s.stageParams + s.states) / s.optimizerShard, [&] {
-            const std::string states = r.master > 0 ? fill("(# × # + #)", {r.master, s.stageParams, s.states}) : factor(exprNumber(s.states));
+            const std::string states =
+                r.master > 0 ? fill("(# × # + #)", {r.master, s.stageParams, s.states}) : factor(exprNumber(s.states));
             return TermText{"(master × P_stage + states)" + std::string(s.optimizerShard > 1 ? " / (DP × CP)" : ""),
                             s.optimizerShard == 1 ? states : states + fill(" / #", {s.optimizerShard})};
         });
@@ -263,11 +264,11 @@ void adapterStaticTerms(const Config& c, const MembudgetTraining& t, const Membu
         v.term(L::parameters, Hold::gathered, 2 * gatheredRate * s.gatheredLayer, [&] {
             return TermText{"2 × P_layer (gathered, frozen dtype)", fill("2 × # × #", {gatheredRate, s.gatheredLayer})};
         });
-    v.term(L::parameters, Hold::buffer, s.dequantized,
-           [&] { return TermText{"2 × W_largest (dequantised)", fill("2 × #", {s.dequantized / 2})}; });
+    v.term(L::parameters, Hold::buffer, s.dequantized, [&] {
+        return TermText{"2 × W_largest (dequantised)", fill("2 × #", {s.dequantized / 2})};
+    });
 
-    v.note(L::gradients, Hold::stored,
-           [&] { return "Gradients of the adapters only (" + adapterDtype + "); the frozen base has none"; });
+    v.note(L::gradients, Hold::stored, [&] { return "Gradients of the adapters only (" + adapterDtype + "); the frozen base has none"; });
     if (!t.gradientsFreed)
         v.term(L::gradients, Hold::stored, ab * s.adapterParams / s.gradShard, [&] {
             return TermText{shardedSymbol(ab, "P_adapters", s.gradShard), sharded(ab, s.adapterParams, s.gradShard)};
