@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // docs/cli.md's table of configuration keys, generated from the engine's field table (`membudget fields`), so
 // that no key is missing and no range is restated by hand: every key, by group, in the table's order, with its
-// range and default. `--write` writes it between the markers; `--check` (a ctest) fails when it is stale.
+// range, default and when it applies (the field table's applies). `--write` writes it between the markers; `--check` (a ctest) fails when it is stale.
 //
 //   node scripts/field-table.mjs --write build/membudget
 import { execFileSync } from 'node:child_process';
@@ -16,7 +16,7 @@ if (mode !== '--write' && mode !== '--check') {
   process.exit(2);
 }
 
-/** @typedef {{ key: string; label: string; group: string; kind: string; default: string; range: string; unit: string; help: string }} Field */
+/** @typedef {{ key: string; label: string; group: string; kind: string; default: string; range: string; unit: string; help: string; applies: string }} Field */
 /** @type {Field[]} */
 const fields = JSON.parse(execFileSync(cli, ['fields'], { encoding: 'utf8' }));
 /** @param {string} text */
@@ -27,13 +27,13 @@ const rows = groups.flatMap((group) =>
     .filter((f) => f.group === group)
     .map(
       (f) =>
-        `| \`${f.key}\` | ${group} | ${cell(f.label)}${f.unit ? ` (${cell(f.unit)})` : ''} | ${cell(f.range)} | \`${cell(f.default)}\` |`,
+        `| \`${f.key}\` | ${group} | ${cell(f.label)}${f.unit ? ` (${cell(f.unit)})` : ''} | ${cell(f.range)} | \`${cell(f.default)}\` | ${f.applies ? cell(f.applies) : 'always'} |`,
     ),
 );
 const block = [
   '<!-- field-table:begin (node scripts/field-table.mjs --write) -->',
-  `| key | group | what | allowed | default |`,
-  '|---|---|---|---|---|',
+  `| key | group | what | allowed | default | applies when |`,
+  '|---|---|---|---|---|---|',
   ...rows,
   '<!-- field-table:end -->',
 ].join('\n');

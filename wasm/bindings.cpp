@@ -210,6 +210,7 @@ EMSCRIPTEN_BINDINGS(membudget) {
     function("setField", &setField);
     function("fieldTexts", &fieldTexts);
     function("fields", &fieldTable);
+    function("fieldStates", &fieldStates);
     function("modelPresets", &modelPresetList);
     function("gpuPresets", &gpuPresetList);
     function("encodeQuery", &encodeQuery);

@@ -159,6 +159,19 @@ val fieldTexts(const Config& config) {
     return texts;
 }
 
+val fieldStates(const Config& config) {
+    val hidden = val::array();
+    val autos = val::object();
+    for (const auto& f : fields()) {
+        if (!fieldApplies(f, config)) hidden.call<void>("push", std::string(f.key));
+        if (const auto value = autoValue(f, config)) autos.set(std::string(f.key), *value);
+    }
+    val out = val::object();
+    out.set("hidden", hidden);
+    out.set("auto", autos);
+    return out;
+}
+
 val fieldTable() {
     static constexpr const char* kinds[] = {"integer", "number", "boolean", "choice", "text"};
     const Config defaults;

@@ -105,6 +105,8 @@ WasmParsed decode(const std::string& query);
 // One field from the text a form holds; a preset id also fills the fields its preset sets.
 WasmParsed setField(const Config& config, const std::string& key, const std::string& text);
 val fieldTexts(const Config& config);
+// The fields that do not apply to the configuration, and the number each 0 that means auto stands for.
+val fieldStates(const Config& config);
 val fieldTable();
 val modelPresetList();
 val gpuPresetList();

@@ -65,7 +65,7 @@ function linkPlacement(entry: BadInput): string {
     return isField(key) ? 'the link’s notices, for a field' : 'the link’s notices, for a key that is no field';
   if (!isField(key)) return 'the form’s general messages';
   if (ESSENTIALS.includes(key)) return 'an essential field’s message';
-  if (!applies(key, decoded.config)) return 'the message of a field hidden where it does not apply';
+  if (!applies(engine, key, decoded.config)) return 'the message of a field hidden where it does not apply';
   return 'the message of a field in a collapsed group';
 }
 
@@ -240,20 +240,17 @@ describe('the form, one field typed at a time, one per place and kind of refusal
     return key === entry.field && field !== undefined && (field.kind === 'integer' || field.kind === 'number');
   });
 
-  // A field shows where it applies (web/src/form.ts applies): MoE fields for a MoE model, MLA fields for MLA,
-  // inference fields in inference, the framework with membudget's method. Each is typed where it shows.
-  const contextFor = (key: string): string =>
-    ['experts_per_token', 'moe_ffn', 'shared_expert_ffn', 'moe_layer_freq', 'first_dense_layers', 'capacity_factor', 'ep', 'etp'].includes(
-      key,
-    )
-      ? 'model=mixtral-8x7b&tp=2&dp=8'
-      : ['q_lora_rank', 'qk_rope_dim', 'qk_nope_dim', 'v_head_dim'].includes(key)
-        ? 'model=deepseek-v3&tp=8&dp=8'
-        : ['weight_dtype', 'kv_dtype', 'quant_group', 'kv_block', 'workspace_tokens', 'cuda_graphs_gb'].includes(key)
-          ? 'mode=inference&method=membudget'
-          : key === 'framework'
-            ? 'method=membudget'
-            : '';
+  // A field shows where it applies (the field table's applies, which the engine answers): MoE fields for a MoE
+  // model, MLA fields for MLA, inference fields in inference, the framework with membudget's method. Each is typed
+  // in the first of these contexts where it shows.
+  const contexts = [
+    '',
+    'method=membudget',
+    'model=mixtral-8x7b&tp=2&dp=8',
+    'model=deepseek-v3&tp=8&dp=8',
+    'mode=inference&method=membudget',
+  ];
+  const contextFor = (key: string): string => contexts.find((query) => applies(engine, key, engine.decodeQuery(query).config)) ?? '';
 
   /** Whether the engine cannot read the typed text (the page keeps the configuration) or refuses its value, and
    * whether the field is an essential or sits in a group that the test opens. */

@@ -8,9 +8,11 @@
 #include "membudget/base/text.hpp"
 #include "membudget/evaluate/evaluate.hpp"
 #include "membudget/io/json.hpp"
+#include "membudget/model/architecture.hpp"
 #include "membudget/model/assignments.hpp"
 #include "membudget/model/config.hpp"
 #include "membudget/model/fields.hpp"
+#include "membudget/model/presets.hpp"
 #include "membudget/model/query.hpp"
 
 using namespace membudget;
@@ -233,4 +235,61 @@ TEST_CASE("number text: shortest round trip, strict parsing", "[config][text]") 
     CHECK_FALSE(percentDecode("%2"));
     CHECK_FALSE(percentDecode("%00"));
     CHECK(percentEncode("a b&c=d") == "a%20b%26c%3Dd");
+}
+
+TEST_CASE("the field table says when a field applies and what its 0 stands for", "[config][fields]") {
+    Config c;
+    applyModelPreset(c, *findModelPreset("llama-3.1-70b"));
+    auto applies = [&c](std::string_view key) { return fieldApplies(*findField(key), c); };
+    auto autoOf = [&c](std::string_view key) { return autoValue(*findField(key), c); };
+    // A dense model without latent attention or adapters, in training.
+    CHECK_FALSE(applies("experts_per_token"));
+    CHECK_FALSE(applies("ep"));
+    CHECK_FALSE(applies("qk_rope_dim"));
+    CHECK_FALSE(applies("lora_rank"));
+    CHECK_FALSE(applies("kv_dtype"));
+    CHECK(applies("zero"));
+    CHECK(applies("tp"));
+    c.method = Method::membudget;
+    CHECK(applies("framework"));
+    c.method = Method::chapter;
+    CHECK_FALSE(applies("framework"));
+    c.finetune = Finetune::lora;
+    CHECK(applies("lora_rank"));
+    c.mode = Mode::inference;
+    CHECK_FALSE(applies("lora_rank"));  // adapters are a training setting
+    CHECK_FALSE(applies("zero"));
+    CHECK(applies("kv_dtype"));
+    c = Config{};
+    applyModelPreset(c, *findModelPreset("mixtral-8x7b"));
+    CHECK(applies("ep"));
+    CHECK(applies("moe_ffn"));
+    c = Config{};
+    applyModelPreset(c, *findModelPreset("deepseek-v3"));
+    CHECK(applies("qk_rope_dim"));
+
+    // The derived values behind 0.
+    c = Config{};
+    applyModelPreset(c, *findModelPreset("llama-3.1-70b"));
+    c.tp = 8;
+    c.pp = 3;
+    c.dp = 4;
+    c.headDim = 0;
+    CHECK(autoOf("head_dim") == Approx(128));
+    CHECK(autoOf("gpus") == Approx(96));
+    CHECK(autoOf("etp") == Approx(8));
+    CHECK(autoOf("params") == Approx(derivedParameterCount(c)));
+    // 80 layers over 3 stages: 26, 27, 27 (the remainder on the stages after the first).
+    CHECK(autoOf("first_stage_layers") == Approx(stageLayers(c).front()));
+    CHECK(autoOf("last_stage_layers") == Approx(stageLayers(c).back()));
+    CHECK(autoOf("loss_chunks") == Approx(1));
+    c.framework = Framework::torchtune;
+    CHECK(autoOf("loss_chunks") == Approx(8));
+    CHECK_FALSE(autoOf("experts").has_value());  // 0 names a mode: a dense model
+    CHECK_FALSE(autoOf("tp").has_value());       // not a 0-means-auto field
+    // Inputs out of range derive nothing (and allocate nothing): a stage count beyond the layers.
+    c.pp = 1e9;
+    CHECK_FALSE(autoOf("first_stage_layers").has_value());
+    c.heads = 0;
+    CHECK_FALSE(autoOf("head_dim").has_value());
 }

@@ -154,3 +154,22 @@ describe('the link codec', () => {
     }
   });
 });
+
+describe('the field table answers for the form', () => {
+  it('which fields apply and what each 0 stands for, as the CLI’s field table says', () => {
+    const fields = JSON.parse(runCli(['fields']).stdout) as { key: string; applies: string; help: string; section: string }[];
+    const dense = configFrom({ model: 'llama-3.1-70b', tp: 8, pp: 3, dp: 4 });
+    const states = engine.fieldStates(dense);
+    // Every field conditioned on MoE, MLA or adapters is hidden for a dense, full-training model; none that
+    // applies always is.
+    for (const f of fields) {
+      if (/MoE|MLA|LoRA|inference/.test(f.applies)) expect(states.hidden, f.key).toContain(f.key);
+      if (f.applies === '') expect(states.hidden, f.key).not.toContain(f.key);
+    }
+    expect(states.auto.gpus).toBe(96);
+    expect(states.auto.first_stage_layers).toBe(26);
+    expect(states.auto.last_stage_layers).toBe(27);
+    expect(states.auto.head_dim).toBe(128);
+    expect(engine.fieldStates(configFrom({ model: 'mixtral-8x7b' })).hidden).not.toContain('ep');
+  });
+});

@@ -8,6 +8,7 @@ import type {
   ConfigExport,
   ConfigImport,
   Field,
+  FieldStates,
   Format,
   GpuPreset,
   HfValue,
@@ -43,6 +44,7 @@ export type {
   Checkpointing,
   Config,
   Field,
+  FieldStates,
   Format,
   GpuPreset,
   Line,
@@ -232,6 +234,11 @@ export class Engine {
 
   fieldTexts(config: Config): Record<keyof Config, string> {
     return this.#call(() => this.#module.fieldTexts(this.#complete(config)));
+  }
+
+  /** What the field table says of each field in this configuration: hidden when it does not apply, the 0s' values. */
+  fieldStates(config: Config): FieldStates {
+    return this.#call(() => this.#module.fieldStates(this.#complete(config)));
   }
 
   encodeQuery(config: Config): string {

@@ -3,7 +3,7 @@
 // (MoE fields of a dense model, MLA fields without a latent, inference fields in training and back), and a
 // derived value shows as a placeholder ("auto: 128") instead of 0. Each control has its unit, range, help,
 // source and a place for its error or warning; numbers may be typed as people write them (8k, 70B, 80 GiB).
-import type { Config, Engine, Field, Problem } from './engine';
+import type { Config, Engine, Field, FieldStates, Problem } from './engine';
 import { el, replaceChildren } from './dom';
 import { formatCount, type Unit } from './format';
 
@@ -41,61 +41,14 @@ export const ESSENTIALS: readonly string[] = [
   'framework',
 ];
 
-const MOE_FIELDS = new Set([
-  'experts_per_token',
-  'moe_ffn',
-  'shared_expert_ffn',
-  'moe_layer_freq',
-  'first_dense_layers',
-  'router_bias',
-  'shared_expert_gate',
-  'capacity_factor',
-  'ep',
-  'etp',
-]);
-const MLA_FIELDS = new Set(['q_lora_rank', 'qk_rope_dim', 'qk_nope_dim', 'v_head_dim']);
-const LORA_FIELDS = new Set(['lora_rank', 'lora_targets', 'lora_dropout', 'lora_dtype']);
-/** Training settings that mean nothing in inference (mb and seq stay: sequences and context there). */
-const TRAINING_ONLY = new Set([
-  'finetune',
-  'microbatches',
-  'ckpt',
-  'ckpt_every',
-  'recompute_layers',
-  'zero',
-  'static_bytes',
-  'act_formula',
-  'dropout',
-  'optimizer',
-  'master_weights',
-  'optimizer_dtype',
-  'optimizer_in_backward',
-  'fp8_recipe',
-  'loss_chunks',
-  'activation_offload',
-  'compile',
-  'offload',
-  'zero_init',
-  'framework',
-  'vpp',
-  'first_stage_layers',
-  'last_stage_layers',
-]);
 /** Token counts: k and M mean 1,024 and 1,048,576 (an 8k context is 8,192 tokens). */
 const TOKEN_FIELDS = new Set(['seq', 'workspace_tokens', 'vocab', 'kv_block']);
 
-/** Whether a field applies to the configuration (hidden otherwise, unless it holds an error). */
-export function applies(key: string, config: Config): boolean {
-  if (MOE_FIELDS.has(key)) return config.experts > 0;
-  if (MLA_FIELDS.has(key)) return config.kv_lora_rank > 0;
-  if (LORA_FIELDS.has(key)) return config.finetune !== 'full' && config.mode !== 'inference';
-  const field = key as keyof Config;
-  if (config.mode === 'inference' && TRAINING_ONLY.has(field)) return false;
-  if (config.mode !== 'inference' && INFERENCE_ONLY.has(field)) return false;
-  if (key === 'framework') return config.method === 'membudget';
-  return true;
+/** Whether a field applies to the configuration (hidden otherwise, unless it holds an error): the field table's
+ * `applies`, asked of the engine. */
+export function applies(engine: Engine, key: string, config: Config): boolean {
+  return !engine.fieldStates(config).hidden.includes(key as keyof Config);
 }
-const INFERENCE_ONLY = new Set(['weight_dtype', 'kv_dtype', 'quant_group', 'kv_block', 'workspace_tokens', 'cuda_graphs_gb']);
 
 /**
  * A number as people type it: thousands separators (8,192), suffixes (8k, 32K, 1M tokens; 70B, 1.5T parameters;
@@ -121,28 +74,6 @@ export function readNumber(text: string, field: Pick<Field, 'key' | 'unit' | 'ki
   const factor = scale[suffix];
   if (factor === undefined || !Number.isFinite(value)) return text;
   return String(Number((value * factor).toPrecision(15)));
-}
-
-/** The derived value a 0 stands for, shown as the placeholder. */
-function autoValue(key: string, config: Config, parameterCount: number | undefined): string | undefined {
-  const headDim = config.head_dim || (config.heads > 0 ? config.hidden / config.heads : 0);
-  switch (key) {
-    case 'params':
-      return parameterCount ? formatCount(parameterCount) : undefined;
-    case 'head_dim':
-      return formatCount(headDim);
-    case 'moe_ffn':
-      return formatCount(config.ffn);
-    case 'qk_nope_dim':
-    case 'v_head_dim':
-      return formatCount(headDim);
-    case 'etp':
-      return String(config.tp);
-    case 'gpus':
-      return formatCount(config.tp * config.pp * config.cp * config.dp);
-    default:
-      return undefined;
-  }
 }
 
 export type FieldInput = (key: string, text: string) => void;
@@ -275,7 +206,7 @@ export class Form {
   }
 
   /** Shows the configuration's values: a 0 that means auto as its derived value's placeholder, GB in the page's unit. */
-  show(texts: Record<keyof Config, string>, config: Config, unit: Unit, parameterCount?: number): void {
+  show(texts: Record<keyof Config, string>, states: FieldStates, unit: Unit): void {
     for (const [key, control] of this.#controls) {
       const field = this.#fields.get(key)!;
       let text = texts[key as keyof Config];
@@ -285,8 +216,8 @@ export class Form {
       }
       if (control instanceof HTMLInputElement) {
         if (field.zeroMeansAuto && text === '0') {
-          const auto = autoValue(key, config, parameterCount);
-          control.placeholder = `auto: ${auto ?? field.autoMeaning}`;
+          const auto = states.auto[key as keyof Config];
+          control.placeholder = `auto: ${auto === undefined ? field.autoMeaning : field.kind === 'number' ? String(auto) : formatCount(auto)}`;
           text = '';
         }
         // A capacity in GB follows the page's unit; what is typed is read back with its unit (readNumber).
@@ -296,13 +227,14 @@ export class Form {
       if (control.value !== text) control.value = text;
       this.#parsed.get(key)!.textContent = '';
     }
-    this.updateVisibility(config);
+    this.updateVisibility(states);
   }
 
   /** Hides what does not apply; a field with an error stays visible, and its collapsed group opens. */
-  updateVisibility(config: Config): void {
+  updateVisibility(states: FieldStates): void {
+    const hidden = new Set<string>(states.hidden);
     for (const [key, row] of this.#rows) {
-      const visible = applies(key, config) || this.#errorKeys.has(key);
+      const visible = !hidden.has(key) || this.#errorKeys.has(key);
       if (row.hidden === visible) row.hidden = !visible;
     }
   }

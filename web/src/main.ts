@@ -147,7 +147,7 @@ class App {
     if (!this.#form) return;
     // Every field's text (the derived placeholders and the GB fields' unit follow other fields); the control being
     // typed in is left alone (Form.show).
-    this.#form.show(this.#engine.fieldTexts(this.#config), this.#config, this.#view.unit, this.#ledger?.parameterCount);
+    this.#form.show(this.#engine.fieldTexts(this.#config), this.#engine.fieldStates(this.#config), this.#view.unit);
     // A TP the model's heads do not allow: offer the ones they do.
     const tpError = this.#errors.some((e) => e.field === 'tp');
     const offer = tpError

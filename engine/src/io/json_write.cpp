@@ -214,7 +214,8 @@ std::string fieldsToJson(int indent) {
                        {"range", describeRange(field)},
                        {"unit", field.unit},
                        {"help", field.help},
-                       {"section", field.section}};
+                       {"section", field.section},
+                       {"applies", appliesText(field.applies)}};
         if (field.kind == FieldKind::integer || field.kind == FieldKind::number) {
             f["min"] = number(field.min);
             f["max"] = number(field.max);

@@ -112,9 +112,6 @@ struct LayerSpec {
     bool inputOnly = false;   // checkpointed: the layer's input only
 };
 
-// The loss in chunks of the sequence: loss_chunks, or the framework's default (torchtune's num_output_chunks 8).
-inline double lossChunks(const Config& c) { return c.lossChunks != 0 ? c.lossChunks : c.framework == Framework::torchtune ? 8 : 1; }
-
 // How a framework's layer code saves its tensors, beyond the architecture (docs/frameworks.md; the census of
 // tools/measure/census.py checks each against the framework's own code, tests/cpp/test_census.cpp).
 enum class NormSaves : std::uint8_t {

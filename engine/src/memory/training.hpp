@@ -5,6 +5,7 @@
 #include <string>
 
 #include "membudget/base/choices.hpp"
+#include "membudget/model/architecture.hpp"
 #include "membudget/model/config.hpp"
 #include "memory/ledger/tensor_names.hpp"
 #include "memory/ledgers.hpp"
@@ -159,7 +160,7 @@ void forEachStageTensor(const Config& c, const MembudgetTraining& t, const Stage
             v.tensor(TensorKind::labels, Dtype::int64, 8 * x.b * x.sRank, 1, [&c] {
                 return TensorText{"[b, " + seqShape(c, false) + "]", "replicated on every TP rank"};
             });
-            v.tensor(TensorKind::lossScalars, Dtype::fp32, c.framework == Framework::torchtune ? 4 * lossChunks(c) + 8 : 8, 1, [] {
+            v.tensor(TensorKind::lossScalars, Dtype::fp32, c.framework == Framework::torchtune ? 4 * lossChunksOf(c) + 8 : 8, 1, [] {
                 return TensorText{"scalars", ""};
             });
             // F.cross_entropy on logits upcast to FP32 (torchtitan components/loss.py cross_entropy_loss;
@@ -168,9 +169,9 @@ void forEachStageTensor(const Config& c, const MembudgetTraining& t, const Stage
             // backward holds, beside it, the FP32 gradient of the log-probabilities and of the logits: of one
             // chunk at a time when the loss is chunked.
             v.tensor(TensorKind::logProbabilities, Dtype::fp32, 4 * logits, 1, vocab);
-            v.tensor(TensorKind::lossBackward, Dtype::fp32, 8 * logits / lossChunks(c), 1, [&c] {
+            v.tensor(TensorKind::lossBackward, Dtype::fp32, 8 * logits / lossChunksOf(c), 1, [&c] {
                 return TensorText{
-                    "2 × [b, " + seqShape(c, false) + ", V/TP] / " + n(lossChunks(c)) + " chunk" + (lossChunks(c) == 1 ? "" : "s"),
+                    "2 × [b, " + seqShape(c, false) + ", V/TP] / " + n(lossChunksOf(c)) + " chunk" + (lossChunksOf(c) == 1 ? "" : "s"),
                     "one chunk at a time"};
             });
             // A pipeline stage keeps each micro-batch's output until its backward (torch pipelining stage.py

@@ -233,7 +233,8 @@ std::vector<FieldSpec> buildFields() {
          .max = 64,
          .unit = "experts",
          .help = "Top-k routing",
-         .section = moe});
+         .section = moe,
+         .applies = Applies::moe});
     add({.key = "moe_ffn",
          .label = "Expert FFN size",
          .group = "model",
@@ -245,7 +246,8 @@ std::vector<FieldSpec> buildFields() {
          .autoMeaning = "ffn",
          .unit = "",
          .help = "Intermediate size of each expert",
-         .section = moe});
+         .section = moe,
+         .applies = Applies::moe});
     add({.key = "shared_expert_ffn",
          .label = "Shared expert FFN",
          .group = "model",
@@ -255,7 +257,8 @@ std::vector<FieldSpec> buildFields() {
          .max = 4194304,
          .unit = "",
          .help = "Intermediate size of the always-active shared expert; 0 for none",
-         .section = moe});
+         .section = moe,
+         .applies = Applies::moe});
     add({.key = "moe_layer_freq",
          .label = "MoE layer frequency",
          .group = "model",
@@ -265,7 +268,8 @@ std::vector<FieldSpec> buildFields() {
          .max = 10000,
          .unit = "layers",
          .help = "Every n-th layer (from the first) is a MoE layer; the others are dense",
-         .section = moe});
+         .section = moe,
+         .applies = Applies::moe});
     add({.key = "first_dense_layers",
          .label = "Leading dense layers",
          .group = "model",
@@ -275,7 +279,8 @@ std::vector<FieldSpec> buildFields() {
          .max = 10000,
          .unit = "layers",
          .help = "Layers before the first MoE layer (DeepSeek's first_k_dense_replace)",
-         .section = moe});
+         .section = moe,
+         .applies = Applies::moe});
     add({.key = "router_bias",
          .label = "Router bias",
          .group = "model",
@@ -283,7 +288,8 @@ std::vector<FieldSpec> buildFields() {
          .member = &Config::routerBias,
          .unit = "",
          .help = "A bias per expert in the router (DeepSeek-V3)",
-         .section = moe});
+         .section = moe,
+         .applies = Applies::moe});
     add({.key = "shared_expert_gate",
          .label = "Shared expert gate",
          .group = "model",
@@ -291,7 +297,8 @@ std::vector<FieldSpec> buildFields() {
          .member = &Config::sharedExpertGate,
          .unit = "",
          .help = "A sigmoid gate (h -> 1) on the shared expert's output (Qwen2-MoE; Megatron-LM --moe-shared-expert-gate)",
-         .section = moe});
+         .section = moe,
+         .applies = Applies::moe});
     add({.key = "mtp_layers",
          .label = "Multi-token prediction layers",
          .group = "model",
@@ -327,7 +334,8 @@ std::vector<FieldSpec> buildFields() {
          .autoMeaning = "full-rank queries",
          .unit = "",
          .help = "Compressed query dimension",
-         .section = mla});
+         .section = mla,
+         .applies = Applies::mla});
     add({.key = "qk_rope_dim",
          .label = "RoPE head dimension (MLA)",
          .group = "model",
@@ -337,7 +345,8 @@ std::vector<FieldSpec> buildFields() {
          .max = 65536,
          .unit = "",
          .help = "Decoupled rotary part of each Q/K head",
-         .section = mla});
+         .section = mla,
+         .applies = Applies::mla});
     add({.key = "qk_nope_dim",
          .label = "Q/K head dimension (MLA)",
          .group = "model",
@@ -349,7 +358,8 @@ std::vector<FieldSpec> buildFields() {
          .autoMeaning = "head_dim",
          .unit = "",
          .help = "Non-rotary part of each Q/K head",
-         .section = mla});
+         .section = mla,
+         .applies = Applies::mla});
     add({.key = "v_head_dim",
          .label = "V head dimension (MLA)",
          .group = "model",
@@ -361,7 +371,8 @@ std::vector<FieldSpec> buildFields() {
          .autoMeaning = "head_dim",
          .unit = "",
          .help = "Width of each value head",
-         .section = mla});
+         .section = mla,
+         .applies = Applies::mla});
     add({.key = "capacity_factor",
          .label = "Capacity factor",
          .group = "training",
@@ -371,7 +382,8 @@ std::vector<FieldSpec> buildFields() {
          .max = 64,
          .unit = "",
          .help = "Routed tokens an expert rank holds, relative to a perfectly even split",
-         .section = moe});
+         .section = moe,
+         .applies = Applies::moe});
 
     add({.key = "tp",
          .label = "Tensor parallel TP",
@@ -422,7 +434,8 @@ std::vector<FieldSpec> buildFields() {
          .max = 4096,
          .unit = "GPUs",
          .help = "Experts split across EP ranks",
-         .section = moe});
+         .section = moe,
+         .applies = Applies::moe});
     add({.key = "etp",
          .label = "Expert tensor parallel",
          .group = "parallelism",
@@ -434,7 +447,8 @@ std::vector<FieldSpec> buildFields() {
          .autoMeaning = "TP",
          .unit = "GPUs",
          .help = "Tensor parallelism inside each expert",
-         .section = moe});
+         .section = moe,
+         .applies = Applies::moe});
     add({.key = "sp",
          .label = "Sequence parallel",
          .group = "parallelism",
@@ -452,7 +466,8 @@ std::vector<FieldSpec> buildFields() {
          .max = 3,
          .unit = "",
          .help = "0 none; 1 optimizer sharded over DP; 2 and gradients; 3 (FSDP) and parameters",
-         .section = s3});
+         .section = s3,
+         .applies = Applies::training});
     add({.key = "gpus",
          .label = "GPU count",
          .group = "parallelism",
@@ -475,7 +490,8 @@ std::vector<FieldSpec> buildFields() {
          .max = 128,
          .unit = "chunks",
          .help = "Model chunks per pipeline rank (interleaved 1F1B); 1 = not interleaved",
-         .section = "Korthikanti et al. 2022 §4.2; Megatron-LM --num-layers-per-virtual-pipeline-stage"});
+         .section = "Korthikanti et al. 2022 §4.2; Megatron-LM --num-layers-per-virtual-pipeline-stage",
+         .applies = Applies::training});
     add({.key = "first_stage_layers",
          .label = "Layers on the first stage",
          .group = "parallelism",
@@ -487,7 +503,8 @@ std::vector<FieldSpec> buildFields() {
          .autoMeaning = "an even split",
          .unit = "layers",
          .help = "Uneven pipeline: layers on stage 0 (which also holds the embedding)",
-         .section = "Chapter §5 (PP stage imbalance); Megatron-LM --decoder-first-pipeline-num-layers"});
+         .section = "Chapter §5 (PP stage imbalance); Megatron-LM --decoder-first-pipeline-num-layers",
+         .applies = Applies::training});
     add({.key = "last_stage_layers",
          .label = "Layers on the last stage",
          .group = "parallelism",
@@ -499,7 +516,8 @@ std::vector<FieldSpec> buildFields() {
          .autoMeaning = "an even split",
          .unit = "layers",
          .help = "Uneven pipeline: layers on the last stage (which also holds the output layer and loss)",
-         .section = "Chapter §5 (PP stage imbalance); Megatron-LM --decoder-last-pipeline-num-layers"});
+         .section = "Chapter §5 (PP stage imbalance); Megatron-LM --decoder-last-pipeline-num-layers",
+         .applies = Applies::training});
 
     add({.key = "mb",
          .label = "Micro-batch b_μ",
@@ -530,7 +548,8 @@ std::vector<FieldSpec> buildFields() {
          .unit = "",
          .help = "none keeps every activation; selective recomputes attention (Megatron-LM); full keeps layer inputs only; op "
                  "is torchtitan's op-level selective checkpointing",
-         .section = s2});
+         .section = s2,
+         .applies = Applies::training});
     add({.key = "ckpt_every",
          .label = "Checkpoint every Nth layer",
          .group = "training",
@@ -541,7 +560,8 @@ std::vector<FieldSpec> buildFields() {
          .unit = "layers",
          .help = "With full checkpointing, only every Nth layer is checkpointed; the others keep their activations "
                  "(torchtitan selective_ac_option = N)",
-         .section = "torchtitan activation_checkpoint.py (_apply_ac_to_transformer_block)"});
+         .section = "torchtitan activation_checkpoint.py (_apply_ac_to_transformer_block)",
+         .applies = Applies::training});
     add({.key = "recompute_layers",
          .label = "Recomputed layers per stage",
          .group = "training",
@@ -554,7 +574,8 @@ std::vector<FieldSpec> buildFields() {
          .unit = "layers",
          .help = "With full checkpointing, the first N layers of each stage are checkpointed and the rest keep their "
                  "activations (Megatron-LM --recompute-method block --recompute-num-layers N)",
-         .section = "Megatron-LM transformer_block.py (_checkpointed_forward)"});
+         .section = "Megatron-LM transformer_block.py (_checkpointed_forward)",
+         .applies = Applies::training});
     add({.key = "microbatches",
          .label = "Micro-batches per step",
          .group = "training",
@@ -564,7 +585,8 @@ std::vector<FieldSpec> buildFields() {
          .max = 1000000,
          .unit = "",
          .help = "Gradient-accumulation steps; 1F1B keeps min(PP, this) in flight on stage 0",
-         .section = s4});
+         .section = s4,
+         .applies = Applies::training});
     add({.key = "static_bytes",
          .label = "Static bytes per parameter",
          .group = "training",
@@ -575,7 +597,8 @@ std::vector<FieldSpec> buildFields() {
          .allowed = {16, 18, 20},
          .unit = "bytes/param",
          .help = "16 canonical BF16+AdamW; 18 with FP32 gradients; 20 with an extra FP32 accumulator",
-         .section = s1});
+         .section = s1,
+         .applies = Applies::training});
     add({.key = "act_formula",
          .label = "Activation formula",
          .group = "training",
@@ -584,7 +607,8 @@ std::vector<FieldSpec> buildFields() {
          .choices = choiceIds<ActFormula>(),
          .unit = "",
          .help = "table: 22bsh + 2bas² per layer; worked: (14h + 6·d_ff)bs + 3as²b, the worked 70B example",
-         .section = s2});
+         .section = s2,
+         .applies = Applies::training});
 
     add({.key = "attention",
          .label = "Attention kernel",
@@ -603,7 +627,8 @@ std::vector<FieldSpec> buildFields() {
          .member = &Config::dropout,
          .unit = "",
          .help = "Dropout layers on (their 1-byte masks are kept for backward)",
-         .section = "Korthikanti et al. 2022 §4.1"});
+         .section = "Korthikanti et al. 2022 §4.1",
+         .applies = Applies::training});
 
     const std::string_view opt = "README, Optimizers and precisions (bitsandbytes, Adafactor, Muon, Transformer Engine)";
     add({.key = "optimizer",
@@ -614,7 +639,8 @@ std::vector<FieldSpec> buildFields() {
          .choices = choiceIds<Optimizer>(),
          .unit = "",
          .help = "Optimizer states per parameter: AdamW 8 B, 8-bit Adam 2 B, Adafactor factored, SGD momentum 4 B, Muon 4 B on matrices",
-         .section = opt});
+         .section = opt,
+         .applies = Applies::training});
     add({.key = "precision",
          .label = "Training precision",
          .group = "training",
@@ -631,7 +657,8 @@ std::vector<FieldSpec> buildFields() {
          .member = &Config::masterWeights,
          .unit = "",
          .help = "Keep an FP32 copy of low-precision weights for the update",
-         .section = opt});
+         .section = opt,
+         .applies = Applies::training});
     add({.key = "optimizer_dtype",
          .label = "Optimizer state dtype",
          .group = "training",
@@ -640,7 +667,8 @@ std::vector<FieldSpec> buildFields() {
          .choices = choiceIds<OptimizerDtype>(),
          .unit = "",
          .help = "auto: the framework's (torchtune's pure-BF16 AdamW keeps BF16 m and v; the others FP32)",
-         .section = "torch.optim.AdamW (states in the parameter's dtype)"});
+         .section = "torch.optim.AdamW (states in the parameter's dtype)",
+         .applies = Applies::training});
     add({.key = "optimizer_in_backward",
          .label = "Optimizer step in backward",
          .group = "training",
@@ -649,7 +677,8 @@ std::vector<FieldSpec> buildFields() {
          .unit = "",
          .help = "Each gradient is applied and freed as soon as it is computed: no gradient buffer at the peak "
                  "(torchtune optimizer_in_bwd)",
-         .section = "torchtune training/_optimizer_in_bwd (register_post_accumulate_grad_hook)"});
+         .section = "torchtune training/_optimizer_in_bwd (register_post_accumulate_grad_hook)",
+         .applies = Applies::training});
     add({.key = "fp8_recipe",
          .label = "FP8 recipe",
          .group = "training",
@@ -659,7 +688,8 @@ std::vector<FieldSpec> buildFields() {
          .unit = "",
          .help = "te: Transformer Engine (cached FP8 weights, FP8 saved GEMM inputs); torchao: Float8Linear (no cached "
                  "weight copy)",
-         .section = "Transformer Engine; torchao float8"});
+         .section = "Transformer Engine; torchao float8",
+         .applies = Applies::training});
     add({.key = "loss_chunks",
          .label = "Loss chunks",
          .group = "training",
@@ -672,7 +702,8 @@ std::vector<FieldSpec> buildFields() {
          .unit = "chunks",
          .help = "The output layer and loss in chunks of the sequence, each upcast to FP32 on its own "
                  "(torchtune num_output_chunks)",
-         .section = "torchtune CEWithChunkedOutputLoss"});
+         .section = "torchtune CEWithChunkedOutputLoss",
+         .applies = Applies::training});
     add({.key = "activation_offload",
          .label = "Activation offloading",
          .group = "training",
@@ -680,7 +711,8 @@ std::vector<FieldSpec> buildFields() {
          .member = &Config::activationOffload,
          .unit = "",
          .help = "Saved activations go to CPU memory during forward and come back for backward (torchtune)",
-         .section = "torchtune training/_activation_offloading (OffloadActivations)"});
+         .section = "torchtune training/_activation_offloading (OffloadActivations)",
+         .applies = Applies::training});
     add({.key = "compile",
          .label = "torch.compile",
          .group = "training",
@@ -688,7 +720,8 @@ std::vector<FieldSpec> buildFields() {
          .member = &Config::compile,
          .unit = "",
          .help = "Each block compiled: inductor fuses element-wise ops and saves fewer intermediates (an estimate)",
-         .section = "torch._inductor (min-cut partitioner)"});
+         .section = "torch._inductor (min-cut partitioner)",
+         .applies = Applies::training});
 
     add({.key = "gpu",
          .label = "GPU",
@@ -866,7 +899,8 @@ std::vector<FieldSpec> buildFields() {
          .choices = choiceIds<Offload>(),
          .unit = "",
          .help = "ZeRO-Offload: the optimizer states (and with all, the parameters) live in CPU memory",
-         .section = "DeepSpeed ZeRO-Offload / ZeRO-Infinity"});
+         .section = "DeepSpeed ZeRO-Offload / ZeRO-Infinity",
+         .applies = Applies::training});
     add({.key = "zero_init",
          .label = "zero.Init",
          .group = "hardware",
@@ -874,7 +908,8 @@ std::vector<FieldSpec> buildFields() {
          .member = &Config::zeroInit,
          .unit = "",
          .help = "DeepSpeed builds the model already partitioned (less CPU memory per node)",
-         .section = "DeepSpeed estimate_zero3_model_states_mem_needs"});
+         .section = "DeepSpeed estimate_zero3_model_states_mem_needs",
+         .applies = Applies::training});
 
     const std::string_view inf = "Inference (vLLM: ModelConfig.get_num_kv_heads, kv_cache_interface.py)";
     add({.key = "mode",
@@ -894,7 +929,8 @@ std::vector<FieldSpec> buildFields() {
          .choices = choiceIds<WeightDtype>(),
          .unit = "",
          .help = "Inference weights of the linear layers; embeddings, output layer and norms stay BF16",
-         .section = "vLLM quantization (FP8, INT8 per-channel, INT4 AWQ/GPTQ with group scales)"});
+         .section = "vLLM quantization (FP8, INT8 per-channel, INT4 AWQ/GPTQ with group scales)",
+         .applies = Applies::inference});
     add({.key = "kv_dtype",
          .label = "KV-cache type",
          .group = "inference",
@@ -903,7 +939,8 @@ std::vector<FieldSpec> buildFields() {
          .choices = choiceIds<KvDtype>(),
          .unit = "",
          .help = "Element type of the KV cache (vLLM --kv-cache-dtype)",
-         .section = inf});
+         .section = inf,
+         .applies = Applies::inference});
     add({.key = "quant_group",
          .label = "INT4 group size",
          .group = "inference",
@@ -913,7 +950,8 @@ std::vector<FieldSpec> buildFields() {
          .max = 8192,
          .unit = "channels",
          .help = "Input channels sharing one FP16 scale and one INT4 zero point",
-         .section = "AWQ / GPTQ packing"});
+         .section = "AWQ / GPTQ packing",
+         .applies = Applies::inference});
     add({.key = "kv_block",
          .label = "KV block size",
          .group = "inference",
@@ -923,7 +961,8 @@ std::vector<FieldSpec> buildFields() {
          .max = 4096,
          .unit = "tokens",
          .help = "Tokens per KV-cache block; each sequence rounds up to whole blocks",
-         .section = inf});
+         .section = inf,
+         .applies = Applies::inference});
     add({.key = "workspace_tokens",
          .label = "Tokens per forward",
          .group = "inference",
@@ -933,7 +972,8 @@ std::vector<FieldSpec> buildFields() {
          .max = 16777216,
          .unit = "tokens",
          .help = "Tokens one forward pass processes (vLLM max_num_batched_tokens); sizes the activation workspace",
-         .section = inf});
+         .section = inf,
+         .applies = Applies::inference});
     add({.key = "cuda_graphs_gb",
          .label = "CUDA graphs",
          .group = "inference",
@@ -943,7 +983,8 @@ std::vector<FieldSpec> buildFields() {
          .max = 1000,
          .unit = "GB",
          .help = "Memory captured CUDA graphs keep (vLLM logs it at start-up)",
-         .section = inf});
+         .section = inf,
+         .applies = Applies::inference});
 
     add({.key = "method",
          .label = "Method",
@@ -963,7 +1004,8 @@ std::vector<FieldSpec> buildFields() {
          .unit = "",
          .help = "The framework you train with: what it saves, in which dtype, when it frees gradients, how its loss "
                  "upcasts the logits (method membudget)",
-         .section = "docs/frameworks.md"});
+         .section = "docs/frameworks.md",
+         .applies = Applies::training | Applies::membudgetMethod});
     add({.key = "finetune",
          .label = "Fine-tuning",
          .group = "training",
@@ -973,7 +1015,8 @@ std::vector<FieldSpec> buildFields() {
          .unit = "",
          .help = "full: every weight trained; lora: frozen base weights and trained low-rank adapters; qlora: the base in NF4 "
                  "(method membudget)",
-         .section = "Hu et al. 2021 (LoRA); Dettmers et al. 2023 (QLoRA)"});
+         .section = "Hu et al. 2021 (LoRA); Dettmers et al. 2023 (QLoRA)",
+         .applies = Applies::training});
     add({.key = "lora_rank",
          .label = "LoRA rank r",
          .group = "training",
@@ -983,7 +1026,8 @@ std::vector<FieldSpec> buildFields() {
          .max = 65536,
          .unit = "",
          .help = "The adapters' rank: A is r × in and B is out × r for each adapted matrix",
-         .section = "Hu et al. 2021 §4.1"});
+         .section = "Hu et al. 2021 §4.1",
+         .applies = Applies::adapters | Applies::training});
     add({.key = "lora_targets",
          .label = "LoRA targets",
          .group = "training",
@@ -993,7 +1037,8 @@ std::vector<FieldSpec> buildFields() {
          .unit = "",
          .help = "The adapted matrices, comma-separated: q, k, v, o, gate, up, down, output, or attention (q,k,v,o), mlp "
                  "(gate,up,down), all_linear",
-         .section = "torchtune lora_attn_modules, apply_lora_to_mlp, apply_lora_to_output; PEFT target_modules"});
+         .section = "torchtune lora_attn_modules, apply_lora_to_mlp, apply_lora_to_output; PEFT target_modules",
+         .applies = Applies::adapters | Applies::training});
     add({.key = "lora_dropout",
          .label = "LoRA dropout",
          .group = "training",
@@ -1001,7 +1046,8 @@ std::vector<FieldSpec> buildFields() {
          .member = &Config::loraDropout,
          .unit = "",
          .help = "Dropout on each adapter's input (a mask and a dropped copy of the input saved per adapted matrix)",
-         .section = "torchtune LoRALinear; PEFT lora_dropout"});
+         .section = "torchtune LoRALinear; PEFT lora_dropout",
+         .applies = Applies::adapters | Applies::training});
     add({.key = "lora_dtype",
          .label = "LoRA dtype",
          .group = "training",
@@ -1011,7 +1057,8 @@ std::vector<FieldSpec> buildFields() {
          .unit = "",
          .help = "The adapters' dtype, their gradients' and their optimizer states': auto is the framework's (torchtune BF16, "
                  "PEFT FP32)",
-         .section = "torchtune recipes (set_default_dtype); PEFT autocast_adapter_dtype"});
+         .section = "torchtune recipes (set_default_dtype); PEFT autocast_adapter_dtype",
+         .applies = Applies::adapters | Applies::training});
     return f;
 }
 

@@ -293,6 +293,11 @@ export interface Field {
   defaultText: string;
 }
 
+export interface FieldStates {
+  hidden: (keyof Config)[];
+  auto: Partial<Record<keyof Config, number>>;
+}
+
 export interface ModelPreset {
   id: string;
   label: string;
@@ -412,6 +417,9 @@ export interface MembudgetModule {
   setField(config: Config, key: string, text: string): ParsedConfig;
   fieldTexts(config: Config): Record<keyof Config, string>;
   fields(): Field[];
+  /** The fields that do not apply to the configuration (the field table's applies), and what each 0 that means
+   * auto stands for in it. */
+  fieldStates(config: Config): FieldStates;
   modelPresets(): ModelPreset[];
   gpuPresets(): GpuPreset[];
   encodeQuery(config: Config): string;

@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "membudget/base/choices.hpp"
 #include "membudget/model/config.hpp"
 
 namespace membudget {
@@ -17,6 +18,12 @@ double derivedParameterCount(const Config& config);
 
 // The per-head width: head_dim, or hidden / heads when it is 0.
 inline double headDimOf(const Config& config) { return config.headDim != 0 ? config.headDim : config.hidden / config.heads; }
+
+// The loss computed in chunks of the sequence: loss_chunks, or the framework's (torchtune's recipes 8, as
+// CEWithChunkedOutputLoss num_output_chunks; the others one) when it is 0.
+inline double lossChunksOf(const Config& config) {
+    return config.lossChunks != 0 ? config.lossChunks : config.framework == Framework::torchtune ? 8 : 1;
+}
 
 // MoE: the layers that are MoE layers, and the parameters one token passes through (top-k experts).
 double moeLayerCount(const Config& config);

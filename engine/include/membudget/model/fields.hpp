@@ -1,6 +1,7 @@
 // The field table: every key of the configuration with its kind, range, meaning of 0, help and source.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -26,6 +27,19 @@ struct ChoiceField {
     bool (*set)(Config&, std::string_view id);
 };
 
+// When a field means something: every flag of FieldSpec::applies must hold (none: always). The page hides a field
+// that does not apply; docs/cli.md's key table says when each applies.
+enum class Applies : std::uint8_t {
+    always = 0,
+    moe = 1,               // a MoE model (experts > 0)
+    mla = 2,               // multi-head latent attention (kv_lora_rank > 0)
+    adapters = 4,          // LoRA or QLoRA (finetune ≠ full)
+    training = 8,          // mode = training
+    inference = 16,        // mode = inference
+    membudgetMethod = 32,  // method = membudget (the framework-aware model)
+};
+constexpr Applies operator|(Applies a, Applies b) { return static_cast<Applies>(static_cast<unsigned>(a) | static_cast<unsigned>(b)); }
+
 using FieldMember = std::variant<double Config::*, bool Config::*, std::string Config::*, ChoiceField>;
 
 struct FieldSpec {
@@ -43,6 +57,7 @@ struct FieldSpec {
     std::string_view unit;
     std::string_view help;
     std::string_view section;  // where the field's meaning comes from
+    Applies applies = Applies::always;
 };
 
 // The field table, in canonical order (the order of URL queries, CLI help and the form).
@@ -51,6 +66,16 @@ const FieldSpec* findField(std::string_view key);
 
 // The allowed values of a field in words, as every error message states them.
 std::string describeRange(const FieldSpec& field);
+
+// Whether a field means something for this configuration (FieldSpec::applies), and when it does, in words
+// ("" for always).
+bool fieldApplies(const FieldSpec& field, const Config& config);
+std::string appliesText(Applies applies);
+
+// The number a 0 stands for in this configuration, where the field derives one (head_dim: hidden / heads, gpus:
+// the world size, first_stage_layers: the even split's); nothing where 0 names a mode (experts: a dense model) or
+// the configuration cannot say (a value out of range).
+std::optional<double> autoValue(const FieldSpec& field, const Config& config);
 
 // The value of one field as canonical text: shortest round-trip decimal for numbers, true/false, ids.
 std::string fieldText(const Config& config, const FieldSpec& field);
