@@ -8,6 +8,8 @@ target_link_libraries(membudget_wasm PRIVATE membudget_engine membudget_warnings
 # Chosen by measurement (README, "WebAssembly size flags"): -Oz with LTO gave the smallest gzipped .wasm + .js.
 set(MEMBUDGET_WASM_OPT "-Oz;-flto" CACHE STRING "Optimisation flags for the wasm build (a CMake list)")
 target_compile_options(membudget_engine PRIVATE ${MEMBUDGET_WASM_OPT})
+# The fields' help and sources come to the page from web/src/generated/field-text.ts, not from its module.
+target_compile_definitions(membudget_engine PRIVATE MEMBUDGET_PAGE_TEXT_OUTSIDE=1)
 target_compile_options(membudget_wasm PRIVATE ${MEMBUDGET_WASM_OPT})
 target_link_options(membudget_wasm PRIVATE
   ${MEMBUDGET_WASM_OPT}
@@ -34,6 +36,7 @@ get_target_property(membudget_engine_sources membudget_engine SOURCES)
 add_library(membudget_engine_fast STATIC ${membudget_engine_sources})
 target_include_directories(membudget_engine_fast PUBLIC engine/include PRIVATE engine/src)
 target_compile_options(membudget_engine_fast PRIVATE ${MEMBUDGET_PLANNER_WASM_OPT})
+target_compile_definitions(membudget_engine_fast PRIVATE MEMBUDGET_PAGE_TEXT_OUTSIDE=1)
 target_link_libraries(membudget_engine_fast PRIVATE membudget_warnings)
 target_link_libraries(membudget_planner_wasm PRIVATE membudget_engine_fast membudget_warnings)
 # What is built for speed is a property of the topic folder (docs/build.md), so that a new file cannot land in the

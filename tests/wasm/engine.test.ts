@@ -172,4 +172,11 @@ describe('the field table answers for the form', () => {
     expect(states.auto.head_dim).toBe(128);
     expect(engine.fieldStates(configFrom({ model: 'mixtral-8x7b' })).hidden).not.toContain('ep');
   });
+
+  it('the page’s module leaves the help out; the generated table beside the page has the CLI’s', async () => {
+    const { FIELD_TEXT } = await import('../../web/src/generated/field-text');
+    const fields = JSON.parse(runCli(['fields']).stdout) as { key: string; help: string; section: string }[];
+    for (const f of fields) expect(FIELD_TEXT[f.key], f.key).toEqual({ help: f.help, section: f.section });
+    expect(engine.fields.every((f) => f.help === '')).toBe(true);
+  });
 });

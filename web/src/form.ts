@@ -6,6 +6,7 @@
 import type { Config, Engine, Field, FieldStates, Problem } from './engine';
 import { el, replaceChildren } from './dom';
 import { formatCount, type Unit } from './format';
+import { FIELD_TEXT } from './generated/field-text';
 
 const GROUP_TITLES: Record<string, string> = {
   essentials: 'Essentials',
@@ -143,11 +144,13 @@ export class Form {
     this.#controls.set(field.key, control);
     const message = el('div', { class: 'message', id: `m-${field.key}`, 'aria-live': 'polite' });
     this.#messages.set(field.key, message);
+    // The help and the source are the field table's, generated beside the page (its wasm leaves them out).
+    const text = FIELD_TEXT[field.key] ?? { help: field.help, section: field.section };
     const help = el(
       'div',
       { class: 'help', id: `h-${field.key}` },
-      `${field.help}. ${capitalize(field.range)}.`,
-      el('span', { class: 'section' }, field.section),
+      `${text.help}. ${capitalize(field.range)}.`,
+      el('span', { class: 'section' }, text.section),
     );
     control.setAttribute('aria-describedby', `h-${field.key} m-${field.key}`);
     const label = el('label', { for: id }, field.label, field.unit ? el('span', { class: 'unit' }, field.unit) : null, parsed);

@@ -10,6 +10,16 @@
 #include "membudget/model/config.hpp"
 #include "membudget/model/presets.hpp"
 
+// The help and the source of each field are text only the page's form shows: its module leaves them out
+// (MEMBUDGET_PAGE_TEXT_OUTSIDE, wasm/wasm.cmake) and the page reads them from web/src/generated/field-text.ts,
+// which scripts/field-table.mjs generates from this table (ctest field_text_current), so the wasm it loads first
+// stays within its size budget.
+#ifdef MEMBUDGET_PAGE_TEXT_OUTSIDE
+#define PAGE_TEXT(text) std::string_view()
+#else
+#define PAGE_TEXT(text) text
+#endif
+
 namespace membudget {
 
 namespace {
@@ -48,12 +58,12 @@ std::vector<std::string> gpuChoices() {
 // narrow enough that every byte count stays a finite double.
 std::vector<FieldSpec> buildFields() {
     using K = FieldKind;
-    const std::string_view s1 = "Chapter §1 (static memory)";
-    const std::string_view s2 = "Chapter §2 (activations)";
-    const std::string_view s3 = "Chapter §3 (budget formula)";
-    const std::string_view s4 = "Chapter §4 (verification checklist)";
-    const std::string_view s5 = "Chapter §5 (pitfalls: fragmentation)";
-    const std::string_view arch = "Model config.json (Hugging Face layout)";
+    [[maybe_unused]] const std::string_view s1 = "Chapter §1 (static memory)";
+    [[maybe_unused]] const std::string_view s2 = "Chapter §2 (activations)";
+    [[maybe_unused]] const std::string_view s3 = "Chapter §3 (budget formula)";
+    [[maybe_unused]] const std::string_view s4 = "Chapter §4 (verification checklist)";
+    [[maybe_unused]] const std::string_view s5 = "Chapter §5 (pitfalls: fragmentation)";
+    [[maybe_unused]] const std::string_view arch = "Model config.json (Hugging Face layout)";
     std::vector<FieldSpec> f;
     auto add = [&f](FieldSpec spec) { f.push_back(std::move(spec)); };
 
@@ -64,8 +74,8 @@ std::vector<FieldSpec> buildFields() {
          .member = &Config::model,
          .choices = modelChoices(),
          .unit = "",
-         .help = "Fills the architecture fields; keys given after it override; custom fills nothing",
-         .section = arch});
+         .help = PAGE_TEXT("Fills the architecture fields; keys given after it override; custom fills nothing"),
+         .section = PAGE_TEXT(arch)});
     add({.key = "name",
          .label = "Model name",
          .group = "model",
@@ -73,8 +83,8 @@ std::vector<FieldSpec> buildFields() {
          .member = &Config::name,
          .max = kMaxTextLength,
          .unit = "",
-         .help = "A custom or imported model's name (config.json's _name_or_path or architectures); empty for a preset",
-         .section = arch});
+         .help = PAGE_TEXT("A custom or imported model's name (config.json's _name_or_path or architectures); empty for a preset"),
+         .section = PAGE_TEXT(arch)});
     add({.key = "params",
          .label = "Parameters Ψ",
          .group = "model",
@@ -85,8 +95,8 @@ std::vector<FieldSpec> buildFields() {
          .zeroMeansAuto = true,
          .autoMeaning = "derive from the architecture",
          .unit = "parameters",
-         .help = "Total parameter count; overrides the count derived from the architecture",
-         .section = s1});
+         .help = PAGE_TEXT("Total parameter count; overrides the count derived from the architecture"),
+         .section = PAGE_TEXT(s1)});
     add({.key = "hidden",
          .label = "Hidden size h",
          .group = "model",
@@ -95,8 +105,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 1,
          .max = 1048576,
          .unit = "",
-         .help = "Model width (hidden_size)",
-         .section = s2});
+         .help = PAGE_TEXT("Model width (hidden_size)"),
+         .section = PAGE_TEXT(s2)});
     add({.key = "layers",
          .label = "Layers L",
          .group = "model",
@@ -105,8 +115,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 1,
          .max = 10000,
          .unit = "",
-         .help = "Transformer layers (num_hidden_layers)",
-         .section = s2});
+         .help = PAGE_TEXT("Transformer layers (num_hidden_layers)"),
+         .section = PAGE_TEXT(s2)});
     add({.key = "heads",
          .label = "Attention heads a",
          .group = "model",
@@ -115,8 +125,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 1,
          .max = 65536,
          .unit = "",
-         .help = "Query heads (num_attention_heads)",
-         .section = s2});
+         .help = PAGE_TEXT("Query heads (num_attention_heads)"),
+         .section = PAGE_TEXT(s2)});
     add({.key = "kv_heads",
          .label = "KV heads",
          .group = "model",
@@ -125,8 +135,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 1,
          .max = 65536,
          .unit = "",
-         .help = "Key/value heads for GQA (num_key_value_heads); must divide heads",
-         .section = arch});
+         .help = PAGE_TEXT("Key/value heads for GQA (num_key_value_heads); must divide heads"),
+         .section = PAGE_TEXT(arch)});
     add({.key = "head_dim",
          .label = "Head dimension",
          .group = "model",
@@ -137,8 +147,8 @@ std::vector<FieldSpec> buildFields() {
          .zeroMeansAuto = true,
          .autoMeaning = "hidden / heads",
          .unit = "",
-         .help = "Per-head width where it is not hidden / heads",
-         .section = arch});
+         .help = PAGE_TEXT("Per-head width where it is not hidden / heads"),
+         .section = PAGE_TEXT(arch)});
     add({.key = "ffn",
          .label = "FFN size d_ff",
          .group = "model",
@@ -147,8 +157,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 1,
          .max = 4194304,
          .unit = "",
-         .help = "FFN intermediate size (intermediate_size; 4h in GPT)",
-         .section = s2});
+         .help = PAGE_TEXT("FFN intermediate size (intermediate_size; 4h in GPT)"),
+         .section = PAGE_TEXT(s2)});
     add({.key = "vocab",
          .label = "Vocabulary V",
          .group = "model",
@@ -157,24 +167,24 @@ std::vector<FieldSpec> buildFields() {
          .min = 1,
          .max = 10000000,
          .unit = "tokens",
-         .help = "Vocabulary size (vocab_size)",
-         .section = arch});
+         .help = PAGE_TEXT("Vocabulary size (vocab_size)"),
+         .section = PAGE_TEXT(arch)});
     add({.key = "gated_ffn",
          .label = "Gated FFN (SwiGLU)",
          .group = "model",
          .kind = K::boolean,
          .member = &Config::gatedFfn,
          .unit = "",
-         .help = "Three FFN matrices (gate, up, down) instead of two",
-         .section = arch});
+         .help = PAGE_TEXT("Three FFN matrices (gate, up, down) instead of two"),
+         .section = PAGE_TEXT(arch)});
     add({.key = "tied_embeddings",
          .label = "Tied embeddings",
          .group = "model",
          .kind = K::boolean,
          .member = &Config::tiedEmbeddings,
          .unit = "",
-         .help = "The output layer shares the input embedding",
-         .section = arch});
+         .help = PAGE_TEXT("The output layer shares the input embedding"),
+         .section = PAGE_TEXT(arch)});
     add({.key = "norm",
          .label = "Normalisation",
          .group = "model",
@@ -182,24 +192,24 @@ std::vector<FieldSpec> buildFields() {
          .member = choiceMember<&Config::norm>(),
          .choices = choiceIds<Norm>(),
          .unit = "",
-         .help = "RMSNorm has a weight; LayerNorm a weight and a bias",
-         .section = arch});
+         .help = PAGE_TEXT("RMSNorm has a weight; LayerNorm a weight and a bias"),
+         .section = PAGE_TEXT(arch)});
     add({.key = "bias",
          .label = "Linear biases",
          .group = "model",
          .kind = K::boolean,
          .member = &Config::bias,
          .unit = "",
-         .help = "Attention and FFN projections have biases (GPT-2/3 style)",
-         .section = arch});
+         .help = PAGE_TEXT("Attention and FFN projections have biases (GPT-2/3 style)"),
+         .section = PAGE_TEXT(arch)});
     add({.key = "qkv_bias",
          .label = "Q/K/V biases",
          .group = "model",
          .kind = K::boolean,
          .member = &Config::qkvBias,
          .unit = "",
-         .help = "Only the Q, K and V projections have biases (Qwen2)",
-         .section = arch});
+         .help = PAGE_TEXT("Only the Q, K and V projections have biases (Qwen2)"),
+         .section = PAGE_TEXT(arch)});
     add({.key = "pos_emb",
          .label = "Learned positions",
          .group = "model",
@@ -208,10 +218,10 @@ std::vector<FieldSpec> buildFields() {
          .min = 0,
          .max = 16777216,
          .unit = "positions",
-         .help = "Rows of a learned position embedding; 0 for rotary",
-         .section = arch});
+         .help = PAGE_TEXT("Rows of a learned position embedding; 0 for rotary"),
+         .section = PAGE_TEXT(arch)});
 
-    const std::string_view moe = "Mixture of experts (Megatron-LM --num-experts, --moe-*; Mixtral, Qwen MoE config.json)";
+    [[maybe_unused]] const std::string_view moe = "Mixture of experts (Megatron-LM --num-experts, --moe-*; Mixtral, Qwen MoE config.json)";
     add({.key = "experts",
          .label = "Routed experts",
          .group = "model",
@@ -222,8 +232,8 @@ std::vector<FieldSpec> buildFields() {
          .zeroMeansAuto = true,
          .autoMeaning = "a dense model",
          .unit = "experts",
-         .help = "Experts per MoE layer",
-         .section = moe});
+         .help = PAGE_TEXT("Experts per MoE layer"),
+         .section = PAGE_TEXT(moe)});
     add({.key = "experts_per_token",
          .label = "Experts per token",
          .group = "model",
@@ -232,8 +242,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 1,
          .max = 64,
          .unit = "experts",
-         .help = "Top-k routing",
-         .section = moe,
+         .help = PAGE_TEXT("Top-k routing"),
+         .section = PAGE_TEXT(moe),
          .applies = Applies::moe});
     add({.key = "moe_ffn",
          .label = "Expert FFN size",
@@ -245,8 +255,8 @@ std::vector<FieldSpec> buildFields() {
          .zeroMeansAuto = true,
          .autoMeaning = "ffn",
          .unit = "",
-         .help = "Intermediate size of each expert",
-         .section = moe,
+         .help = PAGE_TEXT("Intermediate size of each expert"),
+         .section = PAGE_TEXT(moe),
          .applies = Applies::moe});
     add({.key = "shared_expert_ffn",
          .label = "Shared expert FFN",
@@ -256,8 +266,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 0,
          .max = 4194304,
          .unit = "",
-         .help = "Intermediate size of the always-active shared expert; 0 for none",
-         .section = moe,
+         .help = PAGE_TEXT("Intermediate size of the always-active shared expert; 0 for none"),
+         .section = PAGE_TEXT(moe),
          .applies = Applies::moe});
     add({.key = "moe_layer_freq",
          .label = "MoE layer frequency",
@@ -267,8 +277,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 1,
          .max = 10000,
          .unit = "layers",
-         .help = "Every n-th layer (from the first) is a MoE layer; the others are dense",
-         .section = moe,
+         .help = PAGE_TEXT("Every n-th layer (from the first) is a MoE layer; the others are dense"),
+         .section = PAGE_TEXT(moe),
          .applies = Applies::moe});
     add({.key = "first_dense_layers",
          .label = "Leading dense layers",
@@ -278,8 +288,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 0,
          .max = 10000,
          .unit = "layers",
-         .help = "Layers before the first MoE layer (DeepSeek's first_k_dense_replace)",
-         .section = moe,
+         .help = PAGE_TEXT("Layers before the first MoE layer (DeepSeek's first_k_dense_replace)"),
+         .section = PAGE_TEXT(moe),
          .applies = Applies::moe});
     add({.key = "router_bias",
          .label = "Router bias",
@@ -287,8 +297,8 @@ std::vector<FieldSpec> buildFields() {
          .kind = K::boolean,
          .member = &Config::routerBias,
          .unit = "",
-         .help = "A bias per expert in the router (DeepSeek-V3)",
-         .section = moe,
+         .help = PAGE_TEXT("A bias per expert in the router (DeepSeek-V3)"),
+         .section = PAGE_TEXT(moe),
          .applies = Applies::moe});
     add({.key = "shared_expert_gate",
          .label = "Shared expert gate",
@@ -296,8 +306,8 @@ std::vector<FieldSpec> buildFields() {
          .kind = K::boolean,
          .member = &Config::sharedExpertGate,
          .unit = "",
-         .help = "A sigmoid gate (h -> 1) on the shared expert's output (Qwen2-MoE; Megatron-LM --moe-shared-expert-gate)",
-         .section = moe,
+         .help = PAGE_TEXT("A sigmoid gate (h -> 1) on the shared expert's output (Qwen2-MoE; Megatron-LM --moe-shared-expert-gate)"),
+         .section = PAGE_TEXT(moe),
          .applies = Applies::moe});
     add({.key = "mtp_layers",
          .label = "Multi-token prediction layers",
@@ -307,10 +317,10 @@ std::vector<FieldSpec> buildFields() {
          .min = 0,
          .max = 16,
          .unit = "layers",
-         .help = "Extra layers predicting further tokens in training (DeepSeek-V3: 1; num_nextn_predict_layers), on the last "
-                 "pipeline stage; not loaded in inference",
-         .section = "Multi-token prediction (DeepSeek-V3 §2.2; Megatron-LM --mtp-num-layers)"});
-    const std::string_view mla = "Multi-head latent attention (DeepSeek-V2 §2.1; Megatron-LM --multi-latent-attention)";
+         .help = PAGE_TEXT("Extra layers predicting further tokens in training (DeepSeek-V3: 1; num_nextn_predict_layers), on the last "
+                           "pipeline stage; not loaded in inference"),
+         .section = PAGE_TEXT("Multi-token prediction (DeepSeek-V3 §2.2; Megatron-LM --mtp-num-layers)")});
+    [[maybe_unused]] const std::string_view mla = "Multi-head latent attention (DeepSeek-V2 §2.1; Megatron-LM --multi-latent-attention)";
     add({.key = "kv_lora_rank",
          .label = "KV latent rank (MLA)",
          .group = "model",
@@ -321,8 +331,8 @@ std::vector<FieldSpec> buildFields() {
          .zeroMeansAuto = true,
          .autoMeaning = "standard attention",
          .unit = "",
-         .help = "Compressed KV dimension of multi-head latent attention",
-         .section = mla});
+         .help = PAGE_TEXT("Compressed KV dimension of multi-head latent attention"),
+         .section = PAGE_TEXT(mla)});
     add({.key = "q_lora_rank",
          .label = "Query latent rank (MLA)",
          .group = "model",
@@ -333,8 +343,8 @@ std::vector<FieldSpec> buildFields() {
          .zeroMeansAuto = true,
          .autoMeaning = "full-rank queries",
          .unit = "",
-         .help = "Compressed query dimension",
-         .section = mla,
+         .help = PAGE_TEXT("Compressed query dimension"),
+         .section = PAGE_TEXT(mla),
          .applies = Applies::mla});
     add({.key = "qk_rope_dim",
          .label = "RoPE head dimension (MLA)",
@@ -344,8 +354,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 0,
          .max = 65536,
          .unit = "",
-         .help = "Decoupled rotary part of each Q/K head",
-         .section = mla,
+         .help = PAGE_TEXT("Decoupled rotary part of each Q/K head"),
+         .section = PAGE_TEXT(mla),
          .applies = Applies::mla});
     add({.key = "qk_nope_dim",
          .label = "Q/K head dimension (MLA)",
@@ -357,8 +367,8 @@ std::vector<FieldSpec> buildFields() {
          .zeroMeansAuto = true,
          .autoMeaning = "head_dim",
          .unit = "",
-         .help = "Non-rotary part of each Q/K head",
-         .section = mla,
+         .help = PAGE_TEXT("Non-rotary part of each Q/K head"),
+         .section = PAGE_TEXT(mla),
          .applies = Applies::mla});
     add({.key = "v_head_dim",
          .label = "V head dimension (MLA)",
@@ -370,8 +380,8 @@ std::vector<FieldSpec> buildFields() {
          .zeroMeansAuto = true,
          .autoMeaning = "head_dim",
          .unit = "",
-         .help = "Width of each value head",
-         .section = mla,
+         .help = PAGE_TEXT("Width of each value head"),
+         .section = PAGE_TEXT(mla),
          .applies = Applies::mla});
     add({.key = "capacity_factor",
          .label = "Capacity factor",
@@ -381,8 +391,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 0.1,
          .max = 64,
          .unit = "",
-         .help = "Routed tokens an expert rank holds, relative to a perfectly even split",
-         .section = moe,
+         .help = PAGE_TEXT("Routed tokens an expert rank holds, relative to a perfectly even split"),
+         .section = PAGE_TEXT(moe),
          .applies = Applies::moe});
 
     add({.key = "tp",
@@ -393,8 +403,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 1,
          .max = 1024,
          .unit = "GPUs",
-         .help = "Tensor-parallel degree",
-         .section = s4});
+         .help = PAGE_TEXT("Tensor-parallel degree"),
+         .section = PAGE_TEXT(s4)});
     add({.key = "pp",
          .label = "Pipeline parallel PP",
          .group = "parallelism",
@@ -403,8 +413,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 1,
          .max = 1024,
          .unit = "stages",
-         .help = "Pipeline-parallel stages",
-         .section = s4});
+         .help = PAGE_TEXT("Pipeline-parallel stages"),
+         .section = PAGE_TEXT(s4)});
     add({.key = "dp",
          .label = "Data parallel DP",
          .group = "parallelism",
@@ -413,8 +423,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 1,
          .max = 1048576,
          .unit = "GPUs",
-         .help = "Data-parallel degree (the ZeRO/FSDP sharding group)",
-         .section = s4});
+         .help = PAGE_TEXT("Data-parallel degree (the ZeRO/FSDP sharding group)"),
+         .section = PAGE_TEXT(s4)});
     add({.key = "cp",
          .label = "Context parallel CP",
          .group = "parallelism",
@@ -423,8 +433,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 1,
          .max = 1024,
          .unit = "GPUs",
-         .help = "Context-parallel degree: splits the sequence",
-         .section = s2});
+         .help = PAGE_TEXT("Context-parallel degree: splits the sequence"),
+         .section = PAGE_TEXT(s2)});
     add({.key = "ep",
          .label = "Expert parallel EP",
          .group = "parallelism",
@@ -433,8 +443,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 1,
          .max = 4096,
          .unit = "GPUs",
-         .help = "Experts split across EP ranks",
-         .section = moe,
+         .help = PAGE_TEXT("Experts split across EP ranks"),
+         .section = PAGE_TEXT(moe),
          .applies = Applies::moe});
     add({.key = "etp",
          .label = "Expert tensor parallel",
@@ -446,8 +456,8 @@ std::vector<FieldSpec> buildFields() {
          .zeroMeansAuto = true,
          .autoMeaning = "TP",
          .unit = "GPUs",
-         .help = "Tensor parallelism inside each expert",
-         .section = moe,
+         .help = PAGE_TEXT("Tensor parallelism inside each expert"),
+         .section = PAGE_TEXT(moe),
          .applies = Applies::moe});
     add({.key = "sp",
          .label = "Sequence parallel",
@@ -455,8 +465,8 @@ std::vector<FieldSpec> buildFields() {
          .kind = K::boolean,
          .member = &Config::sp,
          .unit = "",
-         .help = "Shards the LayerNorm/dropout regions over the TP group",
-         .section = s2});
+         .help = PAGE_TEXT("Shards the LayerNorm/dropout regions over the TP group"),
+         .section = PAGE_TEXT(s2)});
     add({.key = "zero",
          .label = "ZeRO stage",
          .group = "parallelism",
@@ -465,8 +475,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 0,
          .max = 3,
          .unit = "",
-         .help = "0 none; 1 optimizer sharded over DP; 2 and gradients; 3 (FSDP) and parameters",
-         .section = s3,
+         .help = PAGE_TEXT("0 none; 1 optimizer sharded over DP; 2 and gradients; 3 (FSDP) and parameters"),
+         .section = PAGE_TEXT(s3),
          .applies = Applies::training});
     add({.key = "gpus",
          .label = "GPU count",
@@ -478,8 +488,8 @@ std::vector<FieldSpec> buildFields() {
          .zeroMeansAuto = true,
          .autoMeaning = "TP × PP × CP × DP",
          .unit = "GPUs",
-         .help = "Total GPUs, to check that DP matches it",
-         .section = s4});
+         .help = PAGE_TEXT("Total GPUs, to check that DP matches it"),
+         .section = PAGE_TEXT(s4)});
 
     add({.key = "vpp",
          .label = "Virtual pipeline stages",
@@ -489,8 +499,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 1,
          .max = 128,
          .unit = "chunks",
-         .help = "Model chunks per pipeline rank (interleaved 1F1B); 1 = not interleaved",
-         .section = "Korthikanti et al. 2022 §4.2; Megatron-LM --num-layers-per-virtual-pipeline-stage",
+         .help = PAGE_TEXT("Model chunks per pipeline rank (interleaved 1F1B); 1 = not interleaved"),
+         .section = PAGE_TEXT("Korthikanti et al. 2022 §4.2; Megatron-LM --num-layers-per-virtual-pipeline-stage"),
          .applies = Applies::training});
     add({.key = "first_stage_layers",
          .label = "Layers on the first stage",
@@ -502,8 +512,8 @@ std::vector<FieldSpec> buildFields() {
          .zeroMeansAuto = true,
          .autoMeaning = "an even split",
          .unit = "layers",
-         .help = "Uneven pipeline: layers on stage 0 (which also holds the embedding)",
-         .section = "Chapter §5 (PP stage imbalance); Megatron-LM --decoder-first-pipeline-num-layers",
+         .help = PAGE_TEXT("Uneven pipeline: layers on stage 0 (which also holds the embedding)"),
+         .section = PAGE_TEXT("Chapter §5 (PP stage imbalance); Megatron-LM --decoder-first-pipeline-num-layers"),
          .applies = Applies::training});
     add({.key = "last_stage_layers",
          .label = "Layers on the last stage",
@@ -515,8 +525,8 @@ std::vector<FieldSpec> buildFields() {
          .zeroMeansAuto = true,
          .autoMeaning = "an even split",
          .unit = "layers",
-         .help = "Uneven pipeline: layers on the last stage (which also holds the output layer and loss)",
-         .section = "Chapter §5 (PP stage imbalance); Megatron-LM --decoder-last-pipeline-num-layers",
+         .help = PAGE_TEXT("Uneven pipeline: layers on the last stage (which also holds the output layer and loss)"),
+         .section = PAGE_TEXT("Chapter §5 (PP stage imbalance); Megatron-LM --decoder-last-pipeline-num-layers"),
          .applies = Applies::training});
 
     add({.key = "mb",
@@ -527,8 +537,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 1,
          .max = 65536,
          .unit = "sequences",
-         .help = "Sequences per micro-batch (not the global batch)",
-         .section = s3});
+         .help = PAGE_TEXT("Sequences per micro-batch (not the global batch)"),
+         .section = PAGE_TEXT(s3)});
     add({.key = "seq",
          .label = "Sequence length s",
          .group = "training",
@@ -537,8 +547,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 1,
          .max = 16777216,
          .unit = "tokens",
-         .help = "Tokens per sequence",
-         .section = s2});
+         .help = PAGE_TEXT("Tokens per sequence"),
+         .section = PAGE_TEXT(s2)});
     add({.key = "ckpt",
          .label = "Activation checkpointing",
          .group = "training",
@@ -546,9 +556,9 @@ std::vector<FieldSpec> buildFields() {
          .member = choiceMember<&Config::ckpt>(),
          .choices = choiceIds<Checkpointing>(),
          .unit = "",
-         .help = "none keeps every activation; selective recomputes attention (Megatron-LM); full keeps layer inputs only; op "
-                 "is torchtitan's op-level selective checkpointing",
-         .section = s2,
+         .help = PAGE_TEXT("none keeps every activation; selective recomputes attention (Megatron-LM); full keeps layer inputs only; op "
+                           "is torchtitan's op-level selective checkpointing"),
+         .section = PAGE_TEXT(s2),
          .applies = Applies::training});
     add({.key = "ckpt_every",
          .label = "Checkpoint every Nth layer",
@@ -558,9 +568,9 @@ std::vector<FieldSpec> buildFields() {
          .min = 1,
          .max = 10000,
          .unit = "layers",
-         .help = "With full checkpointing, only every Nth layer is checkpointed; the others keep their activations "
-                 "(torchtitan selective_ac_option = N)",
-         .section = "torchtitan activation_checkpoint.py (_apply_ac_to_transformer_block)",
+         .help = PAGE_TEXT("With full checkpointing, only every Nth layer is checkpointed; the others keep their activations "
+                           "(torchtitan selective_ac_option = N)"),
+         .section = PAGE_TEXT("torchtitan activation_checkpoint.py (_apply_ac_to_transformer_block)"),
          .applies = Applies::training});
     add({.key = "recompute_layers",
          .label = "Recomputed layers per stage",
@@ -572,9 +582,9 @@ std::vector<FieldSpec> buildFields() {
          .zeroMeansAuto = true,
          .autoMeaning = "every layer",
          .unit = "layers",
-         .help = "With full checkpointing, the first N layers of each stage are checkpointed and the rest keep their "
-                 "activations (Megatron-LM --recompute-method block --recompute-num-layers N)",
-         .section = "Megatron-LM transformer_block.py (_checkpointed_forward)",
+         .help = PAGE_TEXT("With full checkpointing, the first N layers of each stage are checkpointed and the rest keep their "
+                           "activations (Megatron-LM --recompute-method block --recompute-num-layers N)"),
+         .section = PAGE_TEXT("Megatron-LM transformer_block.py (_checkpointed_forward)"),
          .applies = Applies::training});
     add({.key = "microbatches",
          .label = "Micro-batches per step",
@@ -584,8 +594,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 1,
          .max = 1000000,
          .unit = "",
-         .help = "Gradient-accumulation steps; 1F1B keeps min(PP, this) in flight on stage 0",
-         .section = s4,
+         .help = PAGE_TEXT("Gradient-accumulation steps; 1F1B keeps min(PP, this) in flight on stage 0"),
+         .section = PAGE_TEXT(s4),
          .applies = Applies::training});
     add({.key = "static_bytes",
          .label = "Static bytes per parameter",
@@ -596,8 +606,8 @@ std::vector<FieldSpec> buildFields() {
          .max = 20,
          .allowed = {16, 18, 20},
          .unit = "bytes/param",
-         .help = "16 canonical BF16+AdamW; 18 with FP32 gradients; 20 with an extra FP32 accumulator",
-         .section = s1,
+         .help = PAGE_TEXT("16 canonical BF16+AdamW; 18 with FP32 gradients; 20 with an extra FP32 accumulator"),
+         .section = PAGE_TEXT(s1),
          .applies = Applies::training});
     add({.key = "act_formula",
          .label = "Activation formula",
@@ -606,8 +616,8 @@ std::vector<FieldSpec> buildFields() {
          .member = choiceMember<&Config::actFormula>(),
          .choices = choiceIds<ActFormula>(),
          .unit = "",
-         .help = "table: 22bsh + 2bas² per layer; worked: (14h + 6·d_ff)bs + 3as²b, the worked 70B example",
-         .section = s2,
+         .help = PAGE_TEXT("table: 22bsh + 2bas² per layer; worked: (14h + 6·d_ff)bs + 3as²b, the worked 70B example"),
+         .section = PAGE_TEXT(s2),
          .applies = Applies::training});
 
     add({.key = "attention",
@@ -617,20 +627,20 @@ std::vector<FieldSpec> buildFields() {
          .member = choiceMember<&Config::attention>(),
          .choices = choiceIds<Attention>(),
          .unit = "",
-         .help = "flash keeps no s × s scores; eager keeps the softmax output for backward; triton is a flash-style kernel "
-                 "in Triton (MPT's attn_impl triton): flash's memory, a slower step",
-         .section = "Dao et al. 2022 (FlashAttention); Korthikanti et al. 2022 §4.1; Dao 2023 §4.1 (Triton)"});
+         .help = PAGE_TEXT("flash keeps no s × s scores; eager keeps the softmax output for backward; triton is a flash-style kernel "
+                           "in Triton (MPT's attn_impl triton): flash's memory, a slower step"),
+         .section = PAGE_TEXT("Dao et al. 2022 (FlashAttention); Korthikanti et al. 2022 §4.1; Dao 2023 §4.1 (Triton)")});
     add({.key = "dropout",
          .label = "Dropout",
          .group = "training",
          .kind = K::boolean,
          .member = &Config::dropout,
          .unit = "",
-         .help = "Dropout layers on (their 1-byte masks are kept for backward)",
-         .section = "Korthikanti et al. 2022 §4.1",
+         .help = PAGE_TEXT("Dropout layers on (their 1-byte masks are kept for backward)"),
+         .section = PAGE_TEXT("Korthikanti et al. 2022 §4.1"),
          .applies = Applies::training});
 
-    const std::string_view opt = "README, Optimizers and precisions (bitsandbytes, Adafactor, Muon, Transformer Engine)";
+    [[maybe_unused]] const std::string_view opt = "README, Optimizers and precisions (bitsandbytes, Adafactor, Muon, Transformer Engine)";
     add({.key = "optimizer",
          .label = "Optimizer",
          .group = "training",
@@ -638,8 +648,9 @@ std::vector<FieldSpec> buildFields() {
          .member = choiceMember<&Config::optimizer>(),
          .choices = choiceIds<Optimizer>(),
          .unit = "",
-         .help = "Optimizer states per parameter: AdamW 8 B, 8-bit Adam 2 B, Adafactor factored, SGD momentum 4 B, Muon 4 B on matrices",
-         .section = opt,
+         .help = PAGE_TEXT(
+             "Optimizer states per parameter: AdamW 8 B, 8-bit Adam 2 B, Adafactor factored, SGD momentum 4 B, Muon 4 B on matrices"),
+         .section = PAGE_TEXT(opt),
          .applies = Applies::training});
     add({.key = "precision",
          .label = "Training precision",
@@ -648,16 +659,16 @@ std::vector<FieldSpec> buildFields() {
          .member = choiceMember<&Config::precision>(),
          .choices = choiceIds<Precision>(),
          .unit = "",
-         .help = "Weights and activations; FP8 adds cached FP8 copies of the linear weights",
-         .section = opt});
+         .help = PAGE_TEXT("Weights and activations; FP8 adds cached FP8 copies of the linear weights"),
+         .section = PAGE_TEXT(opt)});
     add({.key = "master_weights",
          .label = "FP32 master weights",
          .group = "training",
          .kind = K::boolean,
          .member = &Config::masterWeights,
          .unit = "",
-         .help = "Keep an FP32 copy of low-precision weights for the update",
-         .section = opt,
+         .help = PAGE_TEXT("Keep an FP32 copy of low-precision weights for the update"),
+         .section = PAGE_TEXT(opt),
          .applies = Applies::training});
     add({.key = "optimizer_dtype",
          .label = "Optimizer state dtype",
@@ -666,8 +677,8 @@ std::vector<FieldSpec> buildFields() {
          .member = choiceMember<&Config::optimizerDtype>(),
          .choices = choiceIds<OptimizerDtype>(),
          .unit = "",
-         .help = "auto: the framework's (torchtune's pure-BF16 AdamW keeps BF16 m and v; the others FP32)",
-         .section = "torch.optim.AdamW (states in the parameter's dtype)",
+         .help = PAGE_TEXT("auto: the framework's (torchtune's pure-BF16 AdamW keeps BF16 m and v; the others FP32)"),
+         .section = PAGE_TEXT("torch.optim.AdamW (states in the parameter's dtype)"),
          .applies = Applies::training});
     add({.key = "optimizer_in_backward",
          .label = "Optimizer step in backward",
@@ -675,9 +686,9 @@ std::vector<FieldSpec> buildFields() {
          .kind = K::boolean,
          .member = &Config::optimizerInBackward,
          .unit = "",
-         .help = "Each gradient is applied and freed as soon as it is computed: no gradient buffer at the peak "
-                 "(torchtune optimizer_in_bwd)",
-         .section = "torchtune training/_optimizer_in_bwd (register_post_accumulate_grad_hook)",
+         .help = PAGE_TEXT("Each gradient is applied and freed as soon as it is computed: no gradient buffer at the peak "
+                           "(torchtune optimizer_in_bwd)"),
+         .section = PAGE_TEXT("torchtune training/_optimizer_in_bwd (register_post_accumulate_grad_hook)"),
          .applies = Applies::training});
     add({.key = "fp8_recipe",
          .label = "FP8 recipe",
@@ -686,9 +697,9 @@ std::vector<FieldSpec> buildFields() {
          .member = choiceMember<&Config::fp8Recipe>(),
          .choices = choiceIds<Fp8Recipe>(),
          .unit = "",
-         .help = "te: Transformer Engine (cached FP8 weights, FP8 saved GEMM inputs); torchao: Float8Linear (no cached "
-                 "weight copy)",
-         .section = "Transformer Engine; torchao float8",
+         .help = PAGE_TEXT("te: Transformer Engine (cached FP8 weights, FP8 saved GEMM inputs); torchao: Float8Linear (no cached "
+                           "weight copy)"),
+         .section = PAGE_TEXT("Transformer Engine; torchao float8"),
          .applies = Applies::training});
     add({.key = "loss_chunks",
          .label = "Loss chunks",
@@ -700,9 +711,9 @@ std::vector<FieldSpec> buildFields() {
          .zeroMeansAuto = true,
          .autoMeaning = "the framework's (torchtune 8, the others 1)",
          .unit = "chunks",
-         .help = "The output layer and loss in chunks of the sequence, each upcast to FP32 on its own "
-                 "(torchtune num_output_chunks)",
-         .section = "torchtune CEWithChunkedOutputLoss",
+         .help = PAGE_TEXT("The output layer and loss in chunks of the sequence, each upcast to FP32 on its own "
+                           "(torchtune num_output_chunks)"),
+         .section = PAGE_TEXT("torchtune CEWithChunkedOutputLoss"),
          .applies = Applies::training});
     add({.key = "activation_offload",
          .label = "Activation offloading",
@@ -710,8 +721,8 @@ std::vector<FieldSpec> buildFields() {
          .kind = K::boolean,
          .member = &Config::activationOffload,
          .unit = "",
-         .help = "Saved activations go to CPU memory during forward and come back for backward (torchtune)",
-         .section = "torchtune training/_activation_offloading (OffloadActivations)",
+         .help = PAGE_TEXT("Saved activations go to CPU memory during forward and come back for backward (torchtune)"),
+         .section = PAGE_TEXT("torchtune training/_activation_offloading (OffloadActivations)"),
          .applies = Applies::training});
     add({.key = "compile",
          .label = "torch.compile",
@@ -719,8 +730,8 @@ std::vector<FieldSpec> buildFields() {
          .kind = K::boolean,
          .member = &Config::compile,
          .unit = "",
-         .help = "Each block compiled: inductor fuses element-wise ops and saves fewer intermediates (an estimate)",
-         .section = "torch._inductor (min-cut partitioner)",
+         .help = PAGE_TEXT("Each block compiled: inductor fuses element-wise ops and saves fewer intermediates (an estimate)"),
+         .section = PAGE_TEXT("torch._inductor (min-cut partitioner)"),
          .applies = Applies::training});
 
     add({.key = "gpu",
@@ -730,8 +741,8 @@ std::vector<FieldSpec> buildFields() {
          .member = &Config::gpu,
          .choices = gpuChoices(),
          .unit = "",
-         .help = "Sets the capacity to what the device reports",
-         .section = s4});
+         .help = PAGE_TEXT("Sets the capacity to what the device reports"),
+         .section = PAGE_TEXT(s4)});
     add({.key = "gpu_gb",
          .label = "GPU capacity",
          .group = "hardware",
@@ -740,8 +751,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 0.001,
          .max = 100000,
          .unit = "GB",
-         .help = "Memory per GPU in GB (1e9 bytes); overrides the preset",
-         .section = s4});
+         .help = PAGE_TEXT("Memory per GPU in GB (1e9 bytes); overrides the preset"),
+         .section = PAGE_TEXT(s4)});
     add({.key = "buffers_gb",
          .label = "Communication buffers",
          .group = "hardware",
@@ -750,8 +761,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 0,
          .max = 1000,
          .unit = "GB",
-         .help = "NCCL buffers (chapter: ~2 GB)",
-         .section = s4});
+         .help = PAGE_TEXT("NCCL buffers (chapter: ~2 GB)"),
+         .section = PAGE_TEXT(s4)});
     add({.key = "context_gb",
          .label = "CUDA context",
          .group = "hardware",
@@ -760,8 +771,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 0,
          .max = 1000,
          .unit = "GB",
-         .help = "Per-GPU fixed overhead (chapter: ~1 GB)",
-         .section = s4});
+         .help = PAGE_TEXT("Per-GPU fixed overhead (chapter: ~1 GB)"),
+         .section = PAGE_TEXT(s4)});
     add({.key = "headroom",
          .label = "Headroom",
          .group = "hardware",
@@ -770,17 +781,17 @@ std::vector<FieldSpec> buildFields() {
          .min = 0,
          .max = 0.99,
          .unit = "fraction",
-         .help = "Share of capacity kept free for fragmentation (chapter: 10-15%)",
-         .section = s5});
+         .help = PAGE_TEXT("Share of capacity kept free for fragmentation (chapter: 10-15%)"),
+         .section = PAGE_TEXT(s5)});
     add({.key = "expandable_segments",
          .label = "Expandable segments",
          .group = "hardware",
          .kind = K::boolean,
          .member = &Config::expandableSegments,
          .unit = "",
-         .help = "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: the allocator grows segments in place, so what it "
-                 "reserves stays close to what is allocated",
-         .section = "PyTorch CUDACachingAllocator (expandable segments)"});
+         .help = PAGE_TEXT("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: the allocator grows segments in place, so what it "
+                           "reserves stays close to what is allocated"),
+         .section = PAGE_TEXT("PyTorch CUDACachingAllocator (expandable segments)")});
 
     add({.key = "gpus_per_node",
          .label = "GPUs per node",
@@ -790,10 +801,11 @@ std::vector<FieldSpec> buildFields() {
          .min = 1,
          .max = 1024,
          .unit = "GPUs",
-         .help = "GPUs in one node (DeepSpeed's CPU memory is per node)",
-         .section = "DeepSpeed estimate_zero*_model_states_mem_needs"});
+         .help = PAGE_TEXT("GPUs in one node (DeepSpeed's CPU memory is per node)"),
+         .section = PAGE_TEXT("DeepSpeed estimate_zero*_model_states_mem_needs")});
     // Speed: what the step-time estimate reads (docs/planner.md). The GPU preset sets them, each with its source.
-    const std::string_view speed = "Step-time estimate (docs/planner.md); the GPU preset's figures from Bekman, ML Engineering";
+    [[maybe_unused]] const std::string_view speed =
+        "Step-time estimate (docs/planner.md); the GPU preset's figures from Bekman, ML Engineering";
     add({.key = "peak_tflops",
          .label = "Peak BF16 TFLOP/s",
          .group = "hardware",
@@ -802,8 +814,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 0.001,
          .max = 1e6,
          .unit = "TFLOP/s",
-         .help = "Dense BF16 tensor-core peak of one GPU (not the sparse figure); the GPU preset sets it",
-         .section = speed});
+         .help = PAGE_TEXT("Dense BF16 tensor-core peak of one GPU (not the sparse figure); the GPU preset sets it"),
+         .section = PAGE_TEXT(speed)});
     add({.key = "fp8_tflops",
          .label = "Peak FP8 TFLOP/s",
          .group = "hardware",
@@ -814,8 +826,8 @@ std::vector<FieldSpec> buildFields() {
          .zeroMeansAuto = true,
          .autoMeaning = "no FP8 tensor cores: FP8 runs at the BF16 rate",
          .unit = "TFLOP/s",
-         .help = "Dense FP8 peak of one GPU; the GPU preset sets it",
-         .section = speed});
+         .help = PAGE_TEXT("Dense FP8 peak of one GPU; the GPU preset sets it"),
+         .section = PAGE_TEXT(speed)});
     add({.key = "matmul_efficiency",
          .label = "Matmul efficiency",
          .group = "hardware",
@@ -824,8 +836,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 0.01,
          .max = 1,
          .unit = "fraction",
-         .help = "The fraction of the peak a large GEMM reaches (maximum achievable matmul FLOPS); the GPU preset sets it",
-         .section = speed});
+         .help = PAGE_TEXT("The fraction of the peak a large GEMM reaches (maximum achievable matmul FLOPS); the GPU preset sets it"),
+         .section = PAGE_TEXT(speed)});
     add({.key = "fp8_matmul_efficiency",
          .label = "FP8 matmul efficiency",
          .group = "hardware",
@@ -836,8 +848,8 @@ std::vector<FieldSpec> buildFields() {
          .zeroMeansAuto = true,
          .autoMeaning = "matmul_efficiency",
          .unit = "fraction",
-         .help = "The fraction of the FP8 peak a large FP8 GEMM reaches; the GPU preset sets it",
-         .section = speed});
+         .help = PAGE_TEXT("The fraction of the FP8 peak a large FP8 GEMM reaches; the GPU preset sets it"),
+         .section = PAGE_TEXT(speed)});
     add({.key = "tdp_w",
          .label = "Rated power",
          .group = "hardware",
@@ -846,8 +858,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 1,
          .max = 100000,
          .unit = "W",
-         .help = "The GPU's rated board power (its datasheet's); the GPU preset sets it",
-         .section = speed});
+         .help = PAGE_TEXT("The GPU's rated board power (its datasheet's); the GPU preset sets it"),
+         .section = PAGE_TEXT(speed)});
     add({.key = "power_limit_w",
          .label = "Power limit",
          .group = "hardware",
@@ -858,9 +870,9 @@ std::vector<FieldSpec> buildFields() {
          .zeroMeansAuto = true,
          .autoMeaning = "the rated power",
          .unit = "W",
-         .help = "A power cap below the rated power (nvidia-smi -pl): the GPU lowers its clocks, and the matmuls and "
-                 "attention slow by power_limit_w / tdp_w",
-         .section = speed});
+         .help = PAGE_TEXT("A power cap below the rated power (nvidia-smi -pl): the GPU lowers its clocks, and the matmuls and "
+                           "attention slow by power_limit_w / tdp_w"),
+         .section = PAGE_TEXT(speed)});
     add({.key = "hbm_tbps",
          .label = "Memory bandwidth",
          .group = "hardware",
@@ -869,8 +881,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 0.001,
          .max = 1000,
          .unit = "TB/s",
-         .help = "HBM (or GDDR) bandwidth of one GPU: what norms, activations and the optimizer step are bound by",
-         .section = speed});
+         .help = PAGE_TEXT("HBM (or GDDR) bandwidth of one GPU: what norms, activations and the optimizer step are bound by"),
+         .section = PAGE_TEXT(speed)});
     add({.key = "nvlink_gbps",
          .label = "Intra-node bandwidth",
          .group = "hardware",
@@ -879,8 +891,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 0.001,
          .max = 100000,
          .unit = "GB/s",
-         .help = "GPU-to-GPU bandwidth inside a node, per GPU and direction (NVLink, AMD xGMI or PCIe)",
-         .section = speed});
+         .help = PAGE_TEXT("GPU-to-GPU bandwidth inside a node, per GPU and direction (NVLink, AMD xGMI or PCIe)"),
+         .section = PAGE_TEXT(speed)});
     add({.key = "network_gbps",
          .label = "Inter-node bandwidth",
          .group = "hardware",
@@ -889,8 +901,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 0.001,
          .max = 100000,
          .unit = "GB/s",
-         .help = "Network bandwidth per GPU between nodes, per direction (8 × 400 Gb/s NICs per 8 GPUs: 50)",
-         .section = speed});
+         .help = PAGE_TEXT("Network bandwidth per GPU between nodes, per direction (8 × 400 Gb/s NICs per 8 GPUs: 50)"),
+         .section = PAGE_TEXT(speed)});
     add({.key = "offload",
          .label = "Offload to CPU",
          .group = "hardware",
@@ -898,8 +910,8 @@ std::vector<FieldSpec> buildFields() {
          .member = choiceMember<&Config::offload>(),
          .choices = choiceIds<Offload>(),
          .unit = "",
-         .help = "ZeRO-Offload: the optimizer states (and with all, the parameters) live in CPU memory",
-         .section = "DeepSpeed ZeRO-Offload / ZeRO-Infinity",
+         .help = PAGE_TEXT("ZeRO-Offload: the optimizer states (and with all, the parameters) live in CPU memory"),
+         .section = PAGE_TEXT("DeepSpeed ZeRO-Offload / ZeRO-Infinity"),
          .applies = Applies::training});
     add({.key = "zero_init",
          .label = "zero.Init",
@@ -907,11 +919,11 @@ std::vector<FieldSpec> buildFields() {
          .kind = K::boolean,
          .member = &Config::zeroInit,
          .unit = "",
-         .help = "DeepSpeed builds the model already partitioned (less CPU memory per node)",
-         .section = "DeepSpeed estimate_zero3_model_states_mem_needs",
+         .help = PAGE_TEXT("DeepSpeed builds the model already partitioned (less CPU memory per node)"),
+         .section = PAGE_TEXT("DeepSpeed estimate_zero3_model_states_mem_needs"),
          .applies = Applies::training});
 
-    const std::string_view inf = "Inference (vLLM: ModelConfig.get_num_kv_heads, kv_cache_interface.py)";
+    [[maybe_unused]] const std::string_view inf = "Inference (vLLM: ModelConfig.get_num_kv_heads, kv_cache_interface.py)";
     add({.key = "mode",
          .label = "Mode",
          .group = "method",
@@ -919,8 +931,8 @@ std::vector<FieldSpec> buildFields() {
          .member = choiceMember<&Config::mode>(),
          .choices = choiceIds<Mode>(),
          .unit = "",
-         .help = "inference: weights, KV cache and workspace; mb is the concurrent sequences, seq the tokens of each",
-         .section = inf});
+         .help = PAGE_TEXT("inference: weights, KV cache and workspace; mb is the concurrent sequences, seq the tokens of each"),
+         .section = PAGE_TEXT(inf)});
     add({.key = "weight_dtype",
          .label = "Weight type",
          .group = "inference",
@@ -928,8 +940,8 @@ std::vector<FieldSpec> buildFields() {
          .member = choiceMember<&Config::weightDtype>(),
          .choices = choiceIds<WeightDtype>(),
          .unit = "",
-         .help = "Inference weights of the linear layers; embeddings, output layer and norms stay BF16",
-         .section = "vLLM quantization (FP8, INT8 per-channel, INT4 AWQ/GPTQ with group scales)",
+         .help = PAGE_TEXT("Inference weights of the linear layers; embeddings, output layer and norms stay BF16"),
+         .section = PAGE_TEXT("vLLM quantization (FP8, INT8 per-channel, INT4 AWQ/GPTQ with group scales)"),
          .applies = Applies::inference});
     add({.key = "kv_dtype",
          .label = "KV-cache type",
@@ -938,8 +950,8 @@ std::vector<FieldSpec> buildFields() {
          .member = choiceMember<&Config::kvDtype>(),
          .choices = choiceIds<KvDtype>(),
          .unit = "",
-         .help = "Element type of the KV cache (vLLM --kv-cache-dtype)",
-         .section = inf,
+         .help = PAGE_TEXT("Element type of the KV cache (vLLM --kv-cache-dtype)"),
+         .section = PAGE_TEXT(inf),
          .applies = Applies::inference});
     add({.key = "quant_group",
          .label = "INT4 group size",
@@ -949,8 +961,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 8,
          .max = 8192,
          .unit = "channels",
-         .help = "Input channels sharing one FP16 scale and one INT4 zero point",
-         .section = "AWQ / GPTQ packing",
+         .help = PAGE_TEXT("Input channels sharing one FP16 scale and one INT4 zero point"),
+         .section = PAGE_TEXT("AWQ / GPTQ packing"),
          .applies = Applies::inference});
     add({.key = "kv_block",
          .label = "KV block size",
@@ -960,8 +972,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 1,
          .max = 4096,
          .unit = "tokens",
-         .help = "Tokens per KV-cache block; each sequence rounds up to whole blocks",
-         .section = inf,
+         .help = PAGE_TEXT("Tokens per KV-cache block; each sequence rounds up to whole blocks"),
+         .section = PAGE_TEXT(inf),
          .applies = Applies::inference});
     add({.key = "workspace_tokens",
          .label = "Tokens per forward",
@@ -971,8 +983,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 1,
          .max = 16777216,
          .unit = "tokens",
-         .help = "Tokens one forward pass processes (vLLM max_num_batched_tokens); sizes the activation workspace",
-         .section = inf,
+         .help = PAGE_TEXT("Tokens one forward pass processes (vLLM max_num_batched_tokens); sizes the activation workspace"),
+         .section = PAGE_TEXT(inf),
          .applies = Applies::inference});
     add({.key = "cuda_graphs_gb",
          .label = "CUDA graphs",
@@ -982,8 +994,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 0,
          .max = 1000,
          .unit = "GB",
-         .help = "Memory captured CUDA graphs keep (vLLM logs it at start-up)",
-         .section = inf,
+         .help = PAGE_TEXT("Memory captured CUDA graphs keep (vLLM logs it at start-up)"),
+         .section = PAGE_TEXT(inf),
          .applies = Applies::inference});
 
     add({.key = "method",
@@ -993,8 +1005,8 @@ std::vector<FieldSpec> buildFields() {
          .member = choiceMember<&Config::method>(),
          .choices = choiceIds<Method>(),
          .unit = "",
-         .help = "Which formulas compute the ledger: membudget's own model or a published source, exactly",
-         .section = "README, Methods"});
+         .help = PAGE_TEXT("Which formulas compute the ledger: membudget's own model or a published source, exactly"),
+         .section = PAGE_TEXT("README, Methods")});
     add({.key = "framework",
          .label = "Framework",
          .group = "method",
@@ -1002,9 +1014,9 @@ std::vector<FieldSpec> buildFields() {
          .member = choiceMember<&Config::framework>(),
          .choices = choiceIds<Framework>(),
          .unit = "",
-         .help = "The framework you train with: what it saves, in which dtype, when it frees gradients, how its loss "
-                 "upcasts the logits (method membudget)",
-         .section = "docs/frameworks.md",
+         .help = PAGE_TEXT("The framework you train with: what it saves, in which dtype, when it frees gradients, how its loss "
+                           "upcasts the logits (method membudget)"),
+         .section = PAGE_TEXT("docs/frameworks.md"),
          .applies = Applies::training | Applies::membudgetMethod});
     add({.key = "finetune",
          .label = "Fine-tuning",
@@ -1013,9 +1025,9 @@ std::vector<FieldSpec> buildFields() {
          .member = choiceMember<&Config::finetune>(),
          .choices = choiceIds<Finetune>(),
          .unit = "",
-         .help = "full: every weight trained; lora: frozen base weights and trained low-rank adapters; qlora: the base in NF4 "
-                 "(method membudget)",
-         .section = "Hu et al. 2021 (LoRA); Dettmers et al. 2023 (QLoRA)",
+         .help = PAGE_TEXT("full: every weight trained; lora: frozen base weights and trained low-rank adapters; qlora: the base in NF4 "
+                           "(method membudget)"),
+         .section = PAGE_TEXT("Hu et al. 2021 (LoRA); Dettmers et al. 2023 (QLoRA)"),
          .applies = Applies::training});
     add({.key = "lora_rank",
          .label = "LoRA rank r",
@@ -1025,8 +1037,8 @@ std::vector<FieldSpec> buildFields() {
          .min = 1,
          .max = 65536,
          .unit = "",
-         .help = "The adapters' rank: A is r × in and B is out × r for each adapted matrix",
-         .section = "Hu et al. 2021 §4.1",
+         .help = PAGE_TEXT("The adapters' rank: A is r × in and B is out × r for each adapted matrix"),
+         .section = PAGE_TEXT("Hu et al. 2021 §4.1"),
          .applies = Applies::adapters | Applies::training});
     add({.key = "lora_targets",
          .label = "LoRA targets",
@@ -1035,9 +1047,9 @@ std::vector<FieldSpec> buildFields() {
          .member = &Config::loraTargets,
          .max = kMaxTextLength,
          .unit = "",
-         .help = "The adapted matrices, comma-separated: q, k, v, o, gate, up, down, output, or attention (q,k,v,o), mlp "
-                 "(gate,up,down), all_linear",
-         .section = "torchtune lora_attn_modules, apply_lora_to_mlp, apply_lora_to_output; PEFT target_modules",
+         .help = PAGE_TEXT("The adapted matrices, comma-separated: q, k, v, o, gate, up, down, output, or attention (q,k,v,o), mlp "
+                           "(gate,up,down), all_linear"),
+         .section = PAGE_TEXT("torchtune lora_attn_modules, apply_lora_to_mlp, apply_lora_to_output; PEFT target_modules"),
          .applies = Applies::adapters | Applies::training});
     add({.key = "lora_dropout",
          .label = "LoRA dropout",
@@ -1045,8 +1057,8 @@ std::vector<FieldSpec> buildFields() {
          .kind = K::boolean,
          .member = &Config::loraDropout,
          .unit = "",
-         .help = "Dropout on each adapter's input (a mask and a dropped copy of the input saved per adapted matrix)",
-         .section = "torchtune LoRALinear; PEFT lora_dropout",
+         .help = PAGE_TEXT("Dropout on each adapter's input (a mask and a dropped copy of the input saved per adapted matrix)"),
+         .section = PAGE_TEXT("torchtune LoRALinear; PEFT lora_dropout"),
          .applies = Applies::adapters | Applies::training});
     add({.key = "lora_dtype",
          .label = "LoRA dtype",
@@ -1055,9 +1067,9 @@ std::vector<FieldSpec> buildFields() {
          .member = choiceMember<&Config::loraDtype>(),
          .choices = choiceIds<LoraDtype>(),
          .unit = "",
-         .help = "The adapters' dtype, their gradients' and their optimizer states': auto is the framework's (torchtune BF16, "
-                 "PEFT FP32)",
-         .section = "torchtune recipes (set_default_dtype); PEFT autocast_adapter_dtype",
+         .help = PAGE_TEXT("The adapters' dtype, their gradients' and their optimizer states': auto is the framework's (torchtune BF16, "
+                           "PEFT FP32)"),
+         .section = PAGE_TEXT("torchtune recipes (set_default_dtype); PEFT autocast_adapter_dtype"),
          .applies = Applies::adapters | Applies::training});
     return f;
 }

@@ -287,6 +287,7 @@ export interface Field {
   allowed: number[];
   choices: string[];
   unit: string;
+  /** Empty in the page's module, which leaves the text out: web/src/generated/field-text.ts holds it. */
   help: string;
   section: string;
   range: string;
