@@ -196,7 +196,7 @@ void forEachLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor&
     // saved_tensors_hooks): with adapters, a projection's input stays only where an adapter (without dropout)
     // reads it.
     const bool lora = c.finetune != Finetune::full;
-    const LoraTargets adapted = lora ? parseLoraTargets(c.loraTargets) : LoraTargets{};
+    const LoraTargets& adapted = x.adapted;
     const bool sharedInputs = !lora || !c.loraDropout;
     const bool keepQkvInput = !lora || (sharedInputs && (adapted.q || adapted.k || adapted.v));
     const bool keepFc1Input = !lora || (sharedInputs && (adapted.up || (adapted.gate && x.gated)));

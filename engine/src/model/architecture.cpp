@@ -89,6 +89,8 @@ Dims dimsOf(const Config& c) {
     x.headsRank = c.heads / c.tp;
     // Megatron-LM and vLLM keep max(1, kv/TP) KV heads per rank, replicating them when TP exceeds kv.
     x.kvHeadsRank = std::max(1.0, std::ceil(c.kvHeads / c.tp));
+    // The adapters' set, read from its text here once for every layer walk of this configuration.
+    if (c.finetune != Finetune::full) x.adapted = parseLoraTargets(c.loraTargets);
     return x;
 }
 

@@ -9,6 +9,7 @@
 
 #include "membudget/base/choices.hpp"
 #include "membudget/model/config.hpp"
+#include "model/lora_targets.hpp"
 
 namespace membudget::detail {
 
@@ -17,6 +18,7 @@ struct Dims {
     double b, s, sRank, h, a, kv, d, f, V, t, spDivisor;
     bool gated, layernorm, bias, dropout, flash;
     double headsRank, kvHeadsRank;
+    LoraTargets adapted;  // the matrices with adapters (finetune ≠ full), lora_targets parsed once
 };
 
 Dims dimsOf(const Config& c);
