@@ -33,21 +33,7 @@ const base = planner.decodeQuery(
 
 /** @param {number} gpus */
 function timeWasm(gpus) {
-  const run = () =>
-    planner.plan({
-      base,
-      gpus,
-      globalBatch: 2048,
-      tpAcrossNodes: false,
-      unevenPipeline: true,
-      maxMicroBatch: 16,
-      maxCp: 16,
-      includeTight: false,
-      layoutBegin: 0,
-      layoutEnd: 0,
-      maxRows: 20000,
-      maxEvaluations: 2e6,
-    });
+  const run = () => planner.plan({ ...planner.defaultPlanRequest(), base, gpus, globalBatch: 2048 });
   let result = run();
   // Enough repetitions for half a second, as Google Benchmark's --benchmark_min_time=0.5 on the native side.
   let reps = 0;

@@ -201,6 +201,7 @@ EMSCRIPTEN_BINDINGS(membudget) {
     function("importConfig", &importConfiguration);
     function("exportConfig", &exportConfiguration);
     function("plan", &planSlice);
+    function("defaultPlanRequest", &defaultPlanRequest);
     function("finishPlan", &finishPlan);
     function("planRowColumns", &planRowColumns);
     function("planRowConfig", &planRowConfigOf);

@@ -376,6 +376,8 @@ WasmMeasuredFile readMeasured(const std::string& rootType, const val& values, co
 std::string adviceVerdict(const Advice& advice) { return std::string(toString(advice.verdict)); }
 void setAdviceVerdict(Advice& advice, std::string id) { advice.verdict = parseChoice<Verdict>(id); }
 
+PlanRequest defaultPlanRequest() { return PlanRequest{}; }
+
 val planSlice(const PlanRequest& request) {
     const PlanResult r = plan(request);
     val out = val::object();

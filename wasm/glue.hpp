@@ -160,6 +160,8 @@ WasmMeasuredFile readMeasured(const std::string& rootType, const val& values, co
 // One slice of a plan: the page's worker calls this per slice of layouts (for progress and cancelling), then joins
 // the slices with finishPlan.
 val planSlice(const PlanRequest& request);
+// The search's defaults (PlanRequest's, which the CLI's `plan` flags start from) over the default configuration.
+PlanRequest defaultPlanRequest();
 val finishPlan(const val& rows, double maxRows);
 val planRowColumns();
 // The configuration one plan row (a flat row, as planSlice writes it) stands for.

@@ -356,20 +356,7 @@ export class Engine {
 
   /** A plan request with the search's defaults (the CLI's `plan` flags) for the configuration. */
   planRequest(config: Config, gpus: number, globalBatch: number): PlanRequest {
-    return {
-      base: this.#complete(config),
-      gpus,
-      globalBatch,
-      tpAcrossNodes: false,
-      unevenPipeline: true,
-      maxMicroBatch: 16,
-      maxCp: 16,
-      includeTight: false,
-      layoutBegin: 0,
-      layoutEnd: 0,
-      maxRows: 20000,
-      maxEvaluations: 2e6,
-    };
+    return { ...this.#planner().defaultPlanRequest(), base: this.#complete(config), gpus, globalBatch };
   }
 
   /** One slice of a plan; throws MembudgetError naming the field of a bad request. */
