@@ -17,13 +17,6 @@
 
 namespace membudget::detail {
 
-namespace {
-
-// A number as the formats write it (see writer.hpp).
-std::string n(double value) { return formatNumber(value); }
-
-}  // namespace
-
 constexpr std::string_view kDeepspeedIgnored[] = {"optimizer.params",
                                                   "scheduler",
                                                   "steps_per_print",
@@ -157,16 +150,17 @@ ExportResult exportDeepspeed(const Config& c) {
     Exporter e(c);
     e.skipTrainingExtras(ImportFormat::deepspeed);
     for (const auto& [key, value] : {std::pair<std::string, double>{"pp", c.pp}, {"cp", c.cp}, {"ep", c.ep}, {"vpp", c.vpp}})
-        if (value > 1) e.skip(key, n(value), "a DeepSpeed ZeRO config has no pipeline, context or expert parallelism");
+        if (value > 1) e.skip(key, formatNumber(value), "a DeepSpeed ZeRO config has no pipeline, context or expert parallelism");
     if (c.sp) e.skip("sp", "true", "a DeepSpeed ZeRO config has no sequence parallelism");
     Text j;
-    j << "{\n  \"train_batch_size\": " << n(c.mb * c.microbatches * c.dp) << ",\n  \"train_micro_batch_size_per_gpu\": " << n(c.mb)
-      << ",\n  \"gradient_accumulation_steps\": " << n(c.microbatches) << ",\n";
+    j << "{\n  \"train_batch_size\": " << formatNumber(c.mb * c.microbatches * c.dp)
+      << ",\n  \"train_micro_batch_size_per_gpu\": " << formatNumber(c.mb)
+      << ",\n  \"gradient_accumulation_steps\": " << formatNumber(c.microbatches) << ",\n";
     if (c.precision == Precision::bf16 || c.precision == Precision::fp8) j << "  \"bf16\": {\"enabled\": true},\n";
     if (c.precision == Precision::fp16) j << "  \"fp16\": {\"enabled\": true},\n";
     if (c.precision == Precision::fp8) e.skip("precision", "fp8", "DeepSpeed trains in bf16, fp16 or fp32; written as bf16");
-    if (c.tp > 1) j << "  \"tensor_parallel\": {\"autotp_size\": " << n(c.tp) << "},\n";
-    j << "  \"zero_optimization\": {\"stage\": " << n(c.zero);
+    if (c.tp > 1) j << "  \"tensor_parallel\": {\"autotp_size\": " << formatNumber(c.tp) << "},\n";
+    j << "  \"zero_optimization\": {\"stage\": " << formatNumber(c.zero);
     if (c.offload != Offload::none) j << ", \"offload_optimizer\": {\"device\": \"cpu\"}";
     if (c.offload == Offload::all) j << ", \"offload_param\": {\"device\": \"cpu\"}";
     j << "},\n";

@@ -22,9 +22,6 @@ namespace membudget::detail {
 
 namespace {
 
-// A number as the formats write it (see writer.hpp).
-std::string n(double value) { return formatNumber(value); }
-
 double ceilTo(double value, double multiple) { return std::ceil(value / multiple) * multiple; }
 
 std::optional<double> worldSize(Mapping& m, Words& w) {
@@ -239,61 +236,66 @@ ExportResult exportMegatron(const Config& c) {
     e.skipTrainingExtras(ImportFormat::megatron);
     const double world = worldSize(c);
     const double perNode = std::fmod(world, c.gpusPerNode) == 0 ? c.gpusPerNode : world;
-    std::vector<std::string> l{"torchrun --nproc-per-node " + n(perNode) + " --nnodes " + n(world / perNode) + " pretrain_gpt.py"};
+    std::vector<std::string> l{"torchrun --nproc-per-node " + formatNumber(perNode) + " --nnodes " + formatNumber(world / perNode) +
+                               " pretrain_gpt.py"};
     auto flag = [&l](std::string text) { l.push_back(std::move(text)); };
-    flag("--tensor-model-parallel-size " + n(c.tp));
-    flag("--pipeline-model-parallel-size " + n(c.pp));
-    if (c.cp > 1) flag("--context-parallel-size " + n(c.cp));
-    if (c.ep > 1) flag("--expert-model-parallel-size " + n(c.ep));
-    if (c.etp > 0) flag("--expert-tensor-parallel-size " + n(c.etp));
+    flag("--tensor-model-parallel-size " + formatNumber(c.tp));
+    flag("--pipeline-model-parallel-size " + formatNumber(c.pp));
+    if (c.cp > 1) flag("--context-parallel-size " + formatNumber(c.cp));
+    if (c.ep > 1) flag("--expert-model-parallel-size " + formatNumber(c.ep));
+    if (c.etp > 0) flag("--expert-tensor-parallel-size " + formatNumber(c.etp));
     if (c.sp) flag("--sequence-parallel");
     if (c.zero == 1) flag("--use-distributed-optimizer");
     if (c.zero >= 2)
         flag("--use-megatron-fsdp --data-parallel-sharding-strategy " + std::string(c.zero == 2 ? "optim_grads" : "optim_grads_params"));
-    if (c.vpp > 1) flag("--num-virtual-stages-per-pipeline-rank " + n(c.vpp));
-    if (c.firstStageLayers > 0) flag("--decoder-first-pipeline-num-layers " + n(c.firstStageLayers));
-    if (c.lastStageLayers > 0) flag("--decoder-last-pipeline-num-layers " + n(c.lastStageLayers));
-    flag("--num-layers " + n(c.layers));
-    flag("--hidden-size " + n(c.hidden));
-    flag("--ffn-hidden-size " + n(c.ffn));
-    flag("--num-attention-heads " + n(c.heads));
-    if (c.kvHeads != c.heads) flag("--group-query-attention --num-query-groups " + n(c.kvHeads));
-    if (c.headDim > 0) flag("--kv-channels " + n(c.headDim));
+    if (c.vpp > 1) flag("--num-virtual-stages-per-pipeline-rank " + formatNumber(c.vpp));
+    if (c.firstStageLayers > 0) flag("--decoder-first-pipeline-num-layers " + formatNumber(c.firstStageLayers));
+    if (c.lastStageLayers > 0) flag("--decoder-last-pipeline-num-layers " + formatNumber(c.lastStageLayers));
+    flag("--num-layers " + formatNumber(c.layers));
+    flag("--hidden-size " + formatNumber(c.hidden));
+    flag("--ffn-hidden-size " + formatNumber(c.ffn));
+    flag("--num-attention-heads " + formatNumber(c.heads));
+    if (c.kvHeads != c.heads) flag("--group-query-attention --num-query-groups " + formatNumber(c.kvHeads));
+    if (c.headDim > 0) flag("--kv-channels " + formatNumber(c.headDim));
     if (c.gatedFfn) flag("--swiglu");
     if (c.norm == Norm::rmsnorm) flag("--normalization RMSNorm");
     if (!c.bias) flag("--disable-bias-linear");
     if (c.qkvBias) flag("--add-qkv-bias");
     if (!c.tiedEmbeddings) flag("--untie-embeddings-and-output-weights");
-    flag(c.posEmb > 0 ? "--position-embedding-type learned_absolute --max-position-embeddings " + n(c.posEmb)
+    flag(c.posEmb > 0 ? "--position-embedding-type learned_absolute --max-position-embeddings " + formatNumber(c.posEmb)
                       : "--position-embedding-type rope");
     // NullTokenizer adds its EOD token to --vocab-size; divisible-by 1 keeps the padding to a multiple of TP.
-    flag("--tokenizer-type NullTokenizer --vocab-size " + n(c.vocab - 1) + " --make-vocab-size-divisible-by 1");
-    if (std::fmod(c.vocab, c.tp) != 0) e.skip("vocab", n(c.vocab), "Megatron-LM pads the vocabulary to a multiple of TP");
+    flag("--tokenizer-type NullTokenizer --vocab-size " + formatNumber(c.vocab - 1) + " --make-vocab-size-divisible-by 1");
+    if (std::fmod(c.vocab, c.tp) != 0) e.skip("vocab", formatNumber(c.vocab), "Megatron-LM pads the vocabulary to a multiple of TP");
     if (c.experts > 0) {
-        flag("--num-experts " + n(c.experts) + " --moe-router-topk " + n(c.expertsPerToken));
-        if (c.moeFfn > 0) flag("--moe-ffn-hidden-size " + n(c.moeFfn));
-        if (c.sharedExpertFfn > 0) flag("--moe-shared-expert-intermediate-size " + n(c.sharedExpertFfn));
+        flag("--num-experts " + formatNumber(c.experts) + " --moe-router-topk " + formatNumber(c.expertsPerToken));
+        if (c.moeFfn > 0) flag("--moe-ffn-hidden-size " + formatNumber(c.moeFfn));
+        if (c.sharedExpertFfn > 0) flag("--moe-shared-expert-intermediate-size " + formatNumber(c.sharedExpertFfn));
         if (c.sharedExpertGate) flag("--moe-shared-expert-gate");
-        if (c.moeLayerFreq != 1) flag("--moe-layer-freq " + n(c.moeLayerFreq));
-        if (c.capacityFactor != 1) flag("--moe-expert-capacity-factor " + n(c.capacityFactor));
-        if (c.firstDenseLayers > 0) e.skip("first_dense_layers", n(c.firstDenseLayers), "write it in --moe-layer-freq's pattern form");
+        if (c.moeLayerFreq != 1) flag("--moe-layer-freq " + formatNumber(c.moeLayerFreq));
+        if (c.capacityFactor != 1) flag("--moe-expert-capacity-factor " + formatNumber(c.capacityFactor));
+        if (c.firstDenseLayers > 0)
+            e.skip("first_dense_layers", formatNumber(c.firstDenseLayers), "write it in --moe-layer-freq's pattern form");
         if (c.routerBias) e.skip("router_bias", "true", "--moe-router-enable-expert-bias has no memory model here");
     }
     if (c.kvLoraRank > 0) {
-        flag("--multi-latent-attention --q-lora-rank " + n(c.qLoraRank) + " --kv-lora-rank " + n(c.kvLoraRank));
-        flag("--qk-head-dim " + n(c.qkNopeDim) + " --qk-pos-emb-head-dim " + n(c.qkRopeDim) + " --v-head-dim " + n(c.vHeadDim));
+        flag("--multi-latent-attention --q-lora-rank " + formatNumber(c.qLoraRank) + " --kv-lora-rank " + formatNumber(c.kvLoraRank));
+        flag("--qk-head-dim " + formatNumber(c.qkNopeDim) + " --qk-pos-emb-head-dim " + formatNumber(c.qkRopeDim) + " --v-head-dim " +
+             formatNumber(c.vHeadDim));
     }
-    if (c.mtpLayers > 0) flag("--mtp-num-layers " + n(c.mtpLayers));
-    flag("--seq-length " + n(c.seq));
-    flag("--micro-batch-size " + n(c.mb) + " --global-batch-size " + n(c.mb * c.microbatches * c.dp));
+    if (c.mtpLayers > 0) flag("--mtp-num-layers " + formatNumber(c.mtpLayers));
+    flag("--seq-length " + formatNumber(c.seq));
+    flag("--micro-batch-size " + formatNumber(c.mb) + " --global-batch-size " + formatNumber(c.mb * c.microbatches * c.dp));
     if (c.ckpt == Checkpointing::full)
-        flag(c.recomputeLayers > 0 ? "--recompute-granularity full --recompute-method block --recompute-num-layers " + n(c.recomputeLayers)
-                                   : "--recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
+        flag(c.recomputeLayers > 0
+                 ? "--recompute-granularity full --recompute-method block --recompute-num-layers " + formatNumber(c.recomputeLayers)
+                 : "--recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
     else if (c.ckpt == Checkpointing::selective)
         flag("--recompute-granularity selective");
     else if (c.ckpt == Checkpointing::op)
         e.skip("ckpt", "op", "torchtitan's op-level checkpointing; Megatron-LM has selective or full");
-    if (c.ckptEvery != 1) e.skip("ckpt_every", n(c.ckptEvery), "Megatron-LM checkpoints consecutive layers (--recompute-num-layers)");
+    if (c.ckptEvery != 1)
+        e.skip("ckpt_every", formatNumber(c.ckptEvery), "Megatron-LM checkpoints consecutive layers (--recompute-num-layers)");
     switch (c.precision) {
         case Precision::bf16:
             flag(c.staticBytes == 18 ? "--bf16" : "--bf16 --grad-reduce-in-bf16");

@@ -18,13 +18,6 @@
 
 namespace membudget::detail {
 
-namespace {
-
-// A number as the formats write it (see writer.hpp).
-std::string n(double value) { return formatNumber(value); }
-
-}  // namespace
-
 constexpr std::string_view kTorchtitanIgnored[] = {"job",
                                                    "metrics",
                                                    "checkpoint",
@@ -192,22 +185,24 @@ ExportResult exportTorchtitan(const Config& c) {
     if (c.precision == Precision::fp8 && c.fp8Recipe != Fp8Recipe::torchao) e.skip("fp8_recipe", "te", "torchtitan's Float8 is torchao's");
     const bool pipelined = c.pp > 1;
     const double local = pipelined ? c.mb * c.microbatches : c.mb;
-    t << "\n[training]\nlocal_batch_size = " << n(local)
-      << "\nglobal_batch_size = " << n(pipelined ? local * c.dp : local * c.dp * c.microbatches) << "\nseq_len = " << n(c.seq) << "\n";
+    t << "\n[training]\nlocal_batch_size = " << formatNumber(local)
+      << "\nglobal_batch_size = " << formatNumber(pipelined ? local * c.dp : local * c.dp * c.microbatches)
+      << "\nseq_len = " << formatNumber(c.seq) << "\n";
     if (c.precision == Precision::fp32) t << "mixed_precision_param = \"float32\"\n";
     if (c.precision == Precision::fp16) e.skip("precision", "fp16", "torchtitan trains in bfloat16 or float32");
     if (c.offload == Offload::all) t << "enable_cpu_offload = true\n";
     if (c.offload == Offload::optimizer) e.skip("offload", "optimizer", "torchtitan offloads everything (enable_cpu_offload) or nothing");
     if (c.zero == 1 || c.zero == 2)
-        e.skip("zero", n(c.zero), "torchtitan shards everything (FSDP2, zero 3) or nothing (DDP, zero 0); written as FSDP2");
-    t << "\n[parallelism]\ndata_parallel_replicate_degree = " << n(c.zero == 0 ? c.dp : 1)
-      << "\ndata_parallel_shard_degree = " << n(c.zero == 0 ? 1 : c.dp) << "\ntensor_parallel_degree = " << n(c.tp)
-      << "\npipeline_parallel_degree = " << n(c.pp) << "\ncontext_parallel_degree = " << n(c.cp) << "\nexpert_parallel_degree = " << n(c.ep)
-      << "\n";
+        e.skip("zero", formatNumber(c.zero), "torchtitan shards everything (FSDP2, zero 3) or nothing (DDP, zero 0); written as FSDP2");
+    t << "\n[parallelism]\ndata_parallel_replicate_degree = " << formatNumber(c.zero == 0 ? c.dp : 1)
+      << "\ndata_parallel_shard_degree = " << formatNumber(c.zero == 0 ? 1 : c.dp) << "\ntensor_parallel_degree = " << formatNumber(c.tp)
+      << "\npipeline_parallel_degree = " << formatNumber(c.pp) << "\ncontext_parallel_degree = " << formatNumber(c.cp)
+      << "\nexpert_parallel_degree = " << formatNumber(c.ep) << "\n";
     if (pipelined) {
-        t << "pipeline_parallel_microbatch_size = " << n(c.mb) << "\npipeline_parallel_schedule = \""
+        t << "pipeline_parallel_microbatch_size = " << formatNumber(c.mb) << "\npipeline_parallel_schedule = \""
           << (c.vpp > 1 ? "Interleaved1F1B" : "1F1B") << "\"\n";
-        if (c.vpp > 2) e.skip("vpp", n(c.vpp), "torchtitan makes two stages per rank unless pipeline_parallel_layers_per_stage is set");
+        if (c.vpp > 2)
+            e.skip("vpp", formatNumber(c.vpp), "torchtitan makes two stages per rank unless pipeline_parallel_layers_per_stage is set");
     }
     if (!c.sp && c.tp > 1) e.skip("sp", "false", "torchtitan's tensor parallelism always shards the norms' regions (sequence parallel)");
     t << "\n[activation_checkpoint]\n";
@@ -219,10 +214,10 @@ ExportResult exportTorchtitan(const Config& c) {
             t << "mode = \"selective\"\nselective_ac_option = \"op\"\n";
             break;
         case Checkpointing::full:
-            t << (c.ckptEvery > 1 ? "mode = \"selective\"\nselective_ac_option = \"" + n(c.ckptEvery) + "\"\n"
+            t << (c.ckptEvery > 1 ? "mode = \"selective\"\nselective_ac_option = \"" + formatNumber(c.ckptEvery) + "\"\n"
                                   : std::string("mode = \"full\"\n"));
             if (c.recomputeLayers > 0)
-                e.skip("recompute_layers", n(c.recomputeLayers), "torchtitan checkpoints every N-th layer, not the first N");
+                e.skip("recompute_layers", formatNumber(c.recomputeLayers), "torchtitan checkpoints every N-th layer, not the first N");
             break;
         case Checkpointing::selective:
             t << "mode = \"selective\"\nselective_ac_option = \"op\"\n";

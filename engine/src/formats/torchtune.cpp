@@ -25,9 +25,6 @@ namespace membudget::detail {
 
 namespace {
 
-// A number as the formats write it (see writer.hpp).
-std::string n(double value) { return formatNumber(value); }
-
 // torchtune's spelling of the adapted matrices: lora_attn_modules as a list, the MLP and the output as flags.
 struct LoraTargetsText {
     std::string attention;
@@ -301,9 +298,9 @@ ExportResult exportTorchtune(const Config& c) {
             }
     if (!distributed) config += "_single_device";
     if (component.empty()) e.skip("model", c.name.empty() ? c.model : c.name, "no torchtune model builder for it here");
-    if (c.zero != (distributed ? 3 : 0)) e.skip("zero", n(c.zero), "torchtune shards with FSDP2 on several GPUs and not on one");
+    if (c.zero != (distributed ? 3 : 0)) e.skip("zero", formatNumber(c.zero), "torchtune shards with FSDP2 on several GPUs and not on one");
     for (const auto& [key, value] : {std::pair<std::string, double>{"pp", c.pp}, {"cp", c.cp}, {"ep", c.ep}, {"vpp", c.vpp}})
-        if (value > 1) e.skip(key, n(value), "torchtune's recipes have no pipeline, context or expert parallelism");
+        if (value > 1) e.skip(key, formatNumber(value), "torchtune's recipes have no pipeline, context or expert parallelism");
     if (c.sp != (c.tp > 1)) e.skip("sp", c.sp ? "true" : "false", "torchtune's tensor parallelism shards the norms' regions when TP > 1");
     if (c.masterWeights) e.skip("master_weights", "true", "torchtune's recipes train in the parameters' dtype with no FP32 master copy");
     std::vector<std::string> l;
@@ -311,7 +308,7 @@ ExportResult exportTorchtune(const Config& c) {
     const std::string kind = c.finetune == Finetune::full ? "full" : c.finetune == Finetune::lora ? "lora" : "qlora";
     if (c.finetune != Finetune::full)
         if (const size_t at = config.find("_full"); at != std::string::npos) config.replace(at, 5, "_" + kind);
-    l.push_back("tune run" + (distributed ? " --nproc_per_node " + n(c.dp * c.tp) : std::string()) +
+    l.push_back("tune run" + (distributed ? " --nproc_per_node " + formatNumber(c.dp * c.tp) : std::string()) +
                 (c.finetune == Finetune::full ? " full_finetune_" : " lora_finetune_") + (distributed ? "distributed" : "single_device") +
                 " --config " + config);
     if (!component.empty() && c.finetune != Finetune::full) {
@@ -319,7 +316,7 @@ ExportResult exportTorchtune(const Config& c) {
         const size_t dot = component.rfind('.');
         component = component.substr(0, dot + 1) + (c.finetune == Finetune::qlora ? "qlora_" : "lora_") + component.substr(dot + 1);
         const LoraTargetsText targets = loraTargetsText(c.loraTargets);
-        l.push_back("model._component_=" + component + " model.lora_rank=" + n(c.loraRank) + " \"model.lora_attn_modules=" +
+        l.push_back("model._component_=" + component + " model.lora_rank=" + formatNumber(c.loraRank) + " \"model.lora_attn_modules=" +
                     targets.attention + "\"" + " model.apply_lora_to_mlp=" + (targets.mlp ? "True" : "False") +
                     " model.apply_lora_to_output=" + (targets.output ? "True" : "False") +
                     " model.lora_dropout=" + (c.loraDropout ? "0.05" : "0.0"));
@@ -328,12 +325,13 @@ ExportResult exportTorchtune(const Config& c) {
     } else if (!component.empty()) {
         l.push_back("model._component_=" + component);
     }
-    if (c.tp > 1) l.push_back("tensor_parallel_dim=" + n(c.tp));
-    l.push_back("batch_size=" + n(c.mb) + " gradient_accumulation_steps=" + n(c.microbatches) + " tokenizer.max_seq_len=" + n(c.seq));
+    if (c.tp > 1) l.push_back("tensor_parallel_dim=" + formatNumber(c.tp));
+    l.push_back("batch_size=" + formatNumber(c.mb) + " gradient_accumulation_steps=" + formatNumber(c.microbatches) +
+                " tokenizer.max_seq_len=" + formatNumber(c.seq));
     // full_finetune_distributed.py: ac_mode applies only with enable_activation_checkpointing False.
     std::string ac;
     if (c.ckpt == Checkpointing::full && c.ckptEvery > 1)
-        ac = "enable_activation_checkpointing=False ac_mode=selective ac_option=" + n(c.ckptEvery);
+        ac = "enable_activation_checkpointing=False ac_mode=selective ac_option=" + formatNumber(c.ckptEvery);
     else if (c.ckpt == Checkpointing::op)
         ac = "enable_activation_checkpointing=False ac_mode=selective ac_option=op";
     else
@@ -360,7 +358,7 @@ ExportResult exportTorchtune(const Config& c) {
     if (c.lossChunks == 1)
         l.push_back("loss._component_=torch.nn.CrossEntropyLoss");
     else if (c.lossChunks > 1)
-        l.push_back("loss._component_=torchtune.modules.loss.CEWithChunkedOutputLoss loss.num_output_chunks=" + n(c.lossChunks));
+        l.push_back("loss._component_=torchtune.modules.loss.CEWithChunkedOutputLoss loss.num_output_chunks=" + formatNumber(c.lossChunks));
     ExportResult r = std::move(e.result());
     r.text = "# membudget export: torchtune overrides (" + (c.name.empty() ? c.model : c.name) + ")\n" + notes(r, "#") + command(l);
     return r;

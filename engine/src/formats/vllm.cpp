@@ -22,9 +22,6 @@ namespace membudget::detail {
 
 namespace {
 
-// A number as the formats write it (see writer.hpp).
-std::string n(double value) { return formatNumber(value); }
-
 // A model's Hub id, for vLLM: the first framework_names.hpp lists for the preset.
 std::string_view hubId(std::string_view preset) {
     for (const auto& h : kHubModels)
@@ -181,14 +178,15 @@ ExportResult exportVllm(const Config& c) {
     const std::string_view hub = hubId(c.model);
     if (hub.empty()) e.skip("model", c.name.empty() ? c.model : c.name, "no Hugging Face Hub id for it here: put the model's id or path");
     std::vector<std::string> l{"vllm serve " + (hub.empty() ? std::string("MODEL") : std::string(hub))};
-    l.push_back("--tensor-parallel-size " + n(c.tp) + " --pipeline-parallel-size " + n(c.pp));
-    if (c.dp > 1) l.push_back("--data-parallel-size " + n(c.dp));
+    l.push_back("--tensor-parallel-size " + formatNumber(c.tp) + " --pipeline-parallel-size " + formatNumber(c.pp));
+    if (c.dp > 1) l.push_back("--data-parallel-size " + formatNumber(c.dp));
     if (c.ep > 1) {
         l.push_back("--enable-expert-parallel");
-        if (c.ep != c.tp * c.dp) e.skip("ep", n(c.ep), "vLLM spreads the experts over TP × DP ranks");
+        if (c.ep != c.tp * c.dp) e.skip("ep", formatNumber(c.ep), "vLLM spreads the experts over TP × DP ranks");
     }
-    if (c.cp > 1) e.skip("cp", n(c.cp), "vLLM serves without context parallelism");
-    l.push_back("--max-model-len " + n(c.seq) + " --max-num-seqs " + n(c.mb) + " --max-num-batched-tokens " + n(c.workspaceTokens));
+    if (c.cp > 1) e.skip("cp", formatNumber(c.cp), "vLLM serves without context parallelism");
+    l.push_back("--max-model-len " + formatNumber(c.seq) + " --max-num-seqs " + formatNumber(c.mb) + " --max-num-batched-tokens " +
+                formatNumber(c.workspaceTokens));
     // --dtype sets the activations and the KV cache (unless fp8); quantized weights keep it free to follow the cache.
     const bool unquantized = c.weightDtype == WeightDtype::bf16 || c.weightDtype == WeightDtype::fp16;
     const bool halfPrecision = unquantized ? c.weightDtype == WeightDtype::fp16 : c.kvDtype == KvDtype::fp16;
@@ -201,7 +199,7 @@ ExportResult exportVllm(const Config& c) {
     if (c.kvDtype != KvDtype::fp8 && c.kvDtype != natural)
         e.skip("kv_dtype", std::string(toString(c.kvDtype)), "vLLM's KV cache takes --dtype unless fp8");
     l.push_back(precision);
-    l.push_back("--gpu-memory-utilization " + n(std::round((1 - c.headroom) * 1e6) / 1e6));
+    l.push_back("--gpu-memory-utilization " + formatNumber(std::round((1 - c.headroom) * 1e6) / 1e6));
     ExportResult r = std::move(e.result());
     r.text = "# membudget export: vLLM (" + (c.name.empty() ? c.model : c.name) + ")\n" + notes(r, "#") + command(l);
     return r;

@@ -10,18 +10,12 @@
 
 namespace membudget::detail {
 
-namespace {
-
-// A number as the formats write it (see writer.hpp).
-std::string n(double value) { return formatNumber(value); }
-
-}  // namespace
-
 void Exporter::skipTrainingExtras(ImportFormat format) {
     const Config defaults;
     if (c_.ckptEvery != 1 && format != ImportFormat::torchtitan && format != ImportFormat::torchtune)
-        skip("ckpt_every", n(c_.ckptEvery), "no such setting in this format");
-    if (c_.lossChunks != 0 && format != ImportFormat::torchtune) skip("loss_chunks", n(c_.lossChunks), "no such setting in this format");
+        skip("ckpt_every", formatNumber(c_.ckptEvery), "no such setting in this format");
+    if (c_.lossChunks != 0 && format != ImportFormat::torchtune)
+        skip("loss_chunks", formatNumber(c_.lossChunks), "no such setting in this format");
     if (c_.compile && format != ImportFormat::torchtitan && format != ImportFormat::torchtune)
         skip("compile", "true", "no such setting in this format");
     if (c_.activationOffload && format != ImportFormat::torchtune) skip("activation_offload", "true", "no such setting in this format");

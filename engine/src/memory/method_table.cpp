@@ -13,7 +13,6 @@
 #include "memory/sources/korthikanti.hpp"
 #include "memory/sources/megatron.hpp"
 #include "memory/sources/zero.hpp"
-#include "memory/training.hpp"
 
 namespace membudget {
 
