@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+// docs/presets.md's tables of model and GPU presets, generated from the engine's presets (`membudget presets`), so
+// that no preset is missing and no capacity or source is restated by hand. `--write` writes them between the
+// markers; `--check` (a ctest) fails when they are stale.
+//
+//   node scripts/preset-table.mjs --write build/membudget
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const mode = process.argv[2];
+const cli = process.argv[3] ?? join(root, 'build/membudget');
+if (mode !== '--write' && mode !== '--check') {
+  console.error('usage: node scripts/preset-table.mjs --write|--check [path/to/membudget]');
+  process.exit(2);
+}
+
+/** @typedef {{ id: string; label: string; parameter_count: number; source: string }} ModelPreset */
+/** @typedef {{ id: string; label: string; capacity_bytes: number; source: string; peak_tflops: number; fp8_tflops: number; hbm_tbps: number }} GpuPreset */
+/** @type {{ models: ModelPreset[]; gpus: GpuPreset[] }} */
+const presets = JSON.parse(execFileSync(cli, ['presets'], { encoding: 'utf8' }));
+/** @param {string} text */
+const cell = (text) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+/** @param {number} value */
+const grouped = (value) => value.toLocaleString('en-US', { maximumFractionDigits: 3 });
+const MiB = 2 ** 20;
+/** A capacity as the device reports it: whole MiB (nvidia-smi), else bytes. @param {number} bytes */
+const capacity = (bytes) => (bytes % MiB === 0 ? `${grouped(bytes / MiB)} MiB` : `${grouped(bytes)} B`);
+
+const block = [
+  '<!-- preset-table:begin (node scripts/preset-table.mjs --write) -->',
+  '### Models',
+  '',
+  '| id | model | parameters | source |',
+  '|---|---|---|---|',
+  ...presets.models.map((m) => `| \`${m.id}\` | ${cell(m.label)} | ${grouped(m.parameter_count)} | ${cell(m.source)} |`),
+  '',
+  '### GPUs',
+  '',
+  '| id | GPU | capacity | BF16 / FP8 dense TFLOP/s | HBM TB/s | source |',
+  '|---|---|---|---|---|---|',
+  ...presets.gpus.map(
+    (g) =>
+      `| \`${g.id}\` | ${cell(g.label)} | ${capacity(g.capacity_bytes)} (${grouped(g.capacity_bytes / 1e9)} GB) | ${grouped(g.peak_tflops)} / ${g.fp8_tflops > 0 ? grouped(g.fp8_tflops) : 'none'} | ${grouped(g.hbm_tbps)} | ${cell(g.source)} |`,
+  ),
+  '<!-- preset-table:end -->',
+].join('\n');
+
+const path = join(root, 'docs/presets.md');
+const doc = readFileSync(path, 'utf8');
+const pattern = /<!-- preset-table:begin[^>]*-->[\s\S]*?<!-- preset-table:end -->/;
+if (!pattern.test(doc)) {
+  console.error('docs/presets.md has no preset-table markers');
+  process.exit(1);
+}
+const current = doc.replace(pattern, block);
+const count = `${presets.models.length} models and ${presets.gpus.length} GPUs`;
+if (mode === '--write') {
+  writeFileSync(path, current);
+  console.log(`docs/presets.md: ${count} written`);
+} else if (current !== doc) {
+  console.error("docs/presets.md: the preset tables are not the engine's presets (node scripts/preset-table.mjs --write build/membudget)");
+  process.exit(1);
+} else {
+  console.log(`docs/presets.md: the tables hold all ${count}`);
+}
