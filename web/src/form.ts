@@ -42,9 +42,6 @@ export const ESSENTIALS: readonly string[] = [
   'framework',
 ];
 
-/** Token counts: k and M mean 1,024 and 1,048,576 (an 8k context is 8,192 tokens). */
-const TOKEN_FIELDS = new Set(['seq', 'workspace_tokens', 'vocab', 'kv_block']);
-
 /** Whether a field applies to the configuration (hidden otherwise, unless it holds an error): the field table's
  * `applies`, asked of the engine. */
 export function applies(engine: Engine, key: string, config: Config): boolean {
@@ -65,7 +62,8 @@ export function readNumber(text: string, field: Pick<Field, 'key' | 'unit' | 'ki
   if (!match) return text;
   const value = Number(match[1]);
   const suffix = match[2]!.toLowerCase();
-  const tokens = TOKEN_FIELDS.has(field.key);
+  // Token counts (the field table's unit): k and M mean 1,024 and 1,048,576 (an 8k context is 8,192 tokens).
+  const tokens = field.unit === 'tokens';
   const scale: Record<string, number> =
     field.unit === 'GB'
       ? { gb: 1, g: 1, gib: 2 ** 30 / 1e9, tb: 1000, tib: 2 ** 40 / 1e9, mb: 1e-3, mib: 2 ** 20 / 1e9 }
