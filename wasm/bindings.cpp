@@ -140,6 +140,22 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("source", &WasmGpuPreset::source);
 
     function("evaluate", &evaluateConfig);
+    // A plan's request as one object (in both modules: the page builds requests for the planner's worker from the
+    // engine's defaults) with the engine's PlanRequest fields (membudget/plan/plan.hpp), not twelve numbers.
+    value_object<PlanRequest>("PlanRequest")
+        .field("base", &PlanRequest::base)
+        .field("gpus", &PlanRequest::gpus)
+        .field("globalBatch", &PlanRequest::globalBatch)
+        .field("tpAcrossNodes", &PlanRequest::tpAcrossNodes)
+        .field("unevenPipeline", &PlanRequest::unevenPipeline)
+        .field("maxMicroBatch", &PlanRequest::maxMicroBatch)
+        .field("maxCp", &PlanRequest::maxCp)
+        .field("includeTight", &PlanRequest::includeTight)
+        .field("layoutBegin", &PlanRequest::layoutBegin)
+        .field("layoutEnd", &PlanRequest::layoutEnd)
+        .field("maxRows", &PlanRequest::maxRows)
+        .field("maxEvaluations", &PlanRequest::maxEvaluations);
+    function("defaultPlanRequest", &defaultPlanRequest);
 #ifdef MEMBUDGET_WASM_PLANNER
     value_object<HfValue>("HfValue").field("key", &HfValue::key).field("type", &HfValue::type).field("text", &HfValue::text);
 
@@ -167,21 +183,6 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("cost", &Advice::cost)
         .field("stepTimeChange", &Advice::stepTimeChange);
 
-    // A plan's request as one object with the engine's PlanRequest fields (membudget/plan/plan.hpp), not twelve numbers.
-    value_object<PlanRequest>("PlanRequest")
-        .field("base", &PlanRequest::base)
-        .field("gpus", &PlanRequest::gpus)
-        .field("globalBatch", &PlanRequest::globalBatch)
-        .field("tpAcrossNodes", &PlanRequest::tpAcrossNodes)
-        .field("unevenPipeline", &PlanRequest::unevenPipeline)
-        .field("maxMicroBatch", &PlanRequest::maxMicroBatch)
-        .field("maxCp", &PlanRequest::maxCp)
-        .field("includeTight", &PlanRequest::includeTight)
-        .field("layoutBegin", &PlanRequest::layoutBegin)
-        .field("layoutEnd", &PlanRequest::layoutEnd)
-        .field("maxRows", &PlanRequest::maxRows)
-        .field("maxEvaluations", &PlanRequest::maxEvaluations);
-
     value_object<WasmMeasuredFile>("MeasuredFile")
         .field("config", &WasmMeasuredFile::config)
         .field("configProblems", &WasmMeasuredFile::configProblems)
@@ -201,7 +202,6 @@ EMSCRIPTEN_BINDINGS(membudget) {
     function("importConfig", &importConfiguration);
     function("exportConfig", &exportConfiguration);
     function("plan", &planSlice);
-    function("defaultPlanRequest", &defaultPlanRequest);
     function("finishPlan", &finishPlan);
     function("planRowColumns", &planRowColumns);
     function("planRowConfig", &planRowConfigOf);

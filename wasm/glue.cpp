@@ -231,6 +231,8 @@ val formatList() {
     return out;
 }
 
+PlanRequest defaultPlanRequest() { return PlanRequest{}; }
+
 #ifdef MEMBUDGET_WASM_PLANNER
 namespace {
 
@@ -375,8 +377,6 @@ WasmMeasuredFile readMeasured(const std::string& rootType, const val& values, co
 
 std::string adviceVerdict(const Advice& advice) { return std::string(toString(advice.verdict)); }
 void setAdviceVerdict(Advice& advice, std::string id) { advice.verdict = parseChoice<Verdict>(id); }
-
-PlanRequest defaultPlanRequest() { return PlanRequest{}; }
 
 val planSlice(const PlanRequest& request) {
     const PlanResult r = plan(request);

@@ -115,6 +115,9 @@ Config defaultConfig();
 // writes it (the CLI's export): [{id, label, exports}].
 val formatList();
 
+// The search's defaults (PlanRequest's, which the CLI's `plan` flags start from) over the default configuration.
+PlanRequest defaultPlanRequest();
+
 #ifdef MEMBUDGET_WASM_PLANNER
 // The on-demand module's own: the planner, advice, the importers and the measured-file reader.
 
@@ -160,8 +163,6 @@ WasmMeasuredFile readMeasured(const std::string& rootType, const val& values, co
 // One slice of a plan: the page's worker calls this per slice of layouts (for progress and cancelling), then joins
 // the slices with finishPlan.
 val planSlice(const PlanRequest& request);
-// The search's defaults (PlanRequest's, which the CLI's `plan` flags start from) over the default configuration.
-PlanRequest defaultPlanRequest();
 val finishPlan(const val& rows, double maxRows);
 val planRowColumns();
 // The configuration one plan row (a flat row, as planSlice writes it) stands for.

@@ -356,7 +356,7 @@ export class Engine {
 
   /** A plan request with the search's defaults (the CLI's `plan` flags) for the configuration. */
   planRequest(config: Config, gpus: number, globalBatch: number): PlanRequest {
-    return { ...this.#planner().defaultPlanRequest(), base: this.#complete(config), gpus, globalBatch };
+    return { ...this.#module.defaultPlanRequest(), base: this.#complete(config), gpus, globalBatch };
   }
 
   /** One slice of a plan; throws MembudgetError naming the field of a bad request. */

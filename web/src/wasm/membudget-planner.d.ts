@@ -38,8 +38,6 @@ export interface PlannerModule extends MembudgetModule {
   readMeasuredFile(rootType: string, values: HfValue[], invalidReason: string): MeasuredFile;
   /** The fitting layouts of layouts [layoutBegin, layoutEnd) (0: to the end); Pareto marked only for a whole plan. */
   plan(request: PlanRequest): RawPlan;
-  /** The search's defaults (the engine's PlanRequest, which the CLI's `plan` flags start from). */
-  defaultPlanRequest(): PlanRequest;
   /**
    * Joins a plan's slices (flat rows, as RawPlan.rows): the Pareto front marked and first, cut to maxRows with the
    * fastest row kept, and the recommended row's index (-1: none) and why.

@@ -435,6 +435,8 @@ export interface MembudgetModule {
   validTensorParallel(config: Config): number[];
   /** The formats, in the engine's order (choices.hpp ImportFormat). */
   formats(): Format[];
+  /** The search's defaults (the engine's PlanRequest, which the CLI's `plan` flags start from). */
+  defaultPlanRequest(): PlanRequest;
 }
 
 export interface ModuleOptions {
