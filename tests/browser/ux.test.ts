@@ -135,6 +135,31 @@ describe('inputs that accept what people type', () => {
   });
 });
 
+describe('the GPU count is a constraint', () => {
+  it('DP follows a typed GPU count, a DP that does not multiply to it is refused at the field, and the planner opens with it', async () => {
+    const page = await open('?model=llama-3.1-70b&tp=8&dp=32&gpu=h100-80gb');
+    await page.fill('#f-gpus', '64');
+    await page.waitForFunction(() => (document.getElementById('f-dp') as HTMLInputElement).value === '8');
+    expect(await page.textContent('#notices')).toContain('dp = 8: gpus / (TP × PP × CP) = 64 / 8');
+    await page.waitForFunction(() => document.body.textContent!.includes('TP 8 × PP 1 × DP 8 = 64 GPUs'));
+    await page.waitForURL((url) => url.search.includes('gpus=64') && url.search.includes('dp=8'));
+    // A DP that does not multiply to the stated GPUs is no green fit: the field says what DP would.
+    await page.fill('#f-dp', '32');
+    await page.waitForSelector('#verdict[data-verdict="error"]');
+    expect(await page.textContent('#m-dp')).toContain('dp must be gpus / (TP × PP × CP) = 64 / 8 = 8');
+    await page.fill('#f-dp', '8');
+    await page.waitForFunction(() => document.getElementById('verdict')!.getAttribute('data-verdict') !== 'error');
+    // GPUs that the layout cannot divide name the counts that would do.
+    await page.fill('#f-gpus', '60');
+    await page.waitForSelector('#verdict[data-verdict="error"]');
+    expect(await page.textContent('#m-gpus')).toContain('56 or 64 would be');
+    await page.fill('#f-gpus', '64');
+    await page.waitForFunction(() => document.getElementById('verdict')!.getAttribute('data-verdict') !== 'error');
+    await page.click('#what-fits');
+    expect(await page.inputValue('#plan-gpus')).toBe('64');
+  });
+});
+
 describe('the embed', () => {
   it('fits the README frame of 820 × 640 with the summary and no planner', async () => {
     const page = await open('?embed=1&model=llama-3.1-70b&tp=8&pp=2&dp=16&ckpt=selective&sp=true&method=membudget', EMBED);

@@ -14,6 +14,7 @@
 #include "membudget/model/fields.hpp"
 #include "membudget/model/presets.hpp"
 #include "membudget/model/query.hpp"
+#include "membudget/model/validate.hpp"
 
 using namespace membudget;
 
@@ -125,7 +126,7 @@ TEST_CASE("consistency errors: TP beyond the heads, PP beyond the layers, GQA gr
     CHECK(hasProblem(evaluate(config).errors, "head_dim", "hidden (1,000) is not divisible by heads (7)"));
 }
 
-TEST_CASE("warnings: divisibility, DP vs the GPU count, pipeline, no-op settings", "[config][warnings]") {
+TEST_CASE("warnings: divisibility, pipeline, no-op settings", "[config][warnings]") {
     auto warningsOf = [](Config c) { return evaluate(c).warnings; };
     Config config;
     config.tp = 16;
@@ -133,11 +134,6 @@ TEST_CASE("warnings: divisibility, DP vs the GPU count, pipeline, no-op settings
     config = Config{};
     config.pp = 3;
     CHECK(hasProblem(warningsOf(config), "pp", "layers (80) is not divisible by pp (3)"));
-    config = Config{};
-    config.gpus = 512;
-    CHECK(hasProblem(warningsOf(config), "dp", "dp (32) does not match gpus / (TP × PP × CP) = 512 / 8 = 64"));
-    config.gpus = 256;
-    CHECK_FALSE(hasProblem(warningsOf(config), "dp", ""));
     config = Config{};
     config.pp = 8;
     config.microbatches = 4;
@@ -292,4 +288,36 @@ TEST_CASE("the field table says when a field applies and what its 0 stands for",
     CHECK_FALSE(autoOf("first_stage_layers").has_value());
     c.heads = 0;
     CHECK_FALSE(autoOf("head_dim").has_value());
+}
+
+TEST_CASE("the GPU count is a constraint: DP follows it, or the layout is refused at the field", "[config][gpus]") {
+    // The default layout is TP 8 × PP 1 × CP 1 × DP 32 (256 GPUs).
+    auto assign = [](std::vector<Assignment> list, Config base = Config{}) { return applyAssignments(list, std::move(base)); };
+    // Stating the GPUs makes DP follow, and says so.
+    ParsedConfig p = assign({{"gpus", "64"}});
+    CHECK(p.config.dp == 8);
+    CHECK(hasProblem(p.notices, "dp", "dp = 8: gpus / (TP × PP × CP) = 64 / 8"));
+    CHECK(validate(p.config).empty());
+    // Changing TP afterwards keeps the GPU count: DP follows again.
+    p = assign({{"tp", "4"}}, p.config);
+    CHECK(p.config.dp == 16);
+    CHECK(validate(p.config).empty());
+    // A DP given with it that does not multiply to the GPUs is refused at dp, with the value that would.
+    p = assign({{"gpus", "64"}, {"dp", "32"}});
+    CHECK(p.config.dp == 32);
+    CHECK(hasProblem(validate(p.config), "dp", "dp must be gpus / (TP × PP × CP) = 64 / 8 = 8; got 32 (256 GPUs"));
+    CHECK_FALSE(evaluate(p.config).ok());
+    // GPUs that TP × PP × CP does not divide: refused at gpus, with the nearest counts that would do.
+    p = assign({{"gpus", "60"}});
+    CHECK(p.config.dp == 32);  // nothing to follow
+    CHECK(hasProblem(validate(p.config), "gpus", "gpus must be a multiple of TP × PP × CP = 8; got 60 (56 or 64 would be"));
+    p = assign({{"gpus", "4"}});
+    CHECK(hasProblem(validate(p.config), "gpus", "got 4 (8 would be"));
+    // gpus = 0 counts the layout's GPUs: nothing follows.
+    p = assign({{"gpus", "0"}, {"tp", "2"}});
+    CHECK(p.config.dp == 32);
+    CHECK(validate(p.config).empty());
+    // The same rule from a link.
+    const ParsedConfig link = decodeQuery("gpus=128&tp=8&pp=2");
+    CHECK(link.config.dp == 8);
 }

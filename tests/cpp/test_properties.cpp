@@ -209,7 +209,8 @@ TEST_CASE("the query codec round-trips every field", "[properties][codec]") {
                 c.*std::get<std::string Config::*>(field.member) = "Org/Model-7B v2 (ü & ?=#)";
                 break;
         }
-        if (field.key == "mode") c.method = Method::membudget;  // the only method of inference
+        if (field.key == "mode") c.method = Method::membudget;          // the only method of inference
+        if (field.key == "gpus") c.dp = c.gpus / (c.tp * c.pp * c.cp);  // a GPU count the layout multiplies to
         const std::string query = encodeQuery(c);
         if (field.key == "model" || field.key == "gpu") {
             // A preset id also moves the fields it fills; the rest of the record still round-trips.

@@ -241,6 +241,11 @@ export class Engine {
     return this.#call(() => this.#module.fieldStates(this.#complete(config)));
   }
 
+  /** The GPUs the layout occupies, TP × PP × CP × DP, as the engine counts them (membudget/model/layout.hpp). */
+  worldSize(config: Config): number {
+    return this.fieldStates(config).auto.gpus ?? 0;
+  }
+
   encodeQuery(config: Config): string {
     return this.#call(() => this.#module.encodeQuery(this.#complete(config)));
   }

@@ -366,7 +366,7 @@ export function layoutSummary(engine: Engine, config: Config): string {
   const model = config.name || engine.modelPresets.find((p) => p.id === config.model)?.label || 'custom model';
   const gpu = engine.gpuPresets.find((p) => p.id === config.gpu)?.label ?? `${config.gpu_gb} GB GPU`;
   const axes = [`TP ${config.tp}`, `PP ${config.pp}`, ...(config.cp > 1 ? [`CP ${config.cp}`] : []), `DP ${config.dp}`];
-  const gpus = config.tp * config.pp * config.cp * config.dp;
+  const gpus = engine.worldSize(config);
   const ep = config.experts > 0 && config.ep > 1 ? ` (EP ${config.ep})` : '';
   const framework = config.method === 'membudget' && config.mode === 'training' ? [config.framework] : [];
   return [

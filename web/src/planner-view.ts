@@ -150,13 +150,13 @@ export class PlannerView {
 
   /** The configuration the search starts from; GPUs and global batch default to its own. */
   show(config: Config, unit: Unit): void {
-    const changedScale =
-      !this.#config ||
-      this.#config.tp * this.#config.pp * this.#config.cp * this.#config.dp !== config.tp * config.pp * config.cp * config.dp;
+    // The GPU count the user stated (DP follows it in the engine), else the layout's.
+    const gpus = config.gpus || this.#engine.worldSize(config);
+    const changedScale = !this.#config || (this.#config.gpus || this.#engine.worldSize(this.#config)) !== gpus;
     this.#config = config;
     this.#unit = unit;
     if ((changedScale && !this.#gpusEdited) || this.#gpus.value === '') {
-      this.#gpus.value = String(config.gpus || config.tp * config.pp * config.cp * config.dp);
+      this.#gpus.value = String(gpus);
       this.#batch.value = String(config.dp * config.mb * config.microbatches);
     }
     if (this.#plan) this.#render();

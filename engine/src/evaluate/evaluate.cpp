@@ -55,12 +55,6 @@ std::vector<Problem> layoutWarnings(const Config& c, double perLayerActivationBy
         w.push_back({"microbatches", "microbatches (" + n(c.microbatches) + ") < pp (" + n(c.pp) + "): the pipeline bubble (PP − 1) / (" +
                                          (c.vpp > 1 ? "m·v" : "m") + " + PP − 1) is " + n(std::round(bubble * 100)) + "% of the step"});
     }
-    if (c.gpus != 0) {
-        const double expected = c.gpus / (c.tp * c.pp * c.cp);
-        if (c.dp != expected)
-            w.push_back({"dp", "dp (" + n(c.dp) + ") does not match gpus / (TP × PP × CP) = " + n(c.gpus) + " / " + n(c.tp * c.pp * c.cp) +
-                                   " = " + n(expected)});
-    }
     if (training && c.sp && c.tp == 1) w.push_back({"sp", "sequence parallelism has no effect with tp = 1"});
     // The engine shards ZeRO (and Megatron's distributed optimizer) over DP × CP.
     if (training && c.zero >= 1 && c.dp * c.cp == 1)

@@ -2,6 +2,7 @@
 #include "membudget/model/assignments.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "membudget/base/choices.hpp"
@@ -39,9 +40,20 @@ ParsedConfig applyAssignments(std::span<const Assignment> assignments, Config ba
     }
     for (const auto& a : assignments)
         if (a.key != "model" && a.key != "gpu") apply(a);
+    // The GPU count is a constraint, not a remark: with gpus given, DP follows gpus / (TP × PP × CP) where it divides,
+    // unless these assignments set dp themselves (validate() then names a mismatch at dp).
+    auto given = [&assignments](std::string_view key) {
+        return std::any_of(assignments.begin(), assignments.end(), [key](const Assignment& a) { return a.key == key; });
+    };
+    Config& c = out.config;
+    const double modelParallel = c.tp * c.pp * c.cp;
+    if (c.gpus != 0 && !given("dp") && modelParallel > 0 && std::fmod(c.gpus, modelParallel) == 0 && c.dp * modelParallel != c.gpus) {
+        out.notices.push_back({"dp", "dp = " + detail::formatNumber(c.gpus / modelParallel) + ": gpus / (TP × PP × CP) = " +
+                                         detail::formatNumber(c.gpus) + " / " + detail::formatNumber(modelParallel)});
+        c.dp = c.gpus / modelParallel;
+    }
     // Only membudget's method models inference: choosing inference without naming a method selects it.
-    const bool methodGiven = std::any_of(assignments.begin(), assignments.end(), [](const Assignment& a) { return a.key == "method"; });
-    if (out.config.mode == Mode::inference && out.config.method != Method::membudget && !methodGiven) {
+    if (out.config.mode == Mode::inference && out.config.method != Method::membudget && !given("method")) {
         out.notices.push_back({"method", "mode = inference selects method membudget (the " + std::string(toString(out.config.method)) +
                                              " method models training only)"});
         out.config.method = Method::membudget;

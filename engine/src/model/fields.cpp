@@ -488,7 +488,7 @@ std::vector<FieldSpec> buildFields() {
          .zeroMeansAuto = true,
          .autoMeaning = "TP × PP × CP × DP",
          .unit = "GPUs",
-         .help = PAGE_TEXT("Total GPUs, to check that DP matches it"),
+         .help = PAGE_TEXT("The GPUs you have: DP follows it, gpus / (TP × PP × CP); a DP that does not multiply to it is refused"),
          .section = PAGE_TEXT(s4)});
 
     add({.key = "vpp",

@@ -203,9 +203,18 @@ std::vector<Problem> validate(const Config& config) {
     if (config.mode == Mode::inference && config.method != Method::membudget)
         errors.push_back({"method", "method must be membudget in inference mode (the other sources model training); got " +
                                         quoted(toString(config.method))});
+    // The GPU count, when given, is a constraint on the layout (assignments make DP follow it where it divides).
     const double modelParallel = config.tp * config.pp * config.cp;
-    if (config.gpus != 0 && std::fmod(config.gpus, modelParallel) != 0)
-        errors.push_back({"gpus", "gpus must be a multiple of TP × PP × CP = " + n(modelParallel) + "; got " + n(config.gpus)});
+    if (config.gpus != 0 && std::fmod(config.gpus, modelParallel) != 0) {
+        const double below = std::floor(config.gpus / modelParallel) * modelParallel, above = below + modelParallel;
+        errors.push_back({"gpus", "gpus must be a multiple of TP × PP × CP = " + n(modelParallel) + "; got " + n(config.gpus) + " (" +
+                                      (below > 0 ? n(below) + " or " : "") + n(above) +
+                                      " would be; or change TP, PP or CP, or set gpus = 0 to count the layout's GPUs)"});
+    } else if (config.gpus != 0 && config.dp * modelParallel != config.gpus) {
+        errors.push_back({"dp", "dp must be gpus / (TP × PP × CP) = " + n(config.gpus) + " / " + n(modelParallel) + " = " +
+                                    n(config.gpus / modelParallel) + "; got " + n(config.dp) + " (" + n(config.dp * modelParallel) +
+                                    " GPUs; set gpus = 0 to count the layout's GPUs)"});
+    }
     return errors;
 }
 

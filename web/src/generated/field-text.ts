@@ -159,7 +159,7 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "section": "Chapter §3 (budget formula)"
   },
   "gpus": {
-    "help": "Total GPUs, to check that DP matches it",
+    "help": "The GPUs you have: DP follows it, gpus / (TP × PP × CP); a DP that does not multiply to it is refused",
     "section": "Chapter §4 (verification checklist)"
   },
   "vpp": {
