@@ -160,6 +160,21 @@ describe('the GPU count is a constraint', () => {
   });
 });
 
+describe('a choice brings what it requires', () => {
+  it('choosing a framework or QLoRA applies what it needs, says so, and computes', async () => {
+    const page = await open('?model=llama-3.1-8b&tp=1&dp=8&method=membudget');
+    await page.selectOption('#f-framework', 'torchtitan');
+    await page.waitForFunction(() => (document.getElementById('f-zero') as HTMLSelectElement | HTMLInputElement).value === '3');
+    expect(await page.textContent('#notices')).toContain("zero = 3: framework torchtitan shards with FSDP2's fully_shard");
+    await page.waitForFunction(() => !['error', null].includes(document.getElementById('verdict')!.getAttribute('data-verdict')));
+    await page.selectOption('#f-framework', 'megatron');
+    await page.selectOption('#f-finetune', 'qlora');
+    await page.waitForFunction(() => (document.getElementById('f-framework') as HTMLSelectElement).value === 'torchtune');
+    expect(await page.textContent('#notices')).toContain('Megatron-LM has no QLoRA path');
+    await page.waitForFunction(() => !['error', null].includes(document.getElementById('verdict')!.getAttribute('data-verdict')));
+  });
+});
+
 describe('the embed', () => {
   it('fits the README frame of 820 × 640 with the summary and no planner', async () => {
     const page = await open('?embed=1&model=llama-3.1-70b&tp=8&pp=2&dp=16&ckpt=selective&sp=true&method=membudget', EMBED);

@@ -321,3 +321,52 @@ TEST_CASE("the GPU count is a constraint: DP follows it, or the layout is refuse
     const ParsedConfig link = decodeQuery("gpus=128&tp=8&pp=2");
     CHECK(link.config.dp == 8);
 }
+
+TEST_CASE("a choice brings what it requires, chosen and said, unless the input sets it", "[config][choices]") {
+    auto assign = [](std::vector<Assignment> list, Config base = Config{}) { return applyAssignments(list, std::move(base)); };
+    Config page;  // the default page: Megatron-LM, ZeRO-1 (the distributed optimizer), DP 32
+    page.method = Method::membudget;
+    // Every framework from the default page gives a configuration the engine computes.
+    for (const auto framework : {"megatron", "torchtitan", "torchtune", "deepspeed", "hf_accelerate"}) {
+        INFO(framework);
+        const ParsedConfig p = assign({{"framework", framework}}, page);
+        CHECK(p.problems.empty());
+        CHECK(validate(p.config).empty());
+    }
+    ParsedConfig p = assign({{"framework", "torchtitan"}}, page);
+    CHECK(p.config.zero == 3);
+    CHECK(hasProblem(p.notices, "zero", "zero = 3: framework torchtitan shards with FSDP2's fully_shard"));
+    // On one data-parallel rank FSDP2 has nothing to shard: replicated.
+    Config single = page;
+    single.dp = 1;
+    p = assign({{"framework", "torchtune"}}, single);
+    CHECK(p.config.zero == 0);
+    // Given together, the input's own value stands and the validator names the conflict.
+    p = assign({{"framework", "torchtitan"}, {"zero", "1"}}, page);
+    CHECK(p.config.zero == 1);
+    CHECK(hasProblem(validate(p.config), "zero", "zero must be 0 (replicated) or 3"));
+    // QLoRA on Megatron-LM, which has no QLoRA path: torchtune, FSDP2, and said.
+    p = assign({{"finetune", "qlora"}}, page);
+    CHECK(p.config.framework == Framework::torchtune);
+    CHECK(p.config.zero == 3);
+    CHECK(hasProblem(p.notices, "framework", "Megatron-LM has no QLoRA path"));
+    CHECK(validate(p.config).empty());
+    // Adapters from the chapter's method select membudget's, which models them.
+    Config chapter;
+    p = assign({{"finetune", "lora"}}, chapter);
+    CHECK(p.config.method == Method::membudget);
+    CHECK(validate(p.config).empty());
+    // Switching to inference leaves the adapters, which inference does not have.
+    Config lora = assign({{"finetune", "lora"}}, page).config;
+    p = assign({{"mode", "inference"}}, lora);
+    CHECK(p.config.finetune == Finetune::full);
+    CHECK(hasProblem(p.notices, "finetune", "finetune = full: inference serves the model"));
+    CHECK(validate(p.config).empty());
+    // Settings of one framework do not survive a switch to another that lacks them.
+    Config titan = assign({{"framework", "torchtitan"}, {"ckpt", "op"}, {"compile", "true"}}, page).config;
+    REQUIRE(validate(titan).empty());
+    p = assign({{"framework", "megatron"}}, titan);
+    CHECK(p.config.ckpt == Checkpointing::selective);
+    CHECK_FALSE(p.config.compile);
+    CHECK(validate(p.config).empty());
+}

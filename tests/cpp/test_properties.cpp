@@ -210,6 +210,7 @@ TEST_CASE("the query codec round-trips every field", "[properties][codec]") {
                 break;
         }
         if (field.key == "mode") c.method = Method::membudget;          // the only method of inference
+        if (field.key == "finetune") c.method = Method::membudget;      // adapters are membudget's model
         if (field.key == "gpus") c.dp = c.gpus / (c.tp * c.pp * c.cp);  // a GPU count the layout multiplies to
         const std::string query = encodeQuery(c);
         if (field.key == "model" || field.key == "gpu") {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <set>
 
 #include "membudget/base/choices.hpp"
@@ -12,10 +13,70 @@
 #include "membudget/model/fields.hpp"
 #include "membudget/model/presets.hpp"
 #include "membudget/model/query.hpp"
+#include "membudget/model/validate.hpp"
 
 namespace membudget {
 
 using detail::quoted;
+
+namespace {
+
+// What a choice requires, chosen for the user where the same input does not set it, with a notice: one rule for the
+// page's form, links, the CLI and the importers (validate() refuses the same combinations when they are given).
+void chooseWhatChoicesRequire(Config& c, const std::function<bool(std::string_view)>& given, std::vector<Problem>& notices) {
+    auto choose = [&](std::string_view key, std::string text, std::string why) {
+        notices.push_back({std::string(key), std::string(key) + " = " + text + ": " + why});
+    };
+    const std::string finetune(toString(c.finetune));
+    if (given("finetune") && c.finetune != Finetune::full) {
+        // Adapters are membudget's training model (validate: finetune needs method membudget in training).
+        if (c.method != Method::membudget && !given("method")) {
+            choose("method", "membudget", "finetune = " + finetune + " is modelled by membudget's method");
+            c.method = Method::membudget;
+        }
+        if (c.mode != Mode::training && !given("mode")) {
+            choose("mode", "training", "finetune = " + finetune + " trains adapters");
+            c.mode = Mode::training;
+        }
+        // QLoRA is bitsandbytes' NF4 under torchtune or PEFT; Megatron-LM has no QLoRA path.
+        if (c.finetune == Finetune::qlora && c.framework == Framework::megatron && !given("framework")) {
+            choose("framework", "torchtune", "Megatron-LM has no QLoRA path; torchtune's qlora recipes are the reference");
+            c.framework = Framework::torchtune;
+        }
+        if (c.finetune == Finetune::qlora && c.precision != Precision::bf16 && c.precision != Precision::fp16 && !given("precision")) {
+            choose("precision", "bf16", "QLoRA computes in BF16 over its NF4 base");
+            c.precision = Precision::bf16;
+        }
+    }
+    if (given("mode") && c.mode == Mode::inference && c.finetune != Finetune::full && !given("finetune")) {
+        choose("finetune", "full", "inference serves the model (adapters are a training setting)");
+        c.finetune = Finetune::full;
+    }
+    const bool frameworkChosen = given("framework") || given("method") || given("finetune");
+    if (!frameworkChosen || c.method != Method::membudget) return;
+    const std::string framework(toString(c.framework));
+    if (shardsAllOrNothing(c.framework) && c.zero != 0 && c.zero != 3 && !given("zero")) {
+        const bool sharded = c.dp * c.cp > 1;
+        choose("zero", sharded ? "3" : "0",
+               "framework " + framework + (sharded ? " shards with FSDP2's fully_shard" : " replicates on one data-parallel rank") +
+                   " (ZeRO 1 and 2 have no equivalent there)");
+        c.zero = sharded ? 3 : 0;
+    }
+    if (c.ckpt == Checkpointing::op && c.framework != Framework::torchtitan && !given("ckpt")) {
+        choose("ckpt", "selective", "op-level checkpointing is torchtitan's; framework " + framework + " recomputes selectively");
+        c.ckpt = Checkpointing::selective;
+    }
+    if (c.compile && c.framework == Framework::megatron && !given("compile")) {
+        choose("compile", "false", "Megatron-LM runs Transformer Engine's fused modules, not torch.compile");
+        c.compile = false;
+    }
+    if (c.activationOffload && c.framework != Framework::torchtune && !given("activation_offload")) {
+        choose("activation_offload", "false", "activation offloading is torchtune's");
+        c.activationOffload = false;
+    }
+}
+
+}  // namespace
 
 ParsedConfig applyAssignments(std::span<const Assignment> assignments, Config base) {
     ParsedConfig out{std::move(base), {}};
@@ -52,6 +113,7 @@ ParsedConfig applyAssignments(std::span<const Assignment> assignments, Config ba
                                          detail::formatNumber(c.gpus) + " / " + detail::formatNumber(modelParallel)});
         c.dp = c.gpus / modelParallel;
     }
+    chooseWhatChoicesRequire(c, given, out.notices);
     // Only membudget's method models inference: choosing inference without naming a method selects it.
     if (out.config.mode == Mode::inference && out.config.method != Method::membudget && !given("method")) {
         out.notices.push_back({"method", "mode = inference selects method membudget (the " + std::string(toString(out.config.method)) +

@@ -168,6 +168,10 @@ std::vector<Problem> validate(const Config& config) {
         if (config.method != Method::membudget || config.mode != Mode::training)
             errors.push_back({"finetune", "finetune = " + mode + " is modelled by method membudget in training; got method " +
                                               std::string(toString(config.method)) + ", mode " + std::string(toString(config.mode))});
+        if (config.finetune == Finetune::qlora && config.framework == Framework::megatron && config.method == Method::membudget)
+            errors.push_back({"framework",
+                              "finetune = qlora (bitsandbytes' NF4 base) has no Megatron-LM path: choose framework torchtune or "
+                              "hf_accelerate; got megatron"});
         if (config.finetune == Finetune::qlora && config.precision != Precision::bf16 && config.precision != Precision::fp16)
             errors.push_back({"finetune",
                               "finetune = qlora stores the base in NF4 and computes in BF16 or FP16: it needs precision bf16 "
