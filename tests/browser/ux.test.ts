@@ -127,7 +127,7 @@ describe('inputs that accept what people type', () => {
     const link = page.url();
     await page.fill('#f-dp', 'eight');
     await page.waitForSelector('#verdict[data-verdict="error"]');
-    expect(await page.$$('#ledger tr[data-line]')).toHaveLength(0);
+    expect(await page.getAttribute('#result', 'data-stale')).toBe('true');
     expect(await page.textContent('#m-dp')).toContain('dp must be');
     expect(page.url()).toBe(link);
     await page.fill('#f-dp', '8');
@@ -172,6 +172,32 @@ describe('a choice brings what it requires', () => {
     await page.waitForFunction(() => (document.getElementById('f-framework') as HTMLSelectElement).value === 'torchtune');
     expect(await page.textContent('#notices')).toContain('Megatron-LM has no QLoRA path');
     await page.waitForFunction(() => !['error', null].includes(document.getElementById('verdict')!.getAttribute('data-verdict')));
+  });
+});
+
+describe('a refused value', () => {
+  it('never reaches the link; the last result stays, greyed and out of date; each problem links to its field', async () => {
+    const page = await open('?model=llama-3.1-8b&tp=1&dp=8&gpu=h100-80gb');
+    await page.waitForSelector('#verdict[data-verdict="fits"]');
+    const link = page.url();
+    const rows = (await page.$$('#ledger tr[data-line]')).length;
+    await page.fill('#f-tp', '3');
+    await page.waitForSelector('#verdict[data-verdict="error"]');
+    expect(await page.getAttribute('#result', 'data-stale')).toBe('true');
+    expect(await page.$$('#ledger tr[data-line]')).toHaveLength(rows);
+    expect(await page.textContent('#ledger caption')).toContain('Out of date');
+    // The link's debounced write would have happened by the time a valid change is written after it.
+    await page.fill('#f-seq', '2048');
+    await page.waitForSelector('#verdict[data-verdict="error"]');
+    expect(page.url()).toBe(link);
+    const fieldLink = page.locator('#verdict a[data-field="tp"]');
+    expect(await fieldLink.textContent()).toBe('Tensor parallel TP');
+    await fieldLink.click();
+    await page.waitForFunction(() => document.activeElement?.id === 'f-tp');
+    await page.fill('#f-tp', '2');
+    await page.waitForSelector('#verdict[data-verdict="fits"]');
+    expect(await page.getAttribute('#result', 'data-stale')).toBe('false');
+    await page.waitForURL((url) => url.search.includes('tp=2') && url.search.includes('seq=2048'));
   });
 });
 

@@ -60,6 +60,9 @@ interface Marker {
   label: HTMLSpanElement;
 }
 
+/** The caption's prefix while the table holds the last valid configuration's numbers. */
+const STALE_CAPTION = 'Out of date (the last valid configuration; fix the fields above):';
+
 export class LedgerView {
   readonly element: HTMLElement;
   /** The answer at a glance, kept in view: the verdict, what it is for (#summary), the bar. */
@@ -113,6 +116,8 @@ export class LedgerView {
   show(ledger: Ledger, config: Config, unit: Unit): void {
     this.element.classList.remove('invalid');
     this.answer.classList.remove('invalid');
+    this.element.dataset.stale = 'false';
+    this.answer.dataset.stale = 'false';
     const layoutKey = ledger.lines.map((l) => l.id).join(',');
     if (layoutKey !== this.#layoutKey || this.#verdict.firstChild !== this.#verdictStrong) this.#build(ledger);
     this.#layoutKey = layoutKey;
@@ -128,22 +133,32 @@ export class LedgerView {
   }
 
   /** No numbers for an invalid configuration: the errors, next to their fields and here. */
-  showErrors(errors: Problem[]): void {
+  showErrors(errors: Problem[], labelOf: (key: string) => string | undefined = () => undefined): void {
     this.element.classList.add('invalid');
     this.answer.classList.add('invalid');
     this.#verdict.className = 'verdict invalid';
     this.#verdict.dataset.verdict = 'error';
+    // Each problem links to its field, named by its label (main.ts opens its group and focuses it).
+    const item = (e: Problem) => {
+      const label = labelOf(e.field);
+      return label
+        ? el('li', {}, el('a', { href: `#f-${e.field}`, 'data-field': e.field }, label), `: ${e.message}`)
+        : el('li', {}, e.message);
+    };
     replaceChildren(
       this.#verdict,
       el('strong', {}, 'Not computed'),
       el('span', {}, ` — fix ${errors.length === 1 ? 'this field' : `these ${errors.length} fields`} first:`),
-      el('ul', {}, ...errors.map((e) => el('li', {}, e.message))),
+      el('ul', {}, ...errors.map(item)),
     );
-    replaceChildren(this.#bar);
-    replaceChildren(this.#table);
+    // The last valid result stays, greyed and marked out of date, until the configuration is valid again.
+    const stale = this.#layoutKey !== '';
+    this.element.dataset.stale = String(stale);
+    this.answer.dataset.stale = String(stale);
+    if (stale && !this.#caption.textContent!.startsWith(STALE_CAPTION))
+      setText(this.#caption, `${STALE_CAPTION} ${this.#caption.textContent}`);
     replaceChildren(this.#warnings);
     this.#updateSpeed(undefined);
-    this.#layoutKey = '';
     this.#warningsKey = '';
   }
 

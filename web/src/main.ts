@@ -49,6 +49,15 @@ class App {
       this.#ledgerView.focusVerdict();
     });
     this.#adviceView = new AdviceView((query) => this.#setConfig(this.#withQuery(query)));
+    // A refused configuration's problems link to their fields: open the field's group and focus it.
+    this.#ledgerView.answer.addEventListener('click', (event) => {
+      const link = (event.target as Element).closest('a[data-field]');
+      if (!link) return;
+      event.preventDefault();
+      const key = link.getAttribute('data-field')!;
+      this.#form?.reveal(key);
+      document.getElementById(`f-${key}`)?.focus();
+    });
     // The optional "measured" column of the checklist; its file may carry a configuration to load.
     this.#measuredView = new MeasuredView(engine, (config) => this.#setConfig(config));
     this.#toolbar = new ToolbarView(engine, {
@@ -136,7 +145,7 @@ class App {
   #showProblems(problems: Problem[], atFields = false): void {
     this.#ledger = undefined;
     this.#errors = problems;
-    this.#ledgerView.showErrors(problems);
+    this.#ledgerView.showErrors(problems, (key) => this.#engine.fields.find((f) => f.key === key)?.label);
     this.#ledgerView.setSummary(layoutSummary(this.#engine, this.#config));
     this.#detailsView.clear();
     if (atFields) this.#form?.showProblems(problems, []);
@@ -193,8 +202,11 @@ class App {
     this.#plannerView.show(this.#config, this.#view.unit);
     this.#compareView.show(this.#config, this.#view.unit);
     this.#showFormState();
-    this.#url.write(this.#config, this.#view);
-    this.#toolbar.setFullLink(this.#url.fullLink);
+    // A configuration the engine refuses never reaches the link: it stays at the last valid state.
+    if (this.#errors.length === 0) {
+      this.#url.write(this.#config, this.#view);
+      this.#toolbar.setFullLink(this.#url.fullLink);
+    }
     document.body.dataset.renderMs = (performance.now() - start).toFixed(3);
   }
 
