@@ -6,6 +6,7 @@
 #include "membudget/evaluate/evaluate.hpp"
 #include "membudget/model/config.hpp"
 #include "membudget/model/presets.hpp"
+#include "membudget/model/validate.hpp"
 
 using namespace membudget;
 using membudget::test::fixture;
@@ -108,4 +109,31 @@ TEST_CASE("inference: only membudget models it, and the other keys are checked",
     c = inference();
     c.kvBlock = 0;
     CHECK(evaluate(c).errors[0].field == "kv_block");
+}
+
+TEST_CASE("inference is capped by the model's context window", "[inference][context]") {
+    Config c;
+    applyModelPreset(c, *findModelPreset("mixtral-8x7b"));
+    CHECK(c.contextWindow == 32768);  // config.json max_position_embeddings
+    c.mode = Mode::inference;
+    c.method = Method::membudget;
+    c.gpu = "h200";
+    applyGpuPreset(c, *findGpuPreset("h200"));
+    c.tp = 2;
+    c.dp = 1;
+    c.seq = 4096;
+    Result r = evaluate(c);
+    REQUIRE(r.ok());
+    // Memory alone would allow far more (401,168 tokens on one H200 pair); vLLM serves up to the window.
+    CHECK(r.maxContextTokens == 32768);
+    Config unbounded = c;
+    unbounded.contextWindow = 0;
+    CHECK(evaluate(unbounded).maxContextTokens > 32768);
+    c.seq = 32769;
+    CHECK_FALSE(evaluate(c).ok());
+    CHECK(evaluate(c).errors.front().field == "seq");
+    // Training may run beyond the window (long-context extension): not refused.
+    c.mode = Mode::training;
+    c.seq = 65536;
+    CHECK(validate(c).empty());
 }

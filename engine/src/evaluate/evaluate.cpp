@@ -196,7 +196,9 @@ Result evaluate(const Config& config) noexcept {
                                                                      : Verdict::doesNotFit;
         if (config.mode == Mode::inference) {
             result.maxSequences = largestFitting(config, &Config::mb, findField("mb")->max, result.usableBytes);
-            result.maxContextTokens = largestFitting(config, &Config::seq, findField("seq")->max, result.usableBytes);
+            // The longest context that fits, but never beyond the model's window (what vLLM would serve).
+            const double longest = config.contextWindow > 0 ? config.contextWindow : findField("seq")->max;
+            result.maxContextTokens = largestFitting(config, &Config::seq, longest, result.usableBytes);
         }
         if (result.totalBytes >= kExactIntegerLimit)
             result.warnings.push_back({"", "the total exceeds 2^53 bytes (9 PB): byte counts are no longer exact"});

@@ -107,7 +107,10 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> fiel
         assignments.push_back({"head_dim", "0"});  // n_embd / n_head, whatever the previous model's was
         if (!number({"n_inner"}, "ffn", false) && hidden) assignments.push_back({"ffn", detail::formatNumber(4 * *hidden)});
         number({"vocab_size"}, "vocab", true);
-        number({"n_positions", "n_ctx"}, "pos_emb", false);
+        if (number({"n_positions", "n_ctx"}, "pos_emb", false))
+            number({"n_positions", "n_ctx"}, "context_window", false);
+        else
+            assignments.push_back({"context_window", "0"});
         flag("gated_ffn", false);
         flag("tied_embeddings", boolean("tie_word_embeddings", true));
         assignments.push_back({"norm", "layernorm"});
@@ -123,6 +126,9 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> fiel
         number({"intermediate_size", "ffn_dim"}, "ffn", true);
         number({"vocab_size"}, "vocab", true);
         assignments.push_back({"pos_emb", "0"});  // rotary embeddings: no parameters
+        // The window vLLM serves up to (max_model_len defaults to it); never the previous model's.
+        if (!number({"max_position_embeddings", "max_sequence_length", "seq_length"}, "context_window", false))
+            assignments.push_back({"context_window", "0"});
         const std::string act = text_("hidden_act", text_("hidden_activation", "silu"));
         flag("gated_ffn", !neox && (act == "silu" || act == "swiglu" || act.rfind("gelu_pytorch_tanh", 0) == 0 || type == "gemma"));
         flag("tied_embeddings", boolean("tie_word_embeddings", !neox));

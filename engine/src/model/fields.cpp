@@ -220,6 +220,19 @@ std::vector<FieldSpec> buildFields() {
          .unit = "positions",
          .help = PAGE_TEXT("Rows of a learned position embedding; 0 for rotary"),
          .section = PAGE_TEXT(arch)});
+    add({.key = "context_window",
+         .label = "Context window",
+         .group = "model",
+         .kind = K::integer,
+         .member = &Config::contextWindow,
+         .min = 1,
+         .max = 16777216,
+         .zeroMeansAuto = true,
+         .autoMeaning = "not stated (no cap)",
+         .unit = "tokens",
+         .help = PAGE_TEXT("The longest sequence the model serves (config.json max_position_embeddings): inference caps its "
+                           "context and the longest context that fits by it, as vLLM refuses a longer max_model_len"),
+         .section = PAGE_TEXT(arch)});
 
     [[maybe_unused]] const std::string_view moe = "Mixture of experts (Megatron-LM --num-experts, --moe-*; Mixtral, Qwen MoE config.json)";
     add({.key = "experts",

@@ -204,6 +204,10 @@ std::vector<Problem> validate(const Config& config) {
     if (config.experts == 0 && config.firstDenseLayers != 0)
         errors.push_back({"first_dense_layers", "first_dense_layers needs a mixture-of-experts model (experts > 0); got " +
                                                     n(config.firstDenseLayers) + " with experts = 0"});
+    // vLLM refuses a max_model_len beyond the model's window (max_position_embeddings) unless told to override it.
+    if (config.mode == Mode::inference && config.contextWindow > 0 && config.seq > config.contextWindow)
+        errors.push_back({"seq", "seq must be at most the model's context window (context_window = " + n(config.contextWindow) +
+                                     ") in inference; got " + n(config.seq)});
     if (config.mode == Mode::inference && config.method != Method::membudget)
         errors.push_back({"method", "method must be membudget in inference mode (the other sources model training); got " +
                                         quoted(toString(config.method))});

@@ -66,6 +66,10 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "help": "Rows of a learned position embedding; 0 for rotary",
     "section": "Model config.json (Hugging Face layout)"
   },
+  "context_window": {
+    "help": "The longest sequence the model serves (config.json max_position_embeddings): inference caps its context and the longest context that fits by it, as vLLM refuses a longer max_model_len",
+    "section": "Model config.json (Hugging Face layout)"
+  },
   "experts": {
     "help": "Experts per MoE layer",
     "section": "Mixture of experts (Megatron-LM --num-experts, --moe-*; Mixtral, Qwen MoE config.json)"

@@ -60,6 +60,7 @@ export interface Config {
   bias: boolean;
   qkv_bias: boolean;
   pos_emb: number;
+  context_window: number;
   experts: number;
   experts_per_token: number;
   moe_ffn: number;

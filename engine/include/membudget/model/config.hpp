@@ -30,8 +30,9 @@ struct Config {
     bool tiedEmbeddings = false;
     Norm norm = Norm::rmsnorm;
     bool bias = false;
-    bool qkvBias = false;  // biases on Q, K, V only (Qwen2)
-    double posEmb = 0;     // rows of a learned absolute position embedding; 0 for rotary
+    bool qkvBias = false;      // biases on Q, K, V only (Qwen2)
+    double posEmb = 0;         // rows of a learned absolute position embedding; 0 for rotary
+    double contextWindow = 0;  // the model's context window (max_position_embeddings), tokens; 0: not stated
     // mixture of experts (experts = 0: dense)
     double experts = 0;
     double expertsPerToken = 2;

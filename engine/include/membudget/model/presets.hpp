@@ -26,6 +26,8 @@ struct ModelPreset {
     double kvLoraRank = 0, qLoraRank = 0, qkRopeDim = 64, qkNopeDim = 0, vHeadDim = 0;
     bool qkvBias = false, sharedExpertGate = false;
     double mtpLayers = 0;
+    // The context window (config.json max_position_embeddings; GPT-3: the paper's n_ctx), tokens; 0: not stated.
+    double contextWindow = 0;
 };
 
 struct GpuPreset {
