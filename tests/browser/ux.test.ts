@@ -201,6 +201,22 @@ describe('a refused value', () => {
   });
 });
 
+describe('serving at a glance', () => {
+  it('states the most concurrent sequences and the longest context, capped by the model window, in the sticky answer', async () => {
+    const page = await open('?model=mixtral-8x7b&mode=inference&method=membudget&gpu=h200&tp=2&dp=1&seq=4096');
+    await page.waitForSelector('#serving:not([hidden])');
+    const text = (await page.textContent('#serving'))!;
+    expect(text).toContain('Maximum concurrency for 4,096 tokens per request:');
+    expect(text).toContain("32,768 tokens (the model's window: 32,768)");
+    expect(await inView(page, '#serving')).toBe(true);
+    // Beyond the window, inference is refused at seq.
+    await page.fill('#f-seq', '65536');
+    await page.waitForSelector('#verdict[data-verdict="error"]');
+    expect(await page.textContent('#m-seq')).toContain("seq must be at most the model's context window (context_window = 32,768)");
+    expect(await page.isHidden('#serving')).toBe(true);
+  });
+});
+
 describe('the embed', () => {
   it('fits the README frame of 820 × 640 with the summary and no planner', async () => {
     const page = await open('?embed=1&model=llama-3.1-70b&tp=8&pp=2&dp=16&ckpt=selective&sp=true&method=membudget', EMBED);

@@ -71,6 +71,8 @@ export class LedgerView {
   readonly #summary = el('p', { id: 'summary', class: 'summary' });
   /** The step-time estimate in one line (training), and its parts in a table below the ledger. */
   readonly #speed = el('p', { id: 'step-time', class: 'step-time' });
+  /** Inference: the most concurrent sequences and the longest context, as vLLM's start-up log states them. */
+  readonly #serving = el('p', { id: 'serving', class: 'step-time' });
   readonly #speedParts = el('details', { id: 'step-time-parts', class: 'step-time-parts' });
   #speedKey = '';
   readonly #bar = el('figure', { id: 'bar', class: 'bar' });
@@ -98,6 +100,7 @@ export class LedgerView {
       this.#verdict,
       this.#summary,
       this.#speed,
+      this.#serving,
       this.#bar,
     );
     this.element = el('section', { id: 'result', 'aria-label': 'Memory ledger' }, this.#table, this.#warnings, this.#speedParts);
@@ -125,6 +128,7 @@ export class LedgerView {
     this.#updateBar(ledger, unit);
     this.#updateTable(ledger, config, unit);
     this.#updateSpeed(ledger);
+    this.#updateServing(ledger, config);
     const warningsKey = ledger.warnings.map((w) => `${w.field}\u0000${w.message}`).join('\u0001');
     if (warningsKey !== this.#warningsKey) {
       replaceChildren(this.#warnings, ...ledger.warnings.map((w) => el('li', { 'data-field': w.field }, w.message)));
@@ -159,7 +163,21 @@ export class LedgerView {
       setText(this.#caption, `${STALE_CAPTION} ${this.#caption.textContent}`);
     replaceChildren(this.#warnings);
     this.#updateSpeed(undefined);
+    this.#updateServing(undefined, undefined);
     this.#warningsKey = '';
+  }
+
+  /** Inference's answers in the sticky header: the engine caps the context by the model's window. */
+  #updateServing(ledger: Ledger | undefined, config: Config | undefined): void {
+    const serving = ledger !== undefined && config !== undefined && config.mode === 'inference';
+    this.#serving.hidden = !serving;
+    if (!serving) return;
+    const window = config.context_window > 0 ? ` (the model's window: ${formatCount(config.context_window)})` : '';
+    setText(
+      this.#serving,
+      `Maximum concurrency for ${formatCount(config.seq)} tokens per request: ${formatCount(ledger.maxSequences)} sequences · ` +
+        `longest context at ${formatCount(config.mb)} sequences: ${formatCount(ledger.maxContextTokens)} tokens${window}`,
+    );
   }
 
   /** The estimate's line and its parts; hidden where there is none (inference, no GPU speed). */
