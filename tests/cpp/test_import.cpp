@@ -297,3 +297,51 @@ TEST_CASE("import: --import is an input of every subcommand, and later flags ove
     const auto bad = test::cliRun({"export", "--format", "hf"});
     CHECK(bad.status == 2);
 }
+
+TEST_CASE("vLLM reads a long flag's underscores as dashes, as its parser does", "[import][vllm]") {
+    // vllm/utils FlexibleArgumentParser: --tensor_parallel_size 8 is --tensor-parallel-size 8.
+    const ImportResult dashes = importText(
+        "vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size 8 --max-model-len=16384 --gpu-memory-utilization 0.85 "
+        "--enforce-eager --max-num-seqs 64");
+    const ImportResult underscores = importText(
+        "vllm serve meta-llama/Llama-3.1-70B --tensor_parallel_size 8 --max_model_len=16384 --gpu_memory_utilization 0.85 "
+        "--enforce_eager --max_num_seqs 64");
+    REQUIRE(dashes.ok());
+    REQUIRE(underscores.ok());
+    auto pairs = [](const ImportResult& r) {
+        std::vector<std::pair<std::string, std::string>> out;
+        for (const auto& a : r.assignments) out.emplace_back(a.key, a.text);
+        return out;
+    };
+    CHECK(pairs(underscores) == pairs(dashes));
+    CHECK(underscores.unmapped.size() == dashes.unmapped.size());
+    const auto tp =
+        std::find_if(underscores.assignments.begin(), underscores.assignments.end(), [](const Assignment& a) { return a.key == "tp"; });
+    REQUIRE(tp != underscores.assignments.end());
+    CHECK(tp->text == "8");
+    // A value keeps its underscores (a served model name, a path).
+    const ImportResult named = importText("vllm serve org/my_model --served_model_name my_model_v2 --tensor_parallel_size 2");
+    REQUIRE(named.ok());
+}
+
+TEST_CASE("DeepSpeed's BF16 master and optimizer-state options map to the keys that exist", "[import][deepspeed]") {
+    const ImportResult r = importText(
+        R"({"train_micro_batch_size_per_gpu": 1, "bf16": {"enabled": true, "bf16_master_weights_and_grads": true,
+            "bf16_optimizer_states": true}, "zero_optimization": {"stage": 3}})",
+        ImportFormat::deepspeed);
+    REQUIRE(r.ok());
+    auto value = [&r](std::string_view key) {
+        const auto a = std::find_if(r.assignments.begin(), r.assignments.end(), [key](const Assignment& x) { return x.key == key; });
+        return a == r.assignments.end() ? std::string("(not set)") : a->text;
+    };
+    CHECK(value("master_weights") == "false");
+    CHECK(value("optimizer_dtype") == "bf16");
+    for (const auto& u : r.unmapped) CHECK(u.key.find("bf16_") == std::string::npos);
+    // Without them, DeepSpeed's default: an FP32 master and FP32 states, set rather than inherited.
+    const ImportResult plain = importText(R"({"bf16": {"enabled": true}, "zero_optimization": {"stage": 1}})", ImportFormat::deepspeed);
+    REQUIRE(plain.ok());
+    const auto master =
+        std::find_if(plain.assignments.begin(), plain.assignments.end(), [](const Assignment& x) { return x.key == "master_weights"; });
+    REQUIRE(master != plain.assignments.end());
+    CHECK(master->text == "true");
+}

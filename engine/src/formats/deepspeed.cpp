@@ -111,6 +111,11 @@ void importDeepspeed(Document& d, Mapping& m) {
     const bool bf16 = boolOrAuto("bf16.enabled") || boolOrAuto("bfloat16.enabled");
     const bool fp16 = boolOrAuto("fp16.enabled");
     if (bf16 || fp16 || !(isAuto("bf16.enabled") || isAuto("fp16.enabled"))) m.set("precision", bf16 ? "bf16" : fp16 ? "fp16" : "fp32");
+    // DeepSpeed's BF16 options (runtime/bf16_optimizer.py; ZeRO-3 with bf16_master_weights_and_grads): the master
+    // weights and gradients kept in BF16 instead of an FP32 copy, the optimizer states in BF16. Always set, so that
+    // a previous configuration's choice does not survive the import.
+    m.set("master_weights", bf16 && boolOrAuto("bf16.bf16_master_weights_and_grads") ? "false" : "true");
+    m.set("optimizer_dtype", bf16 && boolOrAuto("bf16.bf16_optimizer_states") ? "bf16" : "auto");
     const auto mb = numberOrAuto("train_micro_batch_size_per_gpu");
     const auto gas = numberOrAuto("gradient_accumulation_steps");
     const auto total = numberOrAuto("train_batch_size");

@@ -39,6 +39,7 @@ using detail::kVllmSwitches;
 using detail::Mapping;
 using detail::startsWith;
 using detail::torchtuneOverrides;
+using detail::vllmFlagSpelling;
 using detail::Words;
 
 std::optional<ImportFormat> detectImportFormat(std::string_view text) {
@@ -122,7 +123,7 @@ ImportResult importConfig(const ImportInput& input) {
             break;
         }
         case ImportFormat::vllm: {
-            Words w(input.lines, kVllmSwitches);
+            Words w(vllmFlagSpelling(input.lines), kVllmSwitches);
             importVllm(w, m);
             break;
         }

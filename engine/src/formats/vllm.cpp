@@ -100,6 +100,19 @@ const std::set<std::string_view> kVllmIgnored{"--config",
                                               "--model-impl",
                                               "--scheduling-policy"};
 
+std::vector<std::vector<std::string>> vllmFlagSpelling(const std::vector<std::vector<std::string>>& lines) {
+    // vLLM's FlexibleArgumentParser (vllm/utils argparse_utils.py parse_args) reads --tensor_parallel_size as
+    // --tensor-parallel-size: underscores in a long flag's name (not its value) are dashes.
+    std::vector<std::vector<std::string>> out = lines;
+    for (auto& line : out)
+        for (auto& word : line) {
+            if (word.rfind("--", 0) != 0) continue;
+            const size_t end = std::min(word.find('='), word.size());
+            std::replace(word.begin(), word.begin() + static_cast<std::ptrdiff_t>(end), '_', '-');
+        }
+    return out;
+}
+
 void importVllm(Words& w, Mapping& m) {
     m.set("mode", "inference");
     m.set("method", "membudget");

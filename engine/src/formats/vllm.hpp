@@ -3,7 +3,9 @@
 #pragma once
 
 #include <set>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "formats/reader.hpp"
 #include "membudget/formats/export.hpp"
@@ -16,6 +18,8 @@ extern const std::set<std::string_view> kVllmSwitches;
 
 // vLLM's flags (Words built with kVllmSwitches) onto membudget's keys.
 void importVllm(Words& w, Mapping& m);
+// A command's words with each long flag spelled as vLLM reads it (underscores in its name are dashes).
+std::vector<std::vector<std::string>> vllmFlagSpelling(const std::vector<std::vector<std::string>>& lines);
 
 // `c` as a `vllm serve` command.
 ExportResult exportVllm(const Config& c);
