@@ -166,7 +166,8 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("unmapped", &WasmConfigImport::unmapped)
         .field("warnings", &WasmConfigImport::warnings)
         .field("errors", &WasmConfigImport::errors)
-        .field("problems", &WasmConfigImport::problems);
+        .field("problems", &WasmConfigImport::problems)
+        .field("modelKept", &WasmConfigImport::modelKept);
     value_object<WasmExport>("ConfigExport").field("text", &WasmExport::text).field("notExported", &WasmExport::notExported);
 
     value_object<WasmImport>("HfImport")

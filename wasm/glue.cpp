@@ -340,7 +340,10 @@ WasmConfigImport importConfiguration(const Config& base, const std::string& form
         item.set("text", a.text);
         out.assignments.call<void>("push", item);
     }
-    const ParsedConfig parsed = applyAssignments(result.assignments, base);
+    // The file's keys over the defaults, keeping only the GPU, the method and (when the file names none) the model.
+    const ImportBase start = importBase(base, result);
+    const ParsedConfig parsed = applyAssignments(result.assignments, start.config);
+    if (start.modelKept && result.ok()) out.modelKept = base.name.empty() ? base.model : base.name;
     out.config = result.ok() ? parsed.config : base;
     out.problems = toArray(parsed.problems);
     return out;

@@ -130,6 +130,7 @@ struct WasmConfigImport {
     val warnings = val::array();
     val errors = val::array();
     val problems = val::array();  // assignments the configuration refused
+    std::string modelKept;        // the model the import kept because the file names none ("" when it names one)
 };
 
 struct WasmExport {

@@ -263,6 +263,29 @@ describe('the calculator page', () => {
     await expectNoBadText(page);
   });
 
+  it('a launch file sets what it says: importing A then B gives what B alone gives, the GPU kept', async () => {
+    const dir = resolve(ROOT, 'tests/fixtures/import');
+    const first = readFileSync(resolve(dir, 'torchtune/llama3_1_8B_lora.yaml'), 'utf8');
+    const second = readFileSync(resolve(dir, 'vllm/parallelism_scaling.sh'), 'utf8');
+    const importFile = async (page: Page, text: string) => {
+      await page.fill('#import-text', text);
+      await page.click('#import-apply');
+      await page.waitForSelector('#import-message[data-state="imported"]');
+    };
+    const chained = await open('?gpu=h200&method=membudget');
+    await chained.click('.importer summary');
+    await importFile(chained, first);
+    await chained.waitForFunction(() => location.search.includes('finetune=lora'));
+    await importFile(chained, second);
+    await chained.waitForFunction(() => location.search.includes('mode=inference') && !location.search.includes('finetune'));
+    const alone = await open('?gpu=h200&method=membudget');
+    await alone.click('.importer summary');
+    await importFile(alone, second);
+    await alone.waitForFunction(() => location.search.includes('mode=inference'));
+    expect(new URL(chained.url()).search).toBe(new URL(alone.url()).search);
+    expect(new URL(alone.url()).search).toContain('gpu=h200');
+  });
+
   it('an import leaves nothing of the model before it, keeps the imported name, and offers the TP values the model allows', async () => {
     const cases = fixture('hf-configs').cases as { name: string; config: Record<string, unknown> }[];
     const deepseek = cases.find((c) => c.name.startsWith('DeepSeek-V3'))!.config;

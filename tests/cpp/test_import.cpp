@@ -16,6 +16,7 @@
 #include "membudget/model/assignments.hpp"
 #include "membudget/model/config.hpp"
 #include "membudget/model/fields.hpp"
+#include "membudget/model/presets.hpp"
 #include "membudget/model/query.hpp"
 #include "membudget/model/validate.hpp"
 
@@ -344,4 +345,43 @@ TEST_CASE("DeepSpeed's BF16 master and optimizer-state options map to the keys t
         std::find_if(plain.assignments.begin(), plain.assignments.end(), [](const Assignment& x) { return x.key == "master_weights"; });
     REQUIRE(master != plain.assignments.end());
     CHECK(master->text == "true");
+}
+
+TEST_CASE("an import sets what its file says: importing A then B is importing B alone", "[import][sequence]") {
+    // Every ordered pair of the real files, all formats: nothing of A survives B but the model, and only when B
+    // names none (then the model A set is kept, and said).
+    const std::vector<Fixture> files = importFixtures();
+    REQUIRE(files.size() >= 10);
+    Config page;  // a user's own GPU and method, which no launch file states: kept through every import
+    page.gpu = "h200";
+    applyGpuPreset(page, *findGpuPreset("h200"));
+    page.method = Method::membudget;
+    auto importOver = [](const Config& current, const ImportResult& r) {
+        const ImportBase start = importBase(current, r);
+        return std::pair{applyAssignments(r.assignments, start.config).config, start.modelKept};
+    };
+    std::vector<ImportResult> results;
+    for (const auto& f : files) results.push_back(importText(readFile(f.file)));
+    size_t pairs = 0;
+    for (size_t a = 0; a < files.size(); ++a) {
+        if (!results[a].ok()) continue;
+        const Config afterA = importOver(page, results[a]).first;
+        for (size_t b = 0; b < files.size(); ++b) {
+            if (!results[b].ok()) continue;
+            INFO(files[a].file.filename().string() << " then " << files[b].file.filename().string());
+            const auto [afterAB, keptFromA] = importOver(afterA, results[b]);
+            const auto [alone, keptFromPage] = importOver(page, results[b]);
+            CHECK(keptFromA == keptFromPage);
+            for (const FieldSpec& field : fields()) {
+                INFO("key " << field.key);
+                if (keptFromA && field.group == "model")
+                    CHECK(fieldText(afterAB, field) == fieldText(afterA, field));  // the kept model: A's
+                else
+                    CHECK(fieldText(afterAB, field) == fieldText(alone, field));
+            }
+            CHECK(afterAB.gpu == "h200");
+            ++pairs;
+        }
+    }
+    CHECK(pairs >= 100);
 }

@@ -70,7 +70,8 @@ export class ImportView {
           items.length === 0 ? [] : [el('p', {}, title), el('ul', { id }, ...items.map((item) => el('li', {}, item)))];
         replaceChildren(
           message,
-          el('p', {}, `Imported a ${label}: ${imported.assignments.length} settings.`),
+          el('p', {}, `Imported a ${label}: ${imported.assignments.length} settings over the defaults (the GPU and the method kept).`),
+          ...(imported.modelKept ? [el('p', { id: 'import-model-kept' }, `The file names no model: ${imported.modelKept} is kept.`)] : []),
           ...list(
             'import-set',
             'Set:',

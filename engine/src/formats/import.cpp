@@ -4,6 +4,7 @@
 // shared reader (reader.cpp), so that the CLI and the page import identically.
 #include "membudget/formats/import.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <optional>
 #include <string>
@@ -20,6 +21,7 @@
 #include "formats/vllm.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/model/assignments.hpp"
+#include "membudget/model/fields.hpp"
 
 namespace membudget {
 
@@ -172,6 +174,28 @@ ImportResult importConfig(const ImportInput& input) {
             break;
     }
     return std::move(m).finish(format);
+}
+
+ImportBase importBase(const Config& current, const ImportResult& result) {
+    ImportBase out;
+    // A config.json is a model's architecture, not a launch: it fills the model fields over the layout in use.
+    if (result.format == ImportFormat::hf) {
+        out.config = current;
+        return out;
+    }
+    const auto groupOf = [](std::string_view key) {
+        const FieldSpec* field = findField(key);
+        return field ? field->group : std::string_view();
+    };
+    out.modelKept =
+        std::none_of(result.assignments.begin(), result.assignments.end(), [&](const Assignment& a) { return groupOf(a.key) == "model"; });
+    for (const FieldSpec& field : fields()) {
+        // The hardware group holds two settings of the job, not of the GPU: they start from the defaults.
+        const bool hardware = field.group == "hardware" && field.key != "offload" && field.key != "zero_init";
+        if (hardware || field.key == "method" || (out.modelKept && field.group == "model"))
+            setFieldText(out.config, field, fieldText(current, field));
+    }
+    return out;
 }
 
 }  // namespace membudget

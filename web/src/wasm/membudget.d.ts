@@ -252,6 +252,8 @@ export interface ConfigImport {
   warnings: string[];
   /** The text could not be read as the format. */
   errors: Problem[];
+  /** The model kept because the file names none (a DeepSpeed JSON, a vLLM command for the loaded model); "" otherwise. */
+  modelKept: string;
   /** Assignments the configuration refused (a value outside a field's range). */
   problems: Problem[];
 }
