@@ -100,6 +100,16 @@ describe('the answer at a glance', () => {
     expect(await page.inputValue('#f-model')).toBe('mixtral-8x22b');
     await page.fill('#model-search', 'Llama-3.1 405B');
     await page.waitForFunction(() => location.search.includes('model=llama-3.1-405b'));
+    // Every word must match, whatever the separators: "llama 3.1 70b" is Llama-3.1 70B.
+    await page.fill('#model-search', 'llama 3.1 70b');
+    await page.waitForFunction(() => location.search.includes('model=llama-3.1-70b'));
+    // Typed key by key, "qwen2.5" passes through "qwen2" (a unique match, Qwen2-57B-A14B) and ends matching
+    // nothing: the model the search started from comes back, and the page says there is no match.
+    await page.fill('#model-search', '');
+    await page.click('#model-search');
+    await page.keyboard.type('qwen2.5');
+    await page.waitForFunction(() => document.getElementById('model-search-status')?.textContent?.startsWith('no match'));
+    await page.waitForFunction(() => (document.getElementById('f-model') as HTMLSelectElement).value === 'llama-3.1-70b');
   });
 });
 

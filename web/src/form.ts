@@ -176,18 +176,40 @@ export class Form {
       'aria-label': 'Search the model presets',
       autocomplete: 'off',
     });
+    const status = el('span', { id: 'model-search-status', class: 'parsed', 'aria-live': 'polite' });
+    // Every typed word must appear in the preset's label or id ("llama 3.1 70b" is Llama-3.1 70B); a search selects
+    // on an exact name or a unique match, and a search that stops matching gives back the model it started from.
+    const words = (text: string) => text.toLowerCase().replace(/[-_/]/g, ' ').split(/\s+/).filter(Boolean);
+    let before: string | undefined;
+    search.addEventListener('focus', () => (before = select.value));
     search.addEventListener('input', () => {
       const text = search.value.trim().toLowerCase();
-      if (!text) return;
+      before ??= select.value;
+      if (!text) {
+        // A cleared search starts again from the model now selected.
+        before = select.value;
+        status.textContent = '';
+        return;
+      }
+      const typed = words(text);
       const exact = engine.modelPresets.find((p) => p.label.toLowerCase() === text || p.id === text);
-      const matches = engine.modelPresets.filter((p) => p.label.toLowerCase().includes(text) || p.id.includes(text));
+      const matches = engine.modelPresets.filter((p) => {
+        const name = words(`${p.label} ${p.id}`).join(' ');
+        return typed.every((word) => name.includes(word));
+      });
       const chosen = exact ?? (matches.length === 1 ? matches[0] : undefined);
-      if (chosen && select.value !== chosen.id) {
-        select.value = chosen.id;
+      const target = chosen?.id ?? (matches.length === 0 ? before : undefined);
+      status.textContent = chosen
+        ? ''
+        : matches.length === 0
+          ? 'no match: paste its config.json in the importer'
+          : `${matches.length} models match`;
+      if (target !== undefined && select.value !== target) {
+        select.value = target;
         emit();
       }
     });
-    return el('div', { class: 'model-search' }, search, list);
+    return el('div', { class: 'model-search' }, search, list, status);
   }
 
   #control(engine: Engine, field: Field, id: string): HTMLInputElement | HTMLSelectElement {
