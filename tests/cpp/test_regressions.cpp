@@ -99,3 +99,17 @@ TEST_CASE("regression fuzz_query: inference with a method that cannot be read ro
     CHECK(decodeQuery(encodeQuery(parsed.config)).config == parsed.config);
     CHECK(encodeQuery(parsed.config).find("method=chapter") != std::string::npos);
 }
+
+TEST_CASE("regression fuzz_query: a link with gpus and a DP it does not follow round-trips", "[regression]") {
+    // gpus makes DP follow it unless the link gives dp; a link giving the default DP with gpus = 1024 (refused by the
+    // validator) encoded dp away, and decoding it then derived DP 128 instead. A key that decoding would choose
+    // otherwise is written out, even at its default (tests/fuzz/regressions/fuzz_query/gpus-with-a-dp-the-link-drops).
+    const ParsedConfig parsed = decodeQuery("gpus=1024&dp=32&seq=131072&ckpt=none&act_formula=worked");
+    REQUIRE(parsed.config.dp == 32);
+    CHECK(decodeQuery(encodeQuery(parsed.config)).config == parsed.config);
+    CHECK(encodeQuery(parsed.config).find("dp=32") != std::string::npos);
+    // A choice a framework brings, likewise: QLoRA on the default framework (refused) keeps its framework in the link.
+    const ParsedConfig qlora = decodeQuery("finetune=qlora&framework=megatron&method=membudget");
+    CHECK(qlora.config.framework == Framework::megatron);
+    CHECK(decodeQuery(encodeQuery(qlora.config)).config == qlora.config);
+}

@@ -1,7 +1,9 @@
 // The URL query codec: keys in the field table's order, only those that differ from the presets' baseline.
 #include "membudget/model/query.hpp"
 
+#include <algorithm>
 #include <optional>
+#include <vector>
 
 #include "membudget/base/choices.hpp"
 #include "membudget/base/text.hpp"
@@ -13,23 +15,43 @@ namespace membudget {
 
 using detail::quoted;
 
-std::string encodeQuery(const Config& config) {
+namespace {
+
+// The fields that differ from the baseline, and those in `forced` whatever their value.
+std::string queryOf(const Config& config, const std::vector<std::string_view>& forced) {
     // A preset id is compared with the default id; the fields a preset fills, with the preset's values.
     const Config defaults, baseline = presetBaseline(config);
     std::string query;
     for (const auto& field : fields()) {
         const bool presetKey = field.key == "model" || field.key == "gpu";
         const std::string value = fieldText(config, field);
-        // mode = inference without a method selects membudget on decoding: any other method is written out, so
-        // that the link decodes to this configuration.
-        const bool keepMethod = field.key == "method" && config.mode == Mode::inference && config.method != Method::membudget;
-        if (value == fieldText(presetKey ? defaults : baseline, field) && !keepMethod) continue;
+        const bool force = std::find(forced.begin(), forced.end(), field.key) != forced.end();
+        if (value == fieldText(presetKey ? defaults : baseline, field) && !force) continue;
         if (!query.empty()) query += '&';
         query += detail::percentEncode(field.key);
         query += '=';
         query += detail::percentEncode(value);
     }
     return query;
+}
+
+}  // namespace
+
+std::string encodeQuery(const Config& config) {
+    // Decoding chooses for the user where a link leaves a key out (DP follows gpus, a framework brings its ZeRO,
+    // inference selects membudget's method: applyAssignments). A key whose value such a choice would change is
+    // written out even at its default, so that every link decodes to the configuration it was made from; each
+    // pass only adds keys, which only remove choices, so it ends within a few passes.
+    std::vector<std::string_view> forced;
+    for (;;) {
+        const std::string query = queryOf(config, forced);
+        const Config back = decodeQuery(query).config;
+        const size_t before = forced.size();
+        for (const auto& field : fields())
+            if (fieldText(back, field) != fieldText(config, field) && std::find(forced.begin(), forced.end(), field.key) == forced.end())
+                forced.push_back(field.key);
+        if (forced.size() == before) return query;
+    }
 }
 
 AssignmentList parseQuery(std::string_view query) {
