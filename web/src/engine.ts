@@ -238,8 +238,13 @@ export class Engine {
 
   /** What the field table says of each field in this configuration: hidden when it does not apply, the 0s' values. */
   fieldStates(config: Config): FieldStates {
-    return this.#call(() => this.#module.fieldStates(this.#complete(config)));
+    // One recompute asks several times (the form, the summary, the planner) of the same configuration object,
+    // which the page replaces rather than mutates: the last answer is kept for it.
+    if (this.#lastStates?.config !== config)
+      this.#lastStates = { config, states: this.#call(() => this.#module.fieldStates(this.#complete(config))) };
+    return this.#lastStates.states;
   }
+  #lastStates: { config: Config; states: FieldStates } | undefined;
 
   /** The GPUs the layout occupies, TP × PP × CP × DP, as the engine counts them (membudget/model/layout.hpp). */
   worldSize(config: Config): number {
