@@ -6,10 +6,12 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "fixtures.hpp"
 #include "import_parse.hpp"
 #include "membudget/base/choices.hpp"
+#include "membudget/evaluate/evaluate.hpp"
 #include "membudget/formats/export.hpp"
 #include "membudget/formats/import.hpp"
 #include "membudget/io/json_write.hpp"
@@ -345,6 +347,62 @@ TEST_CASE("DeepSpeed's BF16 master and optimizer-state options map to the keys t
         std::find_if(plain.assignments.begin(), plain.assignments.end(), [](const Assignment& x) { return x.key == "master_weights"; });
     REQUIRE(master != plain.assignments.end());
     CHECK(master->text == "true");
+}
+
+TEST_CASE("torchtune: the recipe decides FSDP2, and bitsandbytes' 32-bit AdamW keeps FP32 states", "[import][torchtune]") {
+    auto value = [](const ImportResult& r, std::string_view key) {
+        const auto a = std::find_if(r.assignments.begin(), r.assignments.end(), [key](const Assignment& x) { return x.key == key; });
+        return a == r.assignments.end() ? std::string("(not set)") : a->text;
+    };
+    const std::string model = " --config llama3_1/8B_full model._component_=torchtune.models.llama3_1.llama3_1_8b batch_size=1";
+    // full_finetune_distributed shards with FSDP2 (fully_shard) on one rank as on eight; single_device never does.
+    for (const auto& [command, dp, zero] : std::vector<std::tuple<std::string, std::string, std::string>>{
+             {"tune run --nproc_per_node 1 full_finetune_distributed", "1", "3"},
+             {"tune run --nproc_per_node 8 full_finetune_distributed", "8", "3"},
+             {"tune run --nnodes 2 --nproc_per_node 8 lora_finetune_distributed", "16", "3"},
+             {"tune run full_finetune_single_device", "1", "0"},
+             {"tune run lora_finetune_single_device", "1", "0"}}) {
+        INFO(command);
+        const ImportResult r =
+            importText(command + model +
+                       (command.find("lora") != std::string::npos ? " model._component_=torchtune.models.llama3_1.lora_llama3_1_8b" : ""));
+        REQUIRE(r.ok());
+        CHECK(value(r, "dp") == dp);
+        CHECK(value(r, "zero") == zero);
+    }
+    const ImportResult copies = importText("tune run --nproc_per_node 4 full_finetune_single_device" + model);
+    REQUIRE(copies.ok());
+    CHECK(std::any_of(copies.warnings.begin(), copies.warnings.end(),
+                      [](const std::string& w) { return w.find("starts copies of it") != std::string::npos; }));
+    // bitsandbytes/optim/optimizer.py Optimizer2State.init_state: optim_bits 32 allocates float32 state; torch's
+    // AdamW keeps its state in the BF16 parameters' dtype.
+    for (const auto& [component, optimizer, dtype] :
+         std::vector<std::tuple<std::string, std::string, std::string>>{{"torch.optim.AdamW", "adamw", "auto"},
+                                                                        {"bitsandbytes.optim.AdamW", "adamw", "fp32"},
+                                                                        {"bitsandbytes.optim.PagedAdamW", "adamw", "fp32"},
+                                                                        {"bitsandbytes.optim.AdamW32bit", "adamw", "fp32"},
+                                                                        {"bitsandbytes.optim.PagedAdamW32bit", "adamw", "fp32"},
+                                                                        {"bitsandbytes.optim.PagedAdamW8bit", "adamw_8bit", "auto"}}) {
+        INFO(component);
+        const ImportResult r = importText("tune run full_finetune_single_device" + model + " optimizer._component_=" + component);
+        REQUIRE(r.ok());
+        CHECK(value(r, "optimizer") == optimizer);
+        CHECK(value(r, "optimizer_dtype") == dtype);
+    }
+    // The FP32 states are what the ledger counts: 8 bytes of m and v per parameter against torch's 4.
+    const ImportResult torchAdam = importText("tune run full_finetune_single_device" + model + " optimizer._component_=torch.optim.AdamW");
+    const ImportResult bnbAdam =
+        importText("tune run full_finetune_single_device" + model + " optimizer._component_=bitsandbytes.optim.PagedAdamW");
+    const ParsedConfig a = applyAssignments(torchAdam.assignments), b = applyAssignments(bnbAdam.assignments);
+    REQUIRE(a.problems.empty());
+    REQUIRE(b.problems.empty());
+    auto optimizerBytes = [](const Result& r) {
+        const auto line = std::find_if(r.lines.begin(), r.lines.end(), [](const Line& l) { return l.id == LineId::optimizer; });
+        return line == r.lines.end() ? 0.0 : line->bytes;
+    };
+    const Result ra = evaluate(a.config), rb = evaluate(b.config);
+    REQUIRE(optimizerBytes(ra) > 0);
+    CHECK(optimizerBytes(rb) == Approx(2 * optimizerBytes(ra)).epsilon(1e-9));
 }
 
 TEST_CASE("an import sets what its file says: importing A then B is importing B alone", "[import][sequence]") {

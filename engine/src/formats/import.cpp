@@ -132,14 +132,14 @@ ImportResult importConfig(const ImportInput& input) {
         case ImportFormat::torchtune: {
             if (!input.lines.empty()) {
                 Words w(input.lines, {});
-                std::optional<double> world;
-                const std::vector<JsonValue> values = torchtuneOverrides(w, world);
-                if (values.empty() && !world) {
+                detail::TorchtuneLaunch launch;
+                const std::vector<JsonValue> values = torchtuneOverrides(w, launch);
+                if (values.empty() && !launch.world && launch.recipe.empty()) {
                     m.error("no tune run command and no key=value overrides in the text");
                     break;
                 }
                 Document d(values);
-                importTorchtune(d, m, world);
+                importTorchtune(d, m, launch);
                 break;
             }
             if (input.rootType != "object") {
@@ -147,7 +147,7 @@ ImportResult importConfig(const ImportInput& input) {
                 break;
             }
             Document d(input.values);
-            importTorchtune(d, m, std::nullopt);
+            importTorchtune(d, m, {});
             break;
         }
         case ImportFormat::torchtitan:

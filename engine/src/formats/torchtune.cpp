@@ -4,6 +4,7 @@
 #include "formats/torchtune.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <iterator>
 #include <optional>
@@ -102,7 +103,8 @@ constexpr std::string_view kTorchtuneIgnored[] = {"output_dir",
                                                   "data_parallel_replicate_dim",
                                                   "parallelize_plan"};
 
-void importTorchtune(Document& d, Mapping& m, std::optional<double> world) {
+void importTorchtune(Document& d, Mapping& m, const TorchtuneLaunch& launch) {
+    const std::optional<double>& world = launch.world;
     m.training(Framework::torchtune);
     if (auto component = d.string("model._component_")) {
         // LoRA and QLoRA builders (lora_llama3_1_8b, qlora_llama3_1_8b) wrap the base builder of the same name.
@@ -176,7 +178,13 @@ void importTorchtune(Document& d, Mapping& m, std::optional<double> world) {
     else
         m.warn("the recipe does not say how many GPUs it runs on (tune run --nproc_per_node); dp is 1, set it");
     m.setNumber("dp", dp);
-    m.setNumber("zero", dp > 1 ? 3 : 0);  // the distributed recipes shard with FSDP2; the single-device ones do not
+    // The *_distributed recipes wrap the model in FSDP2 (training.shard_model, fully_shard) whatever the rank count;
+    // the *_single_device ones never shard. A YAML file alone does not name its recipe: several GPUs mean FSDP2.
+    const bool distributed = launch.recipe.ends_with("_distributed");
+    const bool singleDevice = launch.recipe.ends_with("_single_device");
+    if (singleDevice && dp * tp > 1)
+        m.warn(launch.recipe + " runs on one GPU; --nproc_per_node " + formatNumber(dp * tp) + " starts copies of it, not a sharded job");
+    m.setNumber("zero", distributed || (!singleDevice && dp > 1) ? 3 : 0);
     m.setBool("sp", tp > 1);
     if (const auto b = d.number("batch_size")) m.setNumber("mb", *b);
     m.setNumber("microbatches", d.number("gradient_accumulation_steps").value_or(1));
@@ -218,12 +226,16 @@ void importTorchtune(Document& d, Mapping& m, std::optional<double> world) {
     else
         m.unmapped("dtype", dtype, "not bf16 or fp32");
     m.setBool("master_weights", false);
+    m.set("optimizer_dtype", "auto");  // torch.optim.AdamW: m and v in the parameters' dtype (BF16 here)
     if (const auto optimizer = d.string("optimizer._component_")) {
-        if (contains(*optimizer, "8bit"))
+        if (contains(*optimizer, "8bit")) {
             m.set("optimizer", "adamw_8bit");
-        else if (contains(*optimizer, "AdamW") || contains(*optimizer, "Adam"))
+        } else if (contains(*optimizer, "AdamW") || contains(*optimizer, "Adam")) {
             m.set("optimizer", "adamw");
-        else if (contains(*optimizer, "SGD"))
+            // bitsandbytes' 32-bit optimizers (AdamW, PagedAdamW, AdamW32bit: optim_bits 32) allocate their state
+            // in FP32 whatever the parameter's dtype (bitsandbytes/optim/optimizer.py, Optimizer2State.init_state).
+            if (contains(*optimizer, "bitsandbytes")) m.set("optimizer_dtype", "fp32");
+        } else if (contains(*optimizer, "SGD"))
             m.set("optimizer", "sgd");
         else
             m.unmapped("optimizer._component_", *optimizer, "not AdamW, 8-bit AdamW or SGD");
@@ -241,10 +253,15 @@ void importTorchtune(Document& d, Mapping& m, std::optional<double> world) {
     d.listUnread(m, kTorchtuneIgnored, "not modelled by membudget");
 }
 
-std::vector<JsonValue> torchtuneOverrides(Words& w, std::optional<double>& world) {
+std::vector<JsonValue> torchtuneOverrides(Words& w, TorchtuneLaunch& launch) {
     std::vector<JsonValue> values;
     for (const std::string& word : w.all()) {
         const size_t eq = word.find('=');
+        // The recipe: the one bare word that names one (tune run's positional argument).
+        if (eq == std::string::npos && !word.empty() && word[0] != '-' && launch.recipe.empty() &&
+            (word.ends_with("_distributed") || word.ends_with("_single_device")) && word.size() <= 64 &&
+            std::all_of(word.begin(), word.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; }))
+            launch.recipe = word;
         if (word.empty() || word[0] == '-' || eq == std::string::npos || eq == 0) continue;
         const std::string key = word.substr(0, eq), text = word.substr(eq + 1);
         const std::string l = lower(text);
@@ -273,7 +290,7 @@ std::vector<JsonValue> torchtuneOverrides(Words& w, std::optional<double>& world
             double nodes = 1;
             if (Flag* n = w.find({"--nnodes"}))
                 if (const auto v = parseNumber(n->value)) nodes = *v;
-            world = *g * nodes;
+            launch.world = *g * nodes;
         }
     }
     w.find({"--config"});
@@ -283,7 +300,8 @@ std::vector<JsonValue> torchtuneOverrides(Words& w, std::optional<double>& world
 ExportResult exportTorchtune(const Config& c) {
     Exporter e(c);
     e.skipTrainingExtras(ImportFormat::torchtune);
-    const bool distributed = c.dp * c.tp > 1;
+    // FSDP2 (ZeRO 3) is the distributed recipe, on any number of GPUs.
+    const bool distributed = c.dp * c.tp > 1 || c.zero == 3;
     std::string component, config = "llama3_1/8B_full";
     for (const auto& b : kTorchtuneBuilders)
         if (component.empty() && c.model == b.preset && !b.config.empty()) {
@@ -298,7 +316,8 @@ ExportResult exportTorchtune(const Config& c) {
             }
     if (!distributed) config += "_single_device";
     if (component.empty()) e.skip("model", c.name.empty() ? c.model : c.name, "no torchtune model builder for it here");
-    if (c.zero != (distributed ? 3 : 0)) e.skip("zero", formatNumber(c.zero), "torchtune shards with FSDP2 on several GPUs and not on one");
+    if (c.zero != (distributed ? 3 : 0))
+        e.skip("zero", formatNumber(c.zero), "torchtune's distributed recipes shard with FSDP2 and its single-device ones not at all");
     for (const auto& [key, value] : {std::pair<std::string, double>{"pp", c.pp}, {"cp", c.cp}, {"ep", c.ep}, {"vpp", c.vpp}})
         if (value > 1) e.skip(key, formatNumber(value), "torchtune's recipes have no pipeline, context or expert parallelism");
     if (c.sp != (c.tp > 1)) e.skip("sp", c.sp ? "true" : "false", "torchtune's tensor parallelism shards the norms' regions when TP > 1");
@@ -344,7 +363,10 @@ ExportResult exportTorchtune(const Config& c) {
         e.skip("precision", std::string(toString(c.precision)), "torchtune's recipes train in bf16 or fp32");
     switch (c.optimizer) {
         case Optimizer::adamw:
-            l.push_back("optimizer._component_=torch.optim.AdamW");
+            // FP32 states under BF16 parameters: bitsandbytes' 32-bit AdamW keeps them (torch's would be BF16).
+            l.push_back(c.optimizerDtype == OptimizerDtype::fp32 && c.precision != Precision::fp32
+                            ? "optimizer._component_=bitsandbytes.optim.AdamW"
+                            : "optimizer._component_=torch.optim.AdamW");
             break;
         case Optimizer::adamw8bit:
             l.push_back("optimizer._component_=bitsandbytes.optim.PagedAdamW8bit");

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "formats/reader.hpp"
@@ -13,11 +14,18 @@
 
 namespace membudget::detail {
 
-// A torchtune recipe config onto membudget's keys; `world`: the GPUs it runs on, where the command says.
-void importTorchtune(Document& d, Mapping& m, std::optional<double> world);
+// What a `tune run` command says beyond the config: the GPUs it runs on and the recipe it runs
+// (full_finetune_distributed, lora_finetune_single_device, …); both absent for a YAML file alone.
+struct TorchtuneLaunch {
+    std::optional<double> world;
+    std::string recipe;
+};
+
+// A torchtune recipe config onto membudget's keys, under the launch the command states.
+void importTorchtune(Document& d, Mapping& m, const TorchtuneLaunch& launch);
 
 // A `tune run [--nproc_per_node N] RECIPE --config NAME key=value …` command as a document of its overrides.
-std::vector<JsonValue> torchtuneOverrides(Words& w, std::optional<double>& world);
+std::vector<JsonValue> torchtuneOverrides(Words& w, TorchtuneLaunch& launch);
 
 // `c` as a `tune run` command with key=value overrides.
 ExportResult exportTorchtune(const Config& c);

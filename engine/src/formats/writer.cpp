@@ -25,7 +25,10 @@ void Exporter::skipTrainingExtras(ImportFormat format) {
         skip("optimizer_in_backward", "true", "no such setting in this format");
     if (c_.offload != Offload::none && format != ImportFormat::deepspeed && format != ImportFormat::torchtitan)
         skip("offload", std::string(toString(c_.offload)), "no such setting in this format");
-    if (c_.optimizerDtype != defaults.optimizerDtype)
+    // torchtune writes FP32 AdamW states as bitsandbytes' 32-bit AdamW (exportTorchtune).
+    const bool torchtuneFp32States =
+        format == ImportFormat::torchtune && c_.optimizerDtype == OptimizerDtype::fp32 && c_.optimizer == Optimizer::adamw;
+    if (c_.optimizerDtype != defaults.optimizerDtype && !torchtuneFp32States)
         skip("optimizer_dtype", std::string(toString(c_.optimizerDtype)), "no such setting in this format");
 }
 
