@@ -165,3 +165,40 @@ TEST_CASE("MoE fields are checked against each other", "[validate]") {
     c.firstDenseLayers = 2;  // a dense model
     CHECK(validate(c).at(0).field == "first_dense_layers");
 }
+
+TEST_CASE("a model_type is read with its own rules; one without rules is refused by name, never read as a Llama", "[hf]") {
+    const std::string sizes = R"("hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12, "intermediate_size": 3072,
+        "ffn_dim": 3072, "vocab_size": 50272, "max_position_embeddings": 2048)";
+    Config base;
+    base.tp = 1;
+    // No rules: the message names the type and the types that have them; the base is kept.
+    for (const std::string type : {"t5", "gemma2", "gpt_bigcode", "some_future_model"}) {
+        INFO(type);
+        const HfImport refused = importHfConfig(R"({"model_type": ")" + type + "\", " + sizes + "}", base);
+        REQUIRE(refused.errors.size() == 1);
+        CHECK(refused.errors[0].field == "hf_config");
+        CHECK(refused.errors[0].message.find("model_type \"" + type + "\" has no architecture rules") != std::string::npos);
+        CHECK(refused.errors[0].message.find("llama, mistral") != std::string::npos);
+        CHECK(refused.config == base);
+    }
+    // The same sizes under llama and opt are two architectures: OPT's learned positions (2,048 + 2 rows), biases,
+    // LayerNorm and a two-matrix ReLU MLP (modeling_opt.py), against Llama's rotary, RMSNorm, gated MLP.
+    const HfImport llama = importHfConfig(R"({"model_type": "llama", )" + sizes + "}", base);
+    const HfImport opt = importHfConfig(R"({"model_type": "opt", )" + sizes + "}", base);
+    REQUIRE(llama.errors.empty());
+    REQUIRE(opt.errors.empty());
+    CHECK(opt.config.posEmb == 2050);
+    CHECK(opt.config.contextWindow == 2048);
+    CHECK_FALSE(opt.config.gatedFfn);
+    CHECK(opt.config.bias);
+    CHECK(opt.config.norm == Norm::layernorm);
+    CHECK(llama.config.gatedFfn);
+    CHECK(llama.config.posEmb == 0);
+    CHECK(evaluate(opt.config).parameterCount == 125239296);
+    // No model_type: read by its keys, and the notice says which shape was assumed.
+    const HfImport unnamed = importHfConfig("{" + sizes + "}", base);
+    REQUIRE(unnamed.errors.empty());
+    REQUIRE_FALSE(unnamed.notices.empty());
+    CHECK(unnamed.notices[0].field == "model_type");
+    CHECK(unnamed.notices[0].message.find("Llama-shaped") != std::string::npos);
+}

@@ -4,6 +4,8 @@
 #include "membudget/formats/hf.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +46,40 @@ std::string displayName(std::string_view text) {
     return out;
 }
 
+// The architecture rules a config.json's model_type selects. Each family is read with its own keys and layer
+// shape (transformers' modeling_<type>.py); a type not listed has no rules here and is refused by name, never read
+// as the nearest shape.
+enum class HfFamily : std::uint8_t { llama, gpt2, neox, opt };
+
+struct HfModelType {
+    std::string_view type;
+    HfFamily family;
+    std::string_view leftOut;  // what the reading does not count, said in a notice (empty: counted exactly)
+};
+
+constexpr HfModelType kHfModelTypes[] = {
+    {"llama", HfFamily::llama, ""},
+    {"mistral", HfFamily::llama, ""},
+    {"mixtral", HfFamily::llama, ""},
+    {"qwen2", HfFamily::llama, ""},
+    {"qwen2_moe", HfFamily::llama, ""},
+    {"qwen3", HfFamily::llama, "q_norm and k_norm (RMSNorm weights, 2 × head_dim per layer) are not counted"},
+    {"qwen3_moe", HfFamily::llama, "q_norm and k_norm (RMSNorm weights, 2 × head_dim per layer) are not counted"},
+    {"gemma", HfFamily::llama, ""},
+    {"phi3", HfFamily::llama, ""},
+    {"deepseek_v2", HfFamily::llama, ""},
+    {"deepseek_v3", HfFamily::llama, ""},
+    {"gpt2", HfFamily::gpt2, ""},
+    {"gpt_neox", HfFamily::neox, ""},
+    {"opt", HfFamily::opt, ""},
+};
+
+std::string knownModelTypes() {
+    std::string out;
+    for (const auto& t : kHfModelTypes) out += (out.empty() ? "" : ", ") + std::string(t.type);
+    return out;
+}
+
 }  // namespace
 
 // The mapping works on the config's top-level values as text, so that it needs no JSON parser: the CLI
@@ -73,6 +109,25 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> fiel
     };
     auto numberOf = [](const HfValue& v) { return detail::parseNumber(v.text).value_or(0); };
     const std::string type = text_("model_type", "");
+    const auto* rules =
+        std::find_if(std::begin(kHfModelTypes), std::end(kHfModelTypes), [&type](const HfModelType& t) { return t.type == type; });
+    HfFamily family = HfFamily::llama;
+    if (rules != std::end(kHfModelTypes)) {
+        family = rules->family;
+        if (!rules->leftOut.empty()) out.notices.push_back({"model_type", type + ": " + std::string(rules->leftOut)});
+    } else if (!type.empty()) {
+        out.errors.push_back({"hf_config", "model_type \"" + displayName(type.substr(0, 64)) +
+                                               "\" has no architecture rules in membudget, so its layers cannot be counted; it reads " +
+                                               knownModelTypes() + " (docs/import.md). Set the architecture fields by hand instead"});
+        return out;
+    } else if (find("n_embd") && find("n_layer")) {
+        family = HfFamily::gpt2;
+        out.notices.push_back(
+            {"model_type", "config.json names no model_type: read as GPT-2 (n_embd, n_layer: LayerNorm, biases, GELU MLP)"});
+    } else {
+        out.notices.push_back(
+            {"model_type", "config.json names no model_type: read as a Llama-shaped decoder (RMSNorm, gated MLP, rotary positions)"});
+    }
     std::vector<Assignment> assignments{{"model", "custom"}, {"params", "0"}, {"method", "membudget"}};
     // One field from the first of its spellings present; a required size that is missing is an error.
     auto number = [&](std::initializer_list<const char*> names, const char* field, bool required) -> std::optional<double> {
@@ -97,9 +152,34 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> fiel
         return std::nullopt;
     };
     auto flag = [&](const char* field, bool value) { assignments.push_back({field, value ? "true" : "false"}); };
-    const bool gpt2 = type == "gpt2" || (find("n_embd") && find("n_layer"));
-    const bool neox = type == "gpt_neox";
-    if (gpt2) {
+    const bool neox = family == HfFamily::neox;
+    if (family == HfFamily::opt) {
+        // modeling_opt.py: OPTLearnedPositionalEmbedding holds max_position_embeddings + 2 rows (its offset of 2);
+        // q/k/v/out_proj and fc1/fc2 carry biases (enable_bias); LayerNorms; a ReLU fc1 → fc2 MLP; lm_head tied.
+        number({"hidden_size"}, "hidden", true);
+        number({"num_hidden_layers"}, "layers", true);
+        const auto heads = number({"num_attention_heads"}, "heads", true);
+        if (heads) assignments.push_back({"kv_heads", detail::formatNumber(*heads)});
+        assignments.push_back({"head_dim", "0"});
+        number({"ffn_dim"}, "ffn", true);
+        number({"vocab_size"}, "vocab", true);
+        if (const auto window = number({"max_position_embeddings"}, "context_window", false))
+            assignments.push_back({"pos_emb", detail::formatNumber(*window + 2)});
+        else
+            out.errors.push_back({"pos_emb", "config.json has no max_position_embeddings for OPT's learned positions"});
+        flag("gated_ffn", false);
+        flag("tied_embeddings", boolean("tie_word_embeddings", true));
+        assignments.push_back({"norm", "layernorm"});
+        flag("bias", boolean("enable_bias", true));
+        flag("qkv_bias", false);
+        const auto* projection = find("word_embed_proj_dim");
+        const auto* hiddenSize = find("hidden_size");
+        if (projection && hiddenSize && projection->text != hiddenSize->text)
+            out.notices.push_back(
+                {"word_embed_proj_dim", "word_embed_proj_dim " + projection->text +
+                                            " is not hidden_size: the embedding is counted at hidden_size "
+                                            "and project_in/project_out are left out (an over-count where the projection is narrower)"});
+    } else if (family == HfFamily::gpt2) {
         const auto hidden = number({"n_embd"}, "hidden", true);
         number({"n_layer"}, "layers", true);
         const auto heads = number({"n_head"}, "heads", true);
@@ -130,7 +210,10 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> fiel
         if (!number({"max_position_embeddings", "max_sequence_length", "seq_length"}, "context_window", false))
             assignments.push_back({"context_window", "0"});
         const std::string act = text_("hidden_act", text_("hidden_activation", "silu"));
-        flag("gated_ffn", !neox && (act == "silu" || act == "swiglu" || act.rfind("gelu_pytorch_tanh", 0) == 0 || type == "gemma"));
+        // Every Llama-family type listed gates its MLP (gate_proj, or Phi-3's fused gate_up_proj); without a
+        // model_type the activation tells.
+        const bool listed = rules != std::end(kHfModelTypes);
+        flag("gated_ffn", !neox && (listed || act == "silu" || act == "swiglu" || act.rfind("gelu_pytorch_tanh", 0) == 0));
         flag("tied_embeddings", boolean("tie_word_embeddings", !neox));
         assignments.push_back({"norm", neox ? "layernorm" : "rmsnorm"});
         const bool attentionBias = boolean("attention_bias", false), mlpBias = boolean("mlp_bias", false);
