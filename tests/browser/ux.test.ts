@@ -227,6 +227,50 @@ describe('serving at a glance', () => {
   });
 });
 
+describe('help that can be read', () => {
+  it('draws a focused field\'s help on top of every other field, anchored to it, at every width', async () => {
+    for (const viewport of [WIDE, PHONE, EMBED]) {
+      const page = await open('?model=llama-3.1-70b&tp=8&dp=32&gpu=h100-80gb', viewport);
+      // Every section open, every visible control focused in turn: what the page draws at the help's centre and
+      // near its corners is the help itself, and the help starts right below its field's control.
+      const hidden = await page.evaluate(() => {
+        for (const d of document.querySelectorAll('details')) d.open = true;
+        const out: string[] = [];
+        for (const help of document.querySelectorAll<HTMLElement>('.field .help')) {
+          const field = help.closest('.field') as HTMLElement;
+          const control = field.querySelector<HTMLElement>(':scope > input, :scope > select');
+          if (!control || field.hidden || control.offsetParent === null) continue;
+          control.focus();
+          help.scrollIntoView({ block: 'center' });
+          const box = help.getBoundingClientRect();
+          const below = control.getBoundingClientRect();
+          if (box.height === 0 || Math.abs(box.top - below.bottom) > 40) {
+            out.push(`${field.id || control.id}: not anchored`);
+            continue;
+          }
+          // The help lets the pointer through (pointer-events: none); hit-testing needs it to answer for a moment.
+          help.style.pointerEvents = 'auto';
+          for (const [x, y] of [
+            [box.left + box.width / 2, box.top + box.height / 2],
+            [box.left + 4, box.top + 4],
+            [box.right - 4, box.bottom - 4],
+          ]) {
+            const hit = document.elementFromPoint(x, y);
+            if (!hit || !help.contains(hit)) {
+              out.push(`${control.id}: covered by ${hit?.closest('[id]')?.id ?? hit?.tagName}`);
+              break;
+            }
+          }
+          help.style.pointerEvents = '';
+        }
+        return out;
+      });
+      expect(hidden, `${viewport.width} × ${viewport.height}`).toEqual([]);
+      expect(await page.$$eval('.field .help', (h) => h.length)).toBeGreaterThan(40);
+    }
+  });
+});
+
 describe('the embed', () => {
   it('fits the README frame of 820 × 640 with the summary and no planner', async () => {
     const page = await open('?embed=1&model=llama-3.1-70b&tp=8&pp=2&dp=16&ckpt=selective&sp=true&method=membudget', EMBED);
