@@ -228,7 +228,7 @@ describe('serving at a glance', () => {
 });
 
 describe('help that can be read', () => {
-  it('draws a focused field\'s help on top of every other field, anchored to it, at every width', async () => {
+  it("draws a focused field's help on top of every other field, anchored to it, at every width", async () => {
     for (const viewport of [WIDE, PHONE, EMBED]) {
       const page = await open('?model=llama-3.1-70b&tp=8&dp=32&gpu=h100-80gb', viewport);
       // Every section open, every visible control focused in turn: what the page draws at the help's centre and
