@@ -162,13 +162,17 @@ val fieldTexts(const Config& config) {
 val fieldStates(const Config& config) {
     val hidden = val::array();
     val autos = val::object();
+    val labels = val::object();
     for (const auto& f : fields()) {
         if (!fieldApplies(f, config)) hidden.call<void>("push", std::string(f.key));
         if (const auto value = autoValue(f, config)) autos.set(std::string(f.key), *value);
+        if (const std::string_view label = fieldLabel(f, config); label != f.label) labels.set(std::string(f.key), std::string(label));
     }
     val out = val::object();
     out.set("hidden", hidden);
     out.set("auto", autos);
+    out.set("labels", labels);
+    out.set("launchFormat", std::string(toString(launchFormat(config))));
     return out;
 }
 

@@ -225,6 +225,30 @@ describe('serving at a glance', () => {
     expect(await page.textContent('#m-seq')).toContain("seq must be at most the model's context window (context_window = 32,768)");
     expect(await page.isHidden('#serving')).toBe(true);
   });
+
+  it('switching to inference serves one replica, labels mb as concurrent sequences and copies as vllm serve', async () => {
+    const page = await open('?model=llama-3.1-70b&tp=8&dp=32&gpu=h100-80gb');
+    await page.waitForSelector('body[data-ready="true"]');
+    expect(await page.textContent('label[for="f-mb"]')).toContain('Micro-batch');
+    expect(await page.inputValue('#copy-as-format')).toBe('megatron');
+    await page.selectOption('#f-mode', 'inference');
+    await page.waitForSelector('#serving:not([hidden])');
+    expect(await page.inputValue('#f-dp')).toBe('1');
+    expect(await page.textContent('#summary')).toContain('TP 8 × PP 1 × DP 1 = 8 GPUs');
+    expect(await page.textContent('label[for="f-mb"]')).toContain('Concurrent sequences');
+    expect(await page.inputValue('#copy-as-format')).toBe('vllm');
+    expect(await page.textContent('#notices')).toContain('dp = 1: inference sizes one replica');
+    // A format the user picks stays while the mode stays; a new mode offers its own again.
+    await page.selectOption('#copy-as-format', 'deepspeed');
+    await page.fill('#f-seq', '8192');
+    await page.waitForFunction(() => new URL(location.href).searchParams.get('seq') === '8192');
+    expect(await page.inputValue('#copy-as-format')).toBe('deepspeed');
+    await page.selectOption('#f-mode', 'training');
+    await page.waitForFunction(() => document.querySelector('label[for="f-mb"]')?.textContent?.includes('Micro-batch'));
+    expect(await page.inputValue('#copy-as-format')).toBe('megatron');
+    await page.selectOption('#f-framework', 'torchtitan');
+    await page.waitForFunction(() => (document.querySelector('#copy-as-format') as HTMLSelectElement).value === 'torchtitan');
+  });
 });
 
 describe('help that can be read', () => {

@@ -7,6 +7,7 @@
 #include "membudget/base/problem.hpp"
 #include "membudget/base/text.hpp"
 #include "membudget/evaluate/evaluate.hpp"
+#include "membudget/formats/export.hpp"
 #include "membudget/io/json.hpp"
 #include "membudget/model/architecture.hpp"
 #include "membudget/model/assignments.hpp"
@@ -369,4 +370,44 @@ TEST_CASE("a choice brings what it requires, chosen and said, unless the input s
     CHECK(p.config.ckpt == Checkpointing::selective);
     CHECK_FALSE(p.config.compile);
     CHECK(validate(p.config).empty());
+}
+
+TEST_CASE("inference sizes one replica, labels mb as concurrent sequences and launches with vllm serve", "[config][inference]") {
+    Config page;  // the default page: TP 8 × DP 32, Megatron-LM
+    ParsedConfig p = applyAssignments(std::vector<Assignment>{{"mode", "inference"}}, page);
+    CHECK(p.config.dp == 1);
+    CHECK(hasProblem(p.notices, "dp", "dp = 1: inference sizes one replica"));
+    CHECK(validate(p.config).empty());
+    // What the user says stands: a DP given with the mode, or a GPU count they typed (DP follows it).
+    p = applyAssignments(std::vector<Assignment>{{"mode", "inference"}, {"dp", "4"}}, page);
+    CHECK(p.config.dp == 4);
+    Config typed = page;
+    typed.gpus = 256;
+    p = applyAssignments(std::vector<Assignment>{{"mode", "inference"}}, typed);
+    CHECK(p.config.dp == 32);
+    // A link that states inference and nothing else of DP reads as one replica; one that states DP keeps it.
+    CHECK(decodeQuery("mode=inference").config.dp == 1);
+    CHECK(decodeQuery("mode=inference&dp=8").config.dp == 8);
+    // The field's words follow the mode; the key and its range do not.
+    const FieldSpec* mb = findField("mb");
+    REQUIRE(mb != nullptr);
+    Config serving = page;
+    serving.mode = Mode::inference;
+    CHECK(fieldLabel(*mb, page) == "Micro-batch b_μ");
+    CHECK(fieldLabel(*mb, serving) == "Concurrent sequences");
+    for (const auto& f : fields())
+        if (f.key != "mb") CHECK(fieldLabel(f, serving) == f.label);
+    // The format each configuration is launched with.
+    CHECK(launchFormat(serving) == ImportFormat::vllm);
+    for (const auto& [framework, format] : std::vector<std::pair<Framework, ImportFormat>>{{Framework::megatron, ImportFormat::megatron},
+                                                                                          {Framework::torchtitan, ImportFormat::torchtitan},
+                                                                                          {Framework::torchtune, ImportFormat::torchtune},
+                                                                                          {Framework::deepspeed, ImportFormat::deepspeed},
+                                                                                          {Framework::hfAccelerate, ImportFormat::deepspeed}}) {
+        Config c = page;
+        c.framework = framework;
+        CHECK(launchFormat(c) == format);
+        c.mode = Mode::inference;
+        CHECK(launchFormat(c) == ImportFormat::vllm);
+    }
 }

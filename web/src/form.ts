@@ -83,6 +83,7 @@ export class Form {
   readonly #messages = new Map<string, HTMLElement>();
   readonly #rows = new Map<string, HTMLElement>();
   readonly #parsed = new Map<string, HTMLElement>();
+  readonly #labelTexts = new Map<string, Text>();
   readonly #fields = new Map<string, Field>();
   readonly #general: HTMLElement;
   #errorKeys = new Set<string>();
@@ -151,7 +152,9 @@ export class Form {
       el('span', { class: 'section' }, text.section),
     );
     control.setAttribute('aria-describedby', `h-${field.key} m-${field.key}`);
-    const label = el('label', { for: id }, field.label, field.unit ? el('span', { class: 'unit' }, field.unit) : null, parsed);
+    const labelText = document.createTextNode(field.label);
+    this.#labelTexts.set(field.key, labelText);
+    const label = el('label', { for: id }, labelText, field.unit ? el('span', { class: 'unit' }, field.unit) : null, parsed);
     const row = el(
       'div',
       { class: `field kind-${field.kind}`, 'data-field': field.key, title: `${field.key}: ${field.range}` },
@@ -259,6 +262,24 @@ export class Form {
     for (const [key, row] of this.#rows) {
       const visible = !hidden.has(key) || this.#errorKeys.has(key);
       if (row.hidden === visible) row.hidden = !visible;
+    }
+    // A field that means something else in this mode says so (mb in inference: concurrent sequences).
+    for (const [key, text] of this.#labelTexts) {
+      const want = states.labels[key as keyof Config] ?? this.#fields.get(key)!.label;
+      if (text.data !== want) text.data = want;
+    }
+  }
+
+  /** Highlights the fields an import could not fill (needs the user's input), opening their groups. */
+  markAssumed(keys: Set<string>): void {
+    for (const [key, row] of this.#rows) {
+      const assumed = keys.has(key);
+      if (row.classList.contains('needs-input') === assumed) continue;
+      row.classList.toggle('needs-input', assumed);
+      if (assumed) {
+        this.reveal(key);
+        row.hidden = false;
+      }
     }
   }
 

@@ -145,7 +145,8 @@ class App {
   #showProblems(problems: Problem[], atFields = false): void {
     this.#ledger = undefined;
     this.#errors = problems;
-    this.#ledgerView.showErrors(problems, (key) => this.#engine.fields.find((f) => f.key === key)?.label);
+    const labels = this.#engine.fieldStates(this.#config).labels;
+    this.#ledgerView.showErrors(problems, (key) => labels[key as keyof Config] ?? this.#engine.fields.find((f) => f.key === key)?.label);
     this.#ledgerView.setSummary(layoutSummary(this.#engine, this.#config));
     this.#detailsView.clear();
     if (atFields) this.#form?.showProblems(problems, []);
@@ -202,6 +203,7 @@ class App {
     this.#plannerView.show(this.#config, this.#view.unit);
     this.#compareView.show(this.#config, this.#view.unit);
     this.#showFormState();
+    this.#toolbar.follow(this.#engine.fieldStates(this.#config).launchFormat);
     // A configuration the engine refuses never reaches the link: it stays at the last valid state.
     if (this.#errors.length === 0) {
       this.#url.write(this.#config, this.#view);

@@ -35,6 +35,9 @@ export class ToolbarView {
   readonly #host: ToolbarHost;
   readonly #exportedText = el('pre', { id: 'exported', class: 'exported' });
   readonly #labels: Map<string, string>;
+  readonly #copyAsFormat: HTMLSelectElement;
+  #launch: ImportFormat | undefined;
+  #picked = false;
 
   constructor(engine: Engine, host: ToolbarHost) {
     this.#engine = engine;
@@ -54,6 +57,8 @@ export class ToolbarView {
       { id: 'copy-as-format', 'aria-label': 'Copy as which format' },
       ...writes.map((f) => el('option', { value: f.id }, f.label)),
     );
+    this.#copyAsFormat = copyAsFormat;
+    copyAsFormat.addEventListener('change', () => (this.#picked = true));
     const button = (id: string, text: string, action: () => void) => {
       const b = el('button', { id, type: 'button' }, text);
       b.addEventListener('click', action);
@@ -75,6 +80,18 @@ export class ToolbarView {
       el('summary', {}, 'Copied as (the last “Copy as”)'),
       this.#exportedText,
     );
+  }
+
+  /**
+   * "Copy as" offers the format this configuration is launched with (`vllm serve` for inference, the framework's
+   * own for training), until the user picks another; a new mode or framework offers its own again.
+   */
+  follow(format: ImportFormat): void {
+    if (format !== this.#launch) {
+      this.#launch = format;
+      this.#picked = false;
+    }
+    if (!this.#picked && this.#labels.has(format) && this.#copyAsFormat.value !== format) this.#copyAsFormat.value = format;
   }
 
   /** The full calculator's link, for the embed. */

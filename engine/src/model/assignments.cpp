@@ -52,6 +52,12 @@ void chooseWhatChoicesRequire(Config& c, const std::function<bool(std::string_vi
         choose("finetune", "full", "inference serves the model (adapters are a training setting)");
         c.finetune = Finetune::full;
     }
+    // Serving: memory per GPU does not depend on how many replicas run, and a training layout's DP 32 is no
+    // serving fleet; one replica unless the user says (dp or a GPU count).
+    if (given("mode") && c.mode == Mode::inference && c.dp != 1 && c.gpus == 0 && !given("dp")) {
+        choose("dp", "1", "inference sizes one replica (TP × PP GPUs); set dp or the GPU count for more replicas");
+        c.dp = 1;
+    }
     const bool frameworkChosen = given("framework") || given("method") || given("finetune");
     if (!frameworkChosen || c.method != Method::membudget) return;
     const std::string framework(toString(c.framework));

@@ -35,6 +35,10 @@ bool fieldApplies(const FieldSpec& field, const Config& c) {
     return true;
 }
 
+std::string_view fieldLabel(const FieldSpec& field, const Config& c) {
+    return c.mode == Mode::inference && !field.inferenceLabel.empty() ? field.inferenceLabel : field.label;
+}
+
 std::string appliesText(Applies a) {
     std::string out;
     auto add = [&out](const char* words) { out += (out.empty() ? "" : ", ") + std::string(words); };

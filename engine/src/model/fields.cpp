@@ -550,8 +550,9 @@ std::vector<FieldSpec> buildFields() {
          .min = 1,
          .max = 65536,
          .unit = "sequences",
-         .help = PAGE_TEXT("Sequences per micro-batch (not the global batch)"),
-         .section = PAGE_TEXT(s3)});
+         .help = PAGE_TEXT("Sequences per micro-batch (not the global batch); in inference, the sequences decoded together"),
+         .section = PAGE_TEXT(s3),
+         .inferenceLabel = "Concurrent sequences"});
     add({.key = "seq",
          .label = "Sequence length s",
          .group = "training",

@@ -179,7 +179,7 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "section": "Chapter §5 (PP stage imbalance); Megatron-LM --decoder-last-pipeline-num-layers"
   },
   "mb": {
-    "help": "Sequences per micro-batch (not the global batch)",
+    "help": "Sequences per micro-batch (not the global batch); in inference, the sequences decoded together",
     "section": "Chapter §3 (budget formula)"
   },
   "seq": {

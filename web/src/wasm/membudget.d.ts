@@ -300,6 +300,10 @@ export interface Field {
 export interface FieldStates {
   hidden: (keyof Config)[];
   auto: Partial<Record<keyof Config, number>>;
+  /** Labels that differ in this configuration (mb in inference: concurrent sequences). */
+  labels: Partial<Record<keyof Config, string>>;
+  /** The format this configuration is launched with (membudget/formats/export.hpp launchFormat). */
+  launchFormat: ImportFormat;
 }
 
 export interface ModelPreset {

@@ -58,6 +58,8 @@ struct FieldSpec {
     std::string_view help;
     std::string_view section;  // where the field's meaning comes from
     Applies applies = Applies::always;
+    // The label where the field means something else in inference (mb: the sequences decoded together); empty: label.
+    std::string_view inferenceLabel;
 };
 
 // The field table, in canonical order (the order of URL queries, CLI help and the form).
@@ -71,6 +73,9 @@ std::string describeRange(const FieldSpec& field);
 // ("" for always).
 bool fieldApplies(const FieldSpec& field, const Config& config);
 std::string appliesText(Applies applies);
+
+// The field's label in this configuration (FieldSpec::inferenceLabel in inference mode).
+std::string_view fieldLabel(const FieldSpec& field, const Config& config);
 
 // The number a 0 stands for in this configuration, where the field derives one (head_dim: hidden / heads, gpus:
 // the world size, first_stage_layers: the even split's); nothing where 0 names a mode (experts: a dense model) or
