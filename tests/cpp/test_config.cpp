@@ -399,11 +399,12 @@ TEST_CASE("inference sizes one replica, labels mb as concurrent sequences and la
         if (f.key != "mb") CHECK(fieldLabel(f, serving) == f.label);
     // The format each configuration is launched with.
     CHECK(launchFormat(serving) == ImportFormat::vllm);
-    for (const auto& [framework, format] : std::vector<std::pair<Framework, ImportFormat>>{{Framework::megatron, ImportFormat::megatron},
-                                                                                          {Framework::torchtitan, ImportFormat::torchtitan},
-                                                                                          {Framework::torchtune, ImportFormat::torchtune},
-                                                                                          {Framework::deepspeed, ImportFormat::deepspeed},
-                                                                                          {Framework::hfAccelerate, ImportFormat::deepspeed}}) {
+    for (const auto& [framework, format] :
+         std::vector<std::pair<Framework, ImportFormat>>{{Framework::megatron, ImportFormat::megatron},
+                                                         {Framework::torchtitan, ImportFormat::torchtitan},
+                                                         {Framework::torchtune, ImportFormat::torchtune},
+                                                         {Framework::deepspeed, ImportFormat::deepspeed},
+                                                         {Framework::hfAccelerate, ImportFormat::deepspeed}}) {
         Config c = page;
         c.framework = framework;
         CHECK(launchFormat(c) == format);
