@@ -120,14 +120,18 @@ Loaded loadConfiguration(const Options& o, bool readEvalFile, std::istream& in, 
         assignments.insert(assignments.end(), list.assignments.begin(), list.assignments.end());
     };
     if (!o.configFile.empty()) takeJson(o.configFile);
+    std::vector<Problem> assumed;
+    const size_t importStart = assignments.size();
     if (!o.importFile.empty()) {
         const ImportResult imported = readImport(o.importFile, o.importFormat, in);
+        assumed = imported.assumed;
         problems.insert(problems.end(), imported.errors.begin(), imported.errors.end());
         for (const auto& w : imported.warnings) err << "membudget: warning: " << w << "\n";
         for (const auto& u : imported.unmapped)
             err << "membudget: not imported: " << u.key << (u.value.empty() ? "" : " = " + u.value) << " (" << u.reason << ")\n";
         assignments.insert(assignments.end(), imported.assignments.begin(), imported.assignments.end());
     }
+    const size_t importEnd = assignments.size();
     if (readEvalFile) takeJson(o.evalFile);
     if (!o.url.empty()) {
         AssignmentList list = parseQuery(o.url);
@@ -156,6 +160,17 @@ Loaded loadConfiguration(const Options& o, bool readEvalFile, std::istream& in, 
         }
     }
     Loaded out{applyAssignments(assignments, base), {}};
+    // What the launch file does not say is computed with the value the field holds; a later input that sets it
+    // (a JSON file, a link, a flag; not the file itself, which may have had to take one) answers it.
+    for (const auto& a : assumed) {
+        bool answered = false;
+        for (size_t i = 0; i < assignments.size(); ++i)
+            if ((i < importStart || i >= importEnd) && assignments[i].key == a.field) answered = true;
+        const FieldSpec* field = findField(a.field);
+        if (answered || !field) continue;
+        err << "membudget: needs your input: " << a.field << " = " << fieldText(out.parsed.config, *field) << " is assumed (" << a.message
+            << "); set --" << a.field << "\n";
+    }
     problems.insert(problems.end(), out.parsed.problems.begin(), out.parsed.problems.end());
     for (const auto& notice : out.parsed.notices) err << "membudget: notice: " << notice.message << "\n";
     out.result = evaluate(out.parsed.config);

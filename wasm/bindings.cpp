@@ -166,6 +166,7 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("unmapped", &WasmConfigImport::unmapped)
         .field("warnings", &WasmConfigImport::warnings)
         .field("errors", &WasmConfigImport::errors)
+        .field("assumed", &WasmConfigImport::assumed)
         .field("problems", &WasmConfigImport::problems)
         .field("modelKept", &WasmConfigImport::modelKept);
     value_object<WasmExport>("ConfigExport").field("text", &WasmExport::text).field("notExported", &WasmExport::notExported);

@@ -338,6 +338,7 @@ WasmConfigImport importConfiguration(const Config& base, const std::string& form
     out.errors = toArray(result.errors);
     out.unmapped = unmappedArray(result.unmapped);
     out.warnings = toArray(result.warnings);
+    out.assumed = toArray(result.assumed);
     for (const auto& a : result.assignments) {
         val item = val::object();
         item.set("key", a.key);

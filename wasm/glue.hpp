@@ -131,6 +131,7 @@ struct WasmConfigImport {
     val errors = val::array();
     val problems = val::array();  // assignments the configuration refused
     std::string modelKept;        // the model the import kept because the file names none ("" when it names one)
+    val assumed = val::array();   // [{field, message}]: what the file does not say, computed with the field's value
 };
 
 struct WasmExport {

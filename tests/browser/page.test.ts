@@ -286,6 +286,37 @@ describe('the calculator page', () => {
     expect(new URL(alone.url()).search).toContain('gpu=h200');
   });
 
+  it('what the file does not say is asked for at the field and in the answer, and the report lists what changed', async () => {
+    const file = resolve(ROOT, 'tests/fixtures/import/megatron/train_gpt3_175b_distributed.sh');
+    const native = JSON.parse(runCli(['import', file]).stdout) as { assumed: { field: string; message: string }[] };
+    const page = await open('?model=llama-3.1-70b&tp=8&dp=32&gpu=h100-80gb');
+    await page.click('.importer summary');
+    await page.fill('#import-text', readFileSync(file, 'utf8'));
+    await page.click('#import-apply');
+    await page.waitForSelector('#import-message[data-state="imported"]');
+    // The engine's list, as the CLI gives it: each at its field, highlighted, and in the sticky answer.
+    const listed = await page.$$eval('#import-assumed li', (items) => items.map((li) => li.textContent!));
+    expect(listed.map((t) => t.split(' = ')[0])).toEqual(native.assumed.map((a) => a.field));
+    expect(native.assumed.map((a) => a.field)).toContain('dp');
+    await page.waitForSelector('#assumed:not([hidden])');
+    expect(await page.textContent('#assumed')).toContain('Computed with assumed values');
+    for (const a of native.assumed) {
+      expect(await page.getAttribute(`.field[data-field="${a.field}"]`, 'class')).toContain('needs-input');
+      expect(await page.textContent(`#m-${a.field}`)).toContain(a.message);
+    }
+    expect(await page.textContent('#summary')).toContain('GPT-3 175B');
+    // What changed against the 70B page, not the file's settings one per line.
+    const changed = await page.$$eval('#import-changed li', (items) => items.map((li) => li.textContent!));
+    expect(changed.some((c) => c.startsWith('pp: 1 → 16'))).toBe(true);
+    expect(changed.some((c) => c.startsWith('tp:'))).toBe(false); // 8 before and after
+    // The link in the answer leads to the field; setting it answers it.
+    await page.click('#assumed a[data-field="dp"]');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('f-dp');
+    await page.fill('#f-dp', '8');
+    await page.waitForFunction(() => !document.querySelector('.field[data-field="dp"]')!.classList.contains('needs-input'));
+    expect(await page.$('#assumed a[data-field="dp"]')).toBeNull();
+  });
+
   it('an import leaves nothing of the model before it, keeps the imported name, and offers the TP values the model allows', async () => {
     const cases = fixture('hf-configs').cases as { name: string; config: Record<string, unknown> }[];
     const deepseek = cases.find((c) => c.name.startsWith('DeepSeek-V3'))!.config;

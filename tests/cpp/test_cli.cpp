@@ -171,3 +171,17 @@ TEST_CASE("cli: input is read up to 16 MiB, and one JSON document only", "[cli][
     CHECK(nul.err.find("not one JSON document: a NUL byte at byte 9") != std::string::npos);
     CHECK(membudget::test::cliRun({"--config", "-"}, R"({"tp": 4} {"tp": 8})").status == 2);
 }
+
+TEST_CASE("cli: --import says what the file does not say, until a flag or link sets it", "[cli][import]") {
+    const std::string script = std::string(MEMBUDGET_FIXTURES_DIR) + "/import/megatron/train_gpt3_175b_distributed.sh";
+    const Run r = run({"--import", script});
+    CHECK(r.err.find("membudget: needs your input: dp = 32 is assumed") != std::string::npos);
+    CHECK(r.err.find("set --dp") != std::string::npos);
+    const Run answered = run({"--import", script, "--dp", "8"});
+    CHECK(answered.err.find("needs your input: dp") == std::string::npos);
+    const Run linked = run({"--import", script, "--url", "dp=8&microbatches=192"});
+    CHECK(linked.err.find("needs your input") == std::string::npos);
+    // `membudget import` lists them in its JSON.
+    const Run json = run({"import", script});
+    CHECK(json.out.find("\"assumed\"") != std::string::npos);
+}

@@ -443,3 +443,61 @@ TEST_CASE("an import sets what its file says: importing A then B is importing B 
     }
     CHECK(pairs >= 100);
 }
+
+TEST_CASE("what a launch file does not say is marked as needing the user's input, never taken silently", "[import][assumed]") {
+    // Every real file: the world size (dp), the batch (mb), the sequence length and the micro-batches (training)
+    // are each either read from the file or listed as assumed, with why; a config.json asks nothing.
+    int asked = 0;
+    for (const auto& f : importFixtures()) {
+        INFO(f.file.string());
+        const ImportResult r = importText(readFile(f.file));
+        REQUIRE(r.ok());
+        auto set = [&r](std::string_view key) {
+            return std::any_of(r.assignments.begin(), r.assignments.end(), [key](const Assignment& a) { return a.key == key; });
+        };
+        for (const auto& a : r.assumed) {
+            INFO(a.field << ": " << a.message);
+            CHECK((a.field == "dp" || a.field == "mb" || a.field == "seq" || a.field == "microbatches"));
+            CHECK_FALSE(a.message.empty());
+        }
+        if (r.format == ImportFormat::hf) {
+            CHECK(r.assumed.empty());
+            continue;
+        }
+        for (const std::string key : {"dp", "mb", "seq", "microbatches"}) {
+            if (key == "microbatches" && r.format == ImportFormat::vllm) continue;
+            const bool assumed = std::any_of(r.assumed.begin(), r.assumed.end(), [&key](const Problem& p) { return p.field == key; });
+            INFO(key);
+            CHECK((set(key) || assumed));
+            asked += assumed ? 1 : 0;
+        }
+    }
+    CHECK(asked > 0);
+    // A torchtune YAML names no GPU count: dp 1 is taken and said; a tune run command with --nproc_per_node is read.
+    const ImportResult yaml = importText("batch_size: 2\ntokenizer:\n  max_seq_len: 4096\ndtype: bf16\n", ImportFormat::torchtune);
+    REQUIRE(yaml.ok());
+    REQUIRE_FALSE(yaml.assumed.empty());
+    CHECK(yaml.assumed[0].field == "dp");
+    CHECK(yaml.assumed[0].message.find("--nproc_per_node") != std::string::npos);
+    const ImportResult command = importText(
+        "tune run --nproc_per_node 8 full_finetune_distributed --config llama3_1/8B_full batch_size=2 tokenizer.max_seq_len=4096");
+    REQUIRE(command.ok());
+    CHECK(std::none_of(command.assumed.begin(), command.assumed.end(), [](const Problem& p) { return p.field == "dp"; }));
+}
+
+TEST_CASE("a script with a preset's architecture carries the preset's name", "[import][name]") {
+    const ImportResult r = importText(
+        "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 96 --hidden-size 12288 --num-attention-heads 96 --seq-length 2048 "
+        "--micro-batch-size 1 --tensor-model-parallel-size 8 --bf16");
+    REQUIRE(r.ok());
+    const auto name = std::find_if(r.assignments.begin(), r.assignments.end(), [](const Assignment& a) { return a.key == "name"; });
+    REQUIRE(name != r.assignments.end());
+    CHECK(name->text == "GPT-3 175B");
+    // Another width is no preset: no name is made up.
+    const ImportResult other = importText(
+        "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 96 --hidden-size 12800 --num-attention-heads 100 --seq-length 2048");
+    REQUIRE(other.ok());
+    const auto none = std::find_if(other.assignments.begin(), other.assignments.end(), [](const Assignment& a) { return a.key == "name"; });
+    REQUIRE(none != other.assignments.end());
+    CHECK(none->text.empty());
+}

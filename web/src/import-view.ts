@@ -2,7 +2,7 @@
 // a torchtune YAML or tune run command, a DeepSpeed JSON, a config.json or a vllm serve command. The import
 // applies all of its keys or none, and lists what it set and what it could not map. Its formats and their names
 // are the engine's (Engine.formats); the import itself runs in the on-demand module, loaded on the first import.
-import { MembudgetError, type Config, type Format, type ImportFormat, type Problem } from './engine';
+import { MembudgetError, type Config, type Engine, type Format, type ImportFormat, type Problem } from './engine';
 import { importAnyConfig, tooLarge } from './tools';
 import { el, replaceChildren } from './dom';
 
@@ -10,7 +10,8 @@ export class ImportView {
   readonly element: HTMLDetailsElement;
   readonly #formats: readonly Format[];
   readonly #current: () => Config;
-  readonly #onImported: (config: Config) => void;
+  readonly #onImported: (config: Config, assumed: Problem[]) => void;
+  readonly #engine: Engine;
   readonly #text = el('textarea', {
     id: 'import-text',
     rows: 6,
@@ -22,8 +23,13 @@ export class ImportView {
   readonly #format: HTMLSelectElement;
   readonly #message = el('div', { id: 'import-message', class: 'message', 'aria-live': 'polite' });
 
-  /** `current`: the configuration an import applies over; `onImported`: the configuration it gives. */
-  constructor(formats: readonly Format[], current: () => Config, onImported: (config: Config) => void) {
+  /**
+   * `current`: the configuration an import applies over; `onImported`: the configuration it gives, and what the file
+   * does not say (computed with the fields' values, marked as needing the user's input).
+   */
+  constructor(engine: Engine, current: () => Config, onImported: (config: Config, assumed: Problem[]) => void) {
+    this.#engine = engine;
+    const formats = engine.formats;
     this.#formats = formats;
     this.#current = current;
     this.#onImported = onImported;
@@ -61,21 +67,41 @@ export class ImportView {
     message.className = 'message';
     message.dataset.state = 'loading';
     replaceChildren(message, el('p', {}, 'Importing…'));
-    importAnyConfig(this.#current(), input, this.#format.value as ImportFormat | '')
+    const previous = this.#current();
+    importAnyConfig(previous, input, this.#format.value as ImportFormat | '')
       .then((imported) => {
         message.dataset.state = 'imported';
         message.dataset.format = imported.format;
         const label = this.#formats.find((f) => f.id === imported.format)?.label ?? imported.format;
         const list = (id: string, title: string, items: string[]) =>
           items.length === 0 ? [] : [el('p', {}, title), el('ul', { id }, ...items.map((item) => el('li', {}, item)))];
+        // What changed against the configuration before the import, field by field; the file's own settings
+        // stay one click away.
+        const before = this.#engine.fieldTexts(previous);
+        const after = imported.errors.length === 0 ? this.#engine.fieldTexts(imported.config) : before;
+        const changed = this.#engine.fields
+          .filter((f) => before[f.key as keyof Config] !== after[f.key as keyof Config])
+          .map((f) => `${f.key}: ${before[f.key as keyof Config] || '(none)'} → ${after[f.key as keyof Config] || '(none)'}`);
+        const values = this.#engine.fieldTexts(imported.config);
         replaceChildren(
           message,
-          el('p', {}, `Imported a ${label}: ${imported.assignments.length} settings over the defaults (the GPU and the method kept).`),
+          el(
+            'p',
+            {},
+            `Imported a ${label}: ${changed.length} field${changed.length === 1 ? '' : 's'} changed (the GPU and the method kept).`,
+          ),
           ...(imported.modelKept ? [el('p', { id: 'import-model-kept' }, `The file names no model: ${imported.modelKept} is kept.`)] : []),
           ...list(
-            'import-set',
-            'Set:',
-            imported.assignments.map((a) => `${a.key} = ${a.text}`),
+            'import-assumed',
+            'Needs your input (the file does not say; computed with the value shown):',
+            imported.assumed.map((a) => `${a.field} = ${values[a.field as keyof Config] ?? ''}: ${a.message}`),
+          ),
+          ...list('import-changed', 'Changed:', changed),
+          el(
+            'details',
+            { class: 'import-set' },
+            el('summary', {}, `The file's ${imported.assignments.length} settings`),
+            el('ul', { id: 'import-set' }, ...imported.assignments.map((a) => el('li', {}, `${a.key} = ${a.text}`))),
           ),
           ...list(
             'import-unmapped',
@@ -89,7 +115,7 @@ export class ImportView {
             imported.problems.map((p) => p.message),
           ),
         );
-        this.#onImported(imported.config);
+        this.#onImported(imported.config, imported.errors.length === 0 ? imported.assumed : []);
       })
       .catch((error: unknown) => this.#refuse(error instanceof MembudgetError ? error.problems : [{ field: '', message: String(error) }]));
   }

@@ -73,6 +73,9 @@ export class LedgerView {
   readonly #speed = el('p', { id: 'step-time', class: 'step-time' });
   /** Inference: the most concurrent sequences and the longest context, as vLLM's start-up log states them. */
   readonly #serving = el('p', { id: 'serving', class: 'step-time' });
+  /** The values an import could not read from its file, each a link to its field. */
+  readonly #assumed = el('p', { id: 'assumed', class: 'assumed', hidden: true });
+  #assumedKey = '';
   readonly #speedParts = el('details', { id: 'step-time-parts', class: 'step-time-parts' });
   #speedKey = '';
   readonly #bar = el('figure', { id: 'bar', class: 'bar' });
@@ -101,6 +104,7 @@ export class LedgerView {
       this.#summary,
       this.#speed,
       this.#serving,
+      this.#assumed,
       this.#bar,
     );
     this.element = el('section', { id: 'result', 'aria-label': 'Memory ledger' }, this.#table, this.#warnings, this.#speedParts);
@@ -165,6 +169,28 @@ export class LedgerView {
     this.#updateSpeed(undefined);
     this.#updateServing(undefined, undefined);
     this.#warningsKey = '';
+  }
+
+  /** "Computed with assumed values": what the imported file does not say, each linked to its field. */
+  setAssumed(items: { field: string; label: string; value: string }[]): void {
+    const key = items.map((i) => `${i.field}=${i.value}`).join('&');
+    if (key === this.#assumedKey) return;
+    this.#assumedKey = key;
+    this.#assumed.hidden = items.length === 0;
+    replaceChildren(
+      this.#assumed,
+      ...(items.length === 0
+        ? []
+        : [
+            el('strong', {}, 'Computed with assumed values'),
+            ' — the imported file does not say; needs your input: ',
+            ...items.flatMap((i, n) => [
+              n > 0 ? ', ' : '',
+              el('a', { href: `#f-${i.field}`, 'data-field': i.field }, i.label),
+              ` = ${i.value}`,
+            ]),
+          ]),
+    );
   }
 
   /** Inference's answers in the sticky header: the engine caps the context by the model's window. */

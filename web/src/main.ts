@@ -24,6 +24,8 @@ class App {
   #config: Config;
   #ledger: Ledger | undefined;
   #errors: Problem[] = [];
+  /** What an imported file did not say: the field, why, and the value it was computed with. */
+  #assumed: (Problem & { value: string })[] = [];
   #form: Form | undefined;
   // Holds the form's column from the first frame, so that the ledger does not move when the form arrives.
   readonly #formSlot = el('div', { class: 'form-slot' });
@@ -117,9 +119,14 @@ class App {
   #buildForm(): void {
     this.#form = new Form(this.#engine, (key, text) => this.#onInput(key, text));
     const importer = new ImportView(
-      this.#engine.formats,
+      this.#engine,
       () => this.#config,
-      (config) => this.#setConfig(config),
+      (config, assumed) => {
+        // What the file does not say holds the value it was computed with until the user sets it.
+        const texts = this.#engine.fieldTexts(config);
+        this.#assumed = assumed.map((a) => ({ ...a, value: texts[a.field as keyof Config] }));
+        this.#setConfig(config);
+      },
     );
     this.#form.element.prepend(importer.element);
     this.#formSlot.replaceWith(this.#form.element);
@@ -157,13 +164,19 @@ class App {
     if (!this.#form) return;
     // Every field's text (the derived placeholders and the GB fields' unit follow other fields); the control being
     // typed in is left alone (Form.show).
-    this.#form.show(this.#engine.fieldTexts(this.#config), this.#engine.fieldStates(this.#config), this.#view.unit);
+    const texts = this.#engine.fieldTexts(this.#config);
+    this.#form.show(texts, this.#engine.fieldStates(this.#config), this.#view.unit);
     // A TP the model's heads do not allow: offer the ones they do.
     const tpError = this.#errors.some((e) => e.field === 'tp');
     const offer = tpError
       ? { key: 'tp', values: this.#engine.validTensorParallel(this.#config).slice(0, 16), pick: (tp: number) => this.#pick('tp', tp) }
       : undefined;
-    this.#form.showProblems(this.#errors, this.#ledger?.warnings ?? [], offer);
+    const assumed = this.#assumed.map((a) => ({
+      field: a.field,
+      message: `Needs your input: the imported file does not say (${a.message}); computed with ${a.field} = ${a.value}`,
+    }));
+    this.#form.showProblems(this.#errors, [...assumed, ...(this.#ledger?.warnings ?? [])], offer);
+    this.#form.markAssumed(new Set(this.#assumed.map((a) => a.field)));
   }
 
   /** A value picked from an offer: set, shown in the form, recomputed. */
@@ -173,6 +186,7 @@ class App {
   }
 
   #onInput(key: string, text: string): void {
+    this.#assumed = this.#assumed.filter((a) => a.field !== key); // answered
     try {
       const parsed = this.#engine.setFieldWithNotices(this.#config, key, text);
       // The engine may change another field (the method for inference): setConfig says so and rewrites the form.
@@ -199,6 +213,17 @@ class App {
       if (!(error instanceof MembudgetError)) throw error;
       this.#showProblems(error.problems);
     }
+    // An assumed value holds until its field changes (typed, a planner row, an advice); then it is the user's.
+    const texts = this.#engine.fieldTexts(this.#config);
+    this.#assumed = this.#assumed.filter((a) => texts[a.field as keyof Config] === a.value);
+    const labels = this.#engine.fieldStates(this.#config).labels;
+    this.#ledgerView.setAssumed(
+      this.#assumed.map((a) => ({
+        field: a.field,
+        label: labels[a.field as keyof Config] ?? this.#engine.fields.find((f) => f.key === a.field)?.label ?? a.field,
+        value: a.value,
+      })),
+    );
     this.#adviceView.show(this.#ledger, this.#config, this.#view.unit);
     this.#plannerView.show(this.#config, this.#view.unit);
     this.#compareView.show(this.#config, this.#view.unit);

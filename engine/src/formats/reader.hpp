@@ -67,6 +67,11 @@ public:
         unmapped_.push_back({std::move(key), std::move(value), std::move(reason)});
     }
     void warn(std::string message) { warnings_.push_back(std::move(message)); }
+    // A value the file does not give but the mapping needs: set, and reported as needing the user's input.
+    void assume(std::string_view key, std::string text, std::string why) {
+        set(key, std::move(text));
+        assumed_.push_back({std::string(key), std::move(why)});
+    }
     // Every training import: membudget's own method, in training, following the framework.
     void training(Framework framework);
     void error(std::string message) { errors_.push_back({"import", std::move(message)}); }
@@ -78,6 +83,7 @@ private:
     std::vector<Unmapped> unmapped_;
     std::vector<std::string> warnings_;
     std::vector<Problem> errors_;
+    std::vector<Problem> assumed_;
 };
 
 // ---------------------------------------------------------------------------------------------------------

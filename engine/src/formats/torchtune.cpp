@@ -173,11 +173,12 @@ void importTorchtune(Document& d, Mapping& m, const TorchtuneLaunch& launch) {
     m.setNumber("vpp", 1);
     const double tp = m.number("tp").value_or(1);
     double dp = 1;
-    if (world && std::fmod(*world, tp) == 0)
+    if (world && std::fmod(*world, tp) == 0) {
         dp = *world / tp;
-    else
-        m.warn("the recipe does not say how many GPUs it runs on (tune run --nproc_per_node); dp is 1, set it");
-    m.setNumber("dp", dp);
+        m.setNumber("dp", dp);
+    } else {
+        m.assume("dp", "1", "the recipe does not say how many GPUs it runs on (tune run --nproc_per_node)");
+    }
     // The *_distributed recipes wrap the model in FSDP2 (training.shard_model, fully_shard) whatever the rank count;
     // the *_single_device ones never shard. A YAML file alone does not name its recipe: several GPUs mean FSDP2.
     const bool distributed = launch.recipe.ends_with("_distributed");

@@ -388,6 +388,7 @@ std::string importToJson(const ImportResult& result, int indent) {
     out["config"] = config;
     out["unmapped"] = unmappedArray(result.unmapped);
     out["warnings"] = result.warnings;
+    out["assumed"] = problems(result.assumed);  // needs the user's input: the file does not say
     return out.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
 }
 

@@ -256,6 +256,8 @@ export interface ConfigImport {
   modelKept: string;
   /** Assignments the configuration refused (a value outside a field's range). */
   problems: Problem[];
+  /** What the result depends on that the file does not say, each field and why: computed with the field's value. */
+  assumed: Problem[];
 }
 
 export interface ConfigExport {

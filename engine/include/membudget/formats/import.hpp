@@ -61,6 +61,10 @@ struct ImportResult {
     std::vector<Unmapped> unmapped;
     std::vector<std::string> warnings;
     std::vector<Problem> errors;  // the text could not be read as the format (field "import")
+    // What the result depends on that the file does not say (the world size, so DP; the micro-batches of a global
+    // batch; the batch; the sequence length): each field and why, computed with the value the field then holds
+    // (a default, or one the importer had to take) and shown as needing the user's input, never taken silently.
+    std::vector<Problem> assumed;
 
     bool ok() const { return errors.empty(); }
 };
