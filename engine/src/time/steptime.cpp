@@ -397,6 +397,10 @@ StepTime estimateStepTime(const Config& c) noexcept {
     part(StepPart::optimizer) = c.offload != Offload::none
                                     ? shard * (4 + 2) / kPcieBytesPerSecond + shard * optimizerBytesPerParam(c) / kHostBytesPerSecondPerGpu
                                     : shard * optimizerBytesPerParam(c) / hbm;
+    // Parameters offloaded too (ZeRO-Infinity's offload_param, FSDP's CPUOffload): every micro-batch fetches the BF16
+    // parameter shard over PCIe for its forward and again for its backward gathers, and sends the BF16 gradient shard
+    // back, none of it hidden behind compute here (an upper bound on what prefetching overlaps).
+    if (c.offload == Offload::all) part(StepPart::optimizer) += m * shard * (2 + 2 + 2) / kPcieBytesPerSecond;
 
     double step = 0;
     for (double v : out.partSeconds) step += v;
