@@ -303,13 +303,14 @@ void printPlan(std::ostream& out, const PlanResult& plan, const PlanRequest& req
 void printAdvice(std::ostream& out, const std::vector<Advice>& advice, const Result& before, ByteUnit unit) {
     auto value = [unit](double bytes) { return unit.amount(bytes); };
     if (advice.empty()) {
-        out << "No single or paired change of zero, ckpt, sp, mb, tp, pp, cp or offload lowers the peak.\n";
+        out << "No change or combination of zero, ckpt, sp, mb, tp, pp, cp, offload or fine-tuning lowers the peak by 1% or more.\n";
         return;
     }
     out << "What to change (now " << value(before.totalBytes) << " " << unit.name << ", " << before.verdict << "):\n";
     for (const auto& a : advice)
         out << "  " << pad(a.change, 34) << padLeft(value(a.totalBytes), 8) << " " << unit.name << "  saves "
-            << padLeft(value(a.savedBytes), 7) << " " << unit.name << "  " << pad(toString(a.verdict), 12) << "  " << a.cost << "\n";
+            << padLeft(value(a.savedBytes), 7) << " " << unit.name << "  " << pad(toString(a.verdict), 12) << "  "
+            << (a.keepsTask ? "" : "(changes what is trained) ") << a.cost << "\n";
 }
 
 void printMeasuredComparison(std::ostream& out, const MeasuredComparison& comparison, ByteUnit unit) {

@@ -183,7 +183,8 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("totalBytes", &Advice::totalBytes)
         .field("verdict", &adviceVerdict, &setAdviceVerdict)
         .field("cost", &Advice::cost)
-        .field("stepTimeChange", &Advice::stepTimeChange);
+        .field("stepTimeChange", &Advice::stepTimeChange)
+        .field("keepsTask", &Advice::keepsTask);
 
     value_object<WasmMeasuredFile>("MeasuredFile")
         .field("config", &WasmMeasuredFile::config)

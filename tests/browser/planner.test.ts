@@ -125,11 +125,38 @@ describe('advice on the page', () => {
         change: li.querySelector('code')?.textContent,
       })),
     );
-    expect(items).toEqual(advice.slice(0, 6).map((a) => ({ total: a.total_bytes, verdict: a.verdict, change: a.change })));
+    expect(items).toEqual(advice.slice(0, 8).map((a) => ({ total: a.total_bytes, verdict: a.verdict, change: a.change })));
     expect(items[0].verdict).toBe('fits');
+    // The verdict links to them: as many ways as the CLI lists changes that fit; the link leads to the first.
+    const fitting = advice.filter((a) => a.verdict === 'fits').length;
+    await page.waitForSelector('#ways:not([hidden])');
+    expect(await page.textContent('#ways')).toBe(`${fitting} ways to make it fit ↓`);
+    await page.click('#ways');
+    await page.waitForFunction(() => document.activeElement?.classList.contains('advice-apply'));
+    expect(new URL(page.url()).hash).toBe('');
     await page.click('#advice li:first-child .advice-apply');
     await page.waitForFunction(() => document.querySelector('#verdict')?.getAttribute('data-verdict') === 'fits');
     expect(await totalBytes(page)).toBe(advice[0].total_bytes);
     expect(await page.isHidden('#advice')).toBe(true);
+    expect(await page.isHidden('#ways')).toBe(true);
+  });
+
+  it('offers a change that keeps full training before LoRA and QLoRA, as `membudget advise` ranks them', async () => {
+    const query = 'model=llama-3.1-70b&gpu=h100-80gb&method=membudget&tp=1&dp=8&zero=3&framework=torchtitan';
+    const page = await open(`?${query}`);
+    await page.waitForSelector('#advice li');
+    const advice = JSON.parse(runCli(['advise', '--json', '--url', query]).stdout) as { change: string; keeps_task: boolean }[];
+    expect(advice[0].keeps_task).toBe(true);
+    const first = await page.$eval('#advice li:first-child', (li) => ({
+      change: li.querySelector('code')?.textContent,
+      taskChange: li.querySelector('.task-change') !== null,
+    }));
+    expect(first).toEqual({ change: advice[0].change, taskChange: false });
+    const lora = await page.$$eval('#advice li', (lis) =>
+      lis
+        .filter((li) => li.querySelector('code')?.textContent === 'finetune = lora')
+        .map((li) => li.querySelector('.task-change') !== null),
+    );
+    expect(lora).toEqual([true]);
   });
 });

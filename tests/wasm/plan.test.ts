@@ -154,6 +154,7 @@ describe('the planner in the wasm build', () => {
       verdict: string;
       cost: string;
       step_time_change: number;
+      keeps_task: boolean;
     }[];
     const advice = engine.advise(engine.decodeQuery(query).config);
     expect(advice).toEqual(
@@ -165,6 +166,7 @@ describe('the planner in the wasm build', () => {
         verdict: a.verdict,
         cost: a.cost,
         stepTimeChange: a.step_time_change,
+        keepsTask: a.keeps_task,
       })),
     );
     expect(advice[0].verdict).toBe('fits');

@@ -73,6 +73,8 @@ export class LedgerView {
   readonly #speed = el('p', { id: 'step-time', class: 'step-time' });
   /** Inference: the most concurrent sequences and the longest context, as vLLM's start-up log states them. */
   readonly #serving = el('p', { id: 'serving', class: 'step-time' });
+  /** "N ways to make it fit": a link from the verdict to the advice, once it is known. */
+  readonly #ways = el('a', { id: 'ways', class: 'ways', href: '#advice', hidden: true });
   /** The values an import could not read from its file, each a link to its field. */
   readonly #assumed = el('p', { id: 'assumed', class: 'assumed', hidden: true });
   #assumedKey = '';
@@ -104,6 +106,7 @@ export class LedgerView {
       this.#summary,
       this.#speed,
       this.#serving,
+      this.#ways,
       this.#assumed,
       this.#bar,
     );
@@ -169,6 +172,12 @@ export class LedgerView {
     this.#updateSpeed(undefined);
     this.#updateServing(undefined, undefined);
     this.#warningsKey = '';
+  }
+
+  /** How many of the advice's changes make the configuration fit; 0 hides the link. */
+  setWays(fitting: number): void {
+    this.#ways.hidden = fitting === 0;
+    setText(this.#ways, fitting === 1 ? '1 way to make it fit ↓' : `${fitting} ways to make it fit ↓`);
   }
 
   /** "Computed with assumed values": what the imported file does not say, each linked to its field. */

@@ -50,9 +50,19 @@ class App {
       this.#ledgerView.element.scrollIntoView({ behavior: 'smooth', block: 'start' });
       this.#ledgerView.focusVerdict();
     });
-    this.#adviceView = new AdviceView((query) => this.#setConfig(this.#withQuery(query)));
+    this.#adviceView = new AdviceView(
+      (query) => this.#setConfig(this.#withQuery(query)),
+      (fitting) => this.#ledgerView.setWays(fitting),
+    );
     // A refused configuration's problems link to their fields: open the field's group and focus it.
     this.#ledgerView.answer.addEventListener('click', (event) => {
+      // "N ways to make it fit": to the advice, its first change focused, the link (and its query) untouched.
+      if ((event.target as Element).closest('#ways')) {
+        event.preventDefault();
+        this.#adviceView.element.scrollIntoView({ block: 'start' });
+        this.#adviceView.element.querySelector<HTMLElement>('.advice-apply')?.focus({ preventScroll: true });
+        return;
+      }
       const link = (event.target as Element).closest('a[data-field]');
       if (!link) return;
       event.preventDefault();

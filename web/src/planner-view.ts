@@ -406,14 +406,18 @@ export class PlannerView {
 export class AdviceView {
   readonly element = el('section', { id: 'advice', class: 'advice', hidden: true });
   readonly #onApply: (query: string) => void;
+  readonly #onCount: (fitting: number) => void;
   #generation = 0;
 
-  constructor(onApply: (query: string) => void) {
+  /** `onCount`: how many of the changes make it fit (the verdict links to them), 0 while none is known. */
+  constructor(onApply: (query: string) => void, onCount: (fitting: number) => void = () => {}) {
     this.#onApply = onApply;
+    this.#onCount = onCount;
   }
 
   show(ledger: Ledger | undefined, config: Config, unit: Unit): void {
     const generation = ++this.#generation;
+    this.#onCount(0);
     if (!ledger || ledger.verdict === 'fits') {
       this.element.hidden = true;
       delete this.element.dataset.state;
@@ -439,11 +443,12 @@ export class AdviceView {
 
   #render(advice: Advice[], unit: Unit): void {
     this.element.dataset.state = 'ready';
+    this.#onCount(advice.filter((a) => a.verdict === 'fits').length);
     if (advice.length === 0) {
       replaceChildren(
         this.element,
         el('h2', {}, 'What to change'),
-        el('p', {}, 'No change of zero, ckpt, sp, mb, tp, pp, cp or offload lowers the peak.'),
+        el('p', {}, 'No change or combination of zero, ckpt, sp, mb, tp, pp, cp, offload or fine-tuning lowers the peak by 1% or more.'),
       );
       return;
     }
@@ -453,13 +458,14 @@ export class AdviceView {
       el(
         'ul',
         { class: 'advice-list' },
-        ...advice.slice(0, 6).map((a) => {
+        ...advice.slice(0, 8).map((a) => {
           const apply = el('button', { type: 'button', class: 'advice-apply', 'data-query': a.query }, 'Apply');
           apply.addEventListener('click', () => this.#onApply(a.query));
           return el(
             'li',
             { 'data-verdict': a.verdict, 'data-total-bytes': String(a.totalBytes), 'data-saved-bytes': String(a.savedBytes) },
             el('code', {}, a.change),
+            a.keepsTask ? '' : el('span', { class: 'task-change' }, ' (changes what is trained)'),
             ` → ${formatBytes(a.totalBytes, unit)} ${UNIT_LABEL[unit]} (saves ${formatBytes(a.savedBytes, unit)}), ${a.verdict === 'fits' ? 'fits' : a.verdict === 'tight' ? 'tight' : 'still does not fit'}. `,
             el('span', { class: 'note' }, `Cost: ${a.cost}.`),
             ' ',

@@ -294,6 +294,7 @@ std::string adviceToJson(const std::vector<Advice>& advice, int indent) {
                        {"saved_bytes", number(a.savedBytes)},
                        {"verdict", choice(a.verdict)},
                        {"step_time_change", a.stepTimeChange},
+                       {"keeps_task", a.keepsTask},
                        {"cost", a.cost}});
     return out.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
 }

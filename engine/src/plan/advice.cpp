@@ -93,6 +93,14 @@ std::vector<Change> singleChanges(const Config& c) {
                        {{"offload", "optimizer"}},
                        7,
                        "the optimizer step runs on the CPU: PCIe transfers and CPU Adam bound the step time (ZeRO-Offload)"});
+    // Everything sharded to the CPU (ZeRO-Infinity's offload_param, FSDP's CPUOffload): only with ZeRO 3, where
+    // the parameters are sharded to begin with.
+    if (c.offload != Offload::all && c.zero == 3)
+        out.push_back({"offload = all",
+                       {{"offload", "all"}},
+                       7,
+                       "parameters, gradients and optimizer states in CPU memory: every step streams the weights over PCIe "
+                       "(ZeRO-Infinity, FSDP CPUOffload)"});
     return out;
 }
 
@@ -136,40 +144,75 @@ std::vector<Advice> advise(const Config& c) noexcept {
         const Result before = evaluate(c);
         if (!before.ok() || c.mode != Mode::training) return out;
         const std::vector<Change> changes = singleChanges(c);
-        std::vector<std::pair<Advice, int>> ranked;
+        // LoRA and QLoRA (cost rank 8 and up) train something else; every other change keeps the task.
+        auto keeps = [](const Change& change) { return change.costRank < 8; };
+        // Under 1% of the peak is not worth a change of configuration.
+        const double worthBytes = 0.01 * before.totalBytes;
+        struct Ranked {
+            Advice advice;
+            int costRank;
+            size_t knobs;
+        };
+        std::vector<Ranked> ranked;
         for (const auto& change : changes) {
             Advice a = tryChange(c, before, {&change});
-            if (a.verdict && a.savedBytes > 0) ranked.push_back({a, change.costRank});
+            a.keepsTask = keeps(change);
+            if (a.verdict && a.savedBytes >= worthBytes) ranked.push_back({a, change.costRank, 1});
         }
-        const bool singleFits = std::any_of(ranked.begin(), ranked.end(), [](const auto& x) { return x.first.verdict == Verdict::fits; });
-        if (!singleFits)
-            for (size_t i = 0; i < changes.size(); ++i)
-                for (size_t j = i + 1; j < changes.size(); ++j) {
-                    // Two changes of the same knob (zero 1 and zero 3, tp and pp both halving dp) do not combine.
-                    bool clash = false;
-                    for (const auto& [k1, v1] : changes[i].keys)
-                        for (const auto& [k2, v2] : changes[j].keys) clash = clash || k1 == k2;
-                    if (clash) continue;
-                    Advice a = tryChange(c, before, {&changes[i], &changes[j]});
-                    if (a.verdict == Verdict::fits) ranked.push_back({a, changes[i].costRank + changes[j].costRank});
-                }
-        std::vector<size_t> order(ranked.size());
-        for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-        auto fitRank = [&](size_t i) {
-            return ranked[i].first.verdict == Verdict::fits ? 0 : ranked[i].first.verdict == Verdict::tight ? 1 : 2;
+        auto keptFits = [&ranked] {
+            return std::any_of(ranked.begin(), ranked.end(),
+                               [](const Ranked& r) { return r.advice.keepsTask && r.advice.verdict == Verdict::fits; });
         };
-        // Fine-tuning instead of training every weight changes the task: after every change that keeps it.
-        auto taskRank = [&](size_t i) { return ranked[i].second >= 8 ? 1 : 0; };
-        std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-            if (fitRank(a) != fitRank(b)) return fitRank(a) < fitRank(b);
-            if (taskRank(a) != taskRank(b)) return taskRank(a) < taskRank(b);
-            if (ranked[a].first.stepTimeChange != ranked[b].first.stepTimeChange)
-                return ranked[a].first.stepTimeChange < ranked[b].first.stepTimeChange;
-            if (ranked[a].second != ranked[b].second) return ranked[a].second < ranked[b].second;
-            if (ranked[a].first.savedBytes != ranked[b].first.savedBytes) return ranked[a].first.savedBytes > ranked[b].first.savedBytes;
-            return a < b;
+        // No single change that keeps the task fits: the smallest combinations of them that do, two knobs, then
+        // three. Two changes of one knob (zero 1 and zero 3; tp and pp both halving dp) do not combine.
+        std::vector<const Change*> kept;
+        for (const auto& change : changes)
+            if (keeps(change)) kept.push_back(&change);
+        auto clash = [](const std::vector<const Change*>& set) {
+            for (size_t i = 0; i < set.size(); ++i)
+                for (size_t j = i + 1; j < set.size(); ++j)
+                    for (const auto& [k1, v1] : set[i]->keys)
+                        for (const auto& [k2, v2] : set[j]->keys)
+                            if (k1 == k2) return true;
+            return false;
+        };
+        for (size_t size = 2; size <= 3 && !keptFits(); ++size) {
+            std::vector<size_t> pick(size);
+            for (size_t i = 0; i < size; ++i) pick[i] = i;
+            while (kept.size() >= size) {
+                std::vector<const Change*> set;
+                for (size_t i : pick) set.push_back(kept[i]);
+                if (!clash(set)) {
+                    Advice a = tryChange(c, before, set);
+                    int cost = 0;
+                    for (const Change* change : set) cost += change->costRank;
+                    if (a.verdict == Verdict::fits) ranked.push_back({a, cost, size});
+                }
+                // The next combination of `size` of the kept changes, in lexicographic order.
+                size_t i = size;
+                while (i > 0 && pick[i - 1] == kept.size() - size + i - 1) --i;
+                if (i == 0) break;
+                ++pick[i - 1];
+                for (size_t j = i; j < size; ++j) pick[j] = pick[j - 1] + 1;
+            }
+        }
+        auto group = [](const Ranked& r) {
+            const bool fits = r.advice.verdict == Verdict::fits;
+            if (fits && r.advice.keepsTask) return 0;
+            if (fits) return 1;
+            return r.advice.verdict == Verdict::tight ? 2 : 3;
+        };
+        std::stable_sort(ranked.begin(), ranked.end(), [&](const Ranked& a, const Ranked& b) {
+            if (group(a) != group(b)) return group(a) < group(b);
+            if (a.knobs != b.knobs) return a.knobs < b.knobs;
+            if (a.advice.stepTimeChange != b.advice.stepTimeChange) return a.advice.stepTimeChange < b.advice.stepTimeChange;
+            if (a.costRank != b.costRank) return a.costRank < b.costRank;
+            return a.advice.savedBytes > b.advice.savedBytes;
         });
-        for (size_t i : order) out.push_back(std::move(ranked[i].first));
+        // The best three combinations: more of them repeat one another with a knob swapped.
+        size_t combinations = 0;
+        for (auto& r : ranked)
+            if (r.knobs == 1 || ++combinations <= 3) out.push_back(std::move(r.advice));
         if (out.size() > 12) out.resize(12);
     } catch (...) {
         out.clear();

@@ -418,6 +418,8 @@ export interface Advice {
   cost: string;
   /** Estimated step time after ÷ before − 1 (0.12: 12% slower); 0 when either has no estimate. */
   stepTimeChange: number;
+  /** False for LoRA or QLoRA instead of training every weight: offered after the changes that keep the task. */
+  keepsTask: boolean;
 }
 
 export interface MembudgetModule {

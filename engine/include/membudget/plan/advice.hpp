@@ -20,11 +20,15 @@ struct Advice {
     // The estimated step time after the change over the one before, less 1 (+0.12: 12% slower); 0 when either
     // configuration has no estimate.
     double stepTimeChange = 0;
+    // False for a change of what is trained (LoRA or QLoRA instead of every weight): offered after every change that
+    // keeps the user's task.
+    bool keepsTask = true;
 };
 
-// The smallest changes (one knob, or two when no single one fits) that bring the configuration under its
-// headroom line, best first: those that fit, then the ones that keep the task (fine-tuning instead of training
-// comes last), then by the estimated step time they cost.
+// The changes that bring the configuration under its headroom line, best first. The user's task comes first: the
+// single changes that keep it and fit, or, when none does, the smallest combinations of them (two, then three
+// knobs) that fit; then the changes of task (LoRA, QLoRA) that fit; then the single changes that help but do not
+// fit. Within each, by the estimated step time they cost. A change that saves under 1% of the peak is not offered.
 std::vector<Advice> advise(const Config& config) noexcept;
 
 }  // namespace membudget
