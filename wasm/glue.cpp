@@ -10,6 +10,7 @@
 #include "membudget/formats/export.hpp"
 #include "membudget/formats/hf.hpp"
 #include "membudget/formats/import.hpp"
+#include "membudget/formats/launch.hpp"
 #include "membudget/io/measured.hpp"
 #include "membudget/memory/methods.hpp"
 #include "membudget/memory/result.hpp"

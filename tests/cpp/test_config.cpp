@@ -7,7 +7,7 @@
 #include "membudget/base/problem.hpp"
 #include "membudget/base/text.hpp"
 #include "membudget/evaluate/evaluate.hpp"
-#include "membudget/formats/export.hpp"
+#include "membudget/formats/launch.hpp"
 #include "membudget/io/json.hpp"
 #include "membudget/model/architecture.hpp"
 #include "membudget/model/assignments.hpp"

@@ -34,20 +34,4 @@ ExportResult exportConfig(ImportFormat format, const Config& config) {
     return r;
 }
 
-ImportFormat launchFormat(const Config& config) {
-    if (config.mode == Mode::inference) return ImportFormat::vllm;
-    switch (config.framework) {
-        case Framework::megatron:
-            return ImportFormat::megatron;
-        case Framework::torchtitan:
-            return ImportFormat::torchtitan;
-        case Framework::torchtune:
-            return ImportFormat::torchtune;
-        case Framework::deepspeed:
-        case Framework::hfAccelerate:
-            return ImportFormat::deepspeed;
-    }
-    return ImportFormat::megatron;
-}
-
 }  // namespace membudget

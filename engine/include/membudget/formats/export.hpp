@@ -19,8 +19,4 @@ struct ExportResult {
 };
 ExportResult exportConfig(ImportFormat format, const Config& config);
 
-// The format a configuration is launched with: `vllm serve` for inference, else its framework's own (HF
-// accelerate launches through DeepSpeed's JSON when it shards, the format membudget writes for it).
-ImportFormat launchFormat(const Config& config);
-
 }  // namespace membudget

@@ -1,0 +1,25 @@
+// launchFormat(): the format each framework's jobs are launched with.
+#include "membudget/formats/launch.hpp"
+
+#include "membudget/base/choices.hpp"
+#include "membudget/model/config.hpp"
+
+namespace membudget {
+
+ImportFormat launchFormat(const Config& config) {
+    if (config.mode == Mode::inference) return ImportFormat::vllm;
+    switch (config.framework) {
+        case Framework::megatron:
+            return ImportFormat::megatron;
+        case Framework::torchtitan:
+            return ImportFormat::torchtitan;
+        case Framework::torchtune:
+            return ImportFormat::torchtune;
+        case Framework::deepspeed:
+        case Framework::hfAccelerate:
+            return ImportFormat::deepspeed;
+    }
+    return ImportFormat::megatron;
+}
+
+}  // namespace membudget
