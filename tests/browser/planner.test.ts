@@ -46,7 +46,7 @@ describe('the planner on the page', () => {
     expect(shown.length).toBe(Math.min(front.length + 1, 200));
     const tokensColumn = async () =>
       page.$$eval('#plan-table tbody tr', (rows) =>
-        rows.map((r) => Number(r.querySelector('td:nth-last-child(4)')?.textContent?.replace(/,/g, ''))),
+        rows.map((r) => Number(r.querySelector('td[data-col="tokens"]')?.textContent?.replace(/,/g, ''))),
       );
     expect((await tokensColumn())[0]).toBe(Math.round(best.tokens_per_second_per_gpu));
     // Sorted by tokens/s per GPU: the recommended row, then the others fastest first.
@@ -59,7 +59,7 @@ describe('the planner on the page', () => {
     // Sorting and filtering act on the same rows.
     await page.uncheck('#plan-pareto');
     await page.selectOption('#plan-ckpt', 'full');
-    const full = await page.$$eval('#plan-table tbody tr td:nth-child(7)', (cells) => cells.map((c) => c.textContent));
+    const full = await page.$$eval('#plan-table tbody tr td[data-col="ckpt"]', (cells) => cells.map((c) => c.textContent));
     expect(full.length).toBeGreaterThan(0);
     expect(new Set(full)).toEqual(new Set(['full']));
 

@@ -31,8 +31,8 @@ async function inView(page: Page, selector: string): Promise<boolean> {
   });
 }
 
-/** axe-core's serious and critical violations, each as "rule: target". */
-async function axe(page: Page, context = 'body'): Promise<string[]> {
+/** axe-core's serious and critical violations (`all`: of any impact), each as "rule: target". */
+async function axe(page: Page, context = 'body', all = false): Promise<string[]> {
   // Evaluated through the devtools protocol: the page's policy admits no inline script, and needs none.
   if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(AXE);
   const results = await page.evaluate(async (ctx) => {
@@ -44,7 +44,7 @@ async function axe(page: Page, context = 'body'): Promise<string[]> {
     return axeApi.run(ctx, { resultTypes: ['violations'] });
   }, context);
   return results.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .filter((v) => all || v.impact === 'serious' || v.impact === 'critical')
     .flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(' ')}`));
 }
 
@@ -329,10 +329,140 @@ describe('the planner where people look', () => {
     const headers = await page.$$eval('#plan-table th', (ths) => ths.map((th) => th.getAttribute('title')));
     expect(headers.every((t) => t)).toBe(true);
     // Loading a row moves the focus to the verdict.
-    await page.focus('#plan-table tbody tr');
+    await page.focus('#plan-table tbody tr .plan-load');
     await page.keyboard.press('Enter');
     await page.waitForFunction(() => document.activeElement?.id === 'verdict');
     expect(await axe(page)).toEqual([]);
+  });
+});
+
+describe('a phone and a keyboard', () => {
+  it('names the largest components in the first screen of a phone, and never breaks a number inside its digits', async () => {
+    const page = await open('?model=llama-3.1-70b&tp=8&dp=32&gpu=h100-80gb', PHONE);
+    await page.waitForSelector('body[data-ready="true"]');
+    const lines = await page.$$eval('#ledger tr[data-line]', (rows) =>
+      rows.map((r) => ({ label: r.querySelector('th, td')!.textContent!.trim(), bytes: Number(r.getAttribute('data-bytes')) })),
+    );
+    const top = [...lines].sort((a, b) => b.bytes - a.bytes).slice(0, 3);
+    const largest = (await page.textContent('#largest'))!;
+    for (const line of top) expect(largest).toContain(line.label);
+    expect(await inView(page, '#largest')).toBe(true);
+    // Every grouped or decimal number in the answer, the checklist and the advice lies on one line.
+    const broken = await page.evaluate(() => {
+      const out: string[] = [];
+      for (const root of document.querySelectorAll('#answer, #result, #advice')) {
+        const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          const text = node.textContent ?? '';
+          for (const match of text.matchAll(/\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+/g)) {
+            const range = document.createRange();
+            range.setStart(node, match.index!);
+            range.setEnd(node, match.index! + match[0].length);
+            const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+            if (tops.size > 1) out.push(match[0]);
+          }
+        }
+      }
+      return out;
+    });
+    expect(broken).toEqual([]);
+  });
+
+  it('gives every control a touch target of 24 × 24 px or more', async () => {
+    for (const viewport of [PHONE, WIDE]) {
+      const page = await open('?model=llama-3.1-70b&tp=8&dp=32&gpu=h100-80gb', viewport);
+      await page.waitForSelector('body[data-ready="true"]');
+      const small = await page.evaluate(() => {
+        for (const d of document.querySelectorAll('details')) d.open = true;
+        const out: string[] = [];
+        for (const c of document.querySelectorAll<HTMLElement>('button, select, input, summary, textarea')) {
+          if (c.offsetParent === null || c.closest('[hidden]')) continue;
+          const r = c.getBoundingClientRect();
+          if (r.width < 24 || r.height < 24) out.push(`${c.id || c.tagName}: ${Math.round(r.width)} × ${Math.round(r.height)}`);
+        }
+        return out;
+      });
+      expect(small, `${viewport.width} × ${viewport.height}`).toEqual([]);
+    }
+  });
+
+  it('planner rows: a named Load button with a focus ring, focus back after a search, and Back undoes a loaded row', async () => {
+    const page = await open('?model=llama-3.1-8b&tp=1&dp=8&gpu=h100-80gb');
+    await page.waitForSelector('body[data-ready="true"]');
+    const before = new URL(page.url()).search;
+    const summary = await page.textContent('#summary');
+    await page.click('#what-fits');
+    await page.fill('#plan-gpus', '16');
+    await page.focus('#plan-run');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#plan-table tbody tr');
+    await page.waitForFunction(() => document.activeElement?.id === 'plan-run');
+    // The keyboard reaches the first row's Load button next, named for its layout, with a visible ring.
+    await page.focus('#plan-table tbody tr:first-child .plan-load');
+    const load = await page.$eval('#plan-table tbody tr:first-child .plan-load', (b) => ({
+      name: b.getAttribute('aria-label'),
+      outline: getComputedStyle(b).outlineStyle,
+      width: parseFloat(getComputedStyle(b).outlineWidth),
+    }));
+    expect(load.name).toMatch(/^Load TP \d+ × PP \d+ × CP \d+ × DP \d+.* into the checklist$/);
+    expect(load.outline).not.toBe('none');
+    expect(load.width).toBeGreaterThanOrEqual(2);
+    const entries = await page.evaluate(() => history.length);
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.activeElement?.id === 'verdict');
+    await page.waitForFunction((search) => location.search !== search, before);
+    expect(await page.evaluate(() => history.length)).toBe(entries + 1);
+    // Back: the configuration before the row, its link and its summary.
+    await page.goBack();
+    await page.waitForFunction((search) => location.search === search, before);
+    await page.waitForFunction((text) => document.querySelector('#summary')?.textContent === text, summary);
+  });
+
+  it('reads the verdict out from one polite live region, once a burst of edits pauses', async () => {
+    const page = await open('?model=llama-3.1-70b&tp=8&dp=32&gpu=h100-80gb');
+    await page.waitForSelector('body[data-ready="true"]');
+    expect(await page.getAttribute('#verdict', 'aria-live')).toBeNull();
+    // No other live region speaks the verdict, and the fields' read-backs and messages are descriptions, not live.
+    expect(await page.$$eval('.field .message[aria-live], .field .parsed[aria-live]:not(#model-search-status)', (n) => n.length)).toBe(0);
+    await page.waitForFunction(() => document.querySelector('#announce')?.textContent !== '');
+    // Six edits in one task: the region changes once, to the last one's verdict.
+    const changes = await page.evaluate(async () => {
+      const region = document.querySelector('#announce')!;
+      let count = 0;
+      const observer = new MutationObserver(() => ++count);
+      observer.observe(region, { childList: true, characterData: true, subtree: true });
+      const seq = document.querySelector<HTMLInputElement>('#f-seq')!;
+      for (const value of ['1', '10', '102', '1024', '10240', '16384']) {
+        seq.value = value;
+        seq.dispatchEvent(new Event('input', { bubbles: true }));
+      }
+      const want = () => document.querySelector('#verdict strong')?.textContent ?? '';
+      await new Promise<void>((resolve) => {
+        const check = () => (region.textContent?.startsWith(want()) && count > 0 ? resolve() : requestAnimationFrame(check));
+        check();
+      });
+      observer.disconnect();
+      return count;
+    });
+    expect(changes).toBe(1);
+    const said = (await page.textContent('#announce'))!;
+    expect(said).toContain('per GPU');
+    const speakers = await page.$$eval(
+      '[aria-live], [role="status"]',
+      (regions, text) => regions.filter((r) => r.textContent?.includes(text)).map((r) => r.id),
+      said,
+    );
+    expect(speakers).toEqual(['announce']);
+  });
+
+  it('has no violation of any impact with every section open', async () => {
+    const page = await open('?model=llama-3.1-70b&tp=8&dp=32&gpu=h100-80gb');
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.evaluate(() => {
+      for (const d of document.querySelectorAll('details')) d.open = true;
+    });
+    await page.waitForSelector('#advice[data-state="ready"], #advice[hidden]', { state: 'attached' });
+    expect(await axe(page, 'body', true)).toEqual([]);
   });
 });
 

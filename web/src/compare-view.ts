@@ -105,7 +105,7 @@ export class CompareView {
         { class: 'note' },
         'Values in brackets are membudget’s estimate where the source has no formula; buffers and the CUDA context are allowances shared by all.',
       ),
-      el('h3', {}, `Why they differ from ${config.method}`),
+      el('h2', { class: 'subhead' }, `Why they differ from ${config.method}`),
       el('ul', { class: 'reasons' }, ...reasons),
     );
   }

@@ -124,7 +124,9 @@ export class Form {
     const id = `f-${field.key}`;
     const control = this.#control(engine, field, id);
     this.#fields.set(field.key, field);
-    const parsed = el('span', { class: 'parsed', id: `p-${field.key}`, 'aria-live': 'polite' });
+    // Not live: the field's read-back and messages are its description (aria-describedby), read when it is focused;
+    // the verdict's one live region (LedgerView) says what the edit did.
+    const parsed = el('span', { class: 'parsed', id: `p-${field.key}` });
     this.#parsed.set(field.key, parsed);
     const emit = () => {
       if (control instanceof HTMLInputElement && control.type === 'checkbox') return onInput(field.key, String(control.checked));
@@ -141,7 +143,7 @@ export class Form {
     };
     control.addEventListener(control instanceof HTMLSelectElement || control.type === 'checkbox' ? 'change' : 'input', emit);
     this.#controls.set(field.key, control);
-    const message = el('div', { class: 'message', id: `m-${field.key}`, 'aria-live': 'polite' });
+    const message = el('div', { class: 'message', id: `m-${field.key}` });
     this.#messages.set(field.key, message);
     // The help and the source are the field table's, generated beside the page (its wasm leaves them out).
     const text = FIELD_TEXT[field.key] ?? { help: field.help, section: field.section };

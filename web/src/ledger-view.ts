@@ -23,6 +23,8 @@ import {
 // The bar stretches to any width (preserveAspectRatio none, a fixed CSS height); its labels are HTML, so they keep
 // their size at every width.
 const BAR_WIDTH = 1000;
+/** How long the verdict waits after the last edit before it is read out (a burst of keystrokes: one reading). */
+const ANNOUNCE_DELAY_MS = 600;
 const BAR_HEIGHT = 40;
 const BAR_Y = 4;
 const BAR_THICKNESS = 32;
@@ -67,12 +69,17 @@ export class LedgerView {
   readonly element: HTMLElement;
   /** The answer at a glance, kept in view: the verdict, what it is for (#summary), the bar. */
   readonly answer: HTMLElement;
-  readonly #verdict = el('div', { id: 'verdict', class: 'verdict', role: 'status', 'aria-live': 'polite', tabindex: -1 });
+  readonly #verdict = el('div', { id: 'verdict', class: 'verdict', tabindex: -1 });
   readonly #summary = el('p', { id: 'summary', class: 'summary' });
   /** The step-time estimate in one line (training), and its parts in a table below the ledger. */
   readonly #speed = el('p', { id: 'step-time', class: 'step-time' });
   /** Inference: the most concurrent sequences and the longest context, as vLLM's start-up log states them. */
   readonly #serving = el('p', { id: 'serving', class: 'step-time' });
+  /** The largest components, named in the first screen (a phone hides the bar's legend). */
+  readonly #largest = el('p', { id: 'largest', class: 'largest' });
+  /** The one live region that reads the verdict out, once edits pause (the verdict itself is not live). */
+  readonly #announce = el('p', { id: 'announce', class: 'visually-hidden', role: 'status', 'aria-live': 'polite' });
+  #announceTimer: number | undefined;
   /** "N ways to make it fit": a link from the verdict to the advice, once it is known. */
   readonly #ways = el('a', { id: 'ways', class: 'ways', href: '#advice', hidden: true });
   /** The values an import could not read from its file, each a link to its field. */
@@ -106,9 +113,11 @@ export class LedgerView {
       this.#summary,
       this.#speed,
       this.#serving,
+      this.#largest,
       this.#ways,
       this.#assumed,
       this.#bar,
+      this.#announce,
     );
     this.element = el('section', { id: 'result', 'aria-label': 'Memory ledger' }, this.#table, this.#warnings, this.#speedParts);
   }
@@ -133,6 +142,15 @@ export class LedgerView {
     this.#layoutKey = layoutKey;
     this.#updateVerdict(ledger, unit);
     this.#updateBar(ledger, unit);
+    const largest = [...ledger.lines]
+      .filter((l) => l.bytes > 0)
+      .sort((a, b) => b.bytes - a.bytes)
+      .slice(0, 3)
+      .map((l) => `${l.label} ${formatWithUnit(l.bytes, unit)}`);
+    setText(this.#largest, `Largest: ${largest.join(' · ')}`);
+    this.#say(
+      `${VERDICT_TEXT[ledger.verdict]}: ${formatWithUnit(ledger.totalBytes, unit)} of ${formatWithUnit(ledger.capacityBytes, unit)} per GPU`,
+    );
     this.#updateTable(ledger, config, unit);
     this.#updateSpeed(ledger);
     this.#updateServing(ledger, config);
@@ -156,6 +174,7 @@ export class LedgerView {
         ? el('li', {}, el('a', { href: `#f-${e.field}`, 'data-field': e.field }, label), `: ${e.message}`)
         : el('li', {}, e.message);
     };
+    this.#say(`Not computed: ${errors.map((e) => e.message).join('; ')}`);
     replaceChildren(
       this.#verdict,
       el('strong', {}, 'Not computed'),
@@ -172,6 +191,15 @@ export class LedgerView {
     this.#updateSpeed(undefined);
     this.#updateServing(undefined, undefined);
     this.#warningsKey = '';
+  }
+
+  /** Reads `text` out once the edits pause: one announcement for a burst of keystrokes, not one per character. */
+  #say(text: string): void {
+    if (this.#announceTimer !== undefined) window.clearTimeout(this.#announceTimer);
+    this.#announceTimer = window.setTimeout(() => {
+      this.#announceTimer = undefined;
+      if (this.#announce.textContent !== text) this.#announce.textContent = text;
+    }, ANNOUNCE_DELAY_MS);
   }
 
   /** How many of the advice's changes make the configuration fit; 0 hides the link. */

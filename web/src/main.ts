@@ -46,6 +46,8 @@ class App {
     this.#config = link.config;
     this.#compareView = new CompareView(engine);
     this.#plannerView = new PlannerView(engine, (config) => {
+      // A loaded row is a step the user can take back: Back returns to the configuration before it.
+      this.#url.push();
       this.#setConfig(config);
       this.#ledgerView.element.scrollIntoView({ behavior: 'smooth', block: 'start' });
       this.#ledgerView.focusVerdict();
@@ -54,6 +56,20 @@ class App {
       (query) => this.#setConfig(this.#withQuery(query)),
       (fitting) => this.#ledgerView.setWays(fitting),
     );
+    // The sticky answer covers the top of the page: whatever the browser scrolls into view (a focused field, its
+    // help) lands below it, whatever height the answer has at this width.
+    new ResizeObserver(() => {
+      const sticky = getComputedStyle(this.#ledgerView.answer).position === 'sticky';
+      document.documentElement.style.scrollPaddingTop = sticky ? `${this.#ledgerView.answer.offsetHeight + 8}px` : '';
+    }).observe(this.#ledgerView.answer);
+    // Back and Forward between the entries a loaded row made: the entry's link is the configuration.
+    window.addEventListener('popstate', () => {
+      this.#url.discard();
+      const back = this.#url.read();
+      this.#assumed = [];
+      this.#notices.show(back.notices);
+      this.#setConfig(back.config, back.chosen);
+    });
     // A refused configuration's problems link to their fields: open the field's group and focus it.
     this.#ledgerView.answer.addEventListener('click', (event) => {
       // "N ways to make it fit": to the advice, its first change focused, the link (and its query) untouched.

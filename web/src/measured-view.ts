@@ -82,7 +82,7 @@ export class MeasuredView {
   constructor(engine: Engine, onLoadConfig: (config: Config) => void) {
     this.#engine = engine;
     this.#onLoadConfig = onLoadConfig;
-    const file = el('input', { id: 'measured-file', type: 'file', accept: '.json,application/json' });
+    const file = el('input', { id: 'measured-file', type: 'file', accept: '.json,application/json', 'aria-label': 'Measured file (JSON)' });
     const apply = el('button', { id: 'measured-apply', type: 'button' }, 'Compare');
     const clear = el('button', { id: 'measured-clear', type: 'button' }, 'Clear');
     const load = el('button', { id: 'measured-load-config', type: 'button' }, 'Load its configuration');

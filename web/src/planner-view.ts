@@ -260,10 +260,19 @@ export class PlannerView {
   }
 
   #running(on: boolean): void {
+    // Disabling the focused button drops the focus to the page: a search started from Search (or stopped from
+    // Cancel) gives it back to Search when it ends, so the keyboard stays where it was.
+    const hadFocus = document.activeElement === this.#run || document.activeElement === this.#cancel;
     this.#run.disabled = on;
     this.#cancel.disabled = !on;
     this.element.classList.toggle('running', on);
+    if (on) this.#focusOnEnd = hadFocus || this.#focusOnEnd;
+    else if (this.#focusOnEnd && (document.activeElement === document.body || document.activeElement === null || hadFocus)) {
+      this.#focusOnEnd = false;
+      this.#run.focus();
+    } else this.#focusOnEnd = false;
   }
+  #focusOnEnd = false;
 
   #render(): void {
     const plan = this.#plan,
@@ -293,29 +302,50 @@ export class PlannerView {
     }
     const unit = UNIT_LABEL[this.#unit];
     const moe = request.base.experts > 0;
+    // The answers first (peak, tokens/s, MFU), so that a phone's narrow table shows them before it scrolls; then
+    // the layout that gives them. Each cell names its column (data-col) for scripts and tests.
+    type Column = { key: string; title: string; cell: (r: PlanRow) => string; value?: boolean };
+    const columns: Column[] = [
+      { key: 'peak', title: `peak ${unit}`, cell: (r) => formatBytes(r.peakBytes, this.#unit), value: true },
+      {
+        key: 'tokens',
+        title: 'tokens/s/GPU',
+        cell: (r) => (r.stepTimeSeconds > 0 ? formatCount(Math.round(r.tokensPerSecondPerGpu)) : '–'),
+        value: true,
+      },
+      { key: 'mfu', title: 'MFU', cell: (r) => (r.stepTimeSeconds > 0 ? formatPercentTenth(r.mfu) : '–'), value: true },
+      {
+        key: 'vs-best',
+        title: 'vs best',
+        cell: (r) =>
+          !best || !(r.stepTimeSeconds > 0 && best.stepTimeSeconds > 0)
+            ? '–'
+            : r === best
+              ? 'best'
+              : `+${formatPercentTenth(r.stepTimeSeconds / best.stepTimeSeconds - 1)}`,
+        value: true,
+      },
+      { key: 'tp', title: 'TP', cell: (r) => formatCount(r.tp), value: true },
+      { key: 'pp', title: 'PP', cell: (r) => formatCount(r.pp), value: true },
+      { key: 'cp', title: 'CP', cell: (r) => formatCount(r.cp), value: true },
+      { key: 'dp', title: 'DP', cell: (r) => formatCount(r.dp), value: true },
+      ...(moe ? [{ key: 'ep', title: 'EP', cell: (r: PlanRow) => formatCount(r.ep), value: true }] : []),
+      { key: 'zero', title: 'ZeRO', cell: (r) => formatCount(r.zero), value: true },
+      { key: 'sp', title: 'SP', cell: (r) => (r.sp ? 'on' : 'off') },
+      { key: 'ckpt', title: 'ckpt', cell: (r) => r.ckpt },
+      { key: 'mb', title: 'mb', cell: (r) => formatCount(r.mb), value: true },
+      { key: 'm', title: 'm', cell: (r) => formatCount(r.microbatches), value: true },
+      { key: 'headroom', title: `headroom ${unit}`, cell: (r) => formatBytes(r.headroomBytes, this.#unit), value: true },
+      { key: 'recompute', title: 'recompute', cell: (r) => formatPercentTenth(r.recomputeOverhead), value: true },
+      { key: 'bubble', title: 'bubble', cell: (r) => formatPercentTenth(r.bubble), value: true },
+    ];
     const head = el(
       'tr',
       {},
-      ...[
-        'TP',
-        'PP',
-        'CP',
-        'DP',
-        ...(moe ? ['EP'] : []),
-        'ZeRO',
-        'SP',
-        'ckpt',
-        'mb',
-        'm',
-        `peak ${unit}`,
-        `headroom ${unit}`,
-        'recompute',
-        'bubble',
-        'tokens/s/GPU',
-        'MFU',
-        'vs best',
-        'notes',
-      ].map((h) => el('th', { scope: 'col', title: COLUMN_HELP[h] ?? COLUMN_HELP[h.split(' ')[0]!] ?? '' }, h)),
+      el('th', { scope: 'col', title: 'load the row into the checklist' }, el('span', { class: 'visually-hidden' }, 'Load')),
+      ...[...columns.map((c) => c.title), 'notes'].map((h) =>
+        el('th', { scope: 'col', title: COLUMN_HELP[h] ?? COLUMN_HELP[h.split(' ')[0]!] ?? '' }, h),
+      ),
     );
     // Rows that differ only in what the table does not show (how uneven stages split) collapse into one.
     const seen = new Set<string>();
@@ -336,45 +366,33 @@ export class PlannerView {
       ]
         .filter(Boolean)
         .join(', ');
+      // The row's configuration comes from the planner's module (loaded for the plan, so at once).
+      const load = () => void loadPlannerEngine().then((planner) => this.#onLoad(planner.planRowConfig(request.base, r)));
+      const layout =
+        `TP ${r.tp} × PP ${r.pp} × CP ${r.cp} × DP ${r.dp}${moe ? `, EP ${r.ep}` : ''}, ZeRO ${r.zero}, ` +
+        `SP ${r.sp ? 'on' : 'off'}, ckpt ${r.ckpt}, micro-batch ${r.mb} × ${r.microbatches}`;
+      const button = el(
+        'button',
+        { type: 'button', class: 'plan-load', 'aria-label': `Load ${layout} into the checklist`, title: `Load ${layout}` },
+        'Load',
+      );
+      button.addEventListener('click', (event) => {
+        event.stopPropagation();
+        load();
+      });
       const tr = el(
         'tr',
         {
           class: [r === best ? 'recommended' : '', r.pareto ? 'pareto' : ''].filter(Boolean).join(' '),
-          tabindex: 0,
           'data-peak-bytes': String(r.peakBytes),
           title: 'Load this configuration into the checklist',
         },
-        ...[r.tp, r.pp, r.cp, r.dp, ...(moe ? [r.ep] : []), r.zero].map((v) => el('td', { class: 'value' }, formatCount(v))),
-        el('td', {}, r.sp ? 'on' : 'off'),
-        el('td', {}, r.ckpt),
-        el('td', { class: 'value' }, formatCount(r.mb)),
-        el('td', { class: 'value' }, formatCount(r.microbatches)),
-        el('td', { class: 'value' }, formatBytes(r.peakBytes, this.#unit)),
-        el('td', { class: 'value' }, formatBytes(r.headroomBytes, this.#unit)),
-        el('td', { class: 'value' }, formatPercentTenth(r.recomputeOverhead)),
-        el('td', { class: 'value' }, formatPercentTenth(r.bubble)),
-        el('td', { class: 'value' }, r.stepTimeSeconds > 0 ? formatCount(Math.round(r.tokensPerSecondPerGpu)) : '–'),
-        el('td', { class: 'value' }, r.stepTimeSeconds > 0 ? formatPercentTenth(r.mfu) : '–'),
-        el(
-          'td',
-          { class: 'value' },
-          !best || !(r.stepTimeSeconds > 0 && best.stepTimeSeconds > 0)
-            ? '–'
-            : r === best
-              ? 'best'
-              : `+${formatPercentTenth(r.stepTimeSeconds / best.stepTimeSeconds - 1)}`,
-        ),
-        el('td', { class: 'note' }, notes),
+        el('td', {}, button),
+        ...columns.map((c) => el('td', { class: c.value ? 'value' : '', 'data-col': c.key }, c.cell(r))),
+        el('td', { class: 'note', 'data-col': 'notes' }, notes),
       );
-      // The row's configuration comes from the planner's module (loaded for the plan, so at once).
-      const load = () => void loadPlannerEngine().then((planner) => this.#onLoad(planner.planRowConfig(request.base, r)));
+      // A click anywhere on the row loads it too; the keyboard reaches it through its Load button.
       tr.addEventListener('click', load);
-      tr.addEventListener('keydown', (event) => {
-        if (event.key === 'Enter' || event.key === ' ') {
-          event.preventDefault();
-          load();
-        }
-      });
       return tr;
     });
     replaceChildren(

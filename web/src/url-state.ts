@@ -77,6 +77,22 @@ export class UrlState {
     this.#pending = undefined;
   }
 
+  /**
+   * A new history entry for what comes next (a planner row loaded): the current state is kept as its own entry, so
+   * Back returns to it.
+   */
+  push(): void {
+    this.flush();
+    history.pushState(null, '', location.href);
+  }
+
+  /** Drops a write not yet made (Back moved to another entry: it must not be overwritten). */
+  discard(): void {
+    if (this.#timer !== undefined) window.clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#pending = undefined;
+  }
+
   /** The page's link as it stands, with any pending write written first. */
   current(): string {
     this.flush();
