@@ -71,7 +71,7 @@ async function expectNoBadText(page: Page): Promise<void> {
 
 describe('the measured column', () => {
   it('takes a dropped measured file, offers its configuration, and shows measured − predicted as the CLI computes it', async () => {
-    const page = await open();
+    const page = await open('?model=chapter-70b');
     const dataTransfer = await page.evaluateHandle((text) => {
       const transfer = new DataTransfer();
       transfer.items.add(new File([text], 'measured.json', { type: 'application/json' }));

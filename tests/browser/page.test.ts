@@ -47,8 +47,8 @@ async function waitForQuery(page: Page, fragment: string): Promise<void> {
 }
 
 describe('the calculator page', () => {
-  it('opens on the chapter’s 70B example, every data-bytes equal to the CLI’s eval', async () => {
-    const page = await open();
+  it('opens the chapter’s 70B example, every data-bytes equal to the CLI’s eval', async () => {
+    const page = await open('?model=chapter-70b');
     expect(await ledgerBytes(page)).toEqual(cliLineBytes({}));
     const example = fixture('chapter').checklists[0];
     expect(await ledgerBytes(page)).toEqual(example.expect.lines);
@@ -70,7 +70,7 @@ describe('the calculator page', () => {
     ];
     let checked = 0;
     for (const query of queries) {
-      const page = await open(query ? `?${query}` : '');
+      const page = await open(`?${query || 'model=chapter-70b'}`);
       const rows = await page.$$eval('#ledger tr[data-line]', (trs) =>
         trs.map((tr) => ({
           id: tr.getAttribute('data-line')!,
@@ -89,7 +89,7 @@ describe('the calculator page', () => {
   });
 
   it('recomputes on every edit of model, TP, PP and DP, and matches the CLI for the same link', async () => {
-    const page = await open();
+    const page = await open('?model=chapter-70b');
     await page.selectOption('#f-model', 'llama-3.1-70b');
     await page.fill('#f-tp', '4');
     await page.fill('#f-pp', '4');
@@ -105,7 +105,7 @@ describe('the calculator page', () => {
   });
 
   it('copies a link that reproduces the exact view in a new page', async () => {
-    const page = await open();
+    const page = await open('?model=chapter-70b');
     await page.selectOption('#f-model', 'chapter-405b');
     await page.fill('#f-pp', '4');
     await page.fill('#f-dp', '8');
@@ -127,7 +127,7 @@ describe('the calculator page', () => {
   });
 
   it('shows errors next to the field, computes nothing new for unreadable text without changing the link, and never NaN', async () => {
-    const page = await open();
+    const page = await open('?model=chapter-70b');
     const before = page.url();
     await page.fill('#f-tp', 'abc');
     await page.waitForSelector('#m-tp.error');
@@ -411,8 +411,8 @@ describe('the calculator page', () => {
     expect(session.opened!.workers.at(-1)!.worker.url()).toContain('plan-worker');
   });
 
-  it('switches the default page to inference: the method becomes membudget, with a note', async () => {
-    const page = await open('');
+  it('switches the chapter’s example to inference: the method becomes membudget, with a note', async () => {
+    const page = await open('?model=chapter-70b');
     await page.selectOption('#f-mode', 'inference');
     await page.waitForSelector('#ledger tr[data-line="kv_cache"]');
     expect(await page.inputValue('#f-method')).toBe('membudget');
@@ -447,7 +447,7 @@ describe('the calculator page', () => {
   });
 
   it('works inside an iframe of another page, as in a wiki', async () => {
-    const page = await open();
+    const page = await open('?model=chapter-70b');
     await page.goto(`${session.server.origin}/wiki/design-doc.html`);
     const frame = page.frameLocator('#embed');
     await frame.locator('body[data-ready="true"]').waitFor();

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli';
+import { cliResultForQuery, runCli } from '../support/cli';
 import { ROOT } from '../support/paths';
 import { pageSession } from '../support/page';
 
@@ -333,6 +333,53 @@ describe('the planner where people look', () => {
     await page.keyboard.press('Enter');
     await page.waitForFunction(() => document.activeElement?.id === 'verdict');
     expect(await axe(page)).toEqual([]);
+  });
+});
+
+describe("a newcomer's first screen", () => {
+  it('opens on a real model and GPU under membudget, with "import your launch file" and one-click examples', async () => {
+    for (const viewport of [WIDE, PHONE]) {
+      const page = await open('', viewport);
+      await page.waitForSelector('body[data-ready="true"]');
+      const summary = (await page.textContent('#summary'))!;
+      expect(summary).toContain('Llama-3.1 8B');
+      expect(summary).toContain('NVIDIA H100');
+      expect(await page.inputValue('#f-method')).toBe('membudget');
+      expect(await page.getAttribute('#verdict', 'data-verdict')).toBe('fits');
+      // The start is what its link says: the written link reproduces it.
+      await page.waitForFunction(() => location.search.includes('model=llama-3.1-8b'));
+      expect(await inView(page, '#importer > summary')).toBe(true);
+      // The page's first action after the skip link: import the launch file (or try an example).
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate(() => document.activeElement?.parentElement?.id)).toBe('importer');
+      expect(await page.textContent('#importer > summary')).toContain('Import your launch file');
+    }
+  });
+
+  it('computes every example as its link does, and Back returns to where the user was', async () => {
+    const page = await open('');
+    await page.waitForSelector('body[data-ready="true"]');
+    const start = new URL(page.url()).search;
+    const examples = await page.$$eval('#start .example', (b) => b.map((x) => x.getAttribute('data-example')!));
+    expect(examples.length).toBeGreaterThanOrEqual(4);
+    await page.click('#importer > summary');
+    for (const id of examples) {
+      await page.click(`#start .example[data-example="${id}"]`);
+      await page.waitForFunction(() => document.activeElement?.id === 'verdict');
+      await page.waitForFunction((search) => location.search !== search, start);
+      const verdict = await page.getAttribute('#verdict', 'data-verdict');
+      expect(verdict, id).toMatch(/^(fits|tight)$/);
+      // What the link says computes the same total in the CLI.
+      const total = Number(await page.getAttribute('#ledger tr[data-summary="total"]', 'data-bytes'));
+      expect(total, id).toBe(cliResultForQuery(new URL(page.url()).search.slice(1)).total_bytes);
+      await page.goBack();
+      await page.waitForFunction((search) => location.search === search, start);
+    }
+    // The chapter's generic example is one of them, and its link names it.
+    await page.click('#start .example[data-example="chapter"]');
+    await page.waitForFunction(() => location.search.includes('model=chapter-70b'));
+    expect(await page.textContent('#summary')).toContain('chapter');
   });
 });
 

@@ -27,7 +27,12 @@ export class ImportView {
    * `current`: the configuration an import applies over; `onImported`: the configuration it gives, and what the file
    * does not say (computed with the fields' values, marked as needing the user's input).
    */
-  constructor(engine: Engine, current: () => Config, onImported: (config: Config, assumed: Problem[]) => void) {
+  constructor(
+    engine: Engine,
+    current: () => Config,
+    onImported: (config: Config, assumed: Problem[]) => void,
+    first: HTMLElement | null = null,
+  ) {
     this.#engine = engine;
     const formats = engine.formats;
     this.#formats = formats;
@@ -55,7 +60,8 @@ export class ImportView {
     this.element = el(
       'details',
       { class: 'importer', id: 'importer' },
-      el('summary', {}, 'Import a configuration (Megatron-LM, torchtitan, torchtune, DeepSpeed, config.json, vLLM)'),
+      el('summary', {}, 'Import your launch file (Megatron-LM, torchtitan, torchtune, DeepSpeed, config.json, vLLM) or try an example'),
+      first,
       this.#text,
       el('div', { class: 'importer-actions' }, this.#format, button, file),
       this.#message,

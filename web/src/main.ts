@@ -12,7 +12,8 @@ import { ImportView } from './import-view';
 import { LedgerView, layoutSummary } from './ledger-view';
 import { MeasuredView } from './measured-view';
 import { loadErrorView, NoticesView } from './notices-view';
-import { footer, masthead, skipLink } from './page-chrome';
+import { EXAMPLES } from './examples';
+import { examplesRow, footer, masthead, skipLink, startStrip } from './page-chrome';
 import { AdviceView, PlannerView } from './planner-view';
 import { ToolbarView } from './toolbar-view';
 import { UrlState, type ViewState } from './url-state';
@@ -99,13 +100,34 @@ class App {
       link: () => this.#url.current(),
     });
 
+    // The importer comes first on the page (a newcomer's first action), with the examples inside it.
+    const examples = examplesRow(EXAMPLES, (example) => {
+      // An example is a step the user can take back, as a loaded planner row is.
+      const decoded = this.#engine.decodeQuery(example.query);
+      this.#url.push();
+      this.#assumed = [];
+      this.#setConfig(decoded.config, decoded.chosen ?? []);
+      this.#ledgerView.focusVerdict();
+    });
+    const importer = new ImportView(
+      this.#engine,
+      () => this.#config,
+      (config, assumed) => {
+        // What the file does not say holds the value it was computed with until the user sets it.
+        const texts = this.#engine.fieldTexts(config);
+        this.#assumed = assumed.map((a) => ({ ...a, value: texts[a.field as keyof Config] }));
+        this.#setConfig(config);
+      },
+      examples,
+    );
     document.body.classList.toggle('embed', this.#view.embed);
     const whatFits = el('button', { id: 'what-fits', type: 'button', class: 'what-fits' }, 'What fits on my GPUs?');
     whatFits.addEventListener('click', () => this.#plannerView.open());
     replaceChildren(
       root,
       skipLink(),
-      masthead(whatFits, this.#toolbar.openFull),
+      masthead(this.#toolbar.openFull),
+      startStrip(importer.element, whatFits),
       this.#notices.element,
       el(
         'main',
@@ -144,17 +166,6 @@ class App {
 
   #buildForm(): void {
     this.#form = new Form(this.#engine, (key, text) => this.#onInput(key, text));
-    const importer = new ImportView(
-      this.#engine,
-      () => this.#config,
-      (config, assumed) => {
-        // What the file does not say holds the value it was computed with until the user sets it.
-        const texts = this.#engine.fieldTexts(config);
-        this.#assumed = assumed.map((a) => ({ ...a, value: texts[a.field as keyof Config] }));
-        this.#setConfig(config);
-      },
-    );
-    this.#form.element.prepend(importer.element);
     this.#formSlot.replaceWith(this.#form.element);
     this.#showFormState();
     document.body.dataset.ready = 'true';

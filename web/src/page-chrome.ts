@@ -1,5 +1,6 @@
 // What frames the page's views and holds no state: the skip link, the masthead with its actions, the footer.
 import { el } from './dom';
+import type { Example } from './examples';
 import { UNIT_MEANING } from './format';
 
 export function skipLink(): HTMLElement {
@@ -22,6 +23,25 @@ export function masthead(...actions: HTMLElement[]): HTMLElement {
       ),
     ),
     ...actions,
+  );
+}
+
+/** A newcomer's first actions, first on the page: the importer (import the launch file, or try an example), then `actions`. */
+export function startStrip(importer: HTMLElement, ...actions: HTMLElement[]): HTMLElement {
+  return el('nav', { id: 'start', class: 'start', 'aria-label': 'Start' }, importer, ...actions);
+}
+
+/** One-click examples (`onExample` gets the one clicked), shown first in the importer. */
+export function examplesRow(examples: readonly Example[], onExample: (example: Example) => void): HTMLElement {
+  return el(
+    'p',
+    { id: 'examples', class: 'examples' },
+    'Or start from an example: ',
+    ...examples.map((example) => {
+      const button = el('button', { type: 'button', class: 'example', 'data-example': example.id }, example.label);
+      button.addEventListener('click', () => onExample(example));
+      return button;
+    }),
   );
 }
 

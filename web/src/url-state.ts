@@ -3,6 +3,7 @@
 // milliseconds and browsers cap its rate), and at once before the link is copied.
 import type { Config, Engine, Problem } from './engine';
 import type { Unit } from './format';
+import { START, VIEW_KEYS } from './examples';
 
 const URL_WRITE_DELAY_MS = 120;
 
@@ -42,7 +43,10 @@ export class UrlState {
   /** The configuration and the view of the page's link. */
   read(): LinkState {
     const params = new URLSearchParams(location.search);
-    const decoded = this.#engine.decodeQuery(location.search);
+    // A link that states no configuration (none, or only the view) opens the newcomer's start, not the engine's
+    // defaults (the chapter's generic example, one click away among the examples).
+    const statesConfig = [...params.keys()].some((key) => !VIEW_KEYS.includes(key));
+    const decoded = this.#engine.decodeQuery(statesConfig ? location.search : START.query);
     return {
       config: decoded.config,
       view: { embed: params.get('embed') === '1', unit: params.get('unit') === 'gib' ? 'gib' : 'gb' },
@@ -53,7 +57,8 @@ export class UrlState {
 
   /** Writes the link once typing pauses (flush writes it at once). */
   write(config: Config, view: ViewState): void {
-    const query = this.#engine.encodeQuery(config);
+    // The engine's defaults encode as nothing, which would open the start: name their model instead.
+    const query = this.#engine.encodeQuery(config) || `model=${encodeURIComponent(config.model)}`;
     const withView = (embed: boolean) => {
       const full = [query, viewQuery(view, embed)].filter(Boolean).join('&');
       return `${location.pathname}${full ? `?${full}` : ''}`;
