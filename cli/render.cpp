@@ -74,7 +74,8 @@ void printTable(std::ostream& out, const Result& result, const Config& c, ByteUn
             << " · ZeRO " << g(c.zero) << " · b_μ " << g(c.mb) << " · s " << g(c.seq) << " · ckpt " << c.ckpt << " · micro-batches "
             << g(c.microbatches) << "\n";
     out << "GPU " << (gpu ? gpu->label : c.gpu) << " · capacity " << value(result.capacityBytes) << " " << unit.name << " · headroom "
-        << detail::formatNumber(c.headroom * 100) << "%\n\n";
+        << detail::formatNumber(c.headroom * 100) << "%\n";
+    out << "Accuracy: " << result.errorBand.text << "\n\n";
 
     size_t labelWidth = std::string_view("Component").size(), formulaWidth = std::string_view("Formula").size();
     for (const auto& line : result.lines) {
@@ -108,6 +109,11 @@ void printTable(std::ostream& out, const Result& result, const Config& c, ByteUn
     out << "\nVerdict: " << verdictText << " — total " << value(result.totalBytes) << " " << unit.name << "; ";
     if (result.verdict == Verdict::fits)
         out << value(result.usableBytes - result.totalBytes) << " " << unit.name << " below the headroom line";
+    else if (result.verdict == Verdict::tight && result.totalBytes <= result.usableBytes)
+        out << value(result.usableBytes - result.totalBytes) << " " << unit.name
+            << " below the headroom line, inside the error band (a run "
+            << detail::percentText(-result.errorBand.lowError / (1 + result.errorBand.lowError))
+            << " over the prediction, as measured runs like it have been, would pass it)";
     else if (result.verdict == Verdict::tight)
         out << value(result.totalBytes - result.usableBytes) << " " << unit.name << " over the headroom line, "
             << value(result.capacityBytes - result.totalBytes) << " " << unit.name << " under capacity";

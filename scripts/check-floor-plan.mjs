@@ -23,7 +23,7 @@ function walk(dir) {
     .sort()
     .flatMap((name) => {
       const path = join(dir, name);
-      return statSync(path).isDirectory() ? walk(path) : /\.(cpp|hpp)$/.test(name) ? [path] : [];
+      return statSync(path).isDirectory() ? walk(path) : /\.(cpp|hpp|inc)$/.test(name) ? [path] : [];
     });
 }
 

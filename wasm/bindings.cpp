@@ -98,7 +98,8 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("activeParameterCount", &WasmResult::activeParameterCount)
         .field("cpuLines", &WasmResult::cpuLines)
         .field("reservedBytes", &WasmResult::reservedBytes)
-        .field("stepTime", &WasmResult::stepTime);
+        .field("stepTime", &WasmResult::stepTime)
+        .field("errorBand", &WasmResult::errorBand);
 
     value_object<WasmColumn>("MethodColumn")
         .field("method", &WasmColumn::method)

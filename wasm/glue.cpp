@@ -60,6 +60,20 @@ val stepTimeObject(const StepTime& st) {
     return out;
 }
 
+val errorBandObject(const ErrorBand& band) {
+    val out = val::object();
+    out.set("validated", band.validated);
+    out.set("lowError", band.lowError);
+    out.set("highError", band.highError);
+    out.set("runs", band.runs);
+    out.set("framework", band.family.framework);
+    val features = val::array();
+    for (const auto& name : featureNames(band.family.features)) features.call<void>("push", name);
+    out.set("features", features);
+    out.set("text", band.text);
+    return out;
+}
+
 WasmResult toWasm(const Result& r) {
     val stages = val::array();
     for (const auto& s : r.stages)
@@ -85,7 +99,8 @@ WasmResult toWasm(const Result& r) {
             r.activeParameterCount,
             toArray(r.cpuLines),
             r.reservedBytes,
-            stepTimeObject(r.stepTime)};
+            stepTimeObject(r.stepTime),
+            errorBandObject(r.errorBand)};
 }
 
 WasmParsed toWasm(const ParsedConfig& parsed) { return {parsed.config, toArray(parsed.problems), toArray(parsed.notices)}; }

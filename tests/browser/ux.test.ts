@@ -383,6 +383,35 @@ describe("a newcomer's first screen", () => {
   });
 });
 
+describe('the error band', () => {
+  it('says in the answer how far membudget has been from runs like it, as the CLI does, and a margin inside it is tight', async () => {
+    for (const query of [
+      'model=llama-3.1-70b&gpu=h100-80gb&method=membudget&tp=8&pp=2&dp=16&ckpt=selective&sp=true',
+      'model=llama-3.1-8b&gpu=h100-80gb&method=membudget&framework=torchtitan&tp=1&dp=8&zero=3',
+      'model=chapter-70b',
+    ]) {
+      const page = await open(`?${query}`);
+      const cli = cliResultForQuery(query);
+      await page.waitForFunction((text) => document.querySelector('#band')?.textContent === `Accuracy: ${text}`, cli.error_band.text);
+      expect(await page.getAttribute('#band', 'data-validated')).toBe(String(cli.error_band.validated));
+      expect(await page.getAttribute('#verdict', 'data-verdict')).toBe(cli.verdict);
+    }
+    // Under the headroom line by less than the validated band's worst under-prediction: tight, and the verdict says why.
+    const base = 'model=llama-3.1-70b&gpu=h100-80gb&method=membudget&tp=8&pp=2&dp=16&ckpt=selective&sp=true';
+    const cli = cliResultForQuery(base);
+    expect(cli.error_band.validated).toBe(true);
+    expect(cli.error_band.low).toBeLessThan(0);
+    const capacityGb = ((cli.total_bytes * (1 - cli.error_band.low / 2)) / 0.9 / 1e9).toFixed(3);
+    const inside = `${base}&gpu_gb=${capacityGb}`;
+    const tight = cliResultForQuery(inside);
+    expect(tight.total_bytes).toBeLessThanOrEqual(tight.usable_bytes);
+    expect(tight.verdict).toBe('tight');
+    const page = await open(`?${inside}`);
+    await page.waitForSelector('#verdict[data-verdict="tight"]');
+    expect(await page.textContent('#verdict')).toContain('inside the error band');
+  });
+});
+
 describe('a phone and a keyboard', () => {
   it('names the largest components in the first screen of a phone, and never breaks a number inside its digits', async () => {
     const page = await open('?model=llama-3.1-70b&tp=8&dp=32&gpu=h100-80gb', PHONE);

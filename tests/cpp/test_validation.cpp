@@ -18,11 +18,13 @@
 
 #include "fixtures.hpp"
 #include "membudget/base/choices.hpp"
+#include "membudget/evaluate/error_band.hpp"
 #include "membudget/evaluate/evaluate.hpp"
 #include "membudget/io/json.hpp"
 #include "membudget/io/measured.hpp"
 #include "membudget/memory/result.hpp"
 #include "membudget/model/config.hpp"
+#include "membudget/plan/plan.hpp"
 
 using nlohmann::json;
 
@@ -200,4 +202,91 @@ TEST_CASE("measurableLines: the lines compare-measured compares, for the page's 
     membudget::Config invalid;
     invalid.tp = 0;
     CHECK(membudget::measurableLines(invalid).empty());
+}
+
+TEST_CASE("the error band: the compiled-in table is the engine's own prediction of every measured row", "[validation][band]") {
+    const auto all = rows();
+    const auto& runs = membudget::validationRuns();
+    REQUIRE(runs.size() == all.size());
+    for (size_t i = 0; i < all.size(); ++i) {
+        const auto& row = all[i];
+        INFO(row.file);
+        const auto* run = &runs[i];  // the same order: the fixtures' file names
+        CHECK(run->error == Approx(row.error).margin(1e-6));
+        CHECK(run->complete == row.complete);
+        membudget::Config config = membudget::test::configFrom(row.fixture["config"]);
+        config.method = membudget::Method::membudget;
+        const membudget::RunFamily family = membudget::runFamily(config);
+        CHECK(run->framework == family.framework);
+        CHECK(run->features == family.features);
+    }
+}
+
+TEST_CASE("the error band: runs like it give the band, a margin inside it is tight, and what was not measured says so",
+          "[validation][band]") {
+    using namespace membudget;
+    const auto& runs = validationRuns();
+    // A Megatron-LM dense layout without PP or CP: the complete rows of that family give the band.
+    Config c;
+    c.method = Method::membudget;
+    c.tp = 8;
+    c.dp = 4;
+    c.pp = 1;
+    double n = 0, low = 1, high = -1;
+    for (const auto& r : runs)
+        if (r.complete && r.framework == "megatron" && r.features == 0) {
+            ++n;
+            low = std::min(low, r.error);
+            high = std::max(high, r.error);
+        }
+    REQUIRE(n > 0);
+    const Result result = evaluate(c);
+    REQUIRE(result.ok());
+    CHECK(result.errorBand.validated);
+    CHECK(result.errorBand.runs == n);
+    CHECK(result.errorBand.lowError == low);
+    CHECK(result.errorBand.highError == high);
+    CHECK(result.errorBand.text.find("validated on") == 0);
+    // Under the headroom line by less than the worst under-prediction: tight; with room beyond it: fits.
+    REQUIRE(low < 0);
+    Config close = c;
+    close.gpuGb = result.totalBytes * (1 + 0.5 * -low) / (1 - c.headroom) / 1e9;
+    const Result inside = evaluate(close);
+    CHECK(inside.totalBytes <= inside.usableBytes);
+    CHECK(inside.verdict == Verdict::tight);
+    Config roomy = c;
+    roomy.gpuGb = result.totalBytes * (1 + 2 * -low) / (1 - c.headroom) / 1e9;
+    CHECK(evaluate(roomy).verdict == Verdict::fits);
+    // Another method, a framework with no complete run, a family not measured: each says it is not validated.
+    Config chapter = c;
+    chapter.method = Method::chapter;
+    CHECK_FALSE(evaluate(chapter).errorBand.validated);
+    CHECK(evaluate(chapter).errorBand.text.find("not validated") == 0);
+    Config titan = c;
+    titan.framework = Framework::torchtitan;
+    titan.tp = 1;
+    titan.dp = 32;
+    titan.zero = 3;
+    const ErrorBand titanBand = evaluate(titan).errorBand;
+    CHECK_FALSE(titanBand.validated);
+    CHECK(titanBand.text.find("not validated for torchtitan, dense") == 0);
+    Config experts = c;
+    experts.experts = 8;
+    experts.ep = 4;
+    experts.dp = 4;
+    const ErrorBand expertBand = errorBand(experts);
+    CHECK_FALSE(expertBand.validated);
+    CHECK(expertBand.text.find("nearest:") != std::string::npos);
+    // The planner reads the same band: no row it calls a fit lies inside it.
+    PlanRequest request;
+    request.base = c;
+    request.gpus = 32;
+    request.globalBatch = 128;
+    const PlanResult plan = membudget::plan(request);
+    REQUIRE(plan.errors.empty());
+    for (const auto& row : plan.rows) {
+        if (row.verdict != Verdict::fits) continue;
+        const Config loaded = planRowConfig(request.base, row);
+        CHECK(bandPeakBytes(loaded, row.peakBytes) <= evaluate(loaded).usableBytes);
+    }
 }

@@ -58,6 +58,9 @@ export function verdictSentence(ledger: Ledger, unit: Unit): string {
     case 'fits':
       return `${u(ledger.usableBytes - ledger.totalBytes)} below the headroom line; ${u(ledger.capacityBytes - ledger.totalBytes)} left of the capacity`;
     case 'tight':
+      // Under the line but inside the error band: a run as far over the prediction as measured runs like it would pass it.
+      if (ledger.totalBytes <= ledger.usableBytes)
+        return `${u(ledger.usableBytes - ledger.totalBytes)} below the headroom line, inside the error band (a run ${formatPercentTenth(-ledger.errorBand.lowError / (1 + ledger.errorBand.lowError))} over the prediction, as measured runs like it have been, would pass it)`;
       return `${u(ledger.totalBytes - ledger.usableBytes)} over the headroom line, ${u(ledger.capacityBytes - ledger.totalBytes)} under the capacity`;
     case 'does_not_fit':
       return `${u(ledger.totalBytes - ledger.capacityBytes)} over the capacity`;

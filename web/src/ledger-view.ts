@@ -75,6 +75,8 @@ export class LedgerView {
   readonly #speed = el('p', { id: 'step-time', class: 'step-time' });
   /** Inference: the most concurrent sequences and the longest context, as vLLM's start-up log states them. */
   readonly #serving = el('p', { id: 'serving', class: 'step-time' });
+  /** How far the method has been from measured runs like this one: the band the verdict is read against. */
+  readonly #band = el('p', { id: 'band', class: 'band' });
   /** The largest components, named in the first screen (a phone hides the bar's legend). */
   readonly #largest = el('p', { id: 'largest', class: 'largest' });
   /** The one live region that reads the verdict out, once edits pause (the verdict itself is not live). */
@@ -113,6 +115,7 @@ export class LedgerView {
       this.#summary,
       this.#speed,
       this.#serving,
+      this.#band,
       this.#largest,
       this.#ways,
       this.#assumed,
@@ -148,6 +151,8 @@ export class LedgerView {
       .slice(0, 3)
       .map((l) => `${l.label} ${formatWithUnit(l.bytes, unit)}`);
     setText(this.#largest, `Largest: ${largest.join(' · ')}`);
+    setAttr(this.#band, 'data-validated', String(ledger.errorBand.validated));
+    setText(this.#band, `Accuracy: ${ledger.errorBand.text}`);
     this.#say(
       `${VERDICT_TEXT[ledger.verdict]}: ${formatWithUnit(ledger.totalBytes, unit)} of ${formatWithUnit(ledger.capacityBytes, unit)} per GPU`,
     );

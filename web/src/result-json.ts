@@ -57,6 +57,14 @@ export function resultJson(engine: Engine, config: Config): string {
     capacity_bytes: result.capacityBytes,
     usable_bytes: result.usableBytes,
     verdict: result.verdict,
+    error_band: {
+      validated: result.errorBand.validated,
+      ...(result.errorBand.runs > 0 ? { low: result.errorBand.lowError, high: result.errorBand.highError } : {}),
+      runs: result.errorBand.runs,
+      framework: result.errorBand.framework,
+      features: result.errorBand.features,
+      text: result.errorBand.text,
+    },
     peak_stage: result.peakStage,
     ...(config.mode === 'training' ? stepTimeJson(result) : {}),
     stages: result.stages.map((s) => ({

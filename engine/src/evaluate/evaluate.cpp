@@ -191,9 +191,13 @@ Result evaluate(const Config& config) noexcept {
         result.stepTime = estimateStepTime(config);
         result.capacityBytes = std::round(config.gpuGb * kBytesPerGB);
         result.usableBytes = std::round(result.capacityBytes * (1 - config.headroom));
-        result.verdict = result.totalBytes <= result.usableBytes     ? Verdict::fits
-                         : result.totalBytes <= result.capacityBytes ? Verdict::tight
-                                                                     : Verdict::doesNotFit;
+        // A margin inside the error band of the measured runs like this one is not a fit: were the run as far under
+        // the prediction as the worst of them, it would pass the headroom line (docs/accuracy.md, "Error band").
+        result.errorBand = errorBand(config);
+        const double worstBytes = bandPeakBytes(config, result.totalBytes);
+        result.verdict = result.totalBytes <= result.usableBytes && worstBytes <= result.usableBytes ? Verdict::fits
+                         : result.totalBytes <= result.capacityBytes                                 ? Verdict::tight
+                                                                                                     : Verdict::doesNotFit;
         if (config.mode == Mode::inference) {
             result.maxSequences = largestFitting(config, &Config::mb, findField("mb")->max, result.usableBytes);
             // The longest context that fits, but never beyond the model's window (what vLLM would serve).

@@ -116,6 +116,19 @@ std::string resultToJson(const Result& result, const Config& config, int indent)
     out["capacity_bytes"] = number(result.capacityBytes);
     out["usable_bytes"] = number(result.usableBytes);
     out["verdict"] = choice(result.verdict);
+    const ErrorBand& band = result.errorBand;
+    // low and high only where runs give them (a band, or the nearest family's); already to the millionth, as the
+    // generated table holds them.
+    ordered_json bandJson = {{"validated", band.validated}};
+    if (band.runs > 0) {
+        bandJson["low"] = number(band.lowError);
+        bandJson["high"] = number(band.highError);
+    }
+    bandJson["runs"] = number(band.runs);
+    bandJson["framework"] = band.family.framework;
+    bandJson["features"] = featureNames(band.family.features);
+    bandJson["text"] = band.text;
+    out["error_band"] = std::move(bandJson);
     out["peak_stage"] = number(result.peakStage);
     if (config.mode == Mode::training) {
         // The step-time estimate (docs/planner.md, "Step time"); null where the GPU's speed is not known. Rounded to

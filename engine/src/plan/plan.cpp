@@ -12,6 +12,7 @@
 #include "membudget/base/choices.hpp"
 #include "membudget/base/text.hpp"
 #include "membudget/base/units.hpp"
+#include "membudget/evaluate/error_band.hpp"
 #include "membudget/model/architecture.hpp"
 #include "membudget/model/config.hpp"
 #include "membudget/model/layout.hpp"
@@ -446,7 +447,10 @@ PlanResult plan(const PlanRequest& r) noexcept {
                             row.peakBytes = peak;
                             row.peakStage = kernel.stage;
                             row.headroomBytes = usable - peak;
-                            row.verdict = peak <= usable ? Verdict::fits : Verdict::tight;
+                            // Inside the error band of the measured runs like it: tight, not a fit (kept only when the
+                            // request includes tight rows).
+                            row.verdict = peak <= usable && bandPeakBytes(c, peak) <= usable ? Verdict::fits : Verdict::tight;
+                            if (row.verdict == Verdict::tight && !r.includeTight) continue;
                             row.recomputeOverhead = overheads[k];
                             row.bubble = pipelineBubbleFraction(L.pp, c.microbatches, c.vpp);
                             row.tpCrossesNode = tpCrosses;

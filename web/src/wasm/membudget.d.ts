@@ -196,6 +196,19 @@ export interface MethodColumn {
   sourceBytes: number;
 }
 
+/** How far membudget's method has been from measured runs like this one (membudget/evaluate/error_band.hpp). */
+export interface ErrorBand {
+  validated: boolean;
+  /** The most under-predicted run like it, (predicted − measured) / measured; 0 when no run gives a band. */
+  lowError: number;
+  highError: number;
+  /** The runs the band comes from (the nearest family's when not validated). */
+  runs: number;
+  framework: string;
+  features: string[];
+  text: string;
+}
+
 export interface Result {
   method: Method;
   lines: Line[];
@@ -203,8 +216,9 @@ export interface Result {
   totalBytes: number;
   capacityBytes: number;
   usableBytes: number;
-  /** "" when errors is not empty. */
+  /** "" when errors is not empty; "tight" when the error band reaches the headroom line. */
   verdict: Verdict | '';
+  errorBand: ErrorBand;
   warnings: Problem[];
   errors: Problem[];
   stages: Stage[];

@@ -6,6 +6,7 @@
 
 #include "membudget/base/choices.hpp"
 #include "membudget/base/problem.hpp"
+#include "membudget/evaluate/error_band.hpp"
 #include "membudget/memory/result.hpp"
 #include "membudget/model/config.hpp"
 #include "membudget/time/steptime.hpp"
@@ -20,7 +21,8 @@ struct Result {
     double totalBytes = 0;
     double capacityBytes = 0;
     double usableBytes = 0;          // capacity less the headroom fraction
-    std::optional<Verdict> verdict;  // none when errors is not empty
+    std::optional<Verdict> verdict;  // none when errors is not empty; "tight" when the error band reaches the line
+    ErrorBand errorBand;             // how far the method has been from measured runs like this one
     std::vector<Stage> stages;
     double peakStage = 0;
     std::vector<Tensor> tensors;  // the peak stage's activation sub-ledger, where the method has one
