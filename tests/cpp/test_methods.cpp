@@ -465,3 +465,57 @@ TEST_CASE("stages: torchtitan's own split over pp × vpp virtual stages (generat
     REQUIRE(errors.size() == 1);
     CHECK(errors[0].field == "vpp");
 }
+
+TEST_CASE("DeepSpeed ZeRO-3 keeps its own buffers: the reduce bucket, the gathered module and prefetch, one sub group at the step",
+          "[methods][deepspeed]") {
+    Config c;
+    applyModelPreset(c, *findModelPreset("llama-3.1-8b"));
+    applyGpuPreset(c, *findGpuPreset("h100-80gb"));
+    c.method = Method::membudget;
+    c.framework = Framework::deepspeed;
+    c.tp = 1;
+    c.dp = 8;
+    c.zero = 3;
+    c.precision = Precision::bf16;
+    c.ckpt = Checkpointing::full;
+    const Result base = evaluate(c);
+    REQUIRE(base.ok());
+    auto phase = [](const Result& r, StepPhase name) {
+        for (const auto& p : r.phases)
+            if (p.name == name) return p.totalBytes;
+        return 0.0;
+    };
+    auto line = [](const Result& r, LineId id) {
+        for (const auto& l : r.lines)
+            if (l.id == id) return l.bytes;
+        return 0.0;
+    };
+    // stage3.py _setup_for_real_optimizer: one reduce bucket of reduce_bucket_size elements in BF16.
+    Config bucket = c;
+    bucket.reduceBucketSize = 1e8;
+    CHECK(line(base, LineId::gradients) - line(evaluate(bucket), LineId::gradients) == 2 * (5e8 - 1e8));
+    // The HF Trainer's "auto" (0): hidden².
+    bucket.reduceBucketSize = 0;
+    CHECK(line(base, LineId::gradients) - line(evaluate(bucket), LineId::gradients) == 2 * (5e8 - 4096.0 * 4096));
+    // fetch_sub_module: min(prefetch bucket, max live) elements gathered ahead, in BF16.
+    Config prefetch = c;
+    prefetch.prefetchBucketSize = 2e8;
+    CHECK(line(evaluate(prefetch), LineId::parameters) - line(base, LineId::parameters) == 2 * (2e8 - 5e7));
+    prefetch.maxLiveParameters = 1e8;
+    CHECK(line(evaluate(prefetch), LineId::parameters) - line(base, LineId::parameters) == 2 * (1e8 - 5e7));
+    // The step converts one sub group at a time, 2 + 4 bytes per element, never more than the shard.
+    const double shard = base.stages[0].parametersPerGpu / c.dp;  // the rank's ZeRO shard of the stage's parameters
+    REQUIRE(shard > 0);
+    Config small = c;
+    small.subGroupSize = 1e8;
+    const double stepDelta = phase(base, StepPhase::optimizerStep) - phase(evaluate(small), StepPhase::optimizerStep);
+    CHECK(stepDelta == Approx(6 * (std::min(1e9, shard) - 1e8)).epsilon(1e-9));
+    // Another framework's ZeRO-3 keeps none of them.
+    Config megatron = c;
+    megatron.framework = Framework::megatron;
+    Config megatronBucket = megatron;
+    megatronBucket.reduceBucketSize = 1e8;
+    megatronBucket.subGroupSize = 1e8;
+    megatronBucket.prefetchBucketSize = 2e8;
+    CHECK(evaluate(megatron).totalBytes == evaluate(megatronBucket).totalBytes);
+}

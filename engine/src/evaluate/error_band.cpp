@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <bit>
-#include <span>
 #include <cmath>
+#include <span>
 #include <string>
 #include <vector>
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "formats/reader.hpp"
@@ -133,6 +134,23 @@ void importDeepspeed(Document& d, Mapping& m) {
     } else if (!d.present("train_batch_size")) {
         m.unmapped("dp", "", "train_batch_size and train_micro_batch_size_per_gpu give the data-parallel size; set dp");
     }
+    // DeepSpeed's own buffers (zero/config.py): each set, to the file's value or DeepSpeed's default, so that no
+    // earlier configuration's survives; "auto" (reduce and prefetch buckets) is the HF Trainer's hidden-size rule,
+    // 0 here (integrations/deepspeed.py trainer_config_finalize: hidden², 0.9 × hidden²).
+    const Config defaults;
+    for (const auto& [path, key, value, hfAuto] :
+         {std::tuple<std::string_view, std::string_view, double, bool>{"zero_optimization.reduce_bucket_size", "reduce_bucket_size",
+                                                                       defaults.reduceBucketSize, true},
+          {"zero_optimization.sub_group_size", "sub_group_size", defaults.subGroupSize, false},
+          {"zero_optimization.stage3_prefetch_bucket_size", "stage3_prefetch_bucket_size", defaults.prefetchBucketSize, true},
+          {"zero_optimization.stage3_max_live_parameters", "stage3_max_live_parameters", defaults.maxLiveParameters, false}}) {
+        if (hfAuto && isAuto(path))
+            m.setNumber(key, 0);
+        else if (const auto n = numberOrAuto(path))
+            m.setNumber(key, *n);
+        else
+            m.setNumber(key, value);
+    }
     // DeepSpeed's activation_checkpointing section configures the checkpointing the model code calls.
     const bool checkpointing = d.present("activation_checkpointing");
     m.set("ckpt", checkpointing ? "full" : "none");
@@ -168,6 +186,14 @@ ExportResult exportDeepspeed(const Config& c) {
     j << "  \"zero_optimization\": {\"stage\": " << formatNumber(c.zero);
     if (c.offload != Offload::none) j << ", \"offload_optimizer\": {\"device\": \"cpu\"}";
     if (c.offload == Offload::all) j << ", \"offload_param\": {\"device\": \"cpu\"}";
+    // DeepSpeed's buffers where they are not its defaults (0: the HF Trainer's "auto").
+    const Config defaults;
+    for (const auto& [key, value, standard] :
+         {std::tuple<std::string_view, double, double>{"reduce_bucket_size", c.reduceBucketSize, defaults.reduceBucketSize},
+          {"sub_group_size", c.subGroupSize, defaults.subGroupSize},
+          {"stage3_prefetch_bucket_size", c.prefetchBucketSize, defaults.prefetchBucketSize},
+          {"stage3_max_live_parameters", c.maxLiveParameters, defaults.maxLiveParameters}})
+        if (value != standard) j << ", \"" << key << "\": " << (value == 0 ? std::string("\"auto\"") : formatNumber(value));
     j << "},\n";
     if (c.ckpt != Checkpointing::none)
         j << "  \"activation_checkpointing\": {\"partition_activations\": false, \"contiguous_memory_optimization\": false},\n";

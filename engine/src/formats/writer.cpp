@@ -1,6 +1,8 @@
 // The shared writer's out-of-line parts (writer.hpp).
 #include "formats/writer.hpp"
 
+#include <tuple>
+
 #include <string>
 
 #include "membudget/base/choices.hpp"
@@ -25,6 +27,13 @@ void Exporter::skipTrainingExtras(ImportFormat format) {
         skip("optimizer_in_backward", "true", "no such setting in this format");
     if (c_.offload != Offload::none && format != ImportFormat::deepspeed && format != ImportFormat::torchtitan)
         skip("offload", std::string(toString(c_.offload)), "no such setting in this format");
+    if (format != ImportFormat::deepspeed)
+        for (const auto& [key, value, standard] :
+             {std::tuple<const char*, double, double>{"reduce_bucket_size", c_.reduceBucketSize, defaults.reduceBucketSize},
+              {"sub_group_size", c_.subGroupSize, defaults.subGroupSize},
+              {"stage3_prefetch_bucket_size", c_.prefetchBucketSize, defaults.prefetchBucketSize},
+              {"stage3_max_live_parameters", c_.maxLiveParameters, defaults.maxLiveParameters}})
+            if (value != standard) skip(key, formatNumber(value), "DeepSpeed's own setting; no such setting in this format");
     // torchtune writes FP32 AdamW states as bitsandbytes' 32-bit AdamW (exportTorchtune).
     const bool torchtuneFp32States =
         format == ImportFormat::torchtune && c_.optimizerDtype == OptimizerDtype::fp32 && c_.optimizer == Optimizer::adamw;

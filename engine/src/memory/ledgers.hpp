@@ -39,6 +39,7 @@ struct MembudgetStage {
     double layers, moeLayers, mtpLayers, mtpEmbedding;
     double stageParams, expertParams, paramShard, gradShard, optimizerShard, fp8Copies;
     double expertParamShard, expertGradShard, expertOptimizerShard, gatheredLayer;  // gatheredLayer: ZeRO-3's largest module
+    double largestModule;   // DeepSpeed ZeRO-3: the stage's largest single module (it gathers module by module)
     double gatheredParams;  // the parameters line's gathered (unsharded) weights: their own allocator blocks
     double parameters, gradients, states, optimizer, optimizerAtPeak;
     double copies, microbatches, checkpointed, activationsDuringBackward, activations;

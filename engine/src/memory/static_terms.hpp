@@ -5,6 +5,7 @@
 // (training_ledger.cpp), so a framework's behaviour is one edit here. docs/frameworks.md cites each from its source.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -104,6 +105,21 @@ void fullStaticTerms(const Config& c, const MembudgetTraining& t, const Membudge
     };
     switch (t.gathering) {
         case Gathering::zero3Layers:
+            if (t.deepspeedZero3) {
+                // DeepSpeed gathers module by module: the one in use (the stage's largest, at its peak) and
+                // min(stage3_prefetch_bucket_size, stage3_max_live_parameters) elements ahead of it
+                // (partitioned_param_coordinator.py fetch_sub_module); its gradients go through the reduce bucket.
+                v.term(L::parameters, Hold::gathered, r.weight * (s.largestModule + t.prefetchElements), [&] {
+                    return TermText{n(r.weight) + " × (P_module + prefetch) (gathered)",
+                                    fill("# × (# + #)", {r.weight, s.largestModule, t.prefetchElements})};
+                });
+                parameterNote([&] {
+                    return "; sharded over DP × CP = " + group() +
+                           ", plus the largest module gathered and the prefetch bucket (stage3_prefetch_bucket_size, capped by "
+                           "stage3_max_live_parameters)";
+                });
+                break;
+            }
             // The module in use and the prefetched one; one module's gradients in the reduce-scatter bucket.
             v.term(L::parameters, Hold::gathered, 2 * r.weight * s.gatheredLayer, [&] {
                 return TermText{"2 × " + n(r.weight) + " × P_layer (gathered)", fill("2 × # × #", {r.weight, s.gatheredLayer})};
@@ -193,7 +209,7 @@ void fullStaticTerms(const Config& c, const MembudgetTraining& t, const Membudge
     if (t.reduceBucket > 0) {
         v.term(L::gradients, Hold::buffer, t.reduceBucket, [&] { return TermText{"reduce bucket", exprNumber(t.reduceBucket)}; });
         v.note(L::gradients, Hold::buffer,
-               [] { return std::string(", and DeepSpeed's reduce bucket (reduce_bucket_size, 5e8 elements)"); });
+               [&] { return ", and DeepSpeed's reduce bucket (reduce_bucket_size, " + n(t.reduceBucket / r.weight) + " elements)"; });
     }
 
     // Optimizer: master weights and states of the stage and of its experts; with BF16 gradients the step works on
@@ -218,7 +234,19 @@ void fullStaticTerms(const Config& c, const MembudgetTraining& t, const Membudge
                             sharded(r.master + r.statesHidden, s.expertParams, s.expertOptimizerShard)};
         });
     }
-    if (r.gradient == 2 && r.master > 0 && !t.offloadOptimizer && !t.gradientsFreed) {
+    if (r.gradient == 2 && r.master > 0 && !t.offloadOptimizer && !t.gradientsFreed && t.deepspeedZero3) {
+        // DeepSpeed ZeRO-3 steps one sub group at a time: its gradient flattened (2 B) and made FP32 (4 B), freed
+        // before the next (stage3.py _prepare_fp32_grad_for_sub_group, _release_sub_group).
+        const double subGroup = std::min(t.subGroupElements, s.stageParams / s.optimizerShard);
+        v.term(L::optimizer, Hold::step, 6 * subGroup, [&] {
+            return TermText{"(2 + 4) × min(sub_group_size, P_stage / (DP × CP)) (step)", fill("6 × #", {subGroup})};
+        });
+        v.note(L::optimizer, Hold::step, [] {
+            return std::string(
+                "; at its peak, the optimizer step, plus one sub group's gradient flattened and made FP32 "
+                "(sub_group_size)");
+        });
+    } else if (r.gradient == 2 && r.master > 0 && !t.offloadOptimizer && !t.gradientsFreed) {
         v.term(L::optimizer, Hold::step, 4 * s.stageParams / s.optimizerShard, [&] {
             return TermText{"4 × P_stage / (DP × CP) (step)", sharded(4, s.stageParams, s.optimizerShard)};
         });

@@ -125,7 +125,15 @@ MembudgetTraining membudgetTraining(const Config& c) {
     t.outputGathered = fsdp2 && c.zero >= 3 && c.framework != Framework::torchtune;
     t.ddpBuckets = c.framework == Framework::hfAccelerate && c.zero < 3 && c.dp * c.cp > 1;
     // DeepSpeed's gradient reduce bucket: reduce_bucket_size, 5e8 elements by default (zero/config.py), in BF16.
-    t.reduceBucket = c.framework == Framework::deepspeed && c.zero >= 1 ? 5e8 * t.rates.weight : 0;
+    // reduce_bucket_size (stage3.py _setup_for_real_optimizer: one buffer per communication dtype, which defaults to
+    // the model's); 0 is the HF Trainer's auto, hidden² (integrations/deepspeed.py).
+    const double reduceElements = c.reduceBucketSize > 0 ? c.reduceBucketSize : c.hidden * c.hidden;
+    t.reduceBucket = c.framework == Framework::deepspeed && c.zero >= 1 ? reduceElements * t.rates.weight : 0;
+    // partitioned_param_coordinator.py fetch_sub_module: the module in use is always gathered, then
+    // min(max_live − available, prefetch bucket) elements ahead of it.
+    t.deepspeedZero3 = c.framework == Framework::deepspeed && c.zero >= 3;
+    t.prefetchElements = std::min(c.prefetchBucketSize > 0 ? c.prefetchBucketSize : 0.9 * c.hidden * c.hidden, c.maxLiveParameters);
+    t.subGroupElements = c.subGroupSize;
     t.gradientsFreed = c.optimizerInBackward;
     t.offloadOptimizer = c.offload != Offload::none;
     t.offloadParameters = c.offload == Offload::all && c.zero >= 3;
@@ -205,6 +213,12 @@ MembudgetStage membudgetStage(const Config& c, const MembudgetTraining& t, doubl
     s.fp8Copies = c.precision == Precision::fp8 && c.fp8Recipe == Fp8Recipe::te ? hiddenMatrices + s.expertParams : 0;
     // ZeRO-3/FSDP gathers each layer's weights before use and prefetches the next: the largest module.
     s.gatheredLayer = c.zero >= 3 ? std::max(p.layer, first ? p.embedding : 0.0) : 0;
+    // DeepSpeed gathers module by module (a Linear, the embedding, the output layer): the largest one of the stage.
+    const double tpRank = x.t;
+    const double expertMatrix = c.experts != 0 ? x.h * expertFfn(c) / expertTensorParallel(c) : 0;
+    s.largestModule =
+        c.zero >= 3 ? std::max({x.h * x.f / tpRank, x.h * x.h / tpRank, expertMatrix, first ? p.embedding : 0.0, last ? p.output : 0.0})
+                    : 0;
     if (c.finetune == Finetune::full) {
         s.states = rates.statesHidden * hiddenMatrices + rates.statesEmbedding * embeddingParams + rates.statesVector * vectorParams;
     } else {

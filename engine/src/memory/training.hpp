@@ -47,7 +47,12 @@ struct MembudgetTraining {
     Gathering gathering;
     bool outputGathered;  // FSDP2's [norm, output] group is not resharded after forward (torchtitan, accelerate)
     bool ddpBuckets;      // DDP's bucket copy of the gradients (gradient_as_bucket_view = False)
-    double reduceBucket;  // DeepSpeed's reduce bucket, bytes (reduce_bucket_size 5e8 elements at 2 bytes)
+    double reduceBucket;  // DeepSpeed's reduce bucket, bytes (reduce_bucket_size elements in the model dtype)
+    // DeepSpeed ZeRO-3 (framework deepspeed): the prefetch it gathers ahead of the module in use, elements
+    // (stage3_prefetch_bucket_size capped by stage3_max_live_parameters), and the sub group its step converts.
+    bool deepspeedZero3;
+    double prefetchElements;
+    double subGroupElements;
     bool gradientsFreed;  // the optimizer steps in backward: no gradient shard held at the peak
     bool outputOnLast, offloadOptimizer, offloadParameters, mtpMoe;
     double shardGroup, expertShardGroup, fullLayerBytes, fullMoeLayerBytes, denseLayerBytes, moeLayerBytes, coreBytes, mtpLayerBytes;

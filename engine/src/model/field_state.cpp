@@ -58,6 +58,9 @@ std::optional<double> autoValue(const FieldSpec& field, const Config& c) {
     if (key == "head_dim") return c.heads > 0 ? positive(c.hidden / c.heads) : std::nullopt;
     if (key == "qk_nope_dim" || key == "v_head_dim") return c.heads > 0 ? positive(headDimOf(c)) : std::nullopt;
     if (key == "moe_ffn") return positive(c.ffn);
+    // The HF Trainer's "auto" (transformers integrations/deepspeed.py, trainer_config_finalize).
+    if (key == "reduce_bucket_size") return positive(c.hidden * c.hidden);
+    if (key == "stage3_prefetch_bucket_size") return positive(0.9 * c.hidden * c.hidden);
     if (key == "etp") return positive(c.tp);
     if (key == "gpus") return positive(worldSize(c));
     if (key == "loss_chunks") return lossChunksOf(c);

@@ -326,6 +326,22 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "help": "DeepSpeed builds the model already partitioned (less CPU memory per node)",
     "section": "DeepSpeed estimate_zero3_model_states_mem_needs"
   },
+  "reduce_bucket_size": {
+    "help": "DeepSpeed zero_optimization.reduce_bucket_size: the gradients reduced at once, in the model dtype",
+    "section": "DeepSpeed deepspeed/runtime/zero/config.py, stage3.py, partitioned_param_coordinator.py"
+  },
+  "sub_group_size": {
+    "help": "DeepSpeed ZeRO-3 sub_group_size: the step makes an FP32 gradient copy one sub group at a time",
+    "section": "DeepSpeed deepspeed/runtime/zero/config.py, stage3.py, partitioned_param_coordinator.py"
+  },
+  "stage3_prefetch_bucket_size": {
+    "help": "DeepSpeed ZeRO-3: parameters gathered ahead of the module in use",
+    "section": "DeepSpeed deepspeed/runtime/zero/config.py, stage3.py, partitioned_param_coordinator.py"
+  },
+  "stage3_max_live_parameters": {
+    "help": "DeepSpeed ZeRO-3: the most parameters gathered at once, which caps the prefetch",
+    "section": "DeepSpeed deepspeed/runtime/zero/config.py, stage3.py, partitioned_param_coordinator.py"
+  },
   "mode": {
     "help": "inference: weights, KV cache and workspace; mb is the concurrent sequences, seq the tokens of each",
     "section": "Inference (vLLM: ModelConfig.get_num_kv_heads, kv_cache_interface.py)"
