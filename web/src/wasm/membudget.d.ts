@@ -109,6 +109,10 @@ export interface Config {
   network_gbps: number;
   offload: Offload;
   zero_init: boolean;
+  reduce_bucket_size: number;
+  sub_group_size: number;
+  stage3_prefetch_bucket_size: number;
+  stage3_max_live_parameters: number;
   mode: Mode;
   weight_dtype: WeightDtype;
   kv_dtype: KvDtype;
