@@ -89,6 +89,7 @@ updateDocTable({ path: resolve(root, 'docs/accuracy.md'), name: 'validation-tabl
 
 // The engine's names for the features the JSON lists (membudget/evaluate/error_band.hpp RunFeature); a name missing
 // here fails the build of the table, not silently.
+/** @type {Record<string, string>} */
 const FEATURE_BITS = {
   moe: 'kRunMoe',
   pp: 'kRunPipeline',
