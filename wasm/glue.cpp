@@ -66,7 +66,7 @@ val errorBandObject(const ErrorBand& band) {
     out.set("lowError", band.lowError);
     out.set("highError", band.highError);
     out.set("runs", band.runs);
-    out.set("framework", band.family.framework);
+    out.set("framework", std::string(band.family.framework));
     val features = val::array();
     for (const auto& name : featureNames(band.family.features)) features.call<void>("push", name);
     out.set("features", features);

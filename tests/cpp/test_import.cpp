@@ -42,6 +42,12 @@ ImportResult importText(const std::string& text, std::optional<ImportFormat> for
     return importConfig(cli::parseImport(text, *format));
 }
 
+// The text an import assigned to a key, or "(not set)".
+std::string assignedText(const ImportResult& r, std::string_view key) {
+    const auto a = std::find_if(r.assignments.begin(), r.assignments.end(), [key](const Assignment& x) { return x.key == key; });
+    return a == r.assignments.end() ? std::string("(not set)") : a->text;
+}
+
 Config applied(const std::vector<Assignment>& assignments) {
     const ParsedConfig parsed = applyAssignments(assignments);
     for (const auto& p : parsed.problems) INFO(p.field << ": " << p.message);
@@ -318,10 +324,7 @@ TEST_CASE("vLLM reads a long flag's underscores as dashes, as its parser does", 
     };
     CHECK(pairs(underscores) == pairs(dashes));
     CHECK(underscores.unmapped.size() == dashes.unmapped.size());
-    const auto tp =
-        std::find_if(underscores.assignments.begin(), underscores.assignments.end(), [](const Assignment& a) { return a.key == "tp"; });
-    REQUIRE(tp != underscores.assignments.end());
-    CHECK(tp->text == "8");
+    CHECK(assignedText(underscores, "tp") == "8");
     // A value keeps its underscores (a served model name, a path).
     const ImportResult named = importText("vllm serve org/my_model --served_model_name my_model_v2 --tensor_parallel_size 2");
     REQUIRE(named.ok());
@@ -333,27 +336,16 @@ TEST_CASE("DeepSpeed's BF16 master and optimizer-state options map to the keys t
             "bf16_optimizer_states": true}, "zero_optimization": {"stage": 3}})",
         ImportFormat::deepspeed);
     REQUIRE(r.ok());
-    auto value = [&r](std::string_view key) {
-        const auto a = std::find_if(r.assignments.begin(), r.assignments.end(), [key](const Assignment& x) { return x.key == key; });
-        return a == r.assignments.end() ? std::string("(not set)") : a->text;
-    };
-    CHECK(value("master_weights") == "false");
-    CHECK(value("optimizer_dtype") == "bf16");
+    CHECK(assignedText(r, "master_weights") == "false");
+    CHECK(assignedText(r, "optimizer_dtype") == "bf16");
     for (const auto& u : r.unmapped) CHECK(u.key.find("bf16_") == std::string::npos);
     // Without them, DeepSpeed's default: an FP32 master and FP32 states, set rather than inherited.
     const ImportResult plain = importText(R"({"bf16": {"enabled": true}, "zero_optimization": {"stage": 1}})", ImportFormat::deepspeed);
     REQUIRE(plain.ok());
-    const auto master =
-        std::find_if(plain.assignments.begin(), plain.assignments.end(), [](const Assignment& x) { return x.key == "master_weights"; });
-    REQUIRE(master != plain.assignments.end());
-    CHECK(master->text == "true");
+    CHECK(assignedText(plain, "master_weights") == "true");
 }
 
 TEST_CASE("torchtune: the recipe decides FSDP2, and bitsandbytes' 32-bit AdamW keeps FP32 states", "[import][torchtune]") {
-    auto value = [](const ImportResult& r, std::string_view key) {
-        const auto a = std::find_if(r.assignments.begin(), r.assignments.end(), [key](const Assignment& x) { return x.key == key; });
-        return a == r.assignments.end() ? std::string("(not set)") : a->text;
-    };
     const std::string model = " --config llama3_1/8B_full model._component_=torchtune.models.llama3_1.llama3_1_8b batch_size=1";
     // full_finetune_distributed shards with FSDP2 (fully_shard) on one rank as on eight; single_device never does.
     for (const auto& [command, dp, zero] : std::vector<std::tuple<std::string, std::string, std::string>>{
@@ -367,8 +359,8 @@ TEST_CASE("torchtune: the recipe decides FSDP2, and bitsandbytes' 32-bit AdamW k
             importText(command + model +
                        (command.find("lora") != std::string::npos ? " model._component_=torchtune.models.llama3_1.lora_llama3_1_8b" : ""));
         REQUIRE(r.ok());
-        CHECK(value(r, "dp") == dp);
-        CHECK(value(r, "zero") == zero);
+        CHECK(assignedText(r, "dp") == dp);
+        CHECK(assignedText(r, "zero") == zero);
     }
     const ImportResult copies = importText("tune run --nproc_per_node 4 full_finetune_single_device" + model);
     REQUIRE(copies.ok());
@@ -386,8 +378,8 @@ TEST_CASE("torchtune: the recipe decides FSDP2, and bitsandbytes' 32-bit AdamW k
         INFO(component);
         const ImportResult r = importText("tune run full_finetune_single_device" + model + " optimizer._component_=" + component);
         REQUIRE(r.ok());
-        CHECK(value(r, "optimizer") == optimizer);
-        CHECK(value(r, "optimizer_dtype") == dtype);
+        CHECK(assignedText(r, "optimizer") == optimizer);
+        CHECK(assignedText(r, "optimizer_dtype") == dtype);
     }
     // The FP32 states are what the ledger counts: 8 bytes of m and v per parameter against torch's 4.
     const ImportResult torchAdam = importText("tune run full_finetune_single_device" + model + " optimizer._component_=torch.optim.AdamW");
@@ -452,9 +444,6 @@ TEST_CASE("what a launch file does not say is marked as needing the user's input
         INFO(f.file.string());
         const ImportResult r = importText(readFile(f.file));
         REQUIRE(r.ok());
-        auto set = [&r](std::string_view key) {
-            return std::any_of(r.assignments.begin(), r.assignments.end(), [key](const Assignment& a) { return a.key == key; });
-        };
         for (const auto& a : r.assumed) {
             INFO(a.field << ": " << a.message);
             CHECK((a.field == "dp" || a.field == "mb" || a.field == "seq" || a.field == "microbatches"));
@@ -468,7 +457,7 @@ TEST_CASE("what a launch file does not say is marked as needing the user's input
             if (key == "microbatches" && r.format == ImportFormat::vllm) continue;
             const bool assumed = std::any_of(r.assumed.begin(), r.assumed.end(), [&key](const Problem& p) { return p.field == key; });
             INFO(key);
-            CHECK((set(key) || assumed));
+            CHECK((assignedText(r, key) != "(not set)" || assumed));
             asked += assumed ? 1 : 0;
         }
     }
@@ -490,14 +479,10 @@ TEST_CASE("a script with a preset's architecture carries the preset's name", "[i
         "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 96 --hidden-size 12288 --num-attention-heads 96 --seq-length 2048 "
         "--micro-batch-size 1 --tensor-model-parallel-size 8 --bf16");
     REQUIRE(r.ok());
-    const auto name = std::find_if(r.assignments.begin(), r.assignments.end(), [](const Assignment& a) { return a.key == "name"; });
-    REQUIRE(name != r.assignments.end());
-    CHECK(name->text == "GPT-3 175B");
+    CHECK(assignedText(r, "name") == "GPT-3 175B");
     // Another width is no preset: no name is made up.
     const ImportResult other = importText(
         "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 96 --hidden-size 12800 --num-attention-heads 100 --seq-length 2048");
     REQUIRE(other.ok());
-    const auto none = std::find_if(other.assignments.begin(), other.assignments.end(), [](const Assignment& a) { return a.key == "name"; });
-    REQUIRE(none != other.assignments.end());
-    CHECK(none->text.empty());
+    CHECK(assignedText(other, "name").empty());
 }

@@ -281,16 +281,9 @@ TEST_CASE("advice: the smallest changes that make a configuration fit", "[plan][
         CHECK(a.savedBytes > 0);
         CHECK_FALSE(a.cost.empty());
         // The advice's query, applied to the configuration, gives the total it promises.
-        std::vector<Assignment> assignments;
-        std::string query = a.query;
-        for (size_t start = 0; start <= query.size();) {
-            const size_t amp = std::min(query.find('&', start), query.size());
-            const std::string pair = query.substr(start, amp - start);
-            const size_t eq = pair.find('=');
-            assignments.push_back({pair.substr(0, eq), pair.substr(eq + 1)});
-            start = amp + 1;
-        }
-        const ParsedConfig changed = applyAssignments(assignments, c);
+        const AssignmentList parsed = parseQuery(a.query);
+        REQUIRE(parsed.problems.empty());
+        const ParsedConfig changed = applyAssignments(parsed.assignments, c);
         REQUIRE(changed.problems.empty());
         CHECK(evaluate(changed.config).totalBytes == a.totalBytes);
         CHECK(before.totalBytes - a.totalBytes == a.savedBytes);
@@ -298,17 +291,7 @@ TEST_CASE("advice: the smallest changes that make a configuration fit", "[plan][
 }
 
 TEST_CASE("advice keeps the user's task first, combines changes when no single one fits, and drops trifles", "[plan][advice]") {
-    auto query = [](const std::string& q) {
-        std::vector<Assignment> out;
-        for (size_t start = 0; start <= q.size();) {
-            const size_t amp = std::min(q.find('&', start), q.size());
-            const std::string pair = q.substr(start, amp - start);
-            const size_t eq = pair.find('=');
-            out.push_back({pair.substr(0, eq), pair.substr(eq + 1)});
-            start = amp + 1;
-        }
-        return out;
-    };
+    auto query = [](const std::string& q) { return parseQuery(q).assignments; };
     int checked = 0, combined = 0;
     // Full training of large models on a node or two, in each framework's own layout, at two sequence lengths.
     for (const std::string model : {"llama-3.1-70b", "llama-3.1-405b", "mixtral-8x7b", "llama-3.1-8b"})

@@ -26,11 +26,34 @@ std::string signedPercent(double fraction) {
 
 std::string bandText(double low, double high) { return signedPercent(low) + " to " + signedPercent(high); }
 
+// How many runs, and the most under- and over-predicted of them.
+struct Range {
+    double runs = 0, low = 0, high = 0;
+};
+
+template <class Alike>
+Range rangeOf(std::span<const ValidationRun> runs, Alike alike) {
+    Range out;
+    for (const auto& r : runs)
+        if (alike(r)) {
+            out.low = out.runs == 0 ? r.error : std::min(out.low, r.error);
+            out.high = out.runs == 0 ? r.error : std::max(out.high, r.error);
+            ++out.runs;
+        }
+    return out;
+}
+
+// The complete runs of one family: the only ones that make a band.
+Range familyRange(std::span<const ValidationRun> runs, const RunFamily& family) {
+    return rangeOf(
+        runs, [&family](const ValidationRun& r) { return r.complete && r.framework == family.framework && r.features == family.features; });
+}
+
 }  // namespace
 
 RunFamily runFamily(const Config& c) {
     RunFamily f;
-    f.framework = c.mode == Mode::inference ? "vllm" : std::string(toString(c.framework));
+    f.framework = c.mode == Mode::inference ? std::string_view("vllm") : toString(c.framework);
     if (c.experts > 0) f.features |= kRunMoe;
     if (c.pp > 1) f.features |= kRunPipeline;
     if (c.cp > 1) f.features |= kRunContext;
@@ -51,7 +74,7 @@ std::vector<std::string> featureNames(unsigned features) {
 }
 
 std::string familyText(const RunFamily& family) {
-    std::string out = family.framework + ((family.features & kRunMoe) ? ", MoE" : ", dense");
+    std::string out = std::string(family.framework) + ((family.features & kRunMoe) ? ", MoE" : ", dense");
     for (unsigned i = 1; i < std::size(kFeatureWords); ++i)
         if (family.features & (1u << i)) out += ", " + std::string(kFeatureWords[i]);
     return out;
@@ -64,19 +87,12 @@ ErrorBand errorBand(const Config& config, std::span<const ValidationRun> runs) {
         band.text = "not validated: the validation table measures membudget's method, not " + std::string(toString(config.method)) + "'s";
         return band;
     }
-    auto summarise = [&runs](const RunFamily& family, double& low, double& high) {
-        double n = 0;
-        for (const auto& r : runs)
-            if (r.complete && r.framework == family.framework && r.features == family.features) {
-                low = n == 0 ? r.error : std::min(low, r.error);
-                high = n == 0 ? r.error : std::max(high, r.error);
-                ++n;
-            }
-        return n;
-    };
-    band.runs = summarise(band.family, band.lowError, band.highError);
-    if (band.runs > 0) {
+    const Range own = familyRange(runs, band.family);
+    if (own.runs > 0) {
         band.validated = true;
+        band.runs = own.runs;
+        band.lowError = own.low;
+        band.highError = own.high;
         band.text = "validated on " + detail::formatNumber(band.runs) + " measured run" + (band.runs == 1 ? "" : "s") + " like it (" +
                     familyText(band.family) + "): " + bandText(band.lowError, band.highError) + " predicted against measured";
         return band;
@@ -84,59 +100,51 @@ ErrorBand errorBand(const Config& config, std::span<const ValidationRun> runs) {
     // The nearest measured family of the same framework: fewest features apart, then the most runs.
     std::vector<unsigned> seen;
     RunFamily nearest;
-    double nearestRuns = 0, nearestLow = 0, nearestHigh = 0;
+    Range near;
     int nearestDistance = 1 << 20;
     for (const auto& r : runs) {
         if (!r.complete || r.framework != band.family.framework || std::find(seen.begin(), seen.end(), r.features) != seen.end()) continue;
         seen.push_back(r.features);
         const RunFamily candidate{band.family.framework, r.features};
-        double low = 0, high = 0;
-        const double n = summarise(candidate, low, high);
+        const Range range = familyRange(runs, candidate);
         const int distance = std::popcount(r.features ^ band.family.features);
-        if (distance < nearestDistance || (distance == nearestDistance && n > nearestRuns)) {
+        if (distance < nearestDistance || (distance == nearestDistance && range.runs > near.runs)) {
             nearest = candidate;
-            nearestRuns = n;
-            nearestLow = low;
-            nearestHigh = high;
+            near = range;
             nearestDistance = distance;
         }
     }
     band.text = "not validated for " + familyText(band.family);
-    if (nearestRuns > 0) {
-        band.runs = nearestRuns;
-        band.lowError = nearestLow;
-        band.highError = nearestHigh;
-        band.text += " (nearest: " + detail::formatNumber(nearestRuns) + " run" + (nearestRuns == 1 ? "" : "s") + " of " +
-                     familyText(nearest) + ", " + bandText(nearestLow, nearestHigh) + ")";
+    const std::string framework(band.family.framework);
+    if (near.runs > 0) {
+        band.runs = near.runs;
+        band.lowError = near.low;
+        band.highError = near.high;
+        band.text += " (nearest: " + detail::formatNumber(near.runs) + " run" + (near.runs == 1 ? "" : "s") + " of " + familyText(nearest) +
+                     ", " + bandText(near.low, near.high) + ")";
     } else {
         // Measured runs whose configuration membudget cannot state in full make no band; say how far they were.
-        double n = 0, low = 0, high = 0;
-        for (const auto& r : runs)
-            if (r.framework == band.family.framework) {
-                low = n == 0 ? r.error : std::min(low, r.error);
-                high = n == 0 ? r.error : std::max(high, r.error);
-                ++n;
-            }
-        band.text += n == 0 ? " (no " + band.family.framework + " run has been measured)"
-                            : " (no complete " + band.family.framework + " run measured; " + detail::formatNumber(n) +
-                                  " incomplete: " + bandText(low, high) + ")";
+        const Range all = rangeOf(runs, [&band](const ValidationRun& r) { return r.framework == band.family.framework; });
+        band.text += all.runs == 0 ? " (no " + framework + " run has been measured)"
+                                   : " (no complete " + framework + " run measured; " + detail::formatNumber(all.runs) +
+                                         " incomplete: " + bandText(all.low, all.high) + ")";
     }
     return band;
 }
 
 ErrorBand errorBand(const Config& config) { return errorBand(config, validationRuns()); }
 
+double bandPeakBytes(const ErrorBand& band, double totalBytes) {
+    return band.validated && band.lowError < 0 ? totalBytes / std::max(1 + band.lowError, 0.01) : totalBytes;
+}
+
 double bandPeakBytes(const Config& config, double totalBytes) {
     if (config.method != Method::membudget) return totalBytes;
-    const RunFamily family = runFamily(config);
-    double low = 0;
-    bool any = false;
-    for (const auto& r : validationRuns())
-        if (r.complete && r.framework == family.framework && r.features == family.features) {
-            low = any ? std::min(low, r.error) : r.error;
-            any = true;
-        }
-    return any && low < 0 ? totalBytes / std::max(1 + low, 0.01) : totalBytes;
+    const Range own = familyRange(validationRuns(), runFamily(config));
+    ErrorBand band;
+    band.validated = own.runs > 0;
+    band.lowError = own.low;
+    return bandPeakBytes(band, totalBytes);
 }
 
 std::span<const ValidationRun> validationRuns() {

@@ -194,7 +194,7 @@ Result evaluate(const Config& config) noexcept {
         // A margin inside the error band of the measured runs like this one is not a fit: were the run as far under
         // the prediction as the worst of them, it would pass the headroom line (docs/accuracy.md, "Error band").
         result.errorBand = errorBand(config);
-        const double worstBytes = bandPeakBytes(config, result.totalBytes);
+        const double worstBytes = bandPeakBytes(result.errorBand, result.totalBytes);
         result.verdict = result.totalBytes <= result.usableBytes && worstBytes <= result.usableBytes ? Verdict::fits
                          : result.totalBytes <= result.capacityBytes                                 ? Verdict::tight
                                                                                                      : Verdict::doesNotFit;

@@ -52,6 +52,54 @@ void Mapping::training(Framework framework) {
     set("mode", "training");
 }
 
+namespace {
+
+const std::string* assignedText(const ImportResult& r, std::string_view key) {
+    for (const auto& a : r.assignments)
+        if (a.key == key) return &a.text;
+    return nullptr;
+}
+
+// A script that names no model but gives a preset's architecture carries the preset's name ("GPT-3 175B", not
+// "custom model"); the architecture stays the file's own.
+void nameAfterPreset(ImportResult& out) {
+    const std::string *model = assignedText(out, "model"), *name = assignedText(out, "name");
+    if (!model || *model != "custom" || !name || !name->empty()) return;
+    auto same = [&out](std::string_view key, double preset) {
+        const std::string* value = assignedText(out, key);
+        return value && parseNumber(*value) == preset;
+    };
+    auto sameOrUnset = [&out, &same](std::string_view key, double preset) { return !assignedText(out, key) || same(key, preset); };
+    for (const ModelPreset& preset : modelPresets())
+        if (same("hidden", preset.hidden) && same("layers", preset.layers) && same("heads", preset.heads) &&
+            sameOrUnset("ffn", preset.ffn) && sameOrUnset("kv_heads", preset.kvHeads) && sameOrUnset("experts", preset.experts)) {
+            for (auto& a : out.assignments)
+                if (a.key == "name") a.text = std::string(preset.label);
+            return;
+        }
+}
+
+// A launch file is the job: what it leaves out of the layout and batch is asked of the user, with the importer's
+// own reason where it gave one (a world size not given; a global batch without dp). A config.json is a model,
+// applied over the layout in use, and asks nothing.
+void askWhatIsMissing(ImportResult& out) {
+    if (out.format == ImportFormat::hf) return;
+    for (const std::string_view key : {"dp", "microbatches", "mb", "seq"}) {
+        if (out.format == ImportFormat::vllm && key == "microbatches") continue;  // serving has no gradient accumulation
+        const bool said = std::any_of(out.assumed.begin(), out.assumed.end(), [key](const Problem& p) { return p.field == key; });
+        if (assignedText(out, key) || said) continue;
+        std::string why = out.format == ImportFormat::vllm && key == "seq"
+                              ? "no --max-model-len: vLLM serves up to the model's context window"
+                              : "the file does not say";
+        const std::string askedFor = "set " + std::string(key);
+        for (const auto& u : out.unmapped)
+            if (u.key == key || u.reason.ends_with(askedFor) || (key == "microbatches" && u.key == "--global-batch-size")) why = u.reason;
+        out.assumed.push_back({std::string(key), why});
+    }
+}
+
+}  // namespace
+
 ImportResult Mapping::finish(ImportFormat format) && {
     const auto table = fields();
     auto rank = [&table](const std::string& key) {
@@ -66,43 +114,8 @@ ImportResult Mapping::finish(ImportFormat format) && {
         out.assumed.clear();
         return out;
     }
-    // A script that names no model but gives a preset's architecture carries the preset's name ("GPT-3 175B",
-    // not "custom model"); the architecture stays the file's own.
-    auto text = [&out](std::string_view key) -> const std::string* {
-        for (const auto& a : out.assignments)
-            if (a.key == key) return &a.text;
-        return nullptr;
-    };
-    if (const std::string* model = text("model"), *name = text("name"); model && *model == "custom" && name && name->empty()) {
-        auto same = [&text](std::string_view key, double preset) {
-            const std::string* value = text(key);
-            return value && parseNumber(*value) == preset;
-        };
-        auto sameOrUnset = [&text, &same](std::string_view key, double preset) { return !text(key) || same(key, preset); };
-        for (const ModelPreset& preset : modelPresets())
-            if (same("hidden", preset.hidden) && same("layers", preset.layers) && same("heads", preset.heads) &&
-                sameOrUnset("ffn", preset.ffn) && sameOrUnset("kv_heads", preset.kvHeads) && sameOrUnset("experts", preset.experts)) {
-                for (auto& a : out.assignments)
-                    if (a.key == "name") a.text = std::string(preset.label);
-                break;
-            }
-    }
-    // A launch file is the job: what it leaves out of the layout and batch is asked of the user. A config.json
-    // is a model, applied over the layout in use, and asks nothing.
-    if (format == ImportFormat::hf) return out;
-    for (const std::string_view key : {"dp", "microbatches", "mb", "seq"}) {
-        if (format == ImportFormat::vllm && key == "microbatches") continue;  // serving has no gradient accumulation
-        const bool known = std::any_of(out.assignments.begin(), out.assignments.end(), [key](const Assignment& a) { return a.key == key; });
-        const bool said = std::any_of(out.assumed.begin(), out.assumed.end(), [key](const Problem& p) { return p.field == key; });
-        if (known || said) continue;
-        // The importer's own reason where it gave one (a world size not given; a global batch without dp).
-        std::string why = format == ImportFormat::vllm && key == "seq" ? "no --max-model-len: vLLM serves up to the model's context window"
-                                                                       : "the file does not say";
-        const std::string askedFor = "set " + std::string(key);
-        for (const auto& u : out.unmapped)
-            if (u.key == key || u.reason.ends_with(askedFor) || (key == "microbatches" && u.key == "--global-batch-size")) why = u.reason;
-        out.assumed.push_back({std::string(key), why});
-    }
+    nameAfterPreset(out);
+    askWhatIsMissing(out);
     return out;
 }
 

@@ -125,7 +125,7 @@ std::string resultToJson(const Result& result, const Config& config, int indent)
         bandJson["high"] = number(band.highError);
     }
     bandJson["runs"] = number(band.runs);
-    bandJson["framework"] = band.family.framework;
+    bandJson["framework"] = std::string(band.family.framework);
     bandJson["features"] = featureNames(band.family.features);
     bandJson["text"] = band.text;
     out["error_band"] = std::move(bandJson);

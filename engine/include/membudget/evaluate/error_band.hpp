@@ -24,7 +24,7 @@ enum RunFeature : unsigned {
 };
 
 struct RunFamily {
-    std::string framework;  // megatron, torchtitan, torchtune, deepspeed, hf_accelerate, vllm
+    std::string_view framework;  // megatron, torchtitan, torchtune, deepspeed, hf_accelerate, vllm (static names)
     unsigned features = 0;
     bool operator==(const RunFamily&) const = default;
 };
@@ -62,5 +62,6 @@ std::span<const ValidationRun> validationRuns();
 // (`totalBytes` itself when none is validated or none was under): what the verdict and the planner read against
 // the headroom line. No text, for the planner's inner loop.
 double bandPeakBytes(const Config& config, double totalBytes);
+double bandPeakBytes(const ErrorBand& band, double totalBytes);  // the same for a band already found
 
 }  // namespace membudget
