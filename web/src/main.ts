@@ -47,11 +47,8 @@ class App {
     this.#config = link.config;
     this.#compareView = new CompareView(engine);
     this.#plannerView = new PlannerView(engine, (config) => {
-      // A loaded row is a step the user can take back: Back returns to the configuration before it.
-      this.#url.push();
-      this.#setConfig(config);
       this.#ledgerView.element.scrollIntoView({ behavior: 'smooth', block: 'start' });
-      this.#ledgerView.focusVerdict();
+      this.#takeStep(config);
     });
     this.#adviceView = new AdviceView(
       (query) => this.#setConfig(this.#withQuery(query)),
@@ -102,12 +99,9 @@ class App {
 
     // The importer comes first on the page (a newcomer's first action), with the examples inside it.
     const examples = examplesRow(EXAMPLES, (example) => {
-      // An example is a step the user can take back, as a loaded planner row is.
       const decoded = this.#engine.decodeQuery(example.query);
-      this.#url.push();
       this.#assumed = [];
-      this.#setConfig(decoded.config, decoded.chosen ?? []);
-      this.#ledgerView.focusVerdict();
+      this.#takeStep(decoded.config, decoded.chosen ?? []);
     });
     const importer = new ImportView(
       this.#engine,
@@ -189,11 +183,23 @@ class App {
   #showProblems(problems: Problem[], atFields = false): void {
     this.#ledger = undefined;
     this.#errors = problems;
-    const labels = this.#engine.fieldStates(this.#config).labels;
-    this.#ledgerView.showErrors(problems, (key) => labels[key as keyof Config] ?? this.#engine.fields.find((f) => f.key === key)?.label);
+    this.#ledgerView.showErrors(problems, (key) => this.#labelOf(key));
     this.#ledgerView.setSummary(layoutSummary(this.#engine, this.#config));
     this.#detailsView.clear();
     if (atFields) this.#form?.showProblems(problems, []);
+  }
+
+  /** A configuration loaded as a step the user can take back (a planner row, an example): Back returns to the one
+   * before it; the verdict takes the focus. */
+  #takeStep(config: Config, chosen: Problem[] = []): void {
+    this.#url.push();
+    this.#setConfig(config, chosen);
+    this.#ledgerView.focusVerdict();
+  }
+
+  /** A field's label in the configuration shown (mb in inference: concurrent sequences); undefined for no field. */
+  #labelOf(key: string): string | undefined {
+    return this.#engine.fieldStates(this.#config).labels[key as keyof Config] ?? this.#engine.fields.find((f) => f.key === key)?.label;
   }
 
   /** The form shows the configuration and its problems (Form.show leaves the control being typed in alone). */
@@ -251,16 +257,11 @@ class App {
       this.#showProblems(error.problems);
     }
     // An assumed value holds until its field changes (typed, a planner row, an advice); then it is the user's.
-    const texts = this.#engine.fieldTexts(this.#config);
-    this.#assumed = this.#assumed.filter((a) => texts[a.field as keyof Config] === a.value);
-    const labels = this.#engine.fieldStates(this.#config).labels;
-    this.#ledgerView.setAssumed(
-      this.#assumed.map((a) => ({
-        field: a.field,
-        label: labels[a.field as keyof Config] ?? this.#engine.fields.find((f) => f.key === a.field)?.label ?? a.field,
-        value: a.value,
-      })),
-    );
+    if (this.#assumed.length > 0) {
+      const texts = this.#engine.fieldTexts(this.#config);
+      this.#assumed = this.#assumed.filter((a) => texts[a.field as keyof Config] === a.value);
+    }
+    this.#ledgerView.setAssumed(this.#assumed.map((a) => ({ field: a.field, label: this.#labelOf(a.field) ?? a.field, value: a.value })));
     this.#adviceView.show(this.#ledger, this.#config, this.#view.unit);
     this.#plannerView.show(this.#config, this.#view.unit);
     this.#compareView.show(this.#config, this.#view.unit);
