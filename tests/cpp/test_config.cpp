@@ -388,6 +388,12 @@ TEST_CASE("inference sizes one replica, labels mb as concurrent sequences and la
     // A link that states inference and nothing else of DP reads as one replica; one that states DP keeps it.
     CHECK(decodeQuery("mode=inference").config.dp == 1);
     CHECK(decodeQuery("mode=inference&dp=8").config.dp == 8);
+    // Back to training, the served concurrency is not taken as a micro-batch; one given with the mode stands.
+    Config served = applyAssignments(std::vector<Assignment>{{"mode", "inference"}, {"mb", "256"}}, page).config;
+    p = applyAssignments(std::vector<Assignment>{{"mode", "training"}}, served);
+    CHECK(p.config.mb == Config{}.mb);
+    CHECK(hasProblem(p.notices, "mb", "training takes a micro-batch, not the 256 concurrent sequences served"));
+    CHECK(applyAssignments(std::vector<Assignment>{{"mode", "training"}, {"mb", "4"}}, served).config.mb == 4);
     // The field's words follow the mode; the key and its range do not.
     const FieldSpec* mb = findField("mb");
     REQUIRE(mb != nullptr);

@@ -58,6 +58,12 @@ void chooseWhatChoicesRequire(Config& c, const std::function<bool(std::string_vi
         choose("dp", "1", "inference sizes one replica (TP × PP GPUs); set dp or the GPU count for more replicas");
         c.dp = 1;
     }
+    // Back to training: a serving concurrency (vLLM's max_num_seqs, 256 by default) is no micro-batch.
+    if (given("mode") && c.mode == Mode::training && c.mb != Config{}.mb && !given("mb")) {
+        choose("mb", detail::formatNumber(Config{}.mb),
+               "training takes a micro-batch, not the " + detail::formatNumber(c.mb) + " concurrent sequences served; set mb");
+        c.mb = Config{}.mb;
+    }
     const bool frameworkChosen = given("framework") || given("method") || given("finetune");
     if (!frameworkChosen || c.method != Method::membudget) return;
     const std::string framework(toString(c.framework));
