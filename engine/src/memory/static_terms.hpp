@@ -217,7 +217,8 @@ void fullStaticTerms(const Config& c, const MembudgetTraining& t, const Membudge
     v.note(L::optimizer, Hold::stored, [&] {
         if (t.offloadOptimizer) return std::string("Offloaded to CPU memory (ZeRO-Offload)");
         const std::string zeroName = c.zero == 1 ? "distributed optimizer / ZeRO-1" : "ZeRO-" + n(c.zero);
-        return std::string(r.master > 0                                      ? "FP32 master weights (4 B) + "
+        return std::string(r.master == 4   ? "FP32 master weights (4 B) + "
+                           : r.master == 2 ? "BF16 master weights (2 B, DeepSpeed's bf16_master_weights_and_grads) + "
                            : r.weight == 4 && c.precision != Precision::fp32 ? "The FP32 parameters are the master; "
                                                                              : "No master copy; ") +
                r.describe + (c.zero >= 1 ? ", sharded over DP × CP = " + group() + " (" + zeroName + ")" : "");
@@ -235,18 +236,21 @@ void fullStaticTerms(const Config& c, const MembudgetTraining& t, const Membudge
         });
     }
     if (r.gradient == 2 && r.master > 0 && !t.offloadOptimizer && !t.gradientsFreed && t.deepspeedZero3) {
-        // DeepSpeed ZeRO-3 steps one sub group at a time: its gradient flattened (2 B) and made FP32 (4 B), freed
-        // before the next (stage3.py _prepare_fp32_grad_for_sub_group, _release_sub_group).
+        // DeepSpeed ZeRO-3 steps one sub group at a time: its gradient flattened (2 B) and made the master's dtype
+        // (4 B for an FP32 master; a BF16 master's .to() copies nothing), freed before the next (stage3.py
+        // _prepare_fp32_grad_for_sub_group, _release_sub_group).
         const double subGroup = std::min(t.subGroupElements, s.stageParams / s.optimizerShard);
-        v.term(L::optimizer, Hold::step, 6 * subGroup, [&] {
-            return TermText{"(2 + 4) × min(sub_group_size, P_stage / (DP × CP)) (step)", fill("6 × #", {subGroup})};
+        const bool fp32Master = r.master == 4;
+        v.term(L::optimizer, Hold::step, (fp32Master ? 6 : 2) * subGroup, [&] {
+            return TermText{std::string(fp32Master ? "(2 + 4)" : "2") + " × min(sub_group_size, P_stage / (DP × CP)) (step)",
+                            fill(fp32Master ? "6 × #" : "2 × #", {subGroup})};
         });
-        v.note(L::optimizer, Hold::step, [] {
-            return std::string(
-                "; at its peak, the optimizer step, plus one sub group's gradient flattened and made FP32 "
-                "(sub_group_size)");
+        v.note(L::optimizer, Hold::step, [fp32Master] {
+            return std::string(fp32Master ? "; at its peak, the optimizer step, plus one sub group's gradient flattened and made FP32 "
+                                            "(sub_group_size)"
+                                          : "; at its peak, the optimizer step, plus one sub group's gradient flattened (sub_group_size)");
         });
-    } else if (r.gradient == 2 && r.master > 0 && !t.offloadOptimizer && !t.gradientsFreed) {
+    } else if (r.gradient == 2 && r.master == 4 && !t.offloadOptimizer && !t.gradientsFreed) {
         v.term(L::optimizer, Hold::step, 4 * s.stageParams / s.optimizerShard, [&] {
             return TermText{"4 × P_stage / (DP × CP) (step)", sharded(4, s.stageParams, s.optimizerShard)};
         });

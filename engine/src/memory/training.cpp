@@ -61,6 +61,12 @@ StaticRates staticRates(const Config& c) {
             r.weight = fp32 ? 4 : 2;
             r.gradient = fp32 ? 4 : c.staticBytes == 18 ? 4 : c.staticBytes == 20 ? 6 : 2;
             r.master = c.masterWeights && !fp32 ? 4 : 0;
+            // DeepSpeed keeps a master partition even with bf16_master_weights_and_grads: a BF16 clone of the
+            // parameter shard (stage3.py _create_fp32_partitions: the branch that would reuse the shard compares
+            // a torch.device with the accelerator's device name, a string, and is never taken; v0.18.3 to
+            // v0.19.6). DeepSpeedExamples training/bf16_master_weight measures the 6 B per parameter this leaves
+            // between the two configurations (master 4 -> 2, Adam m and v 8 -> 4).
+            if (c.framework == Framework::deepspeed && !c.masterWeights && !fp32) r.master = 2;
             r.reduce = r.weight;
             break;
     }

@@ -681,7 +681,8 @@ std::vector<FieldSpec> buildFields() {
          .kind = K::boolean,
          .member = &Config::masterWeights,
          .unit = "",
-         .help = PAGE_TEXT("Keep an FP32 copy of low-precision weights for the update"),
+         .help = PAGE_TEXT("Keep an FP32 copy of low-precision weights for the update; off under DeepSpeed is its "
+                           "bf16_master_weights_and_grads, which keeps a BF16 copy"),
          .section = PAGE_TEXT(opt),
          .applies = Applies::training});
     add({.key = "optimizer_dtype",

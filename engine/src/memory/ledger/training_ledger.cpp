@@ -211,7 +211,8 @@ void addCpuLines(const Config& c, const MembudgetTraining& t, double shardParams
                                 Method::membudget});
     };
     cpuLine(LineId::cpuOptimizer, "Optimizer states", "states", t.rates.statesHidden, t.rates.describe);
-    cpuLine(LineId::cpuMaster, "FP32 master weights", "4", t.rates.master, "the weights the CPU optimizer updates");
+    cpuLine(LineId::cpuMaster, t.rates.master == 2 ? "BF16 master weights" : "FP32 master weights", n(t.rates.master), t.rates.master,
+            "the weights the CPU optimizer updates");
     cpuLine(LineId::cpuGradients, "FP32 gradients", "4", 4, "gradients copied to the CPU for its optimizer step (ZeRO-Offload)");
     if (t.offloadParameters)
         cpuLine(LineId::cpuParameters, "Parameters", "weight bytes", t.rates.weight,
