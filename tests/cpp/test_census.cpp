@@ -10,6 +10,7 @@
 
 #include "fixtures.hpp"
 #include "membudget/model/config.hpp"
+#include "membudget/model/presets.hpp"
 #include "membudget/model/validate.hpp"
 #include "memory/ledger/tensor_names.hpp"
 #include "memory/ledgers.hpp"
@@ -38,6 +39,16 @@ struct Split {
             extras += bytes;
     }
     void layers(LayerGroup, LayerSpec, double bytesPerLayer, double copies) { layerBytes += bytesPerLayer * copies; }
+};
+
+// Bytes per tensor kind of a stage (the layers themselves left out).
+struct ByKind {
+    std::map<TensorKind, double> bytes;
+    template <class Describe>
+    void tensor(TensorKind kind, Dtype, double bytesPerCopy, double copies, const Describe&) {
+        bytes[kind] += bytesPerCopy * copies;
+    }
+    void layers(LayerGroup, LayerSpec, double, double) {}
 };
 
 Config censusConfig(const json& census) {
@@ -125,4 +136,56 @@ TEST_CASE("census: every saved tensor of the frameworks' own layers and loss, to
     for (const char* variant : {"torchtitan_gqa none", "torchtitan_gqa op", "torchtitan op", "torchtitan full", "torchtitan every:2",
                                 "torchtune none", "torchtune full"})
         CHECK(checked.count(variant) == 1);
+}
+
+// torchtitan with TP > 1 computes the loss under loss_parallel: DTensor's own loss ops, not aten's fused kernels
+// (torch/distributed/tensor/parallel/loss.py). Not in the census (the CPU torch has no DTensor): read from the source.
+TEST_CASE("torchtitan's loss_parallel holds three FP32 logit copies in its backward, and the output layer saves its gathered input",
+          "[census][torchtitan]") {
+    Config c;
+    applyModelPreset(c, *findModelPreset("llama-3.1-70b"));
+    c.method = Method::membudget;
+    c.framework = Framework::torchtitan;
+    c.zero = 3;
+    c.tp = 8;
+    c.dp = 32;
+    c.sp = true;
+    c.mb = 16;
+    c.seq = 8192;
+    c.microbatches = 1;
+    c.ckpt = Checkpointing::full;
+    REQUIRE(validate(c).empty());
+    auto walk = [](const Config& config) {
+        const MembudgetTraining t = membudgetTraining(config);
+        const MembudgetStage s = membudgetStage(config, t, 0, config.layers, 0, false);
+        ByKind v;
+        forEachStageTensor(config, t, {config.layers, 0, s.copies, s.microbatches, 0, true, true, s.checkpointed}, v);
+        return v.bytes;
+    };
+    const double tokens = 16 * 8192.0, logitsPerRank = tokens * 128256 / 8;
+    auto tp8 = walk(c);
+    // _nll_loss_and_log_softmax_backward: (zeros_like(x) + exp(x)) * grad_output beside the saved log-probabilities.
+    CHECK(tp8[TensorKind::logProbabilities] == 4 * logitsPerRank);
+    CHECK(tp8[TensorKind::lossParallelBackward] == 12 * logitsPerRank);
+    CHECK(tp8.count(TensorKind::lossBackward) == 0);
+    // ColwiseParallel(input_layouts=Shard(1)) all-gathers the final norm's output; F.linear saves the whole of it.
+    CHECK(tp8[TensorKind::outputLayerGatheredInput] == 2 * tokens * 8192);
+    CHECK(tp8.count(TensorKind::outputLayerInput) == 0);
+    // One GPU has no DTensor loss: aten's log_softmax backward, two FP32 copies, and the local input.
+    Config one = c;
+    one.tp = 1;
+    one.sp = false;
+    one.dp = 256;
+    one.mb = 2;
+    auto tp1 = walk(one);
+    CHECK(tp1[TensorKind::lossBackward] == 8 * 2 * 8192.0 * 128256);
+    CHECK(tp1.count(TensorKind::lossParallelBackward) == 0);
+    CHECK(tp1[TensorKind::outputLayerInput] == 2 * 2 * 8192.0 * 8192);
+    // Megatron-LM keeps the sequence-parallel shard of the output layer's input and its own fused cross-entropy.
+    Config megatron = c;
+    megatron.framework = Framework::megatron;
+    megatron.zero = 1;
+    auto mg = walk(megatron);
+    CHECK(mg[TensorKind::outputLayerInput] == 2 * tokens * 8192 / 8);
+    CHECK(mg.count(TensorKind::lossParallelBackward) == 0);
 }

@@ -84,6 +84,8 @@ enum class TensorKind : std::uint8_t {
     labels,
     lossScalars,
     lossBackward,
+    lossParallelBackward,
+    outputLayerGatheredInput,
     pipelineLogits,
     mtpNormInputs,
     mtpProjectionInput,

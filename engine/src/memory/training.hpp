@@ -159,7 +159,15 @@ void forEachStageTensor(const Config& c, const MembudgetTraining& t, const Stage
             if (norm != NormSaves::input)
                 v.tensor(TensorKind::finalNormalised, norm == NormSaves::fp32Residual ? Dtype::fp32 : Dtype::activation,
                          (norm == NormSaves::fp32Residual ? 4 : act) * bsh, 1, spHidden);
-            v.tensor(TensorKind::outputLayerInput, Dtype::activation, act * bsh, 1, spHidden);
+            // torchtitan's output layer is ColwiseParallel(input_layouts=Shard(1)): DTensor all-gathers its input
+            // to Replicate before F.linear, which saves the gathered tensor (parallelize.py apply_tp); Megatron-LM's
+            // linear keeps the sequence-parallel shard and gathers again in backward.
+            if (c.framework == Framework::torchtitan && x.t > 1 && c.sp)
+                v.tensor(TensorKind::outputLayerGatheredInput, Dtype::activation, act * x.b * x.sRank * x.h, 1, [&c] {
+                    return TensorText{"[b, " + seqShape(c, false) + ", h]", "replicated on every TP rank"};
+                });
+            else
+                v.tensor(TensorKind::outputLayerInput, Dtype::activation, act * bsh, 1, spHidden);
             // The labels (int64) and the loss's scalars: NLL's total_weight per chunk and the count of valid tokens
             // (torchtitan: an FP32 total_weight and an FP32 count; torchtune: one FP32 per chunk and an int64 count).
             v.tensor(TensorKind::labels, Dtype::int64, 8 * x.b * x.sRank, 1, [&c] {
@@ -174,11 +182,20 @@ void forEachStageTensor(const Config& c, const MembudgetTraining& t, const Stage
             // backward holds, beside it, the FP32 gradient of the log-probabilities and of the logits: of one
             // chunk at a time when the loss is chunked.
             v.tensor(TensorKind::logProbabilities, Dtype::fp32, 4 * logits, 1, vocab);
-            v.tensor(TensorKind::lossBackward, Dtype::fp32, 8 * logits / lossChunksOf(c), 1, [&c] {
-                return TensorText{
-                    "2 × [b, " + seqShape(c, false) + ", V/TP] / " + n(lossChunksOf(c)) + " chunk" + (lossChunksOf(c) == 1 ? "" : "s"),
-                    "one chunk at a time"};
-            });
+            if (lossParallel(c)) {
+                // torchtitan's loss_parallel (TP > 1) runs DTensor's own loss ops (torch/distributed/tensor/parallel/
+                // loss.py): _nll_loss_and_log_softmax_backward returns (zeros_like(x) + exp(x)) * grad_output, so
+                // beside the saved log-probabilities it holds the zeros, exp(x), their sum and the product, FP32.
+                v.tensor(TensorKind::lossParallelBackward, Dtype::fp32, 12 * logits, 1, [&c] {
+                    return TensorText{"3 × [b, " + seqShape(c, false) + ", V/TP]", "vocabulary split by TP"};
+                });
+            } else {
+                v.tensor(TensorKind::lossBackward, Dtype::fp32, 8 * logits / lossChunksOf(c), 1, [&c] {
+                    return TensorText{
+                        "2 × [b, " + seqShape(c, false) + ", V/TP] / " + n(lossChunksOf(c)) + " chunk" + (lossChunksOf(c) == 1 ? "" : "s"),
+                        "one chunk at a time"};
+                });
+            }
             // A pipeline stage keeps each micro-batch's output until its backward (torch pipelining stage.py
             // fwd_cache): on the last stage, the logits.
             if (c.pp > 1) v.tensor(TensorKind::pipelineLogits, Dtype::activation, act * logits, 1, vocab);

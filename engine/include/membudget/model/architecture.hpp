@@ -25,6 +25,10 @@ inline double lossChunksOf(const Config& config) {
     return config.lossChunks != 0 ? config.lossChunks : config.framework == Framework::torchtune ? 8 : 1;
 }
 
+// torchtitan computes the loss on the vocabulary-sharded logits with DTensor's loss ops when TP > 1
+// (parallelism.disable_loss_parallel is off by default; train.py loss_parallel context).
+inline bool lossParallel(const Config& config) { return config.framework == Framework::torchtitan && config.tp > 1; }
+
 // MoE: the layers that are MoE layers, and the parameters one token passes through (top-k experts).
 double moeLayerCount(const Config& config);
 bool isMoeLayer(const Config& config, double layer);  // 0-based

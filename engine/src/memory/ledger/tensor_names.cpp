@@ -11,75 +11,77 @@ namespace {
 
 // One display name per tensor kind, in the enum's order (memory/tensors.hpp): a table, not a switch.
 constexpr std::string_view kTensorNames[] = {
-    "attention norm input",                                                           // attentionNormInput
-    "attention norm statistics",                                                      // attentionNormStatistics
-    "QKV projection input",                                                           // qkvInput
-    "query",                                                                          // query
-    "query (after RoPE)",                                                             // queryAfterRope
-    "key and value",                                                                  // keyValue
-    "softmax log-sum-exp (FlashAttention)",                                           // softmaxLse
-    "attention probabilities (softmax output)",                                       // attentionProbabilities
-    "attention dropout mask",                                                         // attentionDropoutMask
-    "dropped attention probabilities",                                                // droppedAttentionProbabilities
-    "attention output (output projection input)",                                     // attentionOutput
-    "attention output (FlashAttention backward)",                                     // attentionOutputForFlash
-    "attention output, FP8 copy (output projection input)",                           // attentionOutputFp8Copy
-    "attention residual dropout mask",                                                // attentionResidualDropoutMask
-    "MLP norm input",                                                                 // mlpNormInput
-    "MLP norm statistics",                                                            // mlpNormStatistics
-    "FC1 input",                                                                      // fc1Input
-    "gate and up projections (SwiGLU input)",                                         // gateUp
-    "SwiGLU output (FC2 input)",                                                      // swigluOutput
-    "FC1 output (activation input)",                                                  // fc1Output
-    "activation output (FC2 input)",                                                  // activationOutput
-    "router logits and probabilities",                                                // routerLogits
-    "dispatched tokens (expert FC1 input)",                                           // dispatchedTokens
-    "expert gate and up projections",                                                 // expertGateUp
-    "expert SwiGLU output (FC2 input)",                                               // expertSwigluOutput
-    "expert FC1 output",                                                              // expertFc1Output
-    "expert activation output (FC2 input)",                                           // expertActivationOutput
-    "routing weights for the combine",                                                // routingWeights
-    "shared expert FC1 input",                                                        // sharedExpertInput
-    "shared expert gate/up and output",                                               // sharedExpertGateUpOutput
-    "shared expert gate (sigmoid output)",                                            // sharedExpertGate
-    "MLP residual dropout mask",                                                      // mlpResidualDropoutMask
-    "attention norm input, FP32 copy",                                                // attentionNormInputFp32
-    "attention norm: normalised input (before the scale)",                            // attentionNormalised
-    "MLP norm input, FP32 copy",                                                      // mlpNormInputFp32
-    "MLP norm: normalised input (before the scale)",                                  // mlpNormalised
-    "SiLU output",                                                                    // siluOutput
-    "FlashAttention RNG state",                                                       // flashRngState
-    "LoRA intermediates (x·Aᵀ, B's input)",                                           // loraIntermediate
-    "LoRA dropout masks",                                                             // loraDropoutMask
-    "LoRA dropped inputs (A's input)",                                                // loraDroppedInput
-    "block input (checkpoint)",                                                       // blockInput
-    "query projection output (saved mm)",                                             // queryProjection
-    "value projection output (saved mm)",                                             // valueProjection
-    "attention output reduce-scatter (saved)",                                        // attentionReduceScatter
-    "gate projection output (saved mm)",                                              // gateProjection
-    "down projection output (saved mm)",                                              // downProjection
-    "MLP output reduce-scatter (saved)",                                              // mlpReduceScatter
-    "layer input (checkpoint)",                                                       // layerInputCheckpoint
-    "one layer recomputed in backward (transient)",                                   // recomputedLayer
-    "attention core recomputed in backward (transient)",                              // recomputedAttentionCore
-    "input token ids",                                                                // tokenIds
-    "embedding dropout mask",                                                         // embeddingDropoutMask
-    "final norm input",                                                               // finalNormInput
-    "output layer input",                                                             // outputLayerInput
-    "logits",                                                                         // logits
-    "FP32 logits / softmax for the loss",                                             // lossLogits
-    "FP32 log-probabilities (saved by log_softmax)",                                  // logProbabilities
-    "final norm input, FP32 copy",                                                    // finalNormInputFp32
-    "final norm statistics",                                                          // finalNormStatistics
-    "final norm: normalised input (before the scale)",                                // finalNormalised
-    "labels",                                                                         // labels
-    "loss scalars (total weight, token count)",                                       // lossScalars
-    "loss backward: FP32 gradients of the log-probabilities and logits (transient)",  // lossBackward
-    "logits kept by the pipeline stage until backward",                               // pipelineLogits
-    "MTP: hidden and embedding norm inputs",                                          // mtpNormInputs
-    "MTP: projection input [h; emb]",                                                 // mtpProjectionInput
-    "MTP: final norm and output layer inputs",                                        // mtpOutputInputs
-    "MTP: logits and their FP32 copy",                                                // mtpLogits
+    "attention norm input",                                                             // attentionNormInput
+    "attention norm statistics",                                                        // attentionNormStatistics
+    "QKV projection input",                                                             // qkvInput
+    "query",                                                                            // query
+    "query (after RoPE)",                                                               // queryAfterRope
+    "key and value",                                                                    // keyValue
+    "softmax log-sum-exp (FlashAttention)",                                             // softmaxLse
+    "attention probabilities (softmax output)",                                         // attentionProbabilities
+    "attention dropout mask",                                                           // attentionDropoutMask
+    "dropped attention probabilities",                                                  // droppedAttentionProbabilities
+    "attention output (output projection input)",                                       // attentionOutput
+    "attention output (FlashAttention backward)",                                       // attentionOutputForFlash
+    "attention output, FP8 copy (output projection input)",                             // attentionOutputFp8Copy
+    "attention residual dropout mask",                                                  // attentionResidualDropoutMask
+    "MLP norm input",                                                                   // mlpNormInput
+    "MLP norm statistics",                                                              // mlpNormStatistics
+    "FC1 input",                                                                        // fc1Input
+    "gate and up projections (SwiGLU input)",                                           // gateUp
+    "SwiGLU output (FC2 input)",                                                        // swigluOutput
+    "FC1 output (activation input)",                                                    // fc1Output
+    "activation output (FC2 input)",                                                    // activationOutput
+    "router logits and probabilities",                                                  // routerLogits
+    "dispatched tokens (expert FC1 input)",                                             // dispatchedTokens
+    "expert gate and up projections",                                                   // expertGateUp
+    "expert SwiGLU output (FC2 input)",                                                 // expertSwigluOutput
+    "expert FC1 output",                                                                // expertFc1Output
+    "expert activation output (FC2 input)",                                             // expertActivationOutput
+    "routing weights for the combine",                                                  // routingWeights
+    "shared expert FC1 input",                                                          // sharedExpertInput
+    "shared expert gate/up and output",                                                 // sharedExpertGateUpOutput
+    "shared expert gate (sigmoid output)",                                              // sharedExpertGate
+    "MLP residual dropout mask",                                                        // mlpResidualDropoutMask
+    "attention norm input, FP32 copy",                                                  // attentionNormInputFp32
+    "attention norm: normalised input (before the scale)",                              // attentionNormalised
+    "MLP norm input, FP32 copy",                                                        // mlpNormInputFp32
+    "MLP norm: normalised input (before the scale)",                                    // mlpNormalised
+    "SiLU output",                                                                      // siluOutput
+    "FlashAttention RNG state",                                                         // flashRngState
+    "LoRA intermediates (x·Aᵀ, B's input)",                                             // loraIntermediate
+    "LoRA dropout masks",                                                               // loraDropoutMask
+    "LoRA dropped inputs (A's input)",                                                  // loraDroppedInput
+    "block input (checkpoint)",                                                         // blockInput
+    "query projection output (saved mm)",                                               // queryProjection
+    "value projection output (saved mm)",                                               // valueProjection
+    "attention output reduce-scatter (saved)",                                          // attentionReduceScatter
+    "gate projection output (saved mm)",                                                // gateProjection
+    "down projection output (saved mm)",                                                // downProjection
+    "MLP output reduce-scatter (saved)",                                                // mlpReduceScatter
+    "layer input (checkpoint)",                                                         // layerInputCheckpoint
+    "one layer recomputed in backward (transient)",                                     // recomputedLayer
+    "attention core recomputed in backward (transient)",                                // recomputedAttentionCore
+    "input token ids",                                                                  // tokenIds
+    "embedding dropout mask",                                                           // embeddingDropoutMask
+    "final norm input",                                                                 // finalNormInput
+    "output layer input",                                                               // outputLayerInput
+    "logits",                                                                           // logits
+    "FP32 logits / softmax for the loss",                                               // lossLogits
+    "FP32 log-probabilities (saved by log_softmax)",                                    // logProbabilities
+    "final norm input, FP32 copy",                                                      // finalNormInputFp32
+    "final norm statistics",                                                            // finalNormStatistics
+    "final norm: normalised input (before the scale)",                                  // finalNormalised
+    "labels",                                                                           // labels
+    "loss scalars (total weight, token count)",                                         // lossScalars
+    "loss backward: FP32 gradients of the log-probabilities and logits (transient)",    // lossBackward
+    "loss backward under loss_parallel: FP32 zeros, exp, sum and product (transient)",  // lossParallelBackward
+    "output layer input, all-gathered over TP (ColwiseParallel)",                       // outputLayerGatheredInput
+    "logits kept by the pipeline stage until backward",                                 // pipelineLogits
+    "MTP: hidden and embedding norm inputs",                                            // mtpNormInputs
+    "MTP: projection input [h; emb]",                                                   // mtpProjectionInput
+    "MTP: final norm and output layer inputs",                                          // mtpOutputInputs
+    "MTP: logits and their FP32 copy",                                                  // mtpLogits
 };
 static_assert(std::size(kTensorNames) == static_cast<size_t>(TensorKind::mtpLogits) + 1, "a name for every tensor kind");
 
