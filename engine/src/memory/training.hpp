@@ -96,8 +96,12 @@ void forEachStageTensor(const Config& c, const MembudgetTraining& t, const Stage
         // (training/_activation_offloading.py max_fwd_stash_size = 5, bwd_tensor_stash).
         const double onGpu = c.activationOffload ? std::min(checkpointedCopies, 2.0) : checkpointedCopies;
         v.tensor(TensorKind::layerInputCheckpoint, Dtype::activation, act * bsh, onGpu, hidden);
+        // Backward rebuilds one layer at a time: the largest kind the stage holds (a MoE layer's routed tokens
+        // and experts, where it has MoE layers).
+        const double recomputedBytes =
+            std::max(st.moeLayers < st.layers ? t.fullLayerBytes : 0.0, st.moeLayers > 0 ? t.fullMoeLayerBytes : 0.0);
         if (st.checkpointedLayers > 0)
-            v.tensor(TensorKind::recomputedLayer, Dtype::mixed, t.fullLayerBytes, 1, [] {
+            v.tensor(TensorKind::recomputedLayer, Dtype::mixed, recomputedBytes, 1, [] {
                 return TensorText{"all of a layer's saved tensors", "as the layer's tensors"};
             });
         if (keptCopies > 0) {
