@@ -218,3 +218,63 @@ TEST_CASE("full recomputation of a MoE model rebuilds a MoE layer in backward", 
         CHECK(stage.bytes[TensorKind::recomputedLayer] == t.fullMoeLayerBytes);
     }
 }
+
+// torchtitan's MoE layer as its code saves it (models/common/moe.py, token_dispatcher.py; torch._grouped_mm has no
+// CPU kernel in the census's torch, so this is read from the source): the gate under FP32 autocast, the eager
+// SwiGLU of the grouped GEMMs, the combine's FP32 expert outputs.
+TEST_CASE("torchtitan's MoE layer keeps the router's FP32 input, the SiLU output and the combine's FP32 outputs",
+          "[census][torchtitan][moe]") {
+    Config c;
+    c.method = Method::membudget;
+    c.framework = Framework::torchtitan;
+    c.layers = 48;
+    c.hidden = 2048;
+    c.heads = 32;
+    c.kvHeads = 4;
+    c.headDim = 128;
+    c.ffn = 6144;
+    c.vocab = 151936;
+    c.params = 0;
+    c.experts = 128;
+    c.expertsPerToken = 8;
+    c.moeFfn = 768;
+    c.tp = 1;
+    c.pp = 1;
+    c.dp = 8;
+    c.ep = 8;
+    c.zero = 3;
+    c.mb = 8;
+    c.seq = 4096;
+    c.microbatches = 1;
+    c.ckpt = Checkpointing::full;
+    REQUIRE(validate(c).empty());
+    const double tokens = 8 * 4096.0, h = 2048, k = 8, f = 768;
+    auto moeLayer = [](const Config& config) {
+        const MembudgetTraining t = membudgetTraining(config);
+        ByKind v;
+        forEachLayerTensor(config, t.x, LayerSpec{true, true}, v);
+        return v.bytes;
+    };
+    auto eager = moeLayer(c);
+    CHECK(eager[TensorKind::routerInputFp32] == 4 * tokens * h);
+    CHECK(eager[TensorKind::routerScores] == 4 * tokens * 128);
+    CHECK(eager.count(TensorKind::routerLogits) == 0);
+    CHECK(eager[TensorKind::dispatchedTokens] == 2 * tokens * k * h);
+    CHECK(eager[TensorKind::expertGateUp] == 2 * 2 * tokens * k * f);
+    CHECK(eager[TensorKind::expertSiluOutput] == 2 * tokens * k * f);
+    CHECK(eager[TensorKind::expertSwigluOutput] == 2 * tokens * k * f);
+    CHECK(eager[TensorKind::combinedExpertOutputs] == 4 * tokens * k * h);
+    // Compiled: the partitioner recomputes SiLU and the upcast; the BF16 outputs stay.
+    Config compiled = c;
+    compiled.compile = true;
+    auto fused = moeLayer(compiled);
+    CHECK(fused.count(TensorKind::expertSiluOutput) == 0);
+    CHECK(fused[TensorKind::combinedExpertOutputs] == 2 * tokens * k * h);
+    // Megatron-LM's MoE layer keeps its own router tensors and no FP32 combine.
+    Config megatron = c;
+    megatron.framework = Framework::megatron;
+    megatron.zero = 1;
+    auto mg = moeLayer(megatron);
+    CHECK(mg.count(TensorKind::combinedExpertOutputs) == 0);
+    CHECK(mg[TensorKind::routerLogits] > 0);
+}

@@ -45,6 +45,10 @@ enum class TensorKind : std::uint8_t {
     expertFc1Output,
     expertActivationOutput,
     routingWeights,
+    routerInputFp32,
+    routerScores,
+    expertSiluOutput,
+    combinedExpertOutputs,
     sharedExpertInput,
     sharedExpertGateUpOutput,
     sharedExpertGate,
@@ -267,15 +271,30 @@ void forEachLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor&
         const double routed = x.b * x.sRank * c.expertsPerToken * c.capacityFactor;
         const double fe = expertFfn(c) / expertTensorParallel(c);
         auto routedShape = [](std::string shape) { return TensorText{std::move(shape), "experts split by EP, ETP"}; };
-        v.tensor(TensorKind::routerLogits, Dtype::fp32, 8 * x.b * x.sRank * c.experts / x.spDivisor, 1, [&] {
-            return TensorText{"2 × [b, " + seqShape(c, true) + ", E]", spSharding(c)};
-        });
+        // torchtitan's MoE (models/common/moe.py, token_dispatcher.py): the router's gate runs under FP32 autocast,
+        // so its linear saves an FP32 copy of the tokens, and the softmax or sigmoid its FP32 scores; the experts'
+        // SwiGLU is eager (silu(x w1) * (x w3) through torch._grouped_mm), and the combine multiplies the expert
+        // outputs, made FP32, by their scores, which saves the FP32 outputs for the scores' gradient.
+        const bool titan = c.framework == Framework::torchtitan;
+        if (titan) {
+            v.tensor(TensorKind::routerInputFp32, Dtype::fp32, 4 * bsh, 1, hidden);
+            v.tensor(TensorKind::routerScores, Dtype::fp32, 4 * x.b * x.sRank * c.experts / x.spDivisor, 1, [&] {
+                return TensorText{"[b, " + seqShape(c, true) + ", E]", spSharding(c)};
+            });
+        } else {
+            v.tensor(TensorKind::routerLogits, Dtype::fp32, 8 * x.b * x.sRank * c.experts / x.spDivisor, 1, [&] {
+                return TensorText{"2 × [b, " + seqShape(c, true) + ", E]", spSharding(c)};
+            });
+        }
         v.tensor(TensorKind::dispatchedTokens, gemm, gemmBytes * routed * x.h, 1, [] {
             return TensorText{"[b·s·k·cf, h]", "tokens routed to this EP rank"};
         });
         if (x.gated) {
             v.tensor(TensorKind::expertGateUp, Dtype::activation, 2 * act * routed * fe, 1,
                      [&] { return routedShape("2 × [b·s·k·cf, d_expert/ETP]"); });
+            if (titan && style.unfusedSwiglu)
+                v.tensor(TensorKind::expertSiluOutput, Dtype::activation, act * routed * fe, 1,
+                         [&] { return routedShape("[b·s·k·cf, d_expert/ETP]"); });
             v.tensor(TensorKind::expertSwigluOutput, gemm, gemmBytes * routed * fe, 1,
                      [&] { return routedShape("[b·s·k·cf, d_expert/ETP]"); });
         } else {
@@ -287,6 +306,12 @@ void forEachLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor&
         v.tensor(TensorKind::routingWeights, Dtype::fp32, 4 * x.b * x.sRank * c.expertsPerToken, 1, [] {
             return TensorText{"[b·s·k]", "tokens routed to this EP rank"};
         });
+        // Compiled, the partitioner keeps the BF16 outputs and recomputes the upcast.
+        if (titan)
+            v.tensor(TensorKind::combinedExpertOutputs, style.compiled ? Dtype::activation : Dtype::fp32,
+                     (style.compiled ? act : 4) * x.b * x.sRank * c.expertsPerToken * x.h, 1, [] {
+                         return TensorText{"[b·s·k, h]", "the token copies this rank's tokens sent out, back from the experts"};
+                     });
         if (c.sharedExpertFfn > 0) {
             const double bss = x.b * x.sRank * c.sharedExpertFfn / x.t;
             v.tensor(TensorKind::sharedExpertInput, gemm, gemmBytes * bsh, 1, hidden);

@@ -39,6 +39,10 @@ constexpr std::string_view kTensorNames[] = {
     "expert FC1 output",                                                                // expertFc1Output
     "expert activation output (FC2 input)",                                             // expertActivationOutput
     "routing weights for the combine",                                                  // routingWeights
+    "router input, FP32 (the gate under FP32 autocast)",                                // routerInputFp32
+    "router scores, FP32 (softmax or sigmoid output)",                                  // routerScores
+    "expert SiLU output",                                                               // expertSiluOutput
+    "combine: expert outputs in FP32 (saved by the score multiply)",                    // combinedExpertOutputs
     "shared expert FC1 input",                                                          // sharedExpertInput
     "shared expert gate/up and output",                                                 // sharedExpertGateUpOutput
     "shared expert gate (sigmoid output)",                                              // sharedExpertGate
