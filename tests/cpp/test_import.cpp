@@ -486,3 +486,55 @@ TEST_CASE("a script with a preset's architecture carries the preset's name", "[i
     REQUIRE(other.ok());
     CHECK(assignedText(other, "name").empty());
 }
+
+TEST_CASE("the MoE token dispatcher comes from the launch file: torchtitan's comm backend, Megatron-LM's flex with DeepEP",
+          "[import][moe]") {
+    const ImportResult titan = importText(
+        "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[parallelism]\ndata_parallel_shard_degree = 8\nexpert_parallel_degree = 8\n"
+        "expert_parallel_comm_backend = \"deepep\"\n",
+        ImportFormat::torchtitan);
+    REQUIRE(titan.ok());
+    CHECK(assignedText(titan, "moe_dispatcher") == "deepep");
+    // Set when the file has EP ranks and does not say, so that an earlier file's DeepEP does not survive.
+    const ImportResult standard = importText(
+        "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[parallelism]\ndata_parallel_shard_degree = 8\nexpert_parallel_degree = 4\n",
+        ImportFormat::torchtitan);
+    CHECK(assignedText(standard, "moe_dispatcher") == "alltoall");
+    const ImportResult hybrid = importText(
+        "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[parallelism]\ndata_parallel_shard_degree = 8\nexpert_parallel_comm_backend = "
+        "\"hybridep\"\n",
+        ImportFormat::torchtitan);
+    CHECK(assignedText(hybrid, "moe_dispatcher") == "alltoall");
+    CHECK(std::any_of(hybrid.unmapped.begin(), hybrid.unmapped.end(),
+                      [](const Unmapped& u) { return u.key == "parallelism.expert_parallel_comm_backend"; }));
+
+    const std::string megatron =
+        "torchrun pretrain_gpt.py --num-layers 4 --hidden-size 512 --num-attention-heads 8 --seq-length 1024 "
+        "--max-position-embeddings 1024 --micro-batch-size 1 --global-batch-size 8 --vocab-size 32000 --bf16 "
+        "--num-experts 8 --moe-router-topk 2 --expert-model-parallel-size 8 ";
+    const ImportResult flex = importText(megatron + "--moe-token-dispatcher-type flex --moe-enable-deepep", ImportFormat::megatron);
+    REQUIRE(flex.ok());
+    CHECK(assignedText(flex, "moe_dispatcher") == "deepep");
+    for (const auto& u : flex.unmapped) CHECK(u.key.find("dispatcher") == std::string::npos);
+    const ImportResult a2a = importText(megatron + "--moe-token-dispatcher-type alltoall", ImportFormat::megatron);
+    CHECK(assignedText(a2a, "moe_dispatcher") == "alltoall");
+    const ImportResult gathered = importText(megatron + "--moe-token-dispatcher-type allgather", ImportFormat::megatron);
+    CHECK(std::any_of(gathered.unmapped.begin(), gathered.unmapped.end(),
+                      [](const Unmapped& u) { return u.key == "--moe-token-dispatcher-type"; }));
+
+    // Both write it back.
+    Config c;
+    applyModelPreset(c, *findModelPreset("mixtral-8x7b"));
+    c.method = Method::membudget;
+    c.ep = 8;
+    c.dp = 8;
+    c.tp = 1;
+    c.pp = 1;
+    c.zero = 3;
+    c.moeDispatcher = MoeDispatcher::deepep;
+    for (const Framework framework : {Framework::torchtitan, Framework::megatron}) {
+        c.framework = framework;
+        if (framework == Framework::megatron) c.zero = 1;
+        checkRoundTrip(c, framework == Framework::megatron ? ImportFormat::megatron : ImportFormat::torchtitan);
+    }
+}

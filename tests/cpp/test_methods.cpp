@@ -572,3 +572,68 @@ TEST_CASE("DeepSpeed's bf16_master_weights_and_grads keeps a BF16 master copy: 1
     megatron.framework = Framework::megatron;
     CHECK_THAT(note(evaluate(megatron), LineId::optimizer), Catch::Contains("No master copy"));
 }
+
+TEST_CASE("DeepEP's communication buffer: torchtitan's ElasticBuffer and Megatron-LM's legacy Buffer, outside the allocator",
+          "[methods][moe]") {
+    Config c;
+    c.method = Method::membudget;
+    c.framework = Framework::torchtitan;
+    c.layers = 48;
+    c.hidden = 2048;
+    c.heads = 32;
+    c.kvHeads = 4;
+    c.headDim = 128;
+    c.ffn = 6144;
+    c.vocab = 151936;
+    c.params = 0;
+    c.experts = 128;
+    c.expertsPerToken = 8;
+    c.moeFfn = 768;
+    c.tp = 1;
+    c.pp = 1;
+    c.dp = 64;
+    c.ep = 8;
+    c.zero = 3;
+    c.mb = 8;
+    c.seq = 4096;
+    c.microbatches = 1;
+    c.ckpt = Checkpointing::full;
+    REQUIRE(validate(c).empty());
+    auto line = [](const Result& r, LineId id) {
+        for (const auto& l : r.lines)
+            if (l.id == id) return l.bytes;
+        return 0.0;
+    };
+    const Result alltoall = evaluate(c);
+    Config deepep = c;
+    deepep.moeDispatcher = MoeDispatcher::deepep;
+    const Result withBuffer = evaluate(deepep);
+    REQUIRE(withBuffer.ok());
+    // calculate_buffer_size on one NVLink domain: a dispatch slot (2h + align16(8k + 4(1 + k)) = 4,208 B) per token of
+    // each of the 8 ranks beats a combine slot (2h + 8k) per token of min(8, k); 32,768 tokens; 2 MiB aligned.
+    const double tokens = 8 * 4096.0;
+    const double expected = std::ceil(8 * tokens * 4208 / (2 * 1048576.0)) * 2 * 1048576.0;
+    CHECK(line(withBuffer, LineId::workspace) - line(alltoall, LineId::workspace) == expected);
+    CHECK(withBuffer.totalBytes - alltoall.totalBytes == expected);
+    // Outside PyTorch's caching allocator: the reserved model leaves it out.
+    CHECK(withBuffer.reservedBytes == alltoall.reservedBytes);
+    // Across 4 nodes the scale-up receive buffer holds every node's tokens: more than on one.
+    Config nodes = deepep;
+    nodes.ep = 32;
+    CHECK(line(evaluate(nodes), LineId::workspace) - line(alltoall, LineId::workspace) > 4 * expected);
+    // Megatron-LM's flex dispatcher, 8 ranks: the NVLink hint of DeepEP's recommended config (10 channels × 8 peers ×
+    // 256 tokens × (2h + 8 + 128 × 16) B plus the channels' counters).
+    Config megatron = deepep;
+    megatron.framework = Framework::megatron;
+    megatron.zero = 1;
+    Config megatronA2a = megatron;
+    megatronA2a.moeDispatcher = MoeDispatcher::alltoall;
+    const double nvl = std::ceil((10 * 8 * (2 + 3) * 4 + 10 * 8 * 256 * (4096 + 8 + 2048)) / 128.0) * 128;
+    CHECK(line(evaluate(megatron), LineId::workspace) - line(evaluate(megatronA2a), LineId::workspace) == nvl);
+    // A dense model or one EP rank has no buffer.
+    Config one = deepep;
+    one.ep = 1;
+    Config onePlain = one;
+    onePlain.moeDispatcher = MoeDispatcher::alltoall;
+    CHECK(evaluate(one).totalBytes == evaluate(onePlain).totalBytes);
+}

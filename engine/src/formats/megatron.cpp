@@ -133,6 +133,18 @@ void importMegatron(Words& w, Mapping& m) {
                 }
             }
             if (!setFromFlag(m, w, "capacity_factor", {"--moe-expert-capacity-factor"})) m.setNumber("capacity_factor", 1);
+            // The flex dispatcher with DeepEP (--moe-enable-deepep, or --moe-flex-dispatcher-backend deepep) holds
+            // DeepEP's Buffer (fused_a2a.py); alltoall does not. allgather's gathered tokens are not modelled.
+            const Flag* dispatcher = w.find({"--moe-token-dispatcher-type"});
+            const Flag* backend = w.find({"--moe-flex-dispatcher-backend"});
+            const bool flex = dispatcher && dispatcher->value == "flex";
+            const bool deepep = flex && (w.has({"--moe-enable-deepep"}) || !backend || backend->value == "deepep");
+            m.set("moe_dispatcher", deepep ? "deepep" : "alltoall");
+            if (dispatcher && dispatcher->value == "allgather")
+                m.unmapped(dispatcher->name, dispatcher->value,
+                           "the all-gather dispatcher's gathered tokens are not modelled; computed as alltoall");
+            if (flex && backend && backend->value != "deepep")
+                m.unmapped(backend->name, backend->value, "only DeepEP's buffer is modelled; computed as alltoall");
         } else {
             m.setNumber("experts", 0);
         }
@@ -274,6 +286,7 @@ ExportResult exportMegatron(const Config& c) {
         if (c.sharedExpertGate) flag("--moe-shared-expert-gate");
         if (c.moeLayerFreq != 1) flag("--moe-layer-freq " + formatNumber(c.moeLayerFreq));
         if (c.capacityFactor != 1) flag("--moe-expert-capacity-factor " + formatNumber(c.capacityFactor));
+        if (c.moeDispatcher == MoeDispatcher::deepep) flag("--moe-token-dispatcher-type flex --moe-enable-deepep");
         if (c.firstDenseLayers > 0)
             e.skip("first_dense_layers", formatNumber(c.firstDenseLayers), "write it in --moe-layer-freq's pattern form");
         if (c.routerBias) e.skip("router_bias", "true", "--moe-router-enable-expert-bias has no memory model here");

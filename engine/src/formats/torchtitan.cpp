@@ -88,6 +88,20 @@ void importTorchtitan(Document& d, Mapping& m) {
     m.setNumber("pp", pp);
     m.setNumber("cp", cp);
     m.setNumber("ep", ep);
+    // [parallelism] expert_parallel_comm_backend (torchtitan config/configs.py until the token dispatchers moved
+    // into the model config): "standard" all-to-all, or DeepEP's buffer.
+    if (const auto backend = d.string("parallelism.expert_parallel_comm_backend")) {
+        if (*backend == "deepep")
+            m.set("moe_dispatcher", "deepep");
+        else if (*backend == "standard")
+            m.set("moe_dispatcher", "alltoall");
+        else {
+            m.set("moe_dispatcher", "alltoall");
+            m.unmapped("parallelism.expert_parallel_comm_backend", *backend, "only DeepEP's buffer is modelled; computed as alltoall");
+        }
+    } else if (ep > 1) {
+        m.set("moe_dispatcher", "alltoall");  // experts over EP ranks through all-to-all: an earlier DeepEP does not survive
+    }
     const double shard = d.number("parallelism.data_parallel_shard_degree").value_or(-1);
     const double replicate = d.number("parallelism.data_parallel_replicate_degree").value_or(1);
     std::optional<double> dp;
@@ -198,6 +212,7 @@ ExportResult exportTorchtitan(const Config& c) {
       << "\ndata_parallel_shard_degree = " << formatNumber(c.zero == 0 ? 1 : c.dp) << "\ntensor_parallel_degree = " << formatNumber(c.tp)
       << "\npipeline_parallel_degree = " << formatNumber(c.pp) << "\ncontext_parallel_degree = " << formatNumber(c.cp)
       << "\nexpert_parallel_degree = " << formatNumber(c.ep) << "\n";
+    if (c.experts > 0 && c.moeDispatcher == MoeDispatcher::deepep) t << "expert_parallel_comm_backend = \"deepep\"\n";
     if (pipelined) {
         t << "pipeline_parallel_microbatch_size = " << formatNumber(c.mb) << "\npipeline_parallel_schedule = \""
           << (c.vpp > 1 ? "Interleaved1F1B" : "1F1B") << "\"\n";

@@ -161,6 +161,66 @@ MembudgetTraining membudgetTraining(const Config& c) {
     return t;
 }
 
+namespace {
+
+double alignUp(double bytes, double to) { return std::ceil(bytes / to) * to; }
+
+// DeepEP's legacy Buffer as Megatron-LM's flex dispatcher sizes it (megatron/core/transformer/moe/fused_a2a.py
+// get_buffer: the larger of the dispatch and combine configs' hints, hidden_bytes = 2h) from DeepEP's recommended
+// configs (deep_ep/buffers/legacy.py get_dispatch_config, get_combine_config: NVLink and RDMA chunked receive
+// tokens per rank count, 20 SMs) and its size hints (csrc/legacy/config.hpp get_nvl_buffer_size_hint,
+// get_rdma_buffer_size_hint): per channel (10) and peer, the received tokens' hidden state, source metadata (8 B),
+// 128 top-k indices (int64) and weights and 128 scales.
+double legacyDeepepBytes(double ranks, double hidden) {
+    struct Recommended {
+        double ranks, dispatchRdmaSend, combineRdmaSend, nvlRecv;
+    };
+    static constexpr Recommended kConfigs[] = {{2, 6, 6, 256},   {4, 6, 6, 256},    {8, 6, 6, 256},    {16, 20, 12, 288},
+                                               {24, 8, 8, 288},  {32, 8, 8, 288},   {48, 8, 8, 288},   {64, 8, 8, 288},
+                                               {96, 12, 8, 480}, {128, 12, 8, 560}, {144, 12, 8, 720}, {160, 12, 8, 720}};
+    // DeepEP asserts on another rank count; the next listed one up sizes it (the last for more).
+    const Recommended* config = &kConfigs[std::size(kConfigs) - 1];
+    for (const Recommended& candidate : kConfigs)
+        if (candidate.ranks >= ranks) {
+            config = &candidate;
+            break;
+        }
+    const double channels = 10, hiddenBytes = 2 * hidden, perToken = hiddenBytes + 8 + 128 * 8 + 128 * 4 + 128 * 4;
+    const double rdmaRanks = std::max(std::floor(ranks / 8), 1.0), nvlRanks = std::min(ranks, 8.0);
+    const double nvl = alignUp(channels * nvlRanks * (2 * rdmaRanks + 3) * 4 + channels * nvlRanks * config->nvlRecv * perToken, 128);
+    if (ranks <= 8) return nvl;
+    // The RDMA receive queue, 128 tokens rounded up to a multiple of the send chunk, twice (send and receive).
+    double rdma = 0;
+    for (const double send : {config->dispatchRdmaSend, config->combineRdmaSend}) {
+        const double recv = alignUp(128, send);
+        rdma = std::max(rdma, alignUp(channels * rdmaRanks * (8 * 2 + 2) * 2 * 4 + channels * rdmaRanks * recv * 2 * (perToken + 16), 128));
+    }
+    return nvl + rdma;
+}
+
+}  // namespace
+
+double deepepBufferBytes(const Config& c) {
+    if (c.method != Method::membudget || c.mode != Mode::training || c.experts == 0 || c.moeDispatcher != MoeDispatcher::deepep ||
+        c.ep * expertTensorParallel(c) <= 1)
+        return 0;
+    if (c.framework == Framework::megatron) return legacyDeepepBytes(c.ep * expertTensorParallel(c), c.hidden);
+    // torchtitan's DeepEP v2 ElasticBuffer (torchtitan/distributed/deepep/deepep.py get_buffer), sized by
+    // ElasticBuffer.get_buffer_size_hint (DeepEP csrc/elastic/buffer.hpp calculate_buffer_size) for
+    // num_max_tokens_per_rank = a micro-batch's tokens on a rank (token_dispatcher.py
+    // update_ep_token_dispatcher_config: per DP rank, divided by CP and TP). A token slot holds its BF16 hidden
+    // state and its top-k indices (int64) and weights (FP32). Within one NVLink domain the receive side holds a slot
+    // per token of every EP rank (dispatch) or of min(EP, k) (combine); across nodes a scale-up receive buffer of
+    // every node's tokens, a scale-out send and receive buffer. The larger layout, 2 MiB aligned.
+    const double tokens = std::ceil(c.mb * c.seq / (c.cp * c.tp)), k = c.expertsPerToken;
+    const double dispatchToken = 2 * c.hidden + alignUp(8 * k + 4 * (1 + k), 16), combineToken = 2 * c.hidden + 8 * k;
+    const double scaleUp = std::min(c.ep, c.gpusPerNode), scaleOut = std::ceil(c.ep / scaleUp);
+    const double dispatch = scaleOut == 1 ? c.ep * tokens * dispatchToken : dispatchToken * tokens * (scaleUp * scaleOut + 1 + scaleOut);
+    const double combine = scaleOut == 1 ? std::min(c.ep, k) * tokens * combineToken
+                                         : combineToken * tokens * (std::min(scaleUp, k) * scaleOut + std::min(scaleOut, k) + scaleOut);
+    return alignUp(std::max(dispatch, combine), 2 * kBytesPerMiB);
+}
+
 double workspaceBytes(const Config& c) {
     if (c.method != Method::membudget || c.mode != Mode::training) return 0;
     // PyTorch's cuBLAS workspace (aten/src/ATen/cuda/CublasHandlePool.cpp, getChosenWorkspaceSize): 32 MiB on
@@ -173,7 +233,7 @@ double workspaceBytes(const Config& c) {
     // Transformer Engine's GEMM workspace (transformer_engine/pytorch/cpp_extensions/gemm.py
     // get_cublas_workspace_size_bytes): 32 MiB + 1 KiB on sm 9.0 and newer, else 4 MiB.
     if (c.framework == Framework::megatron) bytes += capability >= 9.0 ? 32 * kBytesPerMiB + 1024 : 4 * kBytesPerMiB;
-    return bytes;
+    return bytes + deepepBufferBytes(c);
 }
 
 double checkpointedLayers(const Config& c, double firstLayerOfStage, double stageLayers) {

@@ -242,5 +242,8 @@ PeakBytes membudgetTrainingPeak(const Config& config, const std::vector<StageSpa
 // published sources have no such line and show 0): cuBLAS's, one per handle of the forward thread and of
 // autograd's backward thread, and Transformer Engine's GEMM workspace under Megatron-LM.
 double workspaceBytes(const Config& config);
+// DeepEP's communication buffer (moe_dispatcher = deepep), part of the workspaces; allocated outside PyTorch's
+// caching allocator, so its counters (and membudget's reserved model) leave it out.
+double deepepBufferBytes(const Config& config);
 
 }  // namespace membudget::detail

@@ -407,6 +407,17 @@ std::vector<FieldSpec> buildFields() {
          .help = PAGE_TEXT("Routed tokens an expert rank holds, relative to a perfectly even split"),
          .section = PAGE_TEXT(moe),
          .applies = Applies::moe});
+    add({.key = "moe_dispatcher",
+         .label = "MoE token dispatcher",
+         .group = "training",
+         .kind = K::choice,
+         .member = choiceMember<&Config::moeDispatcher>(),
+         .choices = choiceIds<MoeDispatcher>(),
+         .unit = "",
+         .help = PAGE_TEXT("alltoall: NCCL all-to-all (torchtitan's standard, Megatron-LM's alltoall); deepep: DeepEP's kernels, "
+                           "which hold a communication buffer of their own outside PyTorch's allocator"),
+         .section = PAGE_TEXT("DeepEP; torchtitan token_dispatcher.py; Megatron-LM fused_a2a.py"),
+         .applies = Applies::moe | Applies::training | Applies::membudgetMethod});
 
     add({.key = "tp",
          .label = "Tensor parallel TP",

@@ -130,6 +130,10 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "help": "Routed tokens an expert rank holds, relative to a perfectly even split",
     "section": "Mixture of experts (Megatron-LM --num-experts, --moe-*; Mixtral, Qwen MoE config.json)"
   },
+  "moe_dispatcher": {
+    "help": "alltoall: NCCL all-to-all (torchtitan's standard, Megatron-LM's alltoall); deepep: DeepEP's kernels, which hold a communication buffer of their own outside PyTorch's allocator",
+    "section": "DeepEP; torchtitan token_dispatcher.py; Megatron-LM fused_a2a.py"
+  },
   "tp": {
     "help": "Tensor-parallel degree",
     "section": "Chapter §4 (verification checklist)"

@@ -12,6 +12,7 @@ export type ImportFormat = 'megatron' | 'torchtitan' | 'torchtune' | 'deepspeed'
 export type ImportSyntax = 'json' | 'toml' | 'yaml' | 'words';
 export type Framework = 'megatron' | 'torchtitan' | 'torchtune' | 'deepspeed' | 'hf_accelerate';
 export type Fp8Recipe = 'te' | 'torchao';
+export type MoeDispatcher = 'alltoall' | 'deepep';
 export type Finetune = 'full' | 'lora' | 'qlora';
 export type LoraDtype = 'auto' | 'fp32' | 'bf16';
 export type OptimizerDtype = 'auto' | 'fp32' | 'bf16';
@@ -67,6 +68,7 @@ export interface Config {
   shared_expert_ffn: number;
   moe_layer_freq: number;
   capacity_factor: number;
+  moe_dispatcher: MoeDispatcher;
   first_dense_layers: number;
   router_bias: boolean;
   shared_expert_gate: boolean;

@@ -19,6 +19,10 @@ enum class Checkpointing : std::uint8_t { none, selective, full, op };
 // frees gradients, how its loss upcasts the logits (docs/frameworks.md).
 enum class Framework : std::uint8_t { megatron, torchtitan, torchtune, deepspeed, hfAccelerate };
 enum class Fp8Recipe : std::uint8_t { te, torchao };
+// How a MoE layer sends its tokens to the expert ranks: NCCL all-to-all (torchtitan's "standard", Megatron-LM's
+// alltoall), or DeepEP's kernels through their own communication buffer (torchtitan's deepep, Megatron-LM's flex
+// dispatcher with DeepEP).
+enum class MoeDispatcher : std::uint8_t { alltoall, deepep };
 // Fine-tuning: every weight trained, or frozen base weights with low-rank adapters (LoRA, Hu et al. 2021), the
 // base in NF4 for QLoRA (Dettmers et al. 2023).
 enum class Finetune : std::uint8_t { full, lora, qlora };
@@ -95,6 +99,10 @@ struct ChoiceNames<LoraDtype> {
 template <>
 struct ChoiceNames<Fp8Recipe> {
     static constexpr std::array<std::string_view, 2> names{"te", "torchao"};
+};
+template <>
+struct ChoiceNames<MoeDispatcher> {
+    static constexpr std::array<std::string_view, 2> names{"alltoall", "deepep"};
 };
 template <>
 struct ChoiceNames<OptimizerDtype> {

@@ -44,6 +44,7 @@ struct Config {
     bool sharedExpertGate = false;  // a sigmoid gate h -> 1 on the shared expert's output (Qwen2-MoE)
     double mtpLayers = 0;           // multi-token-prediction layers (DeepSeek-V3: 1), on the last stage
     double capacityFactor = 1;
+    MoeDispatcher moeDispatcher = MoeDispatcher::alltoall;  // moe_dispatcher: all-to-all, or DeepEP and its buffer
     // multi-head latent attention (kv_lora_rank = 0: standard attention)
     double kvLoraRank = 0;
     double qLoraRank = 0;   // 0: a full-rank query projection

@@ -192,7 +192,7 @@ double reservedBytes(const Config& c, const MembudgetTraining& t, const Membudge
     r.add(sn.optimizerAtPeak, 1);
     if (!sn.stepPeaks)
         for (const Tensor& tensor : tensors) r.add(tensor.bytesPerCopy, tensor.copies);
-    r.add(workspaceBytes(c) / 2, 2);
+    r.add((workspaceBytes(c) - deepepBufferBytes(c)) / 2, 2);
     Reserve allGatherPool;
     if (t.gathering == Gathering::fsdp2Layers || t.gathering == Gathering::fsdp2Stage)
         allGatherPool.add(t.rates.compute * sn.gatheredLayer, 2);
@@ -235,22 +235,34 @@ void addWarnings(const Config& c, MethodOutput& out) {
 }  // namespace
 
 Line workspaceLine(const Config& c) {
-    const double bytes = workspaceBytes(c);
+    const double bytes = workspaceBytes(c), deepep = deepepBufferBytes(c);
     const bool te = c.framework == Framework::megatron;
     const GpuPreset* gpu = findGpuPreset(c.gpu);
     const double capability = gpu ? gpu->computeCapability : 9.0;
     const double perHandle = capability >= 9.0 ? 32 * kBytesPerMiB : 8519680;
-    const double transformerEngine = bytes - 2 * perHandle;
+    const double transformerEngine = bytes - deepep - 2 * perHandle;
+    std::string symbol = te ? "2 × cuBLAS workspace + Transformer Engine workspace" : "2 × cuBLAS workspace";
+    std::string expression = te ? fill("2 × # + #", {perHandle, transformerEngine}) : fill("2 × #", {perHandle});
+    if (deepep > 0) {
+        symbol += " + DeepEP buffer";
+        expression += fill(" + #", {deepep});
+    }
     return {LineId::workspace,
             "Workspaces",
-            te ? "2 × cuBLAS workspace + Transformer Engine workspace" : "2 × cuBLAS workspace",
-            te ? fill("2 × # + #", {perHandle, transformerEngine}) : fill("2 × #", {perHandle}),
+            symbol,
+            expression,
             bytes,
             std::string("PyTorch's cuBLAS workspace, one per handle of the forward and the backward thread (") +
                 (capability >= 9.0 ? "32 MiB on Hopper and newer" : "8,519,680 B before Hopper") + ", CublasHandlePool.cpp)" +
                 (te ? std::string(", and Transformer Engine's GEMM workspace (") + (capability >= 9.0 ? "32 MiB + 1 KiB" : "4 MiB") + ")"
                     : "") +
-                "; inside the caching allocator, so allocator counters see it",
+                "; inside the caching allocator, so allocator counters see it" +
+                (deepep > 0 ? c.framework == Framework::megatron
+                                  ? "; and DeepEP's Buffer for the flex dispatcher (its NVLink and RDMA size hints for " +
+                                        n(c.ep * expertTensorParallel(c)) + " ranks, fused_a2a.py), outside the allocator"
+                                  : "; and DeepEP's ElasticBuffer (a slot per token of " + n(c.ep) +
+                                        " EP ranks, get_buffer_size_hint), outside the allocator"
+                            : ""),
             Method::membudget};
 }
 
