@@ -277,4 +277,16 @@ TEST_CASE("torchtitan's MoE layer keeps the router's FP32 input, the SiLU output
     auto mg = moeLayer(megatron);
     CHECK(mg.count(TensorKind::combinedExpertOutputs) == 0);
     CHECK(mg[TensorKind::routerLogits] > 0);
+    // The combine's backward, one layer at a time: MulBackward0's FP32 incoming gradient, the outputs' gradient and
+    // the scores' product, 12 B per element of every token copy.
+    auto stage = [](const Config& config) {
+        const MembudgetTraining t = membudgetTraining(config);
+        const MembudgetStage s = membudgetStage(config, t, 0, config.layers, 0, false);
+        ByKind v;
+        forEachStageTensor(config, t, {config.layers, s.moeLayers, s.copies, s.microbatches, 0, true, true, s.checkpointed}, v);
+        return v.bytes;
+    };
+    CHECK(stage(c)[TensorKind::moeCombineBackward] == 12 * tokens * k * h);
+    CHECK(stage(compiled)[TensorKind::moeCombineBackward] == 4 * tokens * k * h);
+    CHECK(stage(megatron).count(TensorKind::moeCombineBackward) == 0);
 }

@@ -75,6 +75,7 @@ enum class TensorKind : std::uint8_t {
     layerInputCheckpoint,
     recomputedLayer,
     recomputedAttentionCore,
+    moeCombineBackward,
     tokenIds,
     embeddingDropoutMask,
     finalNormInput,

@@ -129,6 +129,16 @@ void forEachStageTensor(const Config& c, const MembudgetTraining& t, const Stage
                 return TensorText{"one layer", "heads split by TP"};
             });
     }
+    if (st.moeLayers > 0 && c.framework == Framework::torchtitan) {
+        // The backward of one MoE layer's combine (token_dispatcher.py combine: (o.to(float32) * s).to(bf16), then
+        // scatter_add): MulBackward0 holds the incoming FP32 gradient of every token copy, the gradient of the FP32
+        // outputs and the product for the scores' gradient before its sum, 12 B per element. Compiled, the fused
+        // backward writes the BF16 gradients only: the gathered one and the outputs'.
+        const double copiesOfTokens = x.b * x.sRank * c.expertsPerToken * x.h;
+        v.tensor(TensorKind::moeCombineBackward, Dtype::mixed, (layerStyle(c).compiled ? 4 : 12) * copiesOfTokens, 1, [] {
+            return TensorText{"[b·s·k, h]", "one MoE layer at a time"};
+        });
+    }
     if (st.first) {
         v.tensor(TensorKind::tokenIds, Dtype::int64, 8 * x.b * x.sRank, st.microbatches, [&c] {
             return TensorText{"[b, " + seqShape(c, false) + "]", "replicated on every TP rank"};

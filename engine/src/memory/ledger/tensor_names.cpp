@@ -66,6 +66,7 @@ constexpr std::string_view kTensorNames[] = {
     "layer input (checkpoint)",                                                         // layerInputCheckpoint
     "one layer recomputed in backward (transient)",                                     // recomputedLayer
     "attention core recomputed in backward (transient)",                                // recomputedAttentionCore
+    "MoE layer backward: the combine's FP32 gradients (transient)",                     // moeCombineBackward
     "input token ids",                                                                  // tokenIds
     "embedding dropout mask",                                                           // embeddingDropoutMask
     "final norm input",                                                                 // finalNormInput
