@@ -637,3 +637,45 @@ TEST_CASE("DeepEP's communication buffer: torchtitan's ElasticBuffer and Megatro
     onePlain.moeDispatcher = MoeDispatcher::alltoall;
     CHECK(evaluate(one).totalBytes == evaluate(onePlain).totalBytes);
 }
+
+TEST_CASE("AsyncTP's symmetric-memory workspace: two BF16 output chunks of the rank's sequence shard, outside the allocator",
+          "[methods][torchtitan]") {
+    Config c;
+    applyModelPreset(c, *findModelPreset("llama-3.1-70b"));
+    c.method = Method::membudget;
+    c.framework = Framework::torchtitan;
+    c.zero = 3;
+    c.tp = 8;
+    c.dp = 32;
+    c.sp = true;
+    c.mb = 16;
+    c.seq = 8192;
+    c.microbatches = 1;
+    c.ckpt = Checkpointing::full;
+    auto line = [](const Result& r, LineId id) {
+        for (const auto& l : r.lines)
+            if (l.id == id) return l.bytes;
+        return 0.0;
+    };
+    Config async = c;
+    async.asyncTp = true;
+    const Result plain = evaluate(c), overlapped = evaluate(async);
+    REQUIRE(overlapped.ok());
+    // _pipelined_produce_and_all2all: two chunks of [b·s/TP, h] BF16 (537 MB for 16 × 8192 tokens on 8 ranks).
+    CHECK(line(overlapped, LineId::workspace) - line(plain, LineId::workspace) == 2 * 2 * (16 * 8192.0 / 8) * 8192);
+    CHECK(overlapped.reservedBytes == plain.reservedBytes);
+    // One TP rank has nothing to overlap; another framework is told it is not counted.
+    Config one = async;
+    one.tp = 1;
+    one.sp = false;
+    one.dp = 256;
+    one.mb = 2;
+    Config onePlain = one;
+    onePlain.asyncTp = false;
+    CHECK(evaluate(one).totalBytes == evaluate(onePlain).totalBytes);
+    Config megatron = async;
+    megatron.framework = Framework::megatron;
+    megatron.zero = 1;
+    const Result mg = evaluate(megatron);
+    CHECK(std::any_of(mg.warnings.begin(), mg.warnings.end(), [](const auto& w) { return w.field == "async_tp"; }));
+}

@@ -88,6 +88,7 @@ void importTorchtitan(Document& d, Mapping& m) {
     m.setNumber("pp", pp);
     m.setNumber("cp", cp);
     m.setNumber("ep", ep);
+    m.setBool("async_tp", d.boolean("parallelism.enable_async_tensor_parallel").value_or(false));
     // [parallelism] expert_parallel_comm_backend (torchtitan config/configs.py until the token dispatchers moved
     // into the model config): "standard" all-to-all, or DeepEP's buffer.
     if (const auto backend = d.string("parallelism.expert_parallel_comm_backend")) {
@@ -213,6 +214,7 @@ ExportResult exportTorchtitan(const Config& c) {
       << "\npipeline_parallel_degree = " << formatNumber(c.pp) << "\ncontext_parallel_degree = " << formatNumber(c.cp)
       << "\nexpert_parallel_degree = " << formatNumber(c.ep) << "\n";
     if (c.experts > 0 && c.moeDispatcher == MoeDispatcher::deepep) t << "expert_parallel_comm_backend = \"deepep\"\n";
+    if (c.asyncTp) t << "enable_async_tensor_parallel = true\n";
     if (pipelined) {
         t << "pipeline_parallel_microbatch_size = " << formatNumber(c.mb) << "\npipeline_parallel_schedule = \""
           << (c.vpp > 1 ? "Interleaved1F1B" : "1F1B") << "\"\n";

@@ -221,6 +221,16 @@ double deepepBufferBytes(const Config& c) {
     return alignUp(std::max(dispatch, combine), 2 * kBytesPerMiB);
 }
 
+double asyncTpWorkspaceBytes(const Config& c) {
+    if (c.method != Method::membudget || c.mode != Mode::training || !c.asyncTp || c.tp <= 1 || c.framework != Framework::torchtitan)
+        return 0;
+    // torch/distributed/_symmetric_memory get_symm_mem_workspace(group, min_size): one buffer per TP group, grown to
+    // the largest request and kept, from CUDASymmetricMemoryAllocator (cuMemCreate, outside the caching allocator).
+    // The fused matmul + reduce-scatter (_pipelined_produce_and_all2all) asks for two output chunks of the rank's
+    // sequence shard, BF16 [b·s/TP, h] each (wo and w2 write h); the fused all-gather + matmul only its input shard.
+    return 2 * 2 * std::ceil(c.mb * c.seq / (c.cp * c.tp)) * c.hidden;
+}
+
 double workspaceBytes(const Config& c) {
     if (c.method != Method::membudget || c.mode != Mode::training) return 0;
     // PyTorch's cuBLAS workspace (aten/src/ATen/cuda/CublasHandlePool.cpp, getChosenWorkspaceSize): 32 MiB on
@@ -233,7 +243,7 @@ double workspaceBytes(const Config& c) {
     // Transformer Engine's GEMM workspace (transformer_engine/pytorch/cpp_extensions/gemm.py
     // get_cublas_workspace_size_bytes): 32 MiB + 1 KiB on sm 9.0 and newer, else 4 MiB.
     if (c.framework == Framework::megatron) bytes += capability >= 9.0 ? 32 * kBytesPerMiB + 1024 : 4 * kBytesPerMiB;
-    return bytes + deepepBufferBytes(c);
+    return bytes + deepepBufferBytes(c) + asyncTpWorkspaceBytes(c);
 }
 
 double checkpointedLayers(const Config& c, double firstLayerOfStage, double stageLayers) {

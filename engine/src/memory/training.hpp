@@ -255,5 +255,7 @@ double workspaceBytes(const Config& config);
 // DeepEP's communication buffer (moe_dispatcher = deepep), part of the workspaces; allocated outside PyTorch's
 // caching allocator, so its counters (and membudget's reserved model) leave it out.
 double deepepBufferBytes(const Config& config);
+// AsyncTP's symmetric-memory workspace (async_tp), part of the workspaces, also outside the caching allocator.
+double asyncTpWorkspaceBytes(const Config& config);
 
 }  // namespace membudget::detail

@@ -491,6 +491,16 @@ std::vector<FieldSpec> buildFields() {
          .unit = "",
          .help = PAGE_TEXT("Shards the LayerNorm/dropout regions over the TP group"),
          .section = PAGE_TEXT(s2)});
+    add({.key = "async_tp",
+         .label = "Async TP",
+         .group = "parallelism",
+         .kind = K::boolean,
+         .member = &Config::asyncTp,
+         .unit = "",
+         .help = PAGE_TEXT("torchtitan's enable_async_tensor_parallel: TP's all-gathers and reduce-scatters overlap the matmuls "
+                           "through a symmetric-memory workspace outside PyTorch's allocator"),
+         .section = PAGE_TEXT("torchtitan parallelize.py apply_tp; torch/distributed/_symmetric_memory"),
+         .applies = Applies::training | Applies::membudgetMethod});
     add({.key = "zero",
          .label = "ZeRO stage",
          .group = "parallelism",

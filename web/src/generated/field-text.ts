@@ -162,6 +162,10 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "help": "Shards the LayerNorm/dropout regions over the TP group",
     "section": "Chapter §2 (activations)"
   },
+  "async_tp": {
+    "help": "torchtitan's enable_async_tensor_parallel: TP's all-gathers and reduce-scatters overlap the matmuls through a symmetric-memory workspace outside PyTorch's allocator",
+    "section": "torchtitan parallelize.py apply_tp; torch/distributed/_symmetric_memory"
+  },
   "zero": {
     "help": "0 none; 1 optimizer sharded over DP; 2 and gradients; 3 (FSDP) and parameters",
     "section": "Chapter §3 (budget formula)"

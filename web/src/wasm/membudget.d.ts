@@ -127,6 +127,7 @@ export interface Config {
   dp: number;
   cp: number;
   sp: boolean;
+  async_tp: boolean;
   zero: number;
   gpus: number;
   mb: number;

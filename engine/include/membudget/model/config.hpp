@@ -57,6 +57,7 @@ struct Config {
     double dp = 32;
     double cp = 1;
     bool sp = false;
+    bool asyncTp = false;  // async_tp: torchtitan's AsyncTP and its symmetric-memory workspace
     double zero = 1;
     double gpus = 0;              // 0 means TP × PP × CP × DP
     double ep = 1;                // expert parallel

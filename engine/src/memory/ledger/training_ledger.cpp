@@ -192,7 +192,7 @@ double reservedBytes(const Config& c, const MembudgetTraining& t, const Membudge
     r.add(sn.optimizerAtPeak, 1);
     if (!sn.stepPeaks)
         for (const Tensor& tensor : tensors) r.add(tensor.bytesPerCopy, tensor.copies);
-    r.add((workspaceBytes(c) - deepepBufferBytes(c)) / 2, 2);
+    r.add((workspaceBytes(c) - deepepBufferBytes(c) - asyncTpWorkspaceBytes(c)) / 2, 2);
     Reserve allGatherPool;
     if (t.gathering == Gathering::fsdp2Layers || t.gathering == Gathering::fsdp2Stage)
         allGatherPool.add(t.rates.compute * sn.gatheredLayer, 2);
@@ -221,6 +221,10 @@ void addCpuLines(const Config& c, const MembudgetTraining& t, double shardParams
 }
 
 void addWarnings(const Config& c, MethodOutput& out) {
+    if (c.asyncTp && c.framework != Framework::torchtitan)
+        out.warnings.push_back({"async_tp",
+                                "async_tp is torchtitan's AsyncTP; for " + std::string(toString(c.framework)) +
+                                    " its workspace is not counted (Megatron-LM's --tp-comm-overlap userbuffers are not modelled)"});
     if (c.precision == Precision::fp16 && !c.masterWeights)
         out.warnings.push_back(
             {"master_weights", "FP16 training without FP32 master weights loses small updates; mixed precision keeps them"});
@@ -235,17 +239,21 @@ void addWarnings(const Config& c, MethodOutput& out) {
 }  // namespace
 
 Line workspaceLine(const Config& c) {
-    const double bytes = workspaceBytes(c), deepep = deepepBufferBytes(c);
+    const double bytes = workspaceBytes(c), deepep = deepepBufferBytes(c), asyncTp = asyncTpWorkspaceBytes(c);
     const bool te = c.framework == Framework::megatron;
     const GpuPreset* gpu = findGpuPreset(c.gpu);
     const double capability = gpu ? gpu->computeCapability : 9.0;
     const double perHandle = capability >= 9.0 ? 32 * kBytesPerMiB : 8519680;
-    const double transformerEngine = bytes - deepep - 2 * perHandle;
+    const double transformerEngine = bytes - deepep - asyncTp - 2 * perHandle;
     std::string symbol = te ? "2 × cuBLAS workspace + Transformer Engine workspace" : "2 × cuBLAS workspace";
     std::string expression = te ? fill("2 × # + #", {perHandle, transformerEngine}) : fill("2 × #", {perHandle});
     if (deepep > 0) {
         symbol += " + DeepEP buffer";
         expression += fill(" + #", {deepep});
+    }
+    if (asyncTp > 0) {
+        symbol += " + AsyncTP workspace";
+        expression += fill(" + #", {asyncTp});
     }
     return {LineId::workspace,
             "Workspaces",
@@ -262,7 +270,10 @@ Line workspaceLine(const Config& c) {
                                         n(c.ep * expertTensorParallel(c)) + " ranks, fused_a2a.py), outside the allocator"
                                   : "; and DeepEP's ElasticBuffer (a slot per token of " + n(c.ep) +
                                         " EP ranks, get_buffer_size_hint), outside the allocator"
-                            : ""),
+                            : "") +
+                (asyncTp > 0 ? "; and AsyncTP's symmetric-memory workspace (two BF16 output chunks of the fused matmul + reduce-scatter, "
+                               "get_symm_mem_workspace), outside the allocator"
+                             : ""),
             Method::membudget};
 }
 
