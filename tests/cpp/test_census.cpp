@@ -181,6 +181,18 @@ TEST_CASE("torchtitan's loss_parallel holds three FP32 logit copies in its backw
     CHECK(tp1[TensorKind::lossBackward] == 8 * 2 * 8192.0 * 128256);
     CHECK(tp1.count(TensorKind::lossParallelBackward) == 0);
     CHECK(tp1[TensorKind::outputLayerInput] == 2 * 2 * 8192.0 * 8192);
+    // torchtitan's ChunkedLossWrapper runs each chunk's loss and backward before the layers' backward: one chunk's
+    // BF16 logits, FP32 log-probabilities and backward at a time, and an FP32 accumulator of the hidden states'
+    // gradient; nothing of the vocabulary's size is kept past the loss.
+    Config chunked = one;
+    chunked.lossChunks = 8;
+    auto tp1Chunked = walk(chunked);
+    CHECK(tp1Chunked.count(TensorKind::logProbabilities) == 0);
+    CHECK(tp1Chunked[TensorKind::chunkedLoss] == 14 * 2 * 8192.0 * 128256 / 8);
+    CHECK(tp1Chunked[TensorKind::lossGradAccumulator] == 4 * 2 * 8192.0 * 8192);
+    Config chunkedTp = c;
+    chunkedTp.lossChunks = 8;
+    CHECK(walk(chunkedTp)[TensorKind::chunkedLoss] == 18 * logitsPerRank / 8);  // under loss_parallel
     // Megatron-LM keeps the sequence-parallel shard of the output layer's input and its own fused cross-entropy.
     Config megatron = c;
     megatron.framework = Framework::megatron;

@@ -90,6 +90,8 @@ enum class TensorKind : std::uint8_t {
     lossScalars,
     lossBackward,
     lossParallelBackward,
+    chunkedLoss,
+    lossGradAccumulator,
     outputLayerGatheredInput,
     pipelineLogits,
     mtpNormInputs,

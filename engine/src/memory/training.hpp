@@ -195,20 +195,34 @@ void forEachStageTensor(const Config& c, const MembudgetTraining& t, const Stage
             // log_softmax saves its FP32 output for backward, the logits themselves are freed (del pred). Its
             // backward holds, beside it, the FP32 gradient of the log-probabilities and of the logits: of one
             // chunk at a time when the loss is chunked.
-            v.tensor(TensorKind::logProbabilities, Dtype::fp32, 4 * logits, 1, vocab);
-            if (lossParallel(c)) {
-                // torchtitan's loss_parallel (TP > 1) runs DTensor's own loss ops (torch/distributed/tensor/parallel/
-                // loss.py): _nll_loss_and_log_softmax_backward returns (zeros_like(x) + exp(x)) * grad_output, so
-                // beside the saved log-probabilities it holds the zeros, exp(x), their sum and the product, FP32.
-                v.tensor(TensorKind::lossParallelBackward, Dtype::fp32, 12 * logits, 1, [&c] {
-                    return TensorText{"3 × [b, " + seqShape(c, false) + ", V/TP]", "vocabulary split by TP"};
+            if (c.framework == Framework::torchtitan && lossChunksOf(c) > 1) {
+                // torchtitan's ChunkedLossWrapper (components/loss.py) runs the output layer, the loss and its backward
+                // chunk by chunk before the layers' backward: one chunk's BF16 logits, FP32 log-probabilities and
+                // their backward (two FP32 copies; under loss_parallel DTensor's four) at a time, and the hidden
+                // states' gradient accumulated in FP32 (GradAccumulator), replicated over TP.
+                const double chunk = logits / lossChunksOf(c);
+                v.tensor(TensorKind::chunkedLoss, Dtype::mixed, (lossParallel(c) ? 18 : 14) * chunk, 1, [&c] {
+                    return TensorText{"[b, " + seqShape(c, false) + ", V/TP] / " + n(lossChunksOf(c)) + " chunks", "one chunk at a time"};
+                });
+                v.tensor(TensorKind::lossGradAccumulator, Dtype::fp32, 4 * x.b * x.sRank * x.h, 1, [&c] {
+                    return TensorText{"[b, " + seqShape(c, false) + ", h]", "replicated on every TP rank"};
                 });
             } else {
-                v.tensor(TensorKind::lossBackward, Dtype::fp32, 8 * logits / lossChunksOf(c), 1, [&c] {
-                    return TensorText{
-                        "2 × [b, " + seqShape(c, false) + ", V/TP] / " + n(lossChunksOf(c)) + " chunk" + (lossChunksOf(c) == 1 ? "" : "s"),
-                        "one chunk at a time"};
-                });
+                v.tensor(TensorKind::logProbabilities, Dtype::fp32, 4 * logits, 1, vocab);
+                if (lossParallel(c)) {
+                    // torchtitan's loss_parallel (TP > 1) runs DTensor's own loss ops (torch/distributed/tensor/parallel/
+                    // loss.py): _nll_loss_and_log_softmax_backward returns (zeros_like(x) + exp(x)) * grad_output, so
+                    // beside the saved log-probabilities it holds the zeros, exp(x), their sum and the product, FP32.
+                    v.tensor(TensorKind::lossParallelBackward, Dtype::fp32, 12 * logits, 1, [&c] {
+                        return TensorText{"3 × [b, " + seqShape(c, false) + ", V/TP]", "vocabulary split by TP"};
+                    });
+                } else {
+                    v.tensor(TensorKind::lossBackward, Dtype::fp32, 8 * logits / lossChunksOf(c), 1, [&c] {
+                        return TensorText{"2 × [b, " + seqShape(c, false) + ", V/TP] / " + n(lossChunksOf(c)) + " chunk" +
+                                              (lossChunksOf(c) == 1 ? "" : "s"),
+                                          "one chunk at a time"};
+                    });
+                }
             }
             // A pipeline stage keeps each micro-batch's output until its backward (torch pipelining stage.py
             // fwd_cache): on the last stage, the logits.

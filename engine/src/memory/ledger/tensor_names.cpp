@@ -81,6 +81,8 @@ constexpr std::string_view kTensorNames[] = {
     "loss scalars (total weight, token count)",                                         // lossScalars
     "loss backward: FP32 gradients of the log-probabilities and logits (transient)",    // lossBackward
     "loss backward under loss_parallel: FP32 zeros, exp, sum and product (transient)",  // lossParallelBackward
+    "chunked loss: one chunk's logits, log-probabilities and backward (transient)",     // chunkedLoss
+    "loss: the hidden states' gradient accumulated in FP32",                            // lossGradAccumulator
     "output layer input, all-gathered over TP (ColwiseParallel)",                       // outputLayerGatheredInput
     "logits kept by the pipeline stage until backward",                                 // pipelineLogits
     "MTP: hidden and embedding norm inputs",                                            // mtpNormInputs

@@ -222,9 +222,9 @@ void addCpuLines(const Config& c, const MembudgetTraining& t, double shardParams
 
 void addWarnings(const Config& c, MethodOutput& out) {
     if (c.asyncTp && c.framework != Framework::torchtitan)
-        out.warnings.push_back({"async_tp",
-                                "async_tp is torchtitan's AsyncTP; for " + std::string(toString(c.framework)) +
-                                    " its workspace is not counted (Megatron-LM's --tp-comm-overlap userbuffers are not modelled)"});
+        out.warnings.push_back(
+            {"async_tp", "async_tp is torchtitan's AsyncTP; for " + std::string(toString(c.framework)) +
+                             " its workspace is not counted (Megatron-LM's --tp-comm-overlap userbuffers are not modelled)"});
     if (c.precision == Precision::fp16 && !c.masterWeights)
         out.warnings.push_back(
             {"master_weights", "FP16 training without FP32 master weights loses small updates; mixed precision keeps them"});
