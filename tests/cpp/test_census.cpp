@@ -302,3 +302,40 @@ TEST_CASE("torchtitan's MoE layer keeps the router's FP32 input, the SiLU output
     CHECK(stage(compiled)[TensorKind::moeCombineBackward] == 4 * tokens * k * h);
     CHECK(stage(megatron).count(TensorKind::moeCombineBackward) == 0);
 }
+
+// torchtune's compile compiles the loss too (training.compile_loss): the partitioner keeps the BF16 logits the graph
+// takes in, not the FP32 log-probabilities, which the eager census saves (torch 1.13 here has no torch.compile, so
+// this is read from the recipe and torch/_functorch/partitioners.py).
+TEST_CASE("torchtune's compiled loss keeps the BF16 logits instead of FP32 log-probabilities", "[census][torchtune]") {
+    Config c;
+    applyModelPreset(c, *findModelPreset("llama-3.1-8b"));
+    c.method = Method::membudget;
+    c.framework = Framework::torchtune;
+    c.tp = 1;
+    c.pp = 1;
+    c.dp = 1;
+    c.zero = 0;
+    c.mb = 2;
+    c.seq = 4096;
+    c.microbatches = 1;
+    c.ckpt = Checkpointing::full;
+    REQUIRE(validate(c).empty());
+    auto walk = [](const Config& config) {
+        const MembudgetTraining t = membudgetTraining(config);
+        const MembudgetStage s = membudgetStage(config, t, 0, config.layers, 0, false);
+        ByKind v;
+        forEachStageTensor(config, t, {config.layers, 0, s.copies, s.microbatches, 0, true, true, s.checkpointed}, v);
+        return v.bytes;
+    };
+    const double logits = 2 * 4096.0 * 128256;
+    auto eager = walk(c);
+    CHECK(eager[TensorKind::logProbabilities] == 4 * logits);
+    CHECK(eager.count(TensorKind::compiledLossLogits) == 0);
+    Config compiled = c;
+    compiled.compile = true;
+    auto fused = walk(compiled);
+    CHECK(fused[TensorKind::compiledLossLogits] == 2 * logits);
+    CHECK(fused.count(TensorKind::logProbabilities) == 0);
+    // The backward still computes FP32 gradients, one chunk at a time.
+    CHECK(fused[TensorKind::lossBackward] == eager[TensorKind::lossBackward]);
+}

@@ -83,6 +83,7 @@ enum class TensorKind : std::uint8_t {
     logits,
     lossLogits,
     logProbabilities,
+    compiledLossLogits,
     finalNormInputFp32,
     finalNormStatistics,
     finalNormalised,

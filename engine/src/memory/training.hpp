@@ -208,7 +208,13 @@ void forEachStageTensor(const Config& c, const MembudgetTraining& t, const Stage
                     return TensorText{"[b, " + seqShape(c, false) + ", h]", "replicated on every TP rank"};
                 });
             } else {
-                v.tensor(TensorKind::logProbabilities, Dtype::fp32, 4 * logits, 1, vocab);
+                // torchtune's compile also compiles the loss (training.compile_loss: compute_cross_entropy per chunk):
+                // inductor's min-cut partitioner keeps the BF16 logits the graph takes in and the rows' max and
+                // log-sum-exp, and recomputes the log-softmax in backward (torch/_functorch/partitioners.py).
+                if (c.framework == Framework::torchtune && c.compile)
+                    v.tensor(TensorKind::compiledLossLogits, Dtype::activation, act * logits, 1, vocab);
+                else
+                    v.tensor(TensorKind::logProbabilities, Dtype::fp32, 4 * logits, 1, vocab);
                 if (lossParallel(c)) {
                     // torchtitan's loss_parallel (TP > 1) runs DTensor's own loss ops (torch/distributed/tensor/parallel/
                     // loss.py): _nll_loss_and_log_softmax_backward returns (zeros_like(x) + exp(x)) * grad_output, so

@@ -74,6 +74,7 @@ constexpr std::string_view kTensorNames[] = {
     "logits",                                                                           // logits
     "FP32 logits / softmax for the loss",                                               // lossLogits
     "FP32 log-probabilities (saved by log_softmax)",                                    // logProbabilities
+    "logits kept by the compiled loss (log-softmax recomputed in backward)",            // compiledLossLogits
     "final norm input, FP32 copy",                                                      // finalNormInputFp32
     "final norm statistics",                                                            // finalNormStatistics
     "final norm: normalised input (before the scale)",                                  // finalNormalised
