@@ -497,8 +497,7 @@ std::vector<FieldSpec> buildFields() {
          .kind = K::boolean,
          .member = &Config::asyncTp,
          .unit = "",
-         .help = PAGE_TEXT("torchtitan's enable_async_tensor_parallel: TP's all-gathers and reduce-scatters overlap the matmuls "
-                           "through a symmetric-memory workspace outside PyTorch's allocator"),
+         .help = PAGE_TEXT("torchtitan's AsyncTP: a symmetric-memory workspace outside PyTorch's allocator"),
          .section = PAGE_TEXT("torchtitan parallelize.py apply_tp; torch/distributed/_symmetric_memory"),
          .applies = Applies::training | Applies::membudgetMethod});
     add({.key = "zero",

@@ -163,7 +163,7 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "section": "Chapter §2 (activations)"
   },
   "async_tp": {
-    "help": "torchtitan's enable_async_tensor_parallel: TP's all-gathers and reduce-scatters overlap the matmuls through a symmetric-memory workspace outside PyTorch's allocator",
+    "help": "torchtitan's AsyncTP: a symmetric-memory workspace outside PyTorch's allocator",
     "section": "torchtitan parallelize.py apply_tp; torch/distributed/_symmetric_memory"
   },
   "zero": {
