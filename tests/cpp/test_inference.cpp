@@ -137,3 +137,35 @@ TEST_CASE("inference is capped by the model's context window", "[inference][cont
     c.seq = 65536;
     CHECK(validate(c).empty());
 }
+
+// vLLM's profiling run (gpu_model_runner.profile_run): the dummy forward of max_num_batched_tokens, then on the
+// last stage the sampler over min(max_num_seqs, T) requests × the full vocabulary at 14 B each (BF16 logits, their
+// FP32 copy, FP32 probabilities, FP32 exponential noise) beside the forward's output hidden states.
+TEST_CASE("inference: the workspace is vLLM's profiling peak, the sampler's on the last stage", "[inference]") {
+    Config c = inference("llama-3.1-8b");
+    c.mb = 1024;
+    c.seq = 8192;
+    c.workspaceTokens = 8192;
+    const double T = 8192, h = 4096, V = 128256, r = 1024;
+    const double sampler = T * h * 2 + 2 * r * h * 2 + r * V * 14;
+    const double forward = T * (4 * h + 6 * 14336);
+    REQUIRE(sampler > forward);
+    CHECK(line(evaluate(c), "activations") == sampler);
+    // The sampler is the same on every TP rank: vLLM gathers the full vocabulary's logits.
+    c.tp = 2;
+    CHECK(line(evaluate(c), "activations") == sampler);
+    // Fewer requests than the forward's tokens: the forward's peak wins.
+    c.tp = 1;
+    c.mb = 64;
+    CHECK(line(evaluate(c), "activations") == std::max(forward, T * h * 2 + 2 * 64 * h * 2 + 64 * V * 14));
+    // Two stages: the first has no sampler; the second adds the hidden state and residual it receives.
+    c.mb = 1024;
+    c.pp = 2;
+    const Result two = evaluate(c);
+    REQUIRE(two.ok());
+    REQUIRE(two.stages.size() == 2);
+    size_t at = 0;
+    while (toString(two.lines[at].id) != "activations") ++at;
+    CHECK(two.stages[0].lineBytes[at] == forward);
+    CHECK(two.stages[1].lineBytes[at] == 2 * T * h * 2 + sampler);
+}

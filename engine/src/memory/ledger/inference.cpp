@@ -42,9 +42,10 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
     const double kvHeads = std::max(1.0, std::floor(c.kvHeads / c.tp));
     const double blocksPerSequence = std::ceil(c.seq / c.kvBlock);
     const double tokensCached = c.mb * blocksPerSequence * c.kvBlock;
-    // One forward pass processes up to workspace_tokens tokens (chunked prefill); the widest moment of a layer
-    // holds the hidden state and residual with either attention's Q/K/V and output or the MLP's gate/up and
-    // activation; the sampler keeps FP32 logits for the last token of every sequence.
+    // vLLM's profiling run (gpu_worker.determine_available_memory → gpu_model_runner.profile_run) is what sizes
+    // the KV cache: a dummy forward of T = max_num_batched_tokens tokens, then on the last pipeline stage a dummy
+    // sampler pass over min(max_num_seqs, T) requests. The forward's widest moment of a layer holds the hidden
+    // state and residual with either attention's Q/K/V and output or the MLP's gate/up and activation.
     const double forwardTokens = std::min(c.workspaceTokens, c.mb * c.seq);
     const double attentionWidth = 2 * (x.headsRank * x.d * 2 + 2 * kvHeads * x.d);
     const double mlpWidth = x.gated ? 6 * x.f / x.t : 4 * x.f / x.t;
@@ -52,13 +53,24 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
     // the activation (d_expert) and the down projection's output (h), BF16 (vLLM fused_moe.py,
     // fused_experts_impl: intermediate_cache1/2/3 of M × top_k × N, N/2 and K), with d_expert split by ETP.
     const double moeWidth = c.experts != 0 ? 2 * c.expertsPerToken * (3 * expertFfn(c) / expertTensorParallel(c) + x.h) : 0;
-    const double workspaceRaw = forwardTokens * (4 * x.h + std::max({attentionWidth, mlpWidth, moeWidth})) + c.mb * x.V / x.t * 4;
-    const double workspace = std::ceil(workspaceRaw);
-    const std::string workspaceText = wholeBytes(
-        moeWidth > 0
-            ? fill("# × (4 × # + max(#, #, #)) + # × # / # × 4", {forwardTokens, x.h, attentionWidth, mlpWidth, moeWidth, c.mb, x.V, x.t})
-            : fill("# × (4 × # + max(#, #)) + # × # / # × 4", {forwardTokens, x.h, attentionWidth, mlpWidth, c.mb, x.V, x.t}),
-        workspaceRaw);
+    const double forwardRaw = forwardTokens * (4 * x.h + std::max({attentionWidth, mlpWidth, moeWidth}));
+    // The sampler's pass, per element of requests × vocabulary: compute_logits' BF16 logits, gathered to the
+    // full vocabulary on every TP rank (LogitsProcessor._gather_logits, all-gather on CUDA) and held by
+    // _dummy_sampler_run (2 B); Sampler.forward's FP32 copy (4 B); top-k/top-p masked in place
+    // (apply_top_k_top_p), then TopKTopPSampler.forward_native's FP32 softmax (4 B) and random_sample's FP32
+    // exponential noise (4 B): 14 B. The forward's output hidden states (T × h) stay alive through it, with the
+    // requests' last-token rows and their random stand-in (2 × requests × h).
+    const double samplerRequests = std::min(c.mb, forwardTokens);
+    const double samplerRaw = forwardTokens * x.h * 2 + 2 * samplerRequests * x.h * 2 + samplerRequests * x.V * 14;
+    // A stage after the first receives the hidden state and residual of T tokens: _dummy_run allocates
+    // intermediate_tensors (make_empty_intermediate_tensors at max_num_tokens, BF16) during the profile and
+    // keeps them.
+    const double receivedRaw = 2 * forwardTokens * x.h * 2;
+    const std::string forwardText =
+        moeWidth > 0 ? fill("# × (4 × # + max(#, #, #))", {forwardTokens, x.h, attentionWidth, mlpWidth, moeWidth})
+                     : fill("# × (4 × # + max(#, #))", {forwardTokens, x.h, attentionWidth, mlpWidth});
+    const std::string samplerText =
+        fill("# × # × 2 + 2 × # × # × 2 + # × # × 14", {forwardTokens, x.h, samplerRequests, x.h, samplerRequests, x.V});
     const std::string perWeightText = c.weightDtype == WeightDtype::int4   ? fill("(0.5 + 2.5 / #)", {c.quantGroup})
                                       : c.weightDtype == WeightDtype::int8 ? fill("(1 + 2 / #)", {c.hidden})
                                                                            : exprNumber(perWeight);
@@ -113,14 +125,28 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
                                          ", " + n(kvHeads) + " KV heads per GPU" +
                                          (c.kvHeads < c.tp ? " (replicated: TP > kv_heads)" : "") + " (vLLM's formula)",
                                Method::membudget});
-        stage.lines.push_back({LineId::activations, "Workspace", "T × (4h + max(attention, MLP, MoE width)) + b × V/TP × 4", workspaceText,
-                               workspace,
-                               "Activation workspace of one forward pass of T = " + n(forwardTokens) +
-                                   " tokens (an estimate: vLLM profiles it with max_num_batched_tokens): the hidden state and residual "
-                                   "with the widest layer's tensors per token (attention " +
-                                   n(attentionWidth) + " B, MLP " + n(mlpWidth) + " B" +
-                                   (moeWidth > 0 ? ", fused MoE " + n(moeWidth) + " B" : "") + "), and FP32 sampling logits",
-                               Method::membudget});
+        const double workspaceRaw = (first ? 0 : receivedRaw) + (last ? std::max(forwardRaw, samplerRaw) : forwardRaw);
+        const double workspace = std::ceil(workspaceRaw);
+        const std::string workspaceText = wholeBytes(
+            (first ? std::string() : fill("2 × # × # × 2 + ", {forwardTokens, x.h})) +
+                (last ? "max(" + forwardText + ", " + samplerText + ")" : forwardText),
+            workspaceRaw);
+        const std::string workspaceNote =
+            "vLLM's profiling run: a dummy forward of T = " + n(forwardTokens) +
+            " tokens (max_num_batched_tokens), whose widest moment holds the hidden state and residual with the widest "
+            "layer's tensors per token (attention " +
+            n(attentionWidth) + " B, MLP " + n(mlpWidth) + " B" + (moeWidth > 0 ? ", fused MoE " + n(moeWidth) + " B" : "") + ")" +
+            (last ? "; then the sampler over " + n(samplerRequests) + " requests × the full vocabulary of " + n(x.V) +
+                        ": BF16 logits, their FP32 copy, FP32 probabilities and FP32 exponential noise (14 B each), "
+                        "beside the forward's output hidden states"
+                  : "") +
+            (first ? "" : "; the hidden state and residual received from the previous stage") +
+            " (the allocator's peak; torch.compile's and the attention backend's buffers are not modelled)";
+        stage.lines.push_back({LineId::activations, "Workspace",
+                               std::string(first ? "" : "2·T·h·2 + ") +
+                                   (last ? "max(T × (4h + max(attention, MLP, MoE width)), T·h·2 + 4·r·h + r × V × 14)"
+                                         : "T × (4h + max(attention, MLP, MoE width))"),
+                               workspaceText, workspace, workspaceNote, Method::membudget});
         stage.lines.push_back({LineId::cudaGraphs, "CUDA graphs", "cuda_graphs_gb × 10⁹", gigabytesText(c.cudaGraphsGb),
                                gigabytesToBytes(c.cudaGraphsGb), "Captured CUDA graphs (an allowance; vLLM reports it at start-up)",
                                std::nullopt});
