@@ -66,9 +66,9 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
     // intermediate_tensors (make_empty_intermediate_tensors at max_num_tokens, BF16) during the profile and
     // keeps them.
     const double receivedRaw = 2 * forwardTokens * x.h * 2;
-    const std::string forwardText =
-        moeWidth > 0 ? fill("# × (4 × # + max(#, #, #))", {forwardTokens, x.h, attentionWidth, mlpWidth, moeWidth})
-                     : fill("# × (4 × # + max(#, #))", {forwardTokens, x.h, attentionWidth, mlpWidth});
+    const std::string forwardText = moeWidth > 0
+                                        ? fill("# × (4 × # + max(#, #, #))", {forwardTokens, x.h, attentionWidth, mlpWidth, moeWidth})
+                                        : fill("# × (4 × # + max(#, #))", {forwardTokens, x.h, attentionWidth, mlpWidth});
     const std::string samplerText =
         fill("# × # × 2 + 2 × # × # × 2 + # × # × 14", {forwardTokens, x.h, samplerRequests, x.h, samplerRequests, x.V});
     const std::string perWeightText = c.weightDtype == WeightDtype::int4   ? fill("(0.5 + 2.5 / #)", {c.quantGroup})
@@ -127,10 +127,9 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
                                Method::membudget});
         const double workspaceRaw = (first ? 0 : receivedRaw) + (last ? std::max(forwardRaw, samplerRaw) : forwardRaw);
         const double workspace = std::ceil(workspaceRaw);
-        const std::string workspaceText = wholeBytes(
-            (first ? std::string() : fill("2 × # × # × 2 + ", {forwardTokens, x.h})) +
-                (last ? "max(" + forwardText + ", " + samplerText + ")" : forwardText),
-            workspaceRaw);
+        const std::string workspaceText = wholeBytes((first ? std::string() : fill("2 × # × # × 2 + ", {forwardTokens, x.h})) +
+                                                         (last ? "max(" + forwardText + ", " + samplerText + ")" : forwardText),
+                                                     workspaceRaw);
         const std::string workspaceNote =
             "vLLM's profiling run: a dummy forward of T = " + n(forwardTokens) +
             " tokens (max_num_batched_tokens), whose widest moment holds the hidden state and residual with the widest "
@@ -142,11 +141,11 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
                   : "") +
             (first ? "" : "; the hidden state and residual received from the previous stage") +
             " (the allocator's peak; torch.compile's and the attention backend's buffers are not modelled)";
-        stage.lines.push_back({LineId::activations, "Workspace",
-                               std::string(first ? "" : "2·T·h·2 + ") +
-                                   (last ? "max(T × (4h + max(attention, MLP, MoE width)), T·h·2 + 4·r·h + r × V × 14)"
-                                         : "T × (4h + max(attention, MLP, MoE width))"),
-                               workspaceText, workspace, workspaceNote, Method::membudget});
+        stage.lines.push_back(
+            {LineId::activations, "Workspace",
+             std::string(first ? "" : "2·T·h·2 + ") + (last ? "max(T × (4h + max(attention, MLP, MoE width)), T·h·2 + 4·r·h + r × V × 14)"
+                                                            : "T × (4h + max(attention, MLP, MoE width))"),
+             workspaceText, workspace, workspaceNote, Method::membudget});
         stage.lines.push_back({LineId::cudaGraphs, "CUDA graphs", "cuda_graphs_gb × 10⁹", gigabytesText(c.cudaGraphsGb),
                                gigabytesToBytes(c.cudaGraphsGb), "Captured CUDA graphs (an allowance; vLLM reports it at start-up)",
                                std::nullopt});
