@@ -303,10 +303,11 @@ TEST_CASE("torchtitan's MoE layer keeps the router's FP32 input, the SiLU output
     CHECK(stage(megatron).count(TensorKind::moeCombineBackward) == 0);
 }
 
-// torchtune's compile compiles the loss too (training.compile_loss): the partitioner keeps the BF16 logits the graph
-// takes in, not the FP32 log-probabilities, which the eager census saves (torch 1.13 here has no torch.compile, so
-// this is read from the recipe and torch/_functorch/partitioners.py).
-TEST_CASE("torchtune's compiled loss keeps the BF16 logits instead of FP32 log-probabilities", "[census][torchtune]") {
+// A compiled loss (torchtune's compile: training.compile_loss; torchtitan's compile.components "loss"): the
+// partitioner keeps the logits the graph takes in, not the FP32 log-probabilities the eager census saves, and its
+// fused backward writes the logits' gradient at their dtype (torch 1.13 here has no torch.compile, so this is read
+// from the recipes, torchtitan components/loss.py and torch/_functorch/partitioners.py).
+TEST_CASE("a compiled loss keeps the logits it takes in and writes their gradient in one kernel", "[census][torchtune][torchtitan]") {
     Config c;
     applyModelPreset(c, *findModelPreset("llama-3.1-8b"));
     c.method = Method::membudget;
@@ -330,12 +331,31 @@ TEST_CASE("torchtune's compiled loss keeps the BF16 logits instead of FP32 log-p
     const double logits = 2 * 4096.0 * 128256;
     auto eager = walk(c);
     CHECK(eager[TensorKind::logProbabilities] == 4 * logits);
+    CHECK(eager[TensorKind::lossBackward] == 8 * logits / 8);
     CHECK(eager.count(TensorKind::compiledLossLogits) == 0);
+    // torchtune's chunks (8 by default): each chunk's compute_cross_entropy is compiled on its BF16 logits.
     Config compiled = c;
     compiled.compile = true;
     auto fused = walk(compiled);
     CHECK(fused[TensorKind::compiledLossLogits] == 2 * logits);
+    CHECK(fused[TensorKind::compiledLossBackward] == 2 * logits / 8);
     CHECK(fused.count(TensorKind::logProbabilities) == 0);
-    // The backward still computes FP32 gradients, one chunk at a time.
-    CHECK(fused[TensorKind::lossBackward] == eager[TensorKind::lossBackward]);
+    CHECK(fused.count(TensorKind::lossBackward) == 0);
+    // Unchunked, torchtune's output is upcast first (TransformerDecoder.unembed: .float()): FP32 in, FP32 gradient.
+    compiled.lossChunks = 1;
+    fused = walk(compiled);
+    CHECK(fused[TensorKind::compiledLossLogits] == 4 * logits);
+    CHECK(fused[TensorKind::compiledLossBackward] == 4 * logits);
+    // torchtitan: BF16 logits into the compiled cross_entropy_loss, which upcasts inside the graph.
+    compiled.framework = Framework::torchtitan;
+    compiled.lossChunks = 0;
+    fused = walk(compiled);
+    CHECK(fused[TensorKind::compiledLossLogits] == 2 * logits);
+    CHECK(fused[TensorKind::compiledLossBackward] == 2 * logits);
+    // compile_loss false (compile.components = ["model"], or torchtitan before d1f62be): the eager loss.
+    compiled.compileLoss = false;
+    fused = walk(compiled);
+    CHECK(fused[TensorKind::logProbabilities] == 4 * logits);
+    CHECK(fused[TensorKind::lossBackward] == 8 * logits);
+    CHECK(fused.count(TensorKind::compiledLossLogits) == 0);
 }

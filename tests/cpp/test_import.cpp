@@ -487,6 +487,30 @@ TEST_CASE("a script with a preset's architecture carries the preset's name", "[i
     CHECK(assignedText(other, "name").empty());
 }
 
+TEST_CASE("torchtitan's compile.components says whether the loss is compiled with the blocks", "[import][compile]") {
+    const std::string head = "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[compile]\nenable = true\n";
+    const ImportResult both = importText(head + "components = [\"model\", \"loss\"]\n", ImportFormat::torchtitan);
+    REQUIRE(both.ok());
+    CHECK(assignedText(both, "compile") == "true");
+    CHECK(assignedText(both, "compile_loss") == "true");
+    const ImportResult blocks = importText(head + "components = [\"model\"]\n", ImportFormat::torchtitan);
+    CHECK(assignedText(blocks, "compile") == "true");
+    CHECK(assignedText(blocks, "compile_loss") == "false");
+    // No components: torchtitan's default, both (and an earlier file's false does not survive).
+    const ImportResult standard = importText(head, ImportFormat::torchtitan);
+    CHECK(assignedText(standard, "compile_loss") == "true");
+    // Written back as the components list.
+    Config c;
+    applyModelPreset(c, *findModelPreset("llama-3.1-8b"));
+    c.framework = Framework::torchtitan;
+    c.compile = true;
+    c.compileLoss = false;
+    const ExportResult out = exportConfig(ImportFormat::torchtitan, c);
+    CHECK(out.text.find("components = [\"model\"]\n") != std::string::npos);
+    const ImportResult back = importText(out.text, ImportFormat::torchtitan);
+    CHECK(assignedText(back, "compile_loss") == "false");
+}
+
 TEST_CASE("the MoE token dispatcher comes from the launch file: torchtitan's comm backend, Megatron-LM's flex with DeepEP",
           "[import][moe]") {
     const ImportResult titan = importText(

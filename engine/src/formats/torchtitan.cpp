@@ -163,6 +163,14 @@ void importTorchtitan(Document& d, Mapping& m) {
         }
     }
     m.setBool("compile", compiled);
+    // components (default ["model", "loss"]) without "loss": the blocks only, the loss eager. The older
+    // training.compile compiled both (build_cross_entropy_loss, since d1f62be). Set whenever the blocks are
+    // compiled, so that an earlier file's setting does not survive.
+    if (compiled) {
+        const auto components = d.strings("compile.components");
+        m.setBool("compile_loss",
+                  !d.present("compile.components") || std::find(components.begin(), components.end(), "loss") != components.end());
+    }
     const auto converters = d.strings("model.converters");
     const bool float8 = std::find(converters.begin(), converters.end(), "float8") != converters.end() ||
                         std::find(converters.begin(), converters.end(), "quantize.linear.float8") != converters.end() ||
@@ -241,7 +249,7 @@ ExportResult exportTorchtitan(const Config& c) {
             e.skip("ckpt", "selective", "Megatron-LM's core-attention recomputation; written as torchtitan's op-level selective");
             break;
     }
-    if (c.compile) t << "\n[compile]\nenable = true\ncomponents = [\"model\", \"loss\"]\n";
+    if (c.compile) t << "\n[compile]\nenable = true\ncomponents = " << (c.compileLoss ? "[\"model\", \"loss\"]" : "[\"model\"]") << "\n";
     if (c.optimizer != Optimizer::adamw) e.skip("optimizer", std::string(toString(c.optimizer)), "torchtitan's optimizers here: AdamW");
     t << "\n[optimizer]\nname = \"AdamW\"\n";
     ExportResult r = std::move(e.result());

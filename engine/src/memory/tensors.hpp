@@ -84,6 +84,7 @@ enum class TensorKind : std::uint8_t {
     lossLogits,
     logProbabilities,
     compiledLossLogits,
+    compiledLossBackward,
     finalNormInputFp32,
     finalNormStatistics,
     finalNormalised,

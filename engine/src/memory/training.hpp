@@ -208,14 +208,29 @@ void forEachStageTensor(const Config& c, const MembudgetTraining& t, const Stage
                     return TensorText{"[b, " + seqShape(c, false) + ", h]", "replicated on every TP rank"};
                 });
             } else {
-                // torchtune's compile also compiles the loss (training.compile_loss: compute_cross_entropy per chunk):
-                // inductor's min-cut partitioner keeps the BF16 logits the graph takes in and the rows' max and
-                // log-sum-exp, and recomputes the log-softmax in backward (torch/_functorch/partitioners.py).
-                if (c.framework == Framework::torchtune && c.compile)
-                    v.tensor(TensorKind::compiledLossLogits, Dtype::activation, act * logits, 1, vocab);
+                // A compiled loss (torchtune's compile: training.compile_loss, compute_cross_entropy per chunk;
+                // torchtitan's compile.components "loss", components/loss.py, the default since d1f62be): inductor's
+                // min-cut partitioner keeps the BF16 logits the graph takes in and the rows' log-sum-exp, and its
+                // backward is one fused kernel that writes the logits' BF16 gradient from them
+                // (torch/_functorch/partitioners.py). Under loss_parallel DTensor's loss ops run as below.
+                // torchtune's unchunked output is upcast before the loss (TransformerDecoder.unembed:
+                // self.output(h).float()), so that loss takes, keeps and returns the gradient of FP32 logits.
+                const bool compiledLoss = compiledLossOf(c);
+                const bool fp32Logits = c.framework == Framework::torchtune && lossChunksOf(c) == 1;
+                const double compiledBytes = fp32Logits ? 4 : act;
+                if (compiledLoss)
+                    v.tensor(TensorKind::compiledLossLogits, fp32Logits ? Dtype::fp32 : Dtype::activation, compiledBytes * logits, 1,
+                             vocab);
                 else
                     v.tensor(TensorKind::logProbabilities, Dtype::fp32, 4 * logits, 1, vocab);
-                if (lossParallel(c)) {
+                if (compiledLoss) {
+                    v.tensor(TensorKind::compiledLossBackward, fp32Logits ? Dtype::fp32 : Dtype::activation,
+                             compiledBytes * logits / lossChunksOf(c), 1, [&c] {
+                                 return TensorText{"[b, " + seqShape(c, false) + ", V/TP] / " + n(lossChunksOf(c)) + " chunk" +
+                                                       (lossChunksOf(c) == 1 ? "" : "s"),
+                                                   "one chunk at a time"};
+                             });
+                } else if (lossParallel(c)) {
                     // torchtitan's loss_parallel (TP > 1) runs DTensor's own loss ops (torch/distributed/tensor/parallel/
                     // loss.py): _nll_loss_and_log_softmax_backward returns (zeros_like(x) + exp(x)) * grad_output, so
                     // beside the saved log-probabilities it holds the zeros, exp(x), their sum and the product, FP32.

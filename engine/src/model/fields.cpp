@@ -768,6 +768,16 @@ std::vector<FieldSpec> buildFields() {
          .help = PAGE_TEXT("Each block compiled: inductor fuses element-wise ops and saves fewer intermediates (an estimate)"),
          .section = PAGE_TEXT("torch._inductor (min-cut partitioner)"),
          .applies = Applies::training});
+    add({.key = "compile_loss",
+         .label = "Compiled loss",
+         .group = "training",
+         .kind = K::boolean,
+         .member = &Config::compileLoss,
+         .unit = "",
+         .help = PAGE_TEXT("With torch.compile, the loss is compiled too: it keeps the BF16 logits, not FP32 log-probabilities, "
+                           "and fuses its backward (torchtitan and torchtune)"),
+         .section = PAGE_TEXT("torchtitan components/loss.py (compile.components \"loss\"); torchtune training.compile_loss"),
+         .applies = Applies::training});
 
     add({.key = "gpu",
          .label = "GPU",

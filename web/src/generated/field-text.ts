@@ -262,6 +262,10 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "help": "Each block compiled: inductor fuses element-wise ops and saves fewer intermediates (an estimate)",
     "section": "torch._inductor (min-cut partitioner)"
   },
+  "compile_loss": {
+    "help": "With torch.compile, the loss is compiled too: it keeps the BF16 logits, not FP32 log-probabilities, and fuses its backward (torchtitan and torchtune)",
+    "section": "torchtitan components/loss.py (compile.components \"loss\"); torchtune training.compile_loss"
+  },
   "gpu": {
     "help": "Sets the capacity to what the device reports",
     "section": "Chapter §4 (verification checklist)"

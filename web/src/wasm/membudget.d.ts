@@ -99,6 +99,7 @@ export interface Config {
   loss_chunks: number;
   activation_offload: boolean;
   compile: boolean;
+  compile_loss: boolean;
   gpus_per_node: number;
   peak_tflops: number;
   fp8_tflops: number;

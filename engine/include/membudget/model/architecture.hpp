@@ -29,6 +29,14 @@ inline double lossChunksOf(const Config& config) {
 // (parallelism.disable_loss_parallel is off by default; train.py loss_parallel context).
 inline bool lossParallel(const Config& config) { return config.framework == Framework::torchtitan && config.tp > 1; }
 
+// The loss compiled with the blocks (compile with compile_loss): torchtune's compile (training.compile_loss) and
+// torchtitan's compile.components "loss" (components/loss.py), except under loss_parallel, whose DTensor loss ops
+// are modelled as they run eagerly.
+inline bool compiledLossOf(const Config& config) {
+    return config.compile && config.compileLoss &&
+           (config.framework == Framework::torchtune || (config.framework == Framework::torchtitan && !lossParallel(config)));
+}
+
 // MoE: the layers that are MoE layers, and the parameters one token passes through (top-k experts).
 double moeLayerCount(const Config& config);
 bool isMoeLayer(const Config& config, double layer);  // 0-based

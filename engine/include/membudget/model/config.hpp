@@ -88,11 +88,11 @@ struct Config {
     std::string loraTargets = "q,v";  // q,k,v,o,gate,up,down,output or attention, mlp, all_linear
     bool loraDropout = false;
     LoraDtype loraDtype = LoraDtype::automatic;
-    double lossChunks = 0;           // the loss in chunks of the sequence (torchtune num_output_chunks); 0: the framework's
-    bool activationOffload = false;  // layer inputs kept on the CPU (torchtune enable_activation_offloading)
-    bool compile = false;            // torch.compile of each block
-    bool expandableSegments =
-        false;  // PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True               // an FP32 master copy of BF16/FP16/FP8 weights
+    double lossChunks = 0;            // the loss in chunks of the sequence (torchtune num_output_chunks); 0: the framework's
+    bool activationOffload = false;   // layer inputs kept on the CPU (torchtune enable_activation_offloading)
+    bool compile = false;             // torch.compile of each block
+    bool compileLoss = true;          // with compile, the loss too (torchtitan compile.components "loss"; torchtune)
+    bool expandableSegments = false;  // PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True
     // hardware
     std::string gpu = "generic-80gb";
     double gpuGb = 80;

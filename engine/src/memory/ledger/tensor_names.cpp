@@ -75,6 +75,7 @@ constexpr std::string_view kTensorNames[] = {
     "FP32 logits / softmax for the loss",                                               // lossLogits
     "FP32 log-probabilities (saved by log_softmax)",                                    // logProbabilities
     "logits kept by the compiled loss (log-softmax recomputed in backward)",            // compiledLossLogits
+    "the logits' gradient (the compiled loss's fused backward)",                        // compiledLossBackward
     "final norm input, FP32 copy",                                                      // finalNormInputFp32
     "final norm statistics",                                                            // finalNormStatistics
     "final norm: normalised input (before the scale)",                                  // finalNormalised
