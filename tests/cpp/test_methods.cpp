@@ -679,3 +679,49 @@ TEST_CASE("AsyncTP's symmetric-memory workspace: two BF16 output chunks of the r
     const Result mg = evaluate(megatron);
     CHECK(std::any_of(mg.warnings.begin(), mg.warnings.end(), [](const auto& w) { return w.field == "async_tp"; }));
 }
+
+// torchao's FP8 all-gather (float8/fsdp_utils.py WeightWithDynamicFloat8CastTensor): FSDP2 gathers each Float8Linear
+// weight in FP8, so a gathered layer's matrices take 1 B, not 2; under PP the whole stage stays gathered, in FP8.
+TEST_CASE("fp8_all_gather: FSDP2 holds the gathered Float8 linear weights in FP8", "[methods][torchtitan][fp8]") {
+    Config c;
+    applyModelPreset(c, *findModelPreset("llama-3.1-405b"));
+    c.method = Method::membudget;
+    c.framework = Framework::torchtitan;
+    c.precision = Precision::fp8;
+    c.fp8Recipe = Fp8Recipe::torchao;
+    c.tp = 1;
+    c.zero = 3;
+    c.dp = 512;
+    c.mb = 1;
+    c.seq = 8192;
+    c.microbatches = 1;
+    c.ckpt = Checkpointing::full;
+    Config gathered = c;
+    gathered.fp8AllGather = true;
+    // The first stage's parameters line (the peak stage may move when a line shrinks).
+    auto parameters = [](const Result& r) {
+        size_t at = 0;
+        while (r.lines[at].id != LineId::parameters) ++at;
+        return r.stages[0].lineBytes[at];
+    };
+    const Result bf16 = evaluate(c), fp8 = evaluate(gathered);
+    REQUIRE(fp8.ok());
+    // One 405B layer's matrices: q and o (h × h), k and v (h × 1024), gate, up and down (h × 53,248); two blocks
+    // gathered (the one computing and the one prefetched), each matrix 1 B less.
+    const double layerLinear = 2 * 16384.0 * 16384 + 2 * 16384.0 * 1024 + 3 * 16384.0 * 53248;
+    CHECK(parameters(bf16) - parameters(fp8) == Approx(2 * layerLinear).margin(2));
+    CHECK(fp8.reservedBytes < bf16.reservedBytes);
+    // Pipeline stages keep every layer gathered (reshard_after_forward = not pp_enabled): each matrix at 1 B.
+    c.pp = gathered.pp = 8;
+    c.dp = gathered.dp = 64;
+    c.microbatches = gathered.microbatches = 8;
+    const Result stageBf16 = evaluate(c), stageFp8 = evaluate(gathered);
+    REQUIRE(stageFp8.ok());
+    CHECK(parameters(stageBf16) - parameters(stageFp8) == Approx(stageFp8.stages[0].layers * layerLinear).margin(2));
+    // It needs torchao's Float8 and FSDP.
+    Config bad = gathered;
+    bad.precision = Precision::bf16;
+    const Result refused = evaluate(bad);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.errors[0].field == "fp8_all_gather");
+}

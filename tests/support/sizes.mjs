@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
 /** Budgets in bytes (KB = 1,000 bytes). */
-// The page's wasm: 109 KB since torchtitan's chunked loss, AsyncTP's workspace and torchtune's compiled loss (+0.6 KB;
+// The page's wasm: 110 KB since vLLM's profiling sampler and the compile_loss and fp8_all_gather fields (+1.5 KB;
+// 109.6 KB measured, docs/speed.md); page transfer 152 KB with them (151.0 KB measured); 109 KB since torchtitan's chunked loss, AsyncTP's workspace and torchtune's compiled loss (+0.6 KB;
 // 108.1 KB measured, docs/speed.md); 108 KB since the frameworks' own tensors and buffers of issue 26 (torchtitan's loss_parallel and
 // MoE layer, DeepSpeed's BF16 master, DeepEP's buffers and the moe_dispatcher field, all part of every evaluation,
 // +2.3 KB; 107.5 KB measured, docs/speed.md); 106 KB since DeepSpeed's four buffers became fields (their keys and ranges, +0.8 KB; 105.2 KB
@@ -20,7 +21,7 @@ import { gzipSync } from 'node:zlib';
 // five frameworks (engine/src/formats/, built -Oz) add 40 KB to it; 200 KB since; 220 KB since issue
 // 19 (the step time of every fitting row, the recommendation, advice's step-time costs: 210.9 KB, leaving the next
 // feature 9 KB) (docs/speed.md).
-export const BUDGETS = { pageGzipBytes: 150_000, wasmGzipBytes: 109_000, plannerWasmGzipBytes: 220_000 };
+export const BUDGETS = { pageGzipBytes: 152_000, wasmGzipBytes: 110_000, plannerWasmGzipBytes: 220_000 };
 
 /**
  * @param {string} dist

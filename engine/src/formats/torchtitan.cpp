@@ -187,7 +187,11 @@ void importTorchtitan(Document& d, Mapping& m) {
         m.set("optimizer", "adamw");
     }
     if (d.boolean("training.enable_cpu_offload").value_or(false)) m.set("offload", "all");
-    d.markRead("float8.enable_fsdp_float8_all_gather");
+    // FP8 all-gather applies only to Float8 linears under FSDP (torchtitan float8.py: enable_fsdp_float8_all_gather
+    // and dp_shard_enabled); set whenever Float8 is, so that an earlier file's setting does not survive.
+    const bool fp8Gather = d.boolean("float8.enable_fsdp_float8_all_gather").value_or(false) ||
+                           d.boolean("quantize.linear.float8.enable_fsdp_float8_all_gather").value_or(false);
+    if (float8) m.setBool("fp8_all_gather", fp8Gather && shard != 1);
     d.listUnread(m, kTorchtitanIgnored, "not modelled by membudget");
 }
 
@@ -205,6 +209,7 @@ ExportResult exportTorchtitan(const Config& c) {
     if (!named)
         e.skip("model", c.name.empty() ? c.model : c.name, "torchtitan names its models by flavor: llama3 8B/70B/405B, deepseek_v3 671B");
     if (c.precision == Precision::fp8) t << "converters = [\"float8\"]\n";
+    if (c.fp8AllGather) t << "\n[float8]\nenable_fsdp_float8_all_gather = true\n";
     if (c.precision == Precision::fp8 && c.fp8Recipe != Fp8Recipe::torchao) e.skip("fp8_recipe", "te", "torchtitan's Float8 is torchao's");
     const bool pipelined = c.pp > 1;
     const double local = pipelined ? c.mb * c.microbatches : c.mb;

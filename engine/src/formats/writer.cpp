@@ -23,6 +23,7 @@ void Exporter::skipTrainingExtras(ImportFormat format) {
     if (c_.compile && !c_.compileLoss && format != ImportFormat::torchtitan)
         skip("compile_loss", "false",
              format == ImportFormat::torchtune ? "torchtune's compile always compiles the loss too" : "no such setting in this format");
+    if (c_.fp8AllGather && format != ImportFormat::torchtitan) skip("fp8_all_gather", "true", "no such setting in this format");
     if (c_.activationOffload && format != ImportFormat::torchtune) skip("activation_offload", "true", "no such setting in this format");
     // Triton's flash-style kernel (MPT's attn_impl triton) is no framework's setting here; each runs its own flash.
     if (c_.attention == Attention::triton) skip("attention", "triton", "no such setting in this format");

@@ -39,8 +39,10 @@ struct MembudgetStage {
     double layers, moeLayers, mtpLayers, mtpEmbedding;
     double stageParams, expertParams, paramShard, gradShard, optimizerShard, fp8Copies;
     double expertParamShard, expertGradShard, expertOptimizerShard, gatheredLayer;  // gatheredLayer: ZeRO-3's largest module
-    double largestModule;   // DeepSpeed ZeRO-3: the stage's largest single module (it gathers module by module)
-    double gatheredParams;  // the parameters line's gathered (unsharded) weights: their own allocator blocks
+    double largestModule;     // DeepSpeed ZeRO-3: the stage's largest single module (it gathers module by module)
+    double gatheredLayerFp8;  // of gatheredLayer, the linear weights FSDP2 gathers in FP8 (fp8_all_gather)
+    double stageLinearFp8;    // the stage's layer matrices, likewise, when FSDP2 keeps the whole stage gathered
+    double gatheredParams;    // the parameters line's gathered (unsharded) weights: their own allocator blocks
     double parameters, gradients, states, optimizer, optimizerAtPeak;
     double copies, microbatches, checkpointed, activationsDuringBackward, activations;
     double stepTemporary, forwardBackward, step;

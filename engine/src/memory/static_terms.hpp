@@ -137,14 +137,20 @@ void fullStaticTerms(const Config& c, const MembudgetTraining& t, const Membudge
             // does not reshard after forward (torchtitan, accelerate: [norm, output] as one group) stays gathered.
             const bool tailGathered = last && t.outputGathered;
             const double tail = tailGathered ? t.p.finalNorm + t.p.output : 0;
-            v.term(L::parameters, Hold::gathered, r.compute * (2 * s.gatheredLayer + tail), [&] {
+            // With fp8_all_gather the layers' linear weights arrive in FP8: (compute − 1) B less for each.
+            const double fp8Saving = 2 * (r.compute - 1) * s.gatheredLayerFp8;
+            v.term(L::parameters, Hold::gathered, r.compute * (2 * s.gatheredLayer + tail) - fp8Saving, [&] {
+                const std::string fp8 = fp8Saving > 0 ? fill(" − 2 × (# − 1) × #", {r.compute, s.gatheredLayerFp8}) : "";
+                const std::string fp8Formula = fp8Saving > 0 ? " − 2 × (" + n(r.compute) + " − 1) × P_linear (FP8 all-gather)" : "";
                 if (tailGathered)
-                    return TermText{n(r.compute) + " × (2 × P_layer + P_output) (gathered)",
-                                    fill("# × (2 × # + #)", {r.compute, s.gatheredLayer, tail})};
-                return TermText{"2 × " + n(r.compute) + " × P_layer (gathered)", fill("2 × # × #", {r.compute, s.gatheredLayer})};
+                    return TermText{n(r.compute) + " × (2 × P_layer + P_output) (gathered)" + fp8Formula,
+                                    fill("# × (2 × # + #)", {r.compute, s.gatheredLayer, tail}) + fp8};
+                return TermText{"2 × " + n(r.compute) + " × P_layer (gathered)" + fp8Formula,
+                                fill("2 × # × #", {r.compute, s.gatheredLayer}) + fp8};
             });
             parameterNote([&] {
                 return "; FSDP2 shards over DP × CP = " + group() + ", plus two blocks gathered in " + precisionName(c) +
+                       (s.gatheredLayerFp8 > 0 ? " (their linear weights in FP8: fp8_all_gather)" : "") +
                        " (the one computing and the one prefetched)" +
                        (tailGathered ? " and the final norm and output layer, kept gathered from forward to backward" : "");
             });
@@ -161,12 +167,16 @@ void fullStaticTerms(const Config& c, const MembudgetTraining& t, const Membudge
         case Gathering::fsdp2Stage:
             // The whole stage gathered, and its gradients accumulated unsharded in reduce_dtype across the
             // micro-batches (_fsdp_param.py to_accumulated_grad_if_needed); each micro-batch adds one block's.
-            v.term(L::parameters, Hold::gathered, r.compute * all, [&] {
+            v.term(L::parameters, Hold::gathered, r.compute * all - (r.compute - 1) * s.stageLinearFp8, [&] {
+                if (s.stageLinearFp8 > 0)
+                    return TermText{n(r.compute) + " × P_stage − (" + n(r.compute) + " − 1) × P_linear (gathered, FP8 all-gather)",
+                                    fill("# × # − (# − 1) × #", {r.compute, all, r.compute, s.stageLinearFp8})};
                 return TermText{n(r.compute) + " × P_stage (gathered)", fill("# × #", {r.compute, all})};
             });
             parameterNote([&] {
                 return "; FSDP2 shards over DP × CP = " + group() + ", but under pipeline parallelism the stage stays gathered in " +
-                       precisionName(c) + " for the whole step (torchtitan: reshard_after_forward = not pp_enabled)";
+                       precisionName(c) + (s.stageLinearFp8 > 0 ? " (its layers' matrices in FP8: fp8_all_gather)" : "") +
+                       " for the whole step (torchtitan: reshard_after_forward = not pp_enabled)";
             });
             v.term(L::gradients, Hold::buffer, r.reduce * all + r.compute * s.gatheredLayer, [&] {
                 return TermText{n(r.reduce) + " × P_stage (unsharded, accumulated) + " + n(r.compute) + " × P_layer",

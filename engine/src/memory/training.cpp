@@ -289,6 +289,11 @@ MembudgetStage membudgetStage(const Config& c, const MembudgetTraining& t, doubl
     s.fp8Copies = c.precision == Precision::fp8 && c.fp8Recipe == Fp8Recipe::te ? hiddenMatrices + s.expertParams : 0;
     // ZeRO-3/FSDP gathers each layer's weights before use and prefetches the next: the largest module.
     s.gatheredLayer = c.zero >= 3 ? std::max(p.layer, first ? p.embedding : 0.0) : 0;
+    // torchao's FP8 all-gather (float8/fsdp_utils.py WeightWithDynamicFloat8CastTensor.fsdp_pre_all_gather casts
+    // each Float8Linear weight's shard to FP8 and fsdp_post_all_gather keeps the gathered FP8 data): a layer's
+    // linear weights are gathered at 1 B; the embedding and norms stay at the compute dtype.
+    s.gatheredLayerFp8 = c.fp8AllGather && s.gatheredLayer == p.layer ? p.layerLinear : 0;
+    s.stageLinearFp8 = c.fp8AllGather ? denseLayers * p.layerLinear + s.moeLayers * p.moeLayerLinear : 0;
     // DeepSpeed gathers module by module (a Linear, the embedding, the output layer): the largest one of the stage.
     const double tpRank = x.t;
     const double expertMatrix = c.experts != 0 ? x.h * expertFfn(c) / expertTensorParallel(c) : 0;

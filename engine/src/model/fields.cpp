@@ -736,6 +736,15 @@ std::vector<FieldSpec> buildFields() {
                            "weight copy)"),
          .section = PAGE_TEXT("Transformer Engine; torchao float8"),
          .applies = Applies::training});
+    add({.key = "fp8_all_gather",
+         .label = "FP8 all-gather",
+         .group = "training",
+         .kind = K::boolean,
+         .member = &Config::fp8AllGather,
+         .unit = "",
+         .help = PAGE_TEXT("FSDP2 gathers the Float8 linear weights in FP8"),
+         .section = PAGE_TEXT("torchao float8 fsdp_utils; torchtitan enable_fsdp_float8_all_gather"),
+         .applies = Applies::training});
     add({.key = "loss_chunks",
          .label = "Loss chunks",
          .group = "training",
@@ -774,9 +783,8 @@ std::vector<FieldSpec> buildFields() {
          .kind = K::boolean,
          .member = &Config::compileLoss,
          .unit = "",
-         .help = PAGE_TEXT("With torch.compile, the loss is compiled too: it keeps the BF16 logits, not FP32 log-probabilities, "
-                           "and fuses its backward (torchtitan and torchtune)"),
-         .section = PAGE_TEXT("torchtitan components/loss.py (compile.components \"loss\"); torchtune training.compile_loss"),
+         .help = PAGE_TEXT("With compile, the loss too: it keeps its input logits and fuses its backward"),
+         .section = PAGE_TEXT("torchtitan compile.components; torchtune compile_loss"),
          .applies = Applies::training});
 
     add({.key = "gpu",

@@ -250,6 +250,10 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "help": "te: Transformer Engine (cached FP8 weights, FP8 saved GEMM inputs); torchao: Float8Linear (no cached weight copy)",
     "section": "Transformer Engine; torchao float8"
   },
+  "fp8_all_gather": {
+    "help": "FSDP2 gathers the Float8 linear weights in FP8",
+    "section": "torchao float8 fsdp_utils; torchtitan enable_fsdp_float8_all_gather"
+  },
   "loss_chunks": {
     "help": "The output layer and loss in chunks of the sequence, each upcast to FP32 on its own (torchtune num_output_chunks)",
     "section": "torchtune CEWithChunkedOutputLoss"
@@ -263,8 +267,8 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "section": "torch._inductor (min-cut partitioner)"
   },
   "compile_loss": {
-    "help": "With torch.compile, the loss is compiled too: it keeps the BF16 logits, not FP32 log-probabilities, and fuses its backward (torchtitan and torchtune)",
-    "section": "torchtitan components/loss.py (compile.components \"loss\"); torchtune training.compile_loss"
+    "help": "With compile, the loss too: it keeps its input logits and fuses its backward",
+    "section": "torchtitan compile.components; torchtune compile_loss"
   },
   "gpu": {
     "help": "Sets the capacity to what the device reports",

@@ -100,6 +100,7 @@ export interface Config {
   activation_offload: boolean;
   compile: boolean;
   compile_loss: boolean;
+  fp8_all_gather: boolean;
   gpus_per_node: number;
   peak_tflops: number;
   fp8_tflops: number;

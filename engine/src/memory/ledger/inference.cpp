@@ -131,16 +131,10 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
                                                          (last ? "max(" + forwardText + ", " + samplerText + ")" : forwardText),
                                                      workspaceRaw);
         const std::string workspaceNote =
-            "vLLM's profiling run: a dummy forward of T = " + n(forwardTokens) +
-            " tokens (max_num_batched_tokens), whose widest moment holds the hidden state and residual with the widest "
-            "layer's tensors per token (attention " +
-            n(attentionWidth) + " B, MLP " + n(mlpWidth) + " B" + (moeWidth > 0 ? ", fused MoE " + n(moeWidth) + " B" : "") + ")" +
-            (last ? "; then the sampler over " + n(samplerRequests) + " requests × the full vocabulary of " + n(x.V) +
-                        ": BF16 logits, their FP32 copy, FP32 probabilities and FP32 exponential noise (14 B each), "
-                        "beside the forward's output hidden states"
-                  : "") +
-            (first ? "" : "; the hidden state and residual received from the previous stage") +
-            " (the allocator's peak; torch.compile's and the attention backend's buffers are not modelled)";
+            "vLLM's profiling run: a forward of " + n(forwardTokens) + " tokens (attention " + n(attentionWidth) + " B, MLP " +
+            n(mlpWidth) + " B" + (moeWidth > 0 ? ", fused MoE " + n(moeWidth) + " B" : "") + " per token)" +
+            (last ? ", then the sampler over " + n(samplerRequests) + " requests × " + n(x.V) + " logits at 14 B" : "") +
+            (first ? "" : "; the previous stage's hidden state and residual") + "; compiled graphs' buffers not modelled";
         stage.lines.push_back(
             {LineId::activations, "Workspace",
              std::string(first ? "" : "2·T·h·2 + ") + (last ? "max(T × (4h + max(attention, MLP, MoE width)), T·h·2 + 4·r·h + r × V × 14)"

@@ -195,7 +195,7 @@ double reservedBytes(const Config& c, const MembudgetTraining& t, const Membudge
     r.add((workspaceBytes(c) - deepepBufferBytes(c) - asyncTpWorkspaceBytes(c)) / 2, 2);
     Reserve allGatherPool;
     if (t.gathering == Gathering::fsdp2Layers || t.gathering == Gathering::fsdp2Stage)
-        allGatherPool.add(t.rates.compute * sn.gatheredLayer, 2);
+        allGatherPool.add(t.rates.compute * sn.gatheredLayer - (t.rates.compute - 1) * sn.gatheredLayerFp8, 2);
     return r.reserved(c.expandableSegments) + allGatherPool.reserved(c.expandableSegments);
 }
 
