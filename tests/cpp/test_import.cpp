@@ -487,6 +487,19 @@ TEST_CASE("a script with a preset's architecture carries the preset's name", "[i
     CHECK(assignedText(other, "name").empty());
 }
 
+TEST_CASE("DeepSpeed's stage3_param_persistence_threshold: the file's value, its default, and auto said", "[import][deepspeed]") {
+    const std::string head = "{\"train_micro_batch_size_per_gpu\": 1, \"zero_optimization\": {\"stage\": 3";
+    const ImportResult set = importText(head + ", \"stage3_param_persistence_threshold\": 1e8}}", ImportFormat::deepspeed);
+    REQUIRE(set.ok());
+    CHECK(assignedText(set, "stage3_param_persistence_threshold") == "100000000");
+    const ImportResult standard = importText(head + "}}", ImportFormat::deepspeed);
+    CHECK(assignedText(standard, "stage3_param_persistence_threshold") == "100000");
+    const ImportResult automatic = importText(head + ", \"stage3_param_persistence_threshold\": \"auto\"}}", ImportFormat::deepspeed);
+    CHECK(assignedText(automatic, "stage3_param_persistence_threshold") == "100000");
+    CHECK(std::any_of(automatic.warnings.begin(), automatic.warnings.end(),
+                      [](const auto& w) { return w.find("stage3_param_persistence_threshold") != std::string::npos; }));
+}
+
 TEST_CASE("torchtitan's compile.components says whether the loss is compiled with the blocks", "[import][compile]") {
     const std::string head = "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[compile]\nenable = true\n";
     const ImportResult both = importText(head + "components = [\"model\", \"loss\"]\n", ImportFormat::torchtitan);

@@ -725,3 +725,32 @@ TEST_CASE("fp8_all_gather: FSDP2 holds the gathered Float8 linear weights in FP8
     REQUIRE_FALSE(refused.ok());
     CHECK(refused.errors[0].field == "fp8_all_gather");
 }
+
+// DeepSpeed ZeRO-3 keeps every tensor of at most stage3_param_persistence_threshold elements gathered after its
+// first use (parameter_offload.py mark_persistent_parameters; release_sub_module skips ds_persist parameters).
+TEST_CASE("DeepSpeed's persistent parameters: tensors under the threshold stay gathered on every GPU", "[methods][deepspeed]") {
+    Config c;
+    applyModelPreset(c, *findModelPreset("llama-3.1-8b"));
+    c.method = Method::membudget;
+    c.framework = Framework::deepspeed;
+    c.zero = 3;
+    c.tp = 1;
+    c.dp = 8;
+    c.mb = 1;
+    c.seq = 4096;
+    c.microbatches = 1;
+    c.ckpt = Checkpointing::full;
+    auto parameters = [](Config config, double threshold) {
+        config.persistenceThreshold = threshold;
+        return line(evaluate(config), "parameters");
+    };
+    const double none = parameters(c, 0);
+    // DeepSpeed's default 1e5: the norms' weights (two per layer and the final one), in BF16.
+    CHECK(parameters(c, 1e5) - none == 2 * (32 * 2 * 4096.0 + 4096));
+    // 1e8: every layer's matrices too (the largest, 4096 × 14,336, is 58.7 M), not the 525 M embedding or output.
+    const double layer = 4096.0 * 4096 * 2 + 2 * 4096.0 * 1024 + 3 * 4096.0 * 14336 + 2 * 4096;
+    CHECK(parameters(c, 1e8) - none == 2 * (32 * layer + 4096));
+    // Other frameworks have no such setting.
+    c.framework = Framework::torchtitan;
+    CHECK(parameters(c, 1e8) == parameters(c, 0));
+}

@@ -13,13 +13,13 @@ describe('size budgets', () => {
     expect(sizes.pageGzipBytes).toBeLessThanOrEqual(BUDGETS.pageGzipBytes);
   });
 
-  it('the wasm is at most its budget (110 KB) gzipped', () => {
+  it('the wasm is at most its budget (111 KB) gzipped', () => {
     expect(sizes.files.filter((f) => f.name.endsWith('.wasm'))).toHaveLength(1);
     expect(sizes.wasmGzipBytes).toBeGreaterThan(0);
     expect(sizes.wasmGzipBytes).toBeLessThanOrEqual(BUDGETS.wasmGzipBytes);
   });
 
-  it('the planner, loaded only when a search starts, brings its own wasm (planner, advice, importers) of at most 200 KB gzipped', () => {
+  it('the planner, loaded only when a search starts, brings its own wasm (planner, advice, importers) of at most its budget (221 KB) gzipped', () => {
     expect(sizes.plannerFiles.map((f) => f.name).some((n) => n.includes('plan-worker'))).toBe(true);
     expect(sizes.plannerWasmGzipBytes).toBeGreaterThan(0);
     expect(sizes.plannerWasmGzipBytes).toBeLessThanOrEqual(BUDGETS.plannerWasmGzipBytes);

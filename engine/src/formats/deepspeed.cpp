@@ -151,6 +151,15 @@ void importDeepspeed(Document& d, Mapping& m) {
         else
             m.setNumber(key, value);
     }
+    // stage3_param_persistence_threshold (default 1e5): "auto" is the HF Trainer's 10 × hidden_size, which the file
+    // cannot say; below any matrix either way, so DeepSpeed's default is taken and said.
+    const std::string_view persistence = "zero_optimization.stage3_param_persistence_threshold";
+    if (isAuto(persistence)) {
+        m.setNumber("stage3_param_persistence_threshold", defaults.persistenceThreshold);
+        m.warn("stage3_param_persistence_threshold auto (10 × hidden): 1e5 taken");
+    } else {
+        m.setNumber("stage3_param_persistence_threshold", numberOrAuto(persistence).value_or(defaults.persistenceThreshold));
+    }
     // DeepSpeed's activation_checkpointing section configures the checkpointing the model code calls.
     const bool checkpointing = d.present("activation_checkpointing");
     m.set("ckpt", checkpointing ? "full" : "none");
@@ -194,6 +203,8 @@ ExportResult exportDeepspeed(const Config& c) {
           {"stage3_prefetch_bucket_size", c.prefetchBucketSize, defaults.prefetchBucketSize},
           {"stage3_max_live_parameters", c.maxLiveParameters, defaults.maxLiveParameters}})
         if (value != standard) j << ", \"" << key << "\": " << (value == 0 ? std::string("\"auto\"") : formatNumber(value));
+    if (c.persistenceThreshold != defaults.persistenceThreshold)
+        j << ", \"stage3_param_persistence_threshold\": " << formatNumber(c.persistenceThreshold);
     j << "},\n";
     if (c.ckpt != Checkpointing::none)
         j << "  \"activation_checkpointing\": {\"partition_activations\": false, \"contiguous_memory_optimization\": false},\n";

@@ -36,7 +36,8 @@ void Exporter::skipTrainingExtras(ImportFormat format) {
              {std::tuple<const char*, double, double>{"reduce_bucket_size", c_.reduceBucketSize, defaults.reduceBucketSize},
               {"sub_group_size", c_.subGroupSize, defaults.subGroupSize},
               {"stage3_prefetch_bucket_size", c_.prefetchBucketSize, defaults.prefetchBucketSize},
-              {"stage3_max_live_parameters", c_.maxLiveParameters, defaults.maxLiveParameters}})
+              {"stage3_max_live_parameters", c_.maxLiveParameters, defaults.maxLiveParameters},
+              {"stage3_param_persistence_threshold", c_.persistenceThreshold, defaults.persistenceThreshold}})
             if (value != standard) skip(key, formatNumber(value), "DeepSpeed's own setting; no such setting in this format");
     // torchtune writes FP32 AdamW states as bitsandbytes' 32-bit AdamW (exportTorchtune).
     const bool torchtuneFp32States =

@@ -42,6 +42,7 @@ struct MembudgetStage {
     double largestModule;     // DeepSpeed ZeRO-3: the stage's largest single module (it gathers module by module)
     double gatheredLayerFp8;  // of gatheredLayer, the linear weights FSDP2 gathers in FP8 (fp8_all_gather)
     double stageLinearFp8;    // the stage's layer matrices, likewise, when FSDP2 keeps the whole stage gathered
+    double persistentParams;  // DeepSpeed ZeRO-3: tensors under stage3_param_persistence_threshold, kept gathered
     double gatheredParams;    // the parameters line's gathered (unsharded) weights: their own allocator blocks
     double parameters, gradients, states, optimizer, optimizerAtPeak;
     double copies, microbatches, checkpointed, activationsDuringBackward, activations;

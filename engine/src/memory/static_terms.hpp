@@ -109,14 +109,18 @@ void fullStaticTerms(const Config& c, const MembudgetTraining& t, const Membudge
                 // DeepSpeed gathers module by module: the one in use (the stage's largest, at its peak) and
                 // min(stage3_prefetch_bucket_size, stage3_max_live_parameters) elements ahead of it
                 // (partitioned_param_coordinator.py fetch_sub_module); its gradients go through the reduce bucket.
-                v.term(L::parameters, Hold::gathered, r.weight * (s.largestModule + t.prefetchElements), [&] {
+                v.term(L::parameters, Hold::gathered, r.weight * (s.largestModule + t.prefetchElements + s.persistentParams), [&] {
+                    if (s.persistentParams > 0)
+                        return TermText{n(r.weight) + " × (P_module + prefetch + P_persistent) (gathered)",
+                                        fill("# × (# + # + #)", {r.weight, s.largestModule, t.prefetchElements, s.persistentParams})};
                     return TermText{n(r.weight) + " × (P_module + prefetch) (gathered)",
                                     fill("# × (# + #)", {r.weight, s.largestModule, t.prefetchElements})};
                 });
                 parameterNote([&] {
                     return "; sharded over DP × CP = " + group() +
                            ", plus the largest module gathered and the prefetch bucket (stage3_prefetch_bucket_size, capped by "
-                           "stage3_max_live_parameters)";
+                           "stage3_max_live_parameters)" +
+                           (s.persistentParams > 0 ? " and the persistent tensors" : "");
                 });
                 break;
             }
@@ -141,7 +145,7 @@ void fullStaticTerms(const Config& c, const MembudgetTraining& t, const Membudge
             const double fp8Saving = 2 * (r.compute - 1) * s.gatheredLayerFp8;
             v.term(L::parameters, Hold::gathered, r.compute * (2 * s.gatheredLayer + tail) - fp8Saving, [&] {
                 const std::string fp8 = fp8Saving > 0 ? fill(" − 2 × (# − 1) × #", {r.compute, s.gatheredLayerFp8}) : "";
-                const std::string fp8Formula = fp8Saving > 0 ? " − 2 × (" + n(r.compute) + " − 1) × P_linear (FP8 all-gather)" : "";
+                const std::string fp8Formula = fp8Saving > 0 ? " − 2 × (" + n(r.compute) + " − 1) × P_linear" : "";
                 if (tailGathered)
                     return TermText{n(r.compute) + " × (2 × P_layer + P_output) (gathered)" + fp8Formula,
                                     fill("# × (2 × # + #)", {r.compute, s.gatheredLayer, tail}) + fp8};
@@ -150,8 +154,7 @@ void fullStaticTerms(const Config& c, const MembudgetTraining& t, const Membudge
             });
             parameterNote([&] {
                 return "; FSDP2 shards over DP × CP = " + group() + ", plus two blocks gathered in " + precisionName(c) +
-                       (s.gatheredLayerFp8 > 0 ? " (their linear weights in FP8: fp8_all_gather)" : "") +
-                       " (the one computing and the one prefetched)" +
+                       (s.gatheredLayerFp8 > 0 ? " (matrices in FP8)" : "") + " (the one computing and the one prefetched)" +
                        (tailGathered ? " and the final norm and output layer, kept gathered from forward to backward" : "");
             });
             v.term(L::gradients, Hold::buffer, (r.compute + r.reduce) * s.gatheredLayer, [&] {
@@ -169,13 +172,13 @@ void fullStaticTerms(const Config& c, const MembudgetTraining& t, const Membudge
             // micro-batches (_fsdp_param.py to_accumulated_grad_if_needed); each micro-batch adds one block's.
             v.term(L::parameters, Hold::gathered, r.compute * all - (r.compute - 1) * s.stageLinearFp8, [&] {
                 if (s.stageLinearFp8 > 0)
-                    return TermText{n(r.compute) + " × P_stage − (" + n(r.compute) + " − 1) × P_linear (gathered, FP8 all-gather)",
+                    return TermText{n(r.compute) + " × P_stage − (" + n(r.compute) + " − 1) × P_linear (gathered)",
                                     fill("# × # − (# − 1) × #", {r.compute, all, r.compute, s.stageLinearFp8})};
                 return TermText{n(r.compute) + " × P_stage (gathered)", fill("# × #", {r.compute, all})};
             });
             parameterNote([&] {
                 return "; FSDP2 shards over DP × CP = " + group() + ", but under pipeline parallelism the stage stays gathered in " +
-                       precisionName(c) + (s.stageLinearFp8 > 0 ? " (its layers' matrices in FP8: fp8_all_gather)" : "") +
+                       precisionName(c) + (s.stageLinearFp8 > 0 ? " (matrices in FP8)" : "") +
                        " for the whole step (torchtitan: reshard_after_forward = not pp_enabled)";
             });
             v.term(L::gradients, Hold::buffer, r.reduce * all + r.compute * s.gatheredLayer, [&] {

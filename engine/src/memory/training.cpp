@@ -300,6 +300,7 @@ MembudgetStage membudgetStage(const Config& c, const MembudgetTraining& t, doubl
     s.largestModule =
         c.zero >= 3 ? std::max({x.h * x.f / tpRank, x.h * x.h / tpRank, expertMatrix, first ? p.embedding : 0.0, last ? p.output : 0.0})
                     : 0;
+    s.persistentParams = t.deepspeedZero3 ? persistentParameters(c, x, denseLayers, s.moeLayers, first, last, p.output > 0) : 0;
     if (c.finetune == Finetune::full) {
         s.states = rates.statesHidden * hiddenMatrices + rates.statesEmbedding * embeddingParams + rates.statesVector * vectorParams;
     } else {

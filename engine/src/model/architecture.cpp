@@ -128,6 +128,26 @@ RankParams rankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput)
     return p;
 }
 
+double persistentParameters(const Config& c, const Dims& x, double denseLayers, double moeLayers, bool first, bool last, bool outputHere) {
+    const double limit = c.persistenceThreshold;
+    auto keep = [limit](double numel, double count = 1) { return numel <= limit ? numel * count : 0; };
+    // Each tensor as the Hugging Face modules hold it on a rank (q, k, v and o; gate, up and down; each norm's
+    // weight and bias; each bias), split by TP as rankParams splits them. MLA's projections are counted whole.
+    const double matrices = x.gated ? 3 : 2;
+    const bool biased = x.bias || c.qkvBias;
+    const double attention = keep(x.h * x.a * x.d / x.t) + keep(x.h * x.kvHeadsRank * x.d, 2) + keep(x.a * x.d * x.h / x.t) +
+                             (biased ? keep(x.a * x.d / x.t) + keep(x.kvHeadsRank * x.d, 2) : 0) + (x.bias ? keep(x.h) : 0);
+    const double norms = keep(x.h, x.layernorm ? 4 : 2);
+    const double dense = attention + norms + keep(x.h * x.f / x.t, matrices) + (x.bias ? keep(x.f / x.t, matrices - 1) + keep(x.h) : 0);
+    double moe = 0;
+    if (c.experts != 0)
+        moe = attention + norms + keep(x.h * c.experts) + (c.routerBias ? keep(c.experts) : 0) +
+              keep(x.h * expertFfn(c) / expertTensorParallel(c), matrices * c.experts / c.ep) +
+              (c.sharedExpertFfn > 0 ? keep(x.h * c.sharedExpertFfn / x.t, matrices) + (c.sharedExpertGate ? keep(x.h) : 0) : 0);
+    return denseLayers * dense + moeLayers * moe + (first ? keep(x.V * x.h / x.t) + keep(c.posEmb * x.h) : 0) +
+           (last ? keep(x.h, x.layernorm ? 2 : 1) + (outputHere ? keep(x.V * x.h / x.t) : 0) : 0);
+}
+
 double moeLayersIn(const Config& c, double from, double count) {
     if (c.experts == 0) return 0;
     auto below = [&c](double x) { return x <= c.firstDenseLayers ? 0 : std::floor((x - c.firstDenseLayers - 1) / c.moeLayerFreq) + 1; };

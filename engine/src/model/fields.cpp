@@ -1025,6 +1025,18 @@ std::vector<FieldSpec> buildFields() {
          .section = PAGE_TEXT(dsz),
          .applies = Applies::training | Applies::membudgetMethod});
 
+    add({.key = "stage3_param_persistence_threshold",
+         .label = "Persistence threshold",
+         .group = "training",
+         .kind = K::number,
+         .member = &Config::persistenceThreshold,
+         .min = 0,
+         .max = 1e13,
+         .unit = "elements",
+         .help = PAGE_TEXT("DeepSpeed ZeRO-3: parameters of at most this many elements stay gathered"),
+         .section = PAGE_TEXT(dsz),
+         .applies = Applies::training | Applies::membudgetMethod});
+
     [[maybe_unused]] const std::string_view inf = "Inference (vLLM: ModelConfig.get_num_kv_heads, kv_cache_interface.py)";
     add({.key = "mode",
          .label = "Mode",

@@ -41,6 +41,10 @@ struct RankParams {
 
 RankParams rankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput);
 
+// DeepSpeed ZeRO-3's persistent parameters on one rank: the tensors of at most stage3_param_persistence_threshold
+// elements (parameter_offload.py mark_persistent_parameters), which stay gathered after their first use.
+double persistentParameters(const Config& c, const Dims& x, double denseLayers, double moeLayers, bool first, bool last, bool outputHere);
+
 // MoE layers among [from, from + count): first_dense_layers, + f, + 2f, … (isMoeLayer), without a loop.
 double moeLayersIn(const Config& c, double from, double count);
 

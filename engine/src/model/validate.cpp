@@ -160,9 +160,7 @@ std::vector<Problem> validate(const Config& config) {
                           "needs framework torchtune and ckpt = full"});
     if (config.fp8AllGather && (config.precision != Precision::fp8 || config.fp8Recipe != Fp8Recipe::torchao || config.zero < 3 ||
                                 config.framework == Framework::megatron || config.framework == Framework::deepspeed))
-        errors.push_back({"fp8_all_gather",
-                          "fp8_all_gather is FSDP2's all-gather of torchao Float8 weights in FP8: it needs precision fp8, "
-                          "fp8_recipe torchao, zero 3 and a PyTorch FSDP2 framework (torchtitan, torchtune, hf_accelerate)"});
+        errors.push_back({"fp8_all_gather", "fp8_all_gather needs precision fp8, fp8_recipe torchao, zero 3 and an FSDP2 framework"});
     if (config.compile && config.framework == Framework::megatron)
         errors.push_back({"compile",
                           "compile (torch.compile of each block) applies to the PyTorch frameworks; Megatron-LM runs "

@@ -358,6 +358,10 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "help": "DeepSpeed ZeRO-3: the most parameters gathered at once, which caps the prefetch",
     "section": "DeepSpeed deepspeed/runtime/zero/config.py, stage3.py, partitioned_param_coordinator.py"
   },
+  "stage3_param_persistence_threshold": {
+    "help": "DeepSpeed ZeRO-3: parameters of at most this many elements stay gathered",
+    "section": "DeepSpeed deepspeed/runtime/zero/config.py, stage3.py, partitioned_param_coordinator.py"
+  },
   "mode": {
     "help": "inference: weights, KV cache and workspace; mb is the concurrent sequences, seq the tokens of each",
     "section": "Inference (vLLM: ModelConfig.get_num_kv_heads, kv_cache_interface.py)"

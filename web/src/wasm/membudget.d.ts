@@ -117,6 +117,7 @@ export interface Config {
   sub_group_size: number;
   stage3_prefetch_bucket_size: number;
   stage3_max_live_parameters: number;
+  stage3_param_persistence_threshold: number;
   mode: Mode;
   weight_dtype: WeightDtype;
   kv_dtype: KvDtype;

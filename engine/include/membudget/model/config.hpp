@@ -115,10 +115,11 @@ struct Config {
     bool zeroInit = true;                // DeepSpeed zero.Init: parameters partitioned as they are created
     // DeepSpeed's own buffers (deepspeed/runtime/zero/config.py defaults), elements; 0 where it means the HF Trainer's
     // "auto" (integrations/deepspeed.py: hidden² and 0.9 × hidden²).
-    double reduceBucketSize = 5e8;    // zero_optimization.reduce_bucket_size: the gradient reduce bucket
-    double subGroupSize = 1e9;        // zero_optimization.sub_group_size: the optimizer steps one sub group at a time
-    double prefetchBucketSize = 5e7;  // stage3_prefetch_bucket_size: parameters gathered ahead of use
-    double maxLiveParameters = 1e9;   // stage3_max_live_parameters: the most gathered at once
+    double reduceBucketSize = 5e8;      // zero_optimization.reduce_bucket_size: the gradient reduce bucket
+    double subGroupSize = 1e9;          // zero_optimization.sub_group_size: the optimizer steps one sub group at a time
+    double prefetchBucketSize = 5e7;    // stage3_prefetch_bucket_size: parameters gathered ahead of use
+    double maxLiveParameters = 1e9;     // stage3_max_live_parameters: the most gathered at once
+    double persistenceThreshold = 1e5;  // stage3_param_persistence_threshold: smaller parameters stay gathered
     // inference (mode = inference: mb is the number of concurrent sequences, seq the tokens of each)
     Mode mode = Mode::training;
     WeightDtype weightDtype = WeightDtype::bf16;
