@@ -24,6 +24,12 @@ const nlohmann::json& fixture(const std::string& name) {
     return it->second;
 }
 
+double stageLine(const Result& r, const Stage& stage, const std::string& id) {
+    for (size_t i = 0; i < r.lines.size(); ++i)
+        if (toString(r.lines[i].id) == id) return stage.lineBytes[i];
+    return -1;
+}
+
 Config configFrom(const nlohmann::json& object) {
     AssignmentList list = parseJsonConfig(object.dump());
     REQUIRE(list.problems.empty());

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "membudget/base/choices.hpp"
+#include "membudget/evaluate/evaluate.hpp"
 #include "membudget/model/config.hpp"
 
 namespace membudget {
@@ -23,6 +24,9 @@ void to_json(nlohmann::json& out, E value) = delete;
 namespace membudget::test {
 
 const nlohmann::json& fixture(const std::string& name);  // tests/fixtures/<name>.json, parsed once
+
+// One stage's bytes on a ledger line (by its id), -1 when the result has no such line.
+double stageLine(const Result& r, const Stage& stage, const std::string& id);
 
 // A fixture's "config" object, through the same JSON reader the CLI uses; fails the test on a problem.
 Config configFrom(const nlohmann::json& object);

@@ -164,8 +164,6 @@ TEST_CASE("inference: the workspace is vLLM's profiling peak, the sampler's on t
     const Result two = evaluate(c);
     REQUIRE(two.ok());
     REQUIRE(two.stages.size() == 2);
-    size_t at = 0;
-    while (toString(two.lines[at].id) != "activations") ++at;
-    CHECK(two.stages[0].lineBytes[at] == forward);
-    CHECK(two.stages[1].lineBytes[at] == 2 * T * h * 2 + sampler);
+    CHECK(test::stageLine(two, two.stages[0], "activations") == forward);
+    CHECK(test::stageLine(two, two.stages[1], "activations") == 2 * T * h * 2 + sampler);
 }

@@ -683,8 +683,7 @@ TEST_CASE("AsyncTP's symmetric-memory workspace: two BF16 output chunks of the r
 // torchao's FP8 all-gather (float8/fsdp_utils.py WeightWithDynamicFloat8CastTensor): FSDP2 gathers each Float8Linear
 // weight in FP8, so a gathered layer's matrices take 1 B, not 2; under PP the whole stage stays gathered, in FP8.
 TEST_CASE("fp8_all_gather: FSDP2 holds the gathered Float8 linear weights in FP8", "[methods][torchtitan][fp8]") {
-    Config c;
-    applyModelPreset(c, *findModelPreset("llama-3.1-405b"));
+    Config c = preset("llama-3.1-405b");
     c.method = Method::membudget;
     c.framework = Framework::torchtitan;
     c.precision = Precision::fp8;
@@ -699,11 +698,7 @@ TEST_CASE("fp8_all_gather: FSDP2 holds the gathered Float8 linear weights in FP8
     Config gathered = c;
     gathered.fp8AllGather = true;
     // The first stage's parameters line (the peak stage may move when a line shrinks).
-    auto parameters = [](const Result& r) {
-        size_t at = 0;
-        while (r.lines[at].id != LineId::parameters) ++at;
-        return r.stages[0].lineBytes[at];
-    };
+    auto parameters = [](const Result& r) { return test::stageLine(r, r.stages[0], "parameters"); };
     const Result bf16 = evaluate(c), fp8 = evaluate(gathered);
     REQUIRE(fp8.ok());
     // One 405B layer's matrices: q and o (h × h), k and v (h × 1024), gate, up and down (h × 53,248); two blocks
@@ -729,8 +724,7 @@ TEST_CASE("fp8_all_gather: FSDP2 holds the gathered Float8 linear weights in FP8
 // DeepSpeed ZeRO-3 keeps every tensor of at most stage3_param_persistence_threshold elements gathered after its
 // first use (parameter_offload.py mark_persistent_parameters; release_sub_module skips ds_persist parameters).
 TEST_CASE("DeepSpeed's persistent parameters: tensors under the threshold stay gathered on every GPU", "[methods][deepspeed]") {
-    Config c;
-    applyModelPreset(c, *findModelPreset("llama-3.1-8b"));
+    Config c = preset("llama-3.1-8b");
     c.method = Method::membudget;
     c.framework = Framework::deepspeed;
     c.zero = 3;

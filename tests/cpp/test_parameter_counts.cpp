@@ -27,12 +27,6 @@ double lineBytes(const Result& r, const std::string& id) {
     return -1;
 }
 
-double stageLine(const Result& r, const Stage& stage, const std::string& id) {
-    for (size_t i = 0; i < r.lines.size(); ++i)
-        if (toString(r.lines[i].id) == id) return stage.lineBytes[i];
-    return -1;
-}
-
 std::vector<Config> architectures() {
     std::vector<Config> out;
     for (const auto& preset : modelPresets()) {
@@ -86,7 +80,7 @@ TEST_CASE("weights summed over stages and shards are the model's parameter count
                 for (const auto& stage : r.stages) {
                     model += stage.modelParameters;
                     // BF16 weights, no ZeRO sharding, no FP8 copies: two bytes per parameter this GPU holds.
-                    CHECK(stageLine(r, stage, "parameters") == Approx(2 * stage.parametersPerGpu).epsilon(1e-12));
+                    CHECK(test::stageLine(r, stage, "parameters") == Approx(2 * stage.parametersPerGpu).epsilon(1e-12));
                     CHECK(stage.parametersPerGpu >= stage.modelParameters / (c.tp * c.ep * (c.experts != 0 ? c.tp : 1)) * (1 - 1e-12));
                     // One rank of each kind holds everything but the copies a stage keeps of shared weights.
                     if (c.tp == 1 && c.ep == 1 && (c.pp == 1 || (!c.tiedEmbeddings && c.mtpLayers == 0)))
