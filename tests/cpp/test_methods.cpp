@@ -748,3 +748,39 @@ TEST_CASE("DeepSpeed's persistent parameters: tensors under the threshold stay g
     c.framework = Framework::torchtitan;
     CHECK(parameters(c, 1e8) == parameters(c, 0));
 }
+
+// Without zero.Init, F.linear is PyTorch's own: mm/addmm save weight.t(), a view of the gathered storage, and
+// DeepSpeed's release (free_param: param.data = torch.empty(0)) cannot free it; every weight a layer saved stays
+// until that layer's backward. zero.Init's zero3_linear_wrap saves the Parameter, whose data the release empties.
+TEST_CASE("DeepSpeed ZeRO-3 without zero.Init: the weights autograd saved stay gathered until backward", "[methods][deepspeed]") {
+    Config c = preset("llama-3.1-8b");
+    c.method = Method::membudget;
+    c.framework = Framework::deepspeed;
+    c.zero = 3;
+    c.tp = 1;
+    c.dp = 8;
+    c.mb = 1;
+    c.seq = 2048;
+    c.microbatches = 1;
+    c.ckpt = Checkpointing::none;
+    auto saved = [](Config config) {
+        double bytes = 0;
+        for (const auto& t : evaluate(config).tensors)
+            if (t.name.find("zero.Init") != std::string::npos) bytes += t.bytes;
+        return bytes;
+    };
+    c.zeroInit = true;
+    CHECK(saved(c) == 0);
+    c.zeroInit = false;
+    // 32 layers' matrices + the untied output layer, in BF16; not the embedding, not the norms (saved as the leaf
+    // parameters themselves, which the release empties).
+    const double matrices = 4096.0 * 4096 * 2 + 2 * 4096.0 * 1024 + 3 * 4096.0 * 14336;
+    CHECK(saved(c) == 2 * (32 * matrices + 128256.0 * 4096));
+    // A checkpointed layer saves nothing in its forward: only the output layer's matrix stays.
+    c.ckpt = Checkpointing::full;
+    CHECK(saved(c) == 2 * 128256.0 * 4096);
+    // FSDP2 frameworks release by resharding the storage itself: nothing of the kind.
+    c.framework = Framework::torchtitan;
+    c.ckpt = Checkpointing::none;
+    CHECK(saved(c) == 0);
+}

@@ -76,6 +76,7 @@ enum class TensorKind : std::uint8_t {
     recomputedLayer,
     recomputedAttentionCore,
     moeCombineBackward,
+    zero3SavedWeights,
     tokenIds,
     embeddingDropoutMask,
     finalNormInput,

@@ -139,6 +139,26 @@ void forEachStageTensor(const Config& c, const MembudgetTraining& t, const Stage
             return TensorText{"[b·s·k, h]", "one MoE layer at a time"};
         });
     }
+    if (t.deepspeedZero3 && !c.zeroInit) {
+        // Without zero.Init, F.linear is PyTorch's own: zero.Init swaps in zero3_linear_wrap, whose
+        // LinearFunctionForZeroStage3 saves the Parameter itself, only inside its context
+        // (partition_parameters.py patch_init_and_builtins). PyTorch's mm/addmm save the weight as the view
+        // weight.t(), and DeepSpeed's release (free_param: param.data = torch.empty(0)) drops only the parameter's
+        // reference: every gathered matrix a layer multiplied by stays allocated until that layer's backward, the
+        // output layer's too (the embedding's when tied). A norm saves its weight itself, a leaf whose data the
+        // release empties, and the embedding's backward needs only the token ids (the CPU census:
+        // tests/python/test_zero3_saved_weights.py). A checkpointed layer saves nothing in forward.
+        const double keptLayers = c.ckpt == Checkpointing::full ? st.layers - st.checkpointedLayers : st.layers;
+        const double keptMoe = st.layers > 0 ? keptLayers * st.moeLayers / st.layers : 0;
+        const double tiedOutput = t.p.output > 0 ? t.p.output : c.tiedEmbeddings ? x.V * x.h / x.t : 0;
+        const double elements = (keptLayers - keptMoe) * t.p.layerLinear +
+                                keptMoe * (t.p.moeLayerLinear + t.p.moeLayerExperts + c.experts * x.h) +
+                                (st.last ? tiedOutput : 0);  // a MoE layer's router is a matrix too
+        if (elements > 0)
+            v.tensor(TensorKind::zero3SavedWeights, Dtype::activation, t.rates.weight * elements, 1, [] {
+                return TensorText{"every matrix a layer saved (weight.t())", "gathered: whole, on every rank"};
+            });
+    }
     if (st.first) {
         v.tensor(TensorKind::tokenIds, Dtype::int64, 8 * x.b * x.sRank, st.microbatches, [&c] {
             return TensorText{"[b, " + seqShape(c, false) + "]", "replicated on every TP rank"};

@@ -67,6 +67,7 @@ constexpr std::string_view kTensorNames[] = {
     "one layer recomputed in backward (transient)",                                     // recomputedLayer
     "attention core recomputed in backward (transient)",                                // recomputedAttentionCore
     "MoE layer backward: the combine's FP32 gradients (transient)",                     // moeCombineBackward
+    "gathered weights autograd saved (ZeRO-3 without zero.Init)",                       // zero3SavedWeights
     "input token ids",                                                                  // tokenIds
     "embedding dropout mask",                                                           // embeddingDropoutMask
     "final norm input",                                                                 // finalNormInput
