@@ -37,7 +37,7 @@ std::vector<Config> architectures() {
         out.push_back(c);
     }
     for (const auto& k : fixture("hf-configs")["cases"]) {
-        const HfImport imported = importHfConfig(k["config"].dump());
+        const HfImport imported = importHfConfig(k.contains("text") ? k["text"].get<std::string>() : k["config"].dump());
         if (imported.errors.empty()) out.push_back(imported.config);
     }
     return out;

@@ -1,7 +1,7 @@
 // config.json import in the wasm build, against the same fixtures as tests/cpp/test_hf_import.cpp.
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadPlannerEngine, MembudgetError, type Engine } from '../../web/src/engine';
+import { flattenJson, loadPlannerEngine, MembudgetError, type Engine } from '../../web/src/engine';
 import { fixture, PLANNER_WASM } from '../support/paths';
 
 let engine: Engine;
@@ -15,7 +15,8 @@ describe('Hugging Face config.json import', () => {
   for (const c of hf.cases) {
     it(c.name, () => {
       // TP 1 divides every model's heads; the default TP 8 does not divide GPT-2's 12 or Qwen2-7B's 28.
-      const imported = engine.importHfConfig({ ...engine.defaultConfig(), tp: 1 }, JSON.stringify(c.config));
+      // `text` where the file is not JSON as written (Python's bare Infinity and NaN).
+      const imported = engine.importHfConfig({ ...engine.defaultConfig(), tp: 1 }, c.text ?? JSON.stringify(c.config));
       for (const [key, value] of Object.entries(c.expect)) {
         if (key === 'parameter_count') expect(engine.evaluate(imported.config).parameterCount).toBe(value);
         else expect(imported.config[key as keyof typeof imported.config], key).toBe(value);
@@ -39,7 +40,9 @@ describe('Hugging Face config.json import', () => {
 
 describe('imports leave nothing of the model before them', () => {
   it('importing A then B gives exactly what importing B alone gives, for every pair of fixture configs', () => {
-    const texts = fixture('hf-configs').cases.map((c: { config: unknown }) => JSON.stringify(c.config));
+    const texts = fixture('hf-configs')
+      .cases.filter((c: { config?: unknown }) => c.config)
+      .map((c: { config: unknown }) => JSON.stringify(c.config));
     const base = { ...engine.defaultConfig(), tp: 1 };
     let pairs = 0;
     for (const a of texts)
@@ -67,5 +70,20 @@ describe('imports leave nothing of the model before them', () => {
     );
     expect(imported.config.name).toBe('org/My-Model');
     expect(engine.encodeQuery(imported.config)).toContain('name=org%2FMy-Model');
+  });
+});
+
+describe("JSON as Python's json.dump writes it", () => {
+  it('reads bare Infinity and NaN as strings and changes nothing inside strings, as the CLI does', () => {
+    const flat = flattenJson('{"limit": [0.0, Infinity], "floor":-Infinity, "x" : NaN, "name": "Infinity, NaN", "NaNa": 1}');
+    expect(flat.rootType).toBe('object');
+    const at = (key: string) => flat.values.find((v) => v.key === key);
+    expect(at('limit[1]')).toEqual({ key: 'limit[1]', type: 'string', text: 'Infinity' });
+    expect(at('floor')?.text).toBe('-Infinity');
+    expect(at('x')?.type).toBe('string');
+    expect(at('name')?.text).toBe('Infinity, NaN');
+    expect(at('NaNa')).toEqual({ key: 'NaNa', type: 'number', text: '1' });
+    expect(flattenJson('{"x": Infinityx}').rootType).toBe('invalid');
+    expect(flattenJson('{"x": 1 NaN}').rootType).toBe('invalid');
   });
 });

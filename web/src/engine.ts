@@ -33,6 +33,7 @@ import type {
 import type { PlannerModule } from './wasm/membudget-planner.js';
 import type { ParsedImport } from './import-parse';
 import wasmUrl from './wasm/membudget.wasm?url';
+import { parseJsonWithPythonConstants } from './python-json';
 import plannerWasmUrl from './wasm/membudget-planner.wasm?url';
 
 export type {
@@ -287,7 +288,7 @@ export class Engine {
     let root: unknown;
     let rootType = 'object';
     try {
-      root = JSON.parse(text);
+      root = parseJsonWithPythonConstants(text);
     } catch {
       rootType = 'invalid';
     }
@@ -442,7 +443,7 @@ export class Engine {
 export function flattenJson(text: string): { rootType: string; error: string; values: HfValue[] } {
   let root: unknown;
   try {
-    root = JSON.parse(text);
+    root = parseJsonWithPythonConstants(text);
   } catch (error) {
     return { rootType: 'invalid', error: error instanceof Error ? error.message : String(error), values: [] };
   }

@@ -3,6 +3,7 @@
 // the CLI's cli/import_parse.cpp does with nlohmann/json, toml++, yaml-cpp and its tokenizer. The parsers load
 // only when an import starts (dynamic imports, in the planner's worker).
 import type { HfValue } from './wasm/membudget';
+import { parseJsonWithPythonConstants } from './python-json';
 
 export interface ParsedImport {
   rootType: string;
@@ -87,7 +88,7 @@ export async function parseImport(text: string, syntax: string): Promise<ParsedI
       const { parse } = await import('yaml');
       return flattenDocument(parse(text));
     }
-    return flattenDocument(JSON.parse(text));
+    return flattenDocument(parseJsonWithPythonConstants(text));
   } catch (error) {
     return failed(error);
   }

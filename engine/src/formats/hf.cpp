@@ -134,6 +134,11 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> fiel
         for (const char* name : names) {
             const auto* v = find(name);
             if (!v) continue;
+            if (v->type == "string" && (v->text == "Infinity" || v->text == "-Infinity" || v->text == "NaN")) {
+                // Python's json writes them bare; the readers turn them into strings (io/json.cpp pythonJsonConstants).
+                out.errors.push_back({field, std::string(name) + " must be a finite number to set " + field + "; got " + v->text});
+                return std::nullopt;
+            }
             if (v->type != "number") {
                 out.errors.push_back(
                     {field, std::string(name) + " must be a number to set " + field + "; got " + article(v->type) + v->type});

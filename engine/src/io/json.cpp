@@ -3,6 +3,7 @@
 #include "membudget/io/json.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -28,6 +29,48 @@ std::string jsonTypeName(const Json& value) {
     if (value.is_null()) return "null";
     if (value.is_array()) return "an array";
     return "an object";
+}
+
+// Python's json module writes float('inf') and float('nan') as the bare words Infinity, -Infinity and NaN, which
+// JSON has not (RFC 8259 §6) and nlohmann/json refuses; config.json files hold them where a value may be
+// unbounded (Nemotron-H's time_step_limit). Outside strings, each such word where a value starts becomes the
+// string of itself, so the document parses and a field that needs a number from it says what it holds.
+// nullopt when the text has none of them. The page does the same (web/src/engine.ts pythonJsonConstants).
+std::optional<std::string> pythonJsonConstants(std::string_view text) {
+    std::string out;
+    bool inString = false, changed = false;
+    char previous = '[';  // the last character outside a string that is not blank
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char ch = text[i];
+        if (inString) {
+            out += ch;
+            if (ch == '\\' && i + 1 < text.size())
+                out += text[++i];
+            else if (ch == '"')
+                inString = false;
+            continue;
+        }
+        const bool valueStarts = previous == '[' || previous == ',' || previous == ':';
+        bool replaced = false;
+        for (std::string_view word : {std::string_view("-Infinity"), std::string_view("Infinity"), std::string_view("NaN")}) {
+            if (!valueStarts || text.substr(i, word.size()) != word) continue;
+            const size_t end = i + word.size();
+            if (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) continue;
+            out += '"';
+            out += word;
+            out += '"';
+            i = end - 1;
+            previous = '"';
+            replaced = changed = true;
+            break;
+        }
+        if (replaced) continue;
+        out += ch;
+        if (ch == '"') inString = true;
+        if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r') previous = ch;
+    }
+    if (!changed) return std::nullopt;
+    return out;
 }
 
 }  // namespace
@@ -98,7 +141,10 @@ HfImport importHfConfig(std::string_view text, const Config& base) {
     // nlohmann::json (a std::map), not ordered_json, whose key lookup is a scan: a config.json of 100,000 keys
     // took half a minute to read. The mapping does not depend on the keys' order.
     if (text.find('\0') != std::string_view::npos) return importHfFields("invalid", {}, base);  // a NUL would end the document early
-    const nlohmann::json cfg = nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+    nlohmann::json cfg = nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+    if (cfg.is_discarded())
+        if (const auto rewritten = pythonJsonConstants(text))
+            cfg = nlohmann::json::parse(rewritten->begin(), rewritten->end(), nullptr, /*allow_exceptions=*/false);
     if (cfg.is_discarded()) return importHfFields("invalid", {}, base);
     if (!cfg.is_object()) return importHfFields(jsonTypeName(cfg).substr(jsonTypeName(cfg).find(' ') + 1), {}, base);
     std::vector<HfValue> fields;
@@ -169,7 +215,12 @@ FlatJson flattenJson(std::string_view text) {
         deepest = std::max(deepest, depth);
         return deepest <= 64;
     };
-    const nlohmann::json root = nlohmann::json::parse(text.begin(), text.end(), depthLimit, /*allow_exceptions=*/false);
+    nlohmann::json root = nlohmann::json::parse(text.begin(), text.end(), depthLimit, /*allow_exceptions=*/false);
+    if (root.is_discarded() && deepest <= 64)
+        if (const auto rewritten = pythonJsonConstants(text)) {
+            deepest = 0;
+            root = nlohmann::json::parse(rewritten->begin(), rewritten->end(), depthLimit, /*allow_exceptions=*/false);
+        }
     if (deepest > 64) {
         out.rootType = "invalid";
         out.error = "nested deeper than 64 levels";
