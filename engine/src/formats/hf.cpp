@@ -254,6 +254,31 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> fiel
         assignments.push_back({"kv_lora_rank", "0"});
     }
     if (!number({"num_nextn_predict_layers"}, "mtp_layers", false)) assignments.push_back({"mtp_layers", "0"});
+    // What the file says that changes memory and membudget does not read: each named, never silently counted as
+    // the uniform full-attention, BF16 decoder the fields describe (docs/import.md).
+    if (const auto* window = find("sliding_window");
+        window && window->type == "number" && numberOf(*window) > 0 && boolean("use_sliding_window", true))
+        out.notices.push_back({"sliding_window", "sliding_window " + window->text +
+                                                     ": vLLM keeps at most that many tokens' keys and values in a sliding-window "
+                                                     "layer; membudget keeps every token in every layer, so past it the KV cache "
+                                                     "is over-counted and the longest context that fits under-stated"});
+    if (find("layer_types"))
+        out.notices.push_back(
+            {"layer_types", "layer_types (each layer's attention kind) is not read: every layer is counted as full attention"});
+    if (const auto* quantization = find("quantization_config"); quantization && quantization->type == "object")
+        out.notices.push_back({"quantization_config",
+                               "quantization_config is not read: the weights are counted at weight_dtype (BF16 unless set), not "
+                               "in the checkpoint's quantized format; set weight_dtype for inference"});
+    // Hybrid and sparse-attention layouts (Qwen3-Next, DeepSeek-V3.2, Llama 4, Nemotron-H): their keys, where a
+    // listed model_type carries one.
+    for (const auto& f : fields)
+        for (std::string_view prefix : {"full_attention_interval", "linear_", "index_", "interleave_moe_layer_step", "attention_chunk_size",
+                                        "hybrid_override_pattern", "mamba_", "ssm_"})
+            if (f.type != "null" && f.key.rfind(prefix, 0) == 0) {
+                out.notices.push_back({f.key, f.key + " changes what a layer is and keeps (hybrid or sparse attention), which "
+                                                      "membudget does not read: every layer is counted as the same decoder layer"});
+                break;
+            }
     if (find("parallel_attn") || find("use_parallel_residual"))
         out.notices.push_back({"use_parallel_residual", "a parallel attention/MLP block saves the same tensors here as a sequential one"});
     // The model's own name: the id it was published under, else its class.
