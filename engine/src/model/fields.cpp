@@ -972,9 +972,8 @@ std::vector<FieldSpec> buildFields() {
          .kind = K::boolean,
          .member = &Config::zeroInit,
          .unit = "",
-         .help = PAGE_TEXT("DeepSpeed builds the model partitioned (less CPU memory) and swaps in its own F.linear; without it, ZeRO-3 "
-                           "keeps the gathered matrices autograd saved until backward"),
-         .section = PAGE_TEXT("DeepSpeed estimate_zero3_model_states_mem_needs; partition_parameters.py patch_init_and_builtins"),
+         .help = PAGE_TEXT("Built partitioned (less CPU memory); off: ZeRO-3 keeps saved weights gathered"),
+         .section = PAGE_TEXT("DeepSpeed estimate_zero3_model_states_mem_needs"),
          .applies = Applies::training});
     [[maybe_unused]] const std::string_view dsz = "DeepSpeed deepspeed/runtime/zero/config.py, stage3.py, partitioned_param_coordinator.py";
     add({.key = "reduce_bucket_size",

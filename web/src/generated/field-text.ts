@@ -339,8 +339,8 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "section": "DeepSpeed ZeRO-Offload / ZeRO-Infinity"
   },
   "zero_init": {
-    "help": "DeepSpeed builds the model partitioned (less CPU memory) and swaps in its own F.linear; without it, ZeRO-3 keeps the gathered matrices autograd saved until backward",
-    "section": "DeepSpeed estimate_zero3_model_states_mem_needs; partition_parameters.py patch_init_and_builtins"
+    "help": "Built partitioned (less CPU memory); off: ZeRO-3 keeps saved weights gathered",
+    "section": "DeepSpeed estimate_zero3_model_states_mem_needs"
   },
   "reduce_bucket_size": {
     "help": "DeepSpeed zero_optimization.reduce_bucket_size: the gradients reduced at once, in the model dtype",
