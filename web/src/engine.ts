@@ -297,7 +297,7 @@ export class Engine {
       if (root === null || typeof root !== 'object' || Array.isArray(root)) {
         rootType = root === null ? 'null' : Array.isArray(root) ? 'array' : typeof root;
       } else {
-        for (const [key, value] of Object.entries(root)) {
+        const add = (key: string, value: unknown) => {
           const type = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
           // An array's text is its first element where that is a string (architectures: ["LlamaForCausalLM"]), as the CLI's.
           const text =
@@ -307,6 +307,13 @@ export class Engine {
                 ? value[0]
                 : '';
           fields.push({ key, type, text });
+        };
+        // The top-level values and, one level down, those of each object (quantization_config.quant_method,
+        // text_config.hidden_size), as the CLI's importHfConfig hands them.
+        for (const [key, value] of Object.entries(root)) {
+          add(key, value);
+          if (value !== null && typeof value === 'object' && !Array.isArray(value))
+            for (const [child, inner] of Object.entries(value)) add(`${key}.${child}`, inner);
         }
       }
     }

@@ -4,6 +4,7 @@
 #include "membudget/formats/hf.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <iterator>
 #include <optional>
@@ -78,6 +79,75 @@ std::string knownModelTypes() {
     std::string out;
     for (const auto& t : kHfModelTypes) out += (out.empty() ? "" : ", ") + std::string(t.type);
     return out;
+}
+
+// The checkpoint's weight format (quantization_config, transformers' quantizers and vLLM's quantization methods of
+// the same names) as weight_dtype and quant_group, with a notice saying what was read; a format weight_dtype cannot
+// hold is named and the weights stay at the checkpoint's dtype, an over-count. vLLM keeps the embedding, the
+// output layer and the norms unquantized, as membudget's weight_dtype does.
+template <class Find>
+void readWeightFormat(const Find& find, HfImport& out, std::vector<Assignment>& assignments) {
+    auto text = [&find](const char* key) {
+        const auto* v = find(key);
+        std::string t = v && (v->type == "string" || v->type == "number") ? v->text : "";
+        std::transform(t.begin(), t.end(), t.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+        return t;
+    };
+    auto number = [&find](std::initializer_list<const char*> keys) -> std::optional<double> {
+        for (const char* key : keys)
+            if (const auto* v = find(key); v && v->type == "number") return detail::parseNumber(v->text);
+        return std::nullopt;
+    };
+    const auto* quantization = find("quantization_config");
+    if (!quantization || quantization->type != "object") {
+        // Unquantized: the dtype it was saved in (torch_dtype; dtype since transformers 4.56), as vLLM's dtype auto.
+        const std::string dtype = text("torch_dtype").empty() ? text("dtype") : text("torch_dtype");
+        assignments.push_back({"weight_dtype", dtype == "float16" ? "fp16" : "bf16"});
+        return;
+    }
+    const std::string method = text("quantization_config.quant_method");
+    const std::string format = text("quantization_config.format");
+    std::string dtype, group, read;
+    if (method == "fp8" || method == "fbgemm_fp8" || (method == "compressed-tensors" && format == "float-quantized")) {
+        dtype = "fp8";
+        read = "FP8 weights";
+    } else if (method == "awq" || method == "gptq" || method == "awq_marlin" || method == "gptq_marlin") {
+        const auto bits = number({"quantization_config.bits", "quantization_config.w_bit"});
+        const auto size = number({"quantization_config.group_size", "quantization_config.q_group_size"});
+        if (bits && *bits == 8) {
+            dtype = "int8";
+            read = "8-bit weights";
+        } else if (bits && *bits == 4) {
+            dtype = "int4";
+            // group_size -1 is one scale per output channel: the largest group the field holds, as near as it gets.
+            group = size && *size >= 8 && *size <= 8192 ? detail::formatNumber(*size) : "8192";
+            read = "4-bit weights, " + (size && *size > 0 ? "groups of " + detail::formatNumber(*size) : std::string("per channel"));
+        }
+    } else if (method == "compressed-tensors" && format == "pack-quantized") {
+        dtype = "int4";
+        group = "128";
+        read = "4-bit packed weights (the group size in config_groups is not read: 128 assumed)";
+    } else if (method == "compressed-tensors" && format == "int-quantized") {
+        dtype = "int8";
+        read = "8-bit weights";
+    }
+    const std::string name = method.empty() ? std::string("no quant_method") : displayName(method.substr(0, 40));
+    if (dtype.empty()) {
+        assignments.push_back({"weight_dtype", "bf16"});
+        out.notices.push_back(
+            {"quantization_config", "quantization_config (" + name + (format.empty() ? "" : ", " + displayName(format.substr(0, 40))) +
+                                        ") is a weight format weight_dtype cannot hold: the weights are counted in BF16, more "
+                                        "than the checkpoint loads"});
+        return;
+    }
+    assignments.push_back({"weight_dtype", dtype});
+    if (!group.empty()) assignments.push_back({"quant_group", group});
+    const bool exceptions = find("quantization_config.modules_to_not_convert") || find("quantization_config.ignore");
+    out.notices.push_back(
+        {"quantization_config", "quantization_config (" + name + "): " + read + " -> weight_dtype " + dtype +
+                                    (group.empty() ? "" : ", quant_group " + group) +
+                                    " for the layers' linear weights; the embedding, output layer and norms stay BF16" +
+                                    (exceptions ? " (its list of modules left unquantized is not read module by module)" : "")});
 }
 
 }  // namespace
@@ -265,10 +335,7 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> fiel
     if (find("layer_types"))
         out.notices.push_back(
             {"layer_types", "layer_types (each layer's attention kind) is not read: every layer is counted as full attention"});
-    if (const auto* quantization = find("quantization_config"); quantization && quantization->type == "object")
-        out.notices.push_back({"quantization_config",
-                               "quantization_config is not read: the weights are counted at weight_dtype (BF16 unless set), not "
-                               "in the checkpoint's quantized format; set weight_dtype for inference"});
+    readWeightFormat(find, out, assignments);
     // Hybrid and sparse-attention layouts (Qwen3-Next, DeepSeek-V3.2, Llama 4, Nemotron-H): their keys, where a
     // listed model_type carries one.
     for (const auto& f : fields)
@@ -306,14 +373,16 @@ namespace detail {
 // Hugging Face config.json as an import: the mapping above (importHfFields), as assignments of the architecture.
 void importHf(const ImportInput& input, Mapping& m) {
     std::vector<HfValue> top;
+    // The top-level values and one level down (quantization_config.quant_method), as importHfConfig reads them.
     for (const auto& v : input.values)
-        if (v.key.find('.') == std::string::npos && v.key.find('[') == std::string::npos) top.push_back(v);
+        if (std::count(v.key.begin(), v.key.end(), '.') <= 1 && v.key.find('[') == std::string::npos) top.push_back(v);
     const HfImport imported = importHfFields(input.rootType, top, Config{});
     for (const auto& e : imported.errors) m.error(e.message);
     for (const auto& n : imported.notices) m.warn(n.message);
     if (!imported.errors.empty()) return;
     for (const FieldSpec& field : fields())
-        if (field.group == "model" || field.key == "method") m.set(field.key, fieldText(imported.config, field));
+        if (field.group == "model" || field.key == "method" || field.key == "weight_dtype" || field.key == "quant_group")
+            m.set(field.key, fieldText(imported.config, field));
 }
 
 }  // namespace detail

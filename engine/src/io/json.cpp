@@ -148,7 +148,7 @@ HfImport importHfConfig(std::string_view text, const Config& base) {
     if (cfg.is_discarded()) return importHfFields("invalid", {}, base);
     if (!cfg.is_object()) return importHfFields(jsonTypeName(cfg).substr(jsonTypeName(cfg).find(' ') + 1), {}, base);
     std::vector<HfValue> fields;
-    for (const auto& [key, value] : cfg.items()) {
+    auto add = [&fields](const std::string& key, const nlohmann::json& value) {
         if (value.is_number())
             fields.push_back({key, "number", detail::formatNumber(value.get<double>())});
         else if (value.is_boolean())
@@ -161,6 +161,13 @@ HfImport importHfConfig(std::string_view text, const Config& base) {
         else
             fields.push_back({key, value.is_array() ? "array" : "object",
                               value.is_array() && !value.empty() && value.front().is_string() ? value.front().get<std::string>() : ""});
+    };
+    // The top-level values and, one level down, those of each object (quantization_config.quant_method,
+    // text_config.hidden_size), as the page hands them (web/src/engine.ts importHfConfig).
+    for (const auto& [key, value] : cfg.items()) {
+        add(key, value);
+        if (value.is_object())
+            for (const auto& [child, inner] : value.items()) add(key + "." + child, inner);
     }
     return importHfFields("object", fields, base);
 }
