@@ -154,8 +154,39 @@ void readWeightFormat(const Find& find, HfImport& out, std::vector<Assignment>& 
 
 // The mapping works on the config's top-level values as text, so that it needs no JSON parser: the CLI
 // parses with nlohmann/json, the page with JSON.parse, and both hand the same values here.
-HfImport importHfFields(std::string_view rootType, std::span<const HfValue> fields, const Config& base) {
+HfImport importHfFields(std::string_view rootType, std::span<const HfValue> given, const Config& base) {
     HfImport out{base, {}, {}};
+    std::span<const HfValue> fields = given;
+    // A multimodal wrapper (Llava, Mistral 3, Gemma 3, Llama 4, Qwen2.5-VL) keeps its language model under
+    // text_config (transformers' get_text_config): that model is read, its values first and the wrapper's for what
+    // it leaves out (quantization_config, torch_dtype, tie_word_embeddings); the name and class are the wrapper's.
+    std::vector<HfValue> textModel;
+    if (std::any_of(given.begin(), given.end(), [](const HfValue& v) { return v.key == "text_config" && v.type == "object"; })) {
+        constexpr std::string_view prefix = "text_config.";
+        // The model's name is the wrapper's, the id it was published under, not its language model's origin.
+        auto wrapperHas = [&given](std::string_view key) {
+            return std::any_of(given.begin(), given.end(), [&key](const HfValue& v) { return v.key == key && v.type != "null"; });
+        };
+        for (const auto& v : given) {
+            if (v.key.rfind(prefix, 0) != 0) continue;
+            const std::string key = v.key.substr(prefix.size());
+            if ((key == "_name_or_path" || key == "architectures") && wrapperHas(key)) continue;
+            textModel.push_back({key, v.type, v.text});
+        }
+        const size_t inner = textModel.size();
+        for (const auto& v : given) {
+            // The wrapper's own model_type (llava, gemma3) never stands for its language model's.
+            if (v.key == "text_config" || v.key == "model_type" || v.key.rfind(prefix, 0) == 0) continue;
+            const std::string top = v.key.substr(0, v.key.find('.'));
+            const bool shadowed = std::any_of(textModel.begin(), textModel.begin() + static_cast<std::ptrdiff_t>(inner),
+                                              [&top](const HfValue& t) { return t.key == top && t.type != "null"; });
+            if (!shadowed) textModel.push_back(v);
+        }
+        fields = textModel;
+        out.notices.push_back({"text_config",
+                               "a multimodal wrapper: its language model (text_config) is counted; the vision tower "
+                               "(vision_config) and its projector are left out"});
+    }
     if (rootType == "invalid") {
         out.errors.push_back({"hf_config", "invalid JSON: the text is not a config.json"});
         return out;
