@@ -167,3 +167,53 @@ TEST_CASE("inference: the workspace is vLLM's profiling peak, the sampler's on t
     CHECK(test::stageLine(two, two.stages[0], "activations") == forward);
     CHECK(test::stageLine(two, two.stages[1], "activations") == 2 * T * h * 2 + sampler);
 }
+
+// vLLM kv_cache_interface.py: FullAttentionSpec keeps cdiv(max_model_len, block) pages per request,
+// SlidingWindowSpec cdiv(min(W − 1 + max_num_batched_tokens, max_model_len), block) + 1.
+TEST_CASE("inference: sliding-window layers keep the window, the prefill chunk and one block (vLLM's SlidingWindowSpec)",
+          "[inference][sliding]") {
+    Config c = inference();
+    c.params = 0;
+    c.hidden = 2560;
+    c.layers = 34;
+    c.heads = 8;
+    c.kvHeads = 4;
+    c.headDim = 256;
+    c.ffn = 10240;
+    c.vocab = 262208;
+    c.mb = 3;
+    c.seq = 32768;
+    c.workspaceTokens = 8192;
+    auto vllm = [&c](double full, double sliding) {
+        const double page = 2 * c.kvBlock * c.kvHeads * 256 * 2;  // AttentionSpec.page_size_bytes, BF16, TP 1
+        const double fullPages = std::ceil(c.seq / c.kvBlock);
+        const double slidingPages = std::ceil(std::min(c.slidingWindow - 1 + c.workspaceTokens, c.seq) / c.kvBlock) + 1;
+        return c.mb * page * (full * fullPages + sliding * slidingPages);
+    };
+    const double everyToken = line(evaluate(c), "kv_cache");
+    CHECK(everyToken == vllm(34, 0));
+    // Gemma 3: a 1,024-token window, every sixth layer full: layers 6, 12, …, 30 of 34.
+    c.slidingWindow = 1024;
+    c.fullAttentionEvery = 6;
+    CHECK(line(evaluate(c), "kv_cache") == vllm(5, 29));
+    // Every layer sliding (Mistral-7B-v0.1), and a window longer than the sequence: one block more than full.
+    c.fullAttentionEvery = 0;
+    CHECK(line(evaluate(c), "kv_cache") == vllm(0, 34));
+    c.slidingWindow = 65536;
+    CHECK(line(evaluate(c), "kv_cache") == everyToken + c.mb * 34 * 2 * c.kvBlock * c.kvHeads * 256 * 2);
+    // Split over two stages, the full layers fall where they are: 17 + 17 layers hold 2 and 3 of them.
+    c.slidingWindow = 1024;
+    c.fullAttentionEvery = 6;
+    c.pp = 2;
+    const Result split = evaluate(c);
+    REQUIRE(split.stages.size() == 2);
+    CHECK(split.stages[0].lineBytes[1] + split.stages[1].lineBytes[1] == vllm(5, 29));
+    // MLA has no sliding window in vLLM, and a full-attention period needs a window.
+    Config mla = c;
+    mla.kvLoraRank = 512;
+    CHECK_FALSE(validate(mla).empty());
+    Config period = inference();
+    period.fullAttentionEvery = 2;
+    REQUIRE_FALSE(validate(period).empty());
+    CHECK(validate(period)[0].field == "full_attention_every");
+}

@@ -154,6 +154,12 @@ double moeLayersIn(const Config& c, double from, double count) {
     return below(from + count) - below(from);
 }
 
+double fullAttentionLayersIn(const Config& c, double from, double count) {
+    if (c.slidingWindow == 0) return count;
+    if (c.fullAttentionEvery == 0) return 0;
+    return std::floor((from + count) / c.fullAttentionEvery) - std::floor(from / c.fullAttentionEvery);
+}
+
 bool mtpIsMoe(const Config& c) { return c.experts != 0 && isMoeLayer(c, c.layers - 1); }
 
 StageParameterCount stageParameterCount(const Config& c, double stage, double firstLayer, double layers) {

@@ -233,6 +233,28 @@ std::vector<FieldSpec> buildFields() {
          .help = PAGE_TEXT("The longest sequence the model serves (config.json max_position_embeddings): inference caps its "
                            "context and the longest context that fits by it, as vLLM refuses a longer max_model_len"),
          .section = PAGE_TEXT(arch)});
+    add({.key = "sliding_window",
+         .label = "Sliding window",
+         .group = "model",
+         .kind = K::integer,
+         .member = &Config::slidingWindow,
+         .min = 0,
+         .max = 16777216,
+         .unit = "tokens",
+         .help = PAGE_TEXT("Tokens a sliding-window layer attends to (0: none); vLLM caches at most that window in those layers"),
+         .section = PAGE_TEXT("vLLM kv_cache_interface.py SlidingWindowSpec"),
+         .applies = Applies::inference});
+    add({.key = "full_attention_every",
+         .label = "Full attention every",
+         .group = "model",
+         .kind = K::integer,
+         .member = &Config::fullAttentionEvery,
+         .min = 0,
+         .max = 10000,
+         .unit = "layers",
+         .help = PAGE_TEXT("With a sliding window: every Nth layer attends to all tokens (Gemma 2: 2, Gemma 3: 6; 0: none)"),
+         .section = PAGE_TEXT("transformers layer_types"),
+         .applies = Applies::inference});
 
     [[maybe_unused]] const std::string_view moe = "Mixture of experts (Megatron-LM --num-experts, --moe-*; Mixtral, Qwen MoE config.json)";
     add({.key = "experts",

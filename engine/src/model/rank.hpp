@@ -48,6 +48,10 @@ double persistentParameters(const Config& c, const Dims& x, double denseLayers, 
 // MoE layers among [from, from + count): first_dense_layers, + f, + 2f, … (isMoeLayer), without a loop.
 double moeLayersIn(const Config& c, double from, double count);
 
+// Full-attention layers among [from, from + count): all of them without a sliding window; with one, layers
+// N, 2N, … counted from 1 (full_attention_every = N, as Gemma 3's (layer + 1) % pattern == 0), none when N = 0.
+double fullAttentionLayersIn(const Config& c, double from, double count);
+
 // Whether the multi-token-prediction layers are MoE layers (they are of the last layer's kind).
 bool mtpIsMoe(const Config& c);
 

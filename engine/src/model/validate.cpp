@@ -208,6 +208,13 @@ std::vector<Problem> validate(const Config& config) {
         errors.push_back({"first_dense_layers", "first_dense_layers needs a mixture-of-experts model (experts > 0); got " +
                                                     n(config.firstDenseLayers) + " with experts = 0"});
     // vLLM refuses a max_model_len beyond the model's window (max_position_embeddings) unless told to override it.
+    // vLLM's SlidingWindowSpec: "MLA is not supported for sliding window".
+    if (config.slidingWindow > 0 && config.kvLoraRank != 0)
+        errors.push_back({"sliding_window", "sliding_window must be 0 with multi-head latent attention (kv_lora_rank = " +
+                                                n(config.kvLoraRank) + "): vLLM has no sliding window for MLA"});
+    if (config.slidingWindow == 0 && config.fullAttentionEvery != 0)
+        errors.push_back({"full_attention_every", "full_attention_every must be 0 without a sliding window (sliding_window = 0); got " +
+                                                      n(config.fullAttentionEvery)});
     if (config.mode == Mode::inference && config.contextWindow > 0 && config.seq > config.contextWindow)
         errors.push_back({"seq", "seq must be at most the model's context window (context_window = " + n(config.contextWindow) +
                                      ") in inference; got " + n(config.seq)});

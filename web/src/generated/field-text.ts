@@ -70,6 +70,14 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "help": "The longest sequence the model serves (config.json max_position_embeddings): inference caps its context and the longest context that fits by it, as vLLM refuses a longer max_model_len",
     "section": "Model config.json (Hugging Face layout)"
   },
+  "sliding_window": {
+    "help": "Tokens a sliding-window layer attends to (0: none); vLLM caches at most that window in those layers",
+    "section": "vLLM kv_cache_interface.py SlidingWindowSpec"
+  },
+  "full_attention_every": {
+    "help": "With a sliding window: every Nth layer attends to all tokens (Gemma 2: 2, Gemma 3: 6; 0: none)",
+    "section": "transformers layer_types"
+  },
   "experts": {
     "help": "Experts per MoE layer",
     "section": "Mixture of experts (Megatron-LM --num-experts, --moe-*; Mixtral, Qwen MoE config.json)"

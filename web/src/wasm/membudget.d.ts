@@ -62,6 +62,8 @@ export interface Config {
   qkv_bias: boolean;
   pos_emb: number;
   context_window: number;
+  sliding_window: number;
+  full_attention_every: number;
   experts: number;
   experts_per_token: number;
   moe_ffn: number;

@@ -33,6 +33,10 @@ struct Config {
     bool qkvBias = false;      // biases on Q, K, V only (Qwen2)
     double posEmb = 0;         // rows of a learned absolute position embedding; 0 for rotary
     double contextWindow = 0;  // the model's context window (max_position_embeddings), tokens; 0: not stated
+    // Sliding-window attention (Mistral-7B-v0.1, Phi-3, Gemma 2/3): the tokens a sliding layer attends to (0: every
+    // layer attends to all), and with one, every full_attention_every-th layer attending to all (0: none does).
+    double slidingWindow = 0;
+    double fullAttentionEvery = 0;
     // mixture of experts (experts = 0: dense)
     double experts = 0;
     double expertsPerToken = 2;

@@ -42,6 +42,11 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
     const double kvHeads = std::max(1.0, std::floor(c.kvHeads / c.tp));
     const double blocksPerSequence = std::ceil(c.seq / c.kvBlock);
     const double tokensCached = c.mb * blocksPerSequence * c.kvBlock;
+    // A sliding-window layer keeps the last W − 1 tokens and the T newly scheduled ones of chunked prefill, never
+    // more than the sequence, plus one block because the window may start inside one (vLLM kv_cache_interface.py
+    // SlidingWindowSpec.max_memory_usage_bytes, with max_model_len = s and T = max_num_batched_tokens).
+    const double slidingBlocks =
+        c.slidingWindow > 0 ? std::ceil(std::min(c.slidingWindow - 1 + c.workspaceTokens, c.seq) / c.kvBlock) + 1 : 0;
     // vLLM's profiling run (gpu_worker.determine_available_memory → gpu_model_runner.profile_run) is what sizes
     // the KV cache: a dummy forward of T = max_num_batched_tokens tokens, then on the last pipeline stage a dummy
     // sampler pass over min(max_num_seqs, T) requests. The forward's widest moment of a layer holds the hidden
@@ -100,8 +105,11 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
         const std::string weightsText = wholeBytes(exprNumber(linear) + " × " + perWeightText + fill(" + # × 2", {rest}), weightsRaw);
         // MLA caches one latent of kv_lora_rank + qk_rope_dim per token and layer, the same on every TP rank
         // (vLLM MLAAttentionSpec: no factor 2, one head).
+        const double fullLayers = fullAttentionLayersIn(c, firstLayer - stage.layers, stage.layers);
+        const double slidingLayers = stage.layers - fullLayers;
         const double kv = c.kvLoraRank != 0 ? stage.layers * (c.kvLoraRank + c.qkRopeDim) * kvBytes * tokensCached
-                                            : 2 * stage.layers * kvHeads * x.d * kvBytes * tokensCached;
+                                            : 2 * kvHeads * x.d * kvBytes * c.mb * c.kvBlock *
+                                                  (fullLayers * blocksPerSequence + slidingLayers * slidingBlocks);
         stage.lines.push_back(
             {LineId::parameters, "Weights", "P_linear × bytes(weight_dtype) + P_other × 2", weightsText, weights,
              "Linear layers in " + dtypeNote + "; embeddings, output layer, norms" + (c.experts != 0 ? ", routers" : "") +
@@ -112,19 +120,31 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
                       : ""),
              Method::membudget});
         const bool mla = c.kvLoraRank != 0;
-        stage.lines.push_back({LineId::kvCache, "KV cache",
-                               mla ? "layers × (kv_lora_rank + qk_rope_dim) × bytes × b × ⌈s/block⌉ × block"
-                                   : "2 × layers × max(1, kv/TP) × head_dim × bytes × b × ⌈s/block⌉ × block",
-                               (mla ? n(stage.layers) + " × (" + n(c.kvLoraRank) + " + " + n(c.qkRopeDim) + ")"
-                                    : "2 × " + n(stage.layers) + " × " + n(kvHeads) + " × " + n(x.d)) +
-                                   " × " + n(kvBytes) + " × " + n(c.mb) + " × " + n(blocksPerSequence) + " × " + n(c.kvBlock),
-                               kv,
-                               mla ? "MLA's compressed latent and RoPE key of " + n(c.mb) + " sequences × " + n(c.seq) + " tokens, " +
-                                         std::string(toString(c.kvDtype)) + ", the same on every TP rank (vLLM's MLAAttentionSpec)"
-                                   : "K and V of " + n(c.mb) + " sequences × " + n(c.seq) + " tokens, " + std::string(toString(c.kvDtype)) +
-                                         ", " + n(kvHeads) + " KV heads per GPU" +
-                                         (c.kvHeads < c.tp ? " (replicated: TP > kv_heads)" : "") + " (vLLM's formula)",
-                               Method::membudget});
+        const std::string kvNote =
+            mla ? "MLA's compressed latent and RoPE key of " + n(c.mb) + " sequences × " + n(c.seq) + " tokens, " +
+                      std::string(toString(c.kvDtype)) + ", the same on every TP rank (vLLM's MLAAttentionSpec)"
+                : "K and V of " + n(c.mb) + " sequences × " + n(c.seq) + " tokens, " + std::string(toString(c.kvDtype)) + ", " +
+                      n(kvHeads) + " KV heads per GPU" + (c.kvHeads < c.tp ? " (replicated: TP > kv_heads)" : "") +
+                      (c.slidingWindow > 0 ? "; " + n(slidingLayers) + " of the " + n(stage.layers) + " layers slide over " +
+                                                 n(c.slidingWindow) + " tokens and keep at most the window, the chunk of " +
+                                                 n(c.workspaceTokens) + " prefill tokens and one block (vLLM's SlidingWindowSpec)"
+                                           : " (vLLM's formula)");
+        if (!mla && c.slidingWindow > 0)
+            stage.lines.push_back({LineId::kvCache, "KV cache",
+                                   "2 × max(1, kv/TP) × head_dim × bytes × b × block × (full layers × ⌈s/block⌉ + sliding layers × "
+                                   "(⌈min(W − 1 + T, s)/block⌉ + 1))",
+                                   "2 × " + n(kvHeads) + " × " + n(x.d) + " × " + n(kvBytes) + " × " + n(c.mb) + " × " + n(c.kvBlock) +
+                                       " × (" + n(fullLayers) + " × " + n(blocksPerSequence) + " + " + n(slidingLayers) + " × " +
+                                       n(slidingBlocks) + ")",
+                                   kv, kvNote, Method::membudget});
+        else
+            stage.lines.push_back({LineId::kvCache, "KV cache",
+                                   mla ? "layers × (kv_lora_rank + qk_rope_dim) × bytes × b × ⌈s/block⌉ × block"
+                                       : "2 × layers × max(1, kv/TP) × head_dim × bytes × b × ⌈s/block⌉ × block",
+                                   (mla ? n(stage.layers) + " × (" + n(c.kvLoraRank) + " + " + n(c.qkRopeDim) + ")"
+                                        : "2 × " + n(stage.layers) + " × " + n(kvHeads) + " × " + n(x.d)) +
+                                       " × " + n(kvBytes) + " × " + n(c.mb) + " × " + n(blocksPerSequence) + " × " + n(c.kvBlock),
+                                   kv, kvNote, Method::membudget});
         const double workspaceRaw = (first ? 0 : receivedRaw) + (last ? std::max(forwardRaw, samplerRaw) : forwardRaw);
         const double workspace = std::ceil(workspaceRaw);
         const std::string workspaceText = wholeBytes((first ? std::string() : fill("2 × # × # × 2 + ", {forwardTokens, x.h})) +
