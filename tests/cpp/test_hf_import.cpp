@@ -174,7 +174,7 @@ TEST_CASE("a model_type is read with its own rules; one without rules is refused
     Config base;
     base.tp = 1;
     // No rules: the message names the type and the types that have them; the base is kept.
-    for (const std::string type : {"t5", "gemma2", "gpt_bigcode", "some_future_model"}) {
+    for (const std::string type : {"t5", "gpt_oss", "gpt_bigcode", "some_future_model"}) {
         INFO(type);
         const HfImport refused = importHfConfig(R"({"model_type": ")" + type + "\", " + sizes + "}", base);
         REQUIRE(refused.errors.size() == 1);
@@ -222,4 +222,38 @@ TEST_CASE("JSON as Python's json.dump writes it: bare Infinity and NaN are read 
     // A word that only starts like one stays invalid JSON.
     CHECK(flattenJson(R"({"x": Infinityx})").rootType == "invalid");
     CHECK(flattenJson(R"({"x": 1 NaN})").rootType == "invalid");
+}
+
+// The attention pattern read from a config.json sizes the KV cache as vLLM does (FullAttentionSpec and
+// SlidingWindowSpec.max_memory_usage_bytes), at two sequence lengths.
+TEST_CASE("Hugging Face config.json: a sliding-window model's KV cache is vLLM's at two lengths", "[hf][inference][sliding]") {
+    int checked = 0;
+    for (const auto& c : fixture("hf-configs")["cases"]) {
+        if (!c["expect"].contains("sliding_window") || c["expect"]["sliding_window"].get<double>() == 0) continue;
+        INFO(c["name"].get<std::string>());
+        Config base;
+        base.tp = 1;
+        HfImport imported = importHfConfig(c["config"].dump(), base);
+        REQUIRE(imported.errors.empty());
+        Config m = imported.config;
+        m.mode = Mode::inference;
+        m.mb = 2;
+        const double window = m.slidingWindow, every = m.fullAttentionEvery, layers = m.layers;
+        const double full = every > 0 ? std::floor(layers / every) : 0;
+        const double headDim = m.headDim > 0 ? m.headDim : m.hidden / m.heads;
+        for (const double seq : {2048.0, std::min(32768.0, m.contextWindow > 0 ? m.contextWindow : 32768.0)}) {
+            m.seq = seq;
+            const double page = 2 * 16 * m.kvHeads * headDim * 2;
+            const double want =
+                m.mb * page * (full * std::ceil(seq / 16) + (layers - full) * (std::ceil(std::min(window - 1 + 8192, seq) / 16) + 1));
+            const Result r = evaluate(m);
+            REQUIRE(r.ok());
+            double kv = 0;
+            for (const auto& l : r.lines)
+                if (l.id == LineId::kvCache) kv = l.bytes;
+            CHECK(kv == want);
+        }
+        ++checked;
+    }
+    CHECK(checked >= 4);
 }

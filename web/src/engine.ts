@@ -310,10 +310,18 @@ export class Engine {
         };
         // The top-level values and, one level down, those of each object (quantization_config.quant_method,
         // text_config.hidden_size), as the CLI's importHfConfig hands them.
+        // layer_types' elements too, each layer's attention kind.
+        const addLayerTypes = (key: string, value: unknown) => {
+          if (Array.isArray(value)) value.forEach((kind, i) => add(`${key}[${i}]`, kind));
+        };
         for (const [key, value] of Object.entries(root)) {
           add(key, value);
+          if (key === 'layer_types') addLayerTypes(key, value);
           if (value !== null && typeof value === 'object' && !Array.isArray(value))
-            for (const [child, inner] of Object.entries(value)) add(`${key}.${child}`, inner);
+            for (const [child, inner] of Object.entries(value)) {
+              add(`${key}.${child}`, inner);
+              if (child === 'layer_types') addLayerTypes(`${key}.${child}`, inner);
+            }
         }
       }
     }

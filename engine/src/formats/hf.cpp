@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdint>
 #include <iterator>
 #include <optional>
@@ -67,6 +68,10 @@ constexpr HfModelType kHfModelTypes[] = {
     {"qwen3", HfFamily::llama, "q_norm and k_norm (RMSNorm weights, 2 × head_dim per layer) are not counted"},
     {"qwen3_moe", HfFamily::llama, "q_norm and k_norm (RMSNorm weights, 2 × head_dim per layer) are not counted"},
     {"gemma", HfFamily::llama, ""},
+    {"gemma2", HfFamily::llama, "the post-attention and post-feedforward norms (2 × hidden_size weights per layer) are not counted"},
+    {"gemma3_text", HfFamily::llama,
+     "the post-attention and post-feedforward norms and q_norm/k_norm (2 × (hidden_size + head_dim) weights per layer) are not "
+     "counted"},
     {"phi3", HfFamily::llama, ""},
     {"deepseek_v2", HfFamily::llama, ""},
     {"deepseek_v3", HfFamily::llama, ""},
@@ -79,6 +84,71 @@ std::string knownModelTypes() {
     std::string out;
     for (const auto& t : kHfModelTypes) out += (out.empty() ? "" : ", ") + std::string(t.type);
     return out;
+}
+
+// Which layers attend within a window (sliding_window, full_attention_every): layer_types where the file lists each
+// layer's kind, else the model type's rule (transformers: Gemma 2 alternates, full at odd layers; Gemma 3 is full
+// every sliding_window_pattern-th layer, 6 by default; Mistral and Phi-3 slide in every layer). A window the keys
+// cannot say (Qwen2's first max_window_layers layers full, an irregular layer_types) is named and counted as full
+// attention, an over-count of the KV cache.
+template <class Find>
+void readAttentionPattern(const std::string& type, std::span<const HfValue> fields, const Find& find, HfImport& out,
+                          std::vector<Assignment>& assignments) {
+    auto off = [&assignments] {
+        assignments.push_back({"sliding_window", "0"});
+        assignments.push_back({"full_attention_every", "0"});
+    };
+    const auto* window = find("sliding_window");
+    const auto* use = find("use_sliding_window");
+    const bool active = window && window->type == "number" && detail::parseNumber(window->text).value_or(0) > 0 &&
+                        !(use && use->type == "boolean" && use->text == "false");
+    // layer_types[i]: "full_attention", "sliding_attention", or a kind membudget does not model.
+    std::vector<std::string> kinds;
+    for (const auto& f : fields)
+        if (f.key.rfind("layer_types[", 0) == 0 && f.type == "string") kinds.push_back(f.text);
+    const size_t full = static_cast<size_t>(std::count(kinds.begin(), kinds.end(), "full_attention"));
+    const size_t sliding = static_cast<size_t>(std::count(kinds.begin(), kinds.end(), "sliding_attention"));
+    if (full + sliding < kinds.size())
+        out.notices.push_back({"layer_types",
+                               "layer_types holds layer kinds other than full and sliding attention (linear "
+                               "attention, state space, chunked): they are counted as full attention layers"});
+    if (!active || (!kinds.empty() && sliding == 0)) return off();
+    double every = 0;
+    if (!kinds.empty()) {
+        // The first full layer gives the period; every layer must then follow it.
+        const auto first = std::find(kinds.begin(), kinds.end(), "full_attention");
+        every = first == kinds.end() ? 0 : static_cast<double>(first - kinds.begin()) + 1;
+        for (size_t i = 0; i < kinds.size(); ++i) {
+            const bool isFull = every > 0 && std::fmod(static_cast<double>(i) + 1, every) == 0;
+            if ((kinds[i] == "full_attention") != isFull && (kinds[i] == "full_attention" || kinds[i] == "sliding_attention")) {
+                out.notices.push_back({"sliding_window",
+                                       "layer_types does not repeat one period of full-attention layers: every "
+                                       "layer is counted as full attention, an over-count of the KV cache"});
+                return off();
+            }
+        }
+    } else if (type == "gemma2") {
+        every = 2;
+    } else if (type == "gemma3_text") {
+        const auto* pattern = find("sliding_window_pattern");
+        every = pattern && pattern->type == "number" ? detail::parseNumber(pattern->text).value_or(6) : 6;
+    } else if (type == "qwen2" || type == "qwen2_moe" || type == "qwen3" || type == "qwen3_moe") {
+        const auto* firstFull = find("max_window_layers");
+        const auto* layers = find("num_hidden_layers");
+        if (firstFull && layers && detail::parseNumber(firstFull->text) >= detail::parseNumber(layers->text)) return off();
+        out.notices.push_back({"sliding_window",
+                               "use_sliding_window with max_window_layers below the layer count (the first "
+                               "layers full, the rest sliding) has no key: every layer is counted as full "
+                               "attention, an over-count of the KV cache"});
+        return off();
+    }
+    assignments.push_back({"sliding_window", window->text});
+    assignments.push_back({"full_attention_every", detail::formatNumber(every)});
+    out.notices.push_back({"sliding_window", "sliding_window " + window->text + " -> sliding_window " + window->text +
+                                                 (every > 0 ? ", full_attention_every " + detail::formatNumber(every) + " (every " +
+                                                                  detail::formatNumber(every) + "th layer attends to all)"
+                                                            : " in every layer") +
+                                                 ": vLLM caches at most the window in the sliding layers"});
 }
 
 // The checkpoint's weight format (quantization_config, transformers' quantizers and vLLM's quantization methods of
@@ -357,15 +427,7 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> give
     if (!number({"num_nextn_predict_layers"}, "mtp_layers", false)) assignments.push_back({"mtp_layers", "0"});
     // What the file says that changes memory and membudget does not read: each named, never silently counted as
     // the uniform full-attention, BF16 decoder the fields describe (docs/import.md).
-    if (const auto* window = find("sliding_window");
-        window && window->type == "number" && numberOf(*window) > 0 && boolean("use_sliding_window", true))
-        out.notices.push_back({"sliding_window", "sliding_window " + window->text +
-                                                     ": vLLM keeps at most that many tokens' keys and values in a sliding-window "
-                                                     "layer; membudget keeps every token in every layer, so past it the KV cache "
-                                                     "is over-counted and the longest context that fits under-stated"});
-    if (find("layer_types"))
-        out.notices.push_back(
-            {"layer_types", "layer_types (each layer's attention kind) is not read: every layer is counted as full attention"});
+    readAttentionPattern(type, fields, find, out, assignments);
     readWeightFormat(find, out, assignments);
     // Hybrid and sparse-attention layouts (Qwen3-Next, DeepSeek-V3.2, Llama 4, Nemotron-H): their keys, where a
     // listed model_type carries one.
@@ -406,7 +468,10 @@ void importHf(const ImportInput& input, Mapping& m) {
     std::vector<HfValue> top;
     // The top-level values and one level down (quantization_config.quant_method), as importHfConfig reads them.
     for (const auto& v : input.values)
-        if (std::count(v.key.begin(), v.key.end(), '.') <= 1 && v.key.find('[') == std::string::npos) top.push_back(v);
+        if (std::count(v.key.begin(), v.key.end(), '.') <= 1 &&
+            (v.key.find('[') == std::string::npos || v.key.rfind("layer_types[", 0) == 0 ||
+             v.key.rfind("text_config.layer_types[", 0) == 0))
+            top.push_back(v);
     const HfImport imported = importHfFields(input.rootType, top, Config{});
     for (const auto& e : imported.errors) m.error(e.message);
     for (const auto& n : imported.notices) m.warn(n.message);

@@ -164,10 +164,19 @@ HfImport importHfConfig(std::string_view text, const Config& base) {
     };
     // The top-level values and, one level down, those of each object (quantization_config.quant_method,
     // text_config.hidden_size), as the page hands them (web/src/engine.ts importHfConfig).
+    // layer_types' elements too, each layer's attention kind.
+    auto addLayerTypes = [&add](const std::string& key, const nlohmann::json& value) {
+        if (value.is_array())
+            for (size_t i = 0; i < value.size(); ++i) add(key + "[" + std::to_string(i) + "]", value[i]);
+    };
     for (const auto& [key, value] : cfg.items()) {
         add(key, value);
+        if (key == "layer_types") addLayerTypes(key, value);
         if (value.is_object())
-            for (const auto& [child, inner] : value.items()) add(key + "." + child, inner);
+            for (const auto& [child, inner] : value.items()) {
+                add(key + "." + child, inner);
+                if (child == "layer_types") addLayerTypes(key + "." + child, inner);
+            }
     }
     return importHfFields("object", fields, base);
 }
