@@ -6,6 +6,7 @@
 #include "membudget/model/architecture.hpp"
 #include "membudget/model/assignments.hpp"
 #include "membudget/model/config.hpp"
+#include "membudget/model/fields.hpp"
 #include "membudget/model/presets.hpp"
 #include "membudget/model/validate.hpp"
 
@@ -109,4 +110,33 @@ TEST_CASE("a model preset then explicit keys: the keys win, whatever their order
     CHECK(parsed.config.hidden == 5000);
     CHECK(parsed.config.layers == 32);
     CHECK(parsed.config.gpuGb == 50);
+}
+
+// A preset sets the whole architecture: nothing of the model before it survives (no inherited window, expert
+// count or context). Every numeric and boolean field of the model group is moved, then the preset applied.
+TEST_CASE("a model preset leaves nothing of the architecture before it", "[presets]") {
+    Config moved;
+    for (const auto& field : fields()) {
+        if (field.group != "model" || field.key == "model") continue;
+        std::visit(
+            [&moved](auto member) {
+                using M = decltype(member);
+                if constexpr (std::is_same_v<M, double Config::*>)
+                    moved.*member += 1;
+                else if constexpr (std::is_same_v<M, bool Config::*>)
+                    moved.*member = !(moved.*member);
+            },
+            field.member);
+    }
+    for (const auto& preset : modelPresets()) {
+        INFO(preset.id);
+        Config fresh, after = moved;
+        applyModelPreset(fresh, preset);
+        applyModelPreset(after, preset);
+        for (const auto& field : fields()) {
+            if (field.group != "model") continue;
+            INFO(field.key);
+            CHECK(fieldText(after, field) == fieldText(fresh, field));
+        }
+    }
 }

@@ -28,6 +28,9 @@ struct ModelPreset {
     double mtpLayers = 0;
     // The context window (config.json max_position_embeddings; GPT-3: the paper's n_ctx), tokens; 0: not stated.
     double contextWindow = 0;
+    // Sliding-window attention: the window (tokens; 0: none) and the period of full-attention layers.
+    double slidingWindow = 0;
+    double fullAttentionEvery = 0;
 };
 
 struct GpuPreset {

@@ -498,6 +498,8 @@ void applyModelPreset(Config& config, const ModelPreset& preset) {
     config.sharedExpertGate = preset.sharedExpertGate;
     config.mtpLayers = preset.mtpLayers;
     config.contextWindow = preset.contextWindow;
+    config.slidingWindow = preset.slidingWindow;
+    config.fullAttentionEvery = preset.fullAttentionEvery;
     config.experts = preset.experts;
     config.expertsPerToken = preset.expertsPerToken;
     config.moeFfn = preset.moeFfn;
