@@ -103,11 +103,16 @@ describe('the answer at a glance', () => {
     // Every word must match, whatever the separators: "llama 3.1 70b" is Llama-3.1 70B.
     await page.fill('#model-search', 'llama 3.1 70b');
     await page.waitForFunction(() => location.search.includes('model=llama-3.1-70b'));
-    // Typed key by key, "qwen2.5" passes through "qwen2" (a unique match, Qwen2-57B-A14B) and ends matching
+    // The names people type for the models of 2024–25.
+    await page.fill('#model-search', 'qwen3 30b');
+    await page.waitForFunction(() => location.search.includes('model=qwen3-30b-a3b'));
+    await page.fill('#model-search', 'llama 3.1 70b');
+    await page.waitForFunction(() => location.search.includes('model=llama-3.1-70b'));
+    // Typed key by key, "gemma 9c" passes through "gemma" (a unique match, Gemma-2 9B) and ends matching
     // nothing: the model the search started from comes back, and the page says there is no match.
     await page.fill('#model-search', '');
     await page.click('#model-search');
-    await page.keyboard.type('qwen2.5');
+    await page.keyboard.type('gemma 9c');
     await page.waitForFunction(() => document.getElementById('model-search-status')?.textContent?.startsWith('no match'));
     await page.waitForFunction(() => (document.getElementById('f-model') as HTMLSelectElement).value === 'llama-3.1-70b');
   });
