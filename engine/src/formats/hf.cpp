@@ -75,6 +75,7 @@ constexpr HfModelType kHfModelTypes[] = {
     {"phi3", HfFamily::llama, ""},
     {"deepseek_v2", HfFamily::llama, ""},
     {"deepseek_v3", HfFamily::llama, ""},
+    {"kimi_k2", HfFamily::llama, ""},  // Kimi K2: DeepseekV3ForCausalLM under its own model_type
     {"gpt2", HfFamily::gpt2, ""},
     {"gpt_neox", HfFamily::neox, ""},
     {"opt", HfFamily::opt, ""},
