@@ -285,46 +285,9 @@ export class Engine {
 
   /** A Hugging Face config.json onto `config`; throws MembudgetError if it cannot be read. */
   importHfConfig(config: Config, text: string): Decoded {
-    let root: unknown;
-    let rootType = 'object';
-    try {
-      root = parseJsonWithPythonConstants(text);
-    } catch {
-      rootType = 'invalid';
-    }
-    const fields: HfValue[] = [];
-    if (rootType !== 'invalid') {
-      if (root === null || typeof root !== 'object' || Array.isArray(root)) {
-        rootType = root === null ? 'null' : Array.isArray(root) ? 'array' : typeof root;
-      } else {
-        const add = (key: string, value: unknown) => {
-          const type = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
-          // An array's text is its first element where that is a string (architectures: ["LlamaForCausalLM"]), as the CLI's.
-          const text =
-            type === 'number' || type === 'boolean' || type === 'string'
-              ? String(value)
-              : Array.isArray(value) && typeof value[0] === 'string'
-                ? value[0]
-                : '';
-          fields.push({ key, type, text });
-        };
-        // The top-level values and, one level down, those of each object (quantization_config.quant_method,
-        // text_config.hidden_size), as the CLI's importHfConfig hands them.
-        // layer_types' elements too, each layer's attention kind.
-        const addLayerTypes = (key: string, value: unknown) => {
-          if (Array.isArray(value)) value.forEach((kind, i) => add(`${key}[${i}]`, kind));
-        };
-        for (const [key, value] of Object.entries(root)) {
-          add(key, value);
-          if (key === 'layer_types') addLayerTypes(key, value);
-          if (value !== null && typeof value === 'object' && !Array.isArray(value))
-            for (const [child, inner] of Object.entries(value)) {
-              add(`${key}.${child}`, inner);
-              if (child === 'layer_types') addLayerTypes(`${key}.${child}`, inner);
-            }
-        }
-      }
-    }
+    // The document's values by path, as the CLI's importHfConfig reads them (flattenJson); the engine's mapping
+    // picks what it reads.
+    const { rootType, values: fields } = flattenJson(text);
     const tools = this.#planner();
     const imported = this.#call(() => tools.importHfFields(this.#complete(config), rootType, fields));
     if (imported.errors.length > 0) throw new MembudgetError(imported.errors);

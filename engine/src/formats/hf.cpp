@@ -225,8 +225,18 @@ void readWeightFormat(const Find& find, HfImport& out, std::vector<Assignment>& 
 
 // The mapping works on the config's top-level values as text, so that it needs no JSON parser: the CLI
 // parses with nlohmann/json, the page with JSON.parse, and both hand the same values here.
-HfImport importHfFields(std::string_view rootType, std::span<const HfValue> given, const Config& base) {
+HfImport importHfFields(std::string_view rootType, std::span<const HfValue> values, const Config& base) {
     HfImport out{base, {}, {}};
+    // What the mapping reads of a document's values by path: the top level, one level down
+    // (quantization_config.quant_method, text_config.hidden_size) and layer_types' elements.
+    std::vector<HfValue> given;
+    for (const auto& v : values) {
+        const std::string_view key = v.key;
+        const bool element = key.find('[') != std::string_view::npos;
+        if (std::count(key.begin(), key.end(), '.') <= 1 &&
+            (!element || key.rfind("layer_types[", 0) == 0 || key.rfind("text_config.layer_types[", 0) == 0))
+            given.push_back(v);
+    }
     std::span<const HfValue> fields = given;
     // A multimodal wrapper (Llava, Mistral 3, Gemma 3, Llama 4, Qwen2.5-VL) keeps its language model under
     // text_config (transformers' get_text_config): that model is read, its values first and the wrapper's for what
@@ -466,14 +476,7 @@ namespace detail {
 
 // Hugging Face config.json as an import: the mapping above (importHfFields), as assignments of the architecture.
 void importHf(const ImportInput& input, Mapping& m) {
-    std::vector<HfValue> top;
-    // The top-level values and one level down (quantization_config.quant_method), as importHfConfig reads them.
-    for (const auto& v : input.values)
-        if (std::count(v.key.begin(), v.key.end(), '.') <= 1 &&
-            (v.key.find('[') == std::string::npos || v.key.rfind("layer_types[", 0) == 0 ||
-             v.key.rfind("text_config.layer_types[", 0) == 0))
-            top.push_back(v);
-    const HfImport imported = importHfFields(input.rootType, top, Config{});
+    const HfImport imported = importHfFields(input.rootType, input.values, Config{});
     for (const auto& e : imported.errors) m.error(e.message);
     for (const auto& n : imported.notices) m.warn(n.message);
     if (!imported.errors.empty()) return;

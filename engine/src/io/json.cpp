@@ -35,7 +35,7 @@ std::string jsonTypeName(const Json& value) {
 // JSON has not (RFC 8259 §6) and nlohmann/json refuses; config.json files hold them where a value may be
 // unbounded (Nemotron-H's time_step_limit). Outside strings, each such word where a value starts becomes the
 // string of itself, so the document parses and a field that needs a number from it says what it holds.
-// nullopt when the text has none of them. The page does the same (web/src/engine.ts pythonJsonConstants).
+// nullopt when the text has none of them. The page does the same (web/src/python-json.ts).
 std::optional<std::string> pythonJsonConstants(std::string_view text) {
     std::string out;
     bool inString = false, changed = false;
@@ -138,47 +138,10 @@ AssignmentList parseJsonConfig(std::string_view text) {
 }
 
 HfImport importHfConfig(std::string_view text, const Config& base) {
-    // nlohmann::json (a std::map), not ordered_json, whose key lookup is a scan: a config.json of 100,000 keys
-    // took half a minute to read. The mapping does not depend on the keys' order.
-    if (text.find('\0') != std::string_view::npos) return importHfFields("invalid", {}, base);  // a NUL would end the document early
-    nlohmann::json cfg = nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-    if (cfg.is_discarded())
-        if (const auto rewritten = pythonJsonConstants(text))
-            cfg = nlohmann::json::parse(rewritten->begin(), rewritten->end(), nullptr, /*allow_exceptions=*/false);
-    if (cfg.is_discarded()) return importHfFields("invalid", {}, base);
-    if (!cfg.is_object()) return importHfFields(jsonTypeName(cfg).substr(jsonTypeName(cfg).find(' ') + 1), {}, base);
-    std::vector<HfValue> fields;
-    auto add = [&fields](const std::string& key, const nlohmann::json& value) {
-        if (value.is_number())
-            fields.push_back({key, "number", detail::formatNumber(value.get<double>())});
-        else if (value.is_boolean())
-            fields.push_back({key, "boolean", value.get<bool>() ? "true" : "false"});
-        else if (value.is_string())
-            fields.push_back({key, "string", value.get<std::string>()});
-        else if (value.is_null())
-            fields.push_back({key, "null", ""});
-        // An array's text is its first element where that is a string (architectures: ["LlamaForCausalLM"]).
-        else
-            fields.push_back({key, value.is_array() ? "array" : "object",
-                              value.is_array() && !value.empty() && value.front().is_string() ? value.front().get<std::string>() : ""});
-    };
-    // The top-level values and, one level down, those of each object (quantization_config.quant_method,
-    // text_config.hidden_size), as the page hands them (web/src/engine.ts importHfConfig).
-    // layer_types' elements too, each layer's attention kind.
-    auto addLayerTypes = [&add](const std::string& key, const nlohmann::json& value) {
-        if (value.is_array())
-            for (size_t i = 0; i < value.size(); ++i) add(key + "[" + std::to_string(i) + "]", value[i]);
-    };
-    for (const auto& [key, value] : cfg.items()) {
-        add(key, value);
-        if (key == "layer_types") addLayerTypes(key, value);
-        if (value.is_object())
-            for (const auto& [child, inner] : value.items()) {
-                add(key + "." + child, inner);
-                if (child == "layer_types") addLayerTypes(key + "." + child, inner);
-            }
-    }
-    return importHfFields("object", fields, base);
+    // The document's values by path, as every JSON reader takes them (flattenJson: nlohmann::json's std::map
+    // objects, the depth check, Python's Infinity/NaN); importHfFields picks what it maps.
+    const FlatJson flat = flattenJson(text);
+    return importHfFields(flat.rootType, flat.values, base);
 }
 
 namespace {

@@ -22,9 +22,10 @@ struct HfImport {
     std::vector<Problem> notices;
 };
 
-using HfValue = JsonValue;  // a config.json's top-level values
+using HfValue = JsonValue;  // a config.json's values by path (flattenJson's)
 
-// rootType: "object", another JSON type name, or "invalid" when the text did not parse.
+// rootType: "object", another JSON type name, or "invalid" when the text did not parse. fields: the document's
+// values by path; the mapping reads the top level, one level down and layer_types' elements.
 HfImport importHfFields(std::string_view rootType, std::span<const HfValue> fields, const Config& base = Config{});
 
 }  // namespace membudget
