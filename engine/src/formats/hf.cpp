@@ -136,7 +136,9 @@ void readAttentionPattern(const std::string& type, std::span<const HfValue> fiel
     } else if (type == "qwen2" || type == "qwen2_moe" || type == "qwen3" || type == "qwen3_moe") {
         const auto* firstFull = find("max_window_layers");
         const auto* layers = find("num_hidden_layers");
-        if (firstFull && layers && detail::parseNumber(firstFull->text) >= detail::parseNumber(layers->text)) return off();
+        // max_window_layers at or past the layer count: every layer is full attention.
+        if (firstFull && layers && detail::parseNumber(firstFull->text).value_or(0) >= detail::parseNumber(layers->text).value_or(0))
+            return off();
         out.notices.push_back({"sliding_window",
                                "use_sliding_window with max_window_layers below the layer count (the first "
                                "layers full, the rest sliding) has no key: every layer is counted as full "
