@@ -39,6 +39,21 @@ Config preset(std::string_view id) {
     return config;
 }
 
+// Llama-3.1-8B under DeepSpeed ZeRO-3 on 8 GPUs, one micro-batch of `seq` tokens.
+Config deepspeedZero3Llama8b(double seq, Checkpointing ckpt) {
+    Config c = preset("llama-3.1-8b");
+    c.method = Method::membudget;
+    c.framework = Framework::deepspeed;
+    c.zero = 3;
+    c.tp = 1;
+    c.dp = 8;
+    c.mb = 1;
+    c.seq = seq;
+    c.microbatches = 1;
+    c.ckpt = ckpt;
+    return c;
+}
+
 }  // namespace
 
 TEST_CASE("method megatron: a Config reproduces Megatron-LM's own numbers", "[methods][megatron]") {
@@ -724,16 +739,7 @@ TEST_CASE("fp8_all_gather: FSDP2 holds the gathered Float8 linear weights in FP8
 // DeepSpeed ZeRO-3 keeps every tensor of at most stage3_param_persistence_threshold elements gathered after its
 // first use (parameter_offload.py mark_persistent_parameters; release_sub_module skips ds_persist parameters).
 TEST_CASE("DeepSpeed's persistent parameters: tensors under the threshold stay gathered on every GPU", "[methods][deepspeed]") {
-    Config c = preset("llama-3.1-8b");
-    c.method = Method::membudget;
-    c.framework = Framework::deepspeed;
-    c.zero = 3;
-    c.tp = 1;
-    c.dp = 8;
-    c.mb = 1;
-    c.seq = 4096;
-    c.microbatches = 1;
-    c.ckpt = Checkpointing::full;
+    Config c = deepspeedZero3Llama8b(4096, Checkpointing::full);
     auto parameters = [](Config config, double threshold) {
         config.persistenceThreshold = threshold;
         return line(evaluate(config), "parameters");
@@ -753,16 +759,7 @@ TEST_CASE("DeepSpeed's persistent parameters: tensors under the threshold stay g
 // DeepSpeed's release (free_param: param.data = torch.empty(0)) cannot free it; every weight a layer saved stays
 // until that layer's backward. zero.Init's zero3_linear_wrap saves the Parameter, whose data the release empties.
 TEST_CASE("DeepSpeed ZeRO-3 without zero.Init: the weights autograd saved stay gathered until backward", "[methods][deepspeed]") {
-    Config c = preset("llama-3.1-8b");
-    c.method = Method::membudget;
-    c.framework = Framework::deepspeed;
-    c.zero = 3;
-    c.tp = 1;
-    c.dp = 8;
-    c.mb = 1;
-    c.seq = 2048;
-    c.microbatches = 1;
-    c.ckpt = Checkpointing::none;
+    Config c = deepspeedZero3Llama8b(2048, Checkpointing::none);
     auto saved = [](Config config) {
         double bytes = 0;
         for (const auto& t : evaluate(config).tensors)
