@@ -110,7 +110,12 @@ TEST_CASE("TP shards the matrices and replicates the norms and row-parallel bias
         INFO(c.model);
         const Result r = evaluate(c);
         const double norm = c.norm == Norm::layernorm ? 2 * c.hidden : c.hidden;
-        const double replicatedPerLayer = 2 * norm + (c.bias ? 2 * c.hidden : 0);  // attention-output and FC2 biases
+        // The block norms (four with post-norms), the query/key norms and the attention-output and FC2 biases.
+        const double headDim = c.headDim != 0 ? c.headDim : c.hidden / c.heads;
+        const double queryKeyNorms = c.qkNorm == QkNorm::perHead     ? 2 * headDim
+                                     : c.qkNorm == QkNorm::fullWidth ? (c.heads + c.kvHeads) * headDim
+                                                                     : 0;
+        const double replicatedPerLayer = (c.postNorms ? 4 : 2) * norm + queryKeyNorms + (c.bias ? 2 * c.hidden : 0);
         const double replicated = c.layers * replicatedPerLayer + norm + c.posEmb * c.hidden;
         const Stage& stage = r.stages[0];
         CHECK(stage.parametersPerGpu * c.tp - stage.modelParameters == Approx((c.tp - 1) * replicated).epsilon(1e-12));

@@ -23,11 +23,7 @@
 
 namespace membudget {
 
-namespace {
-
-std::string article(std::string_view noun) {
-    return !noun.empty() && std::string_view("aeiou").find(noun[0]) != std::string_view::npos ? "an " : "a ";
-}
+namespace detail {
 
 // A name fit for the `name` field: control characters dropped, cut to kMaxTextLength characters (whole UTF-8
 // characters), so that no config.json fails to import for its name.
@@ -48,6 +44,16 @@ std::string displayName(std::string_view text) {
     return out;
 }
 
+}  // namespace detail
+
+namespace {
+
+using detail::displayName;
+
+std::string article(std::string_view noun) {
+    return !noun.empty() && std::string_view("aeiou").find(noun[0]) != std::string_view::npos ? "an " : "a ";
+}
+
 // The architecture rules a config.json's model_type selects. Each family is read with its own keys and layer
 // shape (transformers' modeling_<type>.py); a type not listed has no rules here and is refused by name, never read
 // as the nearest shape.
@@ -60,24 +66,16 @@ struct HfModelType {
 };
 
 constexpr HfModelType kHfModelTypes[] = {
-    {"llama", HfFamily::llama, ""},
-    {"mistral", HfFamily::llama, ""},
-    {"mixtral", HfFamily::llama, ""},
-    {"qwen2", HfFamily::llama, ""},
-    {"qwen2_moe", HfFamily::llama, ""},
-    {"qwen3", HfFamily::llama, "q_norm and k_norm (RMSNorm weights, 2 × head_dim per layer) are not counted"},
-    {"qwen3_moe", HfFamily::llama, "q_norm and k_norm (RMSNorm weights, 2 × head_dim per layer) are not counted"},
-    {"gemma", HfFamily::llama, ""},
-    {"gemma2", HfFamily::llama, "the post-attention and post-feedforward norms (2 × hidden_size weights per layer) are not counted"},
-    {"gemma3_text", HfFamily::llama,
-     "the post-attention and post-feedforward norms and q_norm/k_norm (2 × (hidden_size + head_dim) weights per layer) are not "
-     "counted"},
-    {"phi3", HfFamily::llama, ""},
-    {"deepseek_v2", HfFamily::llama, ""},
-    {"deepseek_v3", HfFamily::llama, ""},
-    {"kimi_k2", HfFamily::llama, ""},  // Kimi K2: DeepseekV3ForCausalLM under its own model_type
-    {"gpt2", HfFamily::gpt2, ""},
-    {"gpt_neox", HfFamily::neox, ""},
+    {"llama", HfFamily::llama, ""},       {"mistral", HfFamily::llama, ""},
+    {"mixtral", HfFamily::llama, ""},     {"qwen2", HfFamily::llama, ""},
+    {"qwen2_moe", HfFamily::llama, ""},   {"qwen3", HfFamily::llama, ""},
+    {"qwen3_moe", HfFamily::llama, ""},   {"gemma", HfFamily::llama, ""},
+    {"gemma2", HfFamily::llama, ""},      {"gemma3_text", HfFamily::llama, ""},
+    {"glm4", HfFamily::llama, ""},        {"glm4_moe", HfFamily::llama, ""},
+    {"olmo2", HfFamily::llama, ""},       {"olmo3", HfFamily::llama, ""},
+    {"phi3", HfFamily::llama, ""},        {"deepseek_v2", HfFamily::llama, ""},
+    {"deepseek_v3", HfFamily::llama, ""}, {"kimi_k2", HfFamily::llama, ""},  // Kimi K2: DeepseekV3ForCausalLM under its own model_type
+    {"gpt2", HfFamily::gpt2, ""},         {"gpt_neox", HfFamily::neox, ""},
     {"opt", HfFamily::opt, ""},
 };
 
@@ -85,142 +83,6 @@ std::string knownModelTypes() {
     std::string out;
     for (const auto& t : kHfModelTypes) out += (out.empty() ? "" : ", ") + std::string(t.type);
     return out;
-}
-
-// Which layers attend within a window (sliding_window, full_attention_every): layer_types where the file lists each
-// layer's kind, else the model type's rule (transformers: Gemma 2 alternates, full at odd layers; Gemma 3 is full
-// every sliding_window_pattern-th layer, 6 by default; Mistral and Phi-3 slide in every layer). A window the keys
-// cannot say (Qwen2's first max_window_layers layers full, an irregular layer_types) is named and counted as full
-// attention, an over-count of the KV cache.
-template <class Find>
-void readAttentionPattern(const std::string& type, std::span<const HfValue> fields, const Find& find, HfImport& out,
-                          std::vector<Assignment>& assignments) {
-    auto off = [&assignments] {
-        assignments.push_back({"sliding_window", "0"});
-        assignments.push_back({"full_attention_every", "0"});
-    };
-    const auto* window = find("sliding_window");
-    const auto* use = find("use_sliding_window");
-    const bool active = window && window->type == "number" && detail::parseNumber(window->text).value_or(0) > 0 &&
-                        !(use && use->type == "boolean" && use->text == "false");
-    // layer_types[i]: "full_attention", "sliding_attention", or a kind membudget does not model.
-    std::vector<std::string> kinds;
-    for (const auto& f : fields)
-        if (f.key.rfind("layer_types[", 0) == 0 && f.type == "string") kinds.push_back(f.text);
-    const size_t full = static_cast<size_t>(std::count(kinds.begin(), kinds.end(), "full_attention"));
-    const size_t sliding = static_cast<size_t>(std::count(kinds.begin(), kinds.end(), "sliding_attention"));
-    if (full + sliding < kinds.size())
-        out.notices.push_back({"layer_types",
-                               "layer_types holds layer kinds other than full and sliding attention (linear "
-                               "attention, state space, chunked): they are counted as full attention layers"});
-    if (!active || (!kinds.empty() && sliding == 0)) return off();
-    double every = 0;
-    if (!kinds.empty()) {
-        // The first full layer gives the period; every layer must then follow it.
-        const auto first = std::find(kinds.begin(), kinds.end(), "full_attention");
-        every = first == kinds.end() ? 0 : static_cast<double>(first - kinds.begin()) + 1;
-        for (size_t i = 0; i < kinds.size(); ++i) {
-            const bool isFull = every > 0 && std::fmod(static_cast<double>(i) + 1, every) == 0;
-            if ((kinds[i] == "full_attention") != isFull && (kinds[i] == "full_attention" || kinds[i] == "sliding_attention")) {
-                out.notices.push_back({"sliding_window",
-                                       "layer_types does not repeat one period of full-attention layers: every "
-                                       "layer is counted as full attention, an over-count of the KV cache"});
-                return off();
-            }
-        }
-    } else if (type == "gemma2") {
-        every = 2;
-    } else if (type == "gemma3_text") {
-        const auto* pattern = find("sliding_window_pattern");
-        every = pattern && pattern->type == "number" ? detail::parseNumber(pattern->text).value_or(6) : 6;
-    } else if (type == "qwen2" || type == "qwen2_moe" || type == "qwen3" || type == "qwen3_moe") {
-        const auto* firstFull = find("max_window_layers");
-        const auto* layers = find("num_hidden_layers");
-        // max_window_layers at or past the layer count: every layer is full attention.
-        if (firstFull && layers && detail::parseNumber(firstFull->text).value_or(0) >= detail::parseNumber(layers->text).value_or(0))
-            return off();
-        out.notices.push_back({"sliding_window",
-                               "use_sliding_window with max_window_layers below the layer count (the first "
-                               "layers full, the rest sliding) has no key: every layer is counted as full "
-                               "attention, an over-count of the KV cache"});
-        return off();
-    }
-    assignments.push_back({"sliding_window", window->text});
-    assignments.push_back({"full_attention_every", detail::formatNumber(every)});
-    out.notices.push_back({"sliding_window", "sliding_window " + window->text + " -> sliding_window " + window->text +
-                                                 (every > 0 ? ", full_attention_every " + detail::formatNumber(every) + " (every " +
-                                                                  detail::formatNumber(every) + "th layer attends to all)"
-                                                            : " in every layer") +
-                                                 ": vLLM caches at most the window in the sliding layers"});
-}
-
-// The checkpoint's weight format (quantization_config, transformers' quantizers and vLLM's quantization methods of
-// the same names) as weight_dtype and quant_group, with a notice saying what was read; a format weight_dtype cannot
-// hold is named and the weights stay at the checkpoint's dtype, an over-count. vLLM keeps the embedding, the
-// output layer and the norms unquantized, as membudget's weight_dtype does.
-template <class Find>
-void readWeightFormat(const Find& find, HfImport& out, std::vector<Assignment>& assignments) {
-    auto text = [&find](const char* key) {
-        const auto* v = find(key);
-        std::string t = v && (v->type == "string" || v->type == "number") ? v->text : "";
-        std::transform(t.begin(), t.end(), t.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-        return t;
-    };
-    auto number = [&find](std::initializer_list<const char*> keys) -> std::optional<double> {
-        for (const char* key : keys)
-            if (const auto* v = find(key); v && v->type == "number") return detail::parseNumber(v->text);
-        return std::nullopt;
-    };
-    const auto* quantization = find("quantization_config");
-    if (!quantization || quantization->type != "object") {
-        // Unquantized: the dtype it was saved in (torch_dtype; dtype since transformers 4.56), as vLLM's dtype auto.
-        const std::string dtype = text("torch_dtype").empty() ? text("dtype") : text("torch_dtype");
-        assignments.push_back({"weight_dtype", dtype == "float16" ? "fp16" : "bf16"});
-        return;
-    }
-    const std::string method = text("quantization_config.quant_method");
-    const std::string format = text("quantization_config.format");
-    std::string dtype, group, read;
-    if (method == "fp8" || method == "fbgemm_fp8" || (method == "compressed-tensors" && format == "float-quantized")) {
-        dtype = "fp8";
-        read = "FP8 weights";
-    } else if (method == "awq" || method == "gptq" || method == "awq_marlin" || method == "gptq_marlin") {
-        const auto bits = number({"quantization_config.bits", "quantization_config.w_bit"});
-        const auto size = number({"quantization_config.group_size", "quantization_config.q_group_size"});
-        if (bits && *bits == 8) {
-            dtype = "int8";
-            read = "8-bit weights";
-        } else if (bits && *bits == 4) {
-            dtype = "int4";
-            // group_size -1 is one scale per output channel: the largest group the field holds, as near as it gets.
-            group = size && *size >= 8 && *size <= 8192 ? detail::formatNumber(*size) : "8192";
-            read = "4-bit weights, " + (size && *size > 0 ? "groups of " + detail::formatNumber(*size) : std::string("per channel"));
-        }
-    } else if (method == "compressed-tensors" && format == "pack-quantized") {
-        dtype = "int4";
-        group = "128";
-        read = "4-bit packed weights (the group size in config_groups is not read: 128 assumed)";
-    } else if (method == "compressed-tensors" && format == "int-quantized") {
-        dtype = "int8";
-        read = "8-bit weights";
-    }
-    const std::string name = method.empty() ? std::string("no quant_method") : displayName(method.substr(0, 40));
-    if (dtype.empty()) {
-        assignments.push_back({"weight_dtype", "bf16"});
-        out.notices.push_back(
-            {"quantization_config", "quantization_config (" + name + (format.empty() ? "" : ", " + displayName(format.substr(0, 40))) +
-                                        ") is a weight format weight_dtype cannot hold: the weights are counted in BF16, more "
-                                        "than the checkpoint loads"});
-        return;
-    }
-    assignments.push_back({"weight_dtype", dtype});
-    if (!group.empty()) assignments.push_back({"quant_group", group});
-    const bool exceptions = find("quantization_config.modules_to_not_convert") || find("quantization_config.ignore");
-    out.notices.push_back(
-        {"quantization_config", "quantization_config (" + name + "): " + read + " -> weight_dtype " + dtype +
-                                    (group.empty() ? "" : ", quant_group " + group) +
-                                    " for the layers' linear weights; the embedding, output layer and norms stay BF16" +
-                                    (exceptions ? " (its list of modules left unquantized is not read module by module)" : "")});
 }
 
 }  // namespace
@@ -278,11 +140,7 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> valu
         out.errors.push_back({"hf_config", "a config.json is a JSON object; got " + article(rootType) + std::string(rootType)});
         return out;
     }
-    auto find = [&fields](const char* name) -> const HfValue* {
-        for (const auto& f : fields)
-            if (f.key == name && f.type != "null") return &f;
-        return nullptr;
-    };
+    auto find = [&fields](const char* name) { return detail::findHfValue(fields, name); };
     auto text_ = [&find](const char* name, const std::string& fallback) {
         const auto* v = find(name);
         return v && v->type == "string" ? v->text : fallback;
@@ -409,6 +267,15 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> valu
         flag("bias", neox || (attentionBias && mlpBias));
         flag("qkv_bias", type == "qwen2" || type == "qwen2_moe" || (attentionBias && !mlpBias));
     }
+    // The norms beyond a Llama layer's two (transformers' modeling_<type>.py): RMSNorms of head_dim on the queries
+    // and keys (Qwen3Attention, Gemma3Attention, Glm4MoeAttention when use_qk_norm), over the whole projection in
+    // OLMo 2 and 3 (Olmo2Attention: RMSNorm(num_heads * head_dim) and RMSNorm(num_key_value_heads * head_dim)), and
+    // a norm after attention and after the MLP (Gemma2DecoderLayer, Gemma3DecoderLayer, Glm4DecoderLayer). OLMo 2
+    // has its two norms after the blocks instead of before, the same weights and saved bytes.
+    const bool perHead =
+        type == "qwen3" || type == "qwen3_moe" || type == "gemma3_text" || (type == "glm4_moe" && boolean("use_qk_norm", false));
+    assignments.push_back({"qk_norm", perHead ? "per_head" : type == "olmo2" || type == "olmo3" ? "full_width" : "none"});
+    flag("post_norms", type == "gemma2" || type == "gemma3_text" || type == "glm4");
     // Mixture of experts: Mixtral (num_local_experts), Qwen MoE (num_experts, moe_intermediate_size,
     // shared_expert_intermediate_size, decoder_sparse_step), DeepSeek (n_routed_experts, n_shared_experts).
     if (const auto experts = number({"num_local_experts", "num_experts", "n_routed_experts"}, "experts", false); experts && *experts > 1) {
@@ -423,8 +290,9 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> valu
         }
         if (!number({"decoder_sparse_step", "moe_layer_freq"}, "moe_layer_freq", false)) assignments.push_back({"moe_layer_freq", "1"});
         if (!number({"first_k_dense_replace"}, "first_dense_layers", false)) assignments.push_back({"first_dense_layers", "0"});
-        flag("router_bias", text_("topk_method", "") == "noaux_tc");  // DeepSeek-V3's e_score_correction_bias
-        flag("shared_expert_gate", type == "qwen2_moe");              // Qwen2MoeSparseMoeBlock.shared_expert_gate
+        // DeepSeek-V3's e_score_correction_bias; GLM-4.5's router always has one (Glm4MoeTopkRouter).
+        flag("router_bias", text_("topk_method", "") == "noaux_tc" || type == "glm4_moe");
+        flag("shared_expert_gate", type == "qwen2_moe");  // Qwen2MoeSparseMoeBlock.shared_expert_gate
     } else {
         assignments.push_back({"experts", "0"});  // dense (a count of 1 is a dense FFN too)
     }
@@ -440,8 +308,8 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> valu
     if (!number({"num_nextn_predict_layers"}, "mtp_layers", false)) assignments.push_back({"mtp_layers", "0"});
     // What the file says that changes memory and membudget does not read: each named, never silently counted as
     // the uniform full-attention, BF16 decoder the fields describe (docs/import.md).
-    readAttentionPattern(type, fields, find, out, assignments);
-    readWeightFormat(find, out, assignments);
+    detail::readAttentionPattern(type, fields, out, assignments);
+    detail::readWeightFormat(fields, out, assignments);
     // Hybrid and sparse-attention layouts (Qwen3-Next, DeepSeek-V3.2, Llama 4, Nemotron-H): their keys, where a
     // listed model_type carries one.
     for (const auto& f : fields)

@@ -2,10 +2,28 @@
 // formats: its architecture fields as assignments. Internal: import.cpp dispatches here.
 #pragma once
 
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include "formats/reader.hpp"
+#include "membudget/formats/hf.hpp"
 #include "membudget/formats/import.hpp"
+#include "membudget/model/assignments.hpp"
 
 namespace membudget::detail {
+
+// A config.json value by its flattened key (nullptr where absent or null).
+const HfValue* findHfValue(std::span<const HfValue> fields, std::string_view key);
+
+// A name fit for the `name` field or a notice: control characters dropped, cut to whole UTF-8 characters.
+std::string displayName(std::string_view text);
+
+// sliding_window, full_attention_every from the model type's attention pattern (formats/hf_layers.cpp).
+void readAttentionPattern(const std::string& type, std::span<const HfValue> fields, HfImport& out, std::vector<Assignment>& assignments);
+// weight_dtype, quant_group from quantization_config or the dtype the checkpoint was saved in.
+void readWeightFormat(std::span<const HfValue> fields, HfImport& out, std::vector<Assignment>& assignments);
 
 // A config.json's top-level values through importHfFields, its architecture fields (and method) as assignments.
 void importHf(const ImportInput& input, Mapping& m);

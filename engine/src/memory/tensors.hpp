@@ -59,6 +59,16 @@ enum class TensorKind : std::uint8_t {
     mlpNormalised,
     siluOutput,
     flashRngState,
+    // qk_norm: the norms of the queries and keys (their input, statistics and normalised output); post_norms:
+    // the norms after attention and after the MLP.
+    queryKeyNormInput,
+    queryKeyNormInputFp32,
+    queryKeyNormStatistics,
+    queryKeyNormalised,
+    postNormInput,
+    postNormInputFp32,
+    postNormStatistics,
+    postNormalised,
     // LoRA: each adapter's r-wide intermediate (B's input), and with lora_dropout the mask and the dropped input.
     loraIntermediate,
     loraDropoutMask,
@@ -213,23 +223,29 @@ void forEachLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor&
     const bool keepQkvInput = !lora || (sharedInputs && (adapted.q || adapted.k || adapted.v));
     const bool keepFc1Input = !lora || (sharedInputs && (adapted.up || (adapted.gate && x.gated)));
     const bool keepFc2Input = !lora || (sharedInputs && adapted.down);
-    auto norm = [&](TensorKind input, TensorKind inputFp32, TensorKind statistics, TensorKind normalised) {
+    // What a norm over `elements` values (`statistics` bytes of mean and/or rstd) saves, by the framework's style;
+    // `copies` norms of the same shape.
+    auto normOf = [&](TensorKind input, TensorKind inputFp32, TensorKind statistics, TensorKind normalised, double elements,
+                      double statisticsBytes, double copies, const auto& shape, const auto& statsShape) {
         switch (style.norm) {
             case NormSaves::input:
-                v.tensor(input, Dtype::activation, act * bsh, 1, hidden);
-                v.tensor(statistics, Dtype::fp32, statsBytes, 1, stats);
+                v.tensor(input, Dtype::activation, act * elements, copies, shape);
+                v.tensor(statistics, Dtype::fp32, statisticsBytes, copies, statsShape);
                 break;
             case NormSaves::fp32Copy:
-                v.tensor(inputFp32, Dtype::fp32, 4 * bsh, 1, hidden);
-                v.tensor(statistics, Dtype::fp32, statsBytes, 1, stats);
-                v.tensor(normalised, Dtype::activation, act * bsh, 1, hidden);
+                v.tensor(inputFp32, Dtype::fp32, 4 * elements, copies, shape);
+                v.tensor(statistics, Dtype::fp32, statisticsBytes, copies, statsShape);
+                v.tensor(normalised, Dtype::activation, act * elements, copies, shape);
                 break;
             case NormSaves::fp32Residual:
-                v.tensor(input, Dtype::fp32, 4 * bsh, 1, hidden);
-                v.tensor(statistics, Dtype::fp32, statsBytes, 1, stats);
-                v.tensor(normalised, Dtype::fp32, 4 * bsh, 1, hidden);
+                v.tensor(input, Dtype::fp32, 4 * elements, copies, shape);
+                v.tensor(statistics, Dtype::fp32, statisticsBytes, copies, statsShape);
+                v.tensor(normalised, Dtype::fp32, 4 * elements, copies, shape);
                 break;
         }
+    };
+    auto norm = [&](TensorKind input, TensorKind inputFp32, TensorKind statistics, TensorKind normalised) {
+        normOf(input, inputFp32, statistics, normalised, bsh, statsBytes, 1, hidden, stats);
     };
     // The norm's output each projection saves: one tensor, or under autocast each linear's own BF16 cast.
     const double qkvCopies = style.projectionCasts != 0 ? style.projectionCasts : 3;
@@ -245,6 +261,20 @@ void forEachLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor&
                  return TensorText{"2 × [b, " + seqShape(c, false) + ", max(1, kv/TP), d]",
                                    c.kvHeads < c.tp ? "KV heads replicated (TP > kv_heads)" : "KV heads split by TP"};
              });
+    if (c.qkNorm != QkNorm::none) {
+        // The queries and keys of this rank go through their RMSNorm before RoPE (Qwen3Attention: q_norm(q_proj(x)
+        // .view(…, head_dim))): one rstd per head and token, or per token over the whole width (OLMo 2).
+        const double tokens = x.b * x.sRank, widthRank = (x.headsRank + x.kvHeadsRank) * x.d;
+        const double rows = c.qkNorm == QkNorm::perHead ? x.headsRank + x.kvHeadsRank : 2;
+        normOf(
+            TensorKind::queryKeyNormInput, TensorKind::queryKeyNormInputFp32, TensorKind::queryKeyNormStatistics,
+            TensorKind::queryKeyNormalised, tokens * widthRank, 4 * tokens * rows, 1,
+            [&] { return heads("[b, " + seqShape(c, false) + ", a/TP + max(1, kv/TP), d]"); },
+            [&] {
+                return c.qkNorm == QkNorm::perHead ? heads("[b, " + seqShape(c, false) + ", a/TP + max(1, kv/TP)]")
+                                                   : TensorText{"2 × [b, " + seqShape(c, false) + "]", ""};
+            });
+    }
     if (spec.attentionCore) {
         if (x.flash) {
             v.tensor(TensorKind::softmaxLse, Dtype::fp32, 4 * x.b * x.headsRank * x.sRank, 1,
@@ -343,6 +373,18 @@ void forEachLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor&
         }
     }
     if (x.dropout) v.tensor(TensorKind::mlpResidualDropoutMask, Dtype::uint8, bsh, 1, hidden);
+    // Gemma 2/3 and GLM-4 norm each block's output before its residual add (post_attention_layernorm,
+    // post_feedforward_layernorm), two more norms of [b, s, h].
+    if (c.postNorms)
+        normOf(
+            TensorKind::postNormInput, TensorKind::postNormInputFp32, TensorKind::postNormStatistics, TensorKind::postNormalised, bsh,
+            statsBytes, 2,
+            [&] {
+                return TensorText{"2 × [b, " + seqShape(c, true) + ", h]", spSharding(c)};
+            },
+            [&] {
+                return TensorText{"2 × [b, " + seqShape(c, true) + "]", spSharding(c)};
+            });
     if (outputCopy) v.tensor(TensorKind::attentionOutputFp8Copy, Dtype::fp8, attentionOutput / 2, 1, outputShape);
     if (lora) {
         // Per adapted matrix of the layer: B's r-wide input (whole on every TP rank: A's output is reduced or

@@ -94,8 +94,22 @@ Dims dimsOf(const Config& c) {
     return x;
 }
 
+double queryKeyNormParams(const Config& c) {
+    switch (c.qkNorm) {
+        case QkNorm::perHead:
+            return 2 * headDimOf(c);  // q_norm and k_norm of head_dim, shared by the heads
+        case QkNorm::fullWidth:
+            return (c.heads + c.kvHeads) * headDimOf(c);
+        default:
+            return 0;
+    }
+}
+
 RankParams rankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput) {
     const double norm = x.layernorm ? 2 * x.h : x.h;
+    // Every norm of a layer: the two before attention and the MLP, the post-norms after them, and the query/key
+    // norms, which vLLM and Megatron-LM replicate on every TP rank (OLMo 2's full-width ones are gathered whole).
+    const double layerNorms = (c.postNorms ? 4 : 2) * norm + queryKeyNormParams(c);
     double q = x.h * x.a * x.d / x.t, o = x.a * x.d * x.h / x.t;
     double kvWeights = 2 * x.h * x.kvHeadsRank * x.d;
     if (c.kvLoraRank != 0) {
@@ -114,12 +128,12 @@ RankParams rankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput)
     const double biases = qkvBiases + (x.bias ? x.h + (matrices - 1) * x.f / x.t + x.h : 0);
     RankParams p{};
     p.layerLinear = q + o + kvWeights + mlp;
-    p.layer = q + o + kvWeights + mlp + biases + 2 * norm;
+    p.layer = q + o + kvWeights + mlp + biases + layerNorms;
     if (c.experts != 0) {
         const double shared = matrices * x.h * c.sharedExpertFfn / x.t;
         p.moeLayerLinear = q + o + kvWeights + shared;
         p.moeLayerExperts = c.experts / c.ep * matrices * x.h * expertFfn(c) / expertTensorParallel(c);
-        p.moeLayer = p.moeLayerLinear + (biases - (x.bias ? (matrices - 1) * x.f / x.t : 0)) + 2 * norm + x.h * c.experts +
+        p.moeLayer = p.moeLayerLinear + (biases - (x.bias ? (matrices - 1) * x.f / x.t : 0)) + layerNorms + x.h * c.experts +
                      (c.routerBias ? c.experts : 0) + (c.sharedExpertGate && c.sharedExpertFfn > 0 ? x.h : 0);
     }
     p.embedding = x.V * x.h / x.t + c.posEmb * x.h;
@@ -137,7 +151,9 @@ double persistentParameters(const Config& c, const Dims& x, double denseLayers, 
     const bool biased = x.bias || c.qkvBias;
     const double attention = keep(x.h * x.a * x.d / x.t) + keep(x.h * x.kvHeadsRank * x.d, 2) + keep(x.a * x.d * x.h / x.t) +
                              (biased ? keep(x.a * x.d / x.t) + keep(x.kvHeadsRank * x.d, 2) : 0) + (x.bias ? keep(x.h) : 0);
-    const double norms = keep(x.h, x.layernorm ? 4 : 2);
+    double norms = keep(x.h, (x.layernorm ? 2 : 1) * (c.postNorms ? 4 : 2));
+    if (c.qkNorm == QkNorm::perHead) norms += keep(x.d, 2);
+    if (c.qkNorm == QkNorm::fullWidth) norms += keep(c.heads * x.d) + keep(c.kvHeads * x.d);
     const double dense = attention + norms + keep(x.h * x.f / x.t, matrices) + (x.bias ? keep(x.f / x.t, matrices - 1) + keep(x.h) : 0);
     double moe = 0;
     if (c.experts != 0)
@@ -226,8 +242,9 @@ double derivedParameterCount(const Config& c) {
     // A multi-token-prediction module (DeepSeek-V3 §2.2) is one more layer of the last layer's kind, two input
     // norms, the projection of [hidden; next-token embedding] (2h -> h) and its own final norm; it shares the
     // embedding and the output head with the main model.
-    const double mtp = c.mtpLayers * (attention + 2 * norm + (isMoeLayer(c, c.layers - 1) ? moeFfn : ffn) + 2 * h * h + 3 * norm);
-    return embeddings + c.layers * (attention + 2 * norm) + (c.layers - moeLayers) * ffn + moeLayers * moeFfn + norm + mtp;
+    const double layerNorms = (c.postNorms ? 4 : 2) * norm + detail::queryKeyNormParams(c);
+    const double mtp = c.mtpLayers * (attention + layerNorms + (isMoeLayer(c, c.layers - 1) ? moeFfn : ffn) + 2 * h * h + 3 * norm);
+    return embeddings + c.layers * (attention + layerNorms) + (c.layers - moeLayers) * ffn + moeLayers * moeFfn + norm + mtp;
 }
 
 bool isMoeLayer(const Config& c, double layer) {

@@ -39,6 +39,8 @@ struct RankParams {
     double finalNorm = 0;
 };
 
+// The weights of a layer's query and key norms (qk_norm), whole on every rank.
+double queryKeyNormParams(const Config& c);
 RankParams rankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput);
 
 // DeepSpeed ZeRO-3's persistent parameters on one rank: the tensors of at most stage3_param_persistence_threshold

@@ -212,6 +212,10 @@ std::vector<Problem> validate(const Config& config) {
     if (config.slidingWindow > 0 && config.kvLoraRank != 0)
         errors.push_back({"sliding_window", "sliding_window must be 0 with multi-head latent attention (kv_lora_rank = " +
                                                 n(config.kvLoraRank) + "): vLLM has no sliding window for MLA"});
+    // MLA normalises its latents (q_a_layernorm, kv_a_layernorm, counted with it), not the per-head queries and keys.
+    if (config.qkNorm != QkNorm::none && config.kvLoraRank != 0)
+        errors.push_back({"qk_norm", "qk_norm must be none with multi-head latent attention (kv_lora_rank = " + n(config.kvLoraRank) +
+                                         "), whose latent norms are counted with it; got " + std::string(toString(config.qkNorm))});
     if (config.slidingWindow == 0 && config.fullAttentionEvery != 0)
         errors.push_back({"full_attention_every", "full_attention_every must be 0 without a sliding window (sliding_window = 0); got " +
                                                       n(config.fullAttentionEvery)});

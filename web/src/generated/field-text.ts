@@ -62,6 +62,14 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "help": "Only the Q, K and V projections have biases (Qwen2)",
     "section": "Model config.json (Hugging Face layout)"
   },
+  "qk_norm": {
+    "help": "RMSNorm on queries and keys: per head (Qwen3, Gemma 3) or full width (OLMo 2)",
+    "section": "transformers modeling_qwen3.py q_norm, k_norm"
+  },
+  "post_norms": {
+    "help": "A norm after attention and after the MLP too (Gemma 2/3, GLM-4)",
+    "section": "transformers modeling_gemma2.py Gemma2DecoderLayer"
+  },
   "pos_emb": {
     "help": "Rows of a learned position embedding; 0 for rotary",
     "section": "Model config.json (Hugging Face layout)"

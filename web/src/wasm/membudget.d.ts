@@ -5,6 +5,7 @@
 // The engine's choices (engine/include/membudget/base/choices.hpp, whose enums have these names and ids; the d.ts
 // test checks them against it).
 export type Norm = 'rmsnorm' | 'layernorm';
+export type QkNorm = 'none' | 'per_head' | 'full_width';
 export type Checkpointing = 'none' | 'selective' | 'full' | 'op';
 /** A configuration file membudget imports and exports (choices.hpp ImportFormat; docs/import.md). */
 export type ImportFormat = 'megatron' | 'torchtitan' | 'torchtune' | 'deepspeed' | 'hf' | 'vllm';
@@ -60,6 +61,8 @@ export interface Config {
   norm: Norm;
   bias: boolean;
   qkv_bias: boolean;
+  qk_norm: QkNorm;
+  post_norms: boolean;
   pos_emb: number;
   context_window: number;
   sliding_window: number;

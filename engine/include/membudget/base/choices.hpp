@@ -13,6 +13,9 @@
 namespace membudget {
 
 enum class Norm : std::uint8_t { rmsnorm, layernorm };
+// An RMSNorm on the queries and keys before attention: one of head_dim shared by the heads (Qwen3, Gemma 3,
+// GLM-4.5's use_qk_norm), or one over the whole projection, a·d for Q and kv·d for K (OLMo 2).
+enum class QkNorm : std::uint8_t { none, perHead, fullWidth };
 // op: torchtitan's op-level selective checkpointing (a save list of ops, every other matmul).
 enum class Checkpointing : std::uint8_t { none, selective, full, op };
 // The training framework whose behaviour the membudget method models: what it saves, in which dtype, when it
@@ -71,6 +74,10 @@ struct ChoiceNames;  // names[i] is the id of the enumerator whose value is i
 template <>
 struct ChoiceNames<Norm> {
     static constexpr std::array<std::string_view, 2> names{"rmsnorm", "layernorm"};
+};
+template <>
+struct ChoiceNames<QkNorm> {
+    static constexpr std::array<std::string_view, 3> names{"none", "per_head", "full_width"};
 };
 template <>
 struct ChoiceNames<Checkpointing> {

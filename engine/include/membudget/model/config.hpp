@@ -30,7 +30,9 @@ struct Config {
     bool tiedEmbeddings = false;
     Norm norm = Norm::rmsnorm;
     bool bias = false;
-    bool qkvBias = false;      // biases on Q, K, V only (Qwen2)
+    bool qkvBias = false;  // biases on Q, K, V only (Qwen2)
+    QkNorm qkNorm = QkNorm::none;
+    bool postNorms = false;    // a norm after attention and after the MLP too, four per layer (Gemma 2/3, GLM-4)
     double posEmb = 0;         // rows of a learned absolute position embedding; 0 for rotary
     double contextWindow = 0;  // the model's context window (max_position_embeddings), tokens; 0: not stated
     // Sliding-window attention (Mistral-7B-v0.1, Phi-3, Gemma 2/3): the tokens a sliding layer attends to (0: every

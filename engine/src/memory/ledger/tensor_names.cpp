@@ -53,6 +53,14 @@ constexpr std::string_view kTensorNames[] = {
     "MLP norm: normalised input (before the scale)",                                    // mlpNormalised
     "SiLU output",                                                                      // siluOutput
     "FlashAttention RNG state",                                                         // flashRngState
+    "query/key norm input",                                                             // queryKeyNormInput
+    "query/key norm input, FP32 copy",                                                  // queryKeyNormInputFp32
+    "query/key norm statistics",                                                        // queryKeyNormStatistics
+    "query/key norm: normalised input (before the scale)",                              // queryKeyNormalised
+    "post-attention and post-MLP norm inputs",                                          // postNormInput
+    "post-attention and post-MLP norm inputs, FP32 copies",                             // postNormInputFp32
+    "post-attention and post-MLP norm statistics",                                      // postNormStatistics
+    "post-attention and post-MLP norms: normalised inputs",                             // postNormalised
     "LoRA intermediates (x·Aᵀ, B's input)",                                             // loraIntermediate
     "LoRA dropout masks",                                                               // loraDropoutMask
     "LoRA dropped inputs (A's input)",                                                  // loraDroppedInput

@@ -1,0 +1,156 @@
+// What a Hugging Face config.json says of its layers beyond their sizes: which attend within a window and the
+// format its weights are stored in (importHfFields, formats/hf.cpp, reads the rest).
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "formats/hf.hpp"
+#include "membudget/base/text.hpp"
+
+namespace membudget::detail {
+
+// Which layers attend within a window (sliding_window, full_attention_every): layer_types where the file lists each
+// layer's kind, else the model type's rule (transformers: Gemma 2 alternates, full at odd layers; Gemma 3 is full
+// every sliding_window_pattern-th layer, 6 by default; Mistral and Phi-3 slide in every layer). A window the keys
+// cannot say (Qwen2's first max_window_layers layers full, an irregular layer_types) is named and counted as full
+// attention, an over-count of the KV cache.
+const HfValue* findHfValue(std::span<const HfValue> fields, std::string_view key) {
+    for (const auto& f : fields)
+        if (f.key == key && f.type != "null") return &f;
+    return nullptr;
+}
+
+void readAttentionPattern(const std::string& type, std::span<const HfValue> fields, HfImport& out, std::vector<Assignment>& assignments) {
+    auto find = [fields](std::string_view key) { return findHfValue(fields, key); };
+    auto off = [&assignments] {
+        assignments.push_back({"sliding_window", "0"});
+        assignments.push_back({"full_attention_every", "0"});
+    };
+    const auto* window = find("sliding_window");
+    const auto* use = find("use_sliding_window");
+    const bool active = window && window->type == "number" && parseNumber(window->text).value_or(0) > 0 &&
+                        !(use && use->type == "boolean" && use->text == "false");
+    // layer_types[i]: "full_attention", "sliding_attention", or a kind membudget does not model.
+    std::vector<std::string> kinds;
+    for (const auto& f : fields)
+        if (f.key.rfind("layer_types[", 0) == 0 && f.type == "string") kinds.push_back(f.text);
+    const size_t full = static_cast<size_t>(std::count(kinds.begin(), kinds.end(), "full_attention"));
+    const size_t sliding = static_cast<size_t>(std::count(kinds.begin(), kinds.end(), "sliding_attention"));
+    if (full + sliding < kinds.size())
+        out.notices.push_back({"layer_types",
+                               "layer_types holds layer kinds other than full and sliding attention (linear "
+                               "attention, state space, chunked): they are counted as full attention layers"});
+    if (!active || (!kinds.empty() && sliding == 0)) return off();
+    double every = 0;
+    if (!kinds.empty()) {
+        // The first full layer gives the period; every layer must then follow it.
+        const auto first = std::find(kinds.begin(), kinds.end(), "full_attention");
+        every = first == kinds.end() ? 0 : static_cast<double>(first - kinds.begin()) + 1;
+        for (size_t i = 0; i < kinds.size(); ++i) {
+            const bool isFull = every > 0 && std::fmod(static_cast<double>(i) + 1, every) == 0;
+            if ((kinds[i] == "full_attention") != isFull && (kinds[i] == "full_attention" || kinds[i] == "sliding_attention")) {
+                out.notices.push_back({"sliding_window",
+                                       "layer_types does not repeat one period of full-attention layers: every "
+                                       "layer is counted as full attention, an over-count of the KV cache"});
+                return off();
+            }
+        }
+    } else if (type == "gemma2") {
+        every = 2;
+    } else if (type == "gemma3_text") {
+        const auto* pattern = find("sliding_window_pattern");
+        every = pattern && pattern->type == "number" ? parseNumber(pattern->text).value_or(6) : 6;
+    } else if (type == "qwen2" || type == "qwen2_moe" || type == "qwen3" || type == "qwen3_moe") {
+        const auto* firstFull = find("max_window_layers");
+        const auto* layers = find("num_hidden_layers");
+        // max_window_layers at or past the layer count: every layer is full attention.
+        if (firstFull && layers && parseNumber(firstFull->text).value_or(0) >= parseNumber(layers->text).value_or(0))
+            return off();
+        out.notices.push_back({"sliding_window",
+                               "use_sliding_window with max_window_layers below the layer count (the first "
+                               "layers full, the rest sliding) has no key: every layer is counted as full "
+                               "attention, an over-count of the KV cache"});
+        return off();
+    }
+    assignments.push_back({"sliding_window", window->text});
+    assignments.push_back({"full_attention_every", formatNumber(every)});
+    out.notices.push_back({"sliding_window", "sliding_window " + window->text + " -> sliding_window " + window->text +
+                                                 (every > 0 ? ", full_attention_every " + formatNumber(every) + " (every " +
+                                                                  formatNumber(every) + "th layer attends to all)"
+                                                            : " in every layer") +
+                                                 ": vLLM caches at most the window in the sliding layers"});
+}
+
+// The checkpoint's weight format (quantization_config, transformers' quantizers and vLLM's quantization methods of
+// the same names) as weight_dtype and quant_group, with a notice saying what was read; a format weight_dtype cannot
+// hold is named and the weights stay at the checkpoint's dtype, an over-count. vLLM keeps the embedding, the
+// output layer and the norms unquantized, as membudget's weight_dtype does.
+void readWeightFormat(std::span<const HfValue> fields, HfImport& out, std::vector<Assignment>& assignments) {
+    auto find = [fields](std::string_view key) { return findHfValue(fields, key); };
+    auto text = [&find](const char* key) {
+        const auto* v = find(key);
+        std::string t = v && (v->type == "string" || v->type == "number") ? v->text : "";
+        std::transform(t.begin(), t.end(), t.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+        return t;
+    };
+    auto number = [&find](std::initializer_list<const char*> keys) -> std::optional<double> {
+        for (const char* key : keys)
+            if (const auto* v = find(key); v && v->type == "number") return parseNumber(v->text);
+        return std::nullopt;
+    };
+    const auto* quantization = find("quantization_config");
+    if (!quantization || quantization->type != "object") {
+        // Unquantized: the dtype it was saved in (torch_dtype; dtype since transformers 4.56), as vLLM's dtype auto.
+        const std::string dtype = text("torch_dtype").empty() ? text("dtype") : text("torch_dtype");
+        assignments.push_back({"weight_dtype", dtype == "float16" ? "fp16" : "bf16"});
+        return;
+    }
+    const std::string method = text("quantization_config.quant_method");
+    const std::string format = text("quantization_config.format");
+    std::string dtype, group, read;
+    if (method == "fp8" || method == "fbgemm_fp8" || (method == "compressed-tensors" && format == "float-quantized")) {
+        dtype = "fp8";
+        read = "FP8 weights";
+    } else if (method == "awq" || method == "gptq" || method == "awq_marlin" || method == "gptq_marlin") {
+        const auto bits = number({"quantization_config.bits", "quantization_config.w_bit"});
+        const auto size = number({"quantization_config.group_size", "quantization_config.q_group_size"});
+        if (bits && *bits == 8) {
+            dtype = "int8";
+            read = "8-bit weights";
+        } else if (bits && *bits == 4) {
+            dtype = "int4";
+            // group_size -1 is one scale per output channel: the largest group the field holds, as near as it gets.
+            group = size && *size >= 8 && *size <= 8192 ? formatNumber(*size) : "8192";
+            read = "4-bit weights, " + (size && *size > 0 ? "groups of " + formatNumber(*size) : std::string("per channel"));
+        }
+    } else if (method == "compressed-tensors" && format == "pack-quantized") {
+        dtype = "int4";
+        group = "128";
+        read = "4-bit packed weights (the group size in config_groups is not read: 128 assumed)";
+    } else if (method == "compressed-tensors" && format == "int-quantized") {
+        dtype = "int8";
+        read = "8-bit weights";
+    }
+    const std::string name = method.empty() ? std::string("no quant_method") : displayName(method.substr(0, 40));
+    if (dtype.empty()) {
+        assignments.push_back({"weight_dtype", "bf16"});
+        out.notices.push_back(
+            {"quantization_config", "quantization_config (" + name + (format.empty() ? "" : ", " + displayName(format.substr(0, 40))) +
+                                        ") is a weight format weight_dtype cannot hold: the weights are counted in BF16, more "
+                                        "than the checkpoint loads"});
+        return;
+    }
+    assignments.push_back({"weight_dtype", dtype});
+    if (!group.empty()) assignments.push_back({"quant_group", group});
+    const bool exceptions = find("quantization_config.modules_to_not_convert") || find("quantization_config.ignore");
+    out.notices.push_back(
+        {"quantization_config", "quantization_config (" + name + "): " + read + " -> weight_dtype " + dtype +
+                                    (group.empty() ? "" : ", quant_group " + group) +
+                                    " for the layers' linear weights; the embedding, output layer and norms stay BF16" +
+                                    (exceptions ? " (its list of modules left unquantized is not read module by module)" : "")});
+}
+
+}  // namespace membudget::detail
