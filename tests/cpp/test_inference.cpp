@@ -217,3 +217,38 @@ TEST_CASE("inference: sliding-window layers keep the window, the prefill chunk a
     REQUIRE_FALSE(validate(period).empty());
     CHECK(validate(period)[0].field == "full_attention_every");
 }
+
+TEST_CASE("inference: gpt-oss's MXFP4 experts are the tensors vLLM's Mxfp4MoEMethod creates", "[inference][mxfp4]") {
+    // gpt-oss-20b's architecture (its config.json in tests/fixtures/hf-configs.json), on TP ranks of 1 and 2.
+    Config c = inference();
+    c.hidden = 2880;
+    c.layers = 24;
+    c.heads = 64;
+    c.kvHeads = 8;
+    c.headDim = 64;
+    c.ffn = 2880;
+    c.vocab = 201088;
+    c.experts = 32;
+    c.expertsPerToken = 4;
+    c.bias = true;
+    c.routerBias = true;
+    c.attentionSinks = true;
+    c.gpu = "h100-80gb";
+    CHECK(evaluate(c).parameterCount == 20914757184.0);
+    c.expertWeightDtype = ExpertWeights::mxfp4;
+    for (const double tp : {1.0, 2.0}) {
+        INFO("TP " << tp);
+        c.tp = tp;
+        // The tensors of one rank as vLLM creates them: experts split by TP (no --enable-expert-parallel), their
+        // intermediate size padded to a multiple of 64 (1,440 -> 1,472 at TP 2); w13 [E, 2I, h/2] and w2
+        // [E, h, I/2] of uint8 pairs, their uint8 scales per 32, the biases FP32 after loading; the rest BF16:
+        // attention split by heads with its row-parallel o_proj bias whole, the sinks split by heads, norms and
+        // router whole, embedding and head split by the vocabulary.
+        const double E = 32, h = 2880, I = std::ceil(2880 / tp / 64) * 64;
+        const double experts = E * (2 * I * h / 2 + 2 * I * h / 32 + 2 * I * 4 + h * I / 2 + h * I / 32 + h * 4);
+        const double attention = h * 4096 / tp + 2 * h * 512 / tp + 4096 / tp * h + (4096 + 2 * 512) / tp + h + 64 / tp;
+        const double layer = attention + 2 * h + h * E + E;
+        const double bf16 = 24 * layer + 2 * 201088 * h / tp + h;
+        CHECK(line(evaluate(c), "parameters") == Approx(experts * 24 + 2 * bf16).epsilon(1e-15));
+    }
+}

@@ -65,19 +65,18 @@ struct HfModelType {
     std::string_view leftOut;  // what the reading does not count, said in a notice (empty: counted exactly)
 };
 
+// clang-format off: one model type a line
 constexpr HfModelType kHfModelTypes[] = {
-    {"llama", HfFamily::llama, ""},       {"mistral", HfFamily::llama, ""},
-    {"mixtral", HfFamily::llama, ""},     {"qwen2", HfFamily::llama, ""},
-    {"qwen2_moe", HfFamily::llama, ""},   {"qwen3", HfFamily::llama, ""},
-    {"qwen3_moe", HfFamily::llama, ""},   {"gemma", HfFamily::llama, ""},
-    {"gemma2", HfFamily::llama, ""},      {"gemma3_text", HfFamily::llama, ""},
-    {"glm4", HfFamily::llama, ""},        {"glm4_moe", HfFamily::llama, ""},
-    {"olmo2", HfFamily::llama, ""},       {"olmo3", HfFamily::llama, ""},
-    {"phi3", HfFamily::llama, ""},        {"deepseek_v2", HfFamily::llama, ""},
-    {"deepseek_v3", HfFamily::llama, ""}, {"kimi_k2", HfFamily::llama, ""},  // Kimi K2: DeepseekV3ForCausalLM under its own model_type
-    {"gpt2", HfFamily::gpt2, ""},         {"gpt_neox", HfFamily::neox, ""},
-    {"opt", HfFamily::opt, ""},
+    {"llama", HfFamily::llama, ""},       {"mistral", HfFamily::llama, ""},     {"mixtral", HfFamily::llama, ""},
+    {"qwen2", HfFamily::llama, ""},       {"qwen2_moe", HfFamily::llama, ""},   {"qwen3", HfFamily::llama, ""},
+    {"qwen3_moe", HfFamily::llama, ""},   {"gemma", HfFamily::llama, ""},       {"gemma2", HfFamily::llama, ""},
+    {"gemma3_text", HfFamily::llama, ""}, {"glm4", HfFamily::llama, ""},        {"glm4_moe", HfFamily::llama, ""},
+    {"olmo2", HfFamily::llama, ""},       {"olmo3", HfFamily::llama, ""},       {"phi3", HfFamily::llama, ""},
+    {"gpt_oss", HfFamily::llama, ""},     {"deepseek_v2", HfFamily::llama, ""}, {"deepseek_v3", HfFamily::llama, ""},
+    {"kimi_k2", HfFamily::llama, ""},  // Kimi K2: DeepseekV3ForCausalLM under its own model_type
+    {"gpt2", HfFamily::gpt2, ""},         {"gpt_neox", HfFamily::neox, ""},     {"opt", HfFamily::opt, ""},
 };
+// clang-format on
 
 std::string knownModelTypes() {
     std::string out;
@@ -266,7 +265,14 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> valu
         const bool attentionBias = boolean("attention_bias", false), mlpBias = boolean("mlp_bias", false);
         flag("bias", neox || (attentionBias && mlpBias));
         flag("qkv_bias", type == "qwen2" || type == "qwen2_moe" || (attentionBias && !mlpBias));
+        if (type == "gpt_oss") {
+            // modeling_gpt_oss.py: q/k/v/o biases (attention_bias), biases on every expert (gate_up_proj_bias,
+            // down_proj_bias) and the router (nn.Linear with bias), and a learned sink logit per head.
+            flag("bias", attentionBias);
+            flag("qkv_bias", false);
+        }
     }
+    flag("attention_sinks", type == "gpt_oss");
     // The norms beyond a Llama layer's two (transformers' modeling_<type>.py): RMSNorms of head_dim on the queries
     // and keys (Qwen3Attention, Gemma3Attention, Glm4MoeAttention when use_qk_norm), over the whole projection in
     // OLMo 2 and 3 (Olmo2Attention: RMSNorm(num_heads * head_dim) and RMSNorm(num_key_value_heads * head_dim)), and
@@ -279,7 +285,7 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> valu
     // Mixture of experts: Mixtral (num_local_experts), Qwen MoE (num_experts, moe_intermediate_size,
     // shared_expert_intermediate_size, decoder_sparse_step), DeepSeek (n_routed_experts, n_shared_experts).
     if (const auto experts = number({"num_local_experts", "num_experts", "n_routed_experts"}, "experts", false); experts && *experts > 1) {
-        number({"num_experts_per_tok", "moe_topk"}, "experts_per_token", false);
+        number({"num_experts_per_tok", "moe_topk", "experts_per_token"}, "experts_per_token", false);
         if (!number({"moe_intermediate_size"}, "moe_ffn", false)) assignments.push_back({"moe_ffn", "0"});
         if (!number({"shared_expert_intermediate_size"}, "shared_expert_ffn", false)) {
             const auto* shared = find("n_shared_experts");
@@ -291,7 +297,7 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> valu
         if (!number({"decoder_sparse_step", "moe_layer_freq"}, "moe_layer_freq", false)) assignments.push_back({"moe_layer_freq", "1"});
         if (!number({"first_k_dense_replace"}, "first_dense_layers", false)) assignments.push_back({"first_dense_layers", "0"});
         // DeepSeek-V3's e_score_correction_bias; GLM-4.5's router always has one (Glm4MoeTopkRouter).
-        flag("router_bias", text_("topk_method", "") == "noaux_tc" || type == "glm4_moe");
+        flag("router_bias", text_("topk_method", "") == "noaux_tc" || type == "glm4_moe" || type == "gpt_oss");
         flag("shared_expert_gate", type == "qwen2_moe");  // Qwen2MoeSparseMoeBlock.shared_expert_gate
     } else {
         assignments.push_back({"experts", "0"});  // dense (a count of 1 is a dense FFN too)
@@ -351,7 +357,8 @@ void importHf(const ImportInput& input, Mapping& m) {
     for (const auto& n : imported.notices) m.warn(n.message);
     if (!imported.errors.empty()) return;
     for (const FieldSpec& field : fields())
-        if (field.group == "model" || field.key == "method" || field.key == "weight_dtype" || field.key == "quant_group")
+        if (field.group == "model" || field.key == "method" || field.key == "weight_dtype" || field.key == "expert_weight_dtype" ||
+            field.key == "quant_group")
             m.set(field.key, fieldText(imported.config, field));
 }
 

@@ -67,8 +67,7 @@ void readAttentionPattern(const std::string& type, std::span<const HfValue> fiel
         const auto* firstFull = find("max_window_layers");
         const auto* layers = find("num_hidden_layers");
         // max_window_layers at or past the layer count: every layer is full attention.
-        if (firstFull && layers && parseNumber(firstFull->text).value_or(0) >= parseNumber(layers->text).value_or(0))
-            return off();
+        if (firstFull && layers && parseNumber(firstFull->text).value_or(0) >= parseNumber(layers->text).value_or(0)) return off();
         out.notices.push_back({"sliding_window",
                                "use_sliding_window with max_window_layers below the layer count (the first "
                                "layers full, the rest sliding) has no key: every layer is counted as full "
@@ -78,8 +77,8 @@ void readAttentionPattern(const std::string& type, std::span<const HfValue> fiel
     assignments.push_back({"sliding_window", window->text});
     assignments.push_back({"full_attention_every", formatNumber(every)});
     out.notices.push_back({"sliding_window", "sliding_window " + window->text + " -> sliding_window " + window->text +
-                                                 (every > 0 ? ", full_attention_every " + formatNumber(every) + " (every " +
-                                                                  formatNumber(every) + "th layer attends to all)"
+                                                 (every > 0 ? ", full_attention_every " + formatNumber(every) + " (one layer in " +
+                                                                  formatNumber(every) + " attends to all)"
                                                             : " in every layer") +
                                                  ": vLLM caches at most the window in the sliding layers"});
 }
@@ -102,6 +101,7 @@ void readWeightFormat(std::span<const HfValue> fields, HfImport& out, std::vecto
         return std::nullopt;
     };
     const auto* quantization = find("quantization_config");
+    assignments.push_back({"expert_weight_dtype", "same"});
     if (!quantization || quantization->type != "object") {
         // Unquantized: the dtype it was saved in (torch_dtype; dtype since transformers 4.56), as vLLM's dtype auto.
         const std::string dtype = text("torch_dtype").empty() ? text("dtype") : text("torch_dtype");
@@ -135,6 +135,17 @@ void readWeightFormat(std::span<const HfValue> fields, HfImport& out, std::vecto
         read = "8-bit weights";
     }
     const std::string name = method.empty() ? std::string("no quant_method") : displayName(method.substr(0, 40));
+    const auto* experts = find("num_local_experts");
+    if (method == "mxfp4" && experts && experts->type == "number" && parseNumber(experts->text).value_or(0) > 1) {
+        // gpt-oss: the routed experts in MXFP4 and everything in modules_to_not_convert (attention, router,
+        // embedding, output layer) in BF16, as vLLM's Mxfp4Config loads them.
+        assignments.push_back({"weight_dtype", "bf16"});
+        assignments.push_back({"expert_weight_dtype", "mxfp4"});
+        out.notices.push_back({"quantization_config",
+                               "quantization_config (mxfp4): the routed experts in MXFP4 -> expert_weight_dtype mxfp4; "
+                               "attention, routers, embedding and output layer BF16 (modules_to_not_convert)"});
+        return;
+    }
     if (dtype.empty()) {
         assignments.push_back({"weight_dtype", "bf16"});
         out.notices.push_back(

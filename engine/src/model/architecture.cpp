@@ -125,16 +125,21 @@ RankParams rankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput)
     const double mlp = matrices * x.h * x.f / x.t;
     // Column-parallel biases are split by TP; the row-parallel ones (attention output, FC2) are whole.
     const double qkvBiases = x.bias || c.qkvBias ? x.a * x.d / x.t + 2 * x.kvHeadsRank * x.d : 0;
-    const double biases = qkvBiases + (x.bias ? x.h + (matrices - 1) * x.f / x.t + x.h : 0);
+    const double attentionBiases = qkvBiases + (x.bias ? x.h : 0);
+    const double mlpBiases = x.bias ? (matrices - 1) * x.f / x.t + x.h : 0;
+    const double sinks = c.attentionSinks ? x.headsRank : 0;  // one logit per head, split by TP with the heads
     RankParams p{};
     p.layerLinear = q + o + kvWeights + mlp;
-    p.layer = q + o + kvWeights + mlp + biases + layerNorms;
+    p.layer = q + o + kvWeights + mlp + attentionBiases + mlpBiases + sinks + layerNorms;
     if (c.experts != 0) {
         const double shared = matrices * x.h * c.sharedExpertFfn / x.t;
         p.moeLayerLinear = q + o + kvWeights + shared;
         p.moeLayerExperts = c.experts / c.ep * matrices * x.h * expertFfn(c) / expertTensorParallel(c);
-        p.moeLayer = p.moeLayerLinear + (biases - (x.bias ? (matrices - 1) * x.f / x.t : 0)) + layerNorms + x.h * c.experts +
-                     (c.routerBias ? c.experts : 0) + (c.sharedExpertGate && c.sharedExpertFfn > 0 ? x.h : 0);
+        // With biases, each routed expert has its gate/up biases (split by ETP) and its down bias (gpt-oss's
+        // gate_up_proj_bias and down_proj_bias).
+        p.moeLayerExpertBiases = x.bias ? c.experts / c.ep * ((matrices - 1) * expertFfn(c) / expertTensorParallel(c) + x.h) : 0;
+        p.moeLayer = p.moeLayerLinear + attentionBiases + sinks + layerNorms + x.h * c.experts + (c.routerBias ? c.experts : 0) +
+                     (c.sharedExpertGate && c.sharedExpertFfn > 0 ? x.h : 0) + p.moeLayerExpertBiases;
     }
     p.embedding = x.V * x.h / x.t + c.posEmb * x.h;
     p.output = lastStageHoldsOutput ? x.V * x.h / x.t : 0;
@@ -150,7 +155,8 @@ double persistentParameters(const Config& c, const Dims& x, double denseLayers, 
     const double matrices = x.gated ? 3 : 2;
     const bool biased = x.bias || c.qkvBias;
     const double attention = keep(x.h * x.a * x.d / x.t) + keep(x.h * x.kvHeadsRank * x.d, 2) + keep(x.a * x.d * x.h / x.t) +
-                             (biased ? keep(x.a * x.d / x.t) + keep(x.kvHeadsRank * x.d, 2) : 0) + (x.bias ? keep(x.h) : 0);
+                             (biased ? keep(x.a * x.d / x.t) + keep(x.kvHeadsRank * x.d, 2) : 0) + (x.bias ? keep(x.h) : 0) +
+                             (c.attentionSinks ? keep(x.headsRank) : 0);
     double norms = keep(x.h, (x.layernorm ? 2 : 1) * (c.postNorms ? 4 : 2));
     if (c.qkNorm == QkNorm::perHead) norms += keep(x.d, 2);
     if (c.qkNorm == QkNorm::fullWidth) norms += keep(c.heads * x.d) + keep(c.kvHeads * x.d);
@@ -159,7 +165,8 @@ double persistentParameters(const Config& c, const Dims& x, double denseLayers, 
     if (c.experts != 0)
         moe = attention + norms + keep(x.h * c.experts) + (c.routerBias ? keep(c.experts) : 0) +
               keep(x.h * expertFfn(c) / expertTensorParallel(c), matrices * c.experts / c.ep) +
-              (c.sharedExpertFfn > 0 ? keep(x.h * c.sharedExpertFfn / x.t, matrices) + (c.sharedExpertGate ? keep(x.h) : 0) : 0);
+              (c.sharedExpertFfn > 0 ? keep(x.h * c.sharedExpertFfn / x.t, matrices) + (c.sharedExpertGate ? keep(x.h) : 0) : 0) +
+              (x.bias ? keep((matrices - 1) * expertFfn(c) / expertTensorParallel(c), c.experts / c.ep) + keep(x.h, c.experts / c.ep) : 0);
     return denseLayers * dense + moeLayers * moe + (first ? keep(x.V * x.h / x.t) + keep(c.posEmb * x.h) : 0) +
            (last ? keep(x.h, x.layernorm ? 2 : 1) + (outputHere ? keep(x.V * x.h / x.t) : 0) : 0);
 }
@@ -230,14 +237,16 @@ double derivedParameterCount(const Config& c) {
     const double norm = c.norm == Norm::layernorm ? 2 * h : h;  // weight (+ bias)
     const double qkvBiases = c.bias || c.qkvBias ? qWidth + 2 * kvWidth : 0;
     const double attention =
-        c.kvLoraRank != 0 ? mlaAttentionParams(c) : h * qWidth + 2 * h * kvWidth + qWidth * h + qkvBiases + (c.bias ? h : 0);
+        (c.kvLoraRank != 0 ? mlaAttentionParams(c) : h * qWidth + 2 * h * kvWidth + qWidth * h + qkvBiases + (c.bias ? h : 0)) +
+        (c.attentionSinks ? c.heads : 0);
     const double ffnMatrices = c.gatedFfn ? 3 : 2;
     const double ffn = ffnMatrices * h * c.ffn + (c.bias ? (ffnMatrices - 1) * c.ffn + h : 0);
     const double embeddings = c.vocab * h * (c.tiedEmbeddings ? 1 : 2) + c.posEmb * h;
     const double moeLayers = moeLayerCount(c);
     // A MoE layer replaces the dense FFN with a router, the routed experts and any shared expert.
-    const double moeFfn = h * c.experts + (c.routerBias ? c.experts : 0) +
-                          c.experts * ffnMatrices * h * (c.moeFfn != 0 ? c.moeFfn : c.ffn) + ffnMatrices * h * c.sharedExpertFfn +
+    const double expertWidth = c.moeFfn != 0 ? c.moeFfn : c.ffn;
+    const double moeFfn = h * c.experts + (c.routerBias ? c.experts : 0) + c.experts * ffnMatrices * h * expertWidth +
+                          (c.bias ? c.experts * ((ffnMatrices - 1) * expertWidth + h) : 0) + ffnMatrices * h * c.sharedExpertFfn +
                           (c.sharedExpertGate && c.sharedExpertFfn > 0 ? h : 0);
     // A multi-token-prediction module (DeepSeek-V3 §2.2) is one more layer of the last layer's kind, two input
     // norms, the projection of [hidden; next-token embedding] (2h -> h) and its own final norm; it shares the

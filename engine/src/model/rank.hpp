@@ -29,13 +29,14 @@ inline double expertFfn(const Config& c) { return c.moeFfn != 0 ? c.moeFfn : c.f
 
 // Parameters of each kind of layer on one rank (its TP shard, and its EP × ETP shard of the experts).
 struct RankParams {
-    double moeLayerLinear = 0;   // a MoE layer's attention and shared-expert matrices on one TP rank
-    double moeLayerExperts = 0;  // its routed experts on one EP × ETP rank
-    double moeLayer = 0;         // a MoE layer without its routed experts (router and norms included)
-    double layerLinear = 0;      // the weight matrices of one layer on one TP rank (what weight quantization stores)
-    double layer = 0;            // one transformer layer on one TP rank
-    double embedding = 0;        // input embedding (vocab-parallel) and learned positions
-    double output = 0;           // output layer (or the tied copy that Megatron-LM keeps on the last stage)
+    double moeLayerLinear = 0;        // a MoE layer's attention and shared-expert matrices on one TP rank
+    double moeLayerExperts = 0;       // its routed experts on one EP × ETP rank
+    double moeLayer = 0;              // a MoE layer without its routed experts (router and norms included)
+    double moeLayerExpertBiases = 0;  // of moeLayer, the routed experts' biases on one EP × ETP rank
+    double layerLinear = 0;           // the weight matrices of one layer on one TP rank (what weight quantization stores)
+    double layer = 0;                 // one transformer layer on one TP rank
+    double embedding = 0;             // input embedding (vocab-parallel) and learned positions
+    double output = 0;                // output layer (or the tied copy that Megatron-LM keeps on the last stage)
     double finalNorm = 0;
 };
 

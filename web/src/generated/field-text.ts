@@ -70,6 +70,10 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "help": "A norm after attention and after the MLP too (Gemma 2/3, GLM-4)",
     "section": "transformers modeling_gemma2.py Gemma2DecoderLayer"
   },
+  "attention_sinks": {
+    "help": "A learned sink logit per head in every layer (gpt-oss)",
+    "section": "transformers modeling_gpt_oss.py GptOssAttention.sinks"
+  },
   "pos_emb": {
     "help": "Rows of a learned position embedding; 0 for rotary",
     "section": "Model config.json (Hugging Face layout)"
@@ -385,6 +389,10 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
   "weight_dtype": {
     "help": "Inference weights of the linear layers; embeddings, output layer and norms stay BF16",
     "section": "vLLM quantization (FP8, INT8 per-channel, INT4 AWQ/GPTQ with group scales)"
+  },
+  "expert_weight_dtype": {
+    "help": "The routed experts' format: weight_dtype's, or MXFP4 (gpt-oss)",
+    "section": "vLLM quantization/mxfp4.py Mxfp4MoEMethod"
   },
   "kv_dtype": {
     "help": "Element type of the KV cache (vLLM --kv-cache-dtype)",

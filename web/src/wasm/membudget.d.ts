@@ -6,6 +6,7 @@
 // test checks them against it).
 export type Norm = 'rmsnorm' | 'layernorm';
 export type QkNorm = 'none' | 'per_head' | 'full_width';
+export type ExpertWeights = 'same' | 'mxfp4';
 export type Checkpointing = 'none' | 'selective' | 'full' | 'op';
 /** A configuration file membudget imports and exports (choices.hpp ImportFormat; docs/import.md). */
 export type ImportFormat = 'megatron' | 'torchtitan' | 'torchtune' | 'deepspeed' | 'hf' | 'vllm';
@@ -63,6 +64,7 @@ export interface Config {
   qkv_bias: boolean;
   qk_norm: QkNorm;
   post_norms: boolean;
+  attention_sinks: boolean;
   pos_emb: number;
   context_window: number;
   sliding_window: number;
@@ -125,6 +127,7 @@ export interface Config {
   stage3_param_persistence_threshold: number;
   mode: Mode;
   weight_dtype: WeightDtype;
+  expert_weight_dtype: ExpertWeights;
   kv_dtype: KvDtype;
   quant_group: number;
   kv_block: number;

@@ -42,6 +42,8 @@ enum class Precision : std::uint8_t { bf16, fp16, fp8, fp32 };
 enum class Offload : std::uint8_t { none, optimizer, all };
 enum class Mode : std::uint8_t { training, inference };
 enum class WeightDtype : std::uint8_t { bf16, fp16, fp8, int8, int4 };
+// The routed experts' stored format: weight_dtype's, or MXFP4 (gpt-oss: 4-bit E2M1 pairs with an E8M0 scale per 32).
+enum class ExpertWeights : std::uint8_t { same, mxfp4 };
 enum class KvDtype : std::uint8_t { bf16, fp16, fp8 };
 enum class Method : std::uint8_t { membudget, chapter, korthikanti, megatron, zero, deepspeed };
 enum class Verdict : std::uint8_t { fits, tight, doesNotFit };
@@ -138,6 +140,10 @@ struct ChoiceNames<Offload> {
 template <>
 struct ChoiceNames<Mode> {
     static constexpr std::array<std::string_view, 2> names{"training", "inference"};
+};
+template <>
+struct ChoiceNames<ExpertWeights> {
+    static constexpr std::array<std::string_view, 2> names{"same", "mxfp4"};
 };
 template <>
 struct ChoiceNames<WeightDtype> {

@@ -32,9 +32,10 @@ struct Config {
     bool bias = false;
     bool qkvBias = false;  // biases on Q, K, V only (Qwen2)
     QkNorm qkNorm = QkNorm::none;
-    bool postNorms = false;    // a norm after attention and after the MLP too, four per layer (Gemma 2/3, GLM-4)
-    double posEmb = 0;         // rows of a learned absolute position embedding; 0 for rotary
-    double contextWindow = 0;  // the model's context window (max_position_embeddings), tokens; 0: not stated
+    bool postNorms = false;       // a norm after attention and after the MLP too, four per layer (Gemma 2/3, GLM-4)
+    bool attentionSinks = false;  // a learned sink logit per head in every layer (gpt-oss)
+    double posEmb = 0;            // rows of a learned absolute position embedding; 0 for rotary
+    double contextWindow = 0;     // the model's context window (max_position_embeddings), tokens; 0: not stated
     // Sliding-window attention (Mistral-7B-v0.1, Phi-3, Gemma 2/3): the tokens a sliding layer attends to (0: every
     // layer attends to all), and with one, every full_attention_every-th layer attending to all (0: none does).
     double slidingWindow = 0;
@@ -129,6 +130,7 @@ struct Config {
     // inference (mode = inference: mb is the number of concurrent sequences, seq the tokens of each)
     Mode mode = Mode::training;
     WeightDtype weightDtype = WeightDtype::bf16;
+    ExpertWeights expertWeightDtype = ExpertWeights::same;
     KvDtype kvDtype = KvDtype::bf16;
     double quantGroup = 128;        // INT4 weights: input channels per scale/zero group (AWQ, GPTQ)
     double kvBlock = 16;            // tokens per KV-cache block (vLLM's block_size); 1 = no rounding

@@ -34,6 +34,9 @@ struct ModelPreset {
     // Norms beyond Llama's two per layer: on the queries and keys, and after attention and the MLP.
     QkNorm qkNorm = QkNorm::none;
     bool postNorms = false;
+    bool attentionSinks = false;
+    // The checkpoint's expert format (gpt-oss: MXFP4); a preset always sets it, so none is inherited.
+    ExpertWeights expertWeightDtype = ExpertWeights::same;
 };
 
 struct GpuPreset {

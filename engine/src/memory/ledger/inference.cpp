@@ -83,6 +83,11 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
                                       ? "INT4 with an FP16 scale and INT4 zero per " + n(c.quantGroup) + " input channels"
                                   : c.weightDtype == WeightDtype::int8 ? "INT8 with an FP16 scale per output channel"
                                                                        : std::string(toString(c.weightDtype));
+    const bool mxfp4 = c.experts != 0 && c.expertWeightDtype == ExpertWeights::mxfp4;
+    const double matrices = x.gated ? 3 : 2;
+    const double paddedExpertFfn = std::ceil(expertFfn(c) / expertTensorParallel(c) / 64) * 64;
+    const double mxfp4Experts = c.experts / c.ep * matrices * x.h * paddedExpertFfn;
+    const double mxfp4Biases = x.bias ? c.experts / c.ep * ((matrices - 1) * paddedExpertFfn + x.h) : 0;
     double firstLayer = 0;
     for (double i = 0; i < c.pp; ++i) {
         StageOutput stage;
@@ -97,12 +102,20 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
         firstLayer += stage.layers;
         // Linear layers are stored at the weight type; routers (vLLM's ReplicatedLinear gate without a quant
         // config), norms, biases, embeddings and the output layer stay BF16.
-        const double linear = denseLayers * p.layerLinear + moeLayers * (p.moeLayerLinear + p.moeLayerExperts);
-        const double rest = denseLayers * (p.layer - p.layerLinear) + moeLayers * (p.moeLayer - p.moeLayerLinear) +
-                            (first ? p.embedding : 0) + (last ? p.finalNorm + p.output : 0);
-        const double weightsRaw = linear * perWeight + rest * 2;
+        // MXFP4 experts (vLLM quantization/mxfp4.py, Mxfp4MoEMethod.create_weights): w13 and w2 as uint8 pairs of
+        // E2M1 values (0.5 B) with one uint8 E8M0 scale per 32, d_expert per rank padded to a multiple of 64
+        // (round_up(intermediate_size_per_partition, 64) on CUDA), and the biases made FP32 after loading.
+        const double expertsMxfp4 = mxfp4 ? moeLayers * mxfp4Experts : 0, expertBiasesFp32 = mxfp4 ? moeLayers * mxfp4Biases : 0;
+        const double linear = denseLayers * p.layerLinear + moeLayers * (p.moeLayerLinear + (mxfp4 ? 0 : p.moeLayerExperts));
+        const double rest = denseLayers * (p.layer - p.layerLinear) +
+                            moeLayers * (p.moeLayer - p.moeLayerLinear - (mxfp4 ? p.moeLayerExpertBiases : 0)) + (first ? p.embedding : 0) +
+                            (last ? p.finalNorm + p.output : 0);
+        const double weightsRaw = linear * perWeight + rest * 2 + expertsMxfp4 * (0.5 + 1.0 / 32) + expertBiasesFp32 * 4;
         const double weights = std::ceil(weightsRaw);
-        const std::string weightsText = wholeBytes(exprNumber(linear) + " × " + perWeightText + fill(" + # × 2", {rest}), weightsRaw);
+        const std::string weightsText =
+            wholeBytes(exprNumber(linear) + " × " + perWeightText + fill(" + # × 2", {rest}) +
+                           (mxfp4 ? fill(" + # × (0.5 + 1/32) + # × 4", {expertsMxfp4, expertBiasesFp32}) : std::string()),
+                       weightsRaw);
         // MLA caches one latent of kv_lora_rank + qk_rope_dim per token and layer, the same on every TP rank
         // (vLLM MLAAttentionSpec: no factor 2, one head).
         const double fullLayers = fullAttentionLayersIn(c, firstLayer - stage.layers, stage.layers);
@@ -117,7 +130,10 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
                  (moeLayers > 0
                       ? " (" + n(moeLayers) + " MoE layers, " + n(c.experts / c.ep) + " routed experts each on this GPU" +
                             (expertTensorParallel(c) > 1 ? ", each split over " + n(expertTensorParallel(c)) + " ranks" : "") + ")"
-                      : ""),
+                      : "") +
+                 (mxfp4 ? "; the routed experts in MXFP4 (0.5 B and a 1-byte scale per 32 weights, d_expert padded to " +
+                              n(paddedExpertFfn) + "), their biases FP32 (vLLM's Mxfp4MoEMethod)"
+                        : ""),
              Method::membudget});
         const bool mla = c.kvLoraRank != 0;
         const std::string kvNote =

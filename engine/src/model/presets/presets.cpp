@@ -670,6 +670,8 @@ void applyModelPreset(Config& config, const ModelPreset& preset) {
     config.slidingWindow = preset.slidingWindow;
     config.qkNorm = preset.qkNorm;
     config.postNorms = preset.postNorms;
+    config.attentionSinks = preset.attentionSinks;
+    config.expertWeightDtype = preset.expertWeightDtype;
     config.fullAttentionEvery = preset.fullAttentionEvery;
     config.experts = preset.experts;
     config.expertsPerToken = preset.expertsPerToken;
