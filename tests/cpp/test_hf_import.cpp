@@ -174,13 +174,13 @@ TEST_CASE("a model_type is read with its own rules; one without rules is refused
     Config base;
     base.tp = 1;
     // No rules: the message names the type and the types that have them; the base is kept.
-    for (const std::string type : {"t5", "llama4_text", "gpt_bigcode", "some_future_model"}) {
+    for (const std::string type : {"t5", "qwen3_next", "gpt_bigcode", "some_future_model"}) {
         INFO(type);
         const HfImport refused = importHfConfig(R"({"model_type": ")" + type + "\", " + sizes + "}", base);
         REQUIRE(refused.errors.size() == 1);
         CHECK(refused.errors[0].field == "hf_config");
         CHECK(refused.errors[0].message.find("model_type \"" + type + "\" has no architecture rules") != std::string::npos);
-        CHECK(refused.errors[0].message.find("llama, mistral") != std::string::npos);
+        CHECK(refused.errors[0].message.find("llama, llama4_text, mistral") != std::string::npos);
         CHECK(refused.config == base);
     }
     // The same sizes under llama and opt are two architectures: OPT's learned positions (2,048 + 2 rows), biases,

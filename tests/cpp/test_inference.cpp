@@ -252,3 +252,41 @@ TEST_CASE("inference: gpt-oss's MXFP4 experts are the tensors vLLM's Mxfp4MoEMet
         CHECK(line(evaluate(c), "parameters") == Approx(experts * 24 + 2 * bf16).epsilon(1e-15));
     }
 }
+
+TEST_CASE("inference: chunked local layers keep one chunk and the prefill tokens (vLLM's ChunkedLocalAttentionSpec)",
+          "[inference][chunked]") {
+    // Llama-4-Scout's attention: 40 heads, 8 KV heads of 128, a chunk of 8,192 tokens, every 4th layer NoPE and full.
+    Config c = inference();
+    c.hidden = 5120;
+    c.layers = 48;
+    c.heads = 40;
+    c.kvHeads = 8;
+    c.headDim = 128;
+    c.ffn = 16384;
+    c.vocab = 202048;
+    c.attentionChunk = 8192;
+    c.fullAttentionEvery = 4;
+    c.mb = 2;
+    c.workspaceTokens = 8192;
+    c.gpu = "h200";
+    auto vllm = [&c] {
+        const double page = 2 * c.kvBlock * c.kvHeads * 128 * 2;  // AttentionSpec.page_size_bytes, BF16, TP 1
+        const double fullPages = std::ceil(c.seq / c.kvBlock);
+        const double chunkPages = std::ceil(std::min(c.attentionChunk + c.workspaceTokens, c.seq) / c.kvBlock);  // cdiv
+        return c.mb * page * (12 * fullPages + 36 * chunkPages);
+    };
+    for (const double seq : {4096.0, 131072.0}) {
+        INFO("seq " << seq);
+        c.seq = seq;
+        CHECK(line(evaluate(c), "kv_cache") == vllm());
+    }
+    // A layer either slides or attends within its chunk; a full-attention period needs one of them.
+    Config both = c;
+    both.slidingWindow = 4096;
+    REQUIRE_FALSE(validate(both).empty());
+    CHECK(validate(both)[0].field == "attention_chunk");
+    Config alone = c;
+    alone.attentionChunk = 0;
+    REQUIRE_FALSE(validate(alone).empty());
+    CHECK(validate(alone)[0].field == "full_attention_every");
+}

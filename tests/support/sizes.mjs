@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
 /** Budgets in bytes (KB = 1,000 bytes). */
+// The on-demand module 232 KB since issue 27's Llama 4 (attention_chunk, its chunked KV cache and the llama4_text
+// rules; 231.2 KB measured; the page's wasm 114.0 and page transfer 156.0 KB, at their budgets).
 // The on-demand module 230 KB since issue 27's gpt-oss (MXFP4 experts, expert biases, attention sinks and their
 // config.json rules; 229.5 KB measured; the page's wasm 113.6 and page transfer 155.6 KB within 114 and 156).
 // The page's wasm 114 KB, page transfer 156 KB, the on-demand module 229 KB since issue 27's query/key norms and
@@ -33,7 +35,7 @@ import { gzipSync } from 'node:zlib';
 // five frameworks (engine/src/formats/, built -Oz) add 40 KB to it; 200 KB since; 220 KB since issue
 // 19 (the step time of every fitting row, the recommendation, advice's step-time costs: 210.9 KB, leaving the next
 // feature 9 KB) (docs/speed.md).
-export const BUDGETS = { pageGzipBytes: 156_000, wasmGzipBytes: 114_000, plannerWasmGzipBytes: 230_000 };
+export const BUDGETS = { pageGzipBytes: 156_000, wasmGzipBytes: 114_000, plannerWasmGzipBytes: 232_000 };
 
 /**
  * @param {string} dist

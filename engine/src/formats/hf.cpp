@@ -65,16 +65,32 @@ struct HfModelType {
     std::string_view leftOut;  // what the reading does not count, said in a notice (empty: counted exactly)
 };
 
-// clang-format off: one model type a line
+// One model type a line.
+// clang-format off
 constexpr HfModelType kHfModelTypes[] = {
-    {"llama", HfFamily::llama, ""},       {"mistral", HfFamily::llama, ""},     {"mixtral", HfFamily::llama, ""},
-    {"qwen2", HfFamily::llama, ""},       {"qwen2_moe", HfFamily::llama, ""},   {"qwen3", HfFamily::llama, ""},
-    {"qwen3_moe", HfFamily::llama, ""},   {"gemma", HfFamily::llama, ""},       {"gemma2", HfFamily::llama, ""},
-    {"gemma3_text", HfFamily::llama, ""}, {"glm4", HfFamily::llama, ""},        {"glm4_moe", HfFamily::llama, ""},
-    {"olmo2", HfFamily::llama, ""},       {"olmo3", HfFamily::llama, ""},       {"phi3", HfFamily::llama, ""},
-    {"gpt_oss", HfFamily::llama, ""},     {"deepseek_v2", HfFamily::llama, ""}, {"deepseek_v3", HfFamily::llama, ""},
+    {"llama", HfFamily::llama, ""},
+    {"llama4_text", HfFamily::llama, ""},
+    {"mistral", HfFamily::llama, ""},
+    {"mixtral", HfFamily::llama, ""},
+    {"qwen2", HfFamily::llama, ""},
+    {"qwen2_moe", HfFamily::llama, ""},
+    {"qwen3", HfFamily::llama, ""},
+    {"qwen3_moe", HfFamily::llama, ""},
+    {"gemma", HfFamily::llama, ""},
+    {"gemma2", HfFamily::llama, ""},
+    {"gemma3_text", HfFamily::llama, ""},
+    {"glm4", HfFamily::llama, ""},
+    {"glm4_moe", HfFamily::llama, ""},
+    {"olmo2", HfFamily::llama, ""},
+    {"olmo3", HfFamily::llama, ""},
+    {"phi3", HfFamily::llama, ""},
+    {"gpt_oss", HfFamily::llama, ""},
+    {"deepseek_v2", HfFamily::llama, ""},
+    {"deepseek_v3", HfFamily::llama, ""},
     {"kimi_k2", HfFamily::llama, ""},  // Kimi K2: DeepseekV3ForCausalLM under its own model_type
-    {"gpt2", HfFamily::gpt2, ""},         {"gpt_neox", HfFamily::neox, ""},     {"opt", HfFamily::opt, ""},
+    {"gpt2", HfFamily::gpt2, ""},
+    {"gpt_neox", HfFamily::neox, ""},
+    {"opt", HfFamily::opt, ""},
 };
 // clang-format on
 
@@ -91,14 +107,17 @@ std::string knownModelTypes() {
 HfImport importHfFields(std::string_view rootType, std::span<const HfValue> values, const Config& base) {
     HfImport out{base, {}, {}};
     // What the mapping reads of a document's values by path: the top level, one level down
-    // (quantization_config.quant_method, text_config.hidden_size) and layer_types' elements.
+    // (quantization_config.quant_method, text_config.hidden_size) and the elements of the per-layer lists
+    // (layer_types; Llama 4's no_rope_layers and moe_layers).
     std::vector<HfValue> given;
+    auto perLayer = [](std::string_view key) {
+        if (key.rfind("text_config.", 0) == 0) key.remove_prefix(12);
+        return key.rfind("layer_types[", 0) == 0 || key.rfind("no_rope_layers[", 0) == 0 || key.rfind("moe_layers[", 0) == 0;
+    };
     for (const auto& v : values) {
         const std::string_view key = v.key;
         const bool element = key.find('[') != std::string_view::npos;
-        if (std::count(key.begin(), key.end(), '.') <= 1 &&
-            (!element || key.rfind("layer_types[", 0) == 0 || key.rfind("text_config.layer_types[", 0) == 0))
-            given.push_back(v);
+        if (std::count(key.begin(), key.end(), '.') <= 1 && (!element || perLayer(key))) given.push_back(v);
     }
     std::span<const HfValue> fields = given;
     // A multimodal wrapper (Llava, Mistral 3, Gemma 3, Llama 4, Qwen2.5-VL) keeps its language model under
@@ -249,7 +268,10 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> valu
         if (!number({"num_key_value_heads", "num_kv_heads"}, "kv_heads", false) && heads)
             assignments.push_back({"kv_heads", boolean("multi_query", false) ? "1" : detail::formatNumber(*heads)});
         if (!number({"head_dim"}, "head_dim", false)) assignments.push_back({"head_dim", "0"});
-        number({"intermediate_size", "ffn_dim"}, "ffn", true);
+        // Llama 4: the dense layers' MLP is intermediate_size_mlp; intermediate_size is each expert's.
+        number(type == "llama4_text" ? std::initializer_list<const char*>{"intermediate_size_mlp", "intermediate_size"}
+                                     : std::initializer_list<const char*>{"intermediate_size", "ffn_dim"},
+               "ffn", true);
         number({"vocab_size"}, "vocab", true);
         assignments.push_back({"pos_emb", "0"});  // rotary embeddings: no parameters
         // The window vLLM serves up to (max_model_len defaults to it); never the previous model's.
@@ -286,16 +308,27 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> valu
     // shared_expert_intermediate_size, decoder_sparse_step), DeepSeek (n_routed_experts, n_shared_experts).
     if (const auto experts = number({"num_local_experts", "num_experts", "n_routed_experts"}, "experts", false); experts && *experts > 1) {
         number({"num_experts_per_tok", "moe_topk", "experts_per_token"}, "experts_per_token", false);
-        if (!number({"moe_intermediate_size"}, "moe_ffn", false)) assignments.push_back({"moe_ffn", "0"});
-        if (!number({"shared_expert_intermediate_size"}, "shared_expert_ffn", false)) {
+        const bool llama4 = type == "llama4_text";
+        if (!number(llama4 ? std::initializer_list<const char*>{"intermediate_size"}
+                           : std::initializer_list<const char*>{"moe_intermediate_size"},
+                    "moe_ffn", false))
+            assignments.push_back({"moe_ffn", "0"});
+        // Llama4TextMoe always has one shared expert of intermediate_size.
+        if (llama4) {
+            number({"intermediate_size"}, "shared_expert_ffn", false);
+        } else if (!number({"shared_expert_intermediate_size"}, "shared_expert_ffn", false)) {
             const auto* shared = find("n_shared_experts");
             const auto* width = find("moe_intermediate_size");
             assignments.push_back({"shared_expert_ffn", shared && width && shared->type == "number" && width->type == "number"
                                                             ? detail::formatNumber(numberOf(*shared) * numberOf(*width))
                                                             : "0"});
         }
-        if (!number({"decoder_sparse_step", "moe_layer_freq"}, "moe_layer_freq", false)) assignments.push_back({"moe_layer_freq", "1"});
-        if (!number({"first_k_dense_replace"}, "first_dense_layers", false)) assignments.push_back({"first_dense_layers", "0"});
+        if (llama4) {
+            detail::readLlama4MoeLayers(fields, out, assignments);
+        } else {
+            if (!number({"decoder_sparse_step", "moe_layer_freq"}, "moe_layer_freq", false)) assignments.push_back({"moe_layer_freq", "1"});
+            if (!number({"first_k_dense_replace"}, "first_dense_layers", false)) assignments.push_back({"first_dense_layers", "0"});
+        }
         // DeepSeek-V3's e_score_correction_bias; GLM-4.5's router always has one (Glm4MoeTopkRouter).
         flag("router_bias", text_("topk_method", "") == "noaux_tc" || type == "glm4_moe" || type == "gpt_oss");
         flag("shared_expert_gate", type == "qwen2_moe");  // Qwen2MoeSparseMoeBlock.shared_expert_gate
@@ -321,11 +354,16 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> valu
     for (const auto& f : fields)
         for (std::string_view prefix : {"full_attention_interval", "linear_", "index_", "interleave_moe_layer_step", "attention_chunk_size",
                                         "hybrid_override_pattern", "mamba_", "ssm_"})
-            if (f.type != "null" && f.key.rfind(prefix, 0) == 0) {
+            if (f.type != "null" && f.key.rfind(prefix, 0) == 0 &&
+                !(type == "llama4_text" && (prefix == "interleave_moe_layer_step" || prefix == "attention_chunk_size"))) {
                 out.notices.push_back({f.key, f.key + " changes what a layer is and keeps (hybrid or sparse attention), which "
                                                       "membudget does not read: every layer is counted as the same decoder layer"});
                 break;
             }
+    if (type == "llama4_text" && boolean("use_qk_norm", false))
+        out.notices.push_back({"use_qk_norm",
+                               "use_qk_norm: Llama 4's L2 norm of the queries and keys has no weights; what it "
+                               "saves for backward in training is not counted"});
     if (find("parallel_attn") || find("use_parallel_residual"))
         out.notices.push_back({"use_parallel_residual", "a parallel attention/MLP block saves the same tensors here as a sequential one"});
     // The model's own name: the id it was published under, else its class.

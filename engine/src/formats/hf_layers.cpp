@@ -23,12 +23,90 @@ const HfValue* findHfValue(std::span<const HfValue> fields, std::string_view key
     return nullptr;
 }
 
+// The 0-based layers a per-layer list marks (no_rope_layers[i] == 0, moe_layers' entries), in order.
+std::vector<double> listed(std::span<const HfValue> fields, std::string_view list, bool zeros) {
+    std::vector<double> out;
+    size_t index = 0;
+    for (const auto& f : fields)
+        if (f.key.rfind(std::string(list) + "[", 0) == 0 && f.type == "number") {
+            const double value = parseNumber(f.text).value_or(-1);
+            if (zeros ? value == 0 : true) out.push_back(zeros ? static_cast<double>(index) : value);
+            ++index;
+        }
+    return out;
+}
+
+// Whether the layers are exactly every `every`-th from `first` among `layers` (first, first + every, …).
+bool regular(const std::vector<double>& marked, double first, double every, double layers) {
+    std::vector<double> want;
+    for (double i = first; every > 0 && i < layers; i += every) want.push_back(i);
+    return marked == want;
+}
+
+// Llama 4's chunked local attention (Llama4TextAttention: RoPE layers attend within attention_chunk_size; the NoPE
+// layers, no_rope_layers[i] == 0, every no_rope_layer_interval-th (4) by default, attend to all; vLLM llama4.py
+// gives those full-attention KV and the others ChunkedLocalAttentionSpec).
+void readChunkedAttention(std::span<const HfValue> fields, HfImport& out, std::vector<Assignment>& assignments) {
+    auto find = [fields](std::string_view key) { return findHfValue(fields, key); };
+    const auto* chunk = find("attention_chunk_size");
+    const double size = chunk && chunk->type == "number" ? parseNumber(chunk->text).value_or(0) : 0;
+    const auto* layersValue = find("num_hidden_layers");
+    const double layers = layersValue && layersValue->type == "number" ? parseNumber(layersValue->text).value_or(0) : 0;
+    assignments.push_back({"sliding_window", "0"});
+    if (size <= 0) {
+        assignments.push_back({"attention_chunk", "0"});
+        assignments.push_back({"full_attention_every", "0"});
+        return;
+    }
+    const auto* interval = find("no_rope_layer_interval");
+    double every = interval && interval->type == "number" ? parseNumber(interval->text).value_or(4) : 4;
+    const std::vector<double> nope = listed(fields, "no_rope_layers", true);
+    const bool hasList = std::any_of(fields.begin(), fields.end(), [](const HfValue& f) { return f.key.rfind("no_rope_layers[", 0) == 0; });
+    if (hasList && !regular(nope, every - 1, every, layers)) {
+        // Not one period: find the one it has, else count every layer as full attention (an over-count).
+        every = nope.empty() ? 0 : nope.front() + 1;
+        if (!regular(nope, every - 1, every, layers)) {
+            out.notices.push_back({"no_rope_layers",
+                                   "no_rope_layers does not repeat one period of full-attention layers: every "
+                                   "layer is counted as full attention, an over-count of the KV cache"});
+            assignments.push_back({"attention_chunk", "0"});
+            assignments.push_back({"full_attention_every", "0"});
+            return;
+        }
+    }
+    assignments.push_back({"attention_chunk", formatNumber(size)});
+    assignments.push_back({"full_attention_every", formatNumber(every)});
+    out.notices.push_back({"attention_chunk_size", "attention_chunk_size " + formatNumber(size) + " -> attention_chunk " +
+                                                       formatNumber(size) + ", full_attention_every " + formatNumber(every) +
+                                                       " (the NoPE layers attend to all): vLLM caches at most one chunk in the others"});
+}
+
+void readLlama4MoeLayers(std::span<const HfValue> fields, HfImport& out, std::vector<Assignment>& assignments) {
+    auto find = [fields](std::string_view key) { return findHfValue(fields, key); };
+    const auto* step = find("interleave_moe_layer_step");
+    const double every = step && step->type == "number" ? parseNumber(step->text).value_or(1) : 1;
+    const auto* layersValue = find("num_hidden_layers");
+    const double layers = layersValue && layersValue->type == "number" ? parseNumber(layersValue->text).value_or(0) : 0;
+    // Llama4TextConfig: moe_layers defaults to range(step - 1, layers, step).
+    const std::vector<double> moe = listed(fields, "moe_layers", false);
+    const bool hasList = std::any_of(fields.begin(), fields.end(), [](const HfValue& f) { return f.key.rfind("moe_layers[", 0) == 0; });
+    if (every < 1 || (hasList && !regular(moe, every - 1, every, layers)))
+        out.notices.push_back({"moe_layers",
+                               "moe_layers is not every interleave_moe_layer_step-th layer: the MoE layers are counted "
+                               "as that pattern, which differs from the model's"});
+    const double freq = every >= 1 ? every : 1;
+    assignments.push_back({"moe_layer_freq", formatNumber(freq)});
+    assignments.push_back({"first_dense_layers", formatNumber(freq - 1)});
+}
+
 void readAttentionPattern(const std::string& type, std::span<const HfValue> fields, HfImport& out, std::vector<Assignment>& assignments) {
     auto find = [fields](std::string_view key) { return findHfValue(fields, key); };
+    if (type == "llama4_text") return readChunkedAttention(fields, out, assignments);
     auto off = [&assignments] {
         assignments.push_back({"sliding_window", "0"});
         assignments.push_back({"full_attention_every", "0"});
     };
+    assignments.push_back({"attention_chunk", "0"});
     const auto* window = find("sliding_window");
     const auto* use = find("use_sliding_window");
     const bool active = window && window->type == "number" && parseNumber(window->text).value_or(0) > 0 &&

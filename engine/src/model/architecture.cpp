@@ -178,7 +178,7 @@ double moeLayersIn(const Config& c, double from, double count) {
 }
 
 double fullAttentionLayersIn(const Config& c, double from, double count) {
-    if (c.slidingWindow == 0) return count;
+    if (c.slidingWindow == 0 && c.attentionChunk == 0) return count;
     if (c.fullAttentionEvery == 0) return 0;
     return std::floor((from + count) / c.fullAttentionEvery) - std::floor(from / c.fullAttentionEvery);
 }

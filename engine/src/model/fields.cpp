@@ -269,6 +269,17 @@ std::vector<FieldSpec> buildFields() {
          .help = PAGE_TEXT("Tokens a sliding-window layer attends to (0: none); vLLM caches at most that window in those layers"),
          .section = PAGE_TEXT("vLLM kv_cache_interface.py SlidingWindowSpec"),
          .applies = Applies::inference});
+    add({.key = "attention_chunk",
+         .label = "Attention chunk",
+         .group = "model",
+         .kind = K::integer,
+         .member = &Config::attentionChunk,
+         .min = 0,
+         .max = 16777216,
+         .unit = "tokens",
+         .help = PAGE_TEXT("Local layers attend within chunks of this many tokens (Llama 4; 0: none)"),
+         .section = PAGE_TEXT("vLLM kv_cache_interface.py ChunkedLocalAttentionSpec"),
+         .applies = Applies::inference});
     add({.key = "full_attention_every",
          .label = "Full attention every",
          .group = "model",

@@ -216,9 +216,18 @@ std::vector<Problem> validate(const Config& config) {
     if (config.qkNorm != QkNorm::none && config.kvLoraRank != 0)
         errors.push_back({"qk_norm", "qk_norm must be none with multi-head latent attention (kv_lora_rank = " + n(config.kvLoraRank) +
                                          "), whose latent norms are counted with it; got " + std::string(toString(config.qkNorm))});
-    if (config.slidingWindow == 0 && config.fullAttentionEvery != 0)
-        errors.push_back({"full_attention_every", "full_attention_every must be 0 without a sliding window (sliding_window = 0); got " +
-                                                      n(config.fullAttentionEvery)});
+    if (config.attentionChunk > 0 && config.slidingWindow > 0)
+        errors.push_back(
+            {"attention_chunk", "attention_chunk must be 0 with a sliding window (sliding_window = " + n(config.slidingWindow) +
+                                    "): a local layer either slides or attends within its chunk; got " + n(config.attentionChunk)});
+    if (config.attentionChunk > 0 && config.kvLoraRank != 0)
+        errors.push_back({"attention_chunk", "attention_chunk must be 0 with multi-head latent attention (kv_lora_rank = " +
+                                                 n(config.kvLoraRank) + "); got " + n(config.attentionChunk)});
+    if (config.slidingWindow == 0 && config.attentionChunk == 0 && config.fullAttentionEvery != 0)
+        errors.push_back({"full_attention_every",
+                          "full_attention_every must be 0 without a sliding window or an attention chunk "
+                          "(sliding_window = 0, attention_chunk = 0); got " +
+                              n(config.fullAttentionEvery)});
     if (config.mode == Mode::inference && config.contextWindow > 0 && config.seq > config.contextWindow)
         errors.push_back({"seq", "seq must be at most the model's context window (context_window = " + n(config.contextWindow) +
                                      ") in inference; got " + n(config.seq)});

@@ -86,6 +86,10 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "help": "Tokens a sliding-window layer attends to (0: none); vLLM caches at most that window in those layers",
     "section": "vLLM kv_cache_interface.py SlidingWindowSpec"
   },
+  "attention_chunk": {
+    "help": "Local layers attend within chunks of this many tokens (Llama 4; 0: none)",
+    "section": "vLLM kv_cache_interface.py ChunkedLocalAttentionSpec"
+  },
   "full_attention_every": {
     "help": "With a sliding window: every Nth layer attends to all tokens (Gemma 2: 2, Gemma 3: 6; 0: none)",
     "section": "transformers layer_types"

@@ -69,6 +69,7 @@ export interface Config {
   context_window: number;
   sliding_window: number;
   full_attention_every: number;
+  attention_chunk: number;
   experts: number;
   experts_per_token: number;
   moe_ffn: number;

@@ -40,6 +40,9 @@ struct Config {
     // layer attends to all), and with one, every full_attention_every-th layer attending to all (0: none does).
     double slidingWindow = 0;
     double fullAttentionEvery = 0;
+    // Chunked local attention (Llama 4's attention_chunk_size): a local layer attends within its chunk of C tokens;
+    // with full_attention_every, every Nth layer attends to all (Llama 4's NoPE layers, every 4th).
+    double attentionChunk = 0;
     // mixture of experts (experts = 0: dense)
     double experts = 0;
     double expertsPerToken = 2;

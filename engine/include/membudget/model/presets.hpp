@@ -31,6 +31,7 @@ struct ModelPreset {
     // Sliding-window attention: the window (tokens; 0: none) and the period of full-attention layers.
     double slidingWindow = 0;
     double fullAttentionEvery = 0;
+    double attentionChunk = 0;
     // Norms beyond Llama's two per layer: on the queries and keys, and after attention and the MLP.
     QkNorm qkNorm = QkNorm::none;
     bool postNorms = false;

@@ -45,8 +45,12 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
     // A sliding-window layer keeps the last W − 1 tokens and the T newly scheduled ones of chunked prefill, never
     // more than the sequence, plus one block because the window may start inside one (vLLM kv_cache_interface.py
     // SlidingWindowSpec.max_memory_usage_bytes, with max_model_len = s and T = max_num_batched_tokens).
-    const double slidingBlocks =
-        c.slidingWindow > 0 ? std::ceil(std::min(c.slidingWindow - 1 + c.workspaceTokens, c.seq) / c.kvBlock) + 1 : 0;
+    // A chunked local layer keeps at most its chunk and the T scheduled tokens, never more than the sequence (vLLM's
+    // ChunkedLocalAttentionSpec.max_admission_blocks_per_request: cdiv(min(C + T, max_model_len), block)).
+    const double slidingBlocks = c.slidingWindow > 0 ? std::ceil(std::min(c.slidingWindow - 1 + c.workspaceTokens, c.seq) / c.kvBlock) + 1
+                                 : c.attentionChunk > 0 ? std::ceil(std::min(c.attentionChunk + c.workspaceTokens, c.seq) / c.kvBlock)
+                                                        : 0;
+    const bool local = c.slidingWindow > 0 || c.attentionChunk > 0;
     // vLLM's profiling run (gpu_worker.determine_available_memory → gpu_model_runner.profile_run) is what sizes
     // the KV cache: a dummy forward of T = max_num_batched_tokens tokens, then on the last pipeline stage a dummy
     // sampler pass over min(max_num_seqs, T) requests. The forward's widest moment of a layer holds the hidden
@@ -144,11 +148,17 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
                       (c.slidingWindow > 0 ? "; " + n(slidingLayers) + " of the " + n(stage.layers) + " layers slide over " +
                                                  n(c.slidingWindow) + " tokens and keep at most the window, the chunk of " +
                                                  n(c.workspaceTokens) + " prefill tokens and one block (vLLM's SlidingWindowSpec)"
-                                           : " (vLLM's formula)");
-        if (!mla && c.slidingWindow > 0)
+                       : c.attentionChunk > 0
+                           ? "; " + n(slidingLayers) + " of the " + n(stage.layers) + " layers attend within chunks of " +
+                                 n(c.attentionChunk) + " tokens and keep at most one chunk and " + n(c.workspaceTokens) +
+                                 " prefill tokens (vLLM's ChunkedLocalAttentionSpec)"
+                           : " (vLLM's formula)");
+        if (!mla && local)
             stage.lines.push_back({LineId::kvCache, "KV cache",
-                                   "2 × max(1, kv/TP) × head_dim × bytes × b × block × (full layers × ⌈s/block⌉ + sliding layers × "
-                                   "(⌈min(W − 1 + T, s)/block⌉ + 1))",
+                                   c.slidingWindow > 0 ? "2 × max(1, kv/TP) × head_dim × bytes × b × block × (full layers × ⌈s/block⌉ + "
+                                                         "sliding layers × (⌈min(W − 1 + T, s)/block⌉ + 1))"
+                                                       : "2 × max(1, kv/TP) × head_dim × bytes × b × block × (full layers × ⌈s/block⌉ + "
+                                                         "chunked layers × ⌈min(C + T, s)/block⌉)",
                                    "2 × " + n(kvHeads) + " × " + n(x.d) + " × " + n(kvBytes) + " × " + n(c.mb) + " × " + n(c.kvBlock) +
                                        " × (" + n(fullLayers) + " × " + n(blocksPerSequence) + " + " + n(slidingLayers) + " × " +
                                        n(slidingBlocks) + ")",

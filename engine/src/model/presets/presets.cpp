@@ -673,6 +673,7 @@ void applyModelPreset(Config& config, const ModelPreset& preset) {
     config.attentionSinks = preset.attentionSinks;
     config.expertWeightDtype = preset.expertWeightDtype;
     config.fullAttentionEvery = preset.fullAttentionEvery;
+    config.attentionChunk = preset.attentionChunk;
     config.experts = preset.experts;
     config.expertsPerToken = preset.expertsPerToken;
     config.moeFfn = preset.moeFfn;
