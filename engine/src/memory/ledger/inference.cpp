@@ -19,10 +19,15 @@ namespace {
 
 // Bytes per linear-layer weight in inference: the element, plus its quantization scales. INT8 keeps one FP16
 // scale per output channel (≈ 2 / input channels a weight, taken at h); INT4 (AWQ/GPTQ) one FP16 scale and one
-// INT4 zero point per group of input channels; FP8 one scale per tensor (negligible).
+// INT4 zero point per group of input channels; FP8 one FP32 scale per 128 x 128 block, as block-quantized
+// checkpoints keep them (vLLM fp8.py Fp8LinearMethod, weight_scale_inv for weight_block_size [128, 128];
+// DeepSeek-V3's quantization_config): a per-tensor FP8 checkpoint keeps one scale, 0.02% less, so this never
+// under-counts either.
+constexpr double kFp8BlockWeights = 128.0 * 128.0;
 double weightBytes(const Config& c) {
     if (c.weightDtype == WeightDtype::int4) return 0.5 + 2.5 / c.quantGroup;
     if (c.weightDtype == WeightDtype::int8) return 1 + 2 / c.hidden;
+    if (c.weightDtype == WeightDtype::fp8) return 1 + 4 / kFp8BlockWeights;
     return bytesOfDtype(c.weightDtype);
 }
 
@@ -82,10 +87,12 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
         fill("# × # × 2 + 2 × # × # × 2 + # × # × 14", {forwardTokens, x.h, samplerRequests, x.h, samplerRequests, x.V});
     const std::string perWeightText = c.weightDtype == WeightDtype::int4   ? fill("(0.5 + 2.5 / #)", {c.quantGroup})
                                       : c.weightDtype == WeightDtype::int8 ? fill("(1 + 2 / #)", {c.hidden})
+                                      : c.weightDtype == WeightDtype::fp8  ? fill("(1 + 4 / #)", {kFp8BlockWeights})
                                                                            : exprNumber(perWeight);
     const std::string dtypeNote = c.weightDtype == WeightDtype::int4
                                       ? "INT4 with an FP16 scale and INT4 zero per " + n(c.quantGroup) + " input channels"
                                   : c.weightDtype == WeightDtype::int8 ? "INT8 with an FP16 scale per output channel"
+                                  : c.weightDtype == WeightDtype::fp8  ? "FP8 with an FP32 scale per 128 × 128 block"
                                                                        : std::string(toString(c.weightDtype));
     const bool mxfp4 = c.experts != 0 && c.expertWeightDtype == ExpertWeights::mxfp4;
     const double matrices = x.gated ? 3 : 2;
