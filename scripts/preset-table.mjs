@@ -16,7 +16,7 @@ if (mode !== '--write' && mode !== '--check') {
   process.exit(2);
 }
 
-/** @typedef {{ id: string; label: string; parameter_count: number; source: string }} ModelPreset */
+/** @typedef {{ id: string; label: string; family: string; parameter_count: number; context_window: number; weight_dtype: string; expert_weight_dtype: string; source: string }} ModelPreset */
 /** @typedef {{ id: string; label: string; capacity_bytes: number; source: string; peak_tflops: number; fp8_tflops: number; hbm_tbps: number }} GpuPreset */
 /** @type {{ models: ModelPreset[]; gpus: GpuPreset[] }} */
 const presets = JSON.parse(execFileSync(cli, ['presets'], { encoding: 'utf8' }));
@@ -28,13 +28,19 @@ const MiB = 2 ** 20;
 /** A capacity as the device reports it: whole MiB (nvidia-smi), else bytes. @param {number} bytes */
 const capacity = (bytes) => (bytes % MiB === 0 ? `${grouped(bytes / MiB)} MiB` : `${grouped(bytes)} B`);
 
+/** The checkpoint's weight format as vLLM loads it (weight_dtype, expert_weight_dtype). @param {ModelPreset} m */
+const weights = (m) => `${m.weight_dtype.toUpperCase()}${m.expert_weight_dtype === 'mxfp4' ? ', experts MXFP4' : ''}`;
+
 const block = [
   '<!-- preset-table:begin (node scripts/preset-table.mjs --write) -->',
   '### Models',
   '',
-  '| id | model | parameters | source |',
-  '|---|---|---|---|',
-  ...presets.models.map((m) => `| \`${m.id}\` | ${cell(m.label)} | ${grouped(m.parameter_count)} | ${cell(m.source)} |`),
+  '| family | id | model | parameters | context (tokens) | checkpoint weights | source |',
+  '|---|---|---|---|---|---|---|',
+  ...presets.models.map(
+    (m) =>
+      `| ${cell(m.family)} | \`${m.id}\` | ${cell(m.label)} | ${grouped(m.parameter_count)} | ${m.context_window > 0 ? grouped(m.context_window) : 'not stated'} | ${weights(m)} | ${cell(m.source)} |`,
+  ),
   '',
   '### GPUs',
   '',

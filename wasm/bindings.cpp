@@ -131,6 +131,7 @@ EMSCRIPTEN_BINDINGS(membudget) {
     value_object<WasmModelPreset>("ModelPreset")
         .field("id", &WasmModelPreset::id)
         .field("label", &WasmModelPreset::label)
+        .field("family", &WasmModelPreset::family)
         .field("parameterCount", &WasmModelPreset::parameterCount)
         .field("source", &WasmModelPreset::source);
 

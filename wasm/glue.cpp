@@ -222,7 +222,7 @@ val modelPresetList() {
     for (const auto& p : modelPresets()) {
         Config config;
         applyModelPreset(config, p);
-        out.call<void>("push", val(WasmModelPreset{std::string(p.id), std::string(p.label),
+        out.call<void>("push", val(WasmModelPreset{std::string(p.id), std::string(p.label), std::string(p.family),
                                                    p.params != 0 ? p.params : derivedParameterCount(config), std::string(p.source)}));
     }
     return out;

@@ -76,7 +76,7 @@ struct WasmField {
 };
 
 struct WasmModelPreset {
-    std::string id, label;
+    std::string id, label, family;
     double parameterCount = 0;
     std::string source;
 };

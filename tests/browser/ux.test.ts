@@ -106,6 +106,19 @@ describe('the answer at a glance', () => {
     // The names people type for the models of 2024–25.
     await page.fill('#model-search', 'qwen3 30b');
     await page.waitForFunction(() => location.search.includes('model=qwen3-30b-a3b'));
+    await page.fill('#model-search', 'llama 4 scout');
+    await page.waitForFunction(() => location.search.includes('model=llama-4-scout'));
+    // "gpt-oss" names two models: the page says so and keeps the model; the size picks one.
+    await page.fill('#model-search', 'gpt-oss');
+    await page.waitForFunction(() => document.getElementById('model-search-status')?.textContent === '2 models match');
+    expect(new URL(page.url()).searchParams.get('model')).toBe('llama-4-scout');
+    await page.fill('#model-search', 'gpt-oss 120b');
+    await page.waitForFunction(() => location.search.includes('model=gpt-oss-120b'));
+    // The picker groups the presets by family, in the engine's order; the selected one is inside its group.
+    const groups = await page.$$eval('#f-model optgroup', (list) => list.map((g) => (g as HTMLOptGroupElement).label));
+    expect(groups.slice(0, 4)).toEqual(['The chapter and papers', 'Llama', 'Qwen', 'DeepSeek']);
+    expect(groups).toContain('gpt-oss');
+    expect(await page.$eval('#f-model option:checked', (o) => (o.parentElement as HTMLOptGroupElement).label)).toBe('gpt-oss');
     await page.fill('#model-search', 'llama 3.1 70b');
     await page.waitForFunction(() => location.search.includes('model=llama-3.1-70b'));
     // Typed key by key, "gemma 9c" passes through "gemma" (a unique match, Gemma-2 9B) and ends matching

@@ -34,6 +34,7 @@ std::vector<Config> architectures() {
         applyModelPreset(c, preset);
         c.params = 0;
         c.method = Method::membudget;
+        c.expertWeightDtype = ExpertWeights::same;  // two bytes a weight, whatever the checkpoint stores
         out.push_back(c);
     }
     for (const auto& k : fixture("hf-configs")["cases"]) {

@@ -221,7 +221,24 @@ export class Form {
     if (field.kind === 'boolean') return el('input', { id, name: field.key, type: 'checkbox' });
     if (field.kind === 'choice') {
       const select = el('select', { id, name: field.key });
-      for (const choice of field.choices) select.appendChild(el('option', { value: choice }, choiceLabel(engine, field.key, choice)));
+      // The model presets are grouped by family (the engine's, in its order); a choice outside them (custom) stays
+      // ungrouped at the end.
+      const groups = new Map<string, HTMLOptGroupElement>();
+      for (const choice of field.choices) {
+        const option = el('option', { value: choice }, choiceLabel(engine, field.key, choice));
+        const family = field.key === 'model' ? engine.modelPresets.find((p) => p.id === choice)?.family : undefined;
+        if (family === undefined) {
+          select.appendChild(option);
+          continue;
+        }
+        let group = groups.get(family);
+        if (!group) {
+          group = el('optgroup', { label: family });
+          groups.set(family, group);
+          select.insertBefore(group, select.querySelector(':scope > option'));
+        }
+        group.appendChild(option);
+      }
       return select;
     }
     return el('input', {

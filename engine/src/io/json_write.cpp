@@ -248,7 +248,11 @@ std::string presetsToJson(int indent) {
         applyModelPreset(config, preset);
         models.push_back({{"id", preset.id},
                           {"label", preset.label},
+                          {"family", preset.family},
                           {"parameter_count", number(preset.params != 0 ? preset.params : derivedParameterCount(config))},
+                          {"context_window", number(preset.contextWindow)},
+                          {"weight_dtype", toString(preset.weightDtype)},
+                          {"expert_weight_dtype", toString(preset.expertWeightDtype)},
                           {"source", preset.source}});
     }
     ordered_json gpus = ordered_json::array();

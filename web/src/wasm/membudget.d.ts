@@ -344,6 +344,8 @@ export interface FieldStates {
 export interface ModelPreset {
   id: string;
   label: string;
+  /** The picker's group: Llama, Qwen, DeepSeek, Mistral, Gemma, gpt-oss, Phi, OLMo, the chapter and papers. */
+  family: string;
   parameterCount: number;
   source: string;
 }

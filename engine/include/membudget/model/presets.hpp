@@ -12,6 +12,8 @@ namespace membudget {
 struct ModelPreset {
     std::string_view id;
     std::string_view label;
+    // The picker's group (Llama, Qwen, ...; the chapter's and papers' examples together).
+    std::string_view family;
     double params;  // 0: derived from the architecture (the published count, checked in tests)
     double hidden, layers, heads, kvHeads, headDim, ffn, vocab;
     bool gatedFfn, tiedEmbeddings;
@@ -38,6 +40,10 @@ struct ModelPreset {
     bool attentionSinks = false;
     // The checkpoint's expert format (gpt-oss: MXFP4); a preset always sets it, so none is inherited.
     ExpertWeights expertWeightDtype = ExpertWeights::same;
+    // The format the checkpoint stores the linear layers' weights in (DeepSeek-V3: FP8 with 128 x 128 block
+    // scales), what vLLM loads it as; like the expert format a preset always sets it.
+    WeightDtype weightDtype = WeightDtype::bf16;
+    double moeLayerFreq = 1;  // with first_dense_layers, every Nth layer MoE (Llama 4 Maverick: 2)
 };
 
 struct GpuPreset {
