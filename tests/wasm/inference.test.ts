@@ -73,6 +73,10 @@ describe('every parameter is somewhere', () => {
             ...engine.decodeQuery(`model=${preset.id}`).config,
             mode,
             method: 'membudget' as const,
+            // Weights at two bytes each: the identity below is BF16's (DeepSeek-V3's checkpoint is FP8, gpt-oss's
+            // experts MXFP4; their formats have tests of their own).
+            weight_dtype: 'bf16' as const,
+            expert_weight_dtype: 'same' as const,
             params: 0,
             tp,
             pp,
