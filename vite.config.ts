@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 import { viteSingleFile } from 'vite-plugin-singlefile';
+import { HUB_ORIGIN } from './web/src/hub-origin.ts';
 
 // Two builds from one page: `dist/` for any static server under any sub-path (relative base), and with
 // SINGLE_FILE=1 one self-contained HTML file (scripts, styles and the wasm inlined) to open from disk.
@@ -30,9 +31,10 @@ function preloadWasm(): Plugin {
   };
 }
 
-// The Content-Security-Policy (docs: README, Hosting). The site loads its own script, stylesheet and .wasm
-// and nothing else: no inline script or style, WebAssembly compiled under 'wasm-unsafe-eval' (not
-// 'unsafe-eval'), no other origin, and Trusted Types, so that no string can reach an HTML or script sink.
+// The Content-Security-Policy (docs/page.md, Content-Security-Policy). The site loads its own script, stylesheet
+// and .wasm and nothing else: no inline script or style, WebAssembly compiled under 'wasm-unsafe-eval' (not
+// 'unsafe-eval'), no other origin but the Hub for connect-src (the config.json of a model the user names,
+// web/src/hub.ts), and Trusted Types, so that no string can reach an HTML or script sink.
 // The one Trusted Types policy, membudget-worker, admits only the planner worker's own URL (planner-view.ts).
 // frame-ancestors stays open on purpose: the page is made to be embedded (and a <meta> could not set it).
 const CSP_LOCKS = ["base-uri 'none'", "form-action 'none'", "require-trusted-types-for 'script'", 'trusted-types membudget-worker'];
@@ -40,7 +42,7 @@ export const SITE_CSP = [
   "default-src 'none'",
   "script-src 'self' 'wasm-unsafe-eval'",
   "style-src 'self'",
-  "connect-src 'self'",
+  `connect-src 'self' ${HUB_ORIGIN}`,
   "img-src 'self' data:",
   "manifest-src 'self'",
   ...CSP_LOCKS,
@@ -64,7 +66,7 @@ function sitePolicy(): Plugin {
 }
 
 // The single file inlines its script, its stylesheet and the .wasm (a data: URL), so its policy allows exactly
-// those: each inline block by its SHA-256, data: for the .wasm fetch and the icon. Runs after the inlining.
+// those: each inline block by its SHA-256, data: for the .wasm fetch and the icon, and the Hub as the site's. Runs after the inlining.
 function singleFilePolicy(): Plugin {
   const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
   return {
@@ -93,7 +95,7 @@ function singleFilePolicy(): Plugin {
           "default-src 'none'",
           `script-src ${scripts.join(' ')} 'wasm-unsafe-eval'`,
           `style-src ${styles.join(' ') || "'none'"}`,
-          'connect-src data:',
+          `connect-src data: ${HUB_ORIGIN}`,
           'img-src data:',
           ...CSP_LOCKS,
         ].join('; ');

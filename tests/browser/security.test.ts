@@ -53,11 +53,14 @@ describe('the Content-Security-Policy of dist/index.html', () => {
     expect(policy.get('default-src')).toEqual(["'none'"]);
     expect(policy.get('script-src')).toEqual(["'self'", "'wasm-unsafe-eval'"]);
     expect(policy.get('style-src')).toEqual(["'self'"]);
-    expect(policy.get('connect-src')).toEqual(["'self'"]);
+    // Its own files, and the Hub for a model's config.json that the user asks for by its id (web/src/hub.ts).
+    expect(policy.get('connect-src')).toEqual(["'self'", 'https://huggingface.co']);
     expect(policy.get('require-trusted-types-for')).toEqual(["'script'"]);
     expect(policy.get('base-uri')).toEqual(["'none'"]);
     // No other origin anywhere in the policy, and nothing that would let inline code or eval run.
-    expect([...policy.values()].flat().filter((s) => /^(https?:|\*|'unsafe-inline'|'unsafe-eval'|'unsafe-hashes')/.test(s))).toEqual([]);
+    expect([...policy.values()].flat().filter((s) => /^(https?:|\*|'unsafe-inline'|'unsafe-eval'|'unsafe-hashes')/.test(s))).toEqual([
+      'https://huggingface.co',
+    ]);
   });
 
   it('has no inline script, inline style or event-handler attribute for it to allow', () => {
@@ -138,7 +141,7 @@ describe('the single file dist/membudget.html', () => {
     expect(policy.get('script-src')!.filter((s) => !s.startsWith("'sha256-"))).toEqual(["'wasm-unsafe-eval'"]);
     expect(policy.get('script-src')!.length).toBe(2);
     expect(policy.get('style-src')!.every((s) => s.startsWith("'sha256-"))).toBe(true);
-    expect(policy.get('connect-src')).toEqual(['data:']);
+    expect(policy.get('connect-src')).toEqual(['data:', 'https://huggingface.co']);
     expect(policy.get('require-trusted-types-for')).toEqual(["'script'"]);
     expect(html).not.toMatch(/<script\b[^>]*\bsrc=|<link\b[^>]*\bhref="(?!data:)/);
   });

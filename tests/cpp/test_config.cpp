@@ -165,6 +165,14 @@ TEST_CASE("the query codec: canonical order, only non-default keys, presets as b
     const ParsedConfig link = decodeQuery("https://example.org/membudget/?tp=4&embed=1&unit=gib#ledger");
     CHECK(link.problems.empty());
     CHECK(link.config.tp == 4);
+
+    // So do the Hub keys of a model fetched by its id (web/src/url-state.ts): the fields carry the configuration,
+    // so the CLI's --url gives the page's numbers without fetching anything, and the keys never come back out.
+    const ParsedConfig fetched = decodeQuery(
+        "?model=custom&layers=28&hf=Qwen/Qwen2-7B&hf_revision=0123456789abcdef0123456789abcdef01234567&hf_file=config.json&tp=2");
+    CHECK(fetched.problems.empty());
+    CHECK(fetched.config.layers == 28);
+    CHECK(encodeQuery(fetched.config).find("hf") == std::string::npos);
 }
 
 TEST_CASE("the query codec reports malformed, unknown and repeated parameters and skips them", "[config][codec]") {

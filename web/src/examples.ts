@@ -36,5 +36,5 @@ export const EXAMPLES: readonly Example[] = [
   { id: 'chapter', label: "The chapter's worked example", query: 'model=chapter-70b' },
 ];
 
-/** The keys of a link that are the view, not the configuration. */
-export const VIEW_KEYS: readonly string[] = ['embed', 'unit'];
+/** The keys of a link that are the view (and the model's Hub source), not the configuration. */
+export const VIEW_KEYS: readonly string[] = ['embed', 'unit', 'hf', 'hf_revision', 'hf_file'];

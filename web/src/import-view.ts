@@ -2,15 +2,27 @@
 // a torchtune YAML or tune run command, a DeepSpeed JSON, a config.json or a vllm serve command. The import
 // applies all of its keys or none, and lists what it set and what it could not map. Its formats and their names
 // are the engine's (Engine.formats); the import itself runs in the on-demand module, loaded on the first import.
+// A model's Hub id (or its URL), typed in its own field or pasted in place of a file, fetches its config.json from
+// huggingface.co (hub.ts) and imports it the same way.
 import { MembudgetError, type Config, type Engine, type Format, type ImportFormat, type Problem } from './engine';
+import { blobUrl, HubError, looksLikeHubRef, parseHubRef, type HubFile } from './hub';
 import { importAnyConfig, tooLarge } from './tools';
 import { el, replaceChildren } from './dom';
+
+/** Where an imported model came from on the Hub: the repository, the file and the commit (the link keeps them). */
+export interface HubSource {
+  id: string;
+  file: string;
+  /** A commit id when the Hub said which; else the revision asked for. */
+  revision: string;
+  pinned: boolean;
+}
 
 export class ImportView {
   readonly element: HTMLDetailsElement;
   readonly #formats: readonly Format[];
   readonly #current: () => Config;
-  readonly #onImported: (config: Config, assumed: Problem[]) => void;
+  readonly #onImported: (config: Config, assumed: Problem[], hub: HubSource | undefined) => void;
   readonly #engine: Engine;
   readonly #text = el('textarea', {
     id: 'import-text',
@@ -22,15 +34,27 @@ export class ImportView {
   });
   readonly #format: HTMLSelectElement;
   readonly #message = el('div', { id: 'import-message', class: 'message', 'aria-live': 'polite' });
+  readonly #hub = el('input', {
+    id: 'hub-id',
+    type: 'text',
+    spellcheck: 'false',
+    autocomplete: 'off',
+    placeholder: 'Qwen/Qwen3-30B-A3B, or its huggingface.co link',
+    'aria-label': 'Hugging Face model id or link',
+    'aria-describedby': 'hub-note',
+  });
+  /** The fetch under way, which Cancel (or a new import) stops. */
+  #fetching: AbortController | undefined;
 
   /**
-   * `current`: the configuration an import applies over; `onImported`: the configuration it gives, and what the file
-   * does not say (computed with the fields' values, marked as needing the user's input).
+   * `current`: the configuration an import applies over; `onImported`: the configuration it gives, what the file
+   * does not say (computed with the fields' values, marked as needing the user's input), and the Hub file it came
+   * from, if fetched.
    */
   constructor(
     engine: Engine,
     current: () => Config,
-    onImported: (config: Config, assumed: Problem[]) => void,
+    onImported: (config: Config, assumed: Problem[], hub: HubSource | undefined) => void,
     first: HTMLElement | null = null,
   ) {
     this.#engine = engine;
@@ -46,7 +70,17 @@ export class ImportView {
     );
     const file = el('input', { id: 'import-file', type: 'file', 'aria-label': 'Configuration file' });
     const button = el('button', { id: 'import-apply', type: 'button' }, 'Import');
-    button.addEventListener('click', () => this.#apply(this.#text.value));
+    // Text that is a Hub id or link, not a file, is fetched as the Hub field would.
+    button.addEventListener('click', () =>
+      looksLikeHubRef(this.#text.value) ? this.#fetchHub(this.#text.value) : this.#apply(this.#text.value),
+    );
+    const fetchButton = el('button', { id: 'hub-fetch', type: 'button' }, 'Fetch config.json');
+    fetchButton.addEventListener('click', () => this.#fetchHub(this.#hub.value));
+    this.#hub.addEventListener('keydown', (event) => {
+      if (event.key !== 'Enter') return;
+      event.preventDefault();
+      this.#fetchHub(this.#hub.value);
+    });
     file.addEventListener('change', () => {
       const chosen = file.files?.[0];
       if (chosen) this.#applyFile(chosen);
@@ -62,22 +96,94 @@ export class ImportView {
       { class: 'importer', id: 'importer' },
       el('summary', {}, 'Import your launch file (Megatron-LM, torchtitan, torchtune, DeepSpeed, config.json, vLLM) or try an example'),
       first,
+      el(
+        'div',
+        { class: 'hub-row' },
+        el('label', { for: 'hub-id' }, 'A model on the Hugging Face Hub:'),
+        this.#hub,
+        fetchButton,
+        el(
+          'p',
+          { id: 'hub-note', class: 'hub-note' },
+          'Fetches its config.json from huggingface.co, without your sign-in; nothing else leaves the page.',
+        ),
+      ),
       this.#text,
       el('div', { class: 'importer-actions' }, this.#format, button, file),
       this.#message,
     );
   }
 
-  #apply(input: string): void {
+  /**
+   * A Hub file a link names without the model's fields: put in the Hub field with the importer open, to fetch at a
+   * click (the page asks the network nothing unasked).
+   */
+  offerHub(input: string): void {
+    this.#hub.value = input;
+    this.element.open = true;
+    this.#message.className = 'message warning';
+    this.#message.dataset.state = 'offered';
+    replaceChildren(
+      this.#message,
+      el('p', {}, `The link names ${input} on the Hub, but not its model's fields: press “Fetch config.json” to load it.`),
+    );
+  }
+
+  /** The Hub's config.json of `input` (an id or a link), fetched and imported; a fetch under way is stopped first. */
+  #fetchHub(input: string): void {
+    this.#fetching?.abort();
+    let ref;
+    try {
+      ref = parseHubRef(input);
+    } catch (error) {
+      return this.#refuse([{ field: 'hub', message: (error as Error).message }], 'refused');
+    }
+    const fetching = new AbortController();
+    this.#fetching = fetching;
+    const message = this.#message;
+    message.className = 'message';
+    message.dataset.state = 'fetching';
+    delete message.dataset.hub;
+    const cancel = el('button', { id: 'hub-cancel', type: 'button' }, 'Cancel');
+    cancel.addEventListener('click', () => fetching.abort());
+    replaceChildren(message, el('p', {}, `Fetching ${ref.file} of ${ref.id} at ${ref.revision} from huggingface.co… `, cancel));
+    import('./hub-fetch')
+      .then(({ fetchHubConfig }) => fetchHubConfig(ref, fetching.signal))
+      .then((file) => {
+        if (this.#fetching !== fetching) return; // another import started since
+        this.#fetching = undefined;
+        this.#apply(file.text, 'hf', file);
+      })
+      .catch((error: unknown) => {
+        if (this.#fetching !== fetching) return;
+        this.#fetching = undefined;
+        if (error instanceof HubError) this.#refuse([{ field: 'hub', message: error.message }], error.kind);
+        else this.#refuse([{ field: 'hub', message: String(error) }]);
+      });
+  }
+
+  #apply(input: string, format: ImportFormat | '' = this.#format.value as ImportFormat | '', hubFile?: HubFile): void {
+    if (!hubFile) {
+      this.#fetching?.abort();
+      this.#fetching = undefined;
+    }
     const message = this.#message;
     message.className = 'message';
     message.dataset.state = 'loading';
+    delete message.dataset.hub;
     replaceChildren(message, el('p', {}, 'Importing…'));
     const previous = this.#current();
-    importAnyConfig(previous, input, this.#format.value as ImportFormat | '')
+    const hub: HubSource | undefined = hubFile && {
+      id: hubFile.ref.id,
+      file: hubFile.ref.file,
+      revision: hubFile.commit,
+      pinned: hubFile.pinned,
+    };
+    importAnyConfig(previous, input, format)
       .then((imported) => {
         message.dataset.state = 'imported';
         message.dataset.format = imported.format;
+        if (hub) message.dataset.hub = hub.id;
         const label = this.#formats.find((f) => f.id === imported.format)?.label ?? imported.format;
         const list = (id: string, title: string, items: string[]) =>
           items.length === 0 ? [] : [el('p', {}, title), el('ul', { id }, ...items.map((item) => el('li', {}, item)))];
@@ -91,6 +197,7 @@ export class ImportView {
         const values = this.#engine.fieldTexts(imported.config);
         replaceChildren(
           message,
+          ...(hub ? [hubFetched(hub)] : []),
           el(
             'p',
             {},
@@ -121,7 +228,11 @@ export class ImportView {
             imported.problems.map((p) => p.message),
           ),
         );
-        this.#onImported(imported.config, imported.errors.length === 0 ? imported.assumed : []);
+        this.#onImported(
+          imported.config,
+          imported.errors.length === 0 ? imported.assumed : [],
+          imported.errors.length === 0 ? hub : undefined,
+        );
       })
       .catch((error: unknown) => this.#refuse(error instanceof MembudgetError ? error.problems : [{ field: '', message: String(error) }]));
   }
@@ -134,9 +245,31 @@ export class ImportView {
   }
 
   /** What stopped the import, in its message; the configuration is untouched. */
-  #refuse(problems: Problem[]): void {
+  #refuse(problems: Problem[], hubKind?: string): void {
     this.#message.className = 'message error';
     this.#message.dataset.state = 'error';
+    if (hubKind) this.#message.dataset.hubError = hubKind;
+    else delete this.#message.dataset.hubError;
     replaceChildren(this.#message, ...problems.map((p) => el('p', {}, p.message)));
   }
+}
+
+/** The line that says which file was fetched, with a link to it on the Hub at the commit it came from. */
+function hubFetched(hub: HubSource): HTMLElement {
+  return el(
+    'p',
+    { id: 'hub-fetched' },
+    `Fetched ${hub.file} of ${hub.id} from huggingface.co at `,
+    hubFileLink(hub),
+    hub.pinned ? '.' : ' (the Hub sent no commit id: the link keeps the revision, not a commit).',
+  );
+}
+
+/** A link to the file on the Hub at its commit (a navigation, which the page's connect-src does not govern). */
+export function hubFileLink(hub: HubSource): HTMLAnchorElement {
+  return el(
+    'a',
+    { href: blobUrl({ id: hub.id, revision: hub.revision, file: hub.file }), target: '_blank', rel: 'noopener noreferrer' },
+    hub.pinned ? `commit ${hub.revision.slice(0, 7)}` : `revision ${hub.revision}`,
+  );
 }

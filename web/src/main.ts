@@ -8,7 +8,7 @@ import { el, replaceChildren } from './dom';
 import { Form } from './form';
 import { CompareView } from './compare-view';
 import { DetailsView } from './details-view';
-import { ImportView } from './import-view';
+import { hubFileLink, ImportView } from './import-view';
 import { LedgerView, layoutSummary } from './ledger-view';
 import { MeasuredView } from './measured-view';
 import { loadErrorView, NoticesView } from './notices-view';
@@ -28,6 +28,10 @@ class App {
   /** What an imported file did not say: the field, why, and the value it was computed with. */
   #assumed: (Problem & { value: string })[] = [];
   #form: Form | undefined;
+  /** The model fields' texts when the Hub source (view.hub) was set: the source holds while they do. */
+  #hubModel: string | undefined;
+  /** Which Hub file the model's fields are, with a link to it (hidden without one). */
+  readonly #hubSource = el('p', { id: 'hub-source', class: 'hub-source', hidden: true });
   // Holds the form's column from the first frame, so that the ledger does not move when the form arrives.
   readonly #formSlot = el('div', { class: 'form-slot' });
   readonly #notices = new NoticesView();
@@ -45,6 +49,7 @@ class App {
     const link = this.#url.read();
     this.#view = link.view;
     this.#config = link.config;
+    this.#hubModel = link.view.hub && this.#modelTexts(link.config);
     this.#compareView = new CompareView(engine);
     this.#plannerView = new PlannerView(engine, (config) => {
       this.#ledgerView.element.scrollIntoView({ behavior: 'smooth', block: 'start' });
@@ -65,6 +70,8 @@ class App {
       this.#url.discard();
       const back = this.#url.read();
       this.#assumed = [];
+      this.#view.hub = back.view.hub;
+      this.#hubModel = back.view.hub && this.#modelTexts(back.config);
       this.#notices.show(back.notices);
       this.#setConfig(back.config, back.chosen);
     });
@@ -106,10 +113,13 @@ class App {
     const importer = new ImportView(
       this.#engine,
       () => this.#config,
-      (config, assumed) => {
+      (config, assumed, hub) => {
         // What the file does not say holds the value it was computed with until the user sets it.
         const texts = this.#engine.fieldTexts(config);
         this.#assumed = assumed.map((a) => ({ ...a, value: texts[a.field as keyof Config] }));
+        // Any other import replaces the Hub source; a fetched file becomes it.
+        this.#view.hub = hub;
+        this.#hubModel = hub && this.#modelTexts(config);
         this.#setConfig(config);
       },
       examples,
@@ -122,6 +132,7 @@ class App {
       skipLink(),
       masthead(this.#toolbar.openFull),
       startStrip(importer.element, whatFits),
+      this.#hubSource,
       this.#notices.element,
       el(
         'main',
@@ -145,6 +156,7 @@ class App {
       this.#toolbar.toast,
     );
     this.#notices.show(link.notices);
+    if (link.hubToFetch) importer.offerHub(link.hubToFetch);
     this.#setConfig(link.config, link.chosen);
     this.#url.flush();
     // The ledger first: the form (33 controls) is built once the ledger has been painted.
@@ -267,12 +279,28 @@ class App {
     this.#compareView.show(this.#config, this.#view.unit);
     this.#showFormState();
     this.#toolbar.follow(this.#engine.fieldStates(this.#config).launchFormat);
+    // The Hub source holds while the model's fields are the file's: another model, or a field changed, drops it.
+    if (this.#view.hub && this.#errors.length === 0 && this.#modelTexts(this.#config) !== this.#hubModel) this.#view.hub = undefined;
+    this.#showHubSource();
     // A configuration the engine refuses never reaches the link: it stays at the last valid state.
     if (this.#errors.length === 0) {
       this.#url.write(this.#config, this.#view);
       this.#toolbar.setFullLink(this.#url.fullLink);
     }
     document.body.dataset.renderMs = (performance.now() - start).toFixed(3);
+  }
+
+  /** The model group's field texts, as one string to compare. */
+  #modelTexts(config: Config): string {
+    const texts = this.#engine.fieldTexts(config);
+    return JSON.stringify(this.#engine.fields.filter((f) => f.group === 'model').map((f) => texts[f.key as keyof Config]));
+  }
+
+  #showHubSource(): void {
+    const hub = this.#view.hub;
+    this.#hubSource.hidden = !hub;
+    if (!hub) return replaceChildren(this.#hubSource);
+    replaceChildren(this.#hubSource, `Model: ${hub.file} of ${hub.id} on huggingface.co, at `, hubFileLink(hub), '.');
   }
 
   /** The configuration with an advice's change (key=value&…) through the engine's field parser. */

@@ -52,7 +52,7 @@ export function footer(): HTMLElement {
     el(
       'p',
       {},
-      'Formulas: the chapter “Memory Budget Verification” (§1 static memory, §2 activations, §3 budget, §4 checklist, §5 pitfalls); each line shows its formula and its numbers. Computed in your browser by the membudget engine (C++ compiled to WebAssembly); nothing is sent anywhere. ',
+      'Formulas: the chapter “Memory Budget Verification” (§1 static memory, §2 activations, §3 budget, §4 checklist, §5 pitfalls); each line shows its formula and its numbers. Computed in your browser by the membudget engine (C++ compiled to WebAssembly); nothing is sent anywhere (a model’s config.json is fetched from huggingface.co only when you ask for it by its Hub id). ',
       UNIT_MEANING.gb,
       ', ',
       UNIT_MEANING.gib,

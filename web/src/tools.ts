@@ -13,13 +13,11 @@ import {
   type MeasuredFileRead,
 } from './engine';
 import { importText } from './import-run';
+import { MAX_INPUT_BYTES } from './limits';
 import type { PlanMessage, PlanReply } from './plan-run';
 import workerUrl from './plan-worker.ts?worker&url';
 
 declare const __MEMBUDGET_WORKER__: boolean;
-
-/** The most text an import or a measured file may hold, as the CLI's: 16 MiB. */
-export const MAX_INPUT_BYTES = 16 * 1024 * 1024;
 
 export function tooLarge(what: string, bytes: number): MembudgetError | undefined {
   if (bytes <= MAX_INPUT_BYTES) return undefined;

@@ -1,9 +1,13 @@
 // The page's state in its link: the configuration in the engine's query codec, then the view keys `embed` and
-// `unit`. Read once when the page opens; written with history.replaceState once typing pauses (a write costs
+// `unit`, and where the model came from when it was fetched from the Hub (`hf`, `hf_revision`, `hf_file`: the
+// configuration itself is in the link's fields, so the link opens without a network; the Hub keys say which
+// file at which commit it reproduces, and are dropped once the model's fields change). Read once when the page opens; written with history.replaceState once typing pauses (a write costs
 // milliseconds and browsers cap its rate), and at once before the link is copied.
 import type { Config, Engine, Problem } from './engine';
 import type { Unit } from './format';
 import { START, VIEW_KEYS } from './examples';
+import { blobUrl, hubRefFromLink } from './hub';
+import type { HubSource } from './import-view';
 
 const URL_WRITE_DELAY_MS = 120;
 
@@ -11,6 +15,8 @@ const URL_WRITE_DELAY_MS = 120;
 export interface ViewState {
   embed: boolean;
   unit: Unit;
+  /** The Hub file the model's fields were imported from, while they still are its. */
+  hub?: HubSource;
 }
 
 /** What the link held when the page opened. */
@@ -21,13 +27,40 @@ export interface LinkState {
   notices: Problem[];
   /** What the engine chose for the user (mode = inference without a method selects membudget). */
   chosen: Problem[];
+  /** A Hub file the link names without the model's fields (a hand-written ?hf=…): offered, not fetched unasked. */
+  hubToFetch?: string;
 }
 
 function viewQuery(view: ViewState, includeEmbed: boolean): string {
   const parts: string[] = [];
   if (includeEmbed && view.embed) parts.push('embed=1');
   if (view.unit === 'gib') parts.push('unit=gib');
+  if (view.hub) {
+    // An id's '/' stays readable; the revision is encoded as the Hub's URLs encode it (refs/pr/1 → refs%2Fpr%2F1).
+    parts.push(`hf=${view.hub.id}`, `hf_revision=${encodeURIComponent(view.hub.revision)}`);
+    if (view.hub.file !== 'config.json') parts.push(`hf_file=${view.hub.file}`);
+  }
   return parts.join('&');
+}
+
+/** What the Hub field reads back as the same file: id@revision, or the file's link when it is not config.json. */
+export function hubInput(hub: HubSource): string {
+  return hub.file === 'config.json' ? `${hub.id}@${hub.revision}` : blobUrl(hub);
+}
+
+/** The Hub keys of a link, checked; a key that does not hold a Hub file is a notice, and no source is shown. */
+function hubOfLink(params: URLSearchParams): { hub?: HubSource; notices: Problem[] } {
+  const id = params.get('hf');
+  if (id === null) {
+    const stray = ['hf_revision', 'hf_file'].filter((key) => params.has(key));
+    return { notices: stray.map((key) => ({ field: key, message: `${key}: skipped: the link has no hf (the model's Hub id)` })) };
+  }
+  try {
+    const ref = hubRefFromLink(id, params.get('hf_revision'), params.get('hf_file'));
+    return { hub: { id: ref.id, file: ref.file, revision: ref.revision, pinned: ref.pinned }, notices: [] };
+  } catch (error) {
+    return { notices: [{ field: 'hf', message: `hf: skipped: ${(error as Error).message}` }] };
+  }
 }
 
 export class UrlState {
@@ -47,11 +80,15 @@ export class UrlState {
     // defaults (the chapter's generic example, one click away among the examples).
     const statesConfig = [...params.keys()].some((key) => !VIEW_KEYS.includes(key));
     const decoded = this.#engine.decodeQuery(statesConfig ? location.search : START.query);
+    const hub = hubOfLink(params);
+    // A Hub source is the model's fields' provenance: with no fields in the link it would claim what is not shown.
+    const stated = hub.hub && statesConfig ? hub.hub : undefined;
     return {
       config: decoded.config,
-      view: { embed: params.get('embed') === '1', unit: params.get('unit') === 'gib' ? 'gib' : 'gb' },
-      notices: decoded.notices,
+      view: { embed: params.get('embed') === '1', unit: params.get('unit') === 'gib' ? 'gib' : 'gb', hub: stated },
+      notices: [...decoded.notices, ...hub.notices],
       chosen: decoded.chosen ?? [],
+      hubToFetch: hub.hub && !statesConfig ? hubInput(hub.hub) : undefined,
     };
   }
 

@@ -182,7 +182,10 @@ Config presetBaseline(const Config& config) {
     return baseline;
 }
 
-bool isViewKey(std::string_view key) { return key == "embed" || key == "unit"; }
+// The page's own keys: how it shows a configuration (embed, unit) and the Hub file its model fields came from
+// (hf, hf_revision, hf_file: web/src/url-state.ts). The configuration is in the other keys, so a link read here
+// gives the same numbers as the page, without fetching anything.
+bool isViewKey(std::string_view key) { return key == "embed" || key == "unit" || key == "hf" || key == "hf_revision" || key == "hf_file"; }
 
 std::vector<Problem> duplicateKeys(std::vector<Assignment>& assignments) {
     // Sets rather than scans of what is kept: a hostile link can carry hundreds of thousands of parameters,

@@ -9,8 +9,8 @@
 
 namespace membudget {
 
-// Keys that belong to the page's view (`embed`, `unit`), not to the configuration; the codec passes
-// over them without a notice.
+// Keys that belong to the page's view (`embed`, `unit`) and to the Hub file its model came from (`hf`,
+// `hf_revision`, `hf_file`), not to the configuration; the codec passes over them without a notice.
 bool isViewKey(std::string_view key);
 
 // URL query codec: `tp=8&pp=4`, keys in canonical order, only fields that differ from presetBaseline.

@@ -1,0 +1,3 @@
+// The most text an import, a fetched config.json or a measured file may hold, as the CLI's: 16 MiB. Its own file
+// so that what has no worker (hub.ts, the tests under Node) can read it without the page's worker plumbing.
+export const MAX_INPUT_BYTES = 16 * 1024 * 1024;
