@@ -1,9 +1,11 @@
 // mode=inference: the KV cache as vLLM sizes it, weights at their type, and the capacity answers.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "fixtures.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/evaluate/evaluate.hpp"
+#include "membudget/io/json.hpp"
 #include "membudget/model/config.hpp"
 #include "membudget/model/presets.hpp"
 #include "membudget/model/validate.hpp"
@@ -290,4 +292,41 @@ TEST_CASE("inference: chunked local layers keep one chunk and the prefill tokens
     alone.attentionChunk = 0;
     REQUIRE_FALSE(validate(alone).empty());
     CHECK(validate(alone)[0].field == "full_attention_every");
+}
+
+TEST_CASE("inference: DeepSeek-V3.2's indexer keeps a key per token and its weights on every rank (vLLM's Indexer)",
+          "[inference][indexer]") {
+    // DeepSeek-V3.2's config.json (tests/fixtures/hf-configs.json), served at TP 8 on H200s.
+    Config c = inference();
+    const auto& cases = test::fixture("hf-configs")["cases"];
+    const auto it = std::find_if(cases.begin(), cases.end(),
+                                 [](const auto& k) { return k["name"].template get<std::string>().rfind("DeepSeek-V3.2", 0) == 0; });
+    REQUIRE(it != cases.end());
+    Config base = inference();
+    base.gpu = "h200";
+    base.tp = 8;
+    c = importHfConfig((*it)["config"].dump(), base).config;
+    c.mode = Mode::inference;
+    c.mb = 4;
+    Config without = c;
+    without.indexHeads = 0;
+    for (const double seq : {4096.0, 65536.0}) {
+        INFO("seq " << seq);
+        c.seq = without.seq = seq;
+        // vLLM's page of each: MLAAttentionSpec(head_size 576, BF16) and DeepseekV32IndexerCache's
+        // MLAAttentionSpec(head_size 128 + 128 // 128 × 4, uint8), one head, the same pages per sequence.
+        const double pages = std::ceil(seq / c.kvBlock);
+        CHECK(line(evaluate(c), "kv_cache") == 61 * c.mb * pages * c.kvBlock * (576 * 2 + 132));
+        CHECK(line(evaluate(c), "kv_cache") - line(evaluate(without), "kv_cache") == 61 * c.mb * pages * c.kvBlock * 132);
+    }
+    // The weights: wq_b in the checkpoint's FP8 (with its block scales), wk + weights_proj and k_norm in BF16, all
+    // whole on each of the 8 ranks.
+    const double fp8 = 1 + 4.0 / 16384;
+    const double perLayer = 1536.0 * 64 * 128 * fp8 + (7168.0 * (128 + 64) + 2 * 128) * 2;
+    CHECK(line(evaluate(c), "parameters") - line(evaluate(without), "parameters") == Approx(61 * perLayer).epsilon(1e-12));
+    // The indexer reads MLA's query latent.
+    Config plain = c;
+    plain.qLoraRank = 0;
+    REQUIRE_FALSE(validate(plain).empty());
+    CHECK(validate(plain)[0].field == "index_heads");
 }

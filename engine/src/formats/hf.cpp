@@ -87,6 +87,7 @@ constexpr HfModelType kHfModelTypes[] = {
     {"gpt_oss", HfFamily::llama, ""},
     {"deepseek_v2", HfFamily::llama, ""},
     {"deepseek_v3", HfFamily::llama, ""},
+    {"deepseek_v32", HfFamily::llama, ""},  // DeepSeek-V3.2: DeepSeek-V3 with a sparse-attention indexer in every layer
     {"kimi_k2", HfFamily::llama, ""},  // Kimi K2: DeepseekV3ForCausalLM under its own model_type
     {"gpt2", HfFamily::gpt2, ""},
     {"gpt_neox", HfFamily::neox, ""},
@@ -341,8 +342,14 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> valu
         number({"qk_rope_head_dim"}, "qk_rope_dim", false);
         number({"qk_nope_head_dim"}, "qk_nope_dim", false);
         number({"v_head_dim"}, "v_head_dim", false);
+        // DeepSeek-V3.2's indexer (vLLM's Indexer, built for every layer of a config with index_topk).
+        if (number({"index_n_heads"}, "index_heads", false))
+            number({"index_head_dim"}, "index_head_dim", false);
+        else
+            assignments.push_back({"index_heads", "0"});
     } else {
         assignments.push_back({"kv_lora_rank", "0"});
+        assignments.push_back({"index_heads", "0"});
     }
     if (!number({"num_nextn_predict_layers"}, "mtp_layers", false)) assignments.push_back({"mtp_layers", "0"});
     // What the file says that changes memory and membudget does not read: each named, never silently counted as
@@ -355,11 +362,16 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> valu
         for (std::string_view prefix : {"full_attention_interval", "linear_", "index_", "interleave_moe_layer_step", "attention_chunk_size",
                                         "hybrid_override_pattern", "mamba_", "ssm_"})
             if (f.type != "null" && f.key.rfind(prefix, 0) == 0 &&
-                !(type == "llama4_text" && (prefix == "interleave_moe_layer_step" || prefix == "attention_chunk_size"))) {
+                !(type == "llama4_text" && (prefix == "interleave_moe_layer_step" || prefix == "attention_chunk_size")) &&
+                !(type == "deepseek_v32" && prefix == "index_")) {
                 out.notices.push_back({f.key, f.key + " changes what a layer is and keeps (hybrid or sparse attention), which "
                                                       "membudget does not read: every layer is counted as the same decoder layer"});
                 break;
             }
+    if (type == "deepseek_v32")
+        out.notices.push_back({"index_topk",
+                               "index_topk: DeepSeek-V3.2's indexer weights and its key cache are counted; in training, what the "
+                               "indexer saves for backward and its top-k selection are not"});
     if (type == "llama4_text" && boolean("use_qk_norm", false))
         out.notices.push_back({"use_qk_norm",
                                "use_qk_norm: Llama 4's L2 norm of the queries and keys has no weights; what it "

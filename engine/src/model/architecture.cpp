@@ -94,6 +94,15 @@ Dims dimsOf(const Config& c) {
     return x;
 }
 
+IndexerParams indexerParams(const Config& c) {
+    if (c.indexHeads == 0) return {};
+    // vLLM's Indexer: wq_b (q_lora_rank -> heads x head_dim, quantized with the model), wk and weights_proj fused
+    // (hidden -> head_dim + heads, never quantized) and k_norm, a LayerNorm of head_dim; all ReplicatedLinear.
+    return {.query = c.qLoraRank * c.indexHeads * c.indexHeadDim,
+            .keyAndWeights = c.hidden * (c.indexHeadDim + c.indexHeads),
+            .norm = 2 * c.indexHeadDim};
+}
+
 double queryKeyNormParams(const Config& c) {
     switch (c.qkNorm) {
         case QkNorm::perHead:
@@ -128,9 +137,14 @@ RankParams rankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput)
     const double attentionBiases = qkvBiases + (x.bias ? x.h : 0);
     const double mlpBiases = x.bias ? (matrices - 1) * x.f / x.t + x.h : 0;
     const double sinks = c.attentionSinks ? x.headsRank : 0;  // one logit per head, split by TP with the heads
+    // DeepSeek-V3.2's indexer, whole on every TP rank: its query projection is a linear layer of the model's format,
+    // its key/weight projection and norm stay BF16.
+    const IndexerParams indexer = indexerParams(c);
+    q += indexer.query;
+    const double indexerRest = indexer.keyAndWeights + indexer.norm;
     RankParams p{};
     p.layerLinear = q + o + kvWeights + mlp;
-    p.layer = q + o + kvWeights + mlp + attentionBiases + mlpBiases + sinks + layerNorms;
+    p.layer = q + o + kvWeights + mlp + attentionBiases + mlpBiases + sinks + layerNorms + indexerRest;
     if (c.experts != 0) {
         const double shared = matrices * x.h * c.sharedExpertFfn / x.t;
         p.moeLayerLinear = q + o + kvWeights + shared;
@@ -138,8 +152,8 @@ RankParams rankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput)
         // With biases, each routed expert has its gate/up biases (split by ETP) and its down bias (gpt-oss's
         // gate_up_proj_bias and down_proj_bias).
         p.moeLayerExpertBiases = x.bias ? c.experts / c.ep * ((matrices - 1) * expertFfn(c) / expertTensorParallel(c) + x.h) : 0;
-        p.moeLayer = p.moeLayerLinear + attentionBiases + sinks + layerNorms + x.h * c.experts + (c.routerBias ? c.experts : 0) +
-                     (c.sharedExpertGate && c.sharedExpertFfn > 0 ? x.h : 0) + p.moeLayerExpertBiases;
+        p.moeLayer = p.moeLayerLinear + attentionBiases + sinks + layerNorms + indexerRest + x.h * c.experts +
+                     (c.routerBias ? c.experts : 0) + (c.sharedExpertGate && c.sharedExpertFfn > 0 ? x.h : 0) + p.moeLayerExpertBiases;
     }
     p.embedding = x.V * x.h / x.t + c.posEmb * x.h;
     p.output = lastStageHoldsOutput ? x.V * x.h / x.t : 0;
@@ -156,7 +170,10 @@ double persistentParameters(const Config& c, const Dims& x, double denseLayers, 
     const bool biased = x.bias || c.qkvBias;
     const double attention = keep(x.h * x.a * x.d / x.t) + keep(x.h * x.kvHeadsRank * x.d, 2) + keep(x.a * x.d * x.h / x.t) +
                              (biased ? keep(x.a * x.d / x.t) + keep(x.kvHeadsRank * x.d, 2) : 0) + (x.bias ? keep(x.h) : 0) +
-                             (c.attentionSinks ? keep(x.headsRank) : 0);
+                             (c.attentionSinks ? keep(x.headsRank) : 0) +
+                             (c.indexHeads > 0 ? keep(c.qLoraRank * c.indexHeads * c.indexHeadDim) +
+                                                     keep(x.h * (c.indexHeadDim + c.indexHeads)) + keep(c.indexHeadDim, 2)
+                                               : 0);
     double norms = keep(x.h, (x.layernorm ? 2 : 1) * (c.postNorms ? 4 : 2));
     if (c.qkNorm == QkNorm::perHead) norms += keep(x.d, 2);
     if (c.qkNorm == QkNorm::fullWidth) norms += keep(c.heads * x.d) + keep(c.kvHeads * x.d);
@@ -236,9 +253,10 @@ double derivedParameterCount(const Config& c) {
     const double qWidth = c.heads * headDim, kvWidth = c.kvHeads * headDim;
     const double norm = c.norm == Norm::layernorm ? 2 * h : h;  // weight (+ bias)
     const double qkvBiases = c.bias || c.qkvBias ? qWidth + 2 * kvWidth : 0;
+    const detail::IndexerParams indexer = detail::indexerParams(c);
     const double attention =
         (c.kvLoraRank != 0 ? mlaAttentionParams(c) : h * qWidth + 2 * h * kvWidth + qWidth * h + qkvBiases + (c.bias ? h : 0)) +
-        (c.attentionSinks ? c.heads : 0);
+        (c.attentionSinks ? c.heads : 0) + indexer.query + indexer.keyAndWeights + indexer.norm;
     const double ffnMatrices = c.gatedFfn ? 3 : 2;
     const double ffn = ffnMatrices * h * c.ffn + (c.bias ? (ffnMatrices - 1) * c.ffn + h : 0);
     const double embeddings = c.vocab * h * (c.tiedEmbeddings ? 1 : 2) + c.posEmb * h;

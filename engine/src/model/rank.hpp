@@ -42,6 +42,14 @@ struct RankParams {
 
 // The weights of a layer's query and key norms (qk_norm), whole on every rank.
 double queryKeyNormParams(const Config& c);
+
+// DeepSeek-V3.2's sparse-attention indexer in one layer, whole on every rank (vLLM's Indexer: ReplicatedLinear).
+struct IndexerParams {
+    double query = 0;          // wq_b: q_lora_rank -> index_heads x index_head_dim, a linear layer of the model's format
+    double keyAndWeights = 0;  // wk and weights_proj: hidden -> index_head_dim + index_heads (vLLM keeps them BF16)
+    double norm = 0;           // k_norm: LayerNorm of index_head_dim, weight and bias
+};
+IndexerParams indexerParams(const Config& c);
 RankParams rankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput);
 
 // DeepSpeed ZeRO-3's persistent parameters on one rank: the tensors of at most stage3_param_persistence_threshold

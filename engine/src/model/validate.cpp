@@ -216,6 +216,13 @@ std::vector<Problem> validate(const Config& config) {
     if (config.qkNorm != QkNorm::none && config.kvLoraRank != 0)
         errors.push_back({"qk_norm", "qk_norm must be none with multi-head latent attention (kv_lora_rank = " + n(config.kvLoraRank) +
                                          "), whose latent norms are counted with it; got " + std::string(toString(config.qkNorm))});
+    // The indexer reads MLA's query latent (vLLM's Indexer.wq_b takes q_lora_rank inputs).
+    if (config.indexHeads > 0 && (config.kvLoraRank == 0 || config.qLoraRank == 0))
+        errors.push_back({"index_heads",
+                          "index_heads needs multi-head latent attention with a query latent (kv_lora_rank > 0 and "
+                          "q_lora_rank > 0), which the indexer reads (DeepSeek-V3.2); got " +
+                              n(config.indexHeads) + " with kv_lora_rank = " + n(config.kvLoraRank) +
+                              ", q_lora_rank = " + n(config.qLoraRank)});
     if (config.attentionChunk > 0 && config.slidingWindow > 0)
         errors.push_back(
             {"attention_chunk", "attention_chunk must be 0 with a sliding window (sliding_window = " + n(config.slidingWindow) +

@@ -150,6 +150,14 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "help": "Width of each value head",
     "section": "Multi-head latent attention (DeepSeek-V2 §2.1; Megatron-LM --multi-latent-attention)"
   },
+  "index_heads": {
+    "help": "The sparse-attention indexer's heads in every layer (index_n_heads; 0: no indexer)",
+    "section": "vLLM models/deepseek_v2.py Indexer"
+  },
+  "index_head_dim": {
+    "help": "Width of the indexer's query heads and of its one key per token (index_head_dim)",
+    "section": "vLLM models/deepseek_v2.py Indexer, DeepseekV32IndexerCache"
+  },
   "capacity_factor": {
     "help": "Routed tokens an expert rank holds, relative to a perfectly even split",
     "section": "Mixture of experts (Megatron-LM --num-experts, --moe-*; Mixtral, Qwen MoE config.json)"

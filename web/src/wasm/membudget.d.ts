@@ -86,6 +86,8 @@ export interface Config {
   qk_rope_dim: number;
   qk_nope_dim: number;
   v_head_dim: number;
+  index_heads: number;
+  index_head_dim: number;
   ep: number;
   etp: number;
   vpp: number;

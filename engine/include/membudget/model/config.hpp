@@ -61,6 +61,10 @@ struct Config {
     double qkRopeDim = 64;  // decoupled rotary dimension of Q and K
     double qkNopeDim = 0;   // 0: head_dim
     double vHeadDim = 0;    // 0: head_dim
+    // DeepSeek-V3.2's sparse-attention indexer in every layer (index_n_heads, index_head_dim; 0 heads: none): its
+    // own query, key and weight projections, replicated on TP ranks, and a key cache per token in inference.
+    double indexHeads = 0;
+    double indexHeadDim = 128;
     // parallelism
     double tp = 8;
     double pp = 1;

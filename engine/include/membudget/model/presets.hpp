@@ -26,6 +26,7 @@ struct ModelPreset {
     double firstDenseLayers = 0;
     bool routerBias = false;
     double kvLoraRank = 0, qLoraRank = 0, qkRopeDim = 64, qkNopeDim = 0, vHeadDim = 0;
+    double indexHeads = 0, indexHeadDim = 128;  // DeepSeek-V3.2's sparse-attention indexer (0 heads: none)
     bool qkvBias = false, sharedExpertGate = false;
     double mtpLayers = 0;
     // The context window (config.json max_position_embeddings; GPT-3: the paper's n_ctx), tokens; 0: not stated.

@@ -131,7 +131,11 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
         // (vLLM MLAAttentionSpec: no factor 2, one head).
         const double fullLayers = fullAttentionLayersIn(c, firstLayer - stage.layers, stage.layers);
         const double slidingLayers = stage.layers - fullLayers;
-        const double kv = c.kvLoraRank != 0 ? stage.layers * (c.kvLoraRank + c.qkRopeDim) * kvBytes * tokensCached
+        // DeepSeek-V3.2's indexer keeps one key per token and layer beside it, FP8 with an FP32 scale per 128
+        // (vLLM's Indexer: DeepseekV32IndexerCache of head_dim + head_dim // 128 × 4 bytes, uint8, in the KV cache's
+        // pages), whatever kv_dtype is.
+        const double indexerKeyBytes = c.indexHeads > 0 ? c.indexHeadDim + std::floor(c.indexHeadDim / 128) * 4 : 0;
+        const double kv = c.kvLoraRank != 0 ? stage.layers * ((c.kvLoraRank + c.qkRopeDim) * kvBytes + indexerKeyBytes) * tokensCached
                                             : 2 * kvHeads * x.d * kvBytes * c.mb * c.kvBlock *
                                                   (fullLayers * blocksPerSequence + slidingLayers * slidingBlocks);
         stage.lines.push_back(
@@ -149,7 +153,10 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
         const bool mla = c.kvLoraRank != 0;
         const std::string kvNote =
             mla ? "MLA's compressed latent and RoPE key of " + n(c.mb) + " sequences × " + n(c.seq) + " tokens, " +
-                      std::string(toString(c.kvDtype)) + ", the same on every TP rank (vLLM's MLAAttentionSpec)"
+                      std::string(toString(c.kvDtype)) + ", the same on every TP rank (vLLM's MLAAttentionSpec)" +
+                      (indexerKeyBytes > 0 ? "; with the indexer's key of " + n(indexerKeyBytes) +
+                                                 " B per token and layer (FP8 and its scales; vLLM's DeepseekV32IndexerCache)"
+                                           : std::string())
                 : "K and V of " + n(c.mb) + " sequences × " + n(c.seq) + " tokens, " + std::string(toString(c.kvDtype)) + ", " +
                       n(kvHeads) + " KV heads per GPU" + (c.kvHeads < c.tp ? " (replicated: TP > kv_heads)" : "") +
                       (c.slidingWindow > 0 ? "; " + n(slidingLayers) + " of the " + n(stage.layers) + " layers slide over " +
@@ -171,13 +178,17 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
                                        n(slidingBlocks) + ")",
                                    kv, kvNote, Method::membudget});
         else
-            stage.lines.push_back({LineId::kvCache, "KV cache",
-                                   mla ? "layers × (kv_lora_rank + qk_rope_dim) × bytes × b × ⌈s/block⌉ × block"
-                                       : "2 × layers × max(1, kv/TP) × head_dim × bytes × b × ⌈s/block⌉ × block",
-                                   (mla ? n(stage.layers) + " × (" + n(c.kvLoraRank) + " + " + n(c.qkRopeDim) + ")"
-                                        : "2 × " + n(stage.layers) + " × " + n(kvHeads) + " × " + n(x.d)) +
-                                       " × " + n(kvBytes) + " × " + n(c.mb) + " × " + n(blocksPerSequence) + " × " + n(c.kvBlock),
-                                   kv, kvNote, Method::membudget});
+            stage.lines.push_back(
+                {LineId::kvCache, "KV cache",
+                 mla ? (indexerKeyBytes > 0 ? "layers × ((kv_lora_rank + qk_rope_dim) × bytes + indexer key) × b × ⌈s/block⌉ × block"
+                                            : "layers × (kv_lora_rank + qk_rope_dim) × bytes × b × ⌈s/block⌉ × block")
+                     : "2 × layers × max(1, kv/TP) × head_dim × bytes × b × ⌈s/block⌉ × block",
+                 (mla ? (indexerKeyBytes > 0 ? n(stage.layers) + " × ((" + n(c.kvLoraRank) + " + " + n(c.qkRopeDim) + ") × " + n(kvBytes) +
+                                                   " + " + n(indexerKeyBytes) + ")"
+                                             : n(stage.layers) + " × (" + n(c.kvLoraRank) + " + " + n(c.qkRopeDim) + ") × " + n(kvBytes))
+                      : "2 × " + n(stage.layers) + " × " + n(kvHeads) + " × " + n(x.d) + " × " + n(kvBytes)) +
+                     " × " + n(c.mb) + " × " + n(blocksPerSequence) + " × " + n(c.kvBlock),
+                 kv, kvNote, Method::membudget});
         const double workspaceRaw = (first ? 0 : receivedRaw) + (last ? std::max(forwardRaw, samplerRaw) : forwardRaw);
         const double workspace = std::ceil(workspaceRaw);
         const std::string workspaceText = wholeBytes((first ? std::string() : fill("2 × # × # × 2 + ", {forwardTokens, x.h})) +

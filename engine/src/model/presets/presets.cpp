@@ -1290,6 +1290,8 @@ void applyModelPreset(Config& config, const ModelPreset& preset) {
     config.qkRopeDim = preset.qkRopeDim;
     config.qkNopeDim = preset.qkNopeDim;
     config.vHeadDim = preset.vHeadDim;
+    config.indexHeads = preset.indexHeads;
+    config.indexHeadDim = preset.indexHeadDim;
     config.posEmb = preset.posEmb;
     config.method = preset.method;
 }
