@@ -7,6 +7,7 @@
 #include "membudget/evaluate/evaluate.hpp"
 #include "membudget/formats/hf.hpp"
 #include "membudget/io/json.hpp"
+#include "membudget/model/architecture.hpp"
 #include "membudget/model/assignments.hpp"
 #include "membudget/model/config.hpp"
 #include "membudget/model/fields.hpp"
@@ -256,4 +257,41 @@ TEST_CASE("Hugging Face config.json: a sliding-window model's KV cache is vLLM's
         ++checked;
     }
     CHECK(checked >= 4);
+}
+
+TEST_CASE("Hugging Face config.json: compressed-tensors' packed weights are read from config_groups", "[hf][quant]") {
+    // Llama-3.1-8B with the quantization_config llm-compressor writes for W4A16 (pack-quantized, one scheme per
+    // group of targets; compressed-tensors QuantizationScheme), at several group sizes and strategies.
+    const auto& cases = test::fixture("hf-configs")["cases"];
+    const auto llama = std::find_if(cases.begin(), cases.end(), [](const auto& k) { return k["name"] == "Llama-3.1-8B"; });
+    REQUIRE(llama != cases.end());
+    auto scheme = [](double bits, const char* strategy, double groupSize) {
+        nlohmann::json weights = {{"num_bits", bits}, {"strategy", strategy}, {"symmetric", true}, {"type", "int"}, {"dynamic", false}};
+        weights["group_size"] = groupSize > 0 ? nlohmann::json(groupSize) : nlohmann::json(nullptr);
+        return nlohmann::json{{"targets", {"Linear"}}, {"weights", weights}, {"input_activations", nullptr}};
+    };
+    auto imported = [&](const nlohmann::json& groups) {
+        nlohmann::json config = (*llama)["config"];
+        config["quantization_config"] = {
+            {"quant_method", "compressed-tensors"}, {"format", "pack-quantized"}, {"ignore", {"lm_head"}}, {"config_groups", groups}};
+        return importHfConfig(config.dump(), Config{});
+    };
+    for (const double size : {32.0, 64.0, 128.0}) {
+        INFO("group_size " << size);
+        const HfImport read = imported({{"group_0", scheme(4, "group", size)}});
+        CHECK(read.errors.empty());
+        CHECK(read.config.weightDtype == WeightDtype::int4);
+        CHECK(read.config.quantGroup == size);
+    }
+    // Per channel: one scale per output row, as GPTQ's group_size -1 is read.
+    CHECK(imported({{"group_0", scheme(4, "channel", 0)}}).config.quantGroup == 8192);
+    // Two schemes: the one with more bytes, so that nothing is under-counted.
+    const HfImport mixed = imported({{"group_0", scheme(4, "group", 128)}, {"group_1", scheme(4, "group", 32)}});
+    CHECK(mixed.config.quantGroup == 32);
+    CHECK(imported({{"group_0", scheme(4, "group", 128)}, {"group_1", scheme(8, "channel", 0)}}).config.weightDtype == WeightDtype::int8);
+    // No group size stated: 128, said.
+    const HfImport unstated = imported(nlohmann::json::object());
+    CHECK(unstated.config.quantGroup == 128);
+    CHECK(std::any_of(unstated.notices.begin(), unstated.notices.end(),
+                      [](const Problem& p) { return p.message.find("128 assumed") != std::string::npos; }));
 }

@@ -115,10 +115,16 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> valu
         if (key.rfind("text_config.", 0) == 0) key.remove_prefix(12);
         return key.rfind("layer_types[", 0) == 0 || key.rfind("no_rope_layers[", 0) == 0 || key.rfind("moe_layers[", 0) == 0;
     };
+    // compressed-tensors states its weights' scheme three levels down (config_groups.<name>.weights.group_size).
+    auto quantScheme = [](std::string_view key) {
+        if (key.rfind("quantization_config.config_groups.", 0) != 0 || std::count(key.begin(), key.end(), '.') != 4) return false;
+        return key.ends_with(".weights.num_bits") || key.ends_with(".weights.group_size") || key.ends_with(".weights.strategy");
+    };
     for (const auto& v : values) {
         const std::string_view key = v.key;
         const bool element = key.find('[') != std::string_view::npos;
-        if (std::count(key.begin(), key.end(), '.') <= 1 && (!element || perLayer(key))) given.push_back(v);
+        if ((std::count(key.begin(), key.end(), '.') <= 1 && (!element || perLayer(key))) || (!element && quantScheme(key)))
+            given.push_back(v);
     }
     std::span<const HfValue> fields = given;
     // A multimodal wrapper (Llava, Mistral 3, Gemma 3, Llama 4, Qwen2.5-VL) keeps its language model under

@@ -205,9 +205,35 @@ void readWeightFormat(std::span<const HfValue> fields, HfImport& out, std::vecto
             read = "4-bit weights, " + (size && *size > 0 ? "groups of " + formatNumber(*size) : std::string("per channel"));
         }
     } else if (method == "compressed-tensors" && format == "pack-quantized") {
-        dtype = "int4";
-        group = "128";
-        read = "4-bit packed weights (the group size in config_groups is not read: 128 assumed)";
+        // compressed-tensors' QuantizationScheme per group of targets (config_groups.<name>.weights): num_bits,
+        // strategy group (with group_size) or channel. Where groups differ, the one with the most bytes: the most
+        // bits and the smallest group, so that nothing is under-counted.
+        double bits = 0, smallest = 0;
+        bool channel = false;
+        for (const auto& f : fields) {
+            const std::string_view key = f.key;
+            if (key.rfind("quantization_config.config_groups.", 0) != 0) continue;
+            const double value = f.type == "number" ? parseNumber(f.text).value_or(0) : 0;
+            if (key.ends_with(".weights.num_bits")) bits = std::max(bits, value);
+            if (key.ends_with(".weights.group_size") && value > 0) smallest = smallest == 0 ? value : std::min(smallest, value);
+            if (key.ends_with(".weights.strategy") && f.type == "string" && f.text == "channel") channel = true;
+        }
+        if (bits == 8) {
+            dtype = "int8";
+            read = "8-bit packed weights (config_groups)";
+        } else if (bits == 0 || bits == 4) {
+            dtype = "int4";
+            if (smallest >= 8 && smallest <= 8192) {
+                group = formatNumber(smallest);
+                read = "4-bit packed weights, groups of " + group + " (config_groups)";
+            } else if (channel) {
+                group = "8192";
+                read = "4-bit packed weights, per channel (config_groups)";
+            } else {
+                group = "128";
+                read = "4-bit packed weights (config_groups states no group size: 128 assumed)";
+            }
+        }
     } else if (method == "compressed-tensors" && format == "int-quantized") {
         dtype = "int8";
         read = "8-bit weights";
