@@ -295,3 +295,30 @@ TEST_CASE("Hugging Face config.json: compressed-tensors' packed weights are read
     CHECK(std::any_of(unstated.notices.begin(), unstated.notices.end(),
                       [](const Problem& p) { return p.message.find("128 assumed") != std::string::npos; }));
 }
+
+TEST_CASE("Hugging Face config.json: Qwen-MoE's decoder_sparse_step places the MoE layers as transformers does", "[hf][moe]") {
+    // Qwen2MoeDecoderLayer: layer i has experts when (i + 1) % decoder_sparse_step == 0 (and i is not in
+    // mlp_only_layers). Qwen1.5-MoE-A2.7B's config.json at steps 1 to 4.
+    const auto& cases = test::fixture("hf-configs")["cases"];
+    const auto qwen = std::find_if(cases.begin(), cases.end(),
+                                   [](const auto& k) { return k["name"].template get<std::string>().rfind("Qwen1.5-MoE", 0) == 0; });
+    REQUIRE(qwen != cases.end());
+    for (const int step : {1, 2, 3, 4}) {
+        INFO("decoder_sparse_step " << step);
+        nlohmann::json config = (*qwen)["config"];
+        config["decoder_sparse_step"] = step;
+        const HfImport read = importHfConfig(config.dump(), Config{});
+        REQUIRE(read.errors.empty());
+        double moe = 0;
+        for (int layer = 0; layer < read.config.layers; ++layer) {
+            CHECK(isMoeLayer(read.config, layer) == ((layer + 1) % step == 0));
+            moe += (layer + 1) % step == 0 ? 1 : 0;
+        }
+        CHECK(moeLayerCount(read.config) == moe);
+    }
+    // Layers it lists as dense are named, not silently counted as what they are not.
+    nlohmann::json config = (*qwen)["config"];
+    config["mlp_only_layers"] = {0, 5};
+    const HfImport listed = importHfConfig(config.dump(), Config{});
+    CHECK(std::any_of(listed.notices.begin(), listed.notices.end(), [](const Problem& p) { return p.field == "mlp_only_layers"; }));
+}

@@ -113,7 +113,8 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> valu
     std::vector<HfValue> given;
     auto perLayer = [](std::string_view key) {
         if (key.rfind("text_config.", 0) == 0) key.remove_prefix(12);
-        return key.rfind("layer_types[", 0) == 0 || key.rfind("no_rope_layers[", 0) == 0 || key.rfind("moe_layers[", 0) == 0;
+        return key.rfind("layer_types[", 0) == 0 || key.rfind("no_rope_layers[", 0) == 0 || key.rfind("moe_layers[", 0) == 0 ||
+               key == "mlp_only_layers[0]";
     };
     // compressed-tensors states its weights' scheme three levels down (config_groups.<name>.weights.group_size).
     auto quantScheme = [](std::string_view key) {
@@ -332,8 +333,18 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> valu
         }
         if (llama4) {
             detail::readLlama4MoeLayers(fields, out, assignments);
+        } else if (const auto* step = find("decoder_sparse_step"); step && step->type == "number" && !find("first_k_dense_replace")) {
+            // Qwen2/Qwen3-MoE (Qwen2MoeDecoderLayer): layer i is MoE when (i + 1) % decoder_sparse_step == 0, so
+            // layers s − 1, 2s − 1, …: the first s − 1 dense, then every s-th. A step the field refuses is named by it.
+            const double s = detail::parseNumber(step->text).value_or(0);
+            assignments.push_back({"moe_layer_freq", step->text});
+            assignments.push_back({"first_dense_layers", s >= 1 && s == std::floor(s) ? detail::formatNumber(s - 1) : "0"});
+            if (const auto* only = find("mlp_only_layers"); only && only->type == "array" && find("mlp_only_layers[0]"))
+                out.notices.push_back({"mlp_only_layers",
+                                       "mlp_only_layers: the layers it lists have a dense MLP instead of "
+                                       "experts, which membudget does not read: they are counted as MoE layers"});
         } else {
-            if (!number({"decoder_sparse_step", "moe_layer_freq"}, "moe_layer_freq", false)) assignments.push_back({"moe_layer_freq", "1"});
+            if (!number({"moe_layer_freq"}, "moe_layer_freq", false)) assignments.push_back({"moe_layer_freq", "1"});
             if (!number({"first_k_dense_replace"}, "first_dense_layers", false)) assignments.push_back({"first_dense_layers", "0"});
         }
         // DeepSeek-V3's e_score_correction_bias; GLM-4.5's router always has one (Glm4MoeTopkRouter).
