@@ -7,6 +7,7 @@
 #include "membudget/evaluate/evaluate.hpp"
 #include "membudget/io/json.hpp"
 #include "membudget/model/config.hpp"
+#include "membudget/model/fields.hpp"
 #include "membudget/model/presets.hpp"
 #include "membudget/model/validate.hpp"
 
@@ -329,4 +330,46 @@ TEST_CASE("inference: DeepSeek-V3.2's indexer keeps a key per token and its weig
     plain.qLoraRank = 0;
     REQUIRE_FALSE(validate(plain).empty());
     CHECK(validate(plain)[0].field == "index_heads");
+}
+
+TEST_CASE("inference: Qwen3-Next's Gated DeltaNet layers keep a state per sequence, as vLLM's hybrid allocator pages it",
+          "[inference][linear]") {
+    const nlohmann::json& qwen = test::fixture("hf-configs")["inference_cases"][0];
+    Config base = inference();
+    base.gpu = "h200";
+    base.tp = 1;
+    const HfImport read = importHfConfig(qwen["config"].dump(), base);
+    REQUIRE(read.errors.empty());
+    for (const auto& [key, value] : qwen["expect"].items()) {
+        INFO(key);
+        if (key == "parameter_count") {
+            CHECK(evaluate(read.config).parameterCount == value.get<double>());
+            continue;
+        }
+        const std::string want = value.is_string()    ? value.get<std::string>()
+                                 : value.is_boolean() ? (value.get<bool>() ? "true" : "false")
+                                                      : value.dump();
+        CHECK(fieldText(read.config, *findField(key)) == want);
+    }
+    Config c = read.config;
+    c.mb = 8;
+    for (const double tp : {1.0, 2.0}) {
+        for (const double seq : {4096.0, 131072.0}) {
+            INFO("TP " << tp << ", seq " << seq);
+            c.tp = tp;
+            c.seq = seq;
+            // vLLM: MambaStateShapeCalculator.gated_delta_net_state_shape (conv (2·16·128 + 32·128)/TP × 3, temporal
+            // 32/TP × 128 × 128, BF16), the attention block grown to the smallest multiple of 16 whose page holds a
+            // state, and a page per sequence in each of the 36 linear layers, ⌈s/block⌉ in each of the 12 full ones.
+            const double state = ((2 * 16 * 128 + 32 * 128) / tp * 3 + 32 / tp * 128 * 128) * 2;
+            const double tokenPage = 2 * std::max(1.0, 2 / tp) * 256 * 2;
+            const double block = 16 * std::ceil(state / (16 * tokenPage));
+            CHECK(line(evaluate(c), "kv_cache") == c.mb * block * tokenPage * (12 * std::ceil(seq / block) + 36));
+        }
+    }
+    // In training, its layers' saved tensors are not modelled: refused, never counted as full attention.
+    Config training = c;
+    training.mode = Mode::training;
+    REQUIRE_FALSE(validate(training).empty());
+    CHECK(validate(training)[0].field == "mode");
 }

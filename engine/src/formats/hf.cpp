@@ -76,6 +76,7 @@ constexpr HfModelType kHfModelTypes[] = {
     {"qwen2_moe", HfFamily::llama, ""},
     {"qwen3", HfFamily::llama, ""},
     {"qwen3_moe", HfFamily::llama, ""},
+    {"qwen3_next", HfFamily::llama, ""},  // Qwen3-Next: Gated DeltaNet layers, every 4th full attention (inference only)
     {"gemma", HfFamily::llama, ""},
     {"gemma2", HfFamily::llama, ""},
     {"gemma3_text", HfFamily::llama, ""},
@@ -308,8 +309,8 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> valu
     // OLMo 2 and 3 (Olmo2Attention: RMSNorm(num_heads * head_dim) and RMSNorm(num_key_value_heads * head_dim)), and
     // a norm after attention and after the MLP (Gemma2DecoderLayer, Gemma3DecoderLayer, Glm4DecoderLayer). OLMo 2
     // has its two norms after the blocks instead of before, the same weights and saved bytes.
-    const bool perHead =
-        type == "qwen3" || type == "qwen3_moe" || type == "gemma3_text" || (type == "glm4_moe" && boolean("use_qk_norm", false));
+    const bool perHead = type == "qwen3" || type == "qwen3_moe" || type == "qwen3_next" || type == "gemma3_text" ||
+                         (type == "glm4_moe" && boolean("use_qk_norm", false));
     assignments.push_back({"qk_norm", perHead ? "per_head" : type == "olmo2" || type == "olmo3" ? "full_width" : "none"});
     flag("post_norms", type == "gemma2" || type == "gemma3_text" || type == "glm4");
     // Mixture of experts: Mixtral (num_local_experts), Qwen MoE (num_experts, moe_intermediate_size,
@@ -349,7 +350,7 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> valu
         }
         // DeepSeek-V3's e_score_correction_bias; GLM-4.5's router always has one (Glm4MoeTopkRouter).
         flag("router_bias", text_("topk_method", "") == "noaux_tc" || type == "glm4_moe" || type == "gpt_oss");
-        flag("shared_expert_gate", type == "qwen2_moe");  // Qwen2MoeSparseMoeBlock.shared_expert_gate
+        flag("shared_expert_gate", type == "qwen2_moe" || type == "qwen3_next");  // Qwen2MoeSparseMoeBlock.shared_expert_gate
     } else {
         assignments.push_back({"experts", "0"});  // dense (a count of 1 is a dense FFN too)
     }
@@ -372,6 +373,7 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> valu
     // What the file says that changes memory and membudget does not read: each named, never silently counted as
     // the uniform full-attention, BF16 decoder the fields describe (docs/import.md).
     detail::readAttentionPattern(type, fields, out, assignments);
+    detail::readLinearAttention(type, fields, out, assignments);
     detail::readWeightFormat(fields, out, assignments);
     // Hybrid and sparse-attention layouts (Qwen3-Next, DeepSeek-V3.2, Llama 4, Nemotron-H): their keys, where a
     // listed model_type carries one.
@@ -380,7 +382,8 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> valu
                                         "hybrid_override_pattern", "mamba_", "ssm_"})
             if (f.type != "null" && f.key.rfind(prefix, 0) == 0 &&
                 !(type == "llama4_text" && (prefix == "interleave_moe_layer_step" || prefix == "attention_chunk_size")) &&
-                !(type == "deepseek_v32" && prefix == "index_")) {
+                !(type == "deepseek_v32" && prefix == "index_") &&
+                !(type == "qwen3_next" && (prefix == "full_attention_interval" || prefix == "linear_"))) {
                 out.notices.push_back({f.key, f.key + " changes what a layer is and keeps (hybrid or sparse attention), which "
                                                       "membudget does not read: every layer is counted as the same decoder layer"});
                 break;

@@ -22,6 +22,7 @@ std::string displayName(std::string_view text);
 
 // sliding_window, full_attention_every from the model type's attention pattern (formats/hf_layers.cpp).
 void readAttentionPattern(const std::string& type, std::span<const HfValue> fields, HfImport& out, std::vector<Assignment>& assignments);
+void readLinearAttention(const std::string& type, std::span<const HfValue> fields, HfImport& out, std::vector<Assignment>& assignments);
 // Llama 4's interleaved MoE layers (interleave_moe_layer_step, moe_layers) as moe_layer_freq and first_dense_layers.
 void readLlama4MoeLayers(std::span<const HfValue> fields, HfImport& out, std::vector<Assignment>& assignments);
 // weight_dtype, quant_group from quantization_config or the dtype the checkpoint was saved in.

@@ -99,9 +99,59 @@ void readLlama4MoeLayers(std::span<const HfValue> fields, HfImport& out, std::ve
     assignments.push_back({"first_dense_layers", formatNumber(freq - 1)});
 }
 
+// Qwen3-Next (transformers' Qwen3NextConfig and Qwen3NextDecoderLayer): layer i is full attention when
+// (i + 1) % full_attention_interval == 0 (layer_types, where written, says the same), a Gated DeltaNet layer
+// otherwise; the full layers' attention has a gated output. Other model types have no linear attention.
+void readLinearAttention(const std::string& type, std::span<const HfValue> fields, HfImport& out, std::vector<Assignment>& assignments) {
+    auto find = [fields](std::string_view key) { return findHfValue(fields, key); };
+    if (type != "qwen3_next") {
+        assignments.push_back({"linear_value_heads", "0"});
+        assignments.push_back({"attn_output_gate", "false"});
+        return;
+    }
+    auto take = [&](const char* key, const char* field, const char* fallback) {
+        const auto* v = find(key);
+        assignments.push_back({field, v && v->type == "number" ? v->text : fallback});
+    };
+    // Qwen3NextConfig's defaults where the file leaves a key out.
+    take("linear_num_value_heads", "linear_value_heads", "32");
+    take("linear_num_key_heads", "linear_key_heads", "16");
+    take("linear_key_head_dim", "linear_key_dim", "128");
+    take("linear_value_head_dim", "linear_value_dim", "128");
+    take("linear_conv_kernel_dim", "linear_conv_kernel", "4");
+    take("full_attention_interval", "full_attention_every", "4");
+    const auto* gate = find("attn_output_gate");
+    assignments.push_back({"attn_output_gate", gate && gate->type == "boolean" ? gate->text : "true"});
+    const auto* interval = find("full_attention_interval");
+    const double every = interval && interval->type == "number" ? parseNumber(interval->text).value_or(4) : 4;
+    size_t i = 0;
+    for (const auto& f : fields) {
+        if (f.key.rfind("layer_types[", 0) != 0 || f.type != "string") continue;
+        const bool full = every > 0 && std::fmod(static_cast<double>(i) + 1, every) == 0;
+        if (f.text != (full ? "full_attention" : "linear_attention")) {
+            out.notices.push_back({"layer_types",
+                                   "layer_types does not repeat full_attention_interval's period: the layers are "
+                                   "counted as full_attention_interval says"});
+            break;
+        }
+        ++i;
+    }
+    const auto* mtp = find("mtp_num_hidden_layers");
+    if (mtp && mtp->type == "number" && parseNumber(mtp->text).value_or(0) > 0)
+        out.notices.push_back({"mtp_num_hidden_layers",
+                               "mtp_num_hidden_layers: the multi-token-prediction layer is not counted "
+                               "(vLLM loads it only for speculative decoding)"});
+}
+
 void readAttentionPattern(const std::string& type, std::span<const HfValue> fields, HfImport& out, std::vector<Assignment>& assignments) {
     auto find = [fields](std::string_view key) { return findHfValue(fields, key); };
     if (type == "llama4_text") return readChunkedAttention(fields, out, assignments);
+    if (type == "qwen3_next") {
+        // The attention pattern is readLinearAttention's; no sliding window.
+        assignments.push_back({"attention_chunk", "0"});
+        assignments.push_back({"sliding_window", "0"});
+        return;
+    }
     auto off = [&assignments] {
         assignments.push_back({"sliding_window", "0"});
         assignments.push_back({"full_attention_every", "0"});

@@ -94,6 +94,17 @@ Dims dimsOf(const Config& c) {
     return x;
 }
 
+LinearAttentionParams linearAttentionParams(const Config& c, double tp) {
+    if (c.linearValueHeads == 0) return {};
+    // transformers' Qwen3NextGatedDeltaNet and vLLM's: in_proj_qkvz (h -> 2·key + 2·value), in_proj_ba
+    // (h -> 2·value heads) and out_proj (value -> h), column- and row-parallel; conv1d (depthwise over
+    // 2·key + value channels), dt_bias and A_log per value head, split by TP; the gated RMSNorm of a value head whole.
+    const double keys = c.linearKeyHeads * c.linearKeyDim, values = c.linearValueHeads * c.linearValueDim;
+    const double conv = 2 * keys + values;
+    return {.linear = (c.hidden * (2 * keys + 2 * values) + c.hidden * 2 * c.linearValueHeads + values * c.hidden) / tp,
+            .rest = (conv * c.linearConvKernel + 2 * c.linearValueHeads) / tp + c.linearValueDim};
+}
+
 IndexerParams indexerParams(const Config& c) {
     if (c.indexHeads == 0) return {};
     // vLLM's Indexer: wq_b (q_lora_rank -> heads x head_dim, quantized with the model), wk and weights_proj fused
@@ -119,7 +130,8 @@ RankParams rankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput)
     // Every norm of a layer: the two before attention and the MLP, the post-norms after them, and the query/key
     // norms, which vLLM and Megatron-LM replicate on every TP rank (OLMo 2's full-width ones are gathered whole).
     const double layerNorms = (c.postNorms ? 4 : 2) * norm + queryKeyNormParams(c);
-    double q = x.h * x.a * x.d / x.t, o = x.a * x.d * x.h / x.t;
+    // A gated output doubles the query projection: it gives the queries and their gate (Qwen3NextAttention).
+    double q = x.h * x.a * x.d / x.t * (c.attnOutputGate ? 2 : 1), o = x.a * x.d * x.h / x.t;
     double kvWeights = 2 * x.h * x.kvHeadsRank * x.d;
     if (c.kvLoraRank != 0) {
         // MLA: the down-projections (and their latent norms) are replicated on TP ranks, the up-projections
@@ -143,6 +155,13 @@ RankParams rankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput)
     q += indexer.query;
     const double indexerRest = indexer.keyAndWeights + indexer.norm;
     RankParams p{};
+    // A linear-attention layer (Gated DeltaNet) in place of a full-attention one: its projections for the
+    // attention's matrices, its convolution, gates and norm for the attention's biases, sinks and QK norms.
+    if (c.linearValueHeads > 0) {
+        const LinearAttentionParams linear = linearAttentionParams(c, x.t);
+        p.linearLayerLinearDelta = linear.linear - (q + o + kvWeights);
+        p.linearLayerRestDelta = linear.rest - (attentionBiases + sinks + queryKeyNormParams(c) + indexerRest);
+    }
     p.layerLinear = q + o + kvWeights + mlp;
     p.layer = q + o + kvWeights + mlp + attentionBiases + mlpBiases + sinks + layerNorms + indexerRest;
     if (c.experts != 0) {
@@ -168,9 +187,9 @@ double persistentParameters(const Config& c, const Dims& x, double denseLayers, 
     // weight and bias; each bias), split by TP as rankParams splits them. MLA's projections are counted whole.
     const double matrices = x.gated ? 3 : 2;
     const bool biased = x.bias || c.qkvBias;
-    const double attention = keep(x.h * x.a * x.d / x.t) + keep(x.h * x.kvHeadsRank * x.d, 2) + keep(x.a * x.d * x.h / x.t) +
-                             (biased ? keep(x.a * x.d / x.t) + keep(x.kvHeadsRank * x.d, 2) : 0) + (x.bias ? keep(x.h) : 0) +
-                             (c.attentionSinks ? keep(x.headsRank) : 0) +
+    const double attention = keep(x.h * x.a * x.d / x.t * (c.attnOutputGate ? 2 : 1)) + keep(x.h * x.kvHeadsRank * x.d, 2) +
+                             keep(x.a * x.d * x.h / x.t) + (biased ? keep(x.a * x.d / x.t) + keep(x.kvHeadsRank * x.d, 2) : 0) +
+                             (x.bias ? keep(x.h) : 0) + (c.attentionSinks ? keep(x.headsRank) : 0) +
                              (c.indexHeads > 0 ? keep(c.qLoraRank * c.indexHeads * c.indexHeadDim) +
                                                      keep(x.h * (c.indexHeadDim + c.indexHeads)) + keep(c.indexHeadDim, 2)
                                                : 0);
@@ -195,7 +214,7 @@ double moeLayersIn(const Config& c, double from, double count) {
 }
 
 double fullAttentionLayersIn(const Config& c, double from, double count) {
-    if (c.slidingWindow == 0 && c.attentionChunk == 0) return count;
+    if (c.slidingWindow == 0 && c.attentionChunk == 0 && c.linearValueHeads == 0) return count;
     if (c.fullAttentionEvery == 0) return 0;
     return std::floor((from + count) / c.fullAttentionEvery) - std::floor(from / c.fullAttentionEvery);
 }
@@ -255,7 +274,8 @@ double derivedParameterCount(const Config& c) {
     const double qkvBiases = c.bias || c.qkvBias ? qWidth + 2 * kvWidth : 0;
     const detail::IndexerParams indexer = detail::indexerParams(c);
     const double attention =
-        (c.kvLoraRank != 0 ? mlaAttentionParams(c) : h * qWidth + 2 * h * kvWidth + qWidth * h + qkvBiases + (c.bias ? h : 0)) +
+        (c.kvLoraRank != 0 ? mlaAttentionParams(c)
+                           : h * qWidth * (c.attnOutputGate ? 2 : 1) + 2 * h * kvWidth + qWidth * h + qkvBiases + (c.bias ? h : 0)) +
         (c.attentionSinks ? c.heads : 0) + indexer.query + indexer.keyAndWeights + indexer.norm;
     const double ffnMatrices = c.gatedFfn ? 3 : 2;
     const double ffn = ffnMatrices * h * c.ffn + (c.bias ? (ffnMatrices - 1) * c.ffn + h : 0);
@@ -271,7 +291,11 @@ double derivedParameterCount(const Config& c) {
     // embedding and the output head with the main model.
     const double layerNorms = (c.postNorms ? 4 : 2) * norm + detail::queryKeyNormParams(c);
     const double mtp = c.mtpLayers * (attention + layerNorms + (isMoeLayer(c, c.layers - 1) ? moeFfn : ffn) + 2 * h * h + 3 * norm);
-    return embeddings + c.layers * (attention + layerNorms) + (c.layers - moeLayers) * ffn + moeLayers * moeFfn + norm + mtp;
+    // Linear-attention layers (Gated DeltaNet) in place of the full-attention ones, without QK norms.
+    const double linearLayers = c.linearValueHeads > 0 ? c.layers - detail::fullAttentionLayersIn(c, 0, c.layers) : 0;
+    const detail::LinearAttentionParams linear = detail::linearAttentionParams(c, 1);
+    const double linearDelta = linearLayers * (linear.linear + linear.rest - attention - detail::queryKeyNormParams(c));
+    return embeddings + c.layers * (attention + layerNorms) + linearDelta + (c.layers - moeLayers) * ffn + moeLayers * moeFfn + norm + mtp;
 }
 
 bool isMoeLayer(const Config& c, double layer) {

@@ -29,14 +29,16 @@ inline double expertFfn(const Config& c) { return c.moeFfn != 0 ? c.moeFfn : c.f
 
 // Parameters of each kind of layer on one rank (its TP shard, and its EP × ETP shard of the experts).
 struct RankParams {
-    double moeLayerLinear = 0;        // a MoE layer's attention and shared-expert matrices on one TP rank
-    double moeLayerExperts = 0;       // its routed experts on one EP × ETP rank
-    double moeLayer = 0;              // a MoE layer without its routed experts (router and norms included)
-    double moeLayerExpertBiases = 0;  // of moeLayer, the routed experts' biases on one EP × ETP rank
-    double layerLinear = 0;           // the weight matrices of one layer on one TP rank (what weight quantization stores)
-    double layer = 0;                 // one transformer layer on one TP rank
-    double embedding = 0;             // input embedding (vocab-parallel) and learned positions
-    double output = 0;                // output layer (or the tied copy that Megatron-LM keeps on the last stage)
+    double moeLayerLinear = 0;          // a MoE layer's attention and shared-expert matrices on one TP rank
+    double moeLayerExperts = 0;         // its routed experts on one EP × ETP rank
+    double moeLayer = 0;                // a MoE layer without its routed experts (router and norms included)
+    double moeLayerExpertBiases = 0;    // of moeLayer, the routed experts' biases on one EP × ETP rank
+    double layerLinear = 0;             // the weight matrices of one layer on one TP rank (what weight quantization stores)
+    double linearLayerLinearDelta = 0;  // a linear-attention layer's matrices less a full-attention layer's (Qwen3-Next)
+    double linearLayerRestDelta = 0;    // and the same for what stays BF16 (convolution, gates, norms)
+    double layer = 0;                   // one transformer layer on one TP rank
+    double embedding = 0;               // input embedding (vocab-parallel) and learned positions
+    double output = 0;                  // output layer (or the tied copy that Megatron-LM keeps on the last stage)
     double finalNorm = 0;
 };
 
@@ -50,6 +52,14 @@ struct IndexerParams {
     double norm = 0;           // k_norm: LayerNorm of index_head_dim, weight and bias
 };
 IndexerParams indexerParams(const Config& c);
+
+// One Gated DeltaNet layer's attention on a TP rank of `tp` (Qwen3-Next): its projections (a linear layer's
+// format), and its convolution, gates and norm (BF16).
+struct LinearAttentionParams {
+    double linear = 0;
+    double rest = 0;
+};
+LinearAttentionParams linearAttentionParams(const Config& c, double tp);
 RankParams rankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput);
 
 // DeepSpeed ZeRO-3's persistent parameters on one rank: the tensors of at most stage3_param_persistence_threshold

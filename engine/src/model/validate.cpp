@@ -230,11 +230,37 @@ std::vector<Problem> validate(const Config& config) {
     if (config.attentionChunk > 0 && config.kvLoraRank != 0)
         errors.push_back({"attention_chunk", "attention_chunk must be 0 with multi-head latent attention (kv_lora_rank = " +
                                                  n(config.kvLoraRank) + "); got " + n(config.attentionChunk)});
-    if (config.slidingWindow == 0 && config.attentionChunk == 0 && config.fullAttentionEvery != 0)
+    if (config.slidingWindow == 0 && config.attentionChunk == 0 && config.linearValueHeads == 0 && config.fullAttentionEvery != 0)
         errors.push_back({"full_attention_every",
-                          "full_attention_every must be 0 without a sliding window or an attention chunk "
-                          "(sliding_window = 0, attention_chunk = 0); got " +
+                          "full_attention_every must be 0 without a sliding window, an attention chunk or linear attention "
+                          "(sliding_window = 0, attention_chunk = 0, linear_value_heads = 0); got " +
                               n(config.fullAttentionEvery)});
+    if (config.linearValueHeads > 0) {
+        // Gated DeltaNet (Qwen3-Next): the value heads group the key heads, and vLLM splits both over TP.
+        if (std::fmod(config.linearValueHeads, config.linearKeyHeads) != 0)
+            errors.push_back({"linear_value_heads", "linear_value_heads must be a multiple of linear_key_heads (" +
+                                                        n(config.linearKeyHeads) + "); got " + n(config.linearValueHeads)});
+        else if (std::fmod(config.linearKeyHeads, config.tp) != 0)
+            errors.push_back({"tp", "tp must divide linear_key_heads (" + n(config.linearKeyHeads) +
+                                        ") and linear_value_heads: vLLM splits the linear-attention heads over TP; got " + n(config.tp)});
+        if (config.slidingWindow > 0 || config.attentionChunk > 0 || config.kvLoraRank > 0)
+            errors.push_back({"linear_value_heads",
+                              "linear attention (linear_value_heads > 0) is modelled beside full attention only, not with a "
+                              "sliding window, an attention chunk or MLA; got linear_value_heads = " +
+                                  n(config.linearValueHeads)});
+        // What a linear-attention layer saves for backward (the chunked delta rule's states) is not modelled yet.
+        // (The gated output's saved tensors neither: attn_output_gate is refused in training below.)
+        // At the mode, the user's choice: a config.json with linear attention still imports.
+        if (config.mode == Mode::training)
+            errors.push_back(
+                {"mode", "mode must be inference for linear attention (Gated DeltaNet, linear_value_heads = " + n(config.linearValueHeads) +
+                             "): what its layers save in training is not modelled, and "
+                             "would not be counted as full attention silently"});
+    }
+    if (config.attnOutputGate && config.mode == Mode::training && config.linearValueHeads == 0)
+        errors.push_back({"mode",
+                          "mode must be inference for a gated attention output (attn_output_gate = true): the "
+                          "gate's saved tensors in training are not counted"});
     if (config.mode == Mode::inference && config.contextWindow > 0 && config.seq > config.contextWindow)
         errors.push_back({"seq", "seq must be at most the model's context window (context_window = " + n(config.contextWindow) +
                                      ") in inference; got " + n(config.seq)});

@@ -158,6 +158,30 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "help": "Width of the indexer's query heads and of its one key per token (index_head_dim)",
     "section": "vLLM models/deepseek_v2.py Indexer, DeepseekV32IndexerCache"
   },
+  "linear_value_heads": {
+    "help": "Gated DeltaNet value heads; layers that are not full attention are linear (linear_num_value_heads; 0: none)",
+    "section": "transformers modeling_qwen3_next.py Qwen3NextGatedDeltaNet"
+  },
+  "linear_key_heads": {
+    "help": "Gated DeltaNet query/key heads (linear_num_key_heads)",
+    "section": "transformers modeling_qwen3_next.py Qwen3NextGatedDeltaNet"
+  },
+  "linear_key_dim": {
+    "help": "Width of each query/key head (linear_key_head_dim)",
+    "section": "transformers modeling_qwen3_next.py Qwen3NextGatedDeltaNet"
+  },
+  "linear_value_dim": {
+    "help": "Width of each value head (linear_value_head_dim)",
+    "section": "transformers modeling_qwen3_next.py Qwen3NextGatedDeltaNet"
+  },
+  "linear_conv_kernel": {
+    "help": "Causal convolution width before the delta rule (linear_conv_kernel_dim)",
+    "section": "transformers modeling_qwen3_next.py Qwen3NextGatedDeltaNet"
+  },
+  "attn_output_gate": {
+    "help": "The query projection also gives a sigmoid gate on the attention output (Qwen3-Next)",
+    "section": "transformers modeling_qwen3_next.py Qwen3NextAttention"
+  },
   "capacity_factor": {
     "help": "Routed tokens an expert rank holds, relative to a perfectly even split",
     "section": "Mixture of experts (Megatron-LM --num-experts, --moe-*; Mixtral, Qwen MoE config.json)"

@@ -88,6 +88,12 @@ export interface Config {
   v_head_dim: number;
   index_heads: number;
   index_head_dim: number;
+  linear_value_heads: number;
+  linear_key_heads: number;
+  linear_key_dim: number;
+  linear_value_dim: number;
+  linear_conv_kernel: number;
+  attn_output_gate: boolean;
   ep: number;
   etp: number;
   vpp: number;

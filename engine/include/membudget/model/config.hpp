@@ -65,6 +65,15 @@ struct Config {
     // own query, key and weight projections, replicated on TP ranks, and a key cache per token in inference.
     double indexHeads = 0;
     double indexHeadDim = 128;
+    // Gated DeltaNet linear attention (Qwen3-Next): with linear_value_heads > 0 every layer that is not a
+    // full-attention layer (every full_attention_every-th; 0: none) is a linear-attention layer, which keeps a fixed
+    // state per sequence instead of tokens. Heads and their widths as transformers' Qwen3NextGatedDeltaNet takes them.
+    double linearKeyHeads = 16;
+    double linearValueHeads = 0;
+    double linearKeyDim = 128;
+    double linearValueDim = 128;
+    double linearConvKernel = 4;
+    bool attnOutputGate = false;  // the full-attention layers' query projection also gives a gate (Qwen3-Next)
     // parallelism
     double tp = 8;
     double pp = 1;

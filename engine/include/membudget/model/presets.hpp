@@ -27,6 +27,9 @@ struct ModelPreset {
     bool routerBias = false;
     double kvLoraRank = 0, qLoraRank = 0, qkRopeDim = 64, qkNopeDim = 0, vHeadDim = 0;
     double indexHeads = 0, indexHeadDim = 128;  // DeepSeek-V3.2's sparse-attention indexer (0 heads: none)
+    // Gated DeltaNet linear attention (Qwen3-Next; 0 value heads: none) and the gated full-attention output.
+    double linearKeyHeads = 16, linearValueHeads = 0, linearKeyDim = 128, linearValueDim = 128, linearConvKernel = 4;
+    bool attnOutputGate = false;
     bool qkvBias = false, sharedExpertGate = false;
     double mtpLayers = 0;
     // The context window (config.json max_position_embeddings; GPT-3: the paper's n_ctx), tokens; 0: not stated.

@@ -99,6 +99,24 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
     const double paddedExpertFfn = std::ceil(expertFfn(c) / expertTensorParallel(c) / 64) * 64;
     const double mxfp4Experts = c.experts / c.ep * matrices * x.h * paddedExpertFfn;
     const double mxfp4Biases = x.bias ? c.experts / c.ep * ((matrices - 1) * paddedExpertFfn + x.h) : 0;
+    // Gated DeltaNet layers (Qwen3-Next) keep a state per sequence, not tokens: a convolution state of
+    // (2·key + value)/TP channels × (kernel − 1) and a delta-rule state of value heads/TP × key dim × value dim, in the
+    // model's dtype (vLLM MambaStateShapeCalculator.gated_delta_net_state_shape, mamba_cache_dtype auto). vLLM's
+    // hybrid allocator gives every layer pages of one size: the attention block grows to the smallest multiple of 16
+    // tokens whose page holds a state (HybridAttentionMambaModelConfig.verify_and_update_config), the state's page is
+    // padded to it, and a sequence takes one page in each linear layer (prefix caching off) and ⌈s/block⌉ in each
+    // full one.
+    const double linearStateBytes =
+        c.linearValueHeads > 0
+            ? ((2 * c.linearKeyHeads * c.linearKeyDim + c.linearValueHeads * c.linearValueDim) / c.tp * (c.linearConvKernel - 1) +
+               c.linearValueHeads / c.tp * c.linearKeyDim * c.linearValueDim) *
+                  2
+            : 0;
+    const double attentionTokenPage = 2 * kvHeads * x.d * kvBytes;
+    const double hybridBlock =
+        c.linearValueHeads > 0 ? std::max(c.kvBlock, 16 * std::ceil(linearStateBytes / (16 * attentionTokenPage))) : 0;
+    const double hybridPage = c.linearValueHeads > 0 ? hybridBlock * attentionTokenPage : 0;
+    const double hybridBlocks = c.linearValueHeads > 0 ? std::ceil(c.seq / hybridBlock) : 0;
     double firstLayer = 0;
     for (double i = 0; i < c.pp; ++i) {
         StageOutput stage;
@@ -117,8 +135,11 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
         // E2M1 values (0.5 B) with one uint8 E8M0 scale per 32, d_expert per rank padded to a multiple of 64
         // (round_up(intermediate_size_per_partition, 64) on CUDA), and the biases made FP32 after loading.
         const double expertsMxfp4 = mxfp4 ? moeLayers * mxfp4Experts : 0, expertBiasesFp32 = mxfp4 ? moeLayers * mxfp4Biases : 0;
-        const double linear = denseLayers * p.layerLinear + moeLayers * (p.moeLayerLinear + (mxfp4 ? 0 : p.moeLayerExperts));
-        const double rest = denseLayers * (p.layer - p.layerLinear) +
+        const double fullLayers = fullAttentionLayersIn(c, firstLayer - stage.layers, stage.layers);
+        const double linearLayers = c.linearValueHeads > 0 ? stage.layers - fullLayers : 0;
+        const double linear = denseLayers * p.layerLinear + moeLayers * (p.moeLayerLinear + (mxfp4 ? 0 : p.moeLayerExperts)) +
+                              linearLayers * p.linearLayerLinearDelta;
+        const double rest = denseLayers * (p.layer - p.layerLinear) + linearLayers * p.linearLayerRestDelta +
                             moeLayers * (p.moeLayer - p.moeLayerLinear - (mxfp4 ? p.moeLayerExpertBiases : 0)) + (first ? p.embedding : 0) +
                             (last ? p.finalNorm + p.output : 0);
         const double weightsRaw = linear * perWeight + rest * 2 + expertsMxfp4 * (0.5 + 1.0 / 32) + expertBiasesFp32 * 4;
@@ -129,15 +150,15 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
                        weightsRaw);
         // MLA caches one latent of kv_lora_rank + qk_rope_dim per token and layer, the same on every TP rank
         // (vLLM MLAAttentionSpec: no factor 2, one head).
-        const double fullLayers = fullAttentionLayersIn(c, firstLayer - stage.layers, stage.layers);
-        const double slidingLayers = stage.layers - fullLayers;
+        const double slidingLayers = c.linearValueHeads > 0 ? 0 : stage.layers - fullLayers;
         // DeepSeek-V3.2's indexer keeps one key per token and layer beside it, FP8 with an FP32 scale per 128
         // (vLLM's Indexer: DeepseekV32IndexerCache of head_dim + head_dim // 128 × 4 bytes, uint8, in the KV cache's
         // pages), whatever kv_dtype is.
         const double indexerKeyBytes = c.indexHeads > 0 ? c.indexHeadDim + std::floor(c.indexHeadDim / 128) * 4 : 0;
-        const double kv = c.kvLoraRank != 0 ? stage.layers * ((c.kvLoraRank + c.qkRopeDim) * kvBytes + indexerKeyBytes) * tokensCached
-                                            : 2 * kvHeads * x.d * kvBytes * c.mb * c.kvBlock *
-                                                  (fullLayers * blocksPerSequence + slidingLayers * slidingBlocks);
+        double kv = c.kvLoraRank != 0
+                        ? stage.layers * ((c.kvLoraRank + c.qkRopeDim) * kvBytes + indexerKeyBytes) * tokensCached
+                        : 2 * kvHeads * x.d * kvBytes * c.mb * c.kvBlock * (fullLayers * blocksPerSequence + slidingLayers * slidingBlocks);
+        if (c.linearValueHeads > 0) kv = c.mb * hybridPage * (fullLayers * hybridBlocks + linearLayers);
         stage.lines.push_back(
             {LineId::parameters, "Weights", "P_linear × bytes(weight_dtype) + P_other × 2", weightsText, weights,
              "Linear layers in " + dtypeNote + "; embeddings, output layer, norms" + (c.experts != 0 ? ", routers" : "") +
@@ -167,7 +188,18 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
                                  n(c.attentionChunk) + " tokens and keep at most one chunk and " + n(c.workspaceTokens) +
                                  " prefill tokens (vLLM's ChunkedLocalAttentionSpec)"
                            : " (vLLM's formula)");
-        if (!mla && local)
+        if (c.linearValueHeads > 0)
+            stage.lines.push_back(
+                {LineId::kvCache, "KV cache and states",
+                 "b × page × (full layers × ⌈s/block⌉ + linear layers), block = max(kv_block, 16 × ⌈state / (16 × token page)⌉)",
+                 n(c.mb) + " × " + n(hybridPage) + " × (" + n(fullLayers) + " × " + n(hybridBlocks) + " + " + n(linearLayers) + ")", kv,
+                 "K and V of " + n(c.mb) + " sequences × " + n(c.seq) + " tokens in " + n(fullLayers) + " full-attention layers (" +
+                     n(attentionTokenPage) + " B per token, blocks of " + n(hybridBlock) + " tokens), and the Gated DeltaNet state of " +
+                     n(linearStateBytes) + " B per sequence in each of " + n(linearLayers) +
+                     " linear-attention layers, padded to a page of " + n(hybridPage) +
+                     " B (vLLM's hybrid allocator: MambaSpec beside FullAttentionSpec, one page size; prefix caching off)",
+                 Method::membudget});
+        else if (!mla && local)
             stage.lines.push_back({LineId::kvCache, "KV cache",
                                    c.slidingWindow > 0 ? "2 × max(1, kv/TP) × head_dim × bytes × b × block × (full layers × ⌈s/block⌉ + "
                                                          "sliding layers × (⌈min(W − 1 + T, s)/block⌉ + 1))"

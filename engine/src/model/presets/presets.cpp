@@ -1292,6 +1292,12 @@ void applyModelPreset(Config& config, const ModelPreset& preset) {
     config.vHeadDim = preset.vHeadDim;
     config.indexHeads = preset.indexHeads;
     config.indexHeadDim = preset.indexHeadDim;
+    config.linearKeyHeads = preset.linearKeyHeads;
+    config.linearValueHeads = preset.linearValueHeads;
+    config.linearKeyDim = preset.linearKeyDim;
+    config.linearValueDim = preset.linearValueDim;
+    config.linearConvKernel = preset.linearConvKernel;
+    config.attnOutputGate = preset.attnOutputGate;
     config.posEmb = preset.posEmb;
     config.method = preset.method;
 }
