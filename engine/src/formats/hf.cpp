@@ -57,7 +57,7 @@ std::string article(std::string_view noun) {
 // The architecture rules a config.json's model_type selects. Each family is read with its own keys and layer
 // shape (transformers' modeling_<type>.py); a type not listed has no rules here and is refused by name, never read
 // as the nearest shape.
-enum class HfFamily : std::uint8_t { llama, gpt2, neox, opt };
+enum class HfFamily : std::uint8_t { llama, gpt2, neox, opt, falcon };
 
 struct HfModelType {
     std::string_view type;
@@ -93,6 +93,7 @@ constexpr HfModelType kHfModelTypes[] = {
     {"gpt2", HfFamily::gpt2, ""},
     {"gpt_neox", HfFamily::neox, ""},
     {"opt", HfFamily::opt, ""},
+    {"falcon", HfFamily::falcon, ""},
 };
 // clang-format on
 
@@ -253,6 +254,32 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> valu
                 {"word_embed_proj_dim", "word_embed_proj_dim " + projection->text +
                                             " is not hidden_size: the embedding is counted at hidden_size "
                                             "and project_in/project_out are left out (an over-count where the projection is narrower)"});
+    } else if (family == HfFamily::falcon) {
+        // modeling_falcon.py (FalconConfig's defaults where the file leaves a key out): fused query_key_value of
+        // num_kv_heads (new_decoder_architecture), one (multi_query) or every head; dense_h_to_4h and dense_4h_to_h
+        // of ffn_hidden_size (4h) with GELU, no gate; biases only with `bias`; LayerNorms; lm_head tied.
+        const auto hidden = number({"hidden_size", "n_embed"}, "hidden", true);
+        number({"num_hidden_layers", "n_layer"}, "layers", true);
+        const auto heads = number({"num_attention_heads", "n_head"}, "heads", true);
+        const bool newArchitecture = boolean("new_decoder_architecture", false);
+        if (!(newArchitecture && number({"num_kv_heads"}, "kv_heads", false)) && heads)
+            assignments.push_back({"kv_heads", boolean("multi_query", true) && !newArchitecture ? "1" : detail::formatNumber(*heads)});
+        assignments.push_back({"head_dim", "0"});
+        if (!number({"ffn_hidden_size"}, "ffn", false) && hidden) assignments.push_back({"ffn", detail::formatNumber(4 * *hidden)});
+        number({"vocab_size"}, "vocab", true);
+        assignments.push_back({"pos_emb", "0"});  // rotary, or ALiBi (alibi): no parameters either way
+        if (!number({"max_position_embeddings"}, "context_window", false)) assignments.push_back({"context_window", "2048"});
+        flag("gated_ffn", false);
+        flag("tied_embeddings", boolean("tie_word_embeddings", true));
+        assignments.push_back({"norm", "layernorm"});
+        flag("bias", boolean("bias", false));
+        flag("qkv_bias", false);
+        // The parallel block of the first Falcons (parallel_attn, not new_decoder_architecture) has one input
+        // LayerNorm, where membudget counts two: 2h more a layer, which the notice names.
+        if (boolean("parallel_attn", true) && !newArchitecture)
+            out.notices.push_back({"parallel_attn",
+                                   "parallel_attn: Falcon's attention and MLP share one LayerNorm; membudget "
+                                   "counts two, 2 × hidden_size more per layer"});
     } else if (family == HfFamily::gpt2) {
         const auto hidden = number({"n_embd"}, "hidden", true);
         number({"n_layer"}, "layers", true);
