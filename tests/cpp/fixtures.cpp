@@ -8,6 +8,7 @@
 #include "membudget/io/json.hpp"
 #include "membudget/model/assignments.hpp"
 #include "membudget/model/config.hpp"
+#include "membudget/model/fields.hpp"
 
 namespace membudget::test {
 
@@ -36,6 +37,29 @@ Config configFrom(const nlohmann::json& object) {
     ParsedConfig parsed = applyAssignments(list.assignments);
     REQUIRE(parsed.problems.empty());
     return parsed.config;
+}
+
+const nlohmann::json& hfCase(std::string_view prefix, const char* list) {
+    for (const auto& c : fixture("hf-configs")[list])
+        if (c["name"].get<std::string>().rfind(prefix, 0) == 0) return c;
+    FAIL("hf-configs.json has no case named " << prefix << "…");
+    throw std::logic_error("unreachable");
+}
+
+void checkHfExpect(const Config& imported, const nlohmann::json& expect) {
+    for (const auto& [key, value] : expect.items()) {
+        INFO(key);
+        if (key == "parameter_count") {
+            CHECK(evaluate(imported).parameterCount == value.get<double>());
+            continue;
+        }
+        const FieldSpec* field = findField(key);
+        REQUIRE(field != nullptr);
+        const std::string want = value.is_string()    ? value.get<std::string>()
+                                 : value.is_boolean() ? (value.get<bool>() ? "true" : "false")
+                                                      : value.dump();
+        CHECK(fieldText(imported, *field) == want);
+    }
 }
 
 CliRun cliRun(std::vector<std::string> args, const std::string& input) {

@@ -31,6 +31,14 @@ double stageLine(const Result& r, const Stage& stage, const std::string& id);
 // A fixture's "config" object, through the same JSON reader the CLI uses; fails the test on a problem.
 Config configFrom(const nlohmann::json& object);
 
+// The case of tests/fixtures/hf-configs.json whose name starts with `prefix`, in `list` ("cases" or
+// "inference_cases"); fails the test when there is none.
+const nlohmann::json& hfCase(std::string_view prefix, const char* list = "cases");
+
+// Checks a config.json case's "expect" against what was imported: each field's text as the field table writes it
+// (strings as they are, booleans as true/false, numbers as JSON writes them), and parameter_count as evaluated.
+void checkHfExpect(const Config& imported, const nlohmann::json& expect);
+
 // The command line run in-process (runCli over strings): its exit status, standard output and error.
 struct CliRun {
     int status;

@@ -26,19 +26,7 @@ TEST_CASE("Hugging Face config.json: Llama, Mistral, Qwen2, GPT-2, GPT-NeoX, Mix
         // `text` where the file is not JSON as written (Python's bare Infinity and NaN).
         const HfImport imported = importHfConfig(c.contains("text") ? c["text"].get<std::string>() : c["config"].dump(), base);
         CHECK(imported.errors.empty());
-        for (const auto& [key, value] : c["expect"].items()) {
-            INFO(key);
-            if (key == "parameter_count") {
-                CHECK(evaluate(imported.config).parameterCount == value.get<double>());
-                continue;
-            }
-            const FieldSpec* field = findField(key);
-            REQUIRE(field != nullptr);
-            const std::string want = value.is_string()    ? value.get<std::string>()
-                                     : value.is_boolean() ? (value.get<bool>() ? "true" : "false")
-                                                          : value.dump();
-            CHECK(fieldText(imported.config, *field) == want);
-        }
+        test::checkHfExpect(imported.config, c["expect"]);
         std::vector<std::string> noticed;
         for (const auto& n : imported.notices) noticed.push_back(n.field);
         CHECK(noticed == c["notices"].get<std::vector<std::string>>());
@@ -262,16 +250,14 @@ TEST_CASE("Hugging Face config.json: a sliding-window model's KV cache is vLLM's
 TEST_CASE("Hugging Face config.json: compressed-tensors' packed weights are read from config_groups", "[hf][quant]") {
     // Llama-3.1-8B with the quantization_config llm-compressor writes for W4A16 (pack-quantized, one scheme per
     // group of targets; compressed-tensors QuantizationScheme), at several group sizes and strategies.
-    const auto& cases = test::fixture("hf-configs")["cases"];
-    const auto llama = std::find_if(cases.begin(), cases.end(), [](const auto& k) { return k["name"] == "Llama-3.1-8B"; });
-    REQUIRE(llama != cases.end());
+    const nlohmann::json& llama = test::hfCase("Llama-3.1-8B");
     auto scheme = [](double bits, const char* strategy, double groupSize) {
         nlohmann::json weights = {{"num_bits", bits}, {"strategy", strategy}, {"symmetric", true}, {"type", "int"}, {"dynamic", false}};
         weights["group_size"] = groupSize > 0 ? nlohmann::json(groupSize) : nlohmann::json(nullptr);
         return nlohmann::json{{"targets", {"Linear"}}, {"weights", weights}, {"input_activations", nullptr}};
     };
     auto imported = [&](const nlohmann::json& groups) {
-        nlohmann::json config = (*llama)["config"];
+        nlohmann::json config = llama["config"];
         config["quantization_config"] = {
             {"quant_method", "compressed-tensors"}, {"format", "pack-quantized"}, {"ignore", {"lm_head"}}, {"config_groups", groups}};
         return importHfConfig(config.dump(), Config{});
@@ -299,13 +285,10 @@ TEST_CASE("Hugging Face config.json: compressed-tensors' packed weights are read
 TEST_CASE("Hugging Face config.json: Qwen-MoE's decoder_sparse_step places the MoE layers as transformers does", "[hf][moe]") {
     // Qwen2MoeDecoderLayer: layer i has experts when (i + 1) % decoder_sparse_step == 0 (and i is not in
     // mlp_only_layers). Qwen1.5-MoE-A2.7B's config.json at steps 1 to 4.
-    const auto& cases = test::fixture("hf-configs")["cases"];
-    const auto qwen = std::find_if(cases.begin(), cases.end(),
-                                   [](const auto& k) { return k["name"].template get<std::string>().rfind("Qwen1.5-MoE", 0) == 0; });
-    REQUIRE(qwen != cases.end());
+    const nlohmann::json& qwen = test::hfCase("Qwen1.5-MoE");
     for (const int step : {1, 2, 3, 4}) {
         INFO("decoder_sparse_step " << step);
-        nlohmann::json config = (*qwen)["config"];
+        nlohmann::json config = qwen["config"];
         config["decoder_sparse_step"] = step;
         const HfImport read = importHfConfig(config.dump(), Config{});
         REQUIRE(read.errors.empty());
@@ -317,7 +300,7 @@ TEST_CASE("Hugging Face config.json: Qwen-MoE's decoder_sparse_step places the M
         CHECK(moeLayerCount(read.config) == moe);
     }
     // Layers it lists as dense are named, not silently counted as what they are not.
-    nlohmann::json config = (*qwen)["config"];
+    nlohmann::json config = qwen["config"];
     config["mlp_only_layers"] = {0, 5};
     const HfImport listed = importHfConfig(config.dump(), Config{});
     CHECK(std::any_of(listed.notices.begin(), listed.notices.end(), [](const Problem& p) { return p.field == "mlp_only_layers"; }));

@@ -298,15 +298,10 @@ TEST_CASE("inference: chunked local layers keep one chunk and the prefill tokens
 TEST_CASE("inference: DeepSeek-V3.2's indexer keeps a key per token and its weights on every rank (vLLM's Indexer)",
           "[inference][indexer]") {
     // DeepSeek-V3.2's config.json (tests/fixtures/hf-configs.json), served at TP 8 on H200s.
-    Config c = inference();
-    const auto& cases = test::fixture("hf-configs")["cases"];
-    const auto it = std::find_if(cases.begin(), cases.end(),
-                                 [](const auto& k) { return k["name"].template get<std::string>().rfind("DeepSeek-V3.2", 0) == 0; });
-    REQUIRE(it != cases.end());
     Config base = inference();
     base.gpu = "h200";
     base.tp = 8;
-    c = importHfConfig((*it)["config"].dump(), base).config;
+    Config c = importHfConfig(test::hfCase("DeepSeek-V3.2")["config"].dump(), base).config;
     c.mode = Mode::inference;
     c.mb = 4;
     Config without = c;
@@ -334,23 +329,13 @@ TEST_CASE("inference: DeepSeek-V3.2's indexer keeps a key per token and its weig
 
 TEST_CASE("inference: Qwen3-Next's Gated DeltaNet layers keep a state per sequence, as vLLM's hybrid allocator pages it",
           "[inference][linear]") {
-    const nlohmann::json& qwen = test::fixture("hf-configs")["inference_cases"][0];
+    const nlohmann::json& qwen = test::hfCase("Qwen3-Next", "inference_cases");
     Config base = inference();
     base.gpu = "h200";
     base.tp = 1;
     const HfImport read = importHfConfig(qwen["config"].dump(), base);
     REQUIRE(read.errors.empty());
-    for (const auto& [key, value] : qwen["expect"].items()) {
-        INFO(key);
-        if (key == "parameter_count") {
-            CHECK(evaluate(read.config).parameterCount == value.get<double>());
-            continue;
-        }
-        const std::string want = value.is_string()    ? value.get<std::string>()
-                                 : value.is_boolean() ? (value.get<bool>() ? "true" : "false")
-                                                      : value.dump();
-        CHECK(fieldText(read.config, *findField(key)) == want);
-    }
+    test::checkHfExpect(read.config, qwen["expect"]);
     Config c = read.config;
     c.mb = 8;
     for (const double tp : {1.0, 2.0}) {

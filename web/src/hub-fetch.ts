@@ -4,7 +4,7 @@
 // there and paste the file. The page loads this module on the first fetch. The text then goes through the same
 // reader as a pasted file.
 import { blobUrl, COMMIT, HubError, resolveUrl, type HubFile, type HubRef } from './hub';
-import { MAX_INPUT_BYTES } from './limits';
+import { MAX_INPUT_BYTES, tooLargeMessage } from './limits';
 
 /** The Hub's own explanation, as text: control characters out, at most 200 characters. */
 function hubSays(response: Response): string {
@@ -92,10 +92,7 @@ export async function fetchHubConfig(ref: HubRef, signal?: AbortSignal): Promise
 }
 
 function tooLargeError(file: string, bytes: number): HubError {
-  return new HubError(
-    'too-large',
-    `${file} is larger than 16 MiB (16,777,216 bytes): ${bytes.toLocaleString('en-US')} bytes, more than any config.json`,
-  );
+  return new HubError('too-large', tooLargeMessage(file, bytes));
 }
 
 // The body, read no further than the inputs' limit whatever the Content-Length said.

@@ -8,7 +8,7 @@ import { el, replaceChildren } from './dom';
 import { Form } from './form';
 import { CompareView } from './compare-view';
 import { DetailsView } from './details-view';
-import { hubFileLink, ImportView } from './import-view';
+import { hubFileLink, ImportView, type HubSource } from './import-view';
 import { LedgerView, layoutSummary } from './ledger-view';
 import { MeasuredView } from './measured-view';
 import { loadErrorView, NoticesView } from './notices-view';
@@ -32,6 +32,7 @@ class App {
   #hubModel: string | undefined;
   /** Which Hub file the model's fields are, with a link to it (hidden without one). */
   readonly #hubSource = el('p', { id: 'hub-source', class: 'hub-source', hidden: true });
+  #hubShown: HubSource | undefined;
   // Holds the form's column from the first frame, so that the ledger does not move when the form arrives.
   readonly #formSlot = el('div', { class: 'form-slot' });
   readonly #notices = new NoticesView();
@@ -49,7 +50,7 @@ class App {
     const link = this.#url.read();
     this.#view = link.view;
     this.#config = link.config;
-    this.#hubModel = link.view.hub && this.#modelTexts(link.config);
+    this.#hubModel = link.view.hub && this.#modelTexts(engine.fieldTexts(link.config));
     this.#compareView = new CompareView(engine);
     this.#plannerView = new PlannerView(engine, (config) => {
       this.#ledgerView.element.scrollIntoView({ behavior: 'smooth', block: 'start' });
@@ -71,7 +72,7 @@ class App {
       const back = this.#url.read();
       this.#assumed = [];
       this.#view.hub = back.view.hub;
-      this.#hubModel = back.view.hub && this.#modelTexts(back.config);
+      this.#hubModel = back.view.hub && this.#modelTexts(this.#engine.fieldTexts(back.config));
       this.#notices.show(back.notices);
       this.#setConfig(back.config, back.chosen);
     });
@@ -119,7 +120,7 @@ class App {
         this.#assumed = assumed.map((a) => ({ ...a, value: texts[a.field as keyof Config] }));
         // Any other import replaces the Hub source; a fetched file becomes it.
         this.#view.hub = hub;
-        this.#hubModel = hub && this.#modelTexts(config);
+        this.#hubModel = hub && this.#modelTexts(texts);
         this.#setConfig(config);
       },
       examples,
@@ -215,11 +216,10 @@ class App {
   }
 
   /** The form shows the configuration and its problems (Form.show leaves the control being typed in alone). */
-  #showFormState(): void {
+  #showFormState(texts = this.#engine.fieldTexts(this.#config)): void {
     if (!this.#form) return;
     // Every field's text (the derived placeholders and the GB fields' unit follow other fields); the control being
     // typed in is left alone (Form.show).
-    const texts = this.#engine.fieldTexts(this.#config);
     this.#form.show(texts, this.#engine.fieldStates(this.#config), this.#view.unit);
     // A TP the model's heads do not allow: offer the ones they do.
     const tpError = this.#errors.some((e) => e.field === 'tp');
@@ -268,19 +268,18 @@ class App {
       if (!(error instanceof MembudgetError)) throw error;
       this.#showProblems(error.problems);
     }
+    // Every field's text, once: for the assumed values, the Hub source and the form.
+    const texts = this.#engine.fieldTexts(this.#config);
     // An assumed value holds until its field changes (typed, a planner row, an advice); then it is the user's.
-    if (this.#assumed.length > 0) {
-      const texts = this.#engine.fieldTexts(this.#config);
-      this.#assumed = this.#assumed.filter((a) => texts[a.field as keyof Config] === a.value);
-    }
+    if (this.#assumed.length > 0) this.#assumed = this.#assumed.filter((a) => texts[a.field as keyof Config] === a.value);
     this.#ledgerView.setAssumed(this.#assumed.map((a) => ({ field: a.field, label: this.#labelOf(a.field) ?? a.field, value: a.value })));
     this.#adviceView.show(this.#ledger, this.#config, this.#view.unit);
     this.#plannerView.show(this.#config, this.#view.unit);
     this.#compareView.show(this.#config, this.#view.unit);
-    this.#showFormState();
+    this.#showFormState(texts);
     this.#toolbar.follow(this.#engine.fieldStates(this.#config).launchFormat);
     // The Hub source holds while the model's fields are the file's: another model, or a field changed, drops it.
-    if (this.#view.hub && this.#errors.length === 0 && this.#modelTexts(this.#config) !== this.#hubModel) this.#view.hub = undefined;
+    if (this.#view.hub && this.#errors.length === 0 && this.#modelTexts(texts) !== this.#hubModel) this.#view.hub = undefined;
     this.#showHubSource();
     // A configuration the engine refuses never reaches the link: it stays at the last valid state.
     if (this.#errors.length === 0) {
@@ -290,14 +289,15 @@ class App {
     document.body.dataset.renderMs = (performance.now() - start).toFixed(3);
   }
 
-  /** The model group's field texts, as one string to compare. */
-  #modelTexts(config: Config): string {
-    const texts = this.#engine.fieldTexts(config);
+  /** The model group's field texts (of Engine.fieldTexts), as one string to compare. */
+  #modelTexts(texts: Record<string, string>): string {
     return JSON.stringify(this.#engine.fields.filter((f) => f.group === 'model').map((f) => texts[f.key as keyof Config]));
   }
 
   #showHubSource(): void {
     const hub = this.#view.hub;
+    if (hub === this.#hubShown) return; // the same source (or none) as the last render
+    this.#hubShown = hub;
     this.#hubSource.hidden = !hub;
     if (!hub) return replaceChildren(this.#hubSource);
     replaceChildren(this.#hubSource, `Model: ${hub.file} of ${hub.id} on huggingface.co, at `, hubFileLink(hub), '.');

@@ -13,7 +13,7 @@ import {
   type MeasuredFileRead,
 } from './engine';
 import { importText } from './import-run';
-import { MAX_INPUT_BYTES } from './limits';
+import { MAX_INPUT_BYTES, tooLargeMessage } from './limits';
 import type { PlanMessage, PlanReply } from './plan-run';
 import workerUrl from './plan-worker.ts?worker&url';
 
@@ -21,12 +21,7 @@ declare const __MEMBUDGET_WORKER__: boolean;
 
 export function tooLarge(what: string, bytes: number): MembudgetError | undefined {
   if (bytes <= MAX_INPUT_BYTES) return undefined;
-  return new MembudgetError([
-    {
-      field: '',
-      message: `${what} is larger than 16 MiB (16,777,216 bytes): ${bytes.toLocaleString('en-US')} bytes, more than any configuration or measured file`,
-    },
-  ]);
+  return new MembudgetError([{ field: '', message: tooLargeMessage(what, bytes) }]);
 }
 
 // The worker's script URL passes through the one Trusted Types policy the page's CSP allows (membudget-worker),

@@ -387,14 +387,11 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> valu
         number({"qk_rope_head_dim"}, "qk_rope_dim", false);
         number({"qk_nope_head_dim"}, "qk_nope_dim", false);
         number({"v_head_dim"}, "v_head_dim", false);
-        // DeepSeek-V3.2's indexer (vLLM's Indexer, built for every layer of a config with index_topk).
-        if (number({"index_n_heads"}, "index_heads", false))
-            number({"index_head_dim"}, "index_head_dim", false);
-        else
-            assignments.push_back({"index_heads", "0"});
+        // DeepSeek-V3.2's indexer (vLLM's Indexer, built for every layer of a config with index_topk); without one,
+        // index_heads keeps the reset architecture's 0.
+        if (number({"index_n_heads"}, "index_heads", false)) number({"index_head_dim"}, "index_head_dim", false);
     } else {
         assignments.push_back({"kv_lora_rank", "0"});
-        assignments.push_back({"index_heads", "0"});
     }
     if (!number({"num_nextn_predict_layers"}, "mtp_layers", false)) assignments.push_back({"mtp_layers", "0"});
     // What the file says that changes memory and membudget does not read: each named, never silently counted as

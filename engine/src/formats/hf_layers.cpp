@@ -101,14 +101,11 @@ void readLlama4MoeLayers(std::span<const HfValue> fields, HfImport& out, std::ve
 
 // Qwen3-Next (transformers' Qwen3NextConfig and Qwen3NextDecoderLayer): layer i is full attention when
 // (i + 1) % full_attention_interval == 0 (layer_types, where written, says the same), a Gated DeltaNet layer
-// otherwise; the full layers' attention has a gated output. Other model types have no linear attention.
+// otherwise; the full layers' attention has a gated output. Other model types keep the reset architecture's
+// linear_value_heads 0 and attn_output_gate false (importHfFields starts from resetArchitecture).
 void readLinearAttention(const std::string& type, std::span<const HfValue> fields, HfImport& out, std::vector<Assignment>& assignments) {
     auto find = [fields](std::string_view key) { return findHfValue(fields, key); };
-    if (type != "qwen3_next") {
-        assignments.push_back({"linear_value_heads", "0"});
-        assignments.push_back({"attn_output_gate", "false"});
-        return;
-    }
+    if (type != "qwen3_next") return;
     auto take = [&](const char* key, const char* field, const char* fallback) {
         const auto* v = find(key);
         assignments.push_back({field, v && v->type == "number" ? v->text : fallback});
