@@ -102,30 +102,33 @@ TEST_CASE("weights summed over stages and shards are the model's parameter count
 }
 
 TEST_CASE("TP shards the matrices and replicates the norms and row-parallel biases", "[parameters]") {
-    // Dense presets without KV replication or MLA: TP ranks together hold the model once plus (TP − 1) copies of
-    // what each keeps whole.
-    for (const auto& preset : modelPresets()) {
-        Config c;
-        applyModelPreset(c, preset);
-        if (c.experts != 0 || c.kvLoraRank != 0) continue;
-        c.params = 0;
-        c.method = Method::membudget;
+    // Dense presets and imported config.json files without KV replication, MLA or linear attention: TP ranks
+    // together hold the model once plus (TP − 1) copies of what each keeps whole.
+    int checked = 0;
+    for (Config c : architectures()) {
+        if (c.experts != 0 || c.kvLoraRank != 0 || c.linearValueHeads != 0) continue;
         c.tp = 8;
         c.pp = 1;
+        c.mode = Mode::training;
         if (!validate(c).empty() || c.kvHeads < c.tp) continue;
-        INFO(c.model);
+        INFO(c.model << " " << c.name);
         const Result r = evaluate(c);
         const double norm = c.norm == Norm::layernorm ? 2 * c.hidden : c.hidden;
-        // The block norms (four with post-norms), the query/key norms and the attention-output and FC2 biases.
+        // The block norms (one with a shared norm, two more with post-norms), the query/key norms and the
+        // attention-output and FC2 biases; the embedding's norm (BLOOM).
         const double headDim = c.headDim != 0 ? c.headDim : c.hidden / c.heads;
         const double queryKeyNorms = c.qkNorm == QkNorm::perHead     ? 2 * headDim
                                      : c.qkNorm == QkNorm::fullWidth ? (c.heads + c.kvHeads) * headDim
                                                                      : 0;
-        const double replicatedPerLayer = (c.postNorms ? 4 : 2) * norm + queryKeyNorms + (c.bias ? 2 * c.hidden : 0);
-        const double replicated = c.layers * replicatedPerLayer + norm + c.posEmb * c.hidden;
+        const double blockNorms = (c.sharedNorm ? 1 : 2) + (c.postNorms ? 2 : 0);
+        const double rowBiases = (c.bias || c.attentionBias ? c.hidden : 0) + (c.bias || c.mlpBias ? c.hidden : 0);
+        const double replicatedPerLayer = blockNorms * norm + queryKeyNorms + rowBiases;
+        const double replicated = c.layers * replicatedPerLayer + norm + c.posEmb * c.hidden + (c.embeddingNorm ? norm : 0);
         const Stage& stage = r.stages[0];
         CHECK(stage.parametersPerGpu * c.tp - stage.modelParameters == Approx((c.tp - 1) * replicated).epsilon(1e-12));
+        ++checked;
     }
+    CHECK(checked > 30);
 }
 
 TEST_CASE("inference holds every routed expert of a MoE model", "[parameters][inference]") {

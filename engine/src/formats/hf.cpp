@@ -57,7 +57,7 @@ std::string article(std::string_view noun) {
 // The architecture rules a config.json's model_type selects. Each family is read with its own keys and layer
 // shape (transformers' modeling_<type>.py); a type not listed has no rules here and is refused by name, never read
 // as the nearest shape.
-enum class HfFamily : std::uint8_t { llama, gpt2, neox, opt, falcon };
+enum class HfFamily : std::uint8_t { llama, gpt2, neox, opt, falcon, gptj, phi, bloom };
 
 struct HfModelType {
     std::string_view type;
@@ -94,6 +94,9 @@ constexpr HfModelType kHfModelTypes[] = {
     {"gpt_neox", HfFamily::neox, ""},
     {"opt", HfFamily::opt, ""},
     {"falcon", HfFamily::falcon, ""},
+    {"gptj", HfFamily::gptj, ""},
+    {"phi", HfFamily::phi, ""},  // Phi-1, Phi-1.5, Phi-2 (PhiForCausalLM); Phi-3 and Phi-4 are phi3
+    {"bloom", HfFamily::bloom, ""},
 };
 // clang-format on
 
@@ -228,25 +231,38 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> valu
     };
     auto flag = [&](const char* field, bool value) { assignments.push_back({field, value ? "true" : "false"}); };
     const bool neox = family == HfFamily::neox;
+    using Names = std::initializer_list<const char*>;
+    // What the LayerNorm decoders with a plain MLP (OPT, Falcon, GPT-2, GPT-J, Phi-1/2, BLOOM) share: their sizes by
+    // their own spellings, every head of hidden / heads (whatever the previous model's head_dim was), no gate, no
+    // Q/K/V-only biases; the MLP 4h wide where the file leaves its width out.
+    auto classic = [&](Names hiddenNames, Names layerNames, Names headNames, Names ffnNames, bool everyHead) {
+        const auto hidden = number(hiddenNames, "hidden", true);
+        number(layerNames, "layers", true);
+        const auto heads = number(headNames, "heads", true);
+        if (everyHead && heads) assignments.push_back({"kv_heads", detail::formatNumber(*heads)});
+        assignments.push_back({"head_dim", "0"});
+        if (!number(ffnNames, "ffn", false) && hidden) assignments.push_back({"ffn", detail::formatNumber(4 * *hidden)});
+        number({"vocab_size"}, "vocab", true);
+        flag("gated_ffn", false);
+        assignments.push_back({"norm", "layernorm"});
+        flag("qkv_bias", false);
+        return heads;
+    };
+    // Rotary or ALiBi positions (no parameters) and the window the file states, else `fallback` (its config class's).
+    auto unlearnedPositions = [&](Names windowNames, const char* fallback) {
+        assignments.push_back({"pos_emb", "0"});
+        if (!number(windowNames, "context_window", false)) assignments.push_back({"context_window", fallback});
+    };
     if (family == HfFamily::opt) {
         // modeling_opt.py: OPTLearnedPositionalEmbedding holds max_position_embeddings + 2 rows (its offset of 2);
         // q/k/v/out_proj and fc1/fc2 carry biases (enable_bias); LayerNorms; a ReLU fc1 → fc2 MLP; lm_head tied.
-        number({"hidden_size"}, "hidden", true);
-        number({"num_hidden_layers"}, "layers", true);
-        const auto heads = number({"num_attention_heads"}, "heads", true);
-        if (heads) assignments.push_back({"kv_heads", detail::formatNumber(*heads)});
-        assignments.push_back({"head_dim", "0"});
-        number({"ffn_dim"}, "ffn", true);
-        number({"vocab_size"}, "vocab", true);
+        classic({"hidden_size"}, {"num_hidden_layers"}, {"num_attention_heads"}, {"ffn_dim"}, true);
         if (const auto window = number({"max_position_embeddings"}, "context_window", false))
             assignments.push_back({"pos_emb", detail::formatNumber(*window + 2)});
         else
             out.errors.push_back({"pos_emb", "config.json has no max_position_embeddings for OPT's learned positions"});
-        flag("gated_ffn", false);
         flag("tied_embeddings", boolean("tie_word_embeddings", true));
-        assignments.push_back({"norm", "layernorm"});
         flag("bias", boolean("enable_bias", true));
-        flag("qkv_bias", false);
         const auto* projection = find("word_embed_proj_dim");
         const auto* hiddenSize = find("hidden_size");
         if (projection && hiddenSize && projection->text != hiddenSize->text)
@@ -258,45 +274,54 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> valu
         // modeling_falcon.py (FalconConfig's defaults where the file leaves a key out): fused query_key_value of
         // num_kv_heads (new_decoder_architecture), one (multi_query) or every head; dense_h_to_4h and dense_4h_to_h
         // of ffn_hidden_size (4h) with GELU, no gate; biases only with `bias`; LayerNorms; lm_head tied.
-        const auto hidden = number({"hidden_size", "n_embed"}, "hidden", true);
-        number({"num_hidden_layers", "n_layer"}, "layers", true);
-        const auto heads = number({"num_attention_heads", "n_head"}, "heads", true);
+        const auto heads = classic({"hidden_size", "n_embed"}, {"num_hidden_layers", "n_layer"}, {"num_attention_heads", "n_head"},
+                                   {"ffn_hidden_size"}, false);
         const bool newArchitecture = boolean("new_decoder_architecture", false);
         if (!(newArchitecture && number({"num_kv_heads"}, "kv_heads", false)) && heads)
             assignments.push_back({"kv_heads", boolean("multi_query", true) && !newArchitecture ? "1" : detail::formatNumber(*heads)});
-        assignments.push_back({"head_dim", "0"});
-        if (!number({"ffn_hidden_size"}, "ffn", false) && hidden) assignments.push_back({"ffn", detail::formatNumber(4 * *hidden)});
-        number({"vocab_size"}, "vocab", true);
-        assignments.push_back({"pos_emb", "0"});  // rotary, or ALiBi (alibi): no parameters either way
-        if (!number({"max_position_embeddings"}, "context_window", false)) assignments.push_back({"context_window", "2048"});
-        flag("gated_ffn", false);
+        unlearnedPositions({"max_position_embeddings"}, "2048");
         flag("tied_embeddings", boolean("tie_word_embeddings", true));
-        assignments.push_back({"norm", "layernorm"});
         flag("bias", boolean("bias", false));
-        flag("qkv_bias", false);
-        // The parallel block of the first Falcons (parallel_attn, not new_decoder_architecture) has one input
-        // LayerNorm, where membudget counts two: 2h more a layer, which the notice names.
-        if (boolean("parallel_attn", true) && !newArchitecture)
-            out.notices.push_back({"parallel_attn",
-                                   "parallel_attn: Falcon's attention and MLP share one LayerNorm; membudget "
-                                   "counts two, 2 × hidden_size more per layer"});
+        // FalconDecoderLayer: the parallel block of the first Falcons (parallel_attn) has one input_layernorm;
+        // new_decoder_architecture has ln_attn and ln_mlp unless num_ln_in_parallel_attn is 1.
+        const auto* lnCount = find("num_ln_in_parallel_attn");
+        const double parallelNorms = lnCount && lnCount->type == "number" ? numberOf(*lnCount) : 2;
+        flag("shared_norm", newArchitecture ? parallelNorms == 1 : boolean("parallel_attn", true));
+    } else if (family == HfFamily::gptj || family == HfFamily::phi) {
+        // modeling_gptj.py and modeling_phi.py (their configs' defaults): one input norm (ln_1, input_layernorm) that
+        // attention and the MLP read in parallel; an untied lm_head with a bias; rotary positions (rotary_dim,
+        // partial_rotary_factor). GPT-J's q/k/v/out_proj have no biases and its fc_in/fc_out do; Phi's all do.
+        const bool phi = family == HfFamily::phi;
+        const auto heads = classic({"n_embd", "hidden_size"}, {"n_layer", "num_hidden_layers"}, {"n_head", "num_attention_heads"},
+                                   {"n_inner", "intermediate_size"}, false);
+        if (!number({"num_key_value_heads"}, "kv_heads", false) && heads) assignments.push_back({"kv_heads", detail::formatNumber(*heads)});
+        unlearnedPositions({"n_positions", "max_position_embeddings"}, "2048");
+        flag("tied_embeddings", boolean("tie_word_embeddings", false));
+        flag("bias", phi);
+        flag("mlp_bias", !phi);
+        flag("output_bias", true);
+        flag("shared_norm", true);
+        if (phi && boolean("qk_layernorm", false))
+            out.notices.push_back({"qk_layernorm",
+                                   "qk_layernorm: Phi's query and key LayerNorms are counted as RMSNorms, their 2 × head_dim "
+                                   "biases per layer left out"});
+    } else if (family == HfFamily::bloom) {
+        // modeling_bloom.py (BloomConfig's attribute_map: n_embed, n_layer, n_head): word_embeddings and their
+        // LayerNorm, fused query_key_value and dense with biases, dense_h_to_4h/dense_4h_to_h (4h, GELU) with biases,
+        // two LayerNorms a layer, ln_f, lm_head tied; ALiBi with no fixed window, the training length where stated.
+        classic({"hidden_size", "n_embed"}, {"n_layer", "num_hidden_layers"}, {"num_attention_heads", "n_head"}, {}, true);
+        unlearnedPositions({"seq_length"}, "0");
+        flag("tied_embeddings", boolean("tie_word_embeddings", true));
+        flag("bias", true);
+        flag("embedding_norm", true);
     } else if (family == HfFamily::gpt2) {
-        const auto hidden = number({"n_embd"}, "hidden", true);
-        number({"n_layer"}, "layers", true);
-        const auto heads = number({"n_head"}, "heads", true);
-        if (heads) assignments.push_back({"kv_heads", detail::formatNumber(*heads)});
-        assignments.push_back({"head_dim", "0"});  // n_embd / n_head, whatever the previous model's was
-        if (!number({"n_inner"}, "ffn", false) && hidden) assignments.push_back({"ffn", detail::formatNumber(4 * *hidden)});
-        number({"vocab_size"}, "vocab", true);
+        classic({"n_embd"}, {"n_layer"}, {"n_head"}, {"n_inner"}, true);
         if (number({"n_positions", "n_ctx"}, "pos_emb", false))
             number({"n_positions", "n_ctx"}, "context_window", false);
         else
             assignments.push_back({"context_window", "0"});
-        flag("gated_ffn", false);
         flag("tied_embeddings", boolean("tie_word_embeddings", true));
-        assignments.push_back({"norm", "layernorm"});
         flag("bias", true);
-        flag("qkv_bias", false);
     } else {
         number({"hidden_size", "d_model"}, "hidden", true);
         number({"num_hidden_layers", "num_layers", "n_layers"}, "layers", true);
@@ -320,14 +345,21 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> valu
         flag("gated_ffn", !neox && (listed || act == "silu" || act == "swiglu" || act.rfind("gelu_pytorch_tanh", 0) == 0));
         flag("tied_embeddings", boolean("tie_word_embeddings", !neox));
         assignments.push_back({"norm", neox ? "layernorm" : "rmsnorm"});
+        // attention_bias puts biases on q/k/v and o_proj (LlamaAttention, Qwen3, Gemma, OLMo 2); GLM-4's o_proj has
+        // none (Glm4Attention: bias=False), so there it is the Q/K/V biases alone. mlp_bias: gate/up/down_proj.
         const bool attentionBias = boolean("attention_bias", false), mlpBias = boolean("mlp_bias", false);
-        flag("bias", neox || (attentionBias && mlpBias));
-        flag("qkv_bias", type == "qwen2" || type == "qwen2_moe" || (attentionBias && !mlpBias));
+        const bool glm = type == "glm4" || type == "glm4_moe";
+        flag("bias", neox || (attentionBias && mlpBias && !glm));
+        flag("qkv_bias", type == "qwen2" || type == "qwen2_moe" || (glm && attentionBias));
+        flag("attention_bias", attentionBias && !mlpBias && !glm);
+        flag("mlp_bias", mlpBias && (!attentionBias || glm));
         if (type == "gpt_oss") {
             // modeling_gpt_oss.py: q/k/v/o biases (attention_bias), biases on every expert (gate_up_proj_bias,
             // down_proj_bias) and the router (nn.Linear with bias), and a learned sink logit per head.
             flag("bias", attentionBias);
             flag("qkv_bias", false);
+            flag("attention_bias", false);
+            flag("mlp_bias", false);
         }
     }
     flag("attention_sinks", type == "gpt_oss");

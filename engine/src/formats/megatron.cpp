@@ -273,6 +273,12 @@ ExportResult exportMegatron(const Config& c) {
     if (c.norm == Norm::rmsnorm) flag("--normalization RMSNorm");
     if (!c.bias) flag("--disable-bias-linear");
     if (c.qkvBias) flag("--add-qkv-bias");
+    // Megatron-LM's --add-bias-linear is every linear or none, and its GPT layer has two norms and a plain head.
+    if (c.attentionBias && !c.bias) e.skip("attention_bias", "true", "Megatron-LM has no biases on attention alone");
+    if (c.mlpBias && !c.bias) e.skip("mlp_bias", "true", "Megatron-LM has no biases on the MLP alone");
+    if (c.outputBias) e.skip("output_bias", "true", "Megatron-LM's output layer has no bias");
+    if (c.sharedNorm) e.skip("shared_norm", "true", "Megatron-LM's GPT layer has a norm before attention and one before the MLP");
+    if (c.embeddingNorm) e.skip("embedding_norm", "true", "Megatron-LM has no norm on the embeddings");
     if (!c.tiedEmbeddings) flag("--untie-embeddings-and-output-weights");
     flag(c.posEmb > 0 ? "--position-embedding-type learned_absolute --max-position-embeddings " + formatNumber(c.posEmb)
                       : "--position-embedding-type rope");

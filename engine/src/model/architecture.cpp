@@ -84,6 +84,8 @@ Dims dimsOf(const Config& c) {
     x.gated = c.gatedFfn;
     x.layernorm = c.norm == Norm::layernorm;
     x.bias = c.bias;
+    x.attentionBias = c.bias || c.attentionBias;
+    x.mlpBias = c.bias || c.mlpBias;
     x.dropout = c.dropout;
     x.flash = c.attention != Attention::eager;  // Triton's flash-style kernel saves what FlashAttention saves
     x.headsRank = c.heads / c.tp;
@@ -129,7 +131,7 @@ RankParams rankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput)
     const double norm = x.layernorm ? 2 * x.h : x.h;
     // Every norm of a layer: the two before attention and the MLP, the post-norms after them, and the query/key
     // norms, which vLLM and Megatron-LM replicate on every TP rank (OLMo 2's full-width ones are gathered whole).
-    const double layerNorms = (c.postNorms ? 4 : 2) * norm + queryKeyNormParams(c);
+    const double layerNorms = normsPerLayer(c) * norm + queryKeyNormParams(c);
     // A gated output doubles the query projection: it gives the queries and their gate (Qwen3NextAttention).
     double q = x.h * x.a * x.d / x.t * (c.attnOutputGate ? 2 : 1), o = x.a * x.d * x.h / x.t;
     double kvWeights = 2 * x.h * x.kvHeadsRank * x.d;
@@ -145,9 +147,9 @@ RankParams rankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput)
     const double matrices = x.gated ? 3 : 2;
     const double mlp = matrices * x.h * x.f / x.t;
     // Column-parallel biases are split by TP; the row-parallel ones (attention output, FC2) are whole.
-    const double qkvBiases = x.bias || c.qkvBias ? x.a * x.d / x.t + 2 * x.kvHeadsRank * x.d : 0;
-    const double attentionBiases = qkvBiases + (x.bias ? x.h : 0);
-    const double mlpBiases = x.bias ? (matrices - 1) * x.f / x.t + x.h : 0;
+    const double qkvBiases = x.attentionBias || c.qkvBias ? x.a * x.d / x.t + 2 * x.kvHeadsRank * x.d : 0;
+    const double attentionBiases = qkvBiases + (x.attentionBias ? x.h : 0);
+    const double mlpBiases = x.mlpBias ? (matrices - 1) * x.f / x.t + x.h : 0;
     const double sinks = c.attentionSinks ? x.headsRank : 0;  // one logit per head, split by TP with the heads
     // DeepSeek-V3.2's indexer, whole on every TP rank: its query projection is a linear layer of the model's format,
     // its key/weight projection and norm stay BF16.
@@ -170,12 +172,13 @@ RankParams rankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput)
         p.moeLayerExperts = c.experts / c.ep * matrices * x.h * expertFfn(c) / expertTensorParallel(c);
         // With biases, each routed expert has its gate/up biases (split by ETP) and its down bias (gpt-oss's
         // gate_up_proj_bias and down_proj_bias).
-        p.moeLayerExpertBiases = x.bias ? c.experts / c.ep * ((matrices - 1) * expertFfn(c) / expertTensorParallel(c) + x.h) : 0;
+        p.moeLayerExpertBiases = x.mlpBias ? c.experts / c.ep * ((matrices - 1) * expertFfn(c) / expertTensorParallel(c) + x.h) : 0;
         p.moeLayer = p.moeLayerLinear + attentionBiases + sinks + layerNorms + indexerRest + x.h * c.experts +
                      (c.routerBias ? c.experts : 0) + (c.sharedExpertGate && c.sharedExpertFfn > 0 ? x.h : 0) + p.moeLayerExpertBiases;
     }
-    p.embedding = x.V * x.h / x.t + c.posEmb * x.h;
-    p.output = lastStageHoldsOutput ? x.V * x.h / x.t : 0;
+    p.embedding = x.V * x.h / x.t + c.posEmb * x.h + (c.embeddingNorm ? norm : 0);
+    // The output layer's bias is split by TP with its rows; a tied output keeps its own bias.
+    p.output = (lastStageHoldsOutput ? x.V * x.h / x.t : 0) + (c.outputBias ? x.V / x.t : 0);
     p.finalNorm = norm;
     return p;
 }
@@ -186,25 +189,28 @@ double persistentParameters(const Config& c, const Dims& x, double denseLayers, 
     // Each tensor as the Hugging Face modules hold it on a rank (q, k, v and o; gate, up and down; each norm's
     // weight and bias; each bias), split by TP as rankParams splits them. MLA's projections are counted whole.
     const double matrices = x.gated ? 3 : 2;
-    const bool biased = x.bias || c.qkvBias;
+    const bool biased = x.attentionBias || c.qkvBias;
     const double attention = keep(x.h * x.a * x.d / x.t * (c.attnOutputGate ? 2 : 1)) + keep(x.h * x.kvHeadsRank * x.d, 2) +
                              keep(x.a * x.d * x.h / x.t) + (biased ? keep(x.a * x.d / x.t) + keep(x.kvHeadsRank * x.d, 2) : 0) +
-                             (x.bias ? keep(x.h) : 0) + (c.attentionSinks ? keep(x.headsRank) : 0) +
+                             (x.attentionBias ? keep(x.h) : 0) + (c.attentionSinks ? keep(x.headsRank) : 0) +
                              (c.indexHeads > 0 ? keep(c.qLoraRank * c.indexHeads * c.indexHeadDim) +
                                                      keep(x.h * (c.indexHeadDim + c.indexHeads)) + keep(c.indexHeadDim, 2)
                                                : 0);
-    double norms = keep(x.h, (x.layernorm ? 2 : 1) * (c.postNorms ? 4 : 2));
+    double norms = keep(x.h, (x.layernorm ? 2 : 1) * normsPerLayer(c));
     if (c.qkNorm == QkNorm::perHead) norms += keep(x.d, 2);
     if (c.qkNorm == QkNorm::fullWidth) norms += keep(c.heads * x.d) + keep(c.kvHeads * x.d);
-    const double dense = attention + norms + keep(x.h * x.f / x.t, matrices) + (x.bias ? keep(x.f / x.t, matrices - 1) + keep(x.h) : 0);
+    const double dense = attention + norms + keep(x.h * x.f / x.t, matrices) + (x.mlpBias ? keep(x.f / x.t, matrices - 1) + keep(x.h) : 0);
     double moe = 0;
     if (c.experts != 0)
-        moe = attention + norms + keep(x.h * c.experts) + (c.routerBias ? keep(c.experts) : 0) +
-              keep(x.h * expertFfn(c) / expertTensorParallel(c), matrices * c.experts / c.ep) +
-              (c.sharedExpertFfn > 0 ? keep(x.h * c.sharedExpertFfn / x.t, matrices) + (c.sharedExpertGate ? keep(x.h) : 0) : 0) +
-              (x.bias ? keep((matrices - 1) * expertFfn(c) / expertTensorParallel(c), c.experts / c.ep) + keep(x.h, c.experts / c.ep) : 0);
-    return denseLayers * dense + moeLayers * moe + (first ? keep(x.V * x.h / x.t) + keep(c.posEmb * x.h) : 0) +
-           (last ? keep(x.h, x.layernorm ? 2 : 1) + (outputHere ? keep(x.V * x.h / x.t) : 0) : 0);
+        moe =
+            attention + norms + keep(x.h * c.experts) + (c.routerBias ? keep(c.experts) : 0) +
+            keep(x.h * expertFfn(c) / expertTensorParallel(c), matrices * c.experts / c.ep) +
+            (c.sharedExpertFfn > 0 ? keep(x.h * c.sharedExpertFfn / x.t, matrices) + (c.sharedExpertGate ? keep(x.h) : 0) : 0) +
+            (x.mlpBias ? keep((matrices - 1) * expertFfn(c) / expertTensorParallel(c), c.experts / c.ep) + keep(x.h, c.experts / c.ep) : 0);
+    const double norm = keep(x.h, x.layernorm ? 2 : 1);
+    return denseLayers * dense + moeLayers * moe +
+           (first ? keep(x.V * x.h / x.t) + keep(c.posEmb * x.h) + (c.embeddingNorm ? norm : 0) : 0) +
+           (last ? norm + (outputHere ? keep(x.V * x.h / x.t) : 0) + (c.outputBias ? keep(x.V / x.t) : 0) : 0);
 }
 
 double moeLayersIn(const Config& c, double from, double count) {
@@ -271,25 +277,27 @@ double derivedParameterCount(const Config& c) {
     const double headDim = headDimOf(c);
     const double qWidth = c.heads * headDim, kvWidth = c.kvHeads * headDim;
     const double norm = c.norm == Norm::layernorm ? 2 * h : h;  // weight (+ bias)
-    const double qkvBiases = c.bias || c.qkvBias ? qWidth + 2 * kvWidth : 0;
+    const bool attentionBias = c.bias || c.attentionBias, mlpBias = c.bias || c.mlpBias;
+    const double qkvBiases = attentionBias || c.qkvBias ? qWidth + 2 * kvWidth : 0;
     const detail::IndexerParams indexer = detail::indexerParams(c);
     const double attention =
         (c.kvLoraRank != 0 ? mlaAttentionParams(c)
-                           : h * qWidth * (c.attnOutputGate ? 2 : 1) + 2 * h * kvWidth + qWidth * h + qkvBiases + (c.bias ? h : 0)) +
+                           : h * qWidth * (c.attnOutputGate ? 2 : 1) + 2 * h * kvWidth + qWidth * h + qkvBiases + (attentionBias ? h : 0)) +
         (c.attentionSinks ? c.heads : 0) + indexer.query + indexer.keyAndWeights + indexer.norm;
     const double ffnMatrices = c.gatedFfn ? 3 : 2;
-    const double ffn = ffnMatrices * h * c.ffn + (c.bias ? (ffnMatrices - 1) * c.ffn + h : 0);
-    const double embeddings = c.vocab * h * (c.tiedEmbeddings ? 1 : 2) + c.posEmb * h;
+    const double ffn = ffnMatrices * h * c.ffn + (mlpBias ? (ffnMatrices - 1) * c.ffn + h : 0);
+    const double embeddings =
+        c.vocab * h * (c.tiedEmbeddings ? 1 : 2) + c.posEmb * h + (c.embeddingNorm ? norm : 0) + (c.outputBias ? c.vocab : 0);
     const double moeLayers = moeLayerCount(c);
     // A MoE layer replaces the dense FFN with a router, the routed experts and any shared expert.
     const double expertWidth = c.moeFfn != 0 ? c.moeFfn : c.ffn;
     const double moeFfn = h * c.experts + (c.routerBias ? c.experts : 0) + c.experts * ffnMatrices * h * expertWidth +
-                          (c.bias ? c.experts * ((ffnMatrices - 1) * expertWidth + h) : 0) + ffnMatrices * h * c.sharedExpertFfn +
+                          (mlpBias ? c.experts * ((ffnMatrices - 1) * expertWidth + h) : 0) + ffnMatrices * h * c.sharedExpertFfn +
                           (c.sharedExpertGate && c.sharedExpertFfn > 0 ? h : 0);
     // A multi-token-prediction module (DeepSeek-V3 §2.2) is one more layer of the last layer's kind, two input
     // norms, the projection of [hidden; next-token embedding] (2h -> h) and its own final norm; it shares the
     // embedding and the output head with the main model.
-    const double layerNorms = (c.postNorms ? 4 : 2) * norm + detail::queryKeyNormParams(c);
+    const double layerNorms = detail::normsPerLayer(c) * norm + detail::queryKeyNormParams(c);
     const double mtp = c.mtpLayers * (attention + layerNorms + (isMoeLayer(c, c.layers - 1) ? moeFfn : ffn) + 2 * h * h + 3 * norm);
     // Linear-attention layers (Gated DeltaNet) in place of the full-attention ones, without QK norms.
     const double linearLayers = c.linearValueHeads > 0 ? c.layers - detail::fullAttentionLayersIn(c, 0, c.layers) : 0;

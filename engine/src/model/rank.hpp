@@ -17,6 +17,7 @@ namespace membudget::detail {
 struct Dims {
     double b, s, sRank, h, a, kv, d, f, V, t, spDivisor;
     bool gated, layernorm, bias, dropout, flash;
+    bool attentionBias, mlpBias;  // biases on attention's projections (bias or attention_bias), on the MLP's (bias or mlp_bias)
     double headsRank, kvHeadsRank;
     LoraTargets adapted;  // the matrices with adapters (finetune ≠ full), lora_targets parsed once
 };
@@ -41,6 +42,10 @@ struct RankParams {
     double output = 0;                  // output layer (or the tied copy that Megatron-LM keeps on the last stage)
     double finalNorm = 0;
 };
+
+// The hidden-size norms of a layer: before attention and the MLP (one, shared_norm, in a parallel block) and
+// after them (post_norms).
+inline double normsPerLayer(const Config& c) { return (c.sharedNorm ? 1 : 2) + (c.postNorms ? 2 : 0); }
 
 // The weights of a layer's query and key norms (qk_norm), whole on every rank.
 double queryKeyNormParams(const Config& c);

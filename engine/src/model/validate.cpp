@@ -134,7 +134,8 @@ std::vector<Problem> validate(const Config& config) {
         if (config.framework != Framework::torchtitan)
             errors.push_back({"ckpt", "ckpt = op is torchtitan's op-level selective checkpointing: it needs framework torchtitan; got " +
                                           frameworkName});
-        else if (config.experts != 0 || config.mtpLayers != 0 || config.bias || config.attention != Attention::flash)
+        else if (config.experts != 0 || config.mtpLayers != 0 || config.bias || config.attentionBias || config.mlpBias ||
+                 config.attention != Attention::flash)
             errors.push_back({"ckpt",
                               "ckpt = op is modelled for dense models without biases or MTP layers, with flash attention "
                               "(torchtitan's Llama); use full or none here"});

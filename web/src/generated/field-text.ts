@@ -62,6 +62,26 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "help": "Only the Q, K and V projections have biases (Qwen2)",
     "section": "Model config.json (Hugging Face layout)"
   },
+  "attention_bias": {
+    "help": "The Q, K, V and output projections have biases, the MLP none (Llama’s attention_bias)",
+    "section": "transformers modeling_llama.py LlamaAttention (bias=config.attention_bias)"
+  },
+  "mlp_bias": {
+    "help": "The MLP’s projections have biases, attention none (GPT-J fc_in/fc_out, Llama’s mlp_bias)",
+    "section": "transformers modeling_gptj.py GPTJMLP"
+  },
+  "output_bias": {
+    "help": "The output layer (lm_head) has a bias of vocab entries (GPT-J, Phi-2)",
+    "section": "transformers modeling_gptj.py GPTJForCausalLM.lm_head"
+  },
+  "shared_norm": {
+    "help": "Attention and the MLP run in parallel on one input norm (GPT-J, Phi-2, Falcon-7B/40B); training still counts a sequential layer’s saved tensors, an over-count",
+    "section": "transformers modeling_gptj.py GPTJBlock (ln_1 only)"
+  },
+  "embedding_norm": {
+    "help": "A LayerNorm on the embeddings before the first layer (BLOOM)",
+    "section": "transformers modeling_bloom.py BloomModel.word_embeddings_layernorm"
+  },
   "qk_norm": {
     "help": "RMSNorm on queries and keys: per head (Qwen3, Gemma 3) or full width (OLMo 2)",
     "section": "transformers modeling_qwen3.py q_norm, k_norm"

@@ -62,6 +62,11 @@ export interface Config {
   norm: Norm;
   bias: boolean;
   qkv_bias: boolean;
+  attention_bias: boolean;
+  mlp_bias: boolean;
+  output_bias: boolean;
+  shared_norm: boolean;
+  embedding_norm: boolean;
   qk_norm: QkNorm;
   post_norms: boolean;
   attention_sinks: boolean;

@@ -30,7 +30,14 @@ struct Config {
     bool tiedEmbeddings = false;
     Norm norm = Norm::rmsnorm;
     bool bias = false;
-    bool qkvBias = false;  // biases on Q, K, V only (Qwen2)
+    bool qkvBias = false;        // biases on Q, K, V only (Qwen2)
+    bool attentionBias = false;  // biases on Q, K, V and the output projection, not the MLP (Llama's attention_bias)
+    bool mlpBias = false;        // biases on the MLP's projections, not attention (GPT-J, Llama's mlp_bias)
+    bool outputBias = false;     // a bias on the output layer (GPT-J's and Phi-2's lm_head)
+    // One input norm per layer that attention and the MLP both read (the parallel blocks of GPT-J, Phi-1/2 and the
+    // first Falcons), where a sequential layer has two.
+    bool sharedNorm = false;
+    bool embeddingNorm = false;  // a LayerNorm on the embeddings before the first layer (BLOOM's word_embeddings_layernorm)
     QkNorm qkNorm = QkNorm::none;
     bool postNorms = false;       // a norm after attention and after the MLP too, four per layer (Gemma 2/3, GLM-4)
     bool attentionSinks = false;  // a learned sink logit per head in every layer (gpt-oss)

@@ -98,7 +98,7 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
     const double matrices = x.gated ? 3 : 2;
     const double paddedExpertFfn = std::ceil(expertFfn(c) / expertTensorParallel(c) / 64) * 64;
     const double mxfp4Experts = c.experts / c.ep * matrices * x.h * paddedExpertFfn;
-    const double mxfp4Biases = x.bias ? c.experts / c.ep * ((matrices - 1) * paddedExpertFfn + x.h) : 0;
+    const double mxfp4Biases = x.mlpBias ? c.experts / c.ep * ((matrices - 1) * paddedExpertFfn + x.h) : 0;
     // Gated DeltaNet layers (Qwen3-Next) keep a state per sequence, not tokens: a convolution state of
     // (2·key + value)/TP channels × (kernel − 1) and a delta-rule state of value heads/TP × key dim × value dim, in the
     // model's dtype (vLLM MambaStateShapeCalculator.gated_delta_net_state_shape, mamba_cache_dtype auto). vLLM's

@@ -1267,6 +1267,11 @@ void applyModelPreset(Config& config, const ModelPreset& preset) {
     config.norm = preset.norm;
     config.bias = preset.bias;
     config.qkvBias = preset.qkvBias;
+    config.attentionBias = preset.attentionBias;
+    config.mlpBias = preset.mlpBias;
+    config.outputBias = preset.outputBias;
+    config.sharedNorm = preset.sharedNorm;
+    config.embeddingNorm = preset.embeddingNorm;
     config.sharedExpertGate = preset.sharedExpertGate;
     config.mtpLayers = preset.mtpLayers;
     config.contextWindow = preset.contextWindow;
