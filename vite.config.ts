@@ -17,7 +17,11 @@ function preloadWasm(): Plugin {
     transformIndexHtml: {
       order: 'post',
       handler(_html, context) {
-        const wasm = Object.keys(context.bundle ?? {}).find((name) => name.endsWith('.wasm'));
+        // The page's own module, never the planner's (membudget-planner-<hash>.wasm, which the worker loads on
+        // demand): the bundle lists them in no set order.
+        const wasm = Object.keys(context.bundle ?? {}).find(
+          (name) => /(^|\/)membudget-[^/]+\.wasm$/.test(name) && !name.includes('membudget-planner-'),
+        );
         if (!wasm) return [];
         return [
           {
