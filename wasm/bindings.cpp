@@ -132,8 +132,7 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("id", &WasmModelPreset::id)
         .field("label", &WasmModelPreset::label)
         .field("family", &WasmModelPreset::family)
-        .field("parameterCount", &WasmModelPreset::parameterCount)
-        .field("source", &WasmModelPreset::source);
+        .field("parameterCount", &WasmModelPreset::parameterCount);
 
     value_object<WasmGpuPreset>("GpuPreset")
         .field("id", &WasmGpuPreset::id)

@@ -223,7 +223,7 @@ val modelPresetList() {
         Config config;
         applyModelPreset(config, p);
         out.call<void>("push", val(WasmModelPreset{std::string(p.id), std::string(p.label), std::string(p.family),
-                                                   p.params != 0 ? p.params : derivedParameterCount(config), std::string(p.source)}));
+                                                   p.params != 0 ? p.params : derivedParameterCount(config)}));
     }
     return out;
 }

@@ -77,8 +77,7 @@ struct WasmField {
 
 struct WasmModelPreset {
     std::string id, label, family;
-    double parameterCount = 0;
-    std::string source;
+    double parameterCount = 0;  // no source: the modules leave them out (docs/presets.md and the CLI's `presets` have them)
 };
 
 struct WasmGpuPreset {

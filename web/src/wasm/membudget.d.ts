@@ -357,10 +357,10 @@ export interface FieldStates {
 export interface ModelPreset {
   id: string;
   label: string;
-  /** The picker's group: Llama, Qwen, DeepSeek, Mistral, Gemma, gpt-oss, Phi, OLMo, the chapter and papers. */
+  /** The picker's group: Llama, Qwen, DeepSeek, Kimi, Mistral, Gemma, gpt-oss, Phi, OLMo, early open models, the chapter and papers. */
   family: string;
   parameterCount: number;
-  source: string;
+  // Its source is in docs/presets.md and the CLI's `presets`: the module leaves the text out.
 }
 
 export interface GpuPreset {
