@@ -3,6 +3,8 @@
 #include "fixtures.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/evaluate/evaluate.hpp"
+#include "membudget/formats/hf.hpp"
+#include "membudget/io/json.hpp"
 #include "membudget/model/architecture.hpp"
 #include "membudget/model/assignments.hpp"
 #include "membudget/model/config.hpp"
@@ -139,4 +141,28 @@ TEST_CASE("a model preset leaves nothing of the architecture before it", "[prese
             CHECK(fieldText(after, field) == fieldText(fresh, field));
         }
     }
+}
+
+TEST_CASE("a preset transcribed from a config.json has that file's architecture, field by field", "[presets][hf]") {
+    // Each hf-configs case with a `preset` is the file the preset was written from: importing it and applying the
+    // preset give the same value of every model field (the name, the preset id and the params override aside).
+    int checked = 0;
+    for (const auto& k : fixture("hf-configs")["cases"]) {
+        if (!k.contains("preset")) continue;
+        const std::string id = k["preset"].get<std::string>();
+        INFO(id);
+        const auto* preset = findModelPreset(id);
+        REQUIRE(preset != nullptr);
+        const HfImport imported = importHfConfig(k.contains("text") ? k["text"].get<std::string>() : k["config"].dump());
+        REQUIRE(imported.errors.empty());
+        Config fromPreset;
+        applyModelPreset(fromPreset, *preset);
+        for (const auto& field : fields()) {
+            if (field.group != "model" || field.key == "model" || field.key == "name") continue;
+            INFO(field.key);
+            CHECK(fieldText(fromPreset, field) == fieldText(imported.config, field));
+        }
+        ++checked;
+    }
+    CHECK(checked >= 10);
 }

@@ -70,9 +70,16 @@ void nameAfterPreset(ImportResult& out) {
         return value && parseNumber(*value) == preset;
     };
     auto sameOrUnset = [&out, &same](std::string_view key, double preset) { return !assignedText(out, key) || same(key, preset); };
+    auto flagOrUnset = [&out](std::string_view key, bool preset) {
+        const std::string* value = assignedText(out, key);
+        return !value || *value == (preset ? "true" : "false");
+    };
+    // Every size and choice the file set must be the preset's: GPT-345M and BLOOM-560M share their width, depth and
+    // heads, not their vocabulary, positions or MLP.
     for (const ModelPreset& preset : modelPresets())
         if (same("hidden", preset.hidden) && same("layers", preset.layers) && same("heads", preset.heads) &&
-            sameOrUnset("ffn", preset.ffn) && sameOrUnset("kv_heads", preset.kvHeads) && sameOrUnset("experts", preset.experts)) {
+            sameOrUnset("ffn", preset.ffn) && sameOrUnset("kv_heads", preset.kvHeads) && sameOrUnset("experts", preset.experts) &&
+            sameOrUnset("vocab", preset.vocab) && sameOrUnset("pos_emb", preset.posEmb) && flagOrUnset("gated_ffn", preset.gatedFfn)) {
             for (auto& a : out.assignments)
                 if (a.key == "name") a.text = std::string(preset.label);
             return;
