@@ -57,7 +57,7 @@ std::string article(std::string_view noun) {
 // The architecture rules a config.json's model_type selects. Each family is read with its own keys and layer
 // shape (transformers' modeling_<type>.py); a type not listed has no rules here and is refused by name, never read
 // as the nearest shape.
-enum class HfFamily : std::uint8_t { llama, gpt2, neox, opt, falcon, gptj, phi, bloom };
+enum class HfFamily : std::uint8_t { llama, gpt2, neox, opt, falcon, gptj, phi, bloom, chatglm };
 
 struct HfModelType {
     std::string_view type;
@@ -97,6 +97,7 @@ constexpr HfModelType kHfModelTypes[] = {
     {"gptj", HfFamily::gptj, ""},
     {"phi", HfFamily::phi, ""},  // Phi-1, Phi-1.5, Phi-2 (PhiForCausalLM); Phi-3 and Phi-4 are phi3
     {"bloom", HfFamily::bloom, ""},
+    {"chatglm", HfFamily::chatglm, ""},  // ChatGLM2/3 and GLM-4-9B (THUDM's modeling_chatglm.py); GLM-4-0414 is glm4
 };
 // clang-format on
 
@@ -133,36 +134,9 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> valu
             given.push_back(v);
     }
     std::span<const HfValue> fields = given;
-    // A multimodal wrapper (Llava, Mistral 3, Gemma 3, Llama 4, Qwen2.5-VL) keeps its language model under
-    // text_config (transformers' get_text_config): that model is read, its values first and the wrapper's for what
-    // it leaves out (quantization_config, torch_dtype, tie_word_embeddings); the name and class are the wrapper's.
+    // A multimodal wrapper's language model (text_config), read in its place.
     std::vector<HfValue> textModel;
-    if (std::any_of(given.begin(), given.end(), [](const HfValue& v) { return v.key == "text_config" && v.type == "object"; })) {
-        constexpr std::string_view prefix = "text_config.";
-        // The model's name is the wrapper's, the id it was published under, not its language model's origin.
-        auto wrapperHas = [&given](std::string_view key) {
-            return std::any_of(given.begin(), given.end(), [&key](const HfValue& v) { return v.key == key && v.type != "null"; });
-        };
-        for (const auto& v : given) {
-            if (v.key.rfind(prefix, 0) != 0) continue;
-            const std::string key = v.key.substr(prefix.size());
-            if ((key == "_name_or_path" || key == "architectures") && wrapperHas(key)) continue;
-            textModel.push_back({key, v.type, v.text});
-        }
-        const size_t inner = textModel.size();
-        for (const auto& v : given) {
-            // The wrapper's own model_type (llava, gemma3) never stands for its language model's.
-            if (v.key == "text_config" || v.key == "model_type" || v.key.rfind(prefix, 0) == 0) continue;
-            const std::string top = v.key.substr(0, v.key.find('.'));
-            const bool shadowed = std::any_of(textModel.begin(), textModel.begin() + static_cast<std::ptrdiff_t>(inner),
-                                              [&top](const HfValue& t) { return t.key == top && t.type != "null"; });
-            if (!shadowed) textModel.push_back(v);
-        }
-        fields = textModel;
-        out.notices.push_back({"text_config",
-                               "a multimodal wrapper: its language model (text_config) is counted; the vision tower "
-                               "(vision_config) and its projector are left out"});
-    }
+    if (detail::textModelOf(given, textModel, out)) fields = textModel;
     if (rootType == "invalid") {
         out.errors.push_back({"hf_config", "invalid JSON: the text is not a config.json"});
         return out;
@@ -314,6 +288,31 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> valu
         flag("tied_embeddings", boolean("tie_word_embeddings", true));
         flag("bias", true);
         flag("embedding_norm", true);
+    } else if (family == HfFamily::chatglm) {
+        // THUDM's modeling_chatglm.py (ChatGLMConfig): word_embeddings of padded_vocab_size; a fused query_key_value
+        // of every head plus 2 × multi_query_group_num key/value heads of kv_channels, biased when add_bias_linear or
+        // add_qkv_bias; dense, dense_h_to_4h (2 × ffn_hidden_size, SwiGLU) and dense_4h_to_h biased only with
+        // add_bias_linear; RMSNorm (rmsnorm) or LayerNorm, two a layer; final_layernorm; an untied output_layer.
+        number({"hidden_size"}, "hidden", true);
+        number({"num_layers", "num_hidden_layers"}, "layers", true);
+        const auto heads = number({"num_attention_heads"}, "heads", true);
+        if (!(boolean("multi_query_attention", false) && number({"multi_query_group_num"}, "kv_heads", false)) && heads)
+            assignments.push_back({"kv_heads", detail::formatNumber(*heads)});
+        if (!number({"kv_channels"}, "head_dim", false)) assignments.push_back({"head_dim", "0"});
+        number({"ffn_hidden_size"}, "ffn", true);
+        number({"padded_vocab_size", "vocab_size"}, "vocab", true);
+        unlearnedPositions({"seq_length"}, "0");
+        flag("gated_ffn", true);
+        flag("tied_embeddings", boolean("tie_word_embeddings", false));
+        assignments.push_back({"norm", boolean("rmsnorm", true) ? "rmsnorm" : "layernorm"});
+        const bool linearBias = boolean("add_bias_linear", false);
+        flag("bias", linearBias);
+        flag("qkv_bias", !linearBias && boolean("add_qkv_bias", false));
+        if (!boolean("post_layer_norm", true))
+            out.notices.push_back({"post_layer_norm", "post_layer_norm false: the model has no final norm; membudget counts one"});
+        if (const auto* bits = find("quantization_bit"); bits && bits->type == "number" && numberOf(*bits) != 0)
+            out.notices.push_back({"quantization_bit", "quantization_bit: ChatGLM's own INT" + bits->text +
+                                                           " quantization is not read; the weights are counted at the checkpoint's dtype"});
     } else if (family == HfFamily::gpt2) {
         classic({"n_embd"}, {"n_layer"}, {"n_head"}, {"n_inner"}, true);
         if (number({"n_positions", "n_ctx"}, "pos_emb", false))

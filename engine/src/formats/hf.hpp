@@ -20,6 +20,9 @@ const HfValue* findHfValue(std::span<const HfValue> fields, std::string_view key
 // A name fit for the `name` field or a notice: control characters dropped, cut to whole UTF-8 characters.
 std::string displayName(std::string_view text);
 
+// A multimodal wrapper's language model (text_config) into textModel, with the wrapper's values it leaves out and a
+// notice; false (textModel untouched) for a file with no text_config object (formats/hf_layers.cpp).
+bool textModelOf(std::span<const HfValue> given, std::vector<HfValue>& textModel, HfImport& out);
 // sliding_window, full_attention_every from the model type's attention pattern (formats/hf_layers.cpp).
 void readAttentionPattern(const std::string& type, std::span<const HfValue> fields, HfImport& out, std::vector<Assignment>& assignments);
 void readLinearAttention(const std::string& type, std::span<const HfValue> fields, HfImport& out, std::vector<Assignment>& assignments);

@@ -1,5 +1,5 @@
-// What a Hugging Face config.json says of its layers beyond their sizes: which attend within a window and the
-// format its weights are stored in (importHfFields, formats/hf.cpp, reads the rest).
+// What a Hugging Face config.json says beyond its sizes: the language model of a multimodal wrapper, which layers
+// attend within a window and the format its weights are stored in (importHfFields, formats/hf.cpp, reads the rest).
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -11,6 +11,38 @@
 #include "membudget/base/text.hpp"
 
 namespace membudget::detail {
+
+// A multimodal wrapper (Llava, Mistral 3, Gemma 3, Llama 4, Qwen2.5-VL) keeps its language model under
+// text_config (transformers' get_text_config): that model is read, its values first and the wrapper's for what
+// it leaves out (quantization_config, torch_dtype, tie_word_embeddings); the name and class are the wrapper's.
+bool textModelOf(std::span<const HfValue> given, std::vector<HfValue>& textModel, HfImport& out) {
+    if (std::none_of(given.begin(), given.end(), [](const HfValue& v) { return v.key == "text_config" && v.type == "object"; }))
+        return false;
+    constexpr std::string_view prefix = "text_config.";
+    // The model's name is the wrapper's, the id it was published under, not its language model's origin.
+    auto wrapperHas = [&given](std::string_view key) {
+        return std::any_of(given.begin(), given.end(), [&key](const HfValue& v) { return v.key == key && v.type != "null"; });
+    };
+    for (const auto& v : given) {
+        if (v.key.rfind(prefix, 0) != 0) continue;
+        const std::string key = v.key.substr(prefix.size());
+        if ((key == "_name_or_path" || key == "architectures") && wrapperHas(key)) continue;
+        textModel.push_back({key, v.type, v.text});
+    }
+    const size_t inner = textModel.size();
+    for (const auto& v : given) {
+        // The wrapper's own model_type (llava, gemma3) never stands for its language model's.
+        if (v.key == "text_config" || v.key == "model_type" || v.key.rfind(prefix, 0) == 0) continue;
+        const std::string top = v.key.substr(0, v.key.find('.'));
+        const bool shadowed = std::any_of(textModel.begin(), textModel.begin() + static_cast<std::ptrdiff_t>(inner),
+                                          [&top](const HfValue& t) { return t.key == top && t.type != "null"; });
+        if (!shadowed) textModel.push_back(v);
+    }
+    out.notices.push_back({"text_config",
+                           "a multimodal wrapper: its language model (text_config) is counted; the vision tower "
+                           "(vision_config) and its projector are left out"});
+    return true;
+}
 
 // Which layers attend within a window (sliding_window, full_attention_every): layer_types where the file lists each
 // layer's kind, else the model type's rule (transformers: Gemma 2 alternates, full at odd layers; Gemma 3 is full
