@@ -123,7 +123,8 @@ TEST_CASE("TP shards the matrices and replicates the norms and row-parallel bias
         const double blockNorms = (c.sharedNorm ? 1 : 2) + (c.postNorms ? 2 : 0);
         const double rowBiases = (c.bias || c.attentionBias ? c.hidden : 0) + (c.bias || c.mlpBias ? c.hidden : 0);
         const double replicatedPerLayer = blockNorms * norm + queryKeyNorms + rowBiases;
-        const double replicated = c.layers * replicatedPerLayer + norm + c.posEmb * c.hidden + (c.embeddingNorm ? norm : 0);
+        const double replicated =
+            c.layers * replicatedPerLayer + norm + c.posEmb * c.hidden + (c.embeddingNorm ? norm : 0) + c.visionParams;
         const Stage& stage = r.stages[0];
         CHECK(stage.parametersPerGpu * c.tp - stage.modelParameters == Approx((c.tp - 1) * replicated).epsilon(1e-12));
         ++checked;

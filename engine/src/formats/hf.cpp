@@ -74,6 +74,10 @@ constexpr HfModelType kHfModelTypes[] = {
     {"mixtral", HfFamily::llama, ""},
     {"qwen2", HfFamily::llama, ""},
     {"qwen2_moe", HfFamily::llama, ""},
+    {"qwen2_vl", HfFamily::llama, ""},  // Qwen2-VL and Qwen2.5-VL: Qwen2's text model, the vision tower from vision_config
+    {"qwen2_vl_text", HfFamily::llama, ""},
+    {"qwen2_5_vl", HfFamily::llama, ""},
+    {"qwen2_5_vl_text", HfFamily::llama, ""},
     {"qwen3", HfFamily::llama, ""},
     {"qwen3_moe", HfFamily::llama, ""},
     {"qwen3_next", HfFamily::llama, ""},  // Qwen3-Next: Gated DeltaNet layers, every 4th full attention (inference only)
@@ -349,7 +353,7 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> valu
         const bool attentionBias = boolean("attention_bias", false), mlpBias = boolean("mlp_bias", false);
         const bool glm = type == "glm4" || type == "glm4_moe";
         flag("bias", neox || (attentionBias && mlpBias && !glm));
-        flag("qkv_bias", type == "qwen2" || type == "qwen2_moe" || (glm && attentionBias));
+        flag("qkv_bias", type.starts_with("qwen2") || (glm && attentionBias));
         flag("attention_bias", attentionBias && !mlpBias && !glm);
         flag("mlp_bias", mlpBias && (!attentionBias || glm));
         if (type == "gpt_oss") {
@@ -430,6 +434,7 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> valu
     detail::readAttentionPattern(type, fields, out, assignments);
     detail::readLinearAttention(type, fields, out, assignments);
     detail::readWeightFormat(fields, out, assignments);
+    detail::readVisionTower(type, fields, out, assignments);
     // Hybrid and sparse-attention layouts (Qwen3-Next, DeepSeek-V3.2, Llama 4, Nemotron-H): their keys, where a
     // listed model_type carries one.
     for (const auto& f : fields)

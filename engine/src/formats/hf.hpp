@@ -28,6 +28,8 @@ void readAttentionPattern(const std::string& type, std::span<const HfValue> fiel
 void readLinearAttention(const std::string& type, std::span<const HfValue> fields, HfImport& out, std::vector<Assignment>& assignments);
 // Llama 4's interleaved MoE layers (interleave_moe_layer_step, moe_layers) as moe_layer_freq and first_dense_layers.
 void readLlama4MoeLayers(std::span<const HfValue> fields, HfImport& out, std::vector<Assignment>& assignments);
+// vision_params from a Qwen2-VL or Qwen2.5-VL vision_config (0 for every other model: the tower is named, not counted).
+void readVisionTower(const std::string& type, std::span<const HfValue> fields, HfImport& out, std::vector<Assignment>& assignments);
 // weight_dtype, quant_group from quantization_config or the dtype the checkpoint was saved in.
 void readWeightFormat(std::span<const HfValue> fields, HfImport& out, std::vector<Assignment>& assignments);
 

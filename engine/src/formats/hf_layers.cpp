@@ -44,6 +44,37 @@ bool textModelOf(std::span<const HfValue> given, std::vector<HfValue>& textModel
     return true;
 }
 
+// The vision tower of Qwen2-VL and Qwen2.5-VL, by their modeling files: a Conv3d patch embedding without bias
+// (in_chans × temporal_patch_size × patch_size² × width); `depth` blocks of two norms, qkv and proj with biases and an
+// MLP with biases (Qwen2-VL: LayerNorms and fc1/fc2 of mlp_ratio × width; Qwen2.5-VL: RMSNorms and a gated MLP of
+// intermediate_size); the patch merger's norm and its two biased linears over spatial_merge_size² patches. Qwen2-VL-7B
+// and Qwen2.5-VL-7B come to their published totals with it (8,291,375,616 and 8,292,166,656).
+void readVisionTower(const std::string& type, std::span<const HfValue> fields, HfImport& out, std::vector<Assignment>& assignments) {
+    const bool v25 = type.starts_with("qwen2_5_vl");
+    if (!v25 && !type.starts_with("qwen2_vl")) return;
+    auto number = [fields](std::string_view key, double fallback) {
+        const HfValue* v = findHfValue(fields, std::string("vision_config.") + std::string(key));
+        return v && v->type == "number" ? parseNumber(v->text).value_or(fallback) : fallback;
+    };
+    if (!findHfValue(fields, "vision_config")) return;
+    // Qwen2VLVisionConfig's and Qwen2_5_VLVisionConfig's defaults where the file leaves a key out.
+    const double width = v25 ? number("hidden_size", 1280) : number("embed_dim", 1280);
+    const double output = v25 ? number("out_hidden_size", 3584) : number("hidden_size", 3584);
+    const double depth = number("depth", 32), patch = number("patch_size", 14), frames = number("temporal_patch_size", 2);
+    const double channels = number("in_chans", number("in_channels", 3)), merge = number("spatial_merge_size", 2);
+    const double norm = v25 ? width : 2 * width;
+    const double mlp = v25 ? 3 * width * number("intermediate_size", 3420) + 2 * number("intermediate_size", 3420) + width
+                           : 2 * width * number("mlp_ratio", 4) * width + number("mlp_ratio", 4) * width + width;
+    const double block = 2 * norm + 3 * width * width + 3 * width + width * width + width + mlp;
+    const double merged = width * merge * merge;
+    const double merger = norm + merged * merged + merged + merged * output + output;
+    const double tower = channels * frames * patch * patch * width + depth * block + merger;
+    assignments.push_back({"vision_params", formatNumber(tower)});
+    std::erase_if(out.notices, [](const Problem& p) { return p.field == "text_config"; });
+    out.notices.push_back({"vision_config", "vision_config: the vision tower's " + formatNumber(tower) +
+                                                " parameters are counted (vision_params); the activations of its image tokens are not"});
+}
+
 // Which layers attend within a window (sliding_window, full_attention_every): layer_types where the file lists each
 // layer's kind, else the model type's rule (transformers: Gemma 2 alternates, full at odd layers; Gemma 3 is full
 // every sliding_window_pattern-th layer, 6 by default; Mistral and Phi-3 slide in every layer). A window the keys

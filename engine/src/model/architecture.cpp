@@ -176,7 +176,7 @@ RankParams rankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput)
         p.moeLayer = p.moeLayerLinear + attentionBiases + sinks + layerNorms + indexerRest + x.h * c.experts +
                      (c.routerBias ? c.experts : 0) + (c.sharedExpertGate && c.sharedExpertFfn > 0 ? x.h : 0) + p.moeLayerExpertBiases;
     }
-    p.embedding = x.V * x.h / x.t + c.posEmb * x.h + (c.embeddingNorm ? norm : 0);
+    p.embedding = x.V * x.h / x.t + c.posEmb * x.h + (c.embeddingNorm ? norm : 0) + c.visionParams;
     // The output layer's bias is split by TP with its rows; a tied output keeps its own bias.
     p.output = (lastStageHoldsOutput ? x.V * x.h / x.t : 0) + (c.outputBias ? x.V / x.t : 0);
     p.finalNorm = norm;
@@ -286,8 +286,8 @@ double derivedParameterCount(const Config& c) {
         (c.attentionSinks ? c.heads : 0) + indexer.query + indexer.keyAndWeights + indexer.norm;
     const double ffnMatrices = c.gatedFfn ? 3 : 2;
     const double ffn = ffnMatrices * h * c.ffn + (mlpBias ? (ffnMatrices - 1) * c.ffn + h : 0);
-    const double embeddings =
-        c.vocab * h * (c.tiedEmbeddings ? 1 : 2) + c.posEmb * h + (c.embeddingNorm ? norm : 0) + (c.outputBias ? c.vocab : 0);
+    const double embeddings = c.vocab * h * (c.tiedEmbeddings ? 1 : 2) + c.posEmb * h + (c.embeddingNorm ? norm : 0) +
+                              (c.outputBias ? c.vocab : 0) + c.visionParams;
     const double moeLayers = moeLayerCount(c);
     // A MoE layer replaces the dense FFN with a router, the routed experts and any shared expert.
     const double expertWidth = c.moeFfn != 0 ? c.moeFfn : c.ffn;
@@ -324,13 +324,14 @@ double mlaAttentionParams(const Config& c) {
     return query + keyValue + a * v * h;
 }
 
+// Per text token: the vision tower works on image tokens only.
 double activeParameterCount(const Config& c) {
-    if (c.experts == 0) return derivedParameterCount(c);
+    if (c.experts == 0) return derivedParameterCount(c) - c.visionParams;
     Config active = c;
     active.experts = c.expertsPerToken;  // each token passes through top-k experts (and the router of all E)
     const double moeLayers = moeLayerCount(c) + (isMoeLayer(c, c.layers - 1) ? c.mtpLayers : 0);
     const double routerDifference = moeLayers * c.hidden * (c.experts - c.expertsPerToken);
-    return derivedParameterCount(active) + routerDifference;
+    return derivedParameterCount(active) + routerDifference - c.visionParams;
 }
 
 }  // namespace membudget

@@ -286,6 +286,18 @@ std::vector<FieldSpec> buildFields() {
          .unit = "positions",
          .help = PAGE_TEXT("Rows of a learned position embedding; 0 for rotary"),
          .section = PAGE_TEXT(arch)});
+    add({.key = "vision_params",
+         .label = "Vision-tower parameters",
+         .group = "model",
+         .kind = K::integer,
+         .member = &Config::visionParams,
+         .min = 0,
+         .max = 1e12,
+         .unit = "parameters",
+         .help = PAGE_TEXT("A multimodal model’s vision encoder and projector, with the embedding on the first stage, whole on "
+                           "every TP rank (vLLM shards it: an over-count there); in training counted as trained; its activations "
+                           "are not counted. 0: none"),
+         .section = PAGE_TEXT("transformers modeling_qwen2_5_vl.py Qwen2_5_VisionTransformerPretrainedModel")});
     add({.key = "context_window",
          .label = "Context window",
          .group = "model",

@@ -98,6 +98,10 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "help": "Rows of a learned position embedding; 0 for rotary",
     "section": "Model config.json (Hugging Face layout)"
   },
+  "vision_params": {
+    "help": "A multimodal model’s vision encoder and projector, with the embedding on the first stage, whole on every TP rank (vLLM shards it: an over-count there); in training counted as trained; its activations are not counted. 0: none",
+    "section": "transformers modeling_qwen2_5_vl.py Qwen2_5_VisionTransformerPretrainedModel"
+  },
   "context_window": {
     "help": "The longest sequence the model serves (config.json max_position_embeddings): inference caps its context and the longest context that fits by it, as vLLM refuses a longer max_model_len",
     "section": "Model config.json (Hugging Face layout)"

@@ -67,6 +67,7 @@ export interface Config {
   output_bias: boolean;
   shared_norm: boolean;
   embedding_norm: boolean;
+  vision_params: number;
   qk_norm: QkNorm;
   post_norms: boolean;
   attention_sinks: boolean;

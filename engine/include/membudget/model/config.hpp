@@ -42,7 +42,10 @@ struct Config {
     bool postNorms = false;       // a norm after attention and after the MLP too, four per layer (Gemma 2/3, GLM-4)
     bool attentionSinks = false;  // a learned sink logit per head in every layer (gpt-oss)
     double posEmb = 0;            // rows of a learned absolute position embedding; 0 for rotary
-    double contextWindow = 0;     // the model's context window (max_position_embeddings), tokens; 0: not stated
+    // A multimodal model's vision tower and projector (vision_config), held with the embedding on the first stage, whole
+    // on every TP rank; 0: none, or not counted.
+    double visionParams = 0;
+    double contextWindow = 0;  // the model's context window (max_position_embeddings), tokens; 0: not stated
     // Sliding-window attention (Mistral-7B-v0.1, Phi-3, Gemma 2/3): the tokens a sliding layer attends to (0: every
     // layer attends to all), and with one, every full_attention_every-th layer attending to all (0: none does).
     double slidingWindow = 0;

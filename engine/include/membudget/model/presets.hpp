@@ -44,6 +44,7 @@ struct ModelPreset {
     bool attentionSinks = false;
     // The biases and norms of the older layouts (GPT-J, Phi-2, BLOOM, Falcon), which no preset has yet.
     bool attentionBias = false, mlpBias = false, outputBias = false, sharedNorm = false, embeddingNorm = false;
+    double visionParams = 0;  // a multimodal model's vision tower
     // The checkpoint's expert format (gpt-oss: MXFP4); a preset always sets it, so none is inherited.
     ExpertWeights expertWeightDtype = ExpertWeights::same;
     // The format the checkpoint stores the linear layers' weights in (DeepSeek-V3: FP8 with 128 x 128 block

@@ -1580,6 +1580,7 @@ void applyModelPreset(Config& config, const ModelPreset& preset) {
     config.outputBias = preset.outputBias;
     config.sharedNorm = preset.sharedNorm;
     config.embeddingNorm = preset.embeddingNorm;
+    config.visionParams = preset.visionParams;
     config.sharedExpertGate = preset.sharedExpertGate;
     config.mtpLayers = preset.mtpLayers;
     config.contextWindow = preset.contextWindow;
