@@ -62,9 +62,10 @@ void readVisionTower(const std::string& type, std::span<const HfValue> fields, H
     const double output = v25 ? number("out_hidden_size", 3584) : number("hidden_size", 3584);
     const double depth = number("depth", 32), patch = number("patch_size", 14), frames = number("temporal_patch_size", 2);
     const double channels = number("in_chans", number("in_channels", 3)), merge = number("spatial_merge_size", 2);
-    const double norm = v25 ? width : 2 * width;
-    const double mlp = v25 ? 3 * width * number("intermediate_size", 3420) + 2 * number("intermediate_size", 3420) + width
-                           : 2 * width * number("mlp_ratio", 4) * width + number("mlp_ratio", 4) * width + width;
+    const double norm = v25 ? width : 2 * width;  // RMSNorm, or LayerNorm's weight and bias
+    // Qwen2.5-VL's gated MLP (gate, up, down, each biased); Qwen2-VL's fc1/fc2 of mlp_ratio × width.
+    const double inner = v25 ? number("intermediate_size", 3420) : number("mlp_ratio", 4) * width;
+    const double mlp = (v25 ? 3 : 2) * width * inner + (v25 ? 2 : 1) * inner + width;
     const double block = 2 * norm + 3 * width * width + 3 * width + width * width + width + mlp;
     const double merged = width * merge * merge;
     const double merger = norm + merged * merged + merged + merged * output + output;
