@@ -163,7 +163,7 @@ TEST_CASE("a model_type is read with its own rules; one without rules is refused
     Config base;
     base.tp = 1;
     // No rules: the message names the type and the types that have them; the base is kept.
-    for (const std::string type : {"t5", "nemotron_h", "gpt_bigcode", "some_future_model"}) {
+    for (const std::string type : {"t5", "jamba", "gpt_bigcode", "some_future_model"}) {
         INFO(type);
         const HfImport refused = importHfConfig(R"({"model_type": ")" + type + "\", " + sizes + "}", base);
         REQUIRE(refused.errors.size() == 1);

@@ -358,3 +358,54 @@ TEST_CASE("inference: Qwen3-Next's Gated DeltaNet layers keep a state per sequen
     REQUIRE_FALSE(validate(training).empty());
     CHECK(validate(training)[0].field == "mode");
 }
+
+TEST_CASE("inference: Nemotron-H's Mamba-2 blocks keep a state per sequence, paged beside its attention layers' KV cache",
+          "[inference][mamba]") {
+    const nlohmann::json& nemotron = test::hfCase("Nemotron-H", "inference_cases");
+    Config base = inference();
+    base.gpu = "h200";
+    base.tp = 1;
+    const HfImport read = importHfConfig(nemotron["text"].get<std::string>(), base);
+    REQUIRE(read.errors.empty());
+    CHECK(read.notices.empty());
+    test::checkHfExpect(read.config, nemotron["expect"]);
+    Config c = read.config;
+    c.mb = 8;
+    for (const double tp : {1.0, 2.0, 8.0}) {
+        for (const double seq : {4096.0, 8192.0}) {
+            INFO("TP " << tp << ", seq " << seq);
+            c.tp = tp;
+            c.seq = seq;
+            REQUIRE(validate(c).empty());
+            // vLLM: MambaStateShapeCalculator.mamba2_state_shape (conv (8192 + 2·8·128)/TP × 3 BF16, SSM 128/TP × 64 ×
+            // 128 in float32, NemotronHForCausalLMConfig's default), the attention block grown to the smallest multiple
+            // of 16 whose page (2 · max(1, 8/TP) · 128 · 2 B a token) holds a state, a page per sequence in each of the
+            // 24 Mamba layers and ⌈s/block⌉ in each of the 4 attention layers; the MLP blocks keep nothing.
+            const double state = (8192.0 + 2 * 8 * 128) / tp * 3 * 2 + 128 / tp * 64 * 128 * 4;
+            const double tokenPage = 2 * std::max(1.0, 8 / tp) * 128 * 2;
+            const double block = 16 * std::ceil(state / (16 * tokenPage));
+            CHECK(line(evaluate(c), "kv_cache") == c.mb * block * tokenPage * (4 * std::ceil(seq / block) + 24));
+        }
+    }
+    // The weights on TP 8: every block's matrices split, the embedding and output vocab-parallel, the norms whole.
+    c.tp = 8;
+    // (one KV head of 128 on each of the 8 ranks)
+    const double linear =
+        (24 * (4096.0 * (2 * 8192 + 2 * 8 * 128 + 128) + 8192.0 * 4096) + 4 * 2 * 4096.0 * 4096 + 24 * 2 * 4096.0 * 21504) / 8 +
+        4 * 2 * 4096.0 * 128;
+    const double rest = 24 * ((8192.0 + 2048) / 8 * 5 + 3 * 128 / 8 + 8192 / 8) + 52 * 4096 + 2 * 131072.0 * 4096 / 8 + 4096;
+    CHECK(line(evaluate(c), "parameters") == linear * 2 + rest * 2);
+    // A pattern's blocks are its layers; one it cannot say is refused by name, and training is not modelled.
+    Config moe = c;
+    moe.layerPattern[1] = 'E';
+    REQUIRE_FALSE(validate(moe).empty());
+    CHECK(validate(moe)[0].field == "layer_pattern");
+    Config shorter = c;
+    shorter.layers = 50;
+    REQUIRE_FALSE(validate(shorter).empty());
+    CHECK(validate(shorter)[0].field == "layer_pattern");
+    Config training = c;
+    training.mode = Mode::training;
+    REQUIRE_FALSE(validate(training).empty());
+    CHECK(validate(training)[0].field == "mode");
+}

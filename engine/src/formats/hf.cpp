@@ -102,6 +102,7 @@ constexpr HfModelType kHfModelTypes[] = {
     {"phi", HfFamily::phi, ""},  // Phi-1, Phi-1.5, Phi-2 (PhiForCausalLM); Phi-3 and Phi-4 are phi3
     {"bloom", HfFamily::bloom, ""},
     {"chatglm", HfFamily::chatglm, ""},  // ChatGLM2/3 and GLM-4-9B (THUDM's modeling_chatglm.py); GLM-4-0414 is glm4
+    {"nemotron_h", HfFamily::llama, ""},  // Nemotron-H: Mamba-2, attention and MLP blocks (layer_pattern; inference only)
 };
 // clang-format on
 
@@ -123,8 +124,8 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> valu
     std::vector<HfValue> given;
     auto perLayer = [](std::string_view key) {
         if (key.rfind("text_config.", 0) == 0) key.remove_prefix(12);
-        return key.rfind("layer_types[", 0) == 0 || key.rfind("no_rope_layers[", 0) == 0 || key.rfind("moe_layers[", 0) == 0 ||
-               key == "mlp_only_layers[0]";
+        return key.rfind("layer_types[", 0) == 0 || key.rfind("layers_block_type[", 0) == 0 || key.rfind("no_rope_layers[", 0) == 0 ||
+               key.rfind("moe_layers[", 0) == 0 || key == "mlp_only_layers[0]";
     };
     // compressed-tensors states its weights' scheme three levels down (config_groups.<name>.weights.group_size).
     auto quantScheme = [](std::string_view key) {
@@ -327,7 +328,7 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> valu
         flag("bias", true);
     } else {
         number({"hidden_size", "d_model"}, "hidden", true);
-        number({"num_hidden_layers", "num_layers", "n_layers"}, "layers", true);
+        number({"num_hidden_layers", "num_layers", "n_layers"}, "layers", type != "nemotron_h");  // Nemotron-H: its pattern's length
         const auto heads = number({"num_attention_heads", "n_heads"}, "heads", true);
         if (!number({"num_key_value_heads", "num_kv_heads"}, "kv_heads", false) && heads)
             assignments.push_back({"kv_heads", boolean("multi_query", false) ? "1" : detail::formatNumber(*heads)});
@@ -435,19 +436,8 @@ HfImport importHfFields(std::string_view rootType, std::span<const HfValue> valu
     detail::readLinearAttention(type, fields, out, assignments);
     detail::readWeightFormat(fields, out, assignments);
     detail::readVisionTower(type, fields, out, assignments);
-    // Hybrid and sparse-attention layouts (Qwen3-Next, DeepSeek-V3.2, Llama 4, Nemotron-H): their keys, where a
-    // listed model_type carries one.
-    for (const auto& f : fields)
-        for (std::string_view prefix : {"full_attention_interval", "linear_", "index_", "interleave_moe_layer_step", "attention_chunk_size",
-                                        "hybrid_override_pattern", "mamba_", "ssm_"})
-            if (f.type != "null" && f.key.rfind(prefix, 0) == 0 &&
-                !(type == "llama4_text" && (prefix == "interleave_moe_layer_step" || prefix == "attention_chunk_size")) &&
-                !(type == "deepseek_v32" && prefix == "index_") &&
-                !(type == "qwen3_next" && (prefix == "full_attention_interval" || prefix == "linear_"))) {
-                out.notices.push_back({f.key, f.key + " changes what a layer is and keeps (hybrid or sparse attention), which "
-                                                      "membudget does not read: every layer is counted as the same decoder layer"});
-                break;
-            }
+    detail::readHybridStack(type, fields, out, assignments);
+    detail::nameUnreadLayouts(type, fields, out);
     if (type == "deepseek_v32")
         out.notices.push_back({"index_topk",
                                "index_topk: DeepSeek-V3.2's indexer weights and its key cache are counted; in training, what the "

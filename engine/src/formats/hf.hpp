@@ -30,6 +30,11 @@ void readLinearAttention(const std::string& type, std::span<const HfValue> field
 void readLlama4MoeLayers(std::span<const HfValue> fields, HfImport& out, std::vector<Assignment>& assignments);
 // vision_params from a Qwen2-VL or Qwen2.5-VL vision_config (0 for every other model: the tower is named, not counted).
 void readVisionTower(const std::string& type, std::span<const HfValue> fields, HfImport& out, std::vector<Assignment>& assignments);
+// Nemotron-H's blocks as layer_pattern and its Mamba-2 sizes; other types keep the reset architecture's empty pattern
+// (formats/hf_hybrid.cpp).
+void readHybridStack(const std::string& type, std::span<const HfValue> fields, HfImport& out, std::vector<Assignment>& assignments);
+// A notice for each hybrid or sparse-attention key that the model type's rules do not read.
+void nameUnreadLayouts(const std::string& type, std::span<const HfValue> fields, HfImport& out);
 // weight_dtype, quant_group from quantization_config or the dtype the checkpoint was saved in.
 void readWeightFormat(std::span<const HfValue> fields, HfImport& out, std::vector<Assignment>& assignments);
 

@@ -279,6 +279,9 @@ ExportResult exportMegatron(const Config& c) {
     if (c.outputBias) e.skip("output_bias", "true", "Megatron-LM's output layer has no bias");
     if (c.sharedNorm) e.skip("shared_norm", "true", "Megatron-LM's GPT layer has a norm before attention and one before the MLP");
     if (c.embeddingNorm) e.skip("embedding_norm", "true", "Megatron-LM has no norm on the embeddings");
+    if (!c.layerPattern.empty())
+        e.skip("layer_pattern", c.layerPattern.substr(0, 16) + (c.layerPattern.size() > 16 ? "…" : ""),
+               "a hybrid stack is Megatron-LM's Mamba model (pretrain_mamba.py, --hybrid-override-pattern), not a GPT layer");
     if (!c.tiedEmbeddings) flag("--untie-embeddings-and-output-weights");
     flag(c.posEmb > 0 ? "--position-embedding-type learned_absolute --max-position-embeddings " + formatNumber(c.posEmb)
                       : "--position-embedding-type rope");

@@ -183,6 +183,44 @@ RankParams rankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput)
     return p;
 }
 
+PatternBlocks patternBlocksIn(const Config& c, double from, double count) {
+    PatternBlocks blocks;
+    const auto size = static_cast<double>(c.layerPattern.size());
+    for (double i = std::max(0.0, from); i < std::min(from + count, size); ++i) {
+        const char kind = c.layerPattern[static_cast<size_t>(i)];
+        (kind == 'M' ? blocks.mamba : kind == '*' ? blocks.attention : blocks.mlp) += 1;
+    }
+    return blocks;
+}
+
+HybridBlockParams hybridBlockParams(const Config& c, const Dims& x) {
+    const double norm = x.layernorm ? 2 * x.h : x.h;
+    // NemotronHMamba2Mixer and vLLM's MambaMixer2: in_proj (h -> z and x of I = heads × head_dim, B and C of
+    // groups × state, dt per head) column-parallel, out_proj (I -> h) row-parallel; the depthwise conv1d over x, B
+    // and C (with its bias), dt_bias, A_log and D per head and the gated RMSNorm of I split with the heads. One group
+    // is replicated to every TP rank.
+    const double width = c.mambaHeads * c.mambaHeadDim, bc = 2 * mambaGroupsOverTp(c) * c.mambaState;
+    const double conv = (width + bc) / x.t;
+    HybridBlockParams p;
+    p.mambaLinear = x.h * (2 * width + bc + c.mambaHeads) / x.t + width * x.h / x.t;
+    p.mambaRest = conv * c.mambaConvKernel + (c.mambaConvBias ? conv : 0) + 3 * c.mambaHeads / x.t + width / x.t + norm;
+    // NemotronHAttention (Jamba's): q, k, v and o, their biases with attention_bias; NemotronHMLP: up and down (or a
+    // gated MLP's three matrices), biased with mlp_bias.
+    p.attentionLinear = 2 * x.h * x.a * x.d / x.t + 2 * x.h * x.kvHeadsRank * x.d;
+    p.attentionRest = norm + (x.attentionBias ? x.a * x.d / x.t + 2 * x.kvHeadsRank * x.d + x.h : 0) + queryKeyNormParams(c);
+    const double matrices = x.gated ? 3 : 2;
+    p.mlpLinear = matrices * x.h * x.f / x.t;
+    p.mlpRest = norm + (x.mlpBias ? (matrices - 1) * x.f / x.t + x.h : 0);
+    return p;
+}
+
+BlockParams hybridStageParams(const Config& c, const Dims& x, double from, double count) {
+    const PatternBlocks blocks = patternBlocksIn(c, from, count);
+    const HybridBlockParams p = hybridBlockParams(c, x);
+    return {.linear = blocks.mamba * p.mambaLinear + blocks.attention * p.attentionLinear + blocks.mlp * p.mlpLinear,
+            .rest = blocks.mamba * p.mambaRest + blocks.attention * p.attentionRest + blocks.mlp * p.mlpRest};
+}
+
 double persistentParameters(const Config& c, const Dims& x, double denseLayers, double moeLayers, bool first, bool last, bool outputHere) {
     const double limit = c.persistenceThreshold;
     auto keep = [limit](double numel, double count = 1) { return numel <= limit ? numel * count : 0; };
@@ -220,6 +258,7 @@ double moeLayersIn(const Config& c, double from, double count) {
 }
 
 double fullAttentionLayersIn(const Config& c, double from, double count) {
+    if (!c.layerPattern.empty()) return patternBlocksIn(c, from, count).attention;
     if (c.slidingWindow == 0 && c.attentionChunk == 0 && c.linearValueHeads == 0) return count;
     if (c.fullAttentionEvery == 0) return 0;
     return std::floor((from + count) / c.fullAttentionEvery) - std::floor(from / c.fullAttentionEvery);
@@ -235,9 +274,10 @@ StageParameterCount stageParameterCount(const Config& c, double stage, double fi
     const bool outputOnLast = !c.tiedEmbeddings || c.pp > 1;
     const double mtp = last && !inference ? c.mtpLayers : 0;
     const bool mtpMoe = mtpIsMoe(c);
-    auto count = [&](const RankParams& p, const Dims& x, bool copies) {
-        double total =
-            dense * p.layer + moe * (p.moeLayer + p.moeLayerExperts) + (first ? p.embedding : 0) + (last ? p.finalNorm + p.output : 0);
+    auto count = [&](const RankParams& p, const Dims& x, const Config& on, bool copies) {
+        const BlockParams blocks = on.layerPattern.empty() ? BlockParams{} : hybridStageParams(on, x, firstLayer, layers);
+        double total = (on.layerPattern.empty() ? dense * p.layer + moe * (p.moeLayer + p.moeLayerExperts) : blocks.linear + blocks.rest) +
+                       (first ? p.embedding : 0) + (last ? p.finalNorm + p.output : 0);
         // Multi-token prediction (DeepSeek-V3 §2.2): layers of the last layer's kind, two input norms, the
         // 2h -> h projection and a final norm; with PP > 1 an embedding copy on the last stage.
         if (mtp > 0)
@@ -250,7 +290,8 @@ StageParameterCount stageParameterCount(const Config& c, double stage, double fi
     whole.tp = whole.ep = 1;
     whole.etp = 1;
     const Dims wholeDims = dimsOf(whole);
-    return {count(rankParams(c, x, outputOnLast), x, true), count(rankParams(whole, wholeDims, !c.tiedEmbeddings), wholeDims, false)};
+    return {count(rankParams(c, x, outputOnLast), x, c, true),
+            count(rankParams(whole, wholeDims, !c.tiedEmbeddings), wholeDims, whole, false)};
 }
 
 double bytesOfDtype(WeightDtype dtype) {
@@ -288,6 +329,13 @@ double derivedParameterCount(const Config& c) {
     const double ffn = ffnMatrices * h * c.ffn + (mlpBias ? (ffnMatrices - 1) * c.ffn + h : 0);
     const double embeddings = c.vocab * h * (c.tiedEmbeddings ? 1 : 2) + c.posEmb * h + (c.embeddingNorm ? norm : 0) +
                               (c.outputBias ? c.vocab : 0) + c.visionParams;
+    if (!c.layerPattern.empty()) {
+        // A hybrid stack: each block its norm and one mixer, counted whole (one rank holding every shard).
+        Config whole = c;
+        whole.tp = 1;
+        const detail::BlockParams blocks = detail::hybridStageParams(whole, detail::dimsOf(whole), 0, c.layers);
+        return embeddings + blocks.linear + blocks.rest + norm;
+    }
     const double moeLayers = moeLayerCount(c);
     // A MoE layer replaces the dense FFN with a router, the routed experts and any shared expert.
     const double expertWidth = c.moeFfn != 0 ? c.moeFfn : c.ffn;

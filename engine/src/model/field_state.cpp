@@ -28,6 +28,7 @@ bool fieldApplies(const FieldSpec& field, const Config& c) {
     const Applies a = field.applies;
     if (has(a, Applies::moe) && !(c.experts > 0)) return false;
     if (has(a, Applies::mla) && !(c.kvLoraRank > 0)) return false;
+    if (has(a, Applies::mamba) && c.layerPattern.find('M') == std::string::npos) return false;
     if (has(a, Applies::adapters) && c.finetune == Finetune::full) return false;
     if (has(a, Applies::training) && c.mode != Mode::training) return false;
     if (has(a, Applies::inference) && c.mode != Mode::inference) return false;
@@ -46,6 +47,7 @@ std::string appliesText(Applies a) {
     if (has(a, Applies::inference)) add("inference");
     if (has(a, Applies::moe)) add("MoE (experts > 0)");
     if (has(a, Applies::mla)) add("MLA (kv_lora_rank > 0)");
+    if (has(a, Applies::mamba)) add("Mamba blocks (M in layer_pattern)");
     if (has(a, Applies::adapters)) add("LoRA / QLoRA");
     if (has(a, Applies::membudgetMethod)) add("method membudget");
     return out;

@@ -67,6 +67,34 @@ struct LinearAttentionParams {
 LinearAttentionParams linearAttentionParams(const Config& c, double tp);
 RankParams rankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput);
 
+// The blocks of a hybrid stack (layer_pattern) among layers [from, from + count): Mamba-2 mixers, attention, MLPs.
+struct PatternBlocks {
+    double mamba = 0;
+    double attention = 0;
+    double mlp = 0;
+};
+PatternBlocks patternBlocksIn(const Config& c, double from, double count);
+
+// One block of each kind of a hybrid stack on one TP rank, each with its norm: the weights of its linear layers (a
+// linear layer's format) and the rest (norms, the convolution, the SSM's per-head parameters, biases; BF16).
+struct HybridBlockParams {
+    double mambaLinear = 0, mambaRest = 0;
+    double attentionLinear = 0, attentionRest = 0;
+    double mlpLinear = 0, mlpRest = 0;
+};
+HybridBlockParams hybridBlockParams(const Config& c, const Dims& x);
+
+// The groups of B and C a Mamba-2 mixer holds over TP: n_groups, or TP where one group is replicated to every rank
+// (vLLM MambaStateShapeCalculator.extra_groups_for_head_shards).
+inline double mambaGroupsOverTp(const Config& c) { return std::fmod(c.mambaGroups, c.tp) == 0 ? c.mambaGroups : c.tp; }
+
+// The blocks [from, from + count) of a hybrid stack on one rank: linear-layer weights and the rest.
+struct BlockParams {
+    double linear = 0;
+    double rest = 0;
+};
+BlockParams hybridStageParams(const Config& c, const Dims& x, double from, double count);
+
 // DeepSpeed ZeRO-3's persistent parameters on one rank: the tensors of at most stage3_param_persistence_threshold
 // elements (parameter_offload.py mark_persistent_parameters), which stay gathered after their first use.
 double persistentParameters(const Config& c, const Dims& x, double denseLayers, double moeLayers, bool first, bool last, bool outputHere);

@@ -16,6 +16,48 @@ namespace membudget {
 
 using detail::quoted;
 
+namespace {
+
+// A hybrid stack (layer_pattern): one known character a layer, as many as layers, beside nothing else that changes
+// what a layer is; the Mamba-2 heads split over TP as vLLM's MambaMixer2 splits them.
+void checkLayerPattern(const Config& config, std::vector<Problem>& errors) {
+    const auto n = detail::groupedNumber;
+    const std::string& pattern = config.layerPattern;
+    const size_t bad = pattern.find_first_not_of("M*-");
+    if (bad != std::string::npos) {
+        errors.push_back({"layer_pattern", "layer_pattern must hold M (Mamba-2), * (attention) and - (MLP) only" +
+                                               std::string(pattern[bad] == 'E' ? " (E, a MoE block, is not modelled yet)" : "") + "; got " +
+                                               (static_cast<unsigned char>(pattern[bad]) < 0x80 ? quoted(std::string(1, pattern[bad]))
+                                                                                                : std::string("a non-ASCII character")) +
+                                               " at layer " + n(static_cast<double>(bad))});
+        return;
+    }
+    if (static_cast<double>(pattern.size()) != config.layers)
+        errors.push_back({"layer_pattern", "layer_pattern must have one character per layer (layers = " + n(config.layers) + "); got " +
+                                               n(static_cast<double>(pattern.size()))});
+    if (config.experts != 0 || config.kvLoraRank != 0 || config.slidingWindow != 0 || config.attentionChunk != 0 ||
+        config.linearValueHeads != 0 || config.mtpLayers != 0)
+        errors.push_back({"layer_pattern",
+                          "a layer pattern is modelled with plain attention and MLP blocks only (experts, kv_lora_rank, sliding_window, "
+                          "attention_chunk, linear_value_heads and mtp_layers 0)"});
+    if (pattern.find('M') != std::string::npos) {
+        if (std::fmod(config.mambaHeads, config.tp) != 0)
+            errors.push_back({"tp", "tp must divide mamba_heads (" + n(config.mambaHeads) +
+                                        "): vLLM splits the Mamba-2 heads over TP; got " + n(config.tp)});
+        if (std::fmod(config.mambaGroups, config.tp) != 0 && config.mambaGroups != 1)
+            errors.push_back({"tp", "tp must divide mamba_groups (" + n(config.mambaGroups) +
+                                        ") unless there is one group, which vLLM replicates; got " + n(config.tp)});
+    }
+    // What a Mamba or one-mixer block saves for backward is not modelled.
+    if (config.mode == Mode::training)
+        errors.push_back({"mode", "mode must be inference for a layer pattern (layer_pattern = " + quoted(pattern.substr(0, 16)) +
+                                      (pattern.size() > 16 ? "…" : "") +
+                                      "): what its blocks save in training is not modelled, and would not be counted as "
+                                      "transformer layers silently"});
+}
+
+}  // namespace
+
 std::vector<Problem> validate(const Config& config) {
     std::vector<Problem> errors;
     for (const auto& field : fields()) {
@@ -258,6 +300,7 @@ std::vector<Problem> validate(const Config& config) {
                              "): what its layers save in training is not modelled, and "
                              "would not be counted as full attention silently"});
     }
+    if (!config.layerPattern.empty()) checkLayerPattern(config, errors);
     if (config.attnOutputGate && config.mode == Mode::training && config.linearValueHeads == 0)
         errors.push_back({"mode",
                           "mode must be inference for a gated attention output (attn_output_gate = true): the "

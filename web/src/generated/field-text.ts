@@ -206,6 +206,38 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "help": "The query projection also gives a sigmoid gate on the attention output (Qwen3-Next)",
     "section": "transformers modeling_qwen3_next.py Qwen3NextAttention"
   },
+  "layer_pattern": {
+    "help": "One character a layer for a hybrid stack of one-mixer blocks: M Mamba-2, * attention, - MLP (hybrid_override_pattern; empty: every layer attention and MLP)",
+    "section": "transformers modeling_nemotron_h.py NemotronHBlock"
+  },
+  "mamba_heads": {
+    "help": "Heads of each Mamba-2 mixer (mamba_num_heads); its width is heads × head dim",
+    "section": "transformers modeling_nemotron_h.py NemotronHMamba2Mixer; vLLM MambaMixer2"
+  },
+  "mamba_head_dim": {
+    "help": "Width of each Mamba-2 head (mamba_head_dim)",
+    "section": "transformers modeling_nemotron_h.py NemotronHMamba2Mixer; vLLM MambaMixer2"
+  },
+  "mamba_state": {
+    "help": "State of each Mamba-2 head per channel (ssm_state_size)",
+    "section": "transformers modeling_nemotron_h.py NemotronHMamba2Mixer; vLLM MambaMixer2"
+  },
+  "mamba_groups": {
+    "help": "Groups of the B and C projections (n_groups)",
+    "section": "transformers modeling_nemotron_h.py NemotronHMamba2Mixer; vLLM MambaMixer2"
+  },
+  "mamba_conv_kernel": {
+    "help": "Causal convolution width before the scan (conv_kernel)",
+    "section": "transformers modeling_nemotron_h.py NemotronHMamba2Mixer; vLLM MambaMixer2"
+  },
+  "mamba_conv_bias": {
+    "help": "A bias on each convolution channel (use_conv_bias)",
+    "section": "transformers modeling_nemotron_h.py NemotronHMamba2Mixer; vLLM MambaMixer2"
+  },
+  "mamba_state_dtype": {
+    "help": "Element type of each Mamba layer's SSM state in vLLM (mamba_ssm_cache_dtype; the conv state is BF16)",
+    "section": "vLLM model_executor/models/config.py NemotronHForCausalLMConfig, mamba_utils.py"
+  },
   "capacity_factor": {
     "help": "Routed tokens an expert rank holds, relative to a perfectly even split",
     "section": "Mixture of experts (Megatron-LM --num-experts, --moe-*; Mixtral, Qwen MoE config.json)"

@@ -45,6 +45,8 @@ enum class WeightDtype : std::uint8_t { bf16, fp16, fp8, int8, int4 };
 // The routed experts' stored format: weight_dtype's, or MXFP4 (gpt-oss: 4-bit E2M1 pairs with an E8M0 scale per 32).
 enum class ExpertWeights : std::uint8_t { same, mxfp4 };
 enum class KvDtype : std::uint8_t { bf16, fp16, fp8 };
+// A Mamba layer's SSM state in vLLM (mamba_ssm_cache_dtype; NemotronH's hook takes the config's, float32 by default).
+enum class StateDtype : std::uint8_t { fp32, bf16, fp16 };
 enum class Method : std::uint8_t { membudget, chapter, korthikanti, megatron, zero, deepspeed };
 enum class Verdict : std::uint8_t { fits, tight, doesNotFit };
 enum class StepPhase : std::uint8_t { forwardBackward, optimizerStep };
@@ -152,6 +154,10 @@ struct ChoiceNames<WeightDtype> {
 template <>
 struct ChoiceNames<KvDtype> {
     static constexpr std::array<std::string_view, 3> names{"bf16", "fp16", "fp8"};
+};
+template <>
+struct ChoiceNames<StateDtype> {
+    static constexpr std::array<std::string_view, 3> names{"fp32", "bf16", "fp16"};
 };
 template <>
 struct ChoiceNames<Method> {

@@ -84,6 +84,19 @@ struct Config {
     double linearValueDim = 128;
     double linearConvKernel = 4;
     bool attnOutputGate = false;  // the full-attention layers' query projection also gives a gate (Qwen3-Next)
+    // A hybrid stack of one-mixer blocks (Nemotron-H's hybrid_override_pattern), one character a layer: M a Mamba-2
+    // mixer, * attention, - an MLP, each behind its own norm. Empty: every layer is attention and an MLP.
+    std::string layerPattern;
+    // The Mamba-2 mixers of M blocks (transformers' NemotronHMamba2Mixer, NemotronHConfig's defaults): mamba_heads ×
+    // mamba_head_dim channels, B and C of mamba_state in mamba_groups groups, a depthwise convolution of
+    // mamba_conv_kernel; vLLM keeps a conv state in the model's dtype and an SSM state in mamba_state_dtype.
+    double mambaHeads = 128;
+    double mambaHeadDim = 64;
+    double mambaState = 128;
+    double mambaGroups = 8;
+    double mambaConvKernel = 4;
+    bool mambaConvBias = true;
+    StateDtype mambaStateDtype = StateDtype::fp32;
     // parallelism
     double tp = 8;
     double pp = 1;

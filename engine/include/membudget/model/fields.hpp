@@ -37,6 +37,7 @@ enum class Applies : std::uint8_t {
     training = 8,          // mode = training
     inference = 16,        // mode = inference
     membudgetMethod = 32,  // method = membudget (the framework-aware model)
+    mamba = 64,            // a hybrid stack with Mamba-2 blocks (layer_pattern holds an M)
 };
 constexpr Applies operator|(Applies a, Applies b) { return static_cast<Applies>(static_cast<unsigned>(a) | static_cast<unsigned>(b)); }
 

@@ -51,6 +51,11 @@ struct ModelPreset {
     // scales), what vLLM loads it as; like the expert format a preset always sets it.
     WeightDtype weightDtype = WeightDtype::bf16;
     double moeLayerFreq = 1;  // with first_dense_layers, every Nth layer MoE (Llama 4 Maverick: 2)
+    // A hybrid stack of one-mixer blocks (Nemotron-H) and its Mamba-2 mixers; empty: uniform layers.
+    std::string_view layerPattern = "";
+    double mambaHeads = 128, mambaHeadDim = 64, mambaState = 128, mambaGroups = 8, mambaConvKernel = 4;
+    bool mambaConvBias = true;
+    StateDtype mambaStateDtype = StateDtype::fp32;
 };
 
 struct GpuPreset {

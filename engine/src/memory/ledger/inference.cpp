@@ -67,7 +67,14 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
     // the activation (d_expert) and the down projection's output (h), BF16 (vLLM fused_moe.py,
     // fused_experts_impl: intermediate_cache1/2/3 of M × top_k × N, N/2 and K), with d_expert split by ETP.
     const double moeWidth = c.experts != 0 ? 2 * c.expertsPerToken * (3 * expertFfn(c) / expertTensorParallel(c) + x.h) : 0;
-    const double forwardRaw = forwardTokens * (4 * x.h + std::max({attentionWidth, mlpWidth, moeWidth}));
+    // A Mamba-2 mixer holds in_proj's output, the convolved x, B and C, and the scan's output, BF16 (vLLM
+    // MambaMixer2.forward: projected_states, hidden_states_B_C, preallocated_ssm_out).
+    const bool mamba = c.layerPattern.find('M') != std::string::npos;
+    const double mambaChannels = c.mambaHeads * c.mambaHeadDim, mambaBc = 2 * mambaGroupsOverTp(c) * c.mambaState;
+    const double mambaWidth =
+        mamba ? 2 * ((2 * mambaChannels + mambaBc + c.mambaHeads) / x.t + (mambaChannels + mambaBc) / x.t + mambaChannels / x.t) : 0;
+    const double widest = std::max({attentionWidth, mlpWidth, moeWidth, mambaWidth});
+    const double forwardRaw = forwardTokens * (4 * x.h + widest);
     // The sampler's pass, per element of requests × vocabulary: compute_logits' BF16 logits, gathered to the
     // full vocabulary on every TP rank (LogitsProcessor._gather_logits, all-gather on CUDA) and held by
     // _dummy_sampler_run (2 B); Sampler.forward's FP32 copy (4 B); top-k/top-p masked in place
@@ -80,8 +87,9 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
     // intermediate_tensors (make_empty_intermediate_tensors at max_num_tokens, BF16) during the profile and
     // keeps them.
     const double receivedRaw = 2 * forwardTokens * x.h * 2;
-    const std::string forwardText = moeWidth > 0
-                                        ? fill("# × (4 × # + max(#, #, #))", {forwardTokens, x.h, attentionWidth, mlpWidth, moeWidth})
+    const double thirdWidth = moeWidth > 0 ? moeWidth : mambaWidth;
+    const std::string forwardText = thirdWidth > 0
+                                        ? fill("# × (4 × # + max(#, #, #))", {forwardTokens, x.h, attentionWidth, mlpWidth, thirdWidth})
                                         : fill("# × (4 × # + max(#, #))", {forwardTokens, x.h, attentionWidth, mlpWidth});
     const std::string samplerText =
         fill("# × # × 2 + 2 × # × # × 2 + # × # × 14", {forwardTokens, x.h, samplerRequests, x.h, samplerRequests, x.V});
@@ -112,11 +120,22 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
                c.linearValueHeads / c.tp * c.linearKeyDim * c.linearValueDim) *
                   2
             : 0;
+    // A Mamba-2 layer's state (vLLM MambaStateShapeCalculator.mamba2_state_shape): a convolution state of
+    // (I + 2·groups·state)/TP channels × (kernel − 1) in the model's dtype, and an SSM state of heads/TP × head_dim ×
+    // state in mamba_ssm_cache_dtype, which NemotronH's hook takes from the config (float32 by default;
+    // NemotronHForCausalLMConfig, MambaStateDtypeCalculator.mamba2_state_dtype). Paged as the linear layers' are.
+    const double mambaStateBytes =
+        mamba ? (mambaChannels + mambaBc) / c.tp * (c.mambaConvKernel - 1) * 2 +
+                    c.mambaHeads / c.tp * c.mambaHeadDim * c.mambaState * (c.mambaStateDtype == StateDtype::fp32 ? 4 : 2)
+              : 0;
+    const bool stateful = c.linearValueHeads > 0 || mamba;
+    const double stateBytes = c.linearValueHeads > 0 ? linearStateBytes : mambaStateBytes;
     const double attentionTokenPage = 2 * kvHeads * x.d * kvBytes;
-    const double hybridBlock =
-        c.linearValueHeads > 0 ? std::max(c.kvBlock, 16 * std::ceil(linearStateBytes / (16 * attentionTokenPage))) : 0;
-    const double hybridPage = c.linearValueHeads > 0 ? hybridBlock * attentionTokenPage : 0;
-    const double hybridBlocks = c.linearValueHeads > 0 ? std::ceil(c.seq / hybridBlock) : 0;
+    const double hybridBlock = stateful ? std::max(c.kvBlock, 16 * std::ceil(stateBytes / (16 * attentionTokenPage))) : 0;
+    // Without attention layers a page is the state alone (vLLM MambaSpec.page_size_bytes).
+    const bool attentionFree = stateful && fullAttentionLayersIn(c, 0, c.layers) == 0;
+    const double hybridPage = attentionFree ? stateBytes : stateful ? hybridBlock * attentionTokenPage : 0;
+    const double hybridBlocks = stateful ? std::ceil(c.seq / hybridBlock) : 0;
     double firstLayer = 0;
     for (double i = 0; i < c.pp; ++i) {
         StageOutput stage;
@@ -137,11 +156,19 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
         const double expertsMxfp4 = mxfp4 ? moeLayers * mxfp4Experts : 0, expertBiasesFp32 = mxfp4 ? moeLayers * mxfp4Biases : 0;
         const double fullLayers = fullAttentionLayersIn(c, firstLayer - stage.layers, stage.layers);
         const double linearLayers = c.linearValueHeads > 0 ? stage.layers - fullLayers : 0;
-        const double linear = denseLayers * p.layerLinear + moeLayers * (p.moeLayerLinear + (mxfp4 ? 0 : p.moeLayerExperts)) +
-                              linearLayers * p.linearLayerLinearDelta;
-        const double rest = denseLayers * (p.layer - p.layerLinear) + linearLayers * p.linearLayerRestDelta +
-                            moeLayers * (p.moeLayer - p.moeLayerLinear - (mxfp4 ? p.moeLayerExpertBiases : 0)) + (first ? p.embedding : 0) +
-                            (last ? p.finalNorm + p.output : 0);
+        // A hybrid stack's blocks, each at its own kind (layer_pattern).
+        const PatternBlocks blocks = patternBlocksIn(c, firstLayer - stage.layers, stage.layers);
+        const BlockParams hybrid =
+            c.layerPattern.empty() ? BlockParams{} : hybridStageParams(c, x, firstLayer - stage.layers, stage.layers);
+        const double stateLayers = c.linearValueHeads > 0 ? linearLayers : blocks.mamba;
+        const double linear = c.layerPattern.empty()
+                                  ? denseLayers * p.layerLinear + moeLayers * (p.moeLayerLinear + (mxfp4 ? 0 : p.moeLayerExperts)) +
+                                        linearLayers * p.linearLayerLinearDelta
+                                  : hybrid.linear;
+        const double rest = (c.layerPattern.empty() ? denseLayers * (p.layer - p.layerLinear) + linearLayers * p.linearLayerRestDelta +
+                                                          moeLayers * (p.moeLayer - p.moeLayerLinear - (mxfp4 ? p.moeLayerExpertBiases : 0))
+                                                    : hybrid.rest) +
+                            (first ? p.embedding : 0) + (last ? p.finalNorm + p.output : 0);
         const double weightsRaw = linear * perWeight + rest * 2 + expertsMxfp4 * (0.5 + 1.0 / 32) + expertBiasesFp32 * 4;
         const double weights = std::ceil(weightsRaw);
         const std::string weightsText =
@@ -150,7 +177,7 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
                        weightsRaw);
         // MLA caches one latent of kv_lora_rank + qk_rope_dim per token and layer, the same on every TP rank
         // (vLLM MLAAttentionSpec: no factor 2, one head).
-        const double slidingLayers = c.linearValueHeads > 0 ? 0 : stage.layers - fullLayers;
+        const double slidingLayers = local ? stage.layers - fullLayers : 0;
         // DeepSeek-V3.2's indexer keeps one key per token and layer beside it, FP8 with an FP32 scale per 128
         // (vLLM's Indexer: DeepseekV32IndexerCache of head_dim + head_dim // 128 × 4 bytes, uint8, in the KV cache's
         // pages), whatever kv_dtype is.
@@ -158,11 +185,14 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
         double kv = c.kvLoraRank != 0
                         ? stage.layers * ((c.kvLoraRank + c.qkRopeDim) * kvBytes + indexerKeyBytes) * tokensCached
                         : 2 * kvHeads * x.d * kvBytes * c.mb * c.kvBlock * (fullLayers * blocksPerSequence + slidingLayers * slidingBlocks);
-        if (c.linearValueHeads > 0) kv = c.mb * hybridPage * (fullLayers * hybridBlocks + linearLayers);
+        if (stateful) kv = c.mb * hybridPage * (fullLayers * hybridBlocks + stateLayers);
         stage.lines.push_back(
             {LineId::parameters, "Weights", "P_linear × bytes(weight_dtype) + P_other × 2", weightsText, weights,
              "Linear layers in " + dtypeNote + "; embeddings, output layer, norms" + (c.experts != 0 ? ", routers" : "") +
                  " and biases in BF16; " + n(stage.layers) + " layers on this stage" +
+                 (c.layerPattern.empty()
+                      ? ""
+                      : " (" + n(blocks.mamba) + " Mamba-2, " + n(blocks.attention) + " attention and " + n(blocks.mlp) + " MLP blocks)") +
                  (moeLayers > 0
                       ? " (" + n(moeLayers) + " MoE layers, " + n(c.experts / c.ep) + " routed experts each on this GPU" +
                             (expertTensorParallel(c) > 1 ? ", each split over " + n(expertTensorParallel(c)) + " ranks" : "") + ")"
@@ -188,18 +218,23 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
                                  n(c.attentionChunk) + " tokens and keep at most one chunk and " + n(c.workspaceTokens) +
                                  " prefill tokens (vLLM's ChunkedLocalAttentionSpec)"
                            : " (vLLM's formula)");
-        if (c.linearValueHeads > 0)
+        if (stateful) {
+            const std::string stateName = c.linearValueHeads > 0 ? "linear" : "Mamba";
+            const std::string stateText =
+                c.linearValueHeads > 0 ? "the Gated DeltaNet state of " + n(stateBytes) + " B per sequence in each of " + n(stateLayers) +
+                                             " linear-attention layers"
+                                       : "the Mamba-2 state of " + n(stateBytes) + " B per sequence (convolution BF16, SSM " +
+                                             std::string(toString(c.mambaStateDtype)) + ") in each of " + n(stateLayers) + " Mamba layers";
             stage.lines.push_back(
                 {LineId::kvCache, "KV cache and states",
-                 "b × page × (full layers × ⌈s/block⌉ + linear layers), block = max(kv_block, 16 × ⌈state / (16 × token page)⌉)",
-                 n(c.mb) + " × " + n(hybridPage) + " × (" + n(fullLayers) + " × " + n(hybridBlocks) + " + " + n(linearLayers) + ")", kv,
+                 "b × page × (full layers × ⌈s/block⌉ + " + stateName + " layers), block = max(kv_block, 16 × ⌈state / (16 × token page)⌉)",
+                 n(c.mb) + " × " + n(hybridPage) + " × (" + n(fullLayers) + " × " + n(hybridBlocks) + " + " + n(stateLayers) + ")", kv,
                  "K and V of " + n(c.mb) + " sequences × " + n(c.seq) + " tokens in " + n(fullLayers) + " full-attention layers (" +
-                     n(attentionTokenPage) + " B per token, blocks of " + n(hybridBlock) + " tokens), and the Gated DeltaNet state of " +
-                     n(linearStateBytes) + " B per sequence in each of " + n(linearLayers) +
-                     " linear-attention layers, padded to a page of " + n(hybridPage) +
+                     n(attentionTokenPage) + " B per token, blocks of " + n(hybridBlock) + " tokens), and " + stateText +
+                     ", padded to a page of " + n(hybridPage) +
                      " B (vLLM's hybrid allocator: MambaSpec beside FullAttentionSpec, one page size; prefix caching off)",
                  Method::membudget});
-        else if (!mla && local)
+        } else if (!mla && local)
             stage.lines.push_back({LineId::kvCache, "KV cache",
                                    c.slidingWindow > 0 ? "2 × max(1, kv/TP) × head_dim × bytes × b × block × (full layers × ⌈s/block⌉ + "
                                                          "sliding layers × (⌈min(W − 1 + T, s)/block⌉ + 1))"
@@ -228,14 +263,15 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
                                                      workspaceRaw);
         const std::string workspaceNote =
             "vLLM's profiling run: a forward of " + n(forwardTokens) + " tokens (attention " + n(attentionWidth) + " B, MLP " +
-            n(mlpWidth) + " B" + (moeWidth > 0 ? ", fused MoE " + n(moeWidth) + " B" : "") + " per token)" +
+            n(mlpWidth) + " B" + (moeWidth > 0 ? ", fused MoE " + n(moeWidth) + " B" : "") +
+            (mambaWidth > 0 ? ", Mamba-2 mixer " + n(mambaWidth) + " B" : "") + " per token)" +
             (last ? ", then the sampler over " + n(samplerRequests) + " requests × " + n(x.V) + " logits at 14 B" : "") +
             (first ? "" : "; the previous stage's hidden state and residual") + "; compiled graphs' buffers not modelled";
-        stage.lines.push_back(
-            {LineId::activations, "Workspace",
-             std::string(first ? "" : "2·T·h·2 + ") + (last ? "max(T × (4h + max(attention, MLP, MoE width)), T·h·2 + 4·r·h + r × V × 14)"
-                                                            : "T × (4h + max(attention, MLP, MoE width))"),
-             workspaceText, workspace, workspaceNote, Method::membudget});
+        stage.lines.push_back({LineId::activations, "Workspace",
+                               std::string(first ? "" : "2·T·h·2 + ") +
+                                   (last ? "max(T × (4h + max(attention, MLP, MoE or Mamba width)), T·h·2 + 4·r·h + r × V × 14)"
+                                         : "T × (4h + max(attention, MLP, MoE or Mamba width))"),
+                               workspaceText, workspace, workspaceNote, Method::membudget});
         stage.lines.push_back({LineId::cudaGraphs, "CUDA graphs", "cuda_graphs_gb × 10⁹", gigabytesText(c.cudaGraphsGb),
                                gigabytesToBytes(c.cudaGraphsGb), "Captured CUDA graphs (an allowance; vLLM reports it at start-up)",
                                std::nullopt});

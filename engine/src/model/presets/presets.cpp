@@ -1472,7 +1472,28 @@ constexpr std::array kModels{
                                         "checkpoint); 6,243,584,000 parameters, the count of its modules"),
                 .qkvBias = true,
                 .contextWindow = 8192,
-                .weightDtype = WeightDtype::fp16}};
+                .weightDtype = WeightDtype::fp16},
+    ModelPreset{.id = "nemotron-h-8b",
+                .label = "Nemotron-H-8B-Base-8K",
+                .family = "Nemotron",
+                .params = 0,
+                .hidden = 4096,
+                .layers = 52,
+                .heads = 32,
+                .kvHeads = 8,
+                .headDim = 128,
+                .ffn = 21504,
+                .vocab = 131072,
+                .gatedFfn = false,
+                .tiedEmbeddings = false,
+                .norm = Norm::rmsnorm,
+                .bias = false,
+                .posEmb = 0,
+                .method = Method::membudget,
+                .source = PRESET_SOURCE("huggingface.co/nvidia/Nemotron-H-8B-Base-8K config.json (nemotron_h: 24 Mamba-2, 4 attention and "
+                                        "24 MLP blocks; inference only); 8,100,852,736 parameters, the count of its modules"),
+                .contextWindow = 8192,
+                .layerPattern = "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-"}};
 
 // Capacities are the total memory the device reports (nvidia-smi's MiB, or the allocator's bytes), which
 // is what a run can actually use; the names round it. Compute capabilities are NVIDIA's (CUDA GPUs list); the
@@ -1612,6 +1633,14 @@ void applyModelPreset(Config& config, const ModelPreset& preset) {
     config.linearValueDim = preset.linearValueDim;
     config.linearConvKernel = preset.linearConvKernel;
     config.attnOutputGate = preset.attnOutputGate;
+    config.layerPattern = std::string(preset.layerPattern);
+    config.mambaHeads = preset.mambaHeads;
+    config.mambaHeadDim = preset.mambaHeadDim;
+    config.mambaState = preset.mambaState;
+    config.mambaGroups = preset.mambaGroups;
+    config.mambaConvKernel = preset.mambaConvKernel;
+    config.mambaConvBias = preset.mambaConvBias;
+    config.mambaStateDtype = preset.mambaStateDtype;
     config.posEmb = preset.posEmb;
     config.method = preset.method;
 }
