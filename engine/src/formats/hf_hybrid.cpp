@@ -39,8 +39,9 @@ void readHybridStack(const std::string& type, std::span<const HfValue> fields, H
             if (f.key.rfind(list, 0) != 0) continue;
             const char block = f.type == "string" ? blockCharacter(f.text) : 0;
             if (block == 0) {
-                out.errors.push_back({"layer_pattern", f.key + " must be one of mamba, attention, mlp, moe; got " +
-                                                           (f.type == "string" ? "\"" + displayName(f.text.substr(0, 32)) + "\"" : f.type)});
+                out.errors.push_back(
+                    {"layer_pattern", f.key + " must be one of mamba, attention, mlp, moe; got " +
+                                          (f.type == "string" ? "\"" + displayName(f.text.substr(0, 32)) + "\"" : f.type)});
                 return;
             }
             pattern += block;
@@ -79,7 +80,8 @@ void readHybridStack(const std::string& type, std::span<const HfValue> fields, H
                                                        displayName(dtype.substr(0, 32)) + "\""});
     }
     if (const auto* bias = find("use_bias"); bias && bias->type == "boolean" && bias->text == "true")
-        out.notices.push_back({"use_bias", "use_bias: the Mamba mixers' in_proj and out_proj biases (2 × hidden + I per block) are not counted"});
+        out.notices.push_back(
+            {"use_bias", "use_bias: the Mamba mixers' in_proj and out_proj biases (2 × hidden + I per block) are not counted"});
 }
 
 // Hybrid and sparse-attention layouts (Qwen3-Next, DeepSeek-V3.2, Llama 4, Nemotron-H): their keys, where a listed
