@@ -155,6 +155,61 @@ TEST_CASE("a GEMM too small to fill the GPU's waves takes as long as one that fi
     CHECK(large("2") / large("1") == Approx(2).epsilon(0.02));
 }
 
+TEST_CASE(
+    "a MoE layer's step: routing through HBM, all-to-alls split by node and rerun by full recomputation, experts "
+    "reduced over their own group",
+    "[steptime][moe]") {
+    // Qwen3-30B-A3B: 48 MoE layers, 128 experts, top-8, hidden 2048; Megatron-LM, one micro-batch of 4,096 tokens.
+    const std::vector<Assignment> base{{"model", "qwen3-30b-a3b"},
+                                       {"gpu", "h100-80gb"},
+                                       {"method", "membudget"},
+                                       {"framework", "megatron"},
+                                       {"tp", "1"},
+                                       {"pp", "1"},
+                                       {"dp", "8"},
+                                       {"mb", "1"},
+                                       {"seq", "4096"},
+                                       {"microbatches", "1"},
+                                       {"zero", "1"}};
+    auto with = [&](std::vector<Assignment> changes) {
+        std::vector<Assignment> all = base;
+        all.insert(all.end(), changes.begin(), changes.end());
+        return configOf(all);
+    };
+    const Config ep8 = with({{"ep", "8"}, {"ckpt", "none"}});
+    const double layers = 48, k = 8, h = 2048, tokens = 4096;
+    const double copies = tokens * k * h;
+    const double intra = ep8.nvlinkGbps * 1e9 * 0.8, inter = ep8.networkGbps * 1e9 * 0.8;
+    // Inside a node: 7/8 of the copies leave each GPU over NVLink, four all-to-alls a layer (dispatch and combine, and
+    // their gradients).
+    const double inNode = 7.0 / 8 * copies * 2 / intra;
+    CHECK(part(estimateStepTime(ep8), StepPart::expertParallel) == Approx(4 * layers * inNode).epsilon(1e-9));
+    // Full recomputation runs each layer's dispatch and combine again: six.
+    const Config full = with({{"ep", "8"}, {"ckpt", "full"}});
+    CHECK(part(estimateStepTime(full), StepPart::expertParallel) == Approx(6 * layers * inNode).epsilon(1e-9));
+    // EP 16 over two 8-GPU nodes: 7/16 over NVLink while 8/16 go over the network; the network's share sets the time.
+    const Config ep16 = with({{"ep", "16"}, {"dp", "16"}, {"ckpt", "none"}});
+    const double twoNodes = std::max(7.0 / 16 * copies * 2 / intra, 8.0 / 16 * copies * 2 / inter);
+    CHECK(twoNodes == Approx(8.0 / 16 * copies * 2 / inter));
+    CHECK(part(estimateStepTime(ep16), StepPart::expertParallel) == Approx(4 * layers * twoNodes).epsilon(1e-9));
+    // A rank of more than one expert sorts the received copies by expert and back: 4 more passes over them, forward
+    // and backward, BF16 (EP 1 holds every expert and sorts nothing; its all-to-alls are none).
+    const Config ep1 = with({{"ep", "1"}, {"ckpt", "none"}});
+    const double hbm = ep8.hbmTbps * 1e12;
+    CHECK(part(estimateStepTime(ep8), StepPart::memoryBound) - part(estimateStepTime(ep1), StepPart::memoryBound) ==
+          Approx(layers * 2 * 4 * copies * 2 / hbm).epsilon(1e-6));
+    CHECK(part(estimateStepTime(ep1), StepPart::expertParallel) == 0);
+    // The experts' gradients are reduced over their own data-parallel group, TP × CP × DP ÷ (ETP × EP): at EP 8 over
+    // DP 8 a group of one, so only the dense parameters cross the network; at EP 1 every expert is reduced over DP 8.
+    CHECK(part(estimateStepTime(ep8), StepPart::dataParallel) < 0.2 * part(estimateStepTime(ep1), StepPart::dataParallel));
+    // The distributed optimizer shards the experts over that group: EP 8 steps all 16 of this rank's experts, EP 1 an
+    // eighth of all 128, the same count.
+    CHECK(part(estimateStepTime(ep8), StepPart::optimizer) == Approx(part(estimateStepTime(ep1), StepPart::optimizer)).epsilon(1e-12));
+    // With DP 16 over EP 8 the experts' group is 2: half of this rank's experts are stepped.
+    const Config dp16 = with({{"ep", "8"}, {"dp", "16"}, {"ckpt", "none"}});
+    CHECK(part(estimateStepTime(dp16), StepPart::optimizer) < part(estimateStepTime(ep8), StepPart::optimizer));
+}
+
 TEST_CASE("inference has no step-time estimate", "[steptime]") {
     const Config c = configOf({{"model", "llama-3.1-8b"}, {"mode", "inference"}, {"tp", "1"}, {"dp", "1"}});
     CHECK_FALSE(estimateStepTime(c).estimated);

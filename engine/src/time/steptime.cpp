@@ -17,6 +17,7 @@
 #include "memory/tensors.hpp"
 #include "memory/training.hpp"
 #include "model/rank.hpp"
+#include "time/moe_time.hpp"
 
 namespace membudget {
 
@@ -193,7 +194,8 @@ StepTime estimateStepTime(const Config& c) noexcept {
     const double denseBytes = tokens * (hiddenBytes * x.h / x.spDivisor + pointwise.perRotated * rotated + pointwise.perFfn * x.f / x.t);
     const double moeBytes = c.experts != 0
                                 ? tokens * (hiddenBytes * x.h / x.spDivisor + pointwise.perRotated * rotated +
-                                            pointwise.perFfn * (c.expertsPerToken * detail::expertFfn(c) + c.sharedExpertFfn) / x.t)
+                                            pointwise.perFfn * (c.expertsPerToken * detail::expertFfn(c) + c.sharedExpertFfn) / x.t) +
+                                      detail::routingBytes(c, tokens, x.h)
                                 : 0;
     // QLoRA dequantises each NF4 weight to BF16 in forward and in backward: 0.5 B read, 2 B written, 2 B read again.
     const double dequantBytesPerParam = c.finetune == Finetune::qlora ? 2 * 4.5 : 0;
@@ -266,10 +268,8 @@ StepTime estimateStepTime(const Config& c) noexcept {
     // attention's passes or torchtitan's all-gather: the same bytes).
     const double kvChunk = 2 * x.b * x.sRank * x.kvHeadsRank * x.d * 2;
     const double cpExchange = c.cp > 1 ? 3 * (c.cp - 1) * kvChunk / links.of(c.tp * c.cp, perNode) : 0;
-    // EP: the token dispatch and combine all-to-alls, forward and backward, of the top-k copies of each token.
-    const double ep = c.experts != 0 ? c.ep : 1;
-    const double epAllToAll =
-        ep > 1 ? 4 * (ep - 1) / ep * tokens * c.expertsPerToken * x.h * 2 / links.of(detail::expertTensorParallel(c) * ep, perNode) : 0;
+    // EP: one all-to-all of the top-k copies of each token (time/moe_time.cpp).
+    const double epAllToAll = detail::expertAllToAllSeconds(c, tokens, links.intraNode, links.interNode);
 
     // Recomputation.
     Recompute rc;
@@ -280,7 +280,7 @@ StepTime estimateStepTime(const Config& c) noexcept {
     // Each stage per micro-batch; the slowest sets the pace.
     double slowest = -1;
     std::array<double, kStepParts> stageParts{};
-    double slowestParams = 0;
+    double slowestParams = 0, slowestExpertParams = 0;
     double firstLayer = 0;
     const double stages = c.pp;
     for (double stage = 0; stage < stages; ++stage) {
@@ -310,7 +310,11 @@ StepTime estimateStepTime(const Config& c) noexcept {
         // computation" (config_manager.py), so only that first of CP sub-attentions hides it.
         const double cpHidden = c.framework == Framework::torchtitan ? dense.attention / c.cp : dense.attention;
         at(StepPart::contextParallel) = layers * std::max(0.0, cpExchange - cpHidden);
-        at(StepPart::expertParallel) = moeLayers * epAllToAll;
+        // Dispatch and combine in forward and their gradients in backward; full recomputation runs the forward's
+        // dispatch and combine again (the checkpointed layer's forward includes them; torchtitan's op-level SAC saves
+        // the all-to-all's output, _save_list, so it does not).
+        const double recomputedMoeForward = c.ckpt == Checkpointing::full ? recomputedMoe : 0;
+        at(StepPart::expertParallel) = (4 * moeLayers + 2 * recomputedMoeForward) * epAllToAll;
         if (stage == stages - 1) {
             // The output layer (BF16 under FP8 recipes) and the loss over the vocabulary shard.
             const double logits = tokens * x.V / x.t;
@@ -330,6 +334,7 @@ StepTime estimateStepTime(const Config& c) noexcept {
             slowest = total;
             stageParts = p;
             slowestParams = detail::stageParameterCount(c, stage, from, layers).perGpu;
+            slowestExpertParams = moeLayers * rank.moeLayerExperts;
         }
     }
 
@@ -349,33 +354,43 @@ StepTime estimateStepTime(const Config& c) noexcept {
     // gradients reduced in the framework's reduce dtype (FSDP2's default MixedPrecisionPolicy reduces in FP32 in
     // torchtitan; Megatron-LM, DeepSpeed and torchtune in BF16), parameters gathered in BF16.
     const double D = c.dp * c.cp;
+    // The routed experts' own data-parallel group: the GPUs of a stage, TP × CP × DP, over ETP × EP (Megatron-LM's
+    // expert data-parallel group, parallel_state.py; torchtitan's dp_shard_mod_ep mesh): their gradients are reduced,
+    // and under FSDP their weights gathered, over it, and the distributed optimizer shards them over it.
+    const double expertD = c.experts != 0 ? std::max(1.0, c.tp * c.cp * c.dp / (detail::expertTensorParallel(c) * c.ep)) : D;
+    const double denseParams = slowestParams - slowestExpertParams;
     // LoRA: only the adapters are trained and reduced, a rounding error next to the step; FSDP still gathers the
     // frozen base (QLoRA's in NF4: half a byte per weight).
-    const double trained = frozenBase ? 0 : slowestParams;
+    const double trainedShare = frozenBase ? 0 : 1;
+    const double trained = trainedShare * slowestParams;
     const double gatherBytes = c.finetune == Finetune::qlora ? 0.5 : 2;
     const double reduceBytes = c.framework == Framework::torchtitan || c.framework == Framework::hfAccelerate ? 4 : 2;
     const double dpBandwidth = links.of(c.tp * c.cp * D, perNode);
+    // A ring all-gather or reduce-scatter of bytesPerParam over each group: the dense parameters over DP × CP, the
+    // experts over their own group.
+    auto ringOfStage = [&](double bytesPerParam, double share) {
+        return ringGather(share * denseParams * bytesPerParam, D) + ringGather(share * slowestExpertParams * bytesPerParam, expertD);
+    };
     double dpSeconds = 0, overlappable = 0;
-    if (D > 1 && slowestParams > 0) {
+    if ((D > 1 || expertD > 1) && slowestParams > 0) {
         if (gathering == detail::Gathering::fsdp2Stage) {
             // torchtitan under PP: reshard_after_forward = not pp_enabled and no gradient sync until the last
             // micro-batch (the ledger's fsdp2Stage): one all-gather and one reduce-scatter per step, prefetched and
             // reduced behind a micro-batch's compute.
-            dpSeconds = (ringGather(slowestParams * gatherBytes, D) + ringGather(trained * reduceBytes, D)) / dpBandwidth;
+            dpSeconds = (ringOfStage(gatherBytes, 1) + ringOfStage(reduceBytes, trainedShare)) / dpBandwidth;
             overlappable = computeOfMicrobatch;
         } else if (c.zero >= 3) {
             // ZeRO-3 / FSDP: every micro-batch gathers the parameters for forward and again for backward and
             // reduce-scatters the gradients (ZeRO §7.2.3: 1.5× the data-parallel volume), prefetched a layer ahead
             // and hidden behind that micro-batch's compute.
-            const double perMicrobatch =
-                (ringGather(slowestParams * gatherBytes, D) * 2 + ringGather(trained * reduceBytes, D)) / dpBandwidth;
+            const double perMicrobatch = (ringOfStage(gatherBytes, 1) * 2 + ringOfStage(reduceBytes, trainedShare)) / dpBandwidth;
             dpSeconds = m * perMicrobatch;
             overlappable = m * computeOfMicrobatch;
         } else {
             // DDP all-reduce, or the distributed optimizer's reduce-scatter of gradients and all-gather of parameters
             // (ZeRO §7.1: the same volume), once per step.
-            const double gradients = ringGather(trained * reduceBytes, D) * (c.zero >= 1 ? 1 : 2);
-            const double gather = c.zero >= 1 ? ringGather(trained * 2, D) : 0;
+            const double gradients = ringOfStage(reduceBytes, trainedShare) * (c.zero >= 1 ? 1 : 2);
+            const double gather = c.zero >= 1 ? ringOfStage(2, trainedShare) : 0;
             dpSeconds = (gradients + gather) / dpBandwidth;
             // PyTorch DDP, FSDP and DeepSpeed reduce gradient buckets while backward runs (the last micro-batch's);
             // Megatron-LM does so only with --overlap-grad-reduce, off by default; the parameter all-gather after the
@@ -391,7 +406,7 @@ StepTime estimateStepTime(const Config& c) noexcept {
                                        (slowestParams * kFsdpGatherCopyBytesPerParam + trained * kFsdpReduceCopyBytesPerParam) / hbm;
 
     // The optimizer step over this GPU's shard of the trained parameters (LoRA: the adapters, a rounding error).
-    const double shard = (frozenBase ? 0 : slowestParams) / (c.zero >= 1 ? D : 1);
+    const double shard = trainedShare * (c.zero >= 1 ? denseParams / D + slowestExpertParams / expertD : slowestParams);
     // ZeRO-Offload steps on the CPU: the FP32 gradients go down and the BF16 parameters come back over PCIe, and CPU
     // Adam streams the states through host memory (docs/planner.md: PCIe and host bandwidth per GPU as stated there).
     part(StepPart::optimizer) = c.offload != Offload::none
@@ -427,7 +442,7 @@ std::span<const StepPartText> stepPartTexts() {
          "and 4 passes of its saved score tensors through HBM"},
         {StepPart::memoryBound, "memory_bound", "Memory-bound operations",
          "m × layers × tokens × pointwise bytes per element (norms, RoPE, activation, residuals; eager or fused) ÷ HBM bandwidth, plus the "
-         "loss (36 B per logit eager, 12 B fused) and FSDP's copies"},
+         "loss (36 B per logit eager, 12 B fused), MoE token routing (permute, sort by expert, unpermute) and FSDP's copies"},
         {StepPart::recomputation, "recomputation", "Recomputation", "m × the forward parts activation checkpointing runs again"},
         {StepPart::tensorParallel, "tensor_parallel", "TP communication",
          "m × layers × 4 all-reduces (6 with full recomputation) of b·(s/CP)·h·2 B ÷ link bandwidth; not overlapped"},
@@ -435,13 +450,14 @@ std::span<const StepPartText> stepPartTexts() {
          "m × layers × max(0, 3·(CP − 1) K/V chunks ÷ link bandwidth − the attention it hides behind (the whole core "
          "under Megatron-LM's ring; torchtitan's all-gather: the first of CP sub-attentions))"},
         {StepPart::expertParallel, "expert_parallel", "EP communication",
-         "m × MoE layers × 4 all-to-alls of top-k × b·(s/CP)·h·2 B ÷ link bandwidth; not overlapped"},
+         "m × MoE layers × 4 all-to-alls (6 with full recomputation) of top-k × b·(s/CP)·h·2 B, the node's EP ranks' share over "
+         "NVLink beside the rest over the network; not overlapped"},
         {StepPart::pipelineTransfer, "pipeline_transfer", "PP transfers", "m × v × 2 sends of b·(s/CP)·h·2 B (÷ TP with SP)"},
         {StepPart::pipelineBubble, "pipeline_bubble", "Pipeline bubble",
          "(PP − 1)/v idle micro-batch slots of the slowest stage: (PP − 1)/(m·v + PP − 1) of the step"},
         {StepPart::dataParallel, "data_parallel", "DP communication",
-         "gradient reduce-scatter/all-reduce and parameter all-gather over DP × CP (ZeRO-3: every micro-batch) ÷ link "
-         "bandwidth, less what backward hides"},
+         "gradient reduce-scatter/all-reduce and parameter all-gather over DP × CP, the routed experts' over their own "
+         "group (TP × CP × DP ÷ (ETP × EP)) (ZeRO-3: every micro-batch) ÷ link bandwidth, less what backward hides"},
         {StepPart::optimizer, "optimizer", "Optimizer step", "this GPU's parameter shard × bytes the optimizer moves ÷ HBM bandwidth"},
     }};
     return texts;

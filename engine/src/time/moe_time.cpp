@@ -1,0 +1,44 @@
+// What a mixture-of-experts layer adds to the step time: each figure from the framework's code path, cited where it
+// is computed; docs/planner.md repeats them.
+#include "time/moe_time.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/rank.hpp"
+
+namespace membudget::detail {
+
+// The token routing of one MoE layer per micro-batch, through HBM, forward and backward (its gradient moves the same
+// bytes back), per element of the k·T top-k copies of the T tokens' hidden states, BF16:
+// - the permutation gathers each copy into expert order, a read and a write (Megatron-LM moe_utils.py permute,
+//   index_select; torchtitan moe.py TokenReorderer and _permute);
+// - where a rank holds more than one expert of an EP group, the received chunks are sorted by expert before the
+//   experts and back after them, two reads and two writes (token_dispatcher.py MoEAlltoAllTokenDispatcher,
+//   sort_chunks_by_idxs; torchtitan expert_parallel.py, generate_permute_indices and its inverse);
+// - the unpermutation reads the copies and their routing weights and sums them into T rows (moe_utils.py unpermute,
+//   scatter_add; torchtitan's combine), a read of the copies and a write of T·h;
+// - the router's FP32 scores over T × experts, written by the gate and read by its softmax or sigmoid and top-k.
+double routingBytes(const Config& c, double tokens, double hidden) {
+    const double copies = tokens * c.expertsPerToken * hidden;
+    const bool sorted = c.ep > 1 && c.experts / c.ep > 1;
+    const double passes = 2 + (sorted ? 4 : 0) + 1;
+    const double routerScores = tokens * c.experts * 4 * 2;
+    return 2 * (passes * copies * 2 + tokens * hidden * 2 + routerScores);
+}
+
+// One all-to-all sends a 1/EP share of the k·T·h BF16 copies to each rank of the EP group. The EP ranks inside this
+// GPU's node take theirs over NVLink while the others' go over the network at the same time (NCCL's all-to-all posts
+// every peer's send at once, nccl alltoall in device_communicator / all_to_all_single), so the slower of the two sets
+// the time. EP ranks sit every ETP GPUs (Megatron-LM's expert rank order, ETP innermost), so a node holds
+// gpus_per_node / ETP of them.
+double expertAllToAllSeconds(const Config& c, double tokens, double intraNodeBytesPerSecond, double interNodeBytesPerSecond) {
+    const double ep = c.experts != 0 ? c.ep : 1;
+    if (ep <= 1) return 0;
+    const double epPerNode = std::clamp(std::floor(c.gpusPerNode / expertTensorParallel(c)), 1.0, ep);
+    const double sendBytes = tokens * c.expertsPerToken * c.hidden * 2;
+    return std::max((epPerNode - 1) / ep * sendBytes / intraNodeBytesPerSecond,
+                    (ep - epPerNode) / ep * sendBytes / interNodeBytesPerSecond);
+}
+
+}  // namespace membudget::detail
