@@ -352,6 +352,14 @@ TEST_CASE("method membudget: bytes per parameter by optimizer and precision", "[
     CHECK(lines("adamw", "fp8")[0] == 2 * P + hidden);
     config.masterWeights = false;
     CHECK(lines("adamw", "bf16")[2] == 8 * P);
+    // accelerate: mixed precision keeps FP32 parameters and gradients and autocast's BF16 copy of each weight; with
+    // master_weights off the model is loaded in BF16 and trained as it is: 2 + 2 B, and torch AdamW's m and v in
+    // the parameters' dtype (zeros_like), no autocast copy, no FP32 anything.
+    config.framework = membudget::Framework::hfAccelerate;
+    config.masterWeights = true;
+    CHECK(lines("adamw", "bf16") == std::array<double, 3>{4 * P + 2 * P, 4 * P, 8 * P});
+    config.masterWeights = false;
+    CHECK(lines("adamw", "bf16") == std::array<double, 3>{2 * P, 2 * P, 4 * P});
 }
 
 TEST_CASE("method membudget: Mixtral's experts split by EP, totals and active parameters", "[methods][membudget][moe]") {

@@ -22,12 +22,18 @@ namespace membudget::detail {
 
 namespace {
 
+// accelerate / the HF Trainer with master_weights off: the model is loaded in its low-precision dtype
+// (from_pretrained(torch_dtype=torch.bfloat16)) and trained as it is, without an FP32 copy: the parameters, their
+// gradients and torch.optim.AdamW's m and v (zeros_like(p)) in that dtype, and autocast, where it is on, has no
+// copy to make (its cast of a BF16 weight to BF16 returns the weight).
+bool pureBf16Accelerate(const Config& c) { return c.framework == Framework::hfAccelerate && !c.masterWeights; }
+
 // Bytes of one optimizer-state element: FP32, unless the states are kept in BF16 (torchtune's pure-BF16 AdamW
 // keeps m and v in the parameters' dtype: torch.optim.AdamW initialises them with zeros_like(p)).
 double stateElementBytes(const Config& c) {
     if (c.optimizerDtype == OptimizerDtype::bf16) return 2;
     if (c.optimizerDtype == OptimizerDtype::fp32) return 4;
-    return c.framework == Framework::torchtune && c.precision != Precision::fp32 ? 2 : 4;
+    return (c.framework == Framework::torchtune || pureBf16Accelerate(c)) && c.precision != Precision::fp32 ? 2 : 4;
 }
 
 }  // namespace
@@ -48,6 +54,7 @@ StaticRates staticRates(const Config& c) {
             r.gradient = 4;
             r.master = 0;
             r.reduce = 4;
+            if (pureBf16Accelerate(c)) r.weight = r.gradient = r.reduce = r.compute;
             break;
         case Framework::torchtune:
             // Pure BF16 (recipes' _setup_model under set_default_dtype(bf16)); FSDP2 with no mixed-precision
@@ -112,7 +119,7 @@ Gathering gatheringOf(const Config& c) {
     // stage turns off gradient sync for every micro-batch (torch pipelining stage.py backward_maybe_with_nosync):
     // each rank keeps its stage gathered and its gradients unsharded.
     if (fsdp2 && c.zero >= 3) return c.framework == Framework::torchtitan && c.pp > 1 ? Gathering::fsdp2Stage : Gathering::fsdp2Layers;
-    if (c.framework == Framework::hfAccelerate && c.precision != Precision::fp32) return Gathering::autocast;
+    if (c.framework == Framework::hfAccelerate && c.precision != Precision::fp32 && c.masterWeights) return Gathering::autocast;
     if (!fsdp2 && c.zero >= 3) return Gathering::zero3Layers;
     return Gathering::none;
 }

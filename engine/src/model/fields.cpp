@@ -978,7 +978,8 @@ std::vector<FieldSpec> buildFields() {
          .member = &Config::masterWeights,
          .unit = "",
          .help = PAGE_TEXT("Keep an FP32 copy of low-precision weights for the update; off under DeepSpeed is its "
-                           "bf16_master_weights_and_grads, which keeps a BF16 copy"),
+                           "bf16_master_weights_and_grads, which keeps a BF16 copy; off under accelerate, a model loaded in BF16 "
+                           "and trained as it is"),
          .section = PAGE_TEXT(opt),
          .applies = Applies::training});
     add({.key = "optimizer_dtype",

@@ -61,7 +61,7 @@ PointwiseBytes pointwiseBytes(const Config& c) {
     // Under autocast with FP32 parameters (accelerate and Composer's mixed precision) the residual stream stays FP32:
     // the residual adds move 4-byte elements (24 B), and a LayerNorm casts its FP32 input down and its gradient back
     // up around the fused kernel (22 B).
-    const bool autocast = c.framework == Framework::hfAccelerate && c.precision != Precision::fp32 && !fused;
+    const bool autocast = c.framework == Framework::hfAccelerate && c.precision != Precision::fp32 && c.masterWeights && !fused;
     const double norm = fused ? 10 : c.norm == Norm::rmsnorm ? 108 : autocast ? 22 : 10;
     const double residual = fused ? 6 : autocast ? 24 : 12;
     const double activation = c.gatedFfn ? (fused ? 16 : 30) : 10;
@@ -364,7 +364,7 @@ StepTime estimateStepTime(const Config& c) noexcept {
     const double trainedShare = frozenBase ? 0 : 1;
     const double trained = trainedShare * slowestParams;
     const double gatherBytes = c.finetune == Finetune::qlora ? 0.5 : 2;
-    const double reduceBytes = c.framework == Framework::torchtitan || c.framework == Framework::hfAccelerate ? 4 : 2;
+    const double reduceBytes = c.framework == Framework::torchtitan || (c.framework == Framework::hfAccelerate && c.masterWeights) ? 4 : 2;
     const double dpBandwidth = links.of(c.tp * c.cp * D, perNode);
     // A ring all-gather or reduce-scatter of bytesPerParam over each group: the dense parameters over DP × CP, the
     // experts over their own group.

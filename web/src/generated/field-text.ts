@@ -347,7 +347,7 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "section": "README, Optimizers and precisions (bitsandbytes, Adafactor, Muon, Transformer Engine)"
   },
   "master_weights": {
-    "help": "Keep an FP32 copy of low-precision weights for the update; off under DeepSpeed is its bf16_master_weights_and_grads, which keeps a BF16 copy",
+    "help": "Keep an FP32 copy of low-precision weights for the update; off under DeepSpeed is its bf16_master_weights_and_grads, which keeps a BF16 copy; off under accelerate, a model loaded in BF16 and trained as it is",
     "section": "README, Optimizers and precisions (bitsandbytes, Adafactor, Muon, Transformer Engine)"
   },
   "optimizer_dtype": {
