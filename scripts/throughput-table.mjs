@@ -32,7 +32,7 @@ function run(command, input) {
 
 /**
  * @typedef {{ row: any; published: number; estimate: number; error: number; baselineError: number; rated: boolean;
- *   best: any; behind: number; rank: number; verdict: string }} Row
+ *   best: any; behind: number; rank: number; verdict: string; moe: boolean }} Row
  */
 /** @type {Row[]} */
 const rows = fixture.rows.map((/** @type {any} */ row) => {
@@ -56,6 +56,7 @@ const rows = fixture.rows.map((/** @type {any} */ row) => {
     error: (estimate - published) / published,
     baselineError: (baseline - published) / published,
     rated: row.complete !== false,
+    moe: (result.config.experts ?? 0) > 0,
     best,
     behind,
     rank: faster.length + 1,
@@ -75,14 +76,20 @@ const rowLayout = (/** @type {any} */ r) =>
   `TP ${r.tp} PP ${r.pp}${r.cp > 1 ? ` CP ${r.cp}` : ''} DP ${r.dp} ZeRO ${r.zero} mb ${r.mb} ${r.ckpt}`;
 
 const lines = [];
-const rated = rows.filter((r) => r.rated);
+// Dense and MoE rows apart: the MoE estimate is not yet held by its rows (issue 28), and one summary over both
+// would hide either.
+const dense = rows.filter((r) => !r.moe);
+const moe = rows.filter((r) => r.moe);
+const rated = dense.filter((r) => r.rated);
 const within = rows.filter((r) => r.behind <= 0.1 || r.rank <= 10);
 lines.push(
-  `All ${rows.length} rows: ${stats(rows)}.`,
+  `All ${dense.length} dense rows: ${stats(dense)}.`,
   '',
-  `The ${rated.length} complete rows: ${stats(rated)}.`,
+  `The ${rated.length} complete dense rows: ${stats(rated)}.`,
   '',
-  `The ${rows.length - rated.length} rows on hardware the model cannot express (each says why in its not_expressible; marked * below): ${stats(rows.filter((r) => !r.rated))}.`,
+  `The ${dense.length - rated.length} dense rows marked * (incomplete: hardware the model cannot express, or settings the source does not state; each says why): ${stats(dense.filter((r) => !r.rated))}.`,
+  '',
+  `The ${moe.length} MoE rows (Megatron-Bridge): ${stats(moe)}; complete ${moe.filter((r) => r.rated).length}: ${stats(moe.filter((r) => r.rated))}.`,
   '',
   `Published layout among the planner's 10 fastest rows or within 10% of the recommended row's estimate: ${within.length} of ${rows.length}.`,
   '',
