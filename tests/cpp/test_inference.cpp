@@ -35,6 +35,20 @@ Config inference(std::string_view model = "custom") {
     return c;
 }
 
+// A hybrid model's config.json from hf-configs.json's inference cases (its raw text where it holds Python's bare
+// constants), imported over one H200 and checked against the case's expectations.
+Config importedOnH200(const std::string& name) {
+    const nlohmann::json& k = test::hfCase(name, "inference_cases");
+    Config base = inference();
+    base.gpu = "h200";
+    base.tp = 1;
+    const HfImport read = importHfConfig(k.contains("text") ? k["text"].get<std::string>() : k["config"].dump(), base);
+    REQUIRE(read.errors.empty());
+    CHECK(read.notices.size() == k["notices"].size());
+    test::checkHfExpect(read.config, k["expect"]);
+    return read.config;
+}
+
 }  // namespace
 
 TEST_CASE("inference: the KV cache equals vLLM's for every fixture case", "[inference]") {
@@ -329,14 +343,7 @@ TEST_CASE("inference: DeepSeek-V3.2's indexer keeps a key per token and its weig
 
 TEST_CASE("inference: Qwen3-Next's Gated DeltaNet layers keep a state per sequence, as vLLM's hybrid allocator pages it",
           "[inference][linear]") {
-    const nlohmann::json& qwen = test::hfCase("Qwen3-Next", "inference_cases");
-    Config base = inference();
-    base.gpu = "h200";
-    base.tp = 1;
-    const HfImport read = importHfConfig(qwen["config"].dump(), base);
-    REQUIRE(read.errors.empty());
-    test::checkHfExpect(read.config, qwen["expect"]);
-    Config c = read.config;
+    Config c = importedOnH200("Qwen3-Next");
     c.mb = 8;
     for (const double tp : {1.0, 2.0}) {
         for (const double seq : {4096.0, 131072.0}) {
@@ -361,15 +368,7 @@ TEST_CASE("inference: Qwen3-Next's Gated DeltaNet layers keep a state per sequen
 
 TEST_CASE("inference: Nemotron-H's Mamba-2 blocks keep a state per sequence, paged beside its attention layers' KV cache",
           "[inference][mamba]") {
-    const nlohmann::json& nemotron = test::hfCase("Nemotron-H", "inference_cases");
-    Config base = inference();
-    base.gpu = "h200";
-    base.tp = 1;
-    const HfImport read = importHfConfig(nemotron["text"].get<std::string>(), base);
-    REQUIRE(read.errors.empty());
-    CHECK(read.notices.empty());
-    test::checkHfExpect(read.config, nemotron["expect"]);
-    Config c = read.config;
+    Config c = importedOnH200("Nemotron-H");
     c.mb = 8;
     for (const double tp : {1.0, 2.0, 8.0}) {
         for (const double seq : {4096.0, 8192.0}) {
