@@ -15,6 +15,7 @@
 #include "membudget/formats/export.hpp"
 #include "membudget/formats/import.hpp"
 #include "membudget/io/json_write.hpp"
+#include "membudget/model/architecture.hpp"
 #include "membudget/model/assignments.hpp"
 #include "membudget/model/config.hpp"
 #include "membudget/model/fields.hpp"
@@ -574,4 +575,51 @@ TEST_CASE("the MoE token dispatcher comes from the launch file: torchtitan's com
         if (framework == Framework::megatron) c.zero = 1;
         checkRoundTrip(c, framework == Framework::megatron ? ImportFormat::megatron : ImportFormat::torchtitan);
     }
+}
+
+TEST_CASE("Megatron-LM's accounted pipeline split: the embedding and the loss count as layers, imported, validated and exported",
+          "[import][megatron][stages]") {
+    // Megatron-Bridge's Llama 3.1 405B layout: PP 8 × VPP 8 over 126 layers with both accounted, (126 + 2) / 8 = 16 a
+    // stage, 15 on the first (the embedding) and the last (the loss), chunks of 2 but the first's and the last's.
+    const ImportResult r = importText(
+        "torchrun pretrain_gpt.py --tensor-model-parallel-size 8 --pipeline-model-parallel-size 8 "
+        "--num-virtual-stages-per-pipeline-rank 8 --account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split "
+        "--sequence-parallel --use-distributed-optimizer --num-layers 126 --hidden-size 16384 --ffn-hidden-size 53248 "
+        "--num-attention-heads 128 --group-query-attention --num-query-groups 8 --seq-length 8192 --micro-batch-size 1 "
+        "--global-batch-size 1536 --vocab-size 128256 --swiglu --disable-bias-linear --untie-embeddings-and-output-weights --bf16",
+        ImportFormat::megatron);
+    for (const auto& u : r.unmapped) CHECK(u.key.find("account") == std::string::npos);
+    CHECK(assignedText(r, "split_accounts") == "both");
+    CHECK(assignedText(r, "vpp") == "8");
+    Config c = applied(r.assignments);
+    c.dp = 16;
+    c.microbatches = 96;
+    CHECK(validate(c).empty());
+    CHECK(stageLayers(c) == std::vector<double>{15, 16, 16, 16, 16, 16, 16, 15});
+    checkRoundTrip(c, ImportFormat::megatron);
+    // The same split by --num-layers-per-virtual-pipeline-stage counts the accounted layers too: 128 / 8 / 2 = 8.
+    CHECK(assignedText(importText("pretrain_gpt.py --pipeline-model-parallel-size 8 --num-layers-per-virtual-pipeline-stage 2 "
+                                  "--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split --num-layers 126",
+                                  ImportFormat::megatron),
+                       "vpp") == "8");
+    // One accounted: 126 + 1 is not divisible by 8, said at split_accounts; without either, VPP 8 does not divide 126/8.
+    auto refusedAt = [](Config k) { return validate(k).empty() ? std::string("(valid)") : validate(k).front().field; };
+    Config embedding = c;
+    embedding.splitAccounts = SplitAccounts::embedding;
+    CHECK(refusedAt(embedding) == "split_accounts");
+    Config none = c;
+    none.splitAccounts = SplitAccounts::none;
+    CHECK(refusedAt(none) == "vpp");
+    // Megatron-LM's option only, beside neither first_stage_layers nor last_stage_layers, and with a pipeline.
+    Config titan = c;
+    titan.framework = Framework::torchtitan;
+    titan.zero = 3;
+    CHECK(refusedAt(titan) == "split_accounts");
+    Config first = c;
+    first.firstStageLayers = 14;
+    CHECK(refusedAt(first) == "split_accounts");
+    Config flat = c;
+    flat.pp = 1;
+    flat.vpp = 1;
+    CHECK(refusedAt(flat) == "split_accounts");
 }

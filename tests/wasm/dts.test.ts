@@ -139,7 +139,7 @@ describe('membudget.d.ts', () => {
           if (ts.isPropertySignature(m) && m.type && ts.isIdentifier(m.name)) configTypes.set(m.name.text, m.type.getText(source));
     });
     const enumFields = module.fields().filter((f) => f.kind === 'choice' && f.key !== 'model' && f.key !== 'gpu');
-    expect(enumFields.length).toBe(20);
+    expect(enumFields.length).toBe(21);
     for (const field of enumFields) {
       const union = engine.get(configTypes.get(field.key) ?? '');
       expect(union, field.key).toEqual(field.choices);

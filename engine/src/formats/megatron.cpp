@@ -163,9 +163,14 @@ void importMegatron(Words& w, Mapping& m) {
     // Pipeline layout.
     if (!setFromFlag(m, w, "first_stage_layers", {"--decoder-first-pipeline-num-layers"})) m.setNumber("first_stage_layers", 0);
     if (!setFromFlag(m, w, "last_stage_layers", {"--decoder-last-pipeline-num-layers"})) m.setNumber("last_stage_layers", 0);
+    // The embedding and the loss counted as layers in the split (transformer_config.py account_for_*_in_pipeline_split).
+    const bool accountEmbedding = w.has({"--account-for-embedding-in-pipeline-split"}),
+               accountLoss = w.has({"--account-for-loss-in-pipeline-split"});
+    m.set("split_accounts", accountEmbedding && accountLoss ? "both" : accountEmbedding ? "embedding" : accountLoss ? "loss" : "none");
+    const double accounted = (accountEmbedding ? 1 : 0) + (accountLoss ? 1 : 0);
     if (const auto perStage = flagNumber(m, w.find({"--num-layers-per-virtual-pipeline-stage"}))) {
-        if (layers && *perStage > 0 && std::fmod(*layers / pp, *perStage) == 0)
-            m.setNumber("vpp", *layers / pp / *perStage);
+        if (layers && *perStage > 0 && std::fmod((*layers + accounted) / pp, *perStage) == 0)
+            m.setNumber("vpp", (*layers + accounted) / pp / *perStage);
         else
             m.unmapped("--num-layers-per-virtual-pipeline-stage", formatNumber(*perStage), "needs --num-layers divisible by pp × this");
     } else if (!setFromFlag(m, w, "vpp", {"--num-virtual-stages-per-pipeline-rank", "--virtual-pipeline-model-parallel-size"})) {
@@ -263,6 +268,9 @@ ExportResult exportMegatron(const Config& c) {
     if (c.vpp > 1) flag("--num-virtual-stages-per-pipeline-rank " + formatNumber(c.vpp));
     if (c.firstStageLayers > 0) flag("--decoder-first-pipeline-num-layers " + formatNumber(c.firstStageLayers));
     if (c.lastStageLayers > 0) flag("--decoder-last-pipeline-num-layers " + formatNumber(c.lastStageLayers));
+    if (c.splitAccounts == SplitAccounts::embedding || c.splitAccounts == SplitAccounts::both)
+        flag("--account-for-embedding-in-pipeline-split");
+    if (c.splitAccounts == SplitAccounts::loss || c.splitAccounts == SplitAccounts::both) flag("--account-for-loss-in-pipeline-split");
     flag("--num-layers " + formatNumber(c.layers));
     flag("--hidden-size " + formatNumber(c.hidden));
     flag("--ffn-hidden-size " + formatNumber(c.ffn));

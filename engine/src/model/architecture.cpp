@@ -30,6 +30,14 @@ double stageLayerCount(const Config& c, double stage) {
     if (c.pp == 1) return c.layers;
     const bool firstSet = c.firstStageLayers != 0, lastSet = c.lastStageLayers != 0;
     if (c.framework == Framework::torchtitan && !firstSet && !lastSet) return torchtitanStageLayers(c, stage);
+    if (c.splitAccounts != SplitAccounts::none && !firstSet && !lastSet) {
+        // Megatron-LM get_num_layers_to_build: (layers + the accounted embedding and loss) / pp a stage, less the
+        // embedding on the first and the loss on the last.
+        const bool embedding = c.splitAccounts == SplitAccounts::embedding || c.splitAccounts == SplitAccounts::both;
+        const bool loss = c.splitAccounts == SplitAccounts::loss || c.splitAccounts == SplitAccounts::both;
+        const double perStage = (c.layers + (embedding ? 1 : 0) + (loss ? 1 : 0)) / c.pp;
+        return perStage - (stage == 0 && embedding ? 1 : 0) - (stage == c.pp - 1 && loss ? 1 : 0);
+    }
     if (stage == 0 && firstSet) return c.firstStageLayers;
     if (stage == c.pp - 1 && lastSet) return c.lastStageLayers;
     // The stages [from, to) share what remains evenly.

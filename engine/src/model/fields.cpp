@@ -824,6 +824,17 @@ std::vector<FieldSpec> buildFields() {
          .help = PAGE_TEXT("Uneven pipeline: layers on stage 0 (which also holds the embedding)"),
          .section = PAGE_TEXT("Chapter §5 (PP stage imbalance); Megatron-LM --decoder-first-pipeline-num-layers"),
          .applies = Applies::training});
+    add({.key = "split_accounts",
+         .label = "Split counts as a layer",
+         .group = "parallelism",
+         .kind = K::choice,
+         .member = choiceMember<&Config::splitAccounts>(),
+         .choices = choiceIds<SplitAccounts>(),
+         .unit = "",
+         .help = PAGE_TEXT("Megatron-LM: the embedding, the loss or both count as a layer in the pipeline split, so the first or "
+                           "last stage holds one layer fewer"),
+         .section = PAGE_TEXT("Megatron-LM --account-for-embedding-in-pipeline-split, --account-for-loss-in-pipeline-split"),
+         .applies = Applies::training});
     add({.key = "last_stage_layers",
          .label = "Layers on the last stage",
          .group = "parallelism",

@@ -127,6 +127,21 @@ std::vector<Problem> validate(const Config& config) {
                                    n(config.layers) + ", and a layer for each other pipeline stage); got " + n(config.firstStageLayers) +
                                    " + " + n(config.lastStageLayers)});
     }
+    if (config.splitAccounts != SplitAccounts::none) {
+        // Megatron-LM's accounted split: its own option (TransformerConfig refuses it beside the first and last stages'
+        // layer counts), over at least two stages, with layers + the accounted embedding and loss divisible by pp.
+        const double accounted = config.splitAccounts == SplitAccounts::both ? 2 : 1;
+        const std::string accounts = " (split_accounts = " + std::string(toString(config.splitAccounts)) + ")";
+        if (config.framework != Framework::megatron)
+            errors.push_back({"split_accounts", "split_accounts is Megatron-LM's option; framework must be megatron" + accounts});
+        else if (config.pp == 1)
+            errors.push_back({"split_accounts", "split_accounts needs pp > 1" + accounts});
+        else if (config.firstStageLayers != 0 || config.lastStageLayers != 0)
+            errors.push_back({"split_accounts", "split_accounts must be none with first_stage_layers or last_stage_layers" + accounts});
+        else if (std::fmod(config.layers + accounted, config.pp) != 0)
+            errors.push_back({"split_accounts", "split_accounts: layers + " + n(accounted) + " accounted (" + n(config.layers + accounted) +
+                                                    ") must be divisible by pp (" + n(config.pp) + ")" + accounts});
+    }
     if (config.experts != 0) {
         const double etp = config.etp != 0 ? config.etp : config.tp;
         if (std::fmod(config.experts, config.ep) != 0)
@@ -149,11 +164,15 @@ std::vector<Problem> validate(const Config& config) {
     if (config.vpp > 1 && config.pp == 1)
         errors.push_back({"vpp", "vpp (virtual pipeline stages) needs pp > 1; got vpp = " + n(config.vpp) + " with pp = 1"});
     else if (config.vpp > 1 && std::none_of(errors.begin(), errors.end(), [](const Problem& p) {
-                 return p.field == "pp" || p.field == "first_stage_layers" || p.field == "last_stage_layers";
+                 return p.field == "pp" || p.field == "first_stage_layers" || p.field == "last_stage_layers" || p.field == "split_accounts";
              })) {
         // Megatron-LM splits each stage's layers into vpp equal model chunks (the split above is valid); torchtitan
         // cuts pp × vpp virtual stages of its own and a rank's layers need not divide (architecture.cpp).
-        const auto perStage = stageLayers(config);
+        auto perStage = stageLayers(config);
+        // Megatron-LM splits an accounted stage's layers and its embedding or loss into vpp chunks
+        // (get_num_layers_to_build): the chunk that holds them has one layer fewer.
+        if (config.splitAccounts == SplitAccounts::embedding || config.splitAccounts == SplitAccounts::both) perStage.front() += 1;
+        if (config.splitAccounts == SplitAccounts::loss || config.splitAccounts == SplitAccounts::both) perStage.back() += 1;
         const bool ownSplit = config.framework == Framework::torchtitan && config.firstStageLayers == 0 && config.lastStageLayers == 0;
         if (const auto odd =
                 ownSplit ? perStage.end()

@@ -294,6 +294,10 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "help": "Uneven pipeline: layers on stage 0 (which also holds the embedding)",
     "section": "Chapter §5 (PP stage imbalance); Megatron-LM --decoder-first-pipeline-num-layers"
   },
+  "split_accounts": {
+    "help": "Megatron-LM: the embedding, the loss or both count as a layer in the pipeline split, so the first or last stage holds one layer fewer",
+    "section": "Megatron-LM --account-for-embedding-in-pipeline-split, --account-for-loss-in-pipeline-split"
+  },
   "last_stage_layers": {
     "help": "Uneven pipeline: layers on the last stage (which also holds the output layer and loss)",
     "section": "Chapter §5 (PP stage imbalance); Megatron-LM --decoder-last-pipeline-num-layers"

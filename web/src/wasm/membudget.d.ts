@@ -20,6 +20,7 @@ export type LoraDtype = 'auto' | 'fp32' | 'bf16';
 export type OptimizerDtype = 'auto' | 'fp32' | 'bf16';
 export type ActFormula = 'table' | 'worked';
 export type Attention = 'flash' | 'eager' | 'triton';
+export type SplitAccounts = 'none' | 'embedding' | 'loss' | 'both';
 export type Optimizer = 'adamw' | 'adamw_8bit' | 'adafactor' | 'sgd' | 'muon';
 export type Precision = 'bf16' | 'fp16' | 'fp8' | 'fp32';
 export type Offload = 'none' | 'optimizer' | 'all';
@@ -114,6 +115,7 @@ export interface Config {
   vpp: number;
   first_stage_layers: number;
   last_stage_layers: number;
+  split_accounts: SplitAccounts;
   attention: Attention;
   dropout: boolean;
   optimizer: Optimizer;

@@ -37,6 +37,9 @@ enum class ActFormula : std::uint8_t { table, worked };
 // triton: a FlashAttention-style fused kernel written in Triton (FlashAttention's Triton version; MPT's attn_impl
 // triton): it saves what flash saves, and runs slower (docs/planner.md, "Step time").
 enum class Attention : std::uint8_t { flash, eager, triton };
+// Megatron-LM's account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split: the embedding, the
+// loss, or both count as a layer when the layers are split over the pipeline.
+enum class SplitAccounts : std::uint8_t { none, embedding, loss, both };
 enum class Optimizer : std::uint8_t { adamw, adamw8bit, adafactor, sgd, muon };
 enum class Precision : std::uint8_t { bf16, fp16, fp8, fp32 };
 enum class Offload : std::uint8_t { none, optimizer, all };
@@ -122,6 +125,10 @@ struct ChoiceNames<OptimizerDtype> {
 template <>
 struct ChoiceNames<ActFormula> {
     static constexpr std::array<std::string_view, 2> names{"table", "worked"};
+};
+template <>
+struct ChoiceNames<SplitAccounts> {
+    static constexpr std::array<std::string_view, 4> names{"none", "embedding", "loss", "both"};
 };
 template <>
 struct ChoiceNames<Attention> {

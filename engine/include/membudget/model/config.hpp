@@ -111,6 +111,9 @@ struct Config {
     double vpp = 1;               // virtual pipeline stages (interleaved 1F1B) per rank
     double firstStageLayers = 0;  // 0: an even split
     double lastStageLayers = 0;
+    // Megatron-LM's even split that counts the embedding and/or the loss as a layer: (layers + accounted) / pp a
+    // stage, one layer fewer on the stage that holds each (transformer_block.py get_num_layers_to_build).
+    SplitAccounts splitAccounts = SplitAccounts::none;
     // training
     double mb = 1;
     double seq = 4096;
