@@ -127,6 +127,17 @@ std::vector<Problem> validate(const Config& config) {
                                    n(config.layers) + ", and a layer for each other pipeline stage); got " + n(config.firstStageLayers) +
                                    " + " + n(config.lastStageLayers)});
     }
+    // Megatron-LM's overlap switches; the other frameworks overlap as they ship (PyTorch DDP and FSDP reduce during
+    // backward and prefetch their gathers), which the step time takes without a switch.
+    for (const auto& [on, key] :
+         {std::pair{config.overlapGradReduce, "overlap_grad_reduce"}, std::pair{config.overlapParamGather, "overlap_param_gather"}})
+        if (on && config.framework != Framework::megatron)
+            errors.push_back({key, std::string(key) + " is Megatron-LM's switch; framework must be megatron (" +
+                                       std::string(toString(config.framework)) + " overlaps as it ships)"});
+    if (config.overlapParamGather && config.zero < 1)
+        errors.push_back({"overlap_param_gather",
+                          "overlap_param_gather needs the distributed optimizer (zero ≥ 1), whose "
+                          "parameter all-gather it overlaps; got zero = 0"});
     if (config.splitAccounts != SplitAccounts::none) {
         // Megatron-LM's accounted split: its own option (TransformerConfig refuses it beside the first and last stages'
         // layer counts), over at least two stages, with layers + the accounted embedding and loss divisible by pp.

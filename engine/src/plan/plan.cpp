@@ -69,6 +69,8 @@ Config layoutConfig(const PlanRequest& r, const Layout& L) {
     c.microbatches = r.globalBatch / L.dp;
     c.sp = false;
     c.zero = 0;
+    // Megatron-LM's --overlap-param-gather overlaps the distributed optimizer's gather: a ZeRO-0 row has none.
+    c.overlapParamGather = false;
     return c;
 }
 
@@ -399,6 +401,7 @@ PlanResult plan(const PlanRequest& r) noexcept {
                 // FSDP2 frameworks shard all or nothing (validate(): ZeRO 0 or 3).
                 if (fsdpOnly && (zero == 1 || zero == 2)) continue;
                 c.zero = zero;
+                c.overlapParamGather = base.overlapParamGather && zero >= 1;
                 // Parameters, gradients and optimizer states do not depend on SP, checkpointing or the
                 // micro-batch: when they alone exceed the limit, none of those combinations can fit.
                 c.sp = false;

@@ -87,6 +87,8 @@ Config planRowConfig(const Config& base, const PlanRow& row) {
     // The planner's layouts name DP themselves (gpus = 0 derives nothing) and have no interleaving.
     c.gpus = 0;
     c.vpp = 1;
+    // --overlap-param-gather belongs to the distributed optimizer: the user's switch holds on the rows that have one.
+    c.overlapParamGather = base.overlapParamGather && c.zero >= 1;
     return c;
 }
 

@@ -392,10 +392,14 @@ StepTime estimateStepTime(const Config& c) noexcept {
             const double gradients = ringOfStage(reduceBytes, trainedShare) * (c.zero >= 1 ? 1 : 2);
             const double gather = c.zero >= 1 ? ringOfStage(2, trainedShare) : 0;
             dpSeconds = (gradients + gather) / dpBandwidth;
-            // PyTorch DDP, FSDP and DeepSpeed reduce gradient buckets while backward runs (the last micro-batch's);
-            // Megatron-LM does so only with --overlap-grad-reduce, off by default; the parameter all-gather after the
-            // step is not hidden.
-            overlappable = c.framework == Framework::megatron ? 0 : std::min(gradients / dpBandwidth, computeOfMicrobatch * 2 / 3);
+            // PyTorch DDP, FSDP and DeepSpeed reduce gradient buckets while backward runs (the last micro-batch's, two
+            // thirds of its compute); Megatron-LM does so only with --overlap-grad-reduce, off by default. The
+            // parameter all-gather after the step is hidden only by Megatron-LM's --overlap-param-gather, behind the
+            // next step's first forward (a third of a micro-batch's compute; distributed_data_parallel.py dispatches
+            // each bucket's gather before the forward pre-hook of its first module).
+            const bool reduceHidden = c.framework != Framework::megatron || c.overlapGradReduce;
+            overlappable = (reduceHidden ? std::min(gradients / dpBandwidth, computeOfMicrobatch * 2 / 3) : 0) +
+                           (c.overlapParamGather ? std::min(gather / dpBandwidth, computeOfMicrobatch / 3) : 0);
         }
     }
     part(StepPart::dataParallel) = std::max(0.0, dpSeconds - overlappable);

@@ -282,6 +282,14 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "help": "0 none; 1 optimizer sharded over DP; 2 and gradients; 3 (FSDP) and parameters",
     "section": "Chapter §3 (budget formula)"
   },
+  "overlap_grad_reduce": {
+    "help": "Megatron-LM: reduce the gradients in buckets while the last backward runs",
+    "section": "Megatron-LM --overlap-grad-reduce (distributed_data_parallel.py)"
+  },
+  "overlap_param_gather": {
+    "help": "Megatron-LM: gather the updated parameters while the next forward runs",
+    "section": "Megatron-LM --overlap-param-gather (distributed_data_parallel.py)"
+  },
   "gpus": {
     "help": "The GPUs you have: DP follows it, gpus / (TP × PP × CP); a DP that does not multiply to it is refused",
     "section": "Chapter §4 (verification checklist)"

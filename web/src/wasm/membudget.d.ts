@@ -166,6 +166,8 @@ export interface Config {
   sp: boolean;
   async_tp: boolean;
   zero: number;
+  overlap_grad_reduce: boolean;
+  overlap_param_gather: boolean;
   gpus: number;
   mb: number;
   seq: number;

@@ -105,6 +105,10 @@ struct Config {
     bool sp = false;
     bool asyncTp = false;  // async_tp: torchtitan's AsyncTP and its symmetric-memory workspace
     double zero = 1;
+    // Megatron-LM's --overlap-grad-reduce and --overlap-param-gather (off by default in arguments.py): the gradient
+    // reduce-scatter runs in buckets during the last backward, the parameter all-gather during the next forward.
+    bool overlapGradReduce = false;
+    bool overlapParamGather = false;
     double gpus = 0;              // 0 means TP × PP × CP × DP
     double ep = 1;                // expert parallel
     double etp = 0;               // expert tensor parallel; 0 means TP
