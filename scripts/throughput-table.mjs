@@ -94,6 +94,63 @@ lines.push(
   `Published layout among the planner's 10 fastest rows or within 10% of the recommended row's estimate: ${within.length} of ${rows.length}.`,
   '',
 );
+// Ranking: where one source measured several configurations of one model on one cluster (same source, model,
+// GPU type and count), does the estimate order them as measured? Kendall's tau-b per such group of two or more rows
+// whose pairs are not all ties, and over every group's pairs pooled (issue 28, item 4).
+/** @param {Row} r */
+const rankingKey = (r) => {
+  const c = r.row.config;
+  return [r.row.source.title, c.model, c.hidden ?? '', c.layers ?? '', c.gpu, c.tp * c.pp * (c.cp ?? 1) * c.dp].join(' | ');
+};
+/** @param {Row[]} group @returns {{ concordant: number; discordant: number; pairs: number; tiesPublished: number; tiesEstimate: number }} */
+const pairCounts = (group) => {
+  let concordant = 0,
+    discordant = 0,
+    pairs = 0,
+    tiesPublished = 0,
+    tiesEstimate = 0;
+  for (let i = 0; i < group.length; ++i)
+    for (let j = i + 1; j < group.length; ++j) {
+      const dx = group[i].published - group[j].published;
+      const dy = group[i].estimate - group[j].estimate;
+      pairs += 1;
+      if (dx === 0) tiesPublished += 1;
+      if (Math.abs(dy) <= 1e-9 * Math.max(group[i].estimate, group[j].estimate)) tiesEstimate += 1;
+      else if (dx * dy > 0) concordant += 1;
+      else if (dx * dy < 0) discordant += 1;
+    }
+  return { concordant, discordant, pairs, tiesPublished, tiesEstimate };
+};
+/** @param {{ concordant: number; discordant: number; pairs: number; tiesPublished: number; tiesEstimate: number }} k */
+const tauB = (k) => (k.concordant - k.discordant) / Math.sqrt((k.pairs - k.tiesPublished) * (k.pairs - k.tiesEstimate));
+const candidateGroups = [...new Set(rows.map(rankingKey))]
+  .map((key) => rows.filter((r) => rankingKey(r) === key))
+  .filter((group) => group.length >= 2)
+  .map((group) => ({ group, counts: pairCounts(group) }));
+const rankingGroups = candidateGroups.filter(({ counts }) => Number.isFinite(tauB(counts)));
+const allTies = candidateGroups.length - rankingGroups.length;
+const pooled = rankingGroups.reduce(
+  (sum, { counts }) => ({
+    concordant: sum.concordant + counts.concordant,
+    discordant: sum.discordant + counts.discordant,
+    pairs: sum.pairs + counts.pairs,
+    tiesPublished: sum.tiesPublished + counts.tiesPublished,
+    tiesEstimate: sum.tiesEstimate + counts.tiesEstimate,
+  }),
+  { concordant: 0, discordant: 0, pairs: 0, tiesPublished: 0, tiesEstimate: 0 },
+);
+lines.push(
+  `Ranking: over ${rankingGroups.length} groups of configurations one source measured of one model on one cluster, Kendall's τ-b between the published and the estimated tokens/s per GPU is ${tauB(pooled).toFixed(2)} over their ${pooled.pairs} pairs pooled (${pooled.concordant} ordered as measured, ${pooled.discordant} against)${allTies > 0 ? `; ${allTies} group${allTies > 1 ? 's' : ''} whose every pair is a tie (configurations membudget does not tell apart, such as Megatron-Bridge's FP8 and MXFP8 rows) left out` : ''}.`,
+  '',
+  '| source | model | GPUs | rows | τ-b |',
+  '|---|---|---:|---:|---:|',
+  ...rankingGroups.map(({ group, counts }) => {
+    const c = group[0].row.config;
+    const name = c.model === 'custom' ? `custom (h ${c.hidden}, ${c.layers} layers)` : c.model;
+    return `| ${group[0].row.source.title} | ${name} | ${c.tp * c.pp * (c.cp ?? 1) * c.dp} × ${c.gpu} | ${group.length} | ${tauB(counts).toFixed(2)} |`;
+  }),
+  '',
+);
 const sources = [...new Set(rows.map((r) => r.row.source.title))];
 for (const title of sources) {
   const group = rows.filter((r) => r.row.source.title === title);
