@@ -237,6 +237,37 @@ TEST_CASE("Megatron-LM's overlap switches hide the distributed optimizer's reduc
     CHECK(refusedAt({{"framework", "megatron"}, {"zero", "0"}, {"overlap_param_gather", "true"}}) == "overlap_param_gather");
 }
 
+TEST_CASE("TP's all-reduces pay NCCL's ring latency: LL for a small message, Simple for a large one", "[steptime]") {
+    // Llama 3.1 8B over TP 8 in one node, no SP, no recomputation: 32 layers × 4 all-reduces of b·s·h·2 B each.
+    auto tp = [](const char* seq) {
+        const Config c = configOf({{"model", "llama-3.1-8b"},
+                                   {"gpu", "h100-80gb"},
+                                   {"method", "membudget"},
+                                   {"tp", "8"},
+                                   {"dp", "1"},
+                                   {"seq", seq},
+                                   {"mb", "1"},
+                                   {"microbatches", "1"},
+                                   {"ckpt", "none"}});
+        return std::pair{part(estimateStepTime(c), StepPart::tensorParallel), c.nvlinkGbps * 1e9 * 0.8};
+    };
+    // NCCL src/graph/tuning.cc: a ring all-reduce of 2(t − 1) = 14 hops over NVLink, Simple 8.4 + 14 × 3.4 µs at the
+    // bus bandwidth, LL 3.6 + 14 × 0.47 µs at a quarter of it; the faster one.
+    auto expected = [](double bytes, double bandwidth) {
+        const double wire = 2.0 * 7 / 8 * bytes;
+        const double simple = (8.4 + 14 * 3.4) * 1e-6 + wire / bandwidth, ll = (3.6 + 14 * 0.47) * 1e-6 + wire / (bandwidth / 4);
+        return std::pair{std::min(simple, ll), ll < simple};
+    };
+    const auto [small, bandwidth] = tp("16");
+    const auto [smallExpected, smallIsLl] = expected(16.0 * 4096 * 2, bandwidth);
+    CHECK(smallIsLl);
+    CHECK(small == Approx(32 * 4 * smallExpected).epsilon(1e-9));
+    const auto [large, sameBandwidth] = tp("8192");
+    const auto [largeExpected, largeIsLl] = expected(8192.0 * 4096 * 2, sameBandwidth);
+    CHECK_FALSE(largeIsLl);
+    CHECK(large == Approx(32 * 4 * largeExpected).epsilon(1e-9));
+}
+
 TEST_CASE("inference has no step-time estimate", "[steptime]") {
     const Config c = configOf({{"model", "llama-3.1-8b"}, {"mode", "inference"}, {"tp", "1"}, {"dp", "1"}});
     CHECK_FALSE(estimateStepTime(c).estimated);

@@ -17,6 +17,7 @@
 #include "memory/tensors.hpp"
 #include "memory/training.hpp"
 #include "model/rank.hpp"
+#include "time/collectives.hpp"
 #include "time/moe_time.hpp"
 
 namespace membudget {
@@ -117,16 +118,6 @@ double waveEfficiency(double m, double n, double sms) {
     return std::min(1.0, m * n / (waves * sms * kTileM * kTileN));
 }
 
-struct Bandwidths {
-    double intraNode, interNode;  // bytes per second, per GPU and direction, at NCCL's efficiency
-    double of(double groupSpanGpus, double gpusPerNode) const { return groupSpanGpus <= gpusPerNode ? intraNode : interNode; }
-};
-
-// A ring collective's bytes on the wire per GPU: all-reduce 2(n − 1)/n of the buffer, all-gather and
-// reduce-scatter (n − 1)/n of the whole buffer.
-double ringAllReduce(double bytes, double n) { return n > 1 ? 2 * (n - 1) / n * bytes : 0; }
-double ringGather(double bytes, double n) { return n > 1 ? (n - 1) / n * bytes : 0; }
-
 // Recomputed forward work of one stage, as a fraction of each forward part. full: every checkpointed layer runs
 // its forward again; selective: the attention core only (Korthikanti et al. 2022 §5); op (torchtitan's op-level
 // SAC): every other matmul and the pointwise operations between them (torchtitan _save_list keeps the rest).
@@ -161,7 +152,7 @@ StepTime estimateStepTime(const Config& c) noexcept {
     const double attentionRate =
         c.peakTflops * 1e12 * attentionEfficiency(c, gpu) * clockScale * (c.precision == Precision::fp32 ? 0.5 : 1);
     const double hbm = c.hbmTbps * 1e12;
-    const Bandwidths links{c.nvlinkGbps * 1e9 * kLinkEfficiency, c.networkGbps * 1e9 * kLinkEfficiency};
+    const detail::Bandwidths links{c.nvlinkGbps * 1e9 * kLinkEfficiency, c.networkGbps * 1e9 * kLinkEfficiency};
     const double perNode = c.gpusPerNode;
 
     const double tokens = x.b * x.sRank;  // one micro-batch's tokens on one GPU of the TP group
@@ -263,7 +254,14 @@ StepTime estimateStepTime(const Config& c) noexcept {
     // TP: two all-reduces of [b, s/CP, h] in forward and two in backward (Megatron-LM's f and g; SP's all-gather and
     // reduce-scatter move the same bytes, Korthikanti §4.2.2); full recomputation repeats the forward's two.
     const double tpBandwidth = links.of(c.tp, perNode);
-    const double tpAllReduce = ringAllReduce(tokens * x.h * 2, c.tp) / tpBandwidth;
+    // Each all-reduce a ring of 2(t − 1) hops (with SP an all-gather and a reduce-scatter of t − 1 each, two launches).
+    const double tpNodes = std::ceil(c.tp / perNode);
+    const double tpAllReduce =
+        c.tp > 1
+            ? (c.sp
+                   ? 2 * detail::ncclRingSeconds(detail::ringGather(tokens * x.h * 2, c.tp), tpBandwidth, c.tp - 1, tpNodes - 1)
+                   : detail::ncclRingSeconds(detail::ringAllReduce(tokens * x.h * 2, c.tp), tpBandwidth, 2 * (c.tp - 1), 2 * (tpNodes - 1)))
+            : 0;
     // CP: each rank's K and V chunk goes to every other rank in forward, and K, V, dK, dV in backward (ring
     // attention's passes or torchtitan's all-gather: the same bytes).
     const double kvChunk = 2 * x.b * x.sRank * x.kvHeadsRank * x.d * 2;
@@ -369,7 +367,8 @@ StepTime estimateStepTime(const Config& c) noexcept {
     // A ring all-gather or reduce-scatter of bytesPerParam over each group: the dense parameters over DP × CP, the
     // experts over their own group.
     auto ringOfStage = [&](double bytesPerParam, double share) {
-        return ringGather(share * denseParams * bytesPerParam, D) + ringGather(share * slowestExpertParams * bytesPerParam, expertD);
+        return detail::ringGather(share * denseParams * bytesPerParam, D) +
+               detail::ringGather(share * slowestExpertParams * bytesPerParam, expertD);
     };
     double dpSeconds = 0, overlappable = 0;
     if ((D > 1 || expertD > 1) && slowestParams > 0) {
@@ -449,13 +448,14 @@ std::span<const StepPartText> stepPartTexts() {
          "loss (36 B per logit eager, 12 B fused), MoE token routing (permute, sort by expert, unpermute) and FSDP's copies"},
         {StepPart::recomputation, "recomputation", "Recomputation", "m × the forward parts activation checkpointing runs again"},
         {StepPart::tensorParallel, "tensor_parallel", "TP communication",
-         "m × layers × 4 all-reduces (6 with full recomputation) of b·(s/CP)·h·2 B ÷ link bandwidth; not overlapped"},
+         "m × layers × 4 all-reduces (6 with full recomputation) of b·(s/CP)·h·2 B ÷ link bandwidth + NCCL's ring "
+         "latency; not overlapped"},
         {StepPart::contextParallel, "context_parallel", "CP communication",
          "m × layers × max(0, 3·(CP − 1) K/V chunks ÷ link bandwidth − the attention it hides behind (the whole core "
          "under Megatron-LM's ring; torchtitan's all-gather: the first of CP sub-attentions))"},
         {StepPart::expertParallel, "expert_parallel", "EP communication",
-         "m × MoE layers × 4 all-to-alls (6 with full recomputation) of top-k × b·(s/CP)·h·2 B, the node's EP ranks' share over "
-         "NVLink beside the rest over the network; not overlapped"},
+         "m × MoE layers × 4 all-to-alls (6 with full recomputation) of top-k × b·(s/CP)·h·2 B, in-node share over NVLink, "
+         "the rest over the network; not overlapped"},
         {StepPart::pipelineTransfer, "pipeline_transfer", "PP transfers", "m × v × 2 sends of b·(s/CP)·h·2 B (÷ TP with SP)"},
         {StepPart::pipelineBubble, "pipeline_bubble", "Pipeline bubble",
          "(PP − 1)/v idle micro-batch slots of the slowest stage: (PP − 1)/(m·v + PP − 1) of the step"},
@@ -474,7 +474,8 @@ std::string_view stepTimeAssumptions() {
            "by a power cap below the rated power, "
            "pointwise work at HBM bandwidth (each eager op a kernel; fused under Megatron-LM and torch.compile), "
            "collectives at 80% of the link bandwidth, ring algorithms, two network tiers (inside a node, "
-           "between nodes), no latency per message; TP and EP communication not overlapped, CP overlapped with attention, DP "
+           "between nodes), NCCL's latency per message on TP's all-reduces only; TP and EP communication not overlapped, CP overlapped "
+           "with attention, DP "
            "overlapped with backward except under Megatron-LM's defaults; no stragglers, kernel launch gaps or topology "
            "beyond two tiers.";
 }
