@@ -354,6 +354,23 @@ TEST_CASE("a choice brings what it requires, chosen and said, unless the input s
     p = assign({{"framework", "torchtitan"}, {"zero", "1"}}, page);
     CHECK(p.config.zero == 1);
     CHECK(hasProblem(validate(p.config), "zero", "zero must be 0 (replicated) or 3"));
+    // Megatron-LM's own switches (the overlaps, the accounted split) leave with Megatron-LM, said; given together
+    // with another framework they stand and the validator names them.
+    Config megatron = page;
+    megatron.overlapGradReduce = megatron.overlapParamGather = true;
+    megatron.pp = 2;
+    megatron.layers = 30;
+    megatron.splitAccounts = SplitAccounts::both;
+    REQUIRE(validate(megatron).empty());
+    p = assign({{"framework", "deepspeed"}}, megatron);
+    CHECK_FALSE(p.config.overlapGradReduce);
+    CHECK_FALSE(p.config.overlapParamGather);
+    CHECK(p.config.splitAccounts == SplitAccounts::none);
+    CHECK(hasProblem(p.notices, "overlap_grad_reduce", "overlap_grad_reduce = false: Megatron-LM's switch"));
+    CHECK(hasProblem(p.notices, "split_accounts", "split_accounts = none: Megatron-LM's split"));
+    CHECK(validate(p.config).empty());
+    p = assign({{"framework", "deepspeed"}, {"overlap_grad_reduce", "true"}}, megatron);
+    CHECK(hasProblem(validate(p.config), "overlap_grad_reduce", "overlap_grad_reduce is Megatron-LM's switch"));
     // QLoRA on Megatron-LM, which has no QLoRA path: torchtune, FSDP2, and said.
     p = assign({{"finetune", "qlora"}}, page);
     CHECK(p.config.framework == Framework::torchtune);

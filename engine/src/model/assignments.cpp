@@ -82,6 +82,19 @@ void chooseWhatChoicesRequire(Config& c, const std::function<bool(std::string_vi
         choose("compile", "false", "Megatron-LM runs Transformer Engine's fused modules, not torch.compile");
         c.compile = false;
     }
+    // Megatron-LM's own switches leave with Megatron-LM (validate() refuses them under another framework).
+    if (c.framework != Framework::megatron) {
+        for (const auto& [member, key] :
+             {std::pair{&Config::overlapGradReduce, "overlap_grad_reduce"}, std::pair{&Config::overlapParamGather, "overlap_param_gather"}})
+            if (c.*member && !given(key)) {
+                choose(key, "false", "Megatron-LM's switch");
+                c.*member = false;
+            }
+        if (c.splitAccounts != SplitAccounts::none && !given("split_accounts")) {
+            choose("split_accounts", "none", "Megatron-LM's split");
+            c.splitAccounts = SplitAccounts::none;
+        }
+    }
     if (c.activationOffload && c.framework != Framework::torchtune && !given("activation_offload")) {
         choose("activation_offload", "false", "activation offloading is torchtune's");
         c.activationOffload = false;
