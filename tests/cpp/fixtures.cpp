@@ -9,6 +9,7 @@
 #include "membudget/model/assignments.hpp"
 #include "membudget/model/config.hpp"
 #include "membudget/model/fields.hpp"
+#include "membudget/model/validate.hpp"
 
 namespace membudget::test {
 
@@ -29,6 +30,11 @@ double stageLine(const Result& r, const Stage& stage, const std::string& id) {
     for (size_t i = 0; i < r.lines.size(); ++i)
         if (toString(r.lines[i].id) == id) return stage.lineBytes[i];
     return -1;
+}
+
+std::string refusedAt(const Config& config) {
+    const auto problems = validate(config);
+    return problems.empty() ? std::string("(valid)") : problems.front().field;
 }
 
 Config configFrom(const nlohmann::json& object) {

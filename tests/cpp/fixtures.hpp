@@ -28,6 +28,9 @@ const nlohmann::json& fixture(const std::string& name);  // tests/fixtures/<name
 // One stage's bytes on a ledger line (by its id), -1 when the result has no such line.
 double stageLine(const Result& r, const Stage& stage, const std::string& id);
 
+// The field validate() names first for a configuration, or "(valid)".
+std::string refusedAt(const Config& config);
+
 // A fixture's "config" object, through the same JSON reader the CLI uses; fails the test on a problem.
 Config configFrom(const nlohmann::json& object);
 

@@ -603,23 +603,22 @@ TEST_CASE("Megatron-LM's accounted pipeline split: the embedding and the loss co
                                   ImportFormat::megatron),
                        "vpp") == "8");
     // One accounted: 126 + 1 is not divisible by 8, said at split_accounts; without either, VPP 8 does not divide 126/8.
-    auto refusedAt = [](Config k) { return validate(k).empty() ? std::string("(valid)") : validate(k).front().field; };
     Config embedding = c;
     embedding.splitAccounts = SplitAccounts::embedding;
-    CHECK(refusedAt(embedding) == "split_accounts");
+    CHECK(test::refusedAt(embedding) == "split_accounts");
     Config none = c;
     none.splitAccounts = SplitAccounts::none;
-    CHECK(refusedAt(none) == "vpp");
+    CHECK(test::refusedAt(none) == "vpp");
     // Megatron-LM's option only, beside neither first_stage_layers nor last_stage_layers, and with a pipeline.
     Config titan = c;
     titan.framework = Framework::torchtitan;
     titan.zero = 3;
-    CHECK(refusedAt(titan) == "split_accounts");
+    CHECK(test::refusedAt(titan) == "split_accounts");
     Config first = c;
     first.firstStageLayers = 14;
-    CHECK(refusedAt(first) == "split_accounts");
+    CHECK(test::refusedAt(first) == "split_accounts");
     Config flat = c;
     flat.pp = 1;
     flat.vpp = 1;
-    CHECK(refusedAt(flat) == "split_accounts");
+    CHECK(test::refusedAt(flat) == "split_accounts");
 }

@@ -228,11 +228,7 @@ TEST_CASE("Megatron-LM's overlap switches hide the distributed optimizer's reduc
     CHECK(reduceHidden < exposed);
     CHECK(bothHidden < reduceHidden);
     // The switches are Megatron-LM's; the parameter gather's needs the distributed optimizer.
-    auto refusedAt = [](std::vector<Assignment> all) {
-        const ParsedConfig parsed = applyAssignments(all);
-        const auto problems = validate(parsed.config);
-        return problems.empty() ? std::string("(valid)") : problems.front().field;
-    };
+    auto refusedAt = [](std::vector<Assignment> all) { return test::refusedAt(applyAssignments(all).config); };
     CHECK(refusedAt({{"framework", "torchtitan"}, {"zero", "3"}, {"overlap_grad_reduce", "true"}}) == "overlap_grad_reduce");
     CHECK(refusedAt({{"framework", "megatron"}, {"zero", "0"}, {"overlap_param_gather", "true"}}) == "overlap_param_gather");
 }
