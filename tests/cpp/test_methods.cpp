@@ -30,6 +30,13 @@ double line(const Result& r, const std::string& id) {
     return 0;
 }
 
+const membudget::Line& lineOf(const Result& r, const std::string& id) {
+    for (const auto& l : r.lines)
+        if (toString(l.id) == id) return l;
+    FAIL("no line " << id);
+    return r.lines.front();
+}
+
 double modelStates(const Result& r) { return line(r, "parameters") + line(r, "gradients") + line(r, "optimizer"); }
 
 // A model preset's architecture (and its method, membudget) on top of the defaults.
@@ -302,6 +309,49 @@ TEST_CASE("phases: with BF16 gradients and tiny activations the optimizer step i
     CHECK(r.totalBytes == std::max(r.phases[0].totalBytes, r.phases[1].totalBytes));
 }
 
+TEST_CASE("phases: gradients made in backward peak at the backward's start or its end", "[methods][membudget]") {
+    // torchtitan, torchtune and accelerate free .grad after each step (zero_grad(set_to_none=True)); with one
+    // backward per step the loss's backward runs before any gradient exists (the H200 runs of
+    // tools/measure/hf_peak.py: tests/fixtures/measured/hf-*-h200.json).
+    Config config = preset("llama-3.2-1b");
+    config.framework = Framework::torchtune;
+    config.tp = config.pp = config.dp = 1;
+    config.zero = 0;
+    config.mb = 4;
+    config.seq = 2048;
+    config.ckpt = Checkpointing::none;
+    config.microbatches = 1;
+    const Result start = evaluate(config);
+    REQUIRE(start.ok());
+    CHECK(line(start, "gradients") == 0);
+    CHECK(lineOf(start, "gradients").note.find("backward's start") != std::string::npos);
+
+    // Gradient accumulation: the second micro-batch's forward runs with the first one's gradients.
+    Config accumulating = config;
+    accumulating.microbatches = 2;
+    const Result held = evaluate(accumulating);
+    REQUIRE(held.ok());
+    CHECK(line(held, "gradients") > 0);
+    CHECK(start.totalBytes == held.totalBytes - line(held, "gradients"));
+    // Megatron-LM's grad buffer is allocated for good.
+    Config megatron = config;
+    megatron.framework = Framework::megatron;
+    CHECK(line(evaluate(megatron), "gradients") > 0);
+
+    // Full checkpointing with short sequences: the end of backward, every gradient and the first layer rebuilt.
+    config.ckpt = accumulating.ckpt = Checkpointing::full;
+    config.seq = accumulating.seq = 128;
+    config.mb = accumulating.mb = 1;
+    const Result end = evaluate(config);
+    const Result whole = evaluate(accumulating);
+    REQUIRE(end.ok());
+    REQUIRE(whole.ok());
+    CHECK(line(end, "gradients") == line(whole, "gradients"));
+    CHECK(line(end, "activations") < line(whole, "activations"));
+    CHECK(lineOf(end, "activations").note.find("backward's end") != std::string::npos);
+    CHECK(end.totalBytes < whole.totalBytes);
+}
+
 TEST_CASE("compare: every method, the source's own figure, and a reason for each line", "[methods][compare]") {
     Config config;
     config.model = "llama-3.1-70b";
@@ -357,7 +407,11 @@ TEST_CASE("method membudget: bytes per parameter by optimizer and precision", "[
     // the parameters' dtype (zeros_like), no autocast copy, no FP32 anything.
     config.framework = membudget::Framework::hfAccelerate;
     config.masterWeights = true;
+    config.ckpt = Checkpointing::none;  // a checkpointed layer keeps no autocast copy (autocast's cache is cleared)
     CHECK(lines("adamw", "bf16") == std::array<double, 3>{4 * P + 2 * P, 4 * P, 8 * P});
+    config.ckpt = Checkpointing::full;
+    const double layer = hidden / 32 + 2 * 4096.0;                     // one layer's matrices and its two norms
+    CHECK(lines("adamw", "bf16")[0] == 4 * P + 2 * (P - 31 * layer));  // the embedding, the final norm, one layer
     config.masterWeights = false;
     CHECK(lines("adamw", "bf16") == std::array<double, 3>{2 * P, 2 * P, 4 * P});
 }

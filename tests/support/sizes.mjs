@@ -4,14 +4,13 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
 /** Budgets in bytes (KB = 1,000 bytes). */
-// Each raise and its reason is a row of docs/speed.md ("Speed and budgets"); the latest: issue 28's accounted pipeline
-// split and Megatron-LM's overlap switches (three fields with their help in both modules, and what a framework choice
-// resets), the MoE step time's routing and all-to-all terms and TP's NCCL latency; budgets 124, 170, 249 KB, 123.9,
-// 169.8 and 248.1 KB measured. Since issue 27's ten
+// Each raise and its reason is a row of docs/speed.md ("Speed and budgets"); the latest: issue 26's gradients made in
+// backward (the backward's start or end as the peak, with the ledger's notes) and autocast's cache under
+// checkpointing; budgets 126, 172, 251 KB, 124.8, 170.7 and 249.0 KB measured. Since issue 27's ten
 // presets the modules leave the presets' sources out.
 // The page's module holds what every evaluation needs (framework model, LoRA, step time, presets); the on-demand
 // module (planner, advice, importers, exporters) loads only for a plan, advice, an import or an export.
-export const BUDGETS = { pageGzipBytes: 170_000, wasmGzipBytes: 124_000, plannerWasmGzipBytes: 249_000 };
+export const BUDGETS = { pageGzipBytes: 172_000, wasmGzipBytes: 126_000, plannerWasmGzipBytes: 251_000 };
 
 /**
  * @param {string} dist

@@ -48,6 +48,11 @@ struct MembudgetStage {
     double copies, microbatches, checkpointed, activationsDuringBackward, activations;
     double stepTemporary, forwardBackward, step;
     bool stepPeaks;
+    // Gradients allocated during backward (MembudgetTraining::gradientsInBackward): the shards of them, and where
+    // the forward/backward phase peaks: at the backward's start (no shard yet, every saved tensor) or at its end
+    // (every shard, the first layer's tensors). gradientsAtPeak is the gradients line at the stage's peak.
+    double storedGradients = 0, gradientsAtPeak = 0, backwardEndActivations = 0;
+    bool backwardEndPeaks = false, gradientsPending = false;
     // LoRA / QLoRA (finetune != full): the frozen base, the adapters, and what each byte line holds of them.
     double adapterParams = 0, frozenBytesPerParam = 0, quantizedParams = 0, adapterBytesPerParam = 0, adapterStatesPerParam = 0;
     double dequantized = 0;  // QLoRA's BF16 buffer for the matrix being dequantised

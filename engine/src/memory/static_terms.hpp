@@ -192,16 +192,24 @@ void fullStaticTerms(const Config& c, const MembudgetTraining& t, const Membudge
                        (r.reduce == 4 ? "FP32" : precisionName(c)) + " (to_accumulated_grad_if_needed)";
             });
             break;
-        case Gathering::autocast:
+        case Gathering::autocast: {
             // autocast's cast cache (autocast_mode.cpp cached_cast): a BF16 copy of every weight, which the linear
-            // layers save for backward.
-            v.term(L::parameters, Hold::gathered, r.compute * all, [&] {
+            // layers save for backward. The cache is cleared when the forward's autocast region exits
+            // (clear_cache), so a checkpointed layer keeps none: backward casts its weights again when it rebuilds
+            // it, one layer at a time.
+            const double uncast = s.checkpointed > 0 ? (s.checkpointed - 1) * t.p.layer : 0;
+            v.term(L::parameters, Hold::gathered, r.compute * (all - uncast), [&] {
+                if (uncast > 0)
+                    return TermText{n(r.compute) + " × (P_stage − (checkpointed layers − 1) × P_layer) (autocast copies)",
+                                    fill("# × (# − # × #)", {r.compute, all, s.checkpointed - 1, t.p.layer})};
                 return TermText{n(r.compute) + " × P_stage (autocast copies)", fill("# × #", {r.compute, all})};
             });
             parameterNote([&] {
                 return "; plus autocast's " + precisionName(c) +
-                       " copy of every weight, cached for the forward and saved by the linear layers for backward";
+                       (uncast > 0 ? " copy of each weight outside the checkpointed layers and of the one layer backward rebuilds"
+                                   : " copy of every weight, cached for the forward and saved by the linear layers for backward");
             });
+        }
             [[fallthrough]];
         case Gathering::none:
             if (c.zero >= 2) v.note(L::gradients, Hold::stored, [&] { return ", sharded over DP × CP = " + group() + " (ZeRO-2)"; });
@@ -348,7 +356,7 @@ void forEachStaticTerm(const Config& c, const MembudgetTraining& t, const Membud
 // in the caching allocator) and what only the optimizer step holds.
 struct SumStatic {
     double lines[kStaticLines] = {0, 0, 0};
-    double gathered = 0, step = 0;
+    double gathered = 0, step = 0, storedGradients = 0;
     template <class Describe>
     void term(StaticLine line, Hold hold, double bytes, const Describe&) {
         if (hold == Hold::step) {
@@ -357,6 +365,7 @@ struct SumStatic {
         }
         lines[static_cast<int>(line)] += bytes;
         if (hold == Hold::gathered) gathered += bytes;
+        if (hold == Hold::stored && line == StaticLine::gradients) storedGradients += bytes;
     }
     template <class Text>
     void note(StaticLine, Hold, const Text&) {}

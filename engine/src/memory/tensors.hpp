@@ -158,7 +158,10 @@ inline LayerStyle layerStyle(const Config& c) {
     LayerStyle s{NormSaves::input, 1, false, false, false, false};
     if (c.framework == Framework::megatron) return s;  // Transformer Engine's fused modules (today's model)
     s.unfusedSwiglu = s.flashRng = true;
-    const bool autocast = c.framework == Framework::hfAccelerate && c.zero < 3 && c.precision != Precision::fp32;
+    // Autocast over FP32 parameters: the residual stream is FP32 and each linear casts its input. A model loaded
+    // in BF16 (master_weights false, or a LoRA base) runs a BF16 stream, whose casts copy nothing.
+    const bool autocast = c.framework == Framework::hfAccelerate && c.zero < 3 && c.precision != Precision::fp32 && c.masterWeights &&
+                          c.finetune == Finetune::full;
     if (c.norm == Norm::rmsnorm && c.framework != Framework::torchtitan) s.norm = autocast ? NormSaves::fp32Residual : NormSaves::fp32Copy;
     s.projectionCasts = autocast ? 0 : 1;  // 0: one cast per linear (3 for Q, K, V; 2 for w1, w3)
     s.expandedKv = c.framework == Framework::torchtune;

@@ -148,6 +148,14 @@ MembudgetTraining membudgetTraining(const Config& c) {
     t.prefetchElements = std::min(c.prefetchBucketSize > 0 ? c.prefetchBucketSize : 0.9 * c.hidden * c.hidden, c.maxLiveParameters);
     t.subGroupElements = c.subGroupSize;
     t.gradientsFreed = c.optimizerInBackward;
+    // torchtitan (train.py: optimizers.zero_grad() before each step's forward), torchtune (its recipes'
+    // optimizer.zero_grad(set_to_none=True) after the step) and accelerate / transformers' Trainer
+    // (model.zero_grad(), set_to_none by default since torch 2.0) free the .grad tensors each step; AccumulateGrad
+    // allocates each one when its parameter's backward runs. Megatron-LM's grad buffer and DeepSpeed's partitions
+    // persist. With gradient accumulation or a pipeline, an earlier micro-batch's backward already made them.
+    t.gradientsInBackward =
+        !t.gradientsFreed && c.pp == 1 && c.microbatches == 1 &&
+        (c.framework == Framework::torchtitan || c.framework == Framework::torchtune || c.framework == Framework::hfAccelerate);
     t.offloadOptimizer = c.offload != Offload::none;
     t.offloadParameters = c.offload == Offload::all && c.zero >= 3;
     // Routed experts are replicated over the expert data-parallel group, TP × CP × DP / (ETP × EP)
@@ -326,6 +334,7 @@ MembudgetStage membudgetStage(const Config& c, const MembudgetTraining& t, doubl
     }
     // Each line is whole bytes: a shard that does not divide evenly is padded (Megatron-LM's distributed
     // optimizer pads its buffers to a multiple of the DP size; FSDP pads each parameter's first dimension).
+    s.checkpointed = checkpointedLayers(c, firstLayerOfStage, stageLayers);
     SumStatic terms;
     forEachStaticTerm(c, t, s, first, last, terms);
     s.parameters = std::ceil(terms.lines[static_cast<int>(StaticLine::parameters)]);
@@ -336,8 +345,8 @@ MembudgetStage membudgetStage(const Config& c, const MembudgetTraining& t, doubl
     // Activations: every saved tensor, times the layer-copies in flight, plus the stage's extras.
     s.copies = inFlightLayerCopies(c, stageLayers, i);
     s.microbatches = inFlightMicrobatches(c, i);
+    s.storedGradients = std::ceil(terms.storedGradients);
     SumStage sum;
-    s.checkpointed = checkpointedLayers(c, firstLayerOfStage, stageLayers);
     forEachStageTensor(c, t, {stageLayers, s.moeLayers, s.copies, s.microbatches, s.mtpLayers, first, last, s.checkpointed}, sum);
     const double activations = std::ceil(sum.total);
     s.activationsDuringBackward = activations;
@@ -345,10 +354,34 @@ MembudgetStage membudgetStage(const Config& c, const MembudgetTraining& t, doubl
     // Phases: activations are freed before the optimizer step; with BF16 gradients the step works on an
     // FP32 copy of this rank's optimizer shard of them.
     s.forwardBackward = s.parameters + s.gradients + s.optimizer + activations;
+    double backwardActivations = activations;
+    s.gradientsAtPeak = s.gradients;
+    if (atPeakPhase && t.gradientsInBackward && s.storedGradients > 0) {
+        // Gradients made in backward: the phase peaks at the backward's start (the loss's backward, every saved
+        // tensor, no gradient shard yet) or at its end (every shard, and the tensors of the first layer, whose
+        // backward runs last: its input under full checkpointing and the layer rebuilt). Between the two the
+        // memory moves linearly, layer by layer (each layer's tensors freed, its gradients allocated).
+        const double layer = std::max(stageLayers > s.moeLayers ? t.fullLayerBytes : 0.0, s.moeLayers > 0 ? t.fullMoeLayerBytes : 0.0);
+        s.backwardEndActivations = std::min(
+            activations, std::ceil(layer + (c.ckpt == Checkpointing::full ? activationBytes(c) * x.b * x.sRank * x.h / x.spDivisor : 0)));
+        const double start = s.forwardBackward - s.storedGradients;
+        const double end = s.parameters + s.gradients + s.optimizer + s.backwardEndActivations;
+        s.backwardEndPeaks = end > start;
+        s.gradientsPending = !s.backwardEndPeaks;
+        s.forwardBackward = std::max(start, end);
+        if (s.backwardEndPeaks)
+            backwardActivations = s.backwardEndActivations;
+        else
+            s.gradientsAtPeak = s.gradients - s.storedGradients;
+    }
     s.step = s.parameters + s.gradients + s.optimizer + s.stepTemporary;
     s.stepPeaks = atPeakPhase && s.step > s.forwardBackward;
+    if (s.stepPeaks) {
+        s.gradientsAtPeak = s.gradients;
+        s.gradientsPending = s.backwardEndPeaks = false;
+    }
     s.optimizerAtPeak = s.optimizer + (s.stepPeaks ? s.stepTemporary : 0);
-    s.activations = s.stepPeaks ? 0 : activations;
+    s.activations = s.stepPeaks ? 0 : backwardActivations;
     return s;
 }
 
@@ -382,12 +415,12 @@ PeakBytes membudgetTrainingPeak(const Config& c, const std::vector<StageSpan>& s
     for (const StageSpan& stage : stages) {
         const MembudgetStage s = membudgetStage(c, t, stage.index, stage.layers, stage.firstLayer, true);
         // The same sum, in the same order, as evaluate() makes of the stage's lines.
-        const double total = s.parameters + s.gradients + s.optimizerAtPeak + s.activations + workspace + gigabytesToBytes(c.buffersGb) +
-                             gigabytesToBytes(c.contextGb);
+        const double total = s.parameters + s.gradientsAtPeak + s.optimizerAtPeak + s.activations + workspace +
+                             gigabytesToBytes(c.buffersGb) + gigabytesToBytes(c.contextGb);
         const double staticBytes = s.parameters + s.gradients + s.optimizer + workspace + allowances;
         if (total > peak.totalBytes)
-            peak = {s.parameters, s.gradients, s.optimizerAtPeak, s.activations, allowances,
-                    total,        stage.index, peak.staticBytes,  workspace};
+            peak = {s.parameters, s.gradientsAtPeak, s.optimizerAtPeak, s.activations, allowances,
+                    total,        stage.index,       peak.staticBytes,  workspace};
         peak.staticBytes = std::max(peak.staticBytes, staticBytes);
     }
     return peak;

@@ -54,6 +54,9 @@ struct MembudgetTraining {
     double prefetchElements;
     double subGroupElements;
     bool gradientsFreed;  // the optimizer steps in backward: no gradient shard held at the peak
+    // The gradient shards are allocated during backward and freed after the step (zero_grad(set_to_none=True)), and
+    // the step runs one backward: at the backward's start (the loss's backward) none is allocated yet.
+    bool gradientsInBackward;
     bool outputOnLast, offloadOptimizer, offloadParameters, mtpMoe;
     double shardGroup, expertShardGroup, fullLayerBytes, fullMoeLayerBytes, denseLayerBytes, moeLayerBytes, coreBytes, mtpLayerBytes;
 };

@@ -120,12 +120,14 @@ struct Reserve {
 // the optimizer step's temporary only when the step is the stage's peak.
 struct DescribeStatic {
     bool stepPeaks;
+    bool gradientsPending;  // the peak is the backward's start: no gradient shard allocated yet
     Terms terms[kStaticLines];
     Terms step;
     std::string notes[kStaticLines];
     template <class Describe>
     void term(StaticLine line, Hold hold, double bytes, const Describe& describe) {
         if (bytes == 0 || (hold == Hold::step && !stepPeaks)) return;
+        if (gradientsPending && hold == Hold::stored && line == StaticLine::gradients) return;
         TermText text = describe();
         if (hold == Hold::step)
             step.add(text.symbol, wholeBytes(std::move(text.substituted), bytes), std::ceil(bytes));
@@ -147,8 +149,17 @@ struct DescribeStatic {
         optimizer.add(step.formula(), step.text(), step.value());
         lines.push_back({LineId::parameters, "Parameters", parameters.formula(), parameters.wholeBytes(), sn.parameters,
                          std::move(notes[static_cast<int>(StaticLine::parameters)]), Method::membudget});
-        lines.push_back({LineId::gradients, "Gradients", gradients.formula(), gradients.wholeBytes(), sn.gradients,
-                         std::move(notes[static_cast<int>(StaticLine::gradients)]), Method::membudget});
+        std::string gradientsNote = std::move(notes[static_cast<int>(StaticLine::gradients)]);
+        if (gradientsPending)
+            gradientsNote += "; at this peak, the backward's start (the loss's backward), none of the " + n(sn.storedGradients) +
+                             " bytes of gradient shards is allocated yet: they are made during backward and freed after the step "
+                             "(zero_grad(set_to_none=True)), and the step runs one backward";
+        else if (sn.backwardEndPeaks)
+            gradientsNote +=
+                "; made during backward (zero_grad(set_to_none=True) frees them after the step): this peak is the "
+                "backward's end, when all of them are allocated";
+        lines.push_back({LineId::gradients, "Gradients", gradients.formula(), gradients.wholeBytes(), sn.gradientsAtPeak,
+                         std::move(gradientsNote), Method::membudget});
         lines.push_back({LineId::optimizer, "Optimizer", optimizer.formula(), optimizer.text(), sn.optimizerAtPeak,
                          std::move(notes[static_cast<int>(StaticLine::optimizer)]), Method::membudget});
     }
@@ -166,6 +177,16 @@ Line activationsLine(const Config& c, const MembudgetStage& sn, const DescribeSt
                 sn.activations,
                 "Freed before the optimizer step, which is this stage's peak (" + n(sn.activationsDuringBackward) +
                     " bytes during forward/backward: " + inFlight + ")",
+                Method::membudget};
+    if (sn.backwardEndPeaks)
+        return {LineId::activations,
+                "Activations",
+                "the first layer's tensors (its backward runs last)",
+                wholeBytes(n(sn.backwardEndActivations), sn.backwardEndActivations),
+                sn.activations,
+                "The peak is the backward's end, when every gradient is allocated: the first layer's saved tensors" +
+                    std::string(c.ckpt == Checkpointing::full ? " (its input and the layer rebuilt)" : "") + " remain of the " +
+                    n(sn.activationsDuringBackward) + " bytes saved in forward (" + inFlight + ")",
                 Method::membudget};
     return {LineId::activations,
             "Activations",
@@ -188,9 +209,11 @@ double reservedBytes(const Config& c, const MembudgetTraining& t, const Membudge
     Reserve r;
     r.add(sn.parameters - sn.gatheredParams, 1);
     r.add(sn.gatheredParams, 1);
-    r.add(sn.gradients, 1);
+    r.add(sn.gradientsAtPeak, 1);
     r.add(sn.optimizerAtPeak, 1);
-    if (!sn.stepPeaks)
+    if (sn.backwardEndPeaks)
+        r.add(sn.backwardEndActivations, 1);
+    else if (!sn.stepPeaks)
         for (const Tensor& tensor : tensors) r.add(tensor.bytesPerCopy, tensor.copies);
     r.add((workspaceBytes(c) - deepepBufferBytes(c) - asyncTpWorkspaceBytes(c)) / 2, 2);
     Reserve allGatherPool;
@@ -296,7 +319,7 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
         cpuShardParams = std::max(cpuShardParams, sn.stageParams / sn.optimizerShard + sn.expertParams / sn.expertOptimizerShard);
 
         // The static lines from their terms, the activations and the tensor sub-ledger from the same walks as sn.
-        DescribeStatic statics{sn.stepPeaks};
+        DescribeStatic statics{sn.stepPeaks, sn.gradientsPending};
         forEachStaticTerm(c, t, sn, first, last, statics);
         statics.addLines(sn, stage.lines);
         DescribeStage describe{c, t.x};
