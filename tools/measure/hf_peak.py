@@ -100,6 +100,35 @@ def census(model, batch):
             "by_shape": sorted(groups.values(), key=lambda g: -g["bytes_each"] * g["count"])}
 
 
+def write_peak_blocks(snapshot, path):
+    """Replays the recorded allocations of the last step and writes the blocks live at its peak (allocated during
+    the step; what existed before it is the static memory), largest first, each with its innermost Python frames."""
+    trace = snapshot["device_traces"][0]
+    live, total, best, best_at = {}, 0, -1, -1
+    for i, e in enumerate(trace):
+        if e["action"] == "alloc":
+            live[e["addr"]] = e["size"]
+            total += e["size"]
+        elif e["action"] == "free_completed" and e["addr"] in live:
+            total -= live.pop(e["addr"])
+        if total > best:
+            best, best_at = total, i
+    alive = {}
+    for e in trace[: best_at + 1]:
+        if e["action"] == "alloc":
+            alive[e["addr"]] = e
+        elif e["action"] == "free_completed":
+            alive.pop(e["addr"], None)
+    rows = []
+    for e in sorted(alive.values(), key=lambda e: -e["size"]):
+        frames = [f"{f['filename'].split('/')[-1]}:{f['line']} {f['name']}" for f in e.get("frames", [])
+                  if "torch/utils" not in f["filename"]][:4]
+        rows.append({"bytes": e["size"], "frames": frames})
+    with open(path, "w") as f:
+        json.dump({"peak_bytes_above_start": best, "event_index": best_at, "events": len(trace), "blocks": rows[:80]}, f,
+                  indent=1)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--arch", choices=sorted(ARCHES), default="llama-3.2-1b")
@@ -112,6 +141,7 @@ def main(argv=None):
     ap.add_argument("--lora-targets", default="q_proj,v_proj")
     ap.add_argument("--compile", action="store_true")
     ap.add_argument("--steps", type=int, default=3)
+    ap.add_argument("--snapshot", help="write the live blocks at the last step's peak here (torch.cuda.memory history)")
     ap.add_argument("--out")
     a = ap.parse_args(argv)
 
@@ -152,6 +182,8 @@ def main(argv=None):
 
     steps = []
     for step in range(1, a.steps + 1):
+        if a.snapshot and step == a.steps:
+            torch.cuda.memory._record_memory_history(max_entries=1_000_000, stacks="python")
         optimizer.zero_grad(set_to_none=True)
         torch.cuda.synchronize()
         before = stats()
@@ -171,6 +203,9 @@ def main(argv=None):
                       "peak_active": after["active_bytes.all.peak"],
                       "allocated_after": after["allocated_bytes.all.current"]})
         del b
+    if a.snapshot:
+        write_peak_blocks(torch.cuda.memory._snapshot(), a.snapshot)
+        torch.cuda.memory._record_memory_history(enabled=None)
     params = sum(p.numel() for p in model.parameters())
     param_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
     grad_bytes = sum(p.grad.numel() * p.grad.element_size() for p in model.parameters() if p.grad is not None)

@@ -111,6 +111,8 @@ enum class TensorKind : std::uint8_t {
     mtpProjectionInput,
     mtpOutputInputs,
     mtpLogits,
+    attentionOutputCompiledCopy,  // a compiled block over a BF16 stream: the output projection's own contiguous input
+    compiledOutputWeightCast,     // transformers compiled under autocast: the output weight's second BF16 cast
 };
 
 // Element types: `activation` is the training precision's (BF16 or FP16: 2 bytes, FP32: 4; BF16 under FP8
@@ -141,6 +143,7 @@ enum class NormSaves : std::uint8_t {
     fp32Copy,      // RMSNorm computed in FP32 by hand (torchtune rms_norm.py, transformers LlamaRMSNorm): the FP32
                    // copy of the input (pow, mul), rstd, and the normalised tensor before the scale
     fp32Residual,  // the same on an FP32 residual stream (autocast with FP32 parameters): no copy, an FP32 normalised
+    fp32Input,     // compiled over an FP32 residual stream: the FP32 input and its statistics
 };
 struct LayerStyle {
     NormSaves norm;
@@ -148,9 +151,13 @@ struct LayerStyle {
     bool expandedKv;         // K and V copied to every query head before attention (torchtune: expand + flatten)
     bool unfusedSwiglu;      // eager SwiGLU, w2(silu(w1 x) * w3 x): SiLU's output saved on its own
     bool flashRng;           // torch SDPA's flash backward keeps rng_state and unused (24 bytes)
-    // torch.compile of each block (an estimate: inductor's min-cut partitioner recomputes element-wise ops, so a
-    // norm keeps its input and statistics, not its output, and SwiGLU its two projections, not SiLU's output or
-    // the product; torch/_functorch/partitioners.py min_cut_rematerialization_partition).
+    // torch.compile of each block, as inductor's default partitioner (torch/_functorch/partitioners.py
+    // min_cut_rematerialization_partition) cut torchtitan's, torchtune's and transformers' blocks on an H200 (torch
+    // 2.11, tools/measure/compile_census.py and hf_peak.py; tests/fixtures/census-gpu): the block's input and each
+    // norm's statistics, the norms' outputs the projections take (one copy), q/k/v/output of SDPA, gate, up and
+    // their product, but not SiLU's output. Over a BF16 stream (torchtitan, torchtune) also the output projection's
+    // own contiguous input, and the MLP norm's output but not its input; over transformers' FP32 stream (autocast)
+    // the MLP norm's FP32 input instead.
     bool compiled;
 };
 
@@ -168,8 +175,12 @@ inline LayerStyle layerStyle(const Config& c) {
     if (c.precision == Precision::fp32 && s.norm == NormSaves::fp32Copy) s.norm = NormSaves::fp32Residual;  // .float() copies nothing
     if (c.compile) {
         s.compiled = true;
-        s.norm = NormSaves::input;
+        s.norm = s.norm == NormSaves::fp32Residual ? NormSaves::fp32Input : NormSaves::input;
+        s.projectionCasts = 1;  // one cast of each norm output, shared by the projections that read it
         s.unfusedSwiglu = false;
+        // transformers' sdpa_attention_forward copies K and V to every query head while compiling
+        // (sdpa_attention.py use_gqa_in_sdpa is false under torch.compile): the census saw them at every head.
+        if (c.framework == Framework::hfAccelerate) s.expandedKv = true;
     }
     return s;
 }
@@ -245,6 +256,10 @@ void forEachLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor&
                 v.tensor(statistics, Dtype::fp32, statisticsBytes, copies, statsShape);
                 v.tensor(normalised, Dtype::fp32, 4 * elements, copies, shape);
                 break;
+            case NormSaves::fp32Input:
+                v.tensor(input, Dtype::fp32, 4 * elements, copies, shape);
+                v.tensor(statistics, Dtype::fp32, statisticsBytes, copies, statsShape);
+                break;
         }
     };
     auto norm = [&](TensorKind input, TensorKind inputFp32, TensorKind statistics, TensorKind normalised) {
@@ -255,7 +270,7 @@ void forEachLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor&
     const double fcCopies = style.projectionCasts != 0 ? style.projectionCasts : x.gated ? 2 : 1;
     norm(TensorKind::attentionNormInput, TensorKind::attentionNormInputFp32, TensorKind::attentionNormStatistics,
          TensorKind::attentionNormalised);
-    if (!style.compiled && keepQkvInput) v.tensor(TensorKind::qkvInput, gemm, qkvCopies * gemmBytes * bsh, 1, hidden);
+    if (keepQkvInput) v.tensor(TensorKind::qkvInput, gemm, qkvCopies * gemmBytes * bsh, 1, hidden);
     v.tensor(c.posEmb > 0 ? TensorKind::query : TensorKind::queryAfterRope, Dtype::activation, act * x.b * x.sRank * x.headsRank * x.d, 1,
              [&] { return heads("[b, " + seqShape(c, false) + ", a/TP, d]"); });
     v.tensor(TensorKind::keyValue, Dtype::activation, 2 * act * x.b * x.sRank * (style.expandedKv ? x.headsRank : x.kvHeadsRank) * x.d, 1,
@@ -302,8 +317,15 @@ void forEachLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor&
         v.tensor(TensorKind::attentionOutputForFlash, Dtype::activation, attentionOutput, 1, outputShape);
     else if (!lora || x.flash || (sharedInputs && adapted.o))  // FlashAttention's backward reads its own output anyway
         v.tensor(TensorKind::attentionOutput, gemm, attentionOutput * gemmBytes / act, 1, outputShape);
+    if (style.compiled && style.norm == NormSaves::input)
+        v.tensor(TensorKind::attentionOutputCompiledCopy, Dtype::activation, attentionOutput, 1, [&] {
+            return TensorText{"[b·" + seqShape(c, false) + ", a/TP·d]", "heads split by TP"};
+        });
     if (x.dropout) v.tensor(TensorKind::attentionResidualDropoutMask, Dtype::uint8, bsh, 1, hidden);
-    norm(TensorKind::mlpNormInput, TensorKind::mlpNormInputFp32, TensorKind::mlpNormStatistics, TensorKind::mlpNormalised);
+    if (style.compiled && style.norm == NormSaves::input)  // the graph keeps the norm's output, not its input
+        v.tensor(TensorKind::mlpNormStatistics, Dtype::fp32, statsBytes, 1, stats);
+    else
+        norm(TensorKind::mlpNormInput, TensorKind::mlpNormInputFp32, TensorKind::mlpNormStatistics, TensorKind::mlpNormalised);
     if (spec.moe) {
         // Router scores for every expert, then the top-k copies of each token dispatched to the experts of
         // this EP rank (on average b·s·k, times the capacity factor), through experts split by ETP.
@@ -365,11 +387,11 @@ void forEachLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor&
     } else {
         const double bsf = x.b * x.sRank * x.f / x.t;
         auto ffnShape = [&](std::string prefix) { return TensorText{prefix + "[b, " + seqShape(c, false) + ", d_ff/TP]", "split by TP"}; };
-        if (!style.compiled && keepFc1Input) v.tensor(TensorKind::fc1Input, gemm, fcCopies * gemmBytes * bsh, 1, hidden);
+        if (keepFc1Input) v.tensor(TensorKind::fc1Input, gemm, fcCopies * gemmBytes * bsh, 1, hidden);
         if (x.gated) {
             v.tensor(TensorKind::gateUp, Dtype::activation, 2 * act * bsf, 1, [&] { return ffnShape("2 × "); });
             if (style.unfusedSwiglu) v.tensor(TensorKind::siluOutput, Dtype::activation, act * bsf, 1, [&] { return ffnShape(""); });
-            if (!style.compiled && keepFc2Input) v.tensor(TensorKind::swigluOutput, gemm, gemmBytes * bsf, 1, [&] { return ffnShape(""); });
+            if (keepFc2Input) v.tensor(TensorKind::swigluOutput, gemm, gemmBytes * bsf, 1, [&] { return ffnShape(""); });
         } else {
             v.tensor(TensorKind::fc1Output, Dtype::activation, act * bsf, 1, [&] { return ffnShape(""); });
             if (keepFc2Input) v.tensor(TensorKind::activationOutput, gemm, gemmBytes * bsf, 1, [&] { return ffnShape(""); });

@@ -190,10 +190,11 @@ void forEachStageTensor(const Config& c, const MembudgetTraining& t, const Stage
             if (norm == NormSaves::fp32Copy)
                 v.tensor(TensorKind::finalNormInputFp32, Dtype::fp32, 4 * bsh, 1, spHidden);
             else
-                v.tensor(TensorKind::finalNormInput, norm == NormSaves::fp32Residual ? Dtype::fp32 : Dtype::activation,
-                         (norm == NormSaves::fp32Residual ? 4 : act) * bsh, 1, spHidden);
+                v.tensor(TensorKind::finalNormInput,
+                         norm == NormSaves::fp32Residual || norm == NormSaves::fp32Input ? Dtype::fp32 : Dtype::activation,
+                         (norm == NormSaves::fp32Residual || norm == NormSaves::fp32Input ? 4 : act) * bsh, 1, spHidden);
             v.tensor(TensorKind::finalNormStatistics, Dtype::fp32, stats, 1, rows);
-            if (norm != NormSaves::input)
+            if (norm != NormSaves::input && norm != NormSaves::fp32Input)
                 v.tensor(TensorKind::finalNormalised, norm == NormSaves::fp32Residual ? Dtype::fp32 : Dtype::activation,
                          (norm == NormSaves::fp32Residual ? 4 : act) * bsh, 1, spHidden);
             // torchtitan's output layer is ColwiseParallel(input_layouts=Shard(1)): DTensor all-gathers its input
@@ -241,14 +242,23 @@ void forEachStageTensor(const Config& c, const MembudgetTraining& t, const Stage
                 const bool compiledLoss = compiledLossOf(c);
                 const bool fp32Logits = c.framework == Framework::torchtune && lossChunksOf(c) == 1;
                 const double compiledBytes = fp32Logits ? 4 : act;
+                // transformers' compiled forward keeps the BF16 logits, and its backward hands autograd the
+                // gradient of their FP32 upcast (4 B) while the output layer's FP32 weight is cast to BF16 once
+                // more (an H200 memory snapshot at the peak: tools/measure/hf_peak.py --snapshot).
+                const bool hfCompiled = compiledLoss && c.framework == Framework::hfAccelerate;
+                const bool castOutput = hfCompiled && layerStyle(c).norm == NormSaves::fp32Input;
                 if (compiledLoss)
                     v.tensor(TensorKind::compiledLossLogits, fp32Logits ? Dtype::fp32 : Dtype::activation, compiledBytes * logits, 1,
                              vocab);
                 else
                     v.tensor(TensorKind::logProbabilities, Dtype::fp32, 4 * logits, 1, vocab);
                 if (compiledLoss) {
-                    v.tensor(TensorKind::compiledLossBackward, fp32Logits ? Dtype::fp32 : Dtype::activation,
-                             compiledBytes * logits / lossChunksOf(c), 1, [&c] {
+                    if (castOutput)
+                        v.tensor(TensorKind::compiledOutputWeightCast, Dtype::activation, act * x.V * x.h / x.t, 1, [] {
+                            return TensorText{"[V/TP, h]", "vocabulary split by TP"};
+                        });
+                    v.tensor(TensorKind::compiledLossBackward, fp32Logits || hfCompiled ? Dtype::fp32 : Dtype::activation,
+                             (hfCompiled ? 4 : compiledBytes) * logits / lossChunksOf(c), 1, [&c] {
                                  return TensorText{"[b, " + seqShape(c, false) + ", V/TP] / " + n(lossChunksOf(c)) + " chunk" +
                                                        (lossChunksOf(c) == 1 ? "" : "s"),
                                                    "one chunk at a time"};

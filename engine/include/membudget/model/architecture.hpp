@@ -29,12 +29,14 @@ inline double lossChunksOf(const Config& config) {
 // (parallelism.disable_loss_parallel is off by default; train.py loss_parallel context).
 inline bool lossParallel(const Config& config) { return config.framework == Framework::torchtitan && config.tp > 1; }
 
-// The loss compiled with the blocks (compile with compile_loss): torchtune's compile (training.compile_loss) and
+// The loss compiled with the blocks (compile with compile_loss): torchtune's compile (training.compile_loss),
 // torchtitan's compile.components "loss" (components/loss.py), except under loss_parallel, whose DTensor loss ops
-// are modelled as they run eagerly.
+// are modelled as they run eagerly, and transformers' loss, which the model's own forward computes
+// (LlamaForCausalLM.forward: self.loss_function), so torch.compile(model) compiles it.
 inline bool compiledLossOf(const Config& config) {
     return config.compile && config.compileLoss &&
-           (config.framework == Framework::torchtune || (config.framework == Framework::torchtitan && !lossParallel(config)));
+           (config.framework == Framework::torchtune || config.framework == Framework::hfAccelerate ||
+            (config.framework == Framework::torchtitan && !lossParallel(config)));
 }
 
 // MoE: the layers that are MoE layers, and the parameters one token passes through (top-k experts).

@@ -100,8 +100,10 @@ constexpr std::string_view kTensorNames[] = {
     "MTP: projection input [h; emb]",                                                   // mtpProjectionInput
     "MTP: final norm and output layer inputs",                                          // mtpOutputInputs
     "MTP: logits and their FP32 copy",                                                  // mtpLogits
+    "attention output, the output projection's contiguous copy (compiled)",             // attentionOutputCompiledCopy
+    "output layer weight, cast to BF16 again by the compiled backward (transient)",     // compiledOutputWeightCast
 };
-static_assert(std::size(kTensorNames) == static_cast<size_t>(TensorKind::mtpLogits) + 1, "a name for every tensor kind");
+static_assert(std::size(kTensorNames) == static_cast<size_t>(TensorKind::compiledOutputWeightCast) + 1, "a name for every tensor kind");
 
 }  // namespace
 
