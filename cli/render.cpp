@@ -101,7 +101,15 @@ void printTable(std::ostream& out, const Result& result, const Config& c, ByteUn
     };
     summary("Total", "sum", result.totalBytes);
     // What the caching allocator reserves at the peak: the figure nvidia-smi shows, less the CUDA context.
-    if (result.reservedBytes > 0) summary("Reserved", "caching allocator (allocations less allowances, in segments)", result.reservedBytes);
+    if (result.reservedBytes > 0) {
+        // With max_split_size_mb and blocks that large, the reserve is bounded by the GPU only (the warning says why).
+        const bool unbounded =
+            std::any_of(result.warnings.begin(), result.warnings.end(), [](const auto& w) { return w.field == "max_split_size_mb"; });
+        summary("Reserved",
+                unbounded ? "caching allocator: up to the GPU less allowances (max_split_size_mb)"
+                          : "caching allocator (allocations less allowances, in segments)",
+                result.reservedBytes);
+    }
     summary("Capacity", gpu ? std::string(gpu->id) : "gpu_gb", result.capacityBytes);
     summary("Usable", "capacity × (1 − " + detail::formatNumber(c.headroom) + ")", result.usableBytes);
 

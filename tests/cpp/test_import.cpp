@@ -622,3 +622,34 @@ TEST_CASE("Megatron-LM's accounted pipeline split: the embedding and the loss co
     flat.vpp = 1;
     CHECK(test::refusedAt(flat) == "split_accounts");
 }
+
+TEST_CASE("PyTorch's allocator settings come from the script's PYTORCH_CUDA_ALLOC_CONF, and go back out", "[import][allocator]") {
+    const std::string flags =
+        "torchrun --nproc-per-node 8 pretrain_gpt.py --tensor-model-parallel-size 1 --num-layers 32 --hidden-size 4096 "
+        "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 4096 --micro-batch-size 1 --global-batch-size 64 --bf16\n";
+    const ImportResult set = importText(
+        "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True,max_split_size_mb:128,"
+        "garbage_collection_threshold:0.8\n" +
+        flags);
+    CHECK(assignedText(set, "expandable_segments") == "true");
+    CHECK(assignedText(set, "max_split_size_mb") == "128");
+    // The option membudget does not model is said, with its value.
+    CHECK(std::any_of(set.unmapped.begin(), set.unmapped.end(),
+                      [](const auto& u) { return u.key == "PYTORCH_CUDA_ALLOC_CONF" && u.value == "garbage_collection_threshold:0.8"; }));
+    // PyTorch's newer name, and a value it would refuse, named.
+    const ImportResult renamed = importText("PYTORCH_ALLOC_CONF=max_split_size_mb:lots " + flags);
+    CHECK(assignedText(renamed, "max_split_size_mb") == "0");
+    CHECK(std::any_of(renamed.unmapped.begin(), renamed.unmapped.end(),
+                      [](const auto& u) { return u.key == "PYTORCH_ALLOC_CONF" && u.value == "max_split_size_mb:lots"; }));
+    // Silent script: PyTorch's defaults, so nothing of an earlier import stays.
+    const ImportResult silent = importText(flags);
+    CHECK(assignedText(silent, "expandable_segments") == "false");
+    CHECK(assignedText(silent, "max_split_size_mb") == "0");
+    // The export writes the variable back, and the import reads it.
+    const Config config = applied(set.assignments);
+    const ExportResult exported = exportConfig(ImportFormat::megatron, config);
+    CHECK(exported.text.find("export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True,max_split_size_mb:128\n") != std::string::npos);
+    const ImportResult back = importText(exported.text);
+    CHECK(assignedText(back, "max_split_size_mb") == "128");
+    CHECK(assignedText(back, "expandable_segments") == "true");
+}

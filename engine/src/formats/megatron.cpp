@@ -247,6 +247,7 @@ void importMegatron(Words& w, Mapping& m) {
     if (!megatron) m.error("no Megatron-LM flags (--tensor-model-parallel-size, --num-layers, --micro-batch-size, …) in the text");
     for (const auto& d : w.defaults())
         m.warn("${" + d.substr(0, d.find(' ')) + "} is set nowhere in the script: its default " + d.substr(d.find(' ') + 1) + " was used");
+    readAllocatorConf(m, w);
     w.listUnread(m, kMegatronIgnored, "not modelled by membudget");
 }
 
@@ -359,7 +360,12 @@ ExportResult exportMegatron(const Config& c) {
             e.skip("optimizer", std::string(toString(c.optimizer)), "Megatron-LM has adam, sgd and muon");
     }
     ExportResult r = std::move(e.result());
-    r.text = "# membudget export: Megatron-LM (" + (c.name.empty() ? c.model : c.name) + ")\n" + notes(r, "#") + command(l);
+    // PyTorch's allocator settings, as the launch script exports them (readAllocatorConf reads them back).
+    std::string allocator;
+    if (c.expandableSegments) allocator = "expandable_segments:True";
+    if (c.maxSplitSizeMb > 0) allocator += (allocator.empty() ? "" : ",") + ("max_split_size_mb:" + formatNumber(c.maxSplitSizeMb));
+    if (!allocator.empty()) allocator = "export PYTORCH_CUDA_ALLOC_CONF=" + allocator + "\n";
+    r.text = "# membudget export: Megatron-LM (" + (c.name.empty() ? c.model : c.name) + ")\n" + notes(r, "#") + allocator + command(l);
     return r;
 }
 

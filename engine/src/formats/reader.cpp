@@ -366,4 +366,32 @@ bool setFromFlag(Mapping& m, Words& w, std::string_view key, std::initializer_li
     return false;
 }
 
+void readAllocatorConf(Mapping& m, const Words& w) {
+    // PyTorch's defaults where the script sets neither variable, so that nothing of an earlier import stays.
+    m.setBool("expandable_segments", false);
+    m.setNumber("max_split_size_mb", 0);
+    for (const char* name : {"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF"}) {
+        const auto conf = w.variable(name);
+        if (!conf) continue;
+        size_t start = 0;
+        while (start <= conf->size()) {
+            const size_t end = std::min(conf->find(',', start), conf->size());
+            const std::string option = conf->substr(start, end - start);
+            start = end + 1;
+            if (option.empty()) continue;
+            const size_t colon = option.find(':');
+            const std::string key = option.substr(0, colon), value = colon == std::string::npos ? "" : option.substr(colon + 1);
+            if (key == "expandable_segments" && (value == "True" || value == "False"))
+                m.setBool("expandable_segments", value == "True");
+            else if (key == "max_split_size_mb" && !value.empty() && value.find_first_not_of("0123456789") == std::string::npos &&
+                     value.size() <= 9)
+                m.setNumber("max_split_size_mb", std::stod(value));
+            else
+                m.unmapped(name, option,
+                           key == "expandable_segments" || key == "max_split_size_mb" ? "expects True/False or a whole number of MiB"
+                                                                                      : "an allocator option membudget does not model");
+        }
+    }
+}
+
 }  // namespace membudget::detail

@@ -140,6 +140,11 @@ public:
     const std::set<std::string>& defaults() const { return defaults_; }
     const std::vector<std::string>& all() const { return all_; }
     std::vector<Flag>& flags() { return flags_; }
+    // A variable the script assigns literally (NAME=VALUE, export NAME=VALUE), or nothing.
+    std::optional<std::string> variable(const std::string& name) const {
+        const auto it = env_.find(name);
+        return it == env_.end() ? std::nullopt : std::optional<std::string>(it->second);
+    }
 
     // Reports every flag no mapping read, once, unless it is ignored (no effect on memory).
     void listUnread(Mapping& m, const std::set<std::string_view>& ignored, std::string_view reason) const;
@@ -159,6 +164,10 @@ private:
     std::vector<Flag> flags_;
     std::vector<std::string> all_;
 };
+
+// PyTorch's caching-allocator settings from PYTORCH_CUDA_ALLOC_CONF (or PYTORCH_ALLOC_CONF) as the script exports
+// them: expandable_segments and max_split_size_mb (c10/cuda/CUDAAllocatorConfig.cpp parseArgs); other options unmapped.
+void readAllocatorConf(Mapping& m, const Words& w);
 
 // A flag's value as a number, or nothing (with the flag listed as unmapped when it has a value that is not one).
 std::optional<double> flagNumber(Mapping& m, Flag* flag);

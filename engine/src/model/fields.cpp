@@ -1151,6 +1151,19 @@ std::vector<FieldSpec> buildFields() {
          .help = PAGE_TEXT("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: the allocator grows segments in place, so what it "
                            "reserves stays close to what is allocated"),
          .section = PAGE_TEXT("PyTorch CUDACachingAllocator (expandable segments)")});
+    add({.key = "max_split_size_mb",
+         .label = "Max split size",
+         .group = "hardware",
+         .kind = K::integer,
+         .member = &Config::maxSplitSizeMb,
+         .min = 21,
+         .max = 1048576,
+         .zeroMeansAuto = true,
+         .autoMeaning = "not set",
+         .unit = "MiB",
+         .help = PAGE_TEXT("PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:N: freed blocks of N MiB or more are never split, and serve only "
+                           "requests within 20 MiB of their size, so the reserve can grow to the GPU"),
+         .section = PAGE_TEXT("PyTorch CUDACachingAllocator get_free_block (max_split_size, max_non_split_rounding_size)")});
 
     add({.key = "gpus_per_node",
          .label = "GPUs per node",

@@ -418,6 +418,10 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "help": "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: the allocator grows segments in place, so what it reserves stays close to what is allocated",
     "section": "PyTorch CUDACachingAllocator (expandable segments)"
   },
+  "max_split_size_mb": {
+    "help": "PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:N: freed blocks of N MiB or more are never split, and serve only requests within 20 MiB of their size, so the reserve can grow to the GPU",
+    "section": "PyTorch CUDACachingAllocator get_free_block (max_split_size, max_non_split_rounding_size)"
+  },
   "gpus_per_node": {
     "help": "GPUs in one node (DeepSpeed's CPU memory is per node)",
     "section": "DeepSpeed estimate_zero*_model_states_mem_needs"

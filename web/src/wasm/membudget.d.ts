@@ -183,6 +183,7 @@ export interface Config {
   context_gb: number;
   headroom: number;
   expandable_segments: boolean;
+  max_split_size_mb: number;
   method: Method;
   framework: Framework;
 }

@@ -147,6 +147,7 @@ struct Config {
     bool compileLoss = true;          // with compile, the loss too (torchtitan compile.components "loss"; torchtune)
     bool fp8AllGather = false;        // FSDP2 gathers torchao Float8 weights in FP8 (float8.enable_fsdp_float8_all_gather)
     bool expandableSegments = false;  // PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True
+    double maxSplitSizeMb = 0;        // PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:N (0: not set)
     // hardware
     std::string gpu = "generic-80gb";
     double gpuGb = 80;

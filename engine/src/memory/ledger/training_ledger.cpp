@@ -205,7 +205,23 @@ Line activationsLine(const Config& c, const MembudgetStage& sn, const DescribeSt
 // activations, the workspaces; FSDP2's all-gather outputs are allocated on their own stream, whose pool keeps the
 // segments of the two blocks in flight after they are copied out (FSDP2 _fsdp_collectives.py foreach_all_gather:
 // all_gather_copy_in_stream). Fragmentation across the step's phases is not modelled.
+//
+// With max_split_size_mb, a freed block of that size or more is never split and serves only a request within
+// max_non_split_rounding_size (20 MiB) of its own size (CUDACachingAllocator.cpp get_free_block); the allocator frees
+// its cache only when cudaMalloc fails (alloc_block → release_cached_blocks, then retry). Where the step frees and
+// makes tensors that large, each size the step meets keeps its own blocks, and the reserve grows towards all the
+// memory the allocator can take (an H200 run of a dropless MoE stack, tools/measure/moe_alloc.py: 139 GiB reserved
+// for 31 GiB allocated, and 96 to 138 GiB with balanced routing). So the reserve is then bounded by the GPU only.
+bool oversizeBlocks(const Config& c, const std::vector<Tensor>& tensors) {
+    if (c.maxSplitSizeMb <= 0) return false;
+    const double threshold = c.maxSplitSizeMb * kBytesPerMiB;
+    return std::any_of(tensors.begin(), tensors.end(), [threshold](const Tensor& t) { return t.bytesPerCopy >= threshold; });
+}
+
 double reservedBytes(const Config& c, const MembudgetTraining& t, const MembudgetStage& sn, const std::vector<Tensor>& tensors) {
+    if (oversizeBlocks(c, tensors))  // the GPU less what lives outside the caching allocator
+        return std::max(0.0, gigabytesToBytes(c.gpuGb) - gigabytesToBytes(c.buffersGb) - gigabytesToBytes(c.contextGb) -
+                                 deepepBufferBytes(c) - asyncTpWorkspaceBytes(c));
     Reserve r;
     r.add(sn.parameters - sn.gatheredParams, 1);
     r.add(sn.gatheredParams, 1);
@@ -308,6 +324,7 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
     const MembudgetTraining t = membudgetTraining(c);
     const std::vector<double> layers = stageLayers(c);
     double cpuShardParams = 0;  // the largest per-GPU optimizer shard, for the host memory of offloading
+    bool oversize = false;      // a stage frees and makes blocks of max_split_size_mb or more
     double firstLayerOfStage = 0;
     for (double i = 0; i < c.pp; ++i) {
         StageOutput stage;
@@ -330,11 +347,17 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
         stage.phases = {{StepPhase::forwardBackward, sn.forwardBackward}, {StepPhase::optimizerStep, sn.step}};
         stage.peakPhase = sn.step > sn.forwardBackward ? StepPhase::optimizerStep : StepPhase::forwardBackward;
         stage.reservedBytes = reservedBytes(c, t, sn, describe.tensors);
+        oversize = oversize || oversizeBlocks(c, describe.tensors);
         stage.tensors = std::move(describe.tensors);
         out.stages.push_back(std::move(stage));
     }
     if (t.offloadOptimizer || t.offloadParameters) addCpuLines(c, t, cpuShardParams, out);
     addWarnings(c, out);
+    if (oversize)
+        out.warnings.push_back({"max_split_size_mb", "max_split_size_mb = " + n(c.maxSplitSizeMb) +
+                                                         ": the step frees and makes tensors that large, which the allocator never "
+                                                         "splits and reuses only for sizes within 20 MiB; reserved can grow to the "
+                                                         "whole GPU (the verdict is on what is allocated)"});
     return out;
 }
 
