@@ -653,3 +653,64 @@ TEST_CASE("PyTorch's allocator settings come from the script's PYTORCH_CUDA_ALLO
     CHECK(assignedText(back, "max_split_size_mb") == "128");
     CHECK(assignedText(back, "expandable_segments") == "true");
 }
+
+TEST_CASE("DeepSpeed's torch_autocast: imported, its FP32 tensors kept, refused and reset outside DeepSpeed",
+          "[import][deepspeed][autocast]") {
+    const std::string file = R"({"train_micro_batch_size_per_gpu": 4, "bf16": {"enabled": true}, "zero_optimization": {"stage": 3},
+        "torch_autocast": {"enabled": true, "dtype": "torch.bfloat16"}})";
+    const ImportResult r = importText(file, ImportFormat::deepspeed);
+    REQUIRE(r.ok());
+    CHECK(assignedText(r, "autocast") == "true");
+    for (const auto& u : r.unmapped) CHECK(u.key.find("torch_autocast") == std::string::npos);
+    CHECK(assignedText(importText(R"({"bf16": {"enabled": true}, "zero_optimization": {"stage": 3}})", ImportFormat::deepspeed),
+                       "autocast") == "false");
+
+    // Under autocast, layer_norm and softmax run in FP32 (autocast_mode.cpp): a LayerNorm keeps an FP32 copy of
+    // its input, the eager attention its FP32 probabilities beside the bmm's BF16 cast.
+    Config c;
+    c.model = "custom";
+    c.method = Method::membudget;
+    c.params = 0;
+    c.hidden = 1024;
+    c.layers = 12;
+    c.heads = c.kvHeads = 16;
+    c.ffn = 4096;
+    c.vocab = 50000;
+    c.gatedFfn = false;
+    c.norm = Norm::layernorm;
+    c.framework = Framework::deepspeed;
+    c.zero = 3;
+    c.tp = c.pp = 1;
+    c.dp = 4;
+    c.mb = 4;
+    c.seq = 512;
+    c.ckpt = Checkpointing::none;
+    c.attention = Attention::eager;
+    c.dropout = false;
+    c.microbatches = 1;
+    REQUIRE(validate(c).empty());
+    Config on = c;
+    on.autocast = true;
+    REQUIRE(validate(on).empty());
+    auto tensor = [](const Result& result, std::string_view name) {
+        for (const auto& t : result.tensors)
+            if (t.name == name) return t.bytesPerCopy;
+        return 0.0;
+    };
+    const Result plain = evaluate(c), cast = evaluate(on);
+    REQUIRE(plain.ok());
+    REQUIRE(cast.ok());
+    const double scores = 4.0 * 16 * 512 * 512, bsh = 4.0 * 512 * 1024;
+    CHECK(tensor(plain, "attention probabilities (softmax output)") == 2 * scores);
+    CHECK(tensor(cast, "attention probabilities (softmax output)") == 6 * scores);
+    CHECK(tensor(cast, "attention norm input") == 4 * bsh);
+    CHECK(tensor(plain, "attention norm input") == 2 * bsh);
+
+    // DeepSpeed's own: refused under another framework, and a framework choice takes it away, said.
+    Config other = on;
+    other.framework = Framework::torchtitan;
+    other.zero = 3;
+    CHECK(membudget::test::refusedAt(other) == "autocast");
+    const ParsedConfig switched = applyAssignments(std::vector<Assignment>{{"framework", "torchtune"}}, on);
+    CHECK_FALSE(switched.config.autocast);
+}

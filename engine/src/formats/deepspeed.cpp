@@ -117,6 +117,12 @@ void importDeepspeed(Document& d, Mapping& m) {
     // a previous configuration's choice does not survive the import.
     m.set("master_weights", bf16 && boolOrAuto("bf16.bf16_master_weights_and_grads") ? "false" : "true");
     m.set("optimizer_dtype", bf16 && boolOrAuto("bf16.bf16_optimizer_states") ? "bf16" : "auto");
+    // torch_autocast (runtime/torch_autocast.py): the forward under torch.autocast; always set, as above.
+    const bool autocast = (bf16 || fp16) && boolOrAuto("torch_autocast.enabled");
+    m.setBool("autocast", autocast);
+    if (const auto dtype = d.string("torch_autocast.dtype");
+        dtype && autocast && *dtype != (bf16 ? "torch.bfloat16" : "torch.float16") && *dtype != (bf16 ? "bfloat16" : "float16"))
+        m.unmapped("torch_autocast.dtype", *dtype, "membudget's autocast lowers to the training precision's type");
     const auto mb = numberOrAuto("train_micro_batch_size_per_gpu");
     const auto gas = numberOrAuto("gradient_accumulation_steps");
     const auto total = numberOrAuto("train_batch_size");

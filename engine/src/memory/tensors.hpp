@@ -151,6 +151,7 @@ struct LayerStyle {
     bool expandedKv;         // K and V copied to every query head before attention (torchtune: expand + flatten)
     bool unfusedSwiglu;      // eager SwiGLU, w2(silu(w1 x) * w3 x): SiLU's output saved on its own
     bool flashRng;           // torch SDPA's flash backward keeps rng_state and unused (24 bytes)
+    bool fp32Softmax;        // autocast runs softmax in FP32: the FP32 probabilities and the next bmm's cast are kept
     // torch.compile of each block, as inductor's default partitioner (torch/_functorch/partitioners.py
     // min_cut_rematerialization_partition) cut torchtitan's, torchtune's and transformers' blocks on an H200 (torch
     // 2.11, tools/measure/compile_census.py and hf_peak.py; tests/fixtures/census-gpu): the block's input and each
@@ -162,7 +163,7 @@ struct LayerStyle {
 };
 
 inline LayerStyle layerStyle(const Config& c) {
-    LayerStyle s{NormSaves::input, 1, false, false, false, false};
+    LayerStyle s{NormSaves::input, 1, false, false, false, false, false};
     if (c.framework == Framework::megatron) return s;  // Transformer Engine's fused modules (today's model)
     s.unfusedSwiglu = s.flashRng = true;
     // Autocast over FP32 parameters: the residual stream is FP32 and each linear casts its input. A model loaded
@@ -173,6 +174,14 @@ inline LayerStyle layerStyle(const Config& c) {
     s.projectionCasts = autocast ? 0 : 1;  // 0: one cast per linear (3 for Q, K, V; 2 for w1, w3)
     s.expandedKv = c.framework == Framework::torchtune;
     if (c.precision == Precision::fp32 && s.norm == NormSaves::fp32Copy) s.norm = NormSaves::fp32Residual;  // .float() copies nothing
+    if (c.autocast && c.framework == Framework::deepspeed) {
+        // torch.autocast over BF16 parameters (DeepSpeed torch_autocast): layer_norm, softmax and log_softmax are on
+        // autocast's FP32 list (autocast_mode.cpp), so a norm saves an FP32 copy of its input, its FP32 output is cast
+        // once for the matmul that reads it, and the attention probabilities are FP32 beside the bmm's BF16 cast.
+        s.norm = NormSaves::fp32Input;
+        s.projectionCasts = 1;
+        s.fp32Softmax = true;
+    }
     if (c.compile) {
         s.compiled = true;
         s.norm = s.norm == NormSaves::fp32Residual ? NormSaves::fp32Input : NormSaves::input;
@@ -301,7 +310,8 @@ void forEachLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor&
         } else {
             const double scores = x.b * x.headsRank * x.sRank * x.s;
             auto shape = [&] { return heads("[b, a/TP, " + seqShape(c, false) + ", s]"); };
-            v.tensor(TensorKind::attentionProbabilities, Dtype::activation, act * scores, 1, shape);
+            v.tensor(TensorKind::attentionProbabilities, style.fp32Softmax ? Dtype::mixed : Dtype::activation,
+                     (style.fp32Softmax ? 4 + act : act) * scores, 1, shape);
             if (x.dropout) {
                 v.tensor(TensorKind::attentionDropoutMask, Dtype::uint8, scores, 1, shape);
                 v.tensor(TensorKind::droppedAttentionProbabilities, Dtype::activation, act * scores, 1, shape);

@@ -95,6 +95,10 @@ void chooseWhatChoicesRequire(Config& c, const std::function<bool(std::string_vi
             c.splitAccounts = SplitAccounts::none;
         }
     }
+    if (c.autocast && c.framework != Framework::deepspeed && !given("autocast")) {
+        choose("autocast", "false", "DeepSpeed's torch_autocast");
+        c.autocast = false;
+    }
     if (c.activationOffload && c.framework != Framework::torchtune && !given("activation_offload")) {
         choose("activation_offload", "false", "activation offloading is torchtune's");
         c.activationOffload = false;

@@ -1080,8 +1080,18 @@ std::vector<FieldSpec> buildFields() {
          .kind = K::boolean,
          .member = &Config::compile,
          .unit = "",
-         .help = PAGE_TEXT("Each block compiled: inductor fuses element-wise ops and saves fewer intermediates (an estimate)"),
+         .help = PAGE_TEXT("Each block compiled: what inductor's partitioner keeps, measured on an H200 (docs/frameworks.md)"),
          .section = PAGE_TEXT("torch._inductor (min-cut partitioner)"),
+         .applies = Applies::training});
+    add({.key = "autocast",
+         .label = "torch.autocast",
+         .group = "training",
+         .kind = K::boolean,
+         .member = &Config::autocast,
+         .unit = "",
+         .help = PAGE_TEXT("DeepSpeed's torch_autocast over BF16 parameters: norms, softmax and the loss run in FP32 and keep FP32 "
+                           "tensors beside the casts the next matmul saves"),
+         .section = PAGE_TEXT("torch autocast_mode.cpp (fp32 ops); DeepSpeed runtime/torch_autocast.py"),
          .applies = Applies::training});
     add({.key = "compile_loss",
          .label = "Compiled loss",

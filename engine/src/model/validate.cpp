@@ -133,6 +133,12 @@ std::vector<Problem> validate(const Config& config) {
          {std::pair{config.overlapGradReduce, "overlap_grad_reduce"}, std::pair{config.overlapParamGather, "overlap_param_gather"}})
         if (on && config.framework != Framework::megatron)
             errors.push_back({key, std::string(key) + " is Megatron-LM's switch; framework must be megatron"});
+    if (config.autocast && config.framework != Framework::deepspeed)
+        errors.push_back({"autocast",
+                          "autocast is DeepSpeed's torch_autocast (accelerate's mixed precision is its own); framework must "
+                          "be deepspeed"});
+    else if (config.autocast && config.precision == Precision::fp32)
+        errors.push_back({"autocast", "autocast lowers FP32 work to BF16 or FP16; precision must be bf16 or fp16"});
     if (config.overlapParamGather && config.zero < 1)
         errors.push_back({"overlap_param_gather", "overlap_param_gather needs zero ≥ 1 (the distributed optimizer); got zero = 0"});
     if (config.splitAccounts != SplitAccounts::none) {

@@ -387,8 +387,12 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "section": "torchtune training/_activation_offloading (OffloadActivations)"
   },
   "compile": {
-    "help": "Each block compiled: inductor fuses element-wise ops and saves fewer intermediates (an estimate)",
+    "help": "Each block compiled: what inductor's partitioner keeps, measured on an H200 (docs/frameworks.md)",
     "section": "torch._inductor (min-cut partitioner)"
+  },
+  "autocast": {
+    "help": "DeepSpeed's torch_autocast over BF16 parameters: norms, softmax and the loss run in FP32 and keep FP32 tensors beside the casts the next matmul saves",
+    "section": "torch autocast_mode.cpp (fp32 ops); DeepSpeed runtime/torch_autocast.py"
   },
   "compile_loss": {
     "help": "With compile, the loss too: it keeps its input logits and fuses its backward",

@@ -184,6 +184,7 @@ export interface Config {
   headroom: number;
   expandable_segments: boolean;
   max_split_size_mb: number;
+  autocast: boolean;
   method: Method;
   framework: Framework;
 }

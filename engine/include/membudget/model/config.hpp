@@ -144,6 +144,7 @@ struct Config {
     double lossChunks = 0;            // the loss in chunks of the sequence (torchtune num_output_chunks); 0: the framework's
     bool activationOffload = false;   // layer inputs kept on the CPU (torchtune enable_activation_offloading)
     bool compile = false;             // torch.compile of each block
+    bool autocast = false;            // torch.autocast over BF16/FP16 parameters (DeepSpeed torch_autocast)
     bool compileLoss = true;          // with compile, the loss too (torchtitan compile.components "loss"; torchtune)
     bool fp8AllGather = false;        // FSDP2 gathers torchao Float8 weights in FP8 (float8.enable_fsdp_float8_all_gather)
     bool expandableSegments = false;  // PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True
