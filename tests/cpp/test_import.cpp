@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -713,4 +714,49 @@ TEST_CASE("DeepSpeed's torch_autocast: imported, its FP32 tensors kept, refused 
     CHECK(membudget::test::refusedAt(other) == "autocast");
     const ParsedConfig switched = applyAssignments(std::vector<Assignment>{{"framework", "torchtune"}}, on);
     CHECK_FALSE(switched.config.autocast);
+}
+
+TEST_CASE("a value a structured file gives that does not read as its type is named, never a silent default", "[import][unreadable]") {
+    // Generated: each key an importer reads as a number or a boolean, given values that are neither.
+    const std::vector<std::string> bad = {R"("eight")", R"("inf")", R"("nan")", R"("2026-01-01")", R"("yes")", "1e400", "[1, 2]", "{}"};
+    struct Case {
+        ImportFormat format;
+        std::string key;                                      // the path the unmapped entry names
+        std::function<std::string(const std::string&)> file;  // the file with that key set to the value
+    };
+    const std::vector<Case> cases = {
+        {ImportFormat::deepspeed, "train_micro_batch_size_per_gpu",
+         [](const std::string& v) { return R"({"train_micro_batch_size_per_gpu": )" + v + R"(, "zero_optimization": {"stage": 3}})"; }},
+        {ImportFormat::deepspeed, "zero_optimization.stage",
+         [](const std::string& v) { return R"({"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": )" + v + "}}"; }},
+        {ImportFormat::deepspeed, "bf16.enabled",
+         [](const std::string& v) { return R"({"bf16": {"enabled": )" + v + R"(}, "zero_optimization": {"stage": 1}})"; }},
+        {ImportFormat::torchtitan, "parallelism.tensor_parallel_degree",
+         [](const std::string& v) {
+             return "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[training]\nlocal_batch_size = 1\nseq_len = 2048\n"
+                    "[parallelism]\ntensor_parallel_degree = " +
+                    v + "\n";
+         }},
+        {ImportFormat::torchtitan, "training.seq_len",
+         [](const std::string& v) {
+             return "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[training]\nlocal_batch_size = 1\nseq_len = " + v + "\n";
+         }},
+    };
+    int checked = 0;
+    for (const auto& c : cases)
+        for (const auto& value : bad) {
+            const std::string text = c.file(value);
+            INFO(text);
+            ImportResult r;
+            try {
+                r = importConfig(cli::parseImport(text, c.format));
+            } catch (const std::exception& e) {
+                FAIL("threw " << e.what());
+            }
+            if (!r.ok()) continue;  // refused, with its reason: not a silent default either
+            const bool named = std::any_of(r.unmapped.begin(), r.unmapped.end(), [&](const auto& u) { return u.key == c.key; });
+            CHECK(named);
+            ++checked;
+        }
+    CHECK(checked > 20);
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 #include "membudget/base/choices.hpp"
 #include "membudget/base/text.hpp"
@@ -137,11 +138,23 @@ const JsonValue* Document::get(std::string_view path) {
     return it->second;
 }
 
+void Document::unreadable(const JsonValue& v, std::string_view path, const char* expected) {
+    const std::string key(path);
+    if (std::none_of(unreadable_.begin(), unreadable_.end(), [&key](const Unmapped& u) { return u.key == key; }))
+        unreadable_.push_back({key, v.type == "string" || v.type == "number" || v.type == "boolean" ? v.text : "(" + v.type + ")",
+                               std::string("does not read as ") + expected + ": not taken from the file"});
+}
+
 std::optional<double> Document::number(std::string_view path) {
     const JsonValue* v = get(path);
     if (!v) return std::nullopt;
-    if (v->type == "number" || v->type == "string") return parseNumber(v->text);
-    return std::nullopt;
+    std::optional<double> n;
+    if (v->type == "number" || v->type == "string") n = parseNumber(v->text);
+    if (!n || !std::isfinite(*n)) {
+        unreadable(*v, path, "a finite number");
+        return std::nullopt;
+    }
+    return n;
 }
 
 std::optional<bool> Document::boolean(std::string_view path) {
@@ -153,6 +166,7 @@ std::optional<bool> Document::boolean(std::string_view path) {
         if (t == "true") return true;
         if (t == "false") return false;
     }
+    unreadable(*v, path, "true or false");
     return std::nullopt;
 }
 
@@ -179,6 +193,8 @@ void Document::markRead(std::string_view prefix) {
 }
 
 void Document::listUnread(Mapping& m, std::span<const std::string_view> ignored, std::string_view reason) const {
+    for (const Unmapped& u : unreadable_)
+        if (!m.hasUnmapped(u.key)) m.unmapped(u.key, u.value, u.reason);
     std::vector<const JsonValue*> left;
     for (const auto& v : *values_) {
         if (touched_.count(v.key)) continue;

@@ -66,6 +66,9 @@ public:
     void unmapped(std::string key, std::string value, std::string reason) {
         unmapped_.push_back({std::move(key), std::move(value), std::move(reason)});
     }
+    bool hasUnmapped(std::string_view key) const {
+        return std::any_of(unmapped_.begin(), unmapped_.end(), [key](const Unmapped& u) { return u.key == key; });
+    }
     void warn(std::string message) { warnings_.push_back(std::move(message)); }
     // A value the file does not give but the mapping needs: set, and reported as needing the user's input.
     void assume(std::string_view key, std::string text, std::string why) {
@@ -104,7 +107,8 @@ public:
     void markRead(std::string_view prefix);
     // What no mapping read, each at the highest level nothing was read from (a whole unread table is one entry),
     // unless `ignored` covers it (settings with no effect on memory), sorted by path: parsers order mappings
-    // differently (insertion or sorted).
+    // differently (insertion or sorted). First, each value a mapping asked for as a number or a boolean and could not
+    // read as one ("eight", "yes", a date), with what it expects: never a silent default.
     void listUnread(Mapping& m, std::span<const std::string_view> ignored, std::string_view reason) const;
 
 private:
@@ -112,9 +116,12 @@ private:
     static std::string parentOf(const std::string& path);
     void touch(std::string path);
 
+    void unreadable(const JsonValue& v, std::string_view path, const char* expected);
+
     const std::vector<JsonValue>* values_;
     std::unordered_map<std::string, const JsonValue*> byPath_;
     std::set<std::string> touched_;
+    std::vector<Unmapped> unreadable_;  // values asked for that do not read as their type, in the order asked
 };
 
 // ---------------------------------------------------------------------------------------------------------
