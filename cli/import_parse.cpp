@@ -89,9 +89,14 @@ struct Flattener {
     ImportInput& out;
     bool tooMany = false;
 
+    size_t bytes = 0;  // the paths' and texts' bytes so far (kMaxFlatBytes, as the JSON reader)
+    bool tooLarge = false;
+
     void push(std::string path, std::string type, std::string text) {
-        if (out.values.size() >= kMaxImportValues) {
-            tooMany = true;
+        bytes += path.size() + text.size();
+        if (out.values.size() >= kMaxImportValues || bytes > kMaxFlatBytes) {
+            tooMany = out.values.size() >= kMaxImportValues;
+            tooLarge = !tooMany;
             return;
         }
         out.values.push_back({std::move(path), std::move(type), std::move(text)});
@@ -102,7 +107,7 @@ struct Flattener {
     }
 
     void toml(const toml::node& node, const std::string& path, int depth) {
-        if (tooMany) return;
+        if (tooMany || tooLarge) return;
         if (depth > 32) throw std::runtime_error("nested deeper than 32 levels at " + path);
         if (const auto* table = node.as_table()) {
             if (!path.empty()) push(path, "object", "");
@@ -172,7 +177,7 @@ struct Flattener {
     }
 
     void yaml(const YAML::Node& node, const std::string& path, int depth) {
-        if (tooMany) return;
+        if (tooMany || tooLarge) return;
         if (depth > 32) throw std::runtime_error("nested deeper than 32 levels at " + path);
         switch (node.Type()) {
             case YAML::NodeType::Map:
@@ -257,6 +262,7 @@ ImportInput parseImport(std::string_view text, ImportFormat format) {
                 Flattener f{in};
                 f.toml(root, "", 0);
                 if (f.tooMany) in.error = "more than " + std::to_string(kMaxImportValues) + " values";
+                if (f.tooLarge) in.error = "its keys' paths and values pass " + std::to_string(kMaxFlatBytes >> 20) + " MiB once flattened";
             } catch (const toml::parse_error& e) {
                 in.error = "line " + std::to_string(e.source().begin.line) + ", column " + std::to_string(e.source().begin.column) + ": " +
                            std::string(e.description());
@@ -272,6 +278,7 @@ ImportInput parseImport(std::string_view text, ImportFormat format) {
                 Flattener f{in};
                 if (root.IsMap()) f.yaml(root, "", 0);
                 if (f.tooMany) in.error = "more than " + std::to_string(kMaxImportValues) + " values";
+                if (f.tooLarge) in.error = "its keys' paths and values pass " + std::to_string(kMaxFlatBytes >> 20) + " MiB once flattened";
             } catch (const YAML::Exception& e) {
                 in.error = "line " + std::to_string(e.mark.line + 1) + ", column " + std::to_string(e.mark.column + 1) + ": " + e.msg;
             } catch (const std::exception& e) {

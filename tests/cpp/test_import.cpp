@@ -760,3 +760,31 @@ TEST_CASE("a value a structured file gives that does not read as its type is nam
         }
     CHECK(checked > 20);
 }
+
+TEST_CASE("a long key repeated under many values stops at the flattened-size limit, in every structured format", "[import][bad][bombs]") {
+    // Each path copies its parents' keys: 2,000 values under a 40,000-character key flatten to 80 MB from 40 KB.
+    const std::string key(40000, 'k');
+    std::string jsonValues, tomlValues;
+    for (int i = 0; i < 2000; ++i) {
+        jsonValues += (i ? ", " : "") + std::string("1");
+    }
+    tomlValues = "[" + jsonValues + "]";
+    // YAML caps an implicit key at 1,024 characters: the same growth from nesting 30 keys of 1,000.
+    std::string yaml = "batch_size: 1\n", indent;
+    for (int depth = 0; depth < 30; ++depth, indent += " ") yaml += indent + std::string(1000, static_cast<char>('a' + depth % 26)) + ":\n";
+    yaml += indent + "- 1\n";
+    for (int i = 1; i < 3000; ++i) yaml += indent + "- 1\n";
+    const std::vector<std::pair<ImportFormat, std::string>> files = {
+        {ImportFormat::deepspeed, R"({"zero_optimization": {"stage": 3}, ")" + key + R"(": [)" + jsonValues + "]}"},
+        {ImportFormat::torchtitan, "[model]\nname = \"llama3\"\n[" + key + "]\nv = " + tomlValues + "\n"},
+        {ImportFormat::torchtune, yaml},
+    };
+    for (const auto& [format, text] : files) {
+        INFO(toString(format));
+        const ImportResult r = importConfig(cli::parseImport(text, format));
+        CHECK_FALSE(r.ok());
+        bool named = false;
+        for (const auto& e : r.errors) named = named || e.message.find("64 MiB") != std::string::npos;
+        CHECK(named);
+    }
+}

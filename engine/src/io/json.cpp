@@ -156,8 +156,9 @@ std::string typeOf(const nlohmann::json& value) {
 }
 
 void flatten(const nlohmann::json& value, const std::string& path, int depth, FlatJson& out) {
+    if (!out.error.empty()) return;
     if (depth > 32) {
-        out.error = "nested deeper than 32 levels at " + path;
+        out.error = "nested deeper than 32 levels at " + path.substr(0, 200);
         return;
     }
     std::string text;
@@ -171,7 +172,16 @@ void flatten(const nlohmann::json& value, const std::string& path, int depth, Fl
         text = value.get<std::string>();
     else if (value.is_array() && !value.empty() && value.front().is_string())
         text = value.front().get<std::string>();
-    if (!path.empty()) out.values.push_back({path, typeOf(value), text});
+    if (!path.empty()) {
+        out.bytes += path.size() + text.size();
+        if (out.values.size() >= kMaxFlatValues || out.bytes > kMaxFlatBytes) {
+            out.error = out.values.size() >= kMaxFlatValues
+                            ? "more than " + std::to_string(kMaxFlatValues) + " values"
+                            : "its keys' paths and values pass " + std::to_string(kMaxFlatBytes >> 20) + " MiB once flattened";
+            return;
+        }
+        out.values.push_back({path, typeOf(value), text});
+    }
     if (value.is_object())
         for (const auto& [key, child] : value.items()) flatten(child, path.empty() ? key : path + "." + key, depth + 1, out);
     else if (value.is_array())

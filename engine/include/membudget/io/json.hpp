@@ -25,10 +25,16 @@ HfImport importHfConfig(std::string_view text, const Config& base = Config{});
 // A JSON document as the engine's readers take it (measured.hpp): every value with its path ("config.tp",
 // "phases[0].step"), in document order. false when the text is not JSON (rootType "invalid", the parser's reason
 // in `error`) or nests deeper than 32 levels.
+// A flattened document is bounded by its output, not its input: a long key repeated under many values makes
+// every path copy it (issue 29's 140 KB JSON that ran out of memory). Past either limit the reader stops with an
+// error naming it; the CLI's TOML and YAML readers keep the same limits.
+inline constexpr size_t kMaxFlatValues = 200000;
+inline constexpr size_t kMaxFlatBytes = 64ull << 20;  // 64 MiB of paths and values
 struct FlatJson {
     std::string rootType;
     std::string error;
     std::vector<JsonValue> values;
+    size_t bytes = 0;  // the paths' and texts' bytes so far
 };
 FlatJson flattenJson(std::string_view text);
 
