@@ -788,3 +788,21 @@ TEST_CASE("a long key repeated under many values stops at the flattened-size lim
         CHECK(named);
     }
 }
+
+TEST_CASE("a script whose variables double each line is bounded by its expansion, and nothing is echoed whole", "[import][bad][bombs]") {
+    // A 0.7 KB script (A1="$A0$A0" …) would expand to 2^39 bytes: each word stops at 1 MiB, the variable unresolved.
+    std::string script = "A0=xy\n";
+    for (int i = 1; i < 40; ++i)
+        script += "A" + std::to_string(i) + "=\"$A" + std::to_string(i - 1) + "$A" + std::to_string(i - 1) + "\"\n";
+    script +=
+        "torchrun pretrain_gpt.py --num-layers 2 --hidden-size 64 --num-attention-heads 4 --seq-length 128 "
+        "--micro-batch-size 1 --$A39 1 --tokenizer-type $A30\n";
+    const ImportResult r = importConfig(cli::parseImport(script, ImportFormat::megatron));
+    REQUIRE(r.ok());
+    CHECK(assignedText(r, "layers") == "2");
+    for (const auto& u : r.unmapped) {
+        INFO(u.key.substr(0, 40));
+        CHECK(u.key.size() <= 240);
+        CHECK(u.value.size() <= 240);
+    }
+}

@@ -347,7 +347,19 @@ std::string Words::resolve(const std::string& word, std::string& unresolved) con
             name = word.substr(i + 1, end - i - 1);
         }
         if (const auto it = env_.find(name); it != env_.end()) {
-            out += it->second;
+            // Bounded by what it expands to, not the script's size: variables that double each line (A1="$A0$A0")
+            // stop at kMaxExpansionBytes a word and kMaxExpandedBytes for the script, the variable then unresolved.
+            if (out.size() + it->second.size() > kMaxExpansionBytes || expandedBytes_ + it->second.size() > kMaxExpandedBytes) {
+                if (unresolved.empty())
+                    unresolved = "$" + name + " (its expansion passes " +
+                                 std::to_string(
+                                     (out.size() + it->second.size() > kMaxExpansionBytes ? kMaxExpansionBytes : kMaxExpandedBytes) >> 20) +
+                                 " MiB)";
+                out += word.substr(i, end - i);
+            } else {
+                expandedBytes_ += it->second.size();
+                out += it->second;
+            }
         } else if (hasFallback) {
             // ${NAME:-default} with NAME set nowhere in the script: its default (the environment may set it).
             if (fallback.size() >= 2 && (fallback.front() == '"' || fallback.front() == '\'') && fallback.back() == fallback.front())

@@ -64,6 +64,12 @@ public:
         std::erase_if(set_, [key](const Assignment& a) { return a.key == key; });
     }
     void unmapped(std::string key, std::string value, std::string reason) {
+        // What a file gives is shown, not echoed whole: a key or value past 200 characters is cut and its length said.
+        auto cut = [](std::string& text) {
+            if (text.size() > 200) text = text.substr(0, 200) + "… (" + std::to_string(text.size()) + " characters)";
+        };
+        cut(key);
+        cut(value);
         unmapped_.push_back({std::move(key), std::move(value), std::move(reason)});
     }
     bool hasUnmapped(std::string_view key) const {
@@ -166,7 +172,10 @@ private:
     // $NAME, ${NAME} and ${NAME:-default} replaced from the literal assignments seen so far.
     std::string resolve(const std::string& word, std::string& unresolved) const;
 
+    static constexpr size_t kMaxExpansionBytes = 1u << 20;  // one word, its variables expanded
+    static constexpr size_t kMaxExpandedBytes = 64u << 20;  // every expansion of the script together
     std::map<std::string, std::string> env_;
+    mutable size_t expandedBytes_ = 0;
     mutable std::set<std::string> defaults_;
     std::vector<Flag> flags_;
     std::vector<std::string> all_;
