@@ -246,7 +246,7 @@ void forEachStageTensor(const Config& c, const MembudgetTraining& t, const Stage
                 // gradient of their FP32 upcast (4 B) while the output layer's FP32 weight is cast to BF16 once
                 // more (an H200 memory snapshot at the peak: tools/measure/hf_peak.py --snapshot).
                 const bool hfCompiled = compiledLoss && c.framework == Framework::hfAccelerate;
-                const bool castOutput = hfCompiled && layerStyle(c).norm == NormSaves::fp32Input;
+                const bool castOutput = hfCompiled && norm == NormSaves::fp32Input;
                 if (compiledLoss)
                     v.tensor(TensorKind::compiledLossLogits, fp32Logits ? Dtype::fp32 : Dtype::activation, compiledBytes * logits, 1,
                              vocab);
