@@ -218,9 +218,8 @@ bool oversizeBlocks(const Config& c, const std::vector<Tensor>& tensors) {
     return std::any_of(tensors.begin(), tensors.end(), [threshold](const Tensor& t) { return t.bytesPerCopy >= threshold; });
 }
 
-double reservedBytes(const Config& c, const MembudgetTraining& t, const MembudgetStage& sn, const std::vector<Tensor>& tensors,
-                     bool oversize) {
-    if (oversize)  // the GPU less what lives outside the caching allocator
+double reservedBytes(const Config& c, const MembudgetTraining& t, const MembudgetStage& sn, const std::vector<Tensor>& tensors) {
+    if (oversizeBlocks(c, tensors))  // the GPU less what lives outside the caching allocator
         return std::max(0.0, gigabytesToBytes(c.gpuGb) - gigabytesToBytes(c.buffersGb) - gigabytesToBytes(c.contextGb) -
                                  deepepBufferBytes(c) - asyncTpWorkspaceBytes(c));
     Reserve r;
@@ -347,9 +346,8 @@ MethodOutput membudgetMethod(const Config& c, double psi, bool atPeakPhase) {
         stage.inFlightMicrobatches = sn.microbatches;
         stage.phases = {{StepPhase::forwardBackward, sn.forwardBackward}, {StepPhase::optimizerStep, sn.step}};
         stage.peakPhase = sn.step > sn.forwardBackward ? StepPhase::optimizerStep : StepPhase::forwardBackward;
-        const bool stageOversize = oversizeBlocks(c, describe.tensors);
-        stage.reservedBytes = reservedBytes(c, t, sn, describe.tensors, stageOversize);
-        oversize = oversize || stageOversize;
+        stage.reservedBytes = reservedBytes(c, t, sn, describe.tensors);
+        oversize = oversize || oversizeBlocks(c, describe.tensors);
         stage.tensors = std::move(describe.tensors);
         out.stages.push_back(std::move(stage));
     }
