@@ -10,6 +10,7 @@ settings and peaks are per process). Random weights, random token ids, nothing d
     python3 tools/measure/hf_peak.py ... --gc            # model.gradient_checkpointing_enable()
     python3 tools/measure/hf_peak.py ... --lora 16 --lora-targets q_proj,v_proj
     python3 tools/measure/hf_peak.py ... --compile       # torch.compile(model)
+    python3 tools/measure/hf_peak.py ... --trace t.json.gz  # every allocator event from the model's build on
 
 The loop is transformers' Trainer's (training_step returns loss.detach(), so the outputs die with the step):
 zero_grad(set_to_none=True), forward with labels (the model's own ForCausalLMLoss), accelerator.backward, step.
@@ -129,6 +130,20 @@ def write_peak_blocks(snapshot, path):
                   indent=1)
 
 
+def write_trace(snapshot, marks, path, args):
+    """The caching allocator's own event stream from before the model was built (torch.cuda.memory history, no
+    stacks): each event as [action, address, size, stream], and the event index at which each step began and
+    ended, so a simulation of the allocator can replay the same requests and be checked segment by segment."""
+    import gzip
+    codes = {"alloc": "a", "free_requested": "r", "free_completed": "f", "segment_alloc": "S", "segment_free": "F",
+             "segment_map": "M", "segment_unmap": "U", "oom": "O", "snapshot": "s"}
+    trace = snapshot["device_traces"][0]
+    events = [[codes.get(e["action"], e["action"]), e["addr"], e["size"], e.get("stream", 0)] for e in trace]
+    with gzip.open(path, "wt") as f:
+        json.dump({"format": "membudget-alloc-trace/1", "args": args, "torch": torch.__version__,
+                   "device": torch.cuda.get_device_name(), "marks": marks, "events": events}, f)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--arch", choices=sorted(ARCHES), default="llama-3.2-1b")
@@ -142,8 +157,20 @@ def main(argv=None):
     ap.add_argument("--compile", action="store_true")
     ap.add_argument("--steps", type=int, default=3)
     ap.add_argument("--snapshot", help="write the live blocks at the last step's peak here (torch.cuda.memory history)")
+    ap.add_argument("--trace", help="write every allocator event (gzip JSON) here, from before the model's build")
     ap.add_argument("--out")
     a = ap.parse_args(argv)
+    marks = []
+
+    def mark(name):  # the index of the next allocator event
+        if a.trace:
+            torch.cuda.synchronize()
+            marks.append([name, len(torch.cuda.memory._snapshot()["device_traces"][0])])
+
+    if a.trace:
+        torch.cuda.init()
+        torch.cuda.memory._record_memory_history(enabled="all", context=None, stacks="python",
+                                                 max_entries=4_000_000)
 
     import accelerate
     import transformers
@@ -185,6 +212,7 @@ def main(argv=None):
         if a.snapshot and step == a.steps:
             torch.cuda.memory._record_memory_history(max_entries=1_000_000, stacks="python")
         optimizer.zero_grad(set_to_none=True)
+        mark(f"step {step}")
         torch.cuda.synchronize()
         before = stats()
         torch.cuda.reset_peak_memory_stats()
@@ -192,6 +220,7 @@ def main(argv=None):
         training_step(b)
         torch.cuda.synchronize()
         after_backward = stats()
+        mark(f"step {step} optimizer")
         optimizer.step()
         torch.cuda.synchronize()
         after = stats()
@@ -203,6 +232,10 @@ def main(argv=None):
                       "peak_active": after["active_bytes.all.peak"],
                       "allocated_after": after["allocated_bytes.all.current"]})
         del b
+    mark("end")
+    if a.trace:
+        write_trace(torch.cuda.memory._snapshot(), marks, a.trace, vars(a))
+        torch.cuda.memory._record_memory_history(enabled=None)
     if a.snapshot:
         write_peak_blocks(torch.cuda.memory._snapshot(), a.snapshot)
         torch.cuda.memory._record_memory_history(enabled=None)
