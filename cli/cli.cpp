@@ -360,6 +360,8 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
     exportCommand->fallthrough();
     auto* fieldsCommand = app.add_subcommand("fields", "Print the field table (keys, ranges, defaults, help) as JSON");
     auto* presetsCommand = app.add_subcommand("presets", "Print the model and GPU presets with their sources as JSON");
+    auto* stepPartsCommand =
+        app.add_subcommand("step-parts", "Print the step-time estimate's parts, their formulas and its assumptions as JSON");
     app.require_subcommand(0, 1);
 
     try {
@@ -370,7 +372,11 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
     }
 
     // JSON on standard output: C1 controls inside its strings become \u00NN, which keeps the document valid.
-    safeOut.setJsonStrings(o.asJson || *evalCommand || *fieldsCommand || *presetsCommand);
+    safeOut.setJsonStrings(o.asJson || *evalCommand || *fieldsCommand || *presetsCommand || *stepPartsCommand);
+    if (*stepPartsCommand) {
+        out << stepPartsToJson() << "\n";
+        return kExitFits;
+    }
     if (*fieldsCommand) {
         out << fieldsToJson() << "\n";
         return kExitFits;

@@ -66,6 +66,17 @@ describe('wasm and native agree', () => {
     }
   });
 
+  it('on the step-time parts: the formulas and assumptions the page module leaves out are the CLI’s', () => {
+    const steps = JSON.parse(runCli(['step-parts']).stdout) as {
+      parts: { id: string; label: string; formula: string }[];
+      assumptions: string;
+    };
+    const st = engine.evaluate(engine.decodeQuery('model=llama-3.1-8b&gpu=h100-80gb&tp=1&dp=8').config).stepTime!;
+    expect(st.parts.map((p) => ({ id: p.id, label: p.label, formula: p.formula }))).toEqual(steps.parts);
+    expect(steps.parts.every((p) => p.formula.length > 20)).toBe(true);
+    expect(st.assumptions).toBe(steps.assumptions);
+  });
+
   it('on links: the wasm codec and the CLI read the same query the same way', () => {
     const query = 'model=llama-3.1-405b&tp=8&pp=16&dp=64&cp=2&sp=true&zero=3&mb=2&seq=16384&ckpt=selective&gpu=h200';
     const decoded = engine.decodeQuery(query);

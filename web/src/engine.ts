@@ -34,6 +34,7 @@ import type { PlannerModule } from './wasm/membudget-planner.js';
 import type { ParsedImport } from './import-parse';
 import wasmUrl from './wasm/membudget.wasm?url';
 import { parseJsonWithPythonConstants } from './python-json';
+import { STEP_ASSUMPTIONS, STEP_PART_FORMULA } from './generated/step-text';
 import plannerWasmUrl from './wasm/membudget-planner.wasm?url';
 
 export type {
@@ -103,6 +104,16 @@ export interface Plan extends Omit<RawPlan, 'rows' | 'recommendedIndex' | 'recom
 }
 
 // A plan row crosses as one number per column of the module's planRowColumns() (engine/src/plan/plan_row.cpp).
+/** The step parts' formulas and the assumptions, which the page's module leaves out (engine/src/base/page_text.hpp). */
+function withStepText(result: Result): Result {
+  const st = result.stepTime;
+  if (st !== null) {
+    for (const part of st.parts) part.formula ||= STEP_PART_FORMULA[part.id] ?? '';
+    st.assumptions ||= STEP_ASSUMPTIONS;
+  }
+  return result;
+}
+
 function decodeRows(flat: Float64Array, columns: readonly PlanRowColumn[]): PlanRow[] {
   const rows: PlanRow[] = [];
   for (let i = 0; i + columns.length <= flat.length; i += columns.length) {
@@ -211,7 +222,7 @@ export class Engine {
 
   /** The ledger; throws MembudgetError listing every range and consistency error. */
   evaluate(config: Config): Ledger {
-    const result = this.#call(() => this.#module.evaluate(this.#complete(config)));
+    const result = withStepText(this.#call(() => this.#module.evaluate(this.#complete(config))));
     if (result.errors.length > 0) throw new MembudgetError(result.errors);
     return result as Ledger;
   }
@@ -394,7 +405,7 @@ export class Engine {
 
   /** The engine's result as a value, errors included (for exports; evaluate() throws instead). */
   result(config: Config): Result {
-    return this.#call(() => this.#module.evaluate(this.#complete(config)));
+    return withStepText(this.#call(() => this.#module.evaluate(this.#complete(config))));
   }
 
   // Embind throws a TypeError for a missing field; fill gaps from the defaults instead.

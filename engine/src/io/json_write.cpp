@@ -241,6 +241,14 @@ std::string fieldsToJson(int indent) {
     return out.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
 }
 
+std::string stepPartsToJson(int indent) {
+    ordered_json parts = ordered_json::array();
+    for (const StepPartText& text : stepPartTexts())
+        parts.push_back({{"id", std::string(text.id)}, {"label", std::string(text.label)}, {"formula", std::string(text.formula)}});
+    ordered_json out{{"parts", std::move(parts)}, {"assumptions", std::string(stepTimeAssumptions())}};
+    return out.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
+}
+
 std::string presetsToJson(int indent) {
     ordered_json models = ordered_json::array();
     for (const auto& preset : modelPresets()) {

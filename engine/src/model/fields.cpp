@@ -10,15 +10,9 @@
 #include "membudget/model/config.hpp"
 #include "membudget/model/presets.hpp"
 
-// The help and the source of each field are text only the page's form shows: its module leaves them out
-// (MEMBUDGET_PAGE_TEXT_OUTSIDE, wasm/wasm.cmake) and the page reads them from web/src/generated/field-text.ts,
-// which scripts/field-table.mjs generates from this table (ctest field_text_current), so the wasm it loads first
-// stays within its size budget.
-#ifdef MEMBUDGET_PAGE_TEXT_OUTSIDE
-#define PAGE_TEXT(text) std::string_view()
-#else
-#define PAGE_TEXT(text) text
-#endif
+// The help and the source of each field are text only the page's form shows (base/page_text.hpp): the page reads
+// them from web/src/generated/field-text.ts.
+#include "base/page_text.hpp"
 
 namespace membudget {
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/page_text.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/memory/sources.hpp"
 #include "membudget/model/architecture.hpp"
@@ -438,46 +439,49 @@ StepTime estimateStepTime(const Config& c) noexcept {
 std::span<const StepPartText> stepPartTexts() {
     static constexpr std::array<StepPartText, kStepParts> texts{{
         {StepPart::matmuls, "matmuls", "Matmuls",
-         "m × (3 × 2·tokens·P_layer/TP per layer + the output layer) ÷ (peak × matmul efficiency × each GEMM's wave "
-         "efficiency); FP8 linears at the FP8 peak"},
+         PAGE_TEXT("m × (3 × 2·tokens·P_layer/TP per layer + the output layer) ÷ (peak × matmul efficiency × each GEMM's wave "
+                   "efficiency); FP8 linears at the FP8 peak")},
         {StepPart::attention, "attention", "Attention core",
-         "m × layers × 3.5 × 4·b·(s/CP)·s·(a/TP)·d × ½ (causal) ÷ (BF16 peak × FlashAttention efficiency); eager: all of it, "
-         "and 4 passes of its saved score tensors through HBM"},
+         PAGE_TEXT("m × layers × 3.5 × 4·b·(s/CP)·s·(a/TP)·d × ½ (causal) ÷ (BF16 peak × FlashAttention efficiency); eager: all of it, "
+                   "and 4 passes of its saved score tensors through HBM")},
         {StepPart::memoryBound, "memory_bound", "Memory-bound operations",
-         "m × layers × tokens × pointwise bytes per element (norms, RoPE, activation, residuals; eager or fused) ÷ HBM bandwidth, plus the "
-         "loss (36 B per logit eager, 12 B fused), MoE token routing (permute, sort by expert, unpermute) and FSDP's copies"},
-        {StepPart::recomputation, "recomputation", "Recomputation", "m × the forward parts activation checkpointing runs again"},
+         PAGE_TEXT("m × layers × tokens × pointwise bytes per element (norms, RoPE, activation, residuals; eager or fused) ÷ HBM "
+                   "bandwidth, plus the "
+                   "loss (36 B per logit eager, 12 B fused), MoE token routing (permute, sort by expert, unpermute) and FSDP's copies")},
+        {StepPart::recomputation, "recomputation", "Recomputation", PAGE_TEXT("m × the forward parts activation checkpointing runs again")},
         {StepPart::tensorParallel, "tensor_parallel", "TP communication",
-         "m × layers × 4 all-reduces (6 with full recomputation) of b·(s/CP)·h·2 B ÷ link bandwidth + NCCL's ring "
-         "latency; not overlapped"},
+         PAGE_TEXT("m × layers × 4 all-reduces (6 with full recomputation) of b·(s/CP)·h·2 B ÷ link bandwidth + NCCL's ring "
+                   "latency; not overlapped")},
         {StepPart::contextParallel, "context_parallel", "CP communication",
-         "m × layers × max(0, 3·(CP − 1) K/V chunks ÷ link bandwidth − the attention it hides behind (the whole core "
-         "under Megatron-LM's ring; torchtitan's all-gather: the first of CP sub-attentions))"},
+         PAGE_TEXT("m × layers × max(0, 3·(CP − 1) K/V chunks ÷ link bandwidth − the attention it hides behind (the whole core "
+                   "under Megatron-LM's ring; torchtitan's all-gather: the first of CP sub-attentions))")},
         {StepPart::expertParallel, "expert_parallel", "EP communication",
-         "m × MoE layers × 4 all-to-alls (6 with full recomputation) of top-k × b·(s/CP)·h·2 B, in-node share over NVLink, "
-         "the rest over the network; not overlapped"},
-        {StepPart::pipelineTransfer, "pipeline_transfer", "PP transfers", "m × v × 2 sends of b·(s/CP)·h·2 B (÷ TP with SP)"},
+         PAGE_TEXT("m × MoE layers × 4 all-to-alls (6 with full recomputation) of top-k × b·(s/CP)·h·2 B, in-node share over NVLink, "
+                   "the rest over the network; not overlapped")},
+        {StepPart::pipelineTransfer, "pipeline_transfer", "PP transfers", PAGE_TEXT("m × v × 2 sends of b·(s/CP)·h·2 B (÷ TP with SP)")},
         {StepPart::pipelineBubble, "pipeline_bubble", "Pipeline bubble",
-         "(PP − 1)/v idle micro-batch slots of the slowest stage: (PP − 1)/(m·v + PP − 1) of the step"},
+         PAGE_TEXT("(PP − 1)/v idle micro-batch slots of the slowest stage: (PP − 1)/(m·v + PP − 1) of the step")},
         {StepPart::dataParallel, "data_parallel", "DP communication",
-         "gradient reduce-scatter/all-reduce and parameter all-gather over DP × CP, the routed experts' over their own "
-         "group (TP × CP × DP ÷ (ETP × EP)) (ZeRO-3: every micro-batch) ÷ link bandwidth, less what backward hides"},
-        {StepPart::optimizer, "optimizer", "Optimizer step", "this GPU's parameter shard × bytes the optimizer moves ÷ HBM bandwidth"},
+         PAGE_TEXT("gradient reduce-scatter/all-reduce and parameter all-gather over DP × CP, the routed experts' over their own "
+                   "group (TP × CP × DP ÷ (ETP × EP)) (ZeRO-3: every micro-batch) ÷ link bandwidth, less what backward hides")},
+        {StepPart::optimizer, "optimizer", "Optimizer step",
+         PAGE_TEXT("this GPU's parameter shard × bytes the optimizer moves ÷ HBM bandwidth")},
     }};
     return texts;
 }
 
 std::string_view stepTimeAssumptions() {
-    return "An estimate, not a measurement: GEMMs at the GPU's maximum achievable matmul rate (Bekman, ML Engineering) "
-           "less their wave quantization, "
-           "FlashAttention at 50% (Ampere/Ada) or 34% (Hopper and later) of the peak (FlashAttention-2 paper), both slowed "
-           "by a power cap below the rated power, "
-           "pointwise work at HBM bandwidth (each eager op a kernel; fused under Megatron-LM and torch.compile), "
-           "collectives at 80% of the link bandwidth, ring algorithms, two network tiers (inside a node, "
-           "between nodes), NCCL's latency per message on TP's all-reduces only; TP and EP communication not overlapped, CP overlapped "
-           "with attention, DP "
-           "overlapped with backward except under Megatron-LM's defaults; no stragglers, kernel launch gaps or topology "
-           "beyond two tiers.";
+    return PAGE_TEXT(
+        "An estimate, not a measurement: GEMMs at the GPU's maximum achievable matmul rate (Bekman, ML Engineering) "
+        "less their wave quantization, "
+        "FlashAttention at 50% (Ampere/Ada) or 34% (Hopper and later) of the peak (FlashAttention-2 paper), both slowed "
+        "by a power cap below the rated power, "
+        "pointwise work at HBM bandwidth (each eager op a kernel; fused under Megatron-LM and torch.compile), "
+        "collectives at 80% of the link bandwidth, ring algorithms, two network tiers (inside a node, "
+        "between nodes), NCCL's latency per message on TP's all-reduces only; TP and EP communication not overlapped, CP overlapped "
+        "with attention, DP "
+        "overlapped with backward except under Megatron-LM's defaults; no stragglers, kernel launch gaps or topology "
+        "beyond two tiers.");
 }
 
 }  // namespace membudget

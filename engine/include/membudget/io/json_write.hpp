@@ -48,6 +48,9 @@ std::string exportToJson(ImportFormat format, const ExportResult& result, int in
 // The field table and the presets, for tools that build forms or completions from them.
 std::string fieldsToJson(int indent = 2);
 std::string presetsToJson(int indent = 2);
+// The step-time estimate's parts and assumptions: {parts: [{id, label, formula}], assumptions}, which the page reads
+// from web/src/generated/step-text.ts (scripts/field-table.mjs) rather than from its module.
+std::string stepPartsToJson(int indent = 2);
 
 // A measured run's comparison with its prediction (compareMeasured, json.hpp) as JSON (format
 // membudget-compare-measured/1), for `membudget compare-measured FILE`.
