@@ -12,6 +12,7 @@
 #include "membudget/memory/methods.hpp"
 #include "membudget/memory/result.hpp"
 #include "membudget/model/config.hpp"
+#include "membudget/model/layout.hpp"
 #include "membudget/model/presets.hpp"
 #include "membudget/model/query.hpp"
 #include "membudget/plan/advice.hpp"
@@ -47,6 +48,16 @@ void printProblems(std::ostream& err, const std::vector<Problem>& problems) {
 }
 
 std::string percent(double fraction);
+
+// The run on train_tokens at the estimated step: its days, GPU-hours and, with a price, its cost.
+std::string runText(const StepTime& st, const Config& c) {
+    std::string text = "Run (estimate): " + detail::groupedNumber(c.trainTokens) + " tokens in " + detail::groupedNumber(st.runSteps) +
+                       " optimizer steps: " + detail::formatNumber(std::round(st.runSeconds / 86400 * 10) / 10) + " days on " +
+                       detail::groupedNumber(worldSize(c)) + " GPUs, " + detail::groupedNumber(std::round(st.runGpuHours)) + " GPU-hours";
+    if (c.gpuHourUsd > 0)
+        text += ", $" + detail::groupedNumber(std::round(st.runCostUsd)) + " at $" + detail::formatNumber(c.gpuHourUsd) + " per GPU-hour";
+    return text;
+}
 
 void printTable(std::ostream& out, const Result& result, const Config& c, ByteUnit unit, bool showTensors) {
     auto value = [unit](double bytes) { return unit.amount(bytes); };
@@ -142,6 +153,7 @@ void printTable(std::ostream& out, const Result& result, const Config& c, ByteUn
             separator = ", ";
         }
         out << "\n";
+        if (st.runSteps > 0) out << runText(st, c) << "\n";
     }
     if (result.stages.size() > 1) {
         out << "\nStages (the peak decides the verdict):\n";
@@ -274,7 +286,20 @@ void printPlan(std::ostream& out, const PlanResult& plan, const PlanRequest& req
         });
     }
     const double bestStep = recommended < plan.rows.size() ? plan.rows[recommended].stepSeconds : 0;
-    if (recommended < plan.rows.size()) out << "Recommended (estimated): " << plan.recommended.reason << "\n\n";
+    if (recommended < plan.rows.size()) {
+        out << "Recommended (estimated): " << plan.recommended.reason << "\n";
+        const PlanRow& row = plan.rows[recommended];
+        if (row.runDays > 0) {
+            out << "Run (estimate): " << detail::groupedNumber(c.trainTokens) << " tokens in "
+                << detail::formatNumber(std::round(row.runDays * 10) / 10) << " days on " << detail::groupedNumber(request.gpus)
+                << " GPUs, " << detail::groupedNumber(std::round(row.runGpuHours)) << " GPU-hours";
+            if (row.runCostUsd > 0)
+                out << ", $" << detail::groupedNumber(std::round(row.runCostUsd)) << " at $" << detail::formatNumber(c.gpuHourUsd)
+                    << " per GPU-hour";
+            out << "\n";
+        }
+        out << "\n";
+    }
     out << "  TP  PP  CP     DP" << (c.experts != 0 ? "  EP" : "") << "  ZeRO  SP  ckpt        mb      m  "
         << padLeft("peak " + std::string(unit.name), 9) << "  " << padLeft("headroom", 9)
         << "  recompute  bubble  tokens/s/GPU    MFU  vs best  notes\n";

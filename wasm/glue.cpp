@@ -46,6 +46,10 @@ val stepTimeObject(const StepTime& st) {
     out.set("bubbleFraction", st.bubbleFraction);
     out.set("modelFlopsPerToken", st.modelFlopsPerToken);
     out.set("tokensPerStep", st.tokensPerStep);
+    out.set("runSteps", st.runSteps);
+    out.set("runSeconds", st.runSeconds);
+    out.set("runGpuHours", st.runGpuHours);
+    out.set("runCostUsd", st.runCostUsd);
     val parts = val::array();
     for (const StepPartText& text : stepPartTexts()) {
         val part = val::object();

@@ -2,7 +2,7 @@
 // `membudget plan --json`, can be cancelled, and a row or an advice loads into the checklist.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli';
+import { cliResultForQuery, runCli } from '../support/cli';
 import { pageSession } from '../support/page';
 
 const session = pageSession({ basePath: '/' });
@@ -96,6 +96,34 @@ describe('the planner on the page', () => {
     expect(planWorkers.length).toBeGreaterThan(0);
     await Promise.all(planWorkers.map(({ closed }) => closed));
     expect(await page.textContent('#plan-status')).toBe('Cancelled.');
+  });
+
+  it('gives the run on a token budget in the answer and in every row, as the CLI does', async () => {
+    const budget = `${query}&train_tokens=15000000000000&gpu_hour_usd=2.5`;
+    const page = await open(budget);
+    const cli = cliResultForQuery(budget.slice(1)) as { run: { optimizer_steps: number; gpu_hours: number; cost_usd: number } };
+    await page.waitForFunction(() => !document.querySelector<HTMLElement>('#run-time')?.hidden);
+    const line = (await page.textContent('#run-time'))!;
+    expect(line).toContain(`15,000,000,000,000 tokens in ${cli.run.optimizer_steps.toLocaleString('en-US')} optimizer steps`);
+    expect(line).toContain(`${Math.round(cli.run.gpu_hours).toLocaleString('en-US')} GPU-hours`);
+    expect(line).toContain(`$${Math.round(cli.run.cost_usd).toLocaleString('en-US')} at $2.5 per GPU-hour`);
+
+    await page.click('#planner summary');
+    await page.click('#plan-run');
+    await page.waitForFunction(() => document.querySelector('#plan-status')?.textContent?.includes('Pareto front'));
+    const plan = JSON.parse(runCli(['plan', '--json', '--url', budget.slice(1)]).stdout) as {
+      recommended: { index: number };
+      rows: { gpu_hours: number; cost_usd: number }[];
+    };
+    const best = plan.rows[plan.recommended.index]!;
+    const cell = (col: string) => page.textContent(`#plan-table tbody tr:first-child td[data-col="${col}"]`);
+    expect(await cell('gpu-hours')).toBe(Math.round(best.gpu_hours).toLocaleString('en-US'));
+    expect(await cell('cost')).toBe(Math.round(best.cost_usd).toLocaleString('en-US'));
+
+    // Without a budget: no run line, no run columns.
+    const plain = await open(query);
+    await plain.waitForSelector('#step-time:not([hidden])');
+    expect(await plain.$eval('#run-time', (e) => (e as HTMLElement).hidden)).toBe(true);
   });
 
   it('refuses a bad request with the field named', async () => {

@@ -89,6 +89,33 @@ TEST_CASE("cli: eval prints the JSON result, from a file or standard input", "[c
     CHECK(nlohmann::json::parse(bad.out)["errors"][0]["field"] == "tp");
 }
 
+TEST_CASE("cli: a token budget gives the run's days, GPU-hours and, with a price, its cost", "[cli]") {
+    const std::vector<std::string> base{"--model", "llama-3.1-8b", "--gpu", "h100-80gb", "--tp", "1", "--dp", "16", "--gpus", "16"};
+    auto with = [&base](std::vector<std::string> more) {
+        std::vector<std::string> args = base;
+        args.insert(args.end(), more.begin(), more.end());
+        return args;
+    };
+    const auto plain = nlohmann::json::parse(run(with({"--json"})).out);
+    CHECK(plain["run"].is_null());
+    const auto budget = nlohmann::json::parse(run(with({"--train_tokens", "2e12", "--json"})).out);
+    const auto& runJson = budget["run"];
+    REQUIRE(runJson.is_object());
+    const double tokensPerStep = budget["step_time"]["tokens_per_step"].get<double>();
+    CHECK(runJson["train_tokens"] == 2000000000000.0);
+    CHECK(runJson["optimizer_steps"].get<double>() == std::ceil(2e12 / tokensPerStep));
+    const double days = runJson["optimizer_steps"].get<double>() * budget["step_time_s"].get<double>() / 86400;
+    CHECK(runJson["wall_clock_days"].get<double>() == Approx(days).epsilon(1e-6));
+    CHECK(runJson["gpu_hours"].get<double>() == Approx(16 * days * 24).epsilon(1e-6));
+    CHECK(runJson["cost_usd"].is_null());
+    const auto priced = nlohmann::json::parse(run(with({"--train_tokens", "2e12", "--gpu_hour_usd", "3", "--json"})).out);
+    CHECK(priced["run"]["cost_usd"].get<double>() == Approx(3 * runJson["gpu_hours"].get<double>()).epsilon(1e-6));
+    const Run table = run(with({"--train_tokens", "2e12", "--gpu_hour_usd", "3"}));
+    CHECK(table.out.find("Run (estimate): 2,000,000,000,000 tokens in ") != std::string::npos);
+    CHECK(table.out.find(" GPU-hours, $") != std::string::npos);
+    CHECK(run(with({"--train_tokens", "1e16"})).status == 2);
+}
+
 TEST_CASE("cli: flags, --url and JSON give the same ledger and flags override", "[cli]") {
     const Run flags = run({"--json", "--model", "chapter-405b", "--tp", "8", "--pp", "4", "--dp", "8"});
     const Run url = run({"--json", "--url", "https://x.example/?model=chapter-405b&tp=8&pp=4&dp=8"});

@@ -264,6 +264,50 @@ TEST_CASE("TP's all-reduces pay NCCL's ring latency: LL for a small message, Sim
     CHECK(large == Approx(32 * 4 * largeExpected).epsilon(1e-9));
 }
 
+TEST_CASE("a run on a token budget is whole optimizer steps at the estimated step, on every GPU of the layout", "[steptime]") {
+    std::vector<Assignment> assignments{
+        {"model", "llama-3.1-8b"}, {"gpu", "h100-80gb"}, {"tp", "2"}, {"dp", "32"}, {"gpus", "64"}, {"mb", "2"},
+        {"microbatches", "4"},     {"seq", "8192"}};
+    const StepTime none = estimateStepTime(configOf(assignments));
+    CHECK(none.runSteps == 0);
+    CHECK(none.runSeconds == 0);
+    CHECK(none.runGpuHours == 0);
+    CHECK(none.runCostUsd == 0);
+    // A budget that is not a whole number of global batches (32 × 2 × 4 × 8,192 = 2,097,152 tokens a step) rounds up:
+    // the last step trains on a full batch too.
+    const double budget = 1e12 + 1;
+    assignments.push_back({"train_tokens", "1000000000001"});
+    const Config c = configOf(assignments);
+    const StepTime st = estimateStepTime(c);
+    REQUIRE(st.estimated);
+    CHECK(st.tokensPerStep == 2097152);
+    CHECK(st.runSteps == std::ceil(budget / 2097152));
+    CHECK(st.runSteps * st.tokensPerStep >= budget);
+    CHECK((st.runSteps - 1) * st.tokensPerStep < budget);
+    CHECK(st.runSeconds == Approx(st.runSteps * st.stepSeconds).epsilon(1e-12));
+    CHECK(st.runGpuHours == Approx(64 * st.runSeconds / 3600).epsilon(1e-12));
+    CHECK(st.runCostUsd == 0);  // no price given
+    assignments.push_back({"gpu_hour_usd", "2.49"});
+    const StepTime priced = estimateStepTime(configOf(assignments));
+    CHECK(priced.runGpuHours == st.runGpuHours);
+    CHECK(priced.runCostUsd == Approx(2.49 * st.runGpuHours).epsilon(1e-12));
+    // Twice the GPUs at the same per-GPU batch: half the steps, the same tokens.
+    const Config doubled = configOf({{"model", "llama-3.1-8b"},
+                                     {"gpu", "h100-80gb"},
+                                     {"tp", "2"},
+                                     {"dp", "64"},
+                                     {"gpus", "128"},
+                                     {"mb", "2"},
+                                     {"microbatches", "4"},
+                                     {"seq", "8192"},
+                                     {"train_tokens", "1000000000001"}});
+    CHECK(estimateStepTime(doubled).runSteps == std::ceil(budget / (2 * 2097152)));
+    // Out of range: named with its range.
+    const std::vector<Assignment> negative{{"train_tokens", "-1"}};
+    const ParsedConfig bad = applyAssignments(negative);
+    REQUIRE(bad.problems.size() + validate(bad.config).size() > 0);
+}
+
 TEST_CASE("inference has no step-time estimate", "[steptime]") {
     const Config c = configOf({{"model", "llama-3.1-8b"}, {"mode", "inference"}, {"tp", "1"}, {"dp", "1"}});
     CHECK_FALSE(estimateStepTime(c).estimated);

@@ -66,6 +66,15 @@ describe('wasm and native agree', () => {
     }
   });
 
+  it('on a run with a token budget and a price, as the CLI’s eval JSON, byte for byte', () => {
+    for (const extra of [{ train_tokens: 15e12 }, { train_tokens: 15e12, gpu_hour_usd: 2.49 }, { train_tokens: 1 }]) {
+      const object = { model: 'llama-3.1-70b', gpu: 'h200', tp: 8, pp: 2, dp: 64, gpus: 1024, sp: true, ...extra };
+      const native = runCli(['eval', '-'], JSON.stringify(object)).stdout;
+      expect(JSON.parse(native).run).not.toBeNull();
+      expect(resultJson(engine, configFrom(object)) + '\n').toBe(native);
+    }
+  });
+
   it('on the step-time parts: the formulas and assumptions the page module leaves out are the CLI’s', () => {
     const steps = JSON.parse(runCli(['step-parts']).stdout) as {
       parts: { id: string; label: string; formula: string }[];

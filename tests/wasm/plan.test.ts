@@ -14,7 +14,7 @@ beforeAll(async () => {
   page = await loadEngine(readFileSync(WASM));
 });
 
-const QUERY = 'model=llama-3.1-70b&gpu=h100-80gb&tp=8&dp=8&microbatches=32&seq=8192';
+const QUERY = 'model=llama-3.1-70b&gpu=h100-80gb&tp=8&dp=8&microbatches=32&seq=8192&train_tokens=15000000000000&gpu_hour_usd=2.5';
 
 interface CliRow {
   query: string;
@@ -42,6 +42,9 @@ interface CliRow {
   step_time_s: number;
   tokens_per_second_per_gpu: number;
   mfu: number;
+  run_days: number;
+  gpu_hours: number;
+  cost_usd: number;
 }
 
 describe('the planner in the wasm build', () => {
@@ -91,7 +94,16 @@ describe('the planner in the wasm build', () => {
         stepTimeSeconds: c.step_time_s,
         tokensPerSecondPerGpu: c.tokens_per_second_per_gpu,
         mfu: c.mfu,
+        runDays: c.run_days,
+        runGpuHours: c.gpu_hours,
+        runCostUsd: c.cost_usd,
       });
+      // Every row with a step time has the run on 15T tokens: days and GPU-hours of whole steps on 64 GPUs, at $2.50.
+      if (r.stepTimeSeconds > 0) {
+        expect(r.runDays).toBeGreaterThan(0);
+        expect(r.runGpuHours).toBeCloseTo(64 * r.runDays * 24, 3);
+        expect(r.runCostUsd).toBeCloseTo(2.5 * r.runGpuHours, 3);
+      }
       // The configuration a row stands for is the one its CLI query links to.
       if (i < 50) expect(engine.planRowConfig(config, r)).toEqual(engine.decodeQuery(c.query).config);
     });

@@ -90,6 +90,10 @@ export interface PlanRow {
   stepTimeSeconds: number;
   tokensPerSecondPerGpu: number;
   mfu: number;
+  /** The run on train_tokens at that step (0 where it is not set; the cost 0 without a price). */
+  runDays: number;
+  runGpuHours: number;
+  runCostUsd: number;
 }
 
 /** The row to run: the fastest that fits (index into rows; -1 when there are none) and why. */

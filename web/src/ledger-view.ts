@@ -73,6 +73,7 @@ export class LedgerView {
   readonly #summary = el('p', { id: 'summary', class: 'summary' });
   /** The step-time estimate in one line (training), and its parts in a table below the ledger. */
   readonly #speed = el('p', { id: 'step-time', class: 'step-time' });
+  readonly #run = el('p', { id: 'run-time', class: 'step-time', hidden: '' });
   /** Inference: the most concurrent sequences and the longest context, as vLLM's start-up log states them. */
   readonly #serving = el('p', { id: 'serving', class: 'step-time' });
   /** How far the method has been from measured runs like this one: the band the verdict is read against. */
@@ -114,6 +115,7 @@ export class LedgerView {
       this.#verdict,
       this.#summary,
       this.#speed,
+      this.#run,
       this.#serving,
       this.#band,
       this.#largest,
@@ -158,6 +160,7 @@ export class LedgerView {
     );
     this.#updateTable(ledger, config, unit);
     this.#updateSpeed(ledger);
+    this.#updateRun(ledger, config);
     this.#updateServing(ledger, config);
     const warningsKey = ledger.warnings.map((w) => `${w.field}\u0000${w.message}`).join('\u0001');
     if (warningsKey !== this.#warningsKey) {
@@ -194,6 +197,7 @@ export class LedgerView {
       setText(this.#caption, `${STALE_CAPTION} ${this.#caption.textContent}`);
     replaceChildren(this.#warnings);
     this.#updateSpeed(undefined);
+    this.#updateRun(undefined, undefined);
     this.#updateServing(undefined, undefined);
     this.#warningsKey = '';
   }
@@ -245,6 +249,22 @@ export class LedgerView {
       this.#serving,
       `Maximum concurrency for ${formatCount(config.seq)} tokens per request: ${formatCount(ledger.maxSequences)} sequences · ` +
         `longest context at ${formatCount(config.mb)} sequences: ${formatCount(ledger.maxContextTokens)} tokens${window}`,
+    );
+  }
+
+  /** The run on train_tokens at the estimated step (days, GPU-hours, the cost with a price); hidden where not set. */
+  #updateRun(ledger: Ledger | undefined, config: Config | undefined): void {
+    const st = ledger?.stepTime ?? null;
+    const shown = st !== null && config !== undefined && st.runSteps > 0;
+    this.#run.hidden = !shown;
+    if (!shown) return;
+    const gpus = config.tp * config.pp * config.cp * config.dp;
+    const cost = config.gpu_hour_usd > 0 ? `, $${formatCount(Math.round(st.runCostUsd))} at $${config.gpu_hour_usd} per GPU-hour` : '';
+    setText(
+      this.#run,
+      `Run (estimate): ${formatCount(config.train_tokens)} tokens in ${formatCount(st.runSteps)} optimizer steps: ` +
+        `${(Math.round((st.runSeconds / 86400) * 10) / 10).toString()} days on ${formatCount(gpus)} GPUs, ` +
+        `${formatCount(Math.round(st.runGpuHours))} GPU-hours${cost}`,
     );
   }
 

@@ -325,6 +325,16 @@ export class PlannerView {
               : `+${formatPercentTenth(r.stepTimeSeconds / best.stepTimeSeconds - 1)}`,
         value: true,
       },
+      // The run on train_tokens at each row's step where the base sets a budget (the cost with a price).
+      ...(
+        [
+          ['days', 'run days', (r) => Math.round(r.runDays * 10) / 10],
+          ['gpu-hours', 'GPU-hours', (r) => Math.round(r.runGpuHours)],
+          ['cost', 'cost $', (r) => Math.round(r.runCostUsd)],
+        ] as [string, string, (r: PlanRow) => number][]
+      )
+        .filter(([key]) => request.base.train_tokens > 0 && (key !== 'cost' || request.base.gpu_hour_usd > 0))
+        .map(([key, title, get]) => ({ key, title, cell: (r: PlanRow) => (get(r) > 0 ? formatCount(get(r)) : '–'), value: true })),
       { key: 'tp', title: 'TP', cell: (r) => formatCount(r.tp), value: true },
       { key: 'pp', title: 'PP', cell: (r) => formatCount(r.pp), value: true },
       { key: 'cp', title: 'CP', cell: (r) => formatCount(r.cp), value: true },

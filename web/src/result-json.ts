@@ -25,9 +25,20 @@ function configObject(engine: Engine, config: Config): Record<string, unknown> {
 // exact number of units per one.
 const rounded = (value: number, perOne: number) => Math.round(value * perOne) / perOne;
 
-function stepTimeJson(result: Result): Record<string, unknown> {
+function runJson(st: NonNullable<Result['stepTime']>, config: Config): Record<string, unknown> | null {
+  if (!(st.runSteps > 0)) return null;
+  return {
+    train_tokens: config.train_tokens,
+    optimizer_steps: st.runSteps,
+    wall_clock_days: rounded(st.runSeconds / 86400, 1e6),
+    gpu_hours: rounded(st.runGpuHours, 1e3),
+    cost_usd: config.gpu_hour_usd > 0 ? rounded(st.runCostUsd, 1e2) : null,
+  };
+}
+
+function stepTimeJson(result: Result, config: Config): Record<string, unknown> {
   const st = result.stepTime;
-  if (st === null) return { step_time_s: null, tokens_per_second_per_gpu: null, mfu: null };
+  if (st === null) return { step_time_s: null, tokens_per_second_per_gpu: null, mfu: null, run: null };
   return {
     step_time_s: rounded(st.stepSeconds, 1e6),
     tokens_per_second_per_gpu: rounded(st.tokensPerSecondPerGpu, 1e3),
@@ -39,6 +50,7 @@ function stepTimeJson(result: Result): Record<string, unknown> {
       tokens_per_step: st.tokensPerStep,
       assumptions: st.assumptions,
     },
+    run: runJson(st, config),
   };
 }
 
@@ -66,7 +78,7 @@ export function resultJson(engine: Engine, config: Config): string {
       text: result.errorBand.text,
     },
     peak_stage: result.peakStage,
-    ...(config.mode === 'training' ? stepTimeJson(result) : {}),
+    ...(config.mode === 'training' ? stepTimeJson(result, config) : {}),
     stages: result.stages.map((s) => ({
       stage: s.index,
       layers: s.layers,

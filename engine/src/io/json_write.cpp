@@ -149,6 +149,15 @@ std::string resultToJson(const Result& result, const Config& config, int indent)
                                 {"tokens_per_step", number(st.tokensPerStep)},
                                 {"assumptions", std::string(stepTimeAssumptions())}};
         }
+        // The run on train_tokens (null where not set): whole optimizer steps at the estimated step time.
+        if (st.estimated && st.runSteps > 0)
+            out["run"] = {{"train_tokens", number(config.trainTokens)},
+                          {"optimizer_steps", number(st.runSteps)},
+                          {"wall_clock_days", rounded(st.runSeconds / 86400, 1e6)},
+                          {"gpu_hours", rounded(st.runGpuHours, 1e3)},
+                          {"cost_usd", config.gpuHourUsd > 0 ? rounded(st.runCostUsd, 1e2) : ordered_json(nullptr)}};
+        else
+            out["run"] = nullptr;
     }
     ordered_json stages = ordered_json::array();
     for (const auto& stage : result.stages) {

@@ -462,6 +462,9 @@ PlanResult plan(const PlanRequest& r) noexcept {
                             row.stepSeconds = speed.stepSeconds;
                             row.tokensPerSecondPerGpu = speed.tokensPerSecondPerGpu;
                             row.mfu = speed.mfu;
+                            row.runDays = speed.runSeconds / 86400;
+                            row.runGpuHours = speed.runGpuHours;
+                            row.runCostUsd = speed.runCostUsd;
                             out.rows.push_back(std::move(row));
                             ++out.fitting;
                             if (out.rows.size() >= compactAt) compact();

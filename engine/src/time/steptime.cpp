@@ -432,7 +432,14 @@ StepTime estimateStepTime(const Config& c) noexcept {
     out.modelFlopsPerToken = 6 * (activeParameterCount(c) - embedding) + 12 * c.layers * c.heads * headDimOf(c) * c.seq;
     out.mfu = out.tokensPerSecondPerGpu * out.modelFlopsPerToken / (c.peakTflops * 1e12);
     out.estimated = std::isfinite(step) && step > 0;
-    if (!out.estimated) out = StepTime{};
+    if (!out.estimated) return StepTime{};
+    if (c.trainTokens > 0) {
+        // A run is whole optimizer steps: the last one trains on a full global batch too.
+        out.runSteps = std::ceil(c.trainTokens / out.tokensPerStep);
+        out.runSeconds = out.runSteps * step;
+        out.runGpuHours = gpus * out.runSeconds / 3600;
+        out.runCostUsd = out.runGpuHours * c.gpuHourUsd;
+    }
     return out;
 }
 

@@ -466,6 +466,14 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "help": "Network bandwidth per GPU between nodes, per direction (8 × 400 Gb/s NICs per 8 GPUs: 50)",
     "section": "Step-time estimate (docs/planner.md); the GPU preset's figures from Bekman, ML Engineering"
   },
+  "train_tokens": {
+    "help": "The run's token budget (15e12 for 15T): with the estimated step, the run's wall-clock days and GPU-hours (whole optimizer steps on TP × PP × CP × DP GPUs)",
+    "section": "Step-time estimate (docs/planner.md); the GPU preset's figures from Bekman, ML Engineering"
+  },
+  "gpu_hour_usd": {
+    "help": "What one GPU-hour costs you, US dollars: the run's cost is its GPU-hours × this price",
+    "section": "Step-time estimate (docs/planner.md); the GPU preset's figures from Bekman, ML Engineering"
+  },
   "offload": {
     "help": "ZeRO-Offload: the optimizer states (and with all, the parameters) live in CPU memory",
     "section": "DeepSpeed ZeRO-Offload / ZeRO-Infinity"

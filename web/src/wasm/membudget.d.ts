@@ -144,6 +144,8 @@ export interface Config {
   hbm_tbps: number;
   nvlink_gbps: number;
   network_gbps: number;
+  train_tokens: number;
+  gpu_hour_usd: number;
   offload: Offload;
   zero_init: boolean;
   reduce_bucket_size: number;
@@ -418,6 +420,11 @@ export interface StepTime {
   bubbleFraction: number;
   modelFlopsPerToken: number;
   tokensPerStep: number;
+  /** The run on train_tokens (0 where it is not set): whole optimizer steps, their seconds, GPU-hours, cost in USD. */
+  runSteps: number;
+  runSeconds: number;
+  runGpuHours: number;
+  runCostUsd: number;
   parts: StepTimePart[];
   assumptions: string;
 }

@@ -166,8 +166,11 @@ struct Config {
     double hbmTbps = 3.35;               // memory bandwidth, TB/s
     double nvlinkGbps = 450;             // GPU-to-GPU inside a node, per direction, GB/s
     double networkGbps = 50;             // per GPU between nodes, per direction, GB/s
-    Offload offload = Offload::none;     // ZeRO-Offload: none, optimizer, all (optimizer and parameters)
-    bool zeroInit = true;                // DeepSpeed zero.Init: parameters partitioned as they are created
+    // the run: what training on a token budget takes at the estimated speed (0: not set, no run figures)
+    double trainTokens = 0;           // tokens the whole run trains on (15e12 for 15T)
+    double gpuHourUsd = 0;            // the price of one GPU-hour, US dollars
+    Offload offload = Offload::none;  // ZeRO-Offload: none, optimizer, all (optimizer and parameters)
+    bool zeroInit = true;             // DeepSpeed zero.Init: parameters partitioned as they are created
     // DeepSpeed's own buffers (deepspeed/runtime/zero/config.py defaults), elements; 0 where it means the HF Trainer's
     // "auto" (integrations/deepspeed.py: hidden² and 0.9 × hidden²).
     double reduceBucketSize = 5e8;      // zero_optimization.reduce_bucket_size: the gradient reduce bucket

@@ -51,6 +51,8 @@ struct PlanRow {
     bool pareto = false;
     // The step-time estimate of the row's configuration (membudget/time/steptime.hpp): computed for rows that fit.
     double stepSeconds = 0, tokensPerSecondPerGpu = 0, mfu = 0;
+    // The run on the base's train_tokens at that step time (0 where it is not set; the cost 0 without a price).
+    double runDays = 0, runGpuHours = 0, runCostUsd = 0;
 };
 
 // A plan row's columns, declared once (engine/src/plan/plan_row.cpp): the CLI's JSON keys and order, the planner

@@ -41,6 +41,9 @@ struct StepTime {
     double tokensPerStep = 0;                      // the global batch: DP × mb × microbatches × seq
     double bubbleFraction = 0;                     // (PP − 1) / (m·v + PP − 1)
     std::array<double, kStepParts> partSeconds{};  // indexed by StepPart
+    // The run (train_tokens > 0): whole optimizer steps until train_tokens are seen, at this step time on the
+    // configuration's TP × PP × CP × DP GPUs; the cost where gpu_hour_usd is set. 0 where not set.
+    double runSteps = 0, runSeconds = 0, runGpuHours = 0, runCostUsd = 0;
 };
 
 // Pure and fast (no allocation): the planner calls it for every layout that fits.
