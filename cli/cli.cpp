@@ -1,4 +1,5 @@
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <istream>
@@ -65,6 +66,7 @@ struct Options {
     bool asJson = false, gib = false, showTensors = false, paretoOnly = false;
     std::string planSort = "memory";
     size_t planLimit = 25;
+    bool whichGpu = false;
     PlanRequest planRequest;
     std::vector<std::string> flagValues;
     std::vector<CLI::Option*> flagOptions;
@@ -205,6 +207,23 @@ int runPlan(Options& o, const Config& config, std::ostream& out, std::ostream& e
     request.base = config;
     request.gpus = config.gpus != 0 ? config.gpus : worldSize(config);
     if (request.globalBatch == 0) request.globalBatch = config.dp * config.mb * config.microbatches;
+    if (o.whichGpu) {
+        const std::vector<GpuPlan> plans = planEachGpu(request);
+        // A request every GPU refuses (a bad GPU count or batch) is bad input; a GPU too small is a row of its own.
+        const bool allRefused =
+            !plans.empty() && std::all_of(plans.begin(), plans.end(), [](const GpuPlan& p) { return !p.plan.errors.empty(); });
+        if (plans.empty() || allRefused) {
+            cli::printProblems(err, plans.empty() ? std::vector<Problem>{{"", "internal error: out of memory while planning"}}
+                                                  : plans.front().plan.errors);
+            return kExitBadInput;
+        }
+        if (o.asJson)
+            out << gpuPlansToJson(plans, request) << "\n";
+        else
+            cli::printGpuPlans(out, plans, request, o.unit());
+        const bool anyFits = std::any_of(plans.begin(), plans.end(), [](const GpuPlan& p) { return p.plan.fitting > 0; });
+        return anyFits ? kExitFits : kExitOver;
+    }
     const PlanResult plan = membudget::plan(request);
     if (!plan.errors.empty()) {
         cli::printProblems(err, plan.errors);
@@ -340,6 +359,8 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
     planCommand->add_flag("--tight", o.planRequest.includeTight, "Also list configurations over the headroom line but under capacity");
     planCommand->add_option("--limit", o.planLimit, "Rows to print in the table (default 25; --json prints all)");
     planCommand->add_flag("--pareto", o.paretoOnly, "Print only the Pareto front");
+    planCommand->add_flag("--which-gpu", o.whichGpu,
+                          "Plan the same job on every GPU preset: each GPU's fastest layout that fits, its speed and run");
     planCommand
         ->add_option("--sort", o.planSort, "Order of the table after the recommended row: memory (Pareto first, then peak), speed or mfu")
         ->check(CLI::IsMember({"memory", "speed", "mfu"}));

@@ -254,6 +254,53 @@ void printComparison(std::ostream& out, const std::vector<MethodColumn>& columns
 
 std::string percent(double fraction) { return detail::percentText(fraction); }
 
+void printGpuPlans(std::ostream& out, const std::vector<GpuPlan>& plans, const PlanRequest& request, ByteUnit unit) {
+    const Config& c = request.base;
+    const bool run = c.trainTokens > 0;
+    out << "membudget plan --which-gpu: " << c.model << " on " << detail::groupedNumber(request.gpus) << " GPUs ("
+        << detail::groupedNumber(c.gpusPerNode) << " per node), seq " << detail::groupedNumber(c.seq) << ", global batch "
+        << detail::groupedNumber(request.globalBatch) << " sequences"
+        << (run ? ", " + detail::groupedNumber(c.trainTokens) + " tokens" : "") << ": each GPU preset's fastest layout that fits\n\n";
+    out << pad("GPU", 26) << padLeft("capacity " + std::string(unit.name), 12) << padLeft("fit", 8) << "  " << pad("layout", 34)
+        << padLeft("peak " + std::string(unit.name), 9) << padLeft("tokens/s/GPU", 14) << padLeft("MFU", 7);
+    if (run) out << padLeft("run days", 10) << padLeft("GPU-hours", 13);
+    out << "\n";
+    const GpuPlan* fastest = nullptr;
+    for (const GpuPlan& gpu : plans) {
+        const PlanResult& plan = gpu.plan;
+        out << pad(gpu.label.size() > 25 ? gpu.label.substr(0, 24) + "…" : gpu.label, 26) << padLeft(unit.amount(gpu.capacityBytes), 12)
+            << padLeft(detail::groupedNumber(plan.fitting), 8) << "  ";
+        if (!plan.errors.empty()) {
+            out << plan.errors.front().message << "\n";
+            continue;
+        }
+        if (plan.recommended.index < 0) {
+            out << "nothing fits\n";
+            continue;
+        }
+        const PlanRow& row = plan.rows[static_cast<std::size_t>(plan.recommended.index)];
+        std::string layout = "TP " + detail::groupedNumber(row.tp) + " PP " + detail::groupedNumber(row.pp) + " CP " +
+                             detail::groupedNumber(row.cp) + " DP " + detail::groupedNumber(row.dp) +
+                             (c.experts != 0 ? " EP " + detail::groupedNumber(row.ep) : "") + " Z" + detail::groupedNumber(row.zero) + " " +
+                             std::string(toString(row.ckpt)) + " mb " + detail::groupedNumber(row.mb) +
+                             (row.verdict == Verdict::tight ? " (tight)" : "");
+        out << pad(layout, 34) << padLeft(unit.amount(row.peakBytes), 9);
+        if (row.stepSeconds > 0) {
+            out << padLeft(detail::groupedNumber(std::round(row.tokensPerSecondPerGpu)), 14) << padLeft(percent(row.mfu), 7);
+            if (run)
+                out << padLeft(detail::formatNumber(std::round(row.runDays * 10) / 10), 10)
+                    << padLeft(detail::groupedNumber(std::round(row.runGpuHours)), 13);
+            if (!fastest || row.tokensPerSecondPerGpu > fastest->plan.rows.front().tokensPerSecondPerGpu) fastest = &gpu;
+        } else {
+            out << padLeft("–", 14) << padLeft("–", 7);
+        }
+        out << "\n";
+    }
+    if (fastest)
+        out << "\nFastest per GPU (estimated): " << fastest->label << ". Prices differ by GPU: `membudget plan --gpu ID --gpu_hour_usd P`"
+            << " gives one GPU's cost; `--json` gives every row with its link.\n";
+}
+
 void printPlan(std::ostream& out, const PlanResult& plan, const PlanRequest& request, ByteUnit unit, size_t limit, bool paretoOnly,
                const std::string& sortBy) {
     auto value = [unit](double bytes) { return unit.amount(bytes); };

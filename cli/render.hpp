@@ -21,6 +21,8 @@ void printTable(std::ostream& out, const Result& result, const Config& c, ByteUn
 void printComparison(std::ostream& out, const std::vector<MethodColumn>& columns, const Config& c, ByteUnit unit);
 // sortBy: "memory" (the plan's order: Pareto first, then peak), "speed" (tokens/s per GPU, fastest first) or "mfu".
 // The recommended row comes first whatever the order.
+// `membudget plan --which-gpu`: one line per GPU preset with its recommended layout, speed and run.
+void printGpuPlans(std::ostream& out, const std::vector<GpuPlan>& plans, const PlanRequest& request, ByteUnit unit);
 void printPlan(std::ostream& out, const PlanResult& plan, const PlanRequest& request, ByteUnit unit, size_t limit, bool paretoOnly,
                const std::string& sortBy = "memory");
 void printAdvice(std::ostream& out, const std::vector<Advice>& advice, const Result& before, ByteUnit unit);

@@ -116,6 +116,32 @@ TEST_CASE("cli: a token budget gives the run's days, GPU-hours and, with a price
     CHECK(run(with({"--train_tokens", "1e16"})).status == 2);
 }
 
+TEST_CASE("cli: plan --which-gpu gives each GPU preset's recommended layout, as plan --gpu does", "[cli][plan]") {
+    const std::string url = "model=llama-3.1-8b&tp=1&dp=16&seq=8192&train_tokens=1e12";
+    const Run text = run({"plan", "--which-gpu", "--url", url, "--global-batch", "64"});
+    CHECK(text.status == 0);
+    CHECK(text.out.find("each GPU preset's fastest layout that fits") != std::string::npos);
+    CHECK(text.out.find("NVIDIA H200") != std::string::npos);
+    const auto all = nlohmann::json::parse(run({"plan", "--which-gpu", "--json", "--url", url, "--global-batch", "64"}).out);
+    REQUIRE(all["which_gpu"].is_array());
+    for (const auto& gpu : all["which_gpu"]) {
+        INFO(gpu["gpu"]);
+        const auto alone = nlohmann::json::parse(
+            run({"plan", "--json", "--url", url + "&gpu=" + gpu["gpu"].get<std::string>(), "--global-batch", "64"}).out);
+        CHECK(gpu["fitting"] == alone["fitting"]);
+        if (alone["recommended"].is_null()) {
+            CHECK(gpu["recommended"].is_null());
+            continue;
+        }
+        CHECK(gpu["recommended"] == alone["rows"][alone["recommended"]["index"].get<size_t>()]);
+        CHECK(gpu["reason"] == alone["recommended"]["reason"]);
+    }
+    // A request no GPU can take is bad input, named.
+    const Run bad = run({"plan", "--which-gpu", "--url", "model=llama-3.1-8b&mode=inference&tp=1&dp=16", "--global-batch", "64"});
+    CHECK(bad.status == 2);
+    CHECK(bad.err.find("mode must be training") != std::string::npos);
+}
+
 TEST_CASE("cli: flags, --url and JSON give the same ledger and flags override", "[cli]") {
     const Run flags = run({"--json", "--model", "chapter-405b", "--tp", "8", "--pp", "4", "--dp", "8"});
     const Run url = run({"--json", "--url", "https://x.example/?model=chapter-405b&tp=8&pp=4&dp=8"});

@@ -553,3 +553,52 @@ TEST_CASE("a plan row's columns are declared once: JSON keys, the fields a row s
                                                                    : row[std::string(column.key)].dump()));
     }
 }
+
+TEST_CASE("which GPU: every preset plans the same job, each with its own plan's recommended row", "[plan]") {
+    Config base;
+    applyModelPreset(base, *findModelPreset("llama-3.1-70b"));
+    base.seq = 8192;
+    base.trainTokens = 15e12;
+    base.gpuHourUsd = 2.5;  // one GPU type's price: dropped for the others
+    PlanRequest request;
+    request.base = base;
+    request.gpus = 64;
+    request.globalBatch = 256;
+    const std::vector<GpuPlan> plans = planEachGpu(request);
+    REQUIRE(plans.size() == gpuPresets().size());
+    bool someFit = false, someDoNot = false;
+    for (size_t i = 0; i < plans.size(); ++i) {
+        const GpuPreset& preset = gpuPresets()[i];
+        const GpuPlan& gpu = plans[i];
+        INFO(preset.id);
+        CHECK(gpu.gpu == preset.id);
+        CHECK(gpu.capacityBytes == preset.capacityBytes);
+        // The same job on this GPU alone: the same counts and the same recommended row.
+        PlanRequest alone = request;
+        applyGpuPreset(alone.base, preset);
+        alone.base.gpuHourUsd = 0;
+        const PlanResult whole = plan(alone);
+        CHECK(gpu.plan.fitting == whole.fitting);
+        CHECK(gpu.plan.evaluated == whole.evaluated);
+        if (whole.recommended.index < 0) {
+            CHECK(gpu.plan.rows.empty());
+            CHECK(gpu.plan.recommended.index == -1);
+            someDoNot = true;
+            continue;
+        }
+        someFit = true;
+        REQUIRE(gpu.plan.rows.size() == 1);
+        const PlanRow& mine = gpu.plan.rows.front();
+        const PlanRow& theirs = whole.rows[static_cast<size_t>(whole.recommended.index)];
+        CHECK(encodeQuery(planRowConfig(alone.base, mine)) == encodeQuery(planRowConfig(alone.base, theirs)));
+        CHECK(mine.stepSeconds == theirs.stepSeconds);
+        CHECK(gpu.plan.recommended.reason == whole.recommended.reason);
+        CHECK(mine.runDays > 0);
+        CHECK(mine.runCostUsd == 0);
+    }
+    CHECK(someFit);
+    CHECK(someDoNot);  // the RTX 4090's 24 GB holds no layout of a 70B model on 64 GPUs
+    const auto json = nlohmann::json::parse(gpuPlansToJson(plans, request));
+    REQUIRE(json["which_gpu"].size() == plans.size());
+    for (size_t i = 0; i < plans.size(); ++i) CHECK(json["which_gpu"][i]["recommended"].is_null() == (plans[i].plan.recommended.index < 0));
+}

@@ -288,21 +288,48 @@ std::string presetsToJson(int indent) {
     return ordered_json{{"models", models}, {"gpus", gpus}}.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
 }
 
+namespace {
+
+// A plan row: its columns (planColumns) and the link of the configuration it stands for.
+ordered_json planRowJson(const PlanRow& row, const Config& base) {
+    ordered_json out = ordered_json::object();
+    for (const PlanColumn& column : planColumns()) {
+        const double value = column.get(row);
+        out[std::string(column.key)] = column.kind == PlanColumnKind::boolean ? ordered_json(value != 0)
+                                       : column.kind == PlanColumnKind::choice
+                                           ? ordered_json(std::string(column.choices[static_cast<std::size_t>(value)]))
+                                       : column.kind == PlanColumnKind::fraction ? ordered_json(value)
+                                                                                 : number(value);
+    }
+    out["query"] = encodeQuery(planRowConfig(base, row));
+    return out;
+}
+
+}  // namespace
+
+std::string gpuPlansToJson(const std::vector<GpuPlan>& plans, const PlanRequest& request, int indent) {
+    ordered_json list = ordered_json::array();
+    for (const GpuPlan& gpu : plans) {
+        Config base = request.base;
+        if (const GpuPreset* preset = findGpuPreset(gpu.gpu)) applyGpuPreset(base, *preset);
+        const PlanResult& plan = gpu.plan;
+        const bool found = plan.recommended.index >= 0;
+        list.push_back({{"gpu", gpu.gpu},
+                        {"label", gpu.label},
+                        {"capacity_bytes", number(gpu.capacityBytes)},
+                        {"fitting", number(plan.fitting)},
+                        {"recommended",
+                         found ? planRowJson(plan.rows[static_cast<std::size_t>(plan.recommended.index)], base) : ordered_json(nullptr)},
+                        {"reason", found ? plan.recommended.reason : std::string()},
+                        {"errors", problems(plan.errors)}});
+    }
+    return ordered_json{{"gpus", number(request.gpus)}, {"global_batch", number(request.globalBatch)}, {"which_gpu", std::move(list)}}.dump(
+        indent, ' ', false, ordered_json::error_handler_t::replace);
+}
+
 std::string planToJson(const PlanResult& plan, const PlanRequest& request, int indent) {
     ordered_json rows = ordered_json::array();
-    for (const auto& row : plan.rows) {
-        ordered_json out = ordered_json::object();
-        for (const PlanColumn& column : planColumns()) {
-            const double value = column.get(row);
-            out[std::string(column.key)] = column.kind == PlanColumnKind::boolean ? ordered_json(value != 0)
-                                           : column.kind == PlanColumnKind::choice
-                                               ? ordered_json(std::string(column.choices[static_cast<std::size_t>(value)]))
-                                           : column.kind == PlanColumnKind::fraction ? ordered_json(value)
-                                                                                     : number(value);
-        }
-        out["query"] = encodeQuery(planRowConfig(request.base, row));
-        rows.push_back(std::move(out));
-    }
+    for (const auto& row : plan.rows) rows.push_back(planRowJson(row, request.base));
     return ordered_json{{"gpus", number(request.gpus)},
                         {"global_batch", number(request.globalBatch)},
                         {"layouts", number(plan.layouts)},

@@ -34,6 +34,9 @@ std::string compareToJson(const std::vector<MethodColumn>& columns, const Config
 // cp, ep, zero, sp, ckpt, mb, microbatches, first_stage_layers, last_stage_layers, peak_bytes, headroom_bytes,
 // peak_stage, verdict, recompute_overhead, bubble, tp_crosses_node, cp_crosses_node, pareto, query}], errors}.
 std::string planToJson(const PlanResult& plan, const PlanRequest& request, int indent = 2);
+// `membudget plan --which-gpu --json`: {gpus, global_batch, which_gpu: [{gpu, label, capacity_bytes, fitting,
+// recommended: a plan row as planToJson writes it (with its query) or null, reason, errors}]}.
+std::string gpuPlansToJson(const std::vector<GpuPlan>& plans, const PlanRequest& request, int indent = 2);
 
 // advise() as [{change, query, total_bytes, saved_bytes, verdict, cost}].
 std::string adviceToJson(const std::vector<Advice>& advice, int indent = 2);

@@ -95,6 +95,18 @@ struct PlanResult {
 
 PlanResult plan(const PlanRequest& request) noexcept;
 
+// "Which GPU": the same job planned on every GPU preset. Each preset's capacity and speed figures replace the base's
+// (applyGpuPreset); the model, the GPU count, the global batch and every other field stay, except gpu_hour_usd,
+// dropped since a price is one GPU type's. Each plan keeps only its
+// recommended row (rows empty and recommended.index -1 where nothing fits), with its counts and errors.
+struct GpuPlan {
+    std::string gpu;    // the preset's id
+    std::string label;  // its name
+    double capacityBytes = 0;
+    PlanResult plan;
+};
+std::vector<GpuPlan> planEachGpu(const PlanRequest& request) noexcept;
+
 // Marks the Pareto set over (recomputation overhead, pipeline bubble, TP × CP, ZeRO-3, crossing nodes, peak
 // memory), all minimised, and orders the rows: Pareto first, then by peak memory.
 void markPareto(std::vector<PlanRow>& rows) noexcept;
