@@ -49,11 +49,17 @@ void printProblems(std::ostream& err, const std::vector<Problem>& problems) {
 
 std::string percent(double fraction);
 
+// Days to the tenth with thousands separators (2,121.7), as the page writes them.
+std::string daysText(double days) {
+    const double tenths = std::round(days * 10);
+    return detail::groupedNumber(std::floor(tenths / 10)) + "." + std::to_string(static_cast<int>(std::fmod(tenths, 10)));
+}
+
 // The run on train_tokens at the estimated step: its days, GPU-hours and, with a price, its cost.
 std::string runText(const StepTime& st, const Config& c) {
     std::string text = "Run (estimate): " + detail::groupedNumber(c.trainTokens) + " tokens in " + detail::groupedNumber(st.runSteps) +
-                       " optimizer steps: " + detail::formatNumber(std::round(st.runSeconds / 86400 * 10) / 10) + " days on " +
-                       detail::groupedNumber(worldSize(c)) + " GPUs, " + detail::groupedNumber(std::round(st.runGpuHours)) + " GPU-hours";
+                       " optimizer steps: " + daysText(st.runSeconds / 86400) + " days on " + detail::groupedNumber(worldSize(c)) +
+                       " GPUs, " + detail::groupedNumber(std::round(st.runGpuHours)) + " GPU-hours";
     if (c.gpuHourUsd > 0)
         text += ", $" + detail::groupedNumber(std::round(st.runCostUsd)) + " at $" + detail::formatNumber(c.gpuHourUsd) + " per GPU-hour";
     return text;
@@ -287,9 +293,7 @@ void printGpuPlans(std::ostream& out, const std::vector<GpuPlan>& plans, const P
         out << pad(layout, 34) << padLeft(unit.amount(row.peakBytes), 9);
         if (row.stepSeconds > 0) {
             out << padLeft(detail::groupedNumber(std::round(row.tokensPerSecondPerGpu)), 14) << padLeft(percent(row.mfu), 7);
-            if (run)
-                out << padLeft(detail::formatNumber(std::round(row.runDays * 10) / 10), 10)
-                    << padLeft(detail::groupedNumber(std::round(row.runGpuHours)), 13);
+            if (run) out << padLeft(daysText(row.runDays), 10) << padLeft(detail::groupedNumber(std::round(row.runGpuHours)), 13);
             if (!fastest || row.tokensPerSecondPerGpu > fastest->plan.rows.front().tokensPerSecondPerGpu) fastest = &gpu;
         } else {
             out << padLeft("–", 14) << padLeft("–", 7);
@@ -337,9 +341,8 @@ void printPlan(std::ostream& out, const PlanResult& plan, const PlanRequest& req
         out << "Recommended (estimated): " << plan.recommended.reason << "\n";
         const PlanRow& row = plan.rows[recommended];
         if (row.runDays > 0) {
-            out << "Run (estimate): " << detail::groupedNumber(c.trainTokens) << " tokens in "
-                << detail::formatNumber(std::round(row.runDays * 10) / 10) << " days on " << detail::groupedNumber(request.gpus)
-                << " GPUs, " << detail::groupedNumber(std::round(row.runGpuHours)) << " GPU-hours";
+            out << "Run (estimate): " << detail::groupedNumber(c.trainTokens) << " tokens in " << daysText(row.runDays) << " days on "
+                << detail::groupedNumber(request.gpus) << " GPUs, " << detail::groupedNumber(std::round(row.runGpuHours)) << " GPU-hours";
             if (row.runCostUsd > 0)
                 out << ", $" << detail::groupedNumber(std::round(row.runCostUsd)) << " at $" << detail::formatNumber(c.gpuHourUsd)
                     << " per GPU-hour";

@@ -207,6 +207,7 @@ EMSCRIPTEN_BINDINGS(membudget) {
     function("exportConfig", &exportConfiguration);
     function("plan", &planSlice);
     function("finishPlan", &finishPlan);
+    function("planEachGpu", &planEachGpuList);
     function("planRowColumns", &planRowColumns);
     function("planRowConfig", &planRowConfigOf);
 #endif

@@ -422,6 +422,26 @@ val planSlice(const PlanRequest& request) {
     return out;
 }
 
+// The same job on every GPU preset (planEachGpu): per GPU its id, name, capacity, counts, the recommended row (a
+// flat row, empty where nothing fits), why, and its errors.
+val planEachGpuList(const PlanRequest& request) {
+    val out = val::array();
+    for (const GpuPlan& gpu : planEachGpu(request)) {
+        const PlanResult& r = gpu.plan;
+        val item = val::object();
+        item.set("gpu", gpu.gpu);
+        item.set("label", gpu.label);
+        item.set("capacityBytes", gpu.capacityBytes);
+        item.set("fitting", r.fitting);
+        item.set("evaluated", r.evaluated);
+        item.set("rows", rowsToArray(r.rows));
+        item.set("recommendedReason", r.recommended.reason);
+        item.set("errors", toArray(r.errors));
+        out.call<void>("push", item);
+    }
+    return out;
+}
+
 // Joins a plan's slices: the Pareto front marked again, cut to maxRows with the fastest row kept, and the
 // recommended row named (finishPlanRows).
 val finishPlan(const val& rows, double maxRows) {

@@ -166,6 +166,7 @@ WasmMeasuredFile readMeasured(const std::string& rootType, const val& values, co
 // the slices with finishPlan.
 val planSlice(const PlanRequest& request);
 val finishPlan(const val& rows, double maxRows);
+val planEachGpuList(const PlanRequest& request);
 val planRowColumns();
 // The configuration one plan row (a flat row, as planSlice writes it) stands for.
 Config planRowConfigOf(const Config& base, const val& row);

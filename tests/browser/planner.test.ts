@@ -101,11 +101,16 @@ describe('the planner on the page', () => {
   it('gives the run on a token budget in the answer and in every row, as the CLI does', async () => {
     const budget = `${query}&train_tokens=15000000000000&gpu_hour_usd=2.5`;
     const page = await open(budget);
-    const cli = cliResultForQuery(budget.slice(1)) as { run: { optimizer_steps: number; gpu_hours: number; cost_usd: number } };
+    const cli = cliResultForQuery(budget.slice(1)) as {
+      run: { optimizer_steps: number; wall_clock_days: number; gpu_hours: number; cost_usd: number };
+    };
     await page.waitForFunction(() => !document.querySelector<HTMLElement>('#run-time')?.hidden);
     const line = (await page.textContent('#run-time'))!;
     expect(line).toContain(`15,000,000,000,000 tokens in ${cli.run.optimizer_steps.toLocaleString('en-US')} optimizer steps`);
     expect(line).toContain(`${Math.round(cli.run.gpu_hours).toLocaleString('en-US')} GPU-hours`);
+    const days = (Math.round(cli.run.wall_clock_days * 10) / 10).toLocaleString('en-US', { minimumFractionDigits: 1 });
+    expect(line).toContain(`: ${days} days on 64 GPUs`);
+    expect(runCli(['--url', budget.slice(1)]).stdout).toContain(line);
     expect(line).toContain(`$${Math.round(cli.run.cost_usd).toLocaleString('en-US')} at $2.5 per GPU-hour`);
 
     await page.click('#planner summary');
@@ -124,6 +129,41 @@ describe('the planner on the page', () => {
     const plain = await open(query);
     await plain.waitForSelector('#step-time:not([hidden])');
     expect(await plain.$eval('#run-time', (e) => (e as HTMLElement).hidden)).toBe(true);
+  });
+
+  it('plans the same job on every GPU preset, as `membudget plan --which-gpu`, and a GPU’s row loads it', async () => {
+    const page = await open(`${query}&train_tokens=15000000000000`);
+    await page.click('#planner summary');
+    await page.click('#plan-which-gpu');
+    await page.waitForSelector('#plan-gpus tbody tr');
+    const cli = JSON.parse(runCli(['plan', '--which-gpu', '--json', '--url', `${query.slice(1)}&train_tokens=15000000000000`]).stdout) as {
+      which_gpu: {
+        gpu: string;
+        fitting: number;
+        recommended: { tokens_per_second_per_gpu: number; gpu_hours: number; peak_bytes: number } | null;
+      }[];
+    };
+    const rows = await page.$$eval('#plan-gpus tbody tr', (trs) =>
+      trs.map((tr) => ({ gpu: tr.getAttribute('data-gpu'), cells: [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '') })),
+    );
+    expect(rows.map((r) => r.gpu)).toEqual(cli.which_gpu.map((g) => g.gpu));
+    rows.forEach((row, i) => {
+      const g = cli.which_gpu[i]!;
+      expect(row.cells[2]).toBe(g.fitting.toLocaleString('en-US'));
+      if (g.recommended === null) expect(row.cells.at(-1)).toContain('nothing fits');
+      else {
+        expect(row.cells[5]).toBe(Math.round(g.recommended.tokens_per_second_per_gpu).toLocaleString('en-US'));
+        expect(row.cells[8]).toBe(Math.round(g.recommended.gpu_hours).toLocaleString('en-US'));
+      }
+    });
+    // The H200's row loads its layout on the H200: the ledger's total is that row's peak.
+    const h200 = cli.which_gpu.find((g) => g.gpu === 'h200')!.recommended!;
+    await page.click('#plan-gpus tbody tr[data-gpu="h200"]');
+    await page.waitForFunction(
+      (bytes) => document.querySelector('tr[data-summary="total"]')?.getAttribute('data-bytes') === String(bytes),
+      h200.peak_bytes,
+    );
+    await page.waitForFunction(() => new URL(location.href).searchParams.get('gpu') === 'h200');
   });
 
   it('refuses a bad request with the field named', async () => {

@@ -23,6 +23,7 @@ import type {
   PlanRequest,
   PlanRowColumn,
   Problem,
+  RawGpuPlan,
   RawPlan,
   Result,
   Stage,
@@ -107,7 +108,12 @@ export interface Plan extends Omit<RawPlan, 'rows' | 'recommendedIndex' | 'recom
   recommended: Recommendation;
 }
 
-// A plan row crosses as one number per column of the module's planRowColumns() (engine/src/plan/plan_row.cpp).
+/** One GPU preset's plan of the same job (the CLI's `plan --which-gpu`): its recommended row, or null. */
+export interface GpuPlan extends Omit<RawGpuPlan, 'rows' | 'recommendedReason'> {
+  recommended: PlanRow | null;
+  reason: string;
+}
+
 /** The step parts' formulas and the assumptions, which the page's module leaves out (engine/src/base/page_text.hpp). */
 function withStepText(result: Result): Result {
   const st = result.stepTime;
@@ -118,6 +124,7 @@ function withStepText(result: Result): Result {
   return result;
 }
 
+// A plan row crosses as one number per column of the module's planRowColumns() (engine/src/plan/plan_row.cpp).
 function decodeRows(flat: Float64Array, columns: readonly PlanRowColumn[]): PlanRow[] {
   const rows: PlanRow[] = [];
   for (let i = 0; i + columns.length <= flat.length; i += columns.length) {
@@ -374,6 +381,17 @@ export class Engine {
       rows: decodeRows(raw.rows, this.planRowColumns),
       recommended: { index: recommendedIndex, reason: recommendedReason },
     };
+  }
+
+  /** The same job on every GPU preset, each with its recommended row (engine/src/plan/which_gpu.cpp). */
+  planEachGpu(request: PlanRequest): GpuPlan[] {
+    const planner = this.#planner();
+    const raw = this.#call(() => planner.planEachGpu({ ...request, base: this.#complete(request.base) }));
+    return raw.map(({ rows, recommendedReason, ...rest }) => ({
+      ...rest,
+      recommended: decodeRows(rows, this.planRowColumns)[0] ?? null,
+      reason: recommendedReason,
+    }));
   }
 
   /** Joins slices of a plan: the Pareto front marked, cut to maxRows keeping the fastest row, the recommended row named. */

@@ -17,6 +17,7 @@ export const VERDICT_TEXT: Record<Verdict, string> = {
 const fixed2 = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const upTo2 = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
 const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+const tenth = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 
 /** A byte count in the unit, two decimals; never NaN, Infinity or undefined on the page. */
 export function formatBytes(bytes: number, unit: Unit): string {
@@ -31,6 +32,11 @@ export function formatCount(value: number): string {
 
 export function formatWithUnit(bytes: number, unit: Unit): string {
   return `${formatBytes(bytes, unit)} ${UNIT_LABEL[unit]}`;
+}
+
+/** Days to the tenth, with thousands separators (2,121.7), as the CLI writes a run's days. */
+export function formatDays(days: number): string {
+  return Number.isFinite(days) ? tenth.format(Math.round(days * 10) / 10) : '—';
 }
 
 /** One decimal, rounded half up at the tenth of a percent, as the engine's percentText (CLI tables, advice). */

@@ -7,6 +7,7 @@ import { el, replaceChildren, svg } from './dom';
 import {
   formatBytes,
   formatCount,
+  formatDays,
   formatPercent,
   formatPercentTenth,
   formatSeconds,
@@ -263,7 +264,7 @@ export class LedgerView {
     setText(
       this.#run,
       `Run (estimate): ${formatCount(config.train_tokens)} tokens in ${formatCount(st.runSteps)} optimizer steps: ` +
-        `${(Math.round((st.runSeconds / 86400) * 10) / 10).toString()} days on ${formatCount(gpus)} GPUs, ` +
+        `${formatDays(st.runSeconds / 86400)} days on ${formatCount(gpus)} GPUs, ` +
         `${formatCount(Math.round(st.runGpuHours))} GPU-hours${cost}`,
     );
   }

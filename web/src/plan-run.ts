@@ -1,6 +1,6 @@
 // One plan, slice by slice: shared by the worker and by the single-file page (which has no worker file to
 // load and runs the same slices on the main thread, yielding between them).
-import type { Config, ConfigImport, Decoded, Engine, ImportFormat, MeasuredFileRead, Plan, PlanRequest, Problem } from './engine';
+import type { Config, ConfigImport, Decoded, Engine, GpuPlan, ImportFormat, MeasuredFileRead, Plan, PlanRequest, Problem } from './engine';
 
 /** Layouts per slice: a progress step, and how long the page or the worker is busy between messages. */
 const SLICE_LAYOUTS = 4;
@@ -15,12 +15,14 @@ export interface PlanProgress {
 /** What the worker does: a plan, or an import or a measured file read off the main thread. */
 export type PlanMessage =
   | { id: number; kind: 'plan'; request: PlanRequest }
+  | { id: number; kind: 'which-gpu'; request: PlanRequest }
   | { id: number; kind: 'import'; config: Config; text: string }
   | { id: number; kind: 'config-import'; config: Config; text: string; format: ImportFormat | '' }
   | { id: number; kind: 'measured'; text: string };
 export type PlanReply =
   | { id: number; kind: 'progress'; progress: PlanProgress }
   | { id: number; kind: 'done'; plan: Plan }
+  | { id: number; kind: 'gpus'; gpus: GpuPlan[] }
   | { id: number; kind: 'imported'; result: Decoded }
   | { id: number; kind: 'config-imported'; result: ConfigImport }
   | { id: number; kind: 'measured'; file: MeasuredFileRead }

@@ -21,6 +21,10 @@ scope.onmessage = (event) => {
         scope.postMessage({ id, kind: 'config-imported', result: await importText(engine, message.config, message.text, message.format) });
         return;
       }
+      if (message.kind === 'which-gpu') {
+        scope.postMessage({ id, kind: 'gpus', gpus: engine.planEachGpu(message.request) });
+        return;
+      }
       if (message.kind === 'measured') {
         scope.postMessage({ id, kind: 'measured', file: engine.readMeasuredFile(message.text) });
         return;

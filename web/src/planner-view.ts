@@ -1,10 +1,10 @@
 // "What fits": every layout of the model on N GPUs (the CLI's `membudget plan`), searched in a Web Worker
 // with a progress bar and a Cancel button, the Pareto front first, sortable and filterable; a row loads
 // into the checklist. And "What to change" for a configuration that does not fit (`membudget advise`).
-import type { Advice, Config, Engine, Ledger, Plan, PlanRequest, PlanRow, Problem } from './engine';
+import type { Advice, Config, Engine, GpuPlan, Ledger, Plan, PlanRequest, PlanRow, Problem } from './engine';
 import { loadPlannerEngine, MembudgetError } from './engine';
 import { el, replaceChildren } from './dom';
-import { formatBytes, formatCount, formatPercentTenth, UNIT_LABEL, type Unit } from './format';
+import { formatBytes, formatCount, formatDays, formatPercentTenth, UNIT_LABEL, type Unit } from './format';
 import { runPlan, type PlanProgress, type PlanReply } from './plan-run';
 import { startWorker } from './tools';
 
@@ -57,7 +57,9 @@ export class PlannerView {
   readonly #acrossNodes = el('input', { id: 'plan-tp-across', type: 'checkbox' });
   readonly #tight = el('input', { id: 'plan-tight', type: 'checkbox' });
   readonly #run = el('button', { id: 'plan-run', type: 'button' }, 'Search');
+  readonly #whichGpu = el('button', { id: 'plan-which-gpu', type: 'button' }, 'Which GPU?');
   readonly #cancel = el('button', { id: 'plan-cancel', type: 'button', disabled: true }, 'Cancel');
+  readonly #gpuTable = el('div', { id: 'plan-gpus', class: 'plan-table' });
   readonly #progress = el('progress', { id: 'plan-progress', max: 1, value: 0 });
   readonly #status = el('p', { id: 'plan-status', class: 'plan-status', role: 'status', 'aria-live': 'polite' });
   readonly #sort = el(
@@ -114,8 +116,9 @@ export class PlannerView {
         check(this.#acrossNodes, 'TP across nodes'),
         check(this.#tight, 'include tight'),
       ),
-      el('div', { class: 'plan-actions' }, this.#run, this.#cancel, this.#progress),
+      el('div', { class: 'plan-actions' }, this.#run, this.#whichGpu, this.#cancel, this.#progress),
       this.#status,
+      this.#gpuTable,
       el(
         'div',
         { class: 'plan-filters' },
@@ -127,6 +130,7 @@ export class PlannerView {
       this.#table,
     );
     this.#run.addEventListener('click', () => this.#start());
+    this.#whichGpu.addEventListener('click', () => this.#startWhichGpu());
     // Enter in any of its fields starts the search; a GPU count typed here is the search's own.
     for (const control of [this.#gpus, this.#batch, this.#maxMb])
       control.addEventListener('keydown', (event) => {
@@ -162,15 +166,136 @@ export class PlannerView {
     if (this.#plan) this.#render();
   }
 
-  #start(): void {
-    if (!this.#config) return;
-    this.#stop();
-    const gpus = Number(this.#gpus.value),
-      batch = Number(this.#batch.value);
-    const request = this.#engine.planRequest(this.#config, gpus, batch);
+  /** The search the inputs state, over the configuration above. */
+  #buildRequest(config: Config): PlanRequest {
+    const request = this.#engine.planRequest(config, Number(this.#gpus.value), Number(this.#batch.value));
     request.maxMicroBatch = Number(this.#maxMb.value);
     request.tpAcrossNodes = this.#acrossNodes.checked;
     request.includeTight = this.#tight.checked;
+    return request;
+  }
+
+  /** The same search on every GPU preset (the CLI's `plan --which-gpu`): one call, in the worker where there is one. */
+  #startWhichGpu(): void {
+    if (!this.#config) return;
+    this.#stop();
+    const config = this.#config;
+    const request = this.#buildRequest(config);
+    const id = ++this.#runId;
+    this.#running(true);
+    replaceChildren(this.#status, 'Planning on every GPU…');
+    const finish = (gpus: GpuPlan[]) => {
+      if (id !== this.#runId) return;
+      this.#running(false);
+      this.#renderGpus(config, request, gpus);
+    };
+    const fail = (problems: Problem[]) => {
+      if (id !== this.#runId) return;
+      this.#running(false);
+      replaceChildren(this.#gpuTable);
+      replaceChildren(this.#status, el('span', { class: 'error' }, problems.map((p) => p.message).join('; ')));
+    };
+    if (__MEMBUDGET_WORKER__) {
+      const worker = startWorker();
+      this.#worker = worker;
+      worker.onmessage = (event: MessageEvent<PlanReply>) => {
+        const reply = event.data;
+        if (reply.kind === 'gpus') finish(reply.gpus);
+        else fail(reply.kind === 'error' ? reply.problems : [{ field: '', message: `unexpected reply ${reply.kind}` }]);
+        this.#endWorker();
+      };
+      worker.onerror = (event) => {
+        fail([{ field: '', message: `the planner worker failed: ${event.message || 'no message'}` }]);
+        this.#endWorker();
+      };
+      worker.postMessage({ id, kind: 'which-gpu', request });
+    } else {
+      loadPlannerEngine()
+        .then((planner) => finish(planner.planEachGpu(request)))
+        .catch((error: unknown) => fail(error instanceof MembudgetError ? error.problems : [{ field: '', message: String(error) }]));
+    }
+  }
+
+  /** One row per GPU preset: how many layouts fit, the recommended one and its speed; a row loads it (without a
+   * price, which is one GPU type's, as the engine's plans have none). */
+  #renderGpus(config: Config, request: PlanRequest, gpus: GpuPlan[]): void {
+    const refused = gpus.every((g) => g.errors.length > 0);
+    if (gpus.length === 0 || refused) {
+      replaceChildren(this.#gpuTable);
+      replaceChildren(this.#status, el('span', { class: 'error' }, gpus[0]?.errors.map((p) => p.message).join('; ') ?? 'no GPU presets'));
+      return;
+    }
+    const run = config.train_tokens > 0;
+    const fastest = gpus.reduce<GpuPlan | undefined>(
+      (best, g) =>
+        g.recommended &&
+        g.recommended.stepTimeSeconds > 0 &&
+        (!best || g.recommended.tokensPerSecondPerGpu > best.recommended!.tokensPerSecondPerGpu)
+          ? g
+          : best,
+      undefined,
+    );
+    replaceChildren(
+      this.#status,
+      `The same job on ${formatCount(gpus.length)} GPUs (${formatCount(request.gpus)} of each, global batch ${formatCount(request.globalBatch)}): each GPU's fastest layout that fits${fastest ? `; fastest per GPU: ${fastest.label}` : ''} (estimated). Prices differ by GPU: set one GPU and its price for the run's cost. Click a row to load it.`,
+    );
+    const unit = UNIT_LABEL[this.#unit];
+    const head = [
+      'GPU',
+      `capacity ${unit}`,
+      'layouts that fit',
+      'recommended layout',
+      `peak ${unit}`,
+      'tokens/s/GPU',
+      'MFU',
+      ...(run ? ['run days', 'GPU-hours'] : []),
+    ];
+    const body = gpus.map((g) => {
+      const r = g.recommended;
+      const cells = (values: string[]) => values.map((v) => el('td', {}, v));
+      if (!r)
+        return el(
+          'tr',
+          { 'data-gpu': g.gpu },
+          ...cells([g.label, formatBytes(g.capacityBytes, this.#unit), formatCount(g.fitting)]),
+          el('td', { colspan: head.length - 3 }, g.errors.map((p) => p.message).join('; ') || 'nothing fits'),
+        );
+      const layout = `TP ${r.tp} PP ${r.pp} CP ${r.cp} DP ${r.dp}${config.experts > 0 ? ` EP ${r.ep}` : ''} ZeRO ${r.zero} ${r.ckpt} mb ${r.mb}${r.verdict === 'tight' ? ' (tight)' : ''}`;
+      const timed = r.stepTimeSeconds > 0;
+      const row = el(
+        'tr',
+        { 'data-gpu': g.gpu, class: g === fastest ? 'recommended' : '', tabindex: 0, title: g.reason },
+        ...cells([
+          g.label,
+          formatBytes(g.capacityBytes, this.#unit),
+          formatCount(g.fitting),
+          layout,
+          formatBytes(r.peakBytes, this.#unit),
+          timed ? formatCount(Math.round(r.tokensPerSecondPerGpu)) : '–',
+          timed ? formatPercentTenth(r.mfu) : '–',
+          ...(run ? [timed ? formatDays(r.runDays) : '–', timed ? formatCount(Math.round(r.runGpuHours)) : '–'] : []),
+        ]),
+      );
+      const load = () =>
+        void loadPlannerEngine().then((planner) =>
+          this.#onLoad(planner.planRowConfig(planner.setField(planner.setField(request.base, 'gpu', g.gpu), 'gpu_hour_usd', '0'), r)),
+        );
+      row.addEventListener('click', load);
+      row.addEventListener('keydown', (event) => {
+        if ((event as KeyboardEvent).key === 'Enter') load();
+      });
+      return row;
+    });
+    replaceChildren(
+      this.#gpuTable,
+      el('table', {}, el('thead', {}, el('tr', {}, ...head.map((h) => el('th', { scope: 'col' }, h)))), el('tbody', {}, ...body)),
+    );
+  }
+
+  #start(): void {
+    if (!this.#config) return;
+    this.#stop();
+    const request = this.#buildRequest(this.#config);
     this.#request = request;
     const id = ++this.#runId;
     const started = performance.now();
@@ -264,6 +389,7 @@ export class PlannerView {
     // Cancel) gives it back to Search when it ends, so the keyboard stays where it was.
     const hadFocus = document.activeElement === this.#run || document.activeElement === this.#cancel;
     this.#run.disabled = on;
+    this.#whichGpu.disabled = on;
     this.#cancel.disabled = !on;
     this.element.classList.toggle('running', on);
     if (on) this.#focusOnEnd = hadFocus || this.#focusOnEnd;
@@ -328,13 +454,13 @@ export class PlannerView {
       // The run on train_tokens at each row's step where the base sets a budget (the cost with a price).
       ...(
         [
-          ['days', 'run days', (r) => Math.round(r.runDays * 10) / 10],
-          ['gpu-hours', 'GPU-hours', (r) => Math.round(r.runGpuHours)],
-          ['cost', 'cost $', (r) => Math.round(r.runCostUsd)],
-        ] as [string, string, (r: PlanRow) => number][]
+          ['days', 'run days', (r) => r.runDays, formatDays],
+          ['gpu-hours', 'GPU-hours', (r) => Math.round(r.runGpuHours), formatCount],
+          ['cost', 'cost $', (r) => Math.round(r.runCostUsd), formatCount],
+        ] as [string, string, (r: PlanRow) => number, (n: number) => string][]
       )
         .filter(([key]) => request.base.train_tokens > 0 && (key !== 'cost' || request.base.gpu_hour_usd > 0))
-        .map(([key, title, get]) => ({ key, title, cell: (r: PlanRow) => (get(r) > 0 ? formatCount(get(r)) : '–'), value: true })),
+        .map(([key, title, get, format]) => ({ key, title, cell: (r: PlanRow) => (get(r) > 0 ? format(get(r)) : '–'), value: true })),
       { key: 'tp', title: 'TP', cell: (r) => formatCount(r.tp), value: true },
       { key: 'pp', title: 'PP', cell: (r) => formatCount(r.pp), value: true },
       { key: 'cp', title: 'CP', cell: (r) => formatCount(r.cp), value: true },

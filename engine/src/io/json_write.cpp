@@ -312,6 +312,7 @@ std::string gpuPlansToJson(const std::vector<GpuPlan>& plans, const PlanRequest&
     for (const GpuPlan& gpu : plans) {
         Config base = request.base;
         if (const GpuPreset* preset = findGpuPreset(gpu.gpu)) applyGpuPreset(base, *preset);
+        base.gpuHourUsd = 0;  // as planEachGpu plans it: a price is one GPU type's
         const PlanResult& plan = gpu.plan;
         const bool found = plan.recommended.index >= 0;
         list.push_back({{"gpu", gpu.gpu},

@@ -13,6 +13,7 @@ import type {
   ModuleOptions,
   PlanRequest,
   PlanRowColumn,
+  RawGpuPlan,
   RawPlan,
 } from './membudget.js';
 
@@ -43,6 +44,8 @@ export interface PlannerModule extends MembudgetModule {
    * fastest row kept, and the recommended row's index (-1: none) and why.
    */
   finishPlan(rows: Float64Array, maxRows: number): { rows: Float64Array; recommendedIndex: number; recommendedReason: string };
+  /** The same job on every GPU preset: each one's counts and its recommended row (rows empty where nothing fits). */
+  planEachGpu(request: PlanRequest): RawGpuPlan[];
   /** The columns of a plan row, in the order of RawPlan.rows. */
   planRowColumns(): PlanRowColumn[];
   /** The configuration one plan row (its numbers, as RawPlan.rows) stands for: the base with its parallel fields. */

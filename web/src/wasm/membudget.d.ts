@@ -465,6 +465,18 @@ export interface RawPlan {
   errors: Problem[];
 }
 
+/** One GPU preset's plan of the same job (planEachGpu): its recommended row flat in `rows`, empty where none fits. */
+export interface RawGpuPlan {
+  gpu: string;
+  label: string;
+  capacityBytes: number;
+  fitting: number;
+  evaluated: number;
+  rows: Float64Array;
+  recommendedReason: string;
+  errors: Problem[];
+}
+
 /** A measured file (membudget-measured/1) as the engine's reader reads it (the CLI's compare-measured). */
 export interface MeasuredFile {
   config: Config;
