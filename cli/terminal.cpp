@@ -1,20 +1,8 @@
 #include "terminal.hpp"
 
+#include "membudget/base/text.hpp"
+
 namespace membudget::cli {
-
-namespace {
-
-// Length of the valid UTF-8 sequence starting at text[i], or 0.
-size_t utf8Length(std::string_view text, size_t i) {
-    const auto byte = static_cast<unsigned char>(text[i]);
-    const size_t length = byte < 0x80 ? 1 : (byte >> 5) == 0x6 ? 2 : (byte >> 4) == 0xE ? 3 : (byte >> 3) == 0x1E ? 4 : 0;
-    if (length == 0 || i + length > text.size()) return 0;
-    for (size_t k = 1; k < length; ++k)
-        if ((static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80) return 0;
-    return length;
-}
-
-}  // namespace
 
 std::string escapeControls(std::string_view text, bool jsonStrings) {
     static constexpr char hex[] = "0123456789abcdef";
@@ -36,17 +24,25 @@ std::string escapeControls(std::string_view text, bool jsonStrings) {
             ++i;
             continue;
         }
-        const size_t length = utf8Length(text, i);
-        if (length == 0) {
-            escaped(byte);  // not UTF-8: never let a lone byte reach the terminal
+        const detail::Utf8Char ch = detail::decodeUtf8(text, i);
+        if (ch.length == 0) {
+            escaped(byte);  // not UTF-8 (a stray byte, an overlong form, a surrogate): never let it reach the terminal
             ++i;
             continue;
         }
-        if (length == 2 && byte == 0xC2 && static_cast<unsigned char>(text[i + 1]) <= 0x9F) {
-            escaped(static_cast<unsigned char>(text[i + 1]));  // a C1 control: U+0080..U+009F
-            i += 2;
+        if (ch.code >= 0x80 && ch.code <= 0x9F) {
+            escaped(ch.code);  // a C1 control: U+0080..U+009F
+            i += ch.length;
             continue;
         }
+        if (detail::isBidiControl(ch.code)) {
+            // A bidirectional formatting character reorders what follows it on the line: shown by its code point.
+            out += "\\u";
+            for (int shift = 12; shift >= 0; shift -= 4) out += hex[(ch.code >> shift) & 15];
+            i += ch.length;
+            continue;
+        }
+        const size_t length = ch.length;
         out.append(text.substr(i, length));
         i += length;
     }

@@ -10,7 +10,8 @@
 namespace membudget::cli {
 
 // The escaped form of text: C0 controls but the newline, DEL, C1 controls (U+0080–U+009F, UTF-8 C2 80–C2 9F)
-// and bytes that are not UTF-8 as \xNN in text (jsonStrings: as \u00NN, which is what a JSON string writes).
+// and bytes that are not UTF-8 (detail::decodeUtf8: overlong forms and surrogates too) as \xNN in text (jsonStrings:
+// as \u00NN, which is what a JSON string writes); bidirectional formatting characters as \uNNNN in both.
 std::string escapeControls(std::string_view text, bool jsonStrings = false);
 
 // A stream buffer that escapes what passes through it, a line at a time, into another buffer.

@@ -7,8 +7,10 @@
 
 #include "cli.hpp"
 #include "fixtures.hpp"
+#include "membudget/base/text.hpp"
 #include "membudget/model/fields.hpp"
 #include "membudget/model/presets.hpp"
+#include "terminal.hpp"
 
 using membudget::runCli;
 
@@ -237,4 +239,116 @@ TEST_CASE("cli: --import says what the file does not say, until a flag or link s
     // `membudget import` lists them in its JSON.
     const Run json = run({"import", script});
     CHECK(json.out.find("\"assumed\"") != std::string::npos);
+}
+
+namespace {
+
+// UTF-8 by its definition, independent of detail::decodeUtf8: decode any lead and continuation bytes, then keep the
+// character only if it is the shortest form of its code point, not a surrogate and at most U+10FFFF (RFC 3629).
+size_t referenceUtf8Length(const std::string& s, size_t at) {
+    const auto b = [&](size_t k) { return static_cast<unsigned char>(s[at + k]); };
+    const size_t length = b(0) < 0x80 ? 1 : (b(0) >> 5) == 0x6 ? 2 : (b(0) >> 4) == 0xE ? 3 : (b(0) >> 3) == 0x1E ? 4 : 0;
+    if (length == 0 || at + length > s.size()) return 0;
+    char32_t code = length == 1 ? b(0) : b(0) & (0xFF >> (length + 1));
+    for (size_t k = 1; k < length; ++k) {
+        if ((b(k) & 0xC0) != 0x80) return 0;
+        code = (code << 6) | (b(k) & 0x3F);
+    }
+    const char32_t shortest[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (code < shortest[length] || (code >= 0xD800 && code <= 0xDFFF) || code > 0x10FFFF) return 0;
+    return length;
+}
+
+// Every sequence of up to four bytes the generator makes: leads over the whole byte range, continuations at the
+// edges of each range RFC 3629 draws (80, 8F, 90, 9F, A0, BF) and outside them.
+std::vector<std::string> generatedSequences() {
+    const std::vector<unsigned> edges{0x00, 0x1B, 0x41, 0x7F, 0x80, 0x81, 0x8F, 0x90, 0x9B, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF};
+    std::vector<std::string> out;
+    for (unsigned lead = 0; lead < 256; ++lead) {
+        out.push_back(std::string(1, static_cast<char>(lead)));
+        for (unsigned c1 = 0; c1 < 256; ++c1) {
+            out.push_back({static_cast<char>(lead), static_cast<char>(c1)});
+            if (lead < 0xE0) continue;
+            for (unsigned c2 : edges) {
+                out.push_back({static_cast<char>(lead), static_cast<char>(c1), static_cast<char>(c2)});
+                if (lead >= 0xF0)
+                    for (unsigned c3 : {0x80u, 0xBFu, 0x41u})
+                        out.push_back({static_cast<char>(lead), static_cast<char>(c1), static_cast<char>(c2), static_cast<char>(c3)});
+            }
+        }
+    }
+    return out;
+}
+
+// What may reach a terminal: printable ASCII, the newline, and whole UTF-8 characters that are neither C1 controls
+// nor bidirectional formatting characters.
+bool terminalSafe(const std::string& s) {
+    for (size_t i = 0; i < s.size();) {
+        const auto byte = static_cast<unsigned char>(s[i]);
+        if (byte == '\n' || (byte >= 0x20 && byte < 0x7F)) {
+            ++i;
+            continue;
+        }
+        const membudget::detail::Utf8Char ch = membudget::detail::decodeUtf8(s, i);
+        if (ch.length == 0 || ch.code < 0xA0 || membudget::detail::isBidiControl(ch.code)) return false;
+        i += ch.length;
+    }
+    return true;
+}
+
+}  // namespace
+
+TEST_CASE("cli: overlong forms, surrogates, stray bytes and bidi controls never reach the terminal raw", "[cli][hostile]") {
+    const std::vector<std::string> sequences = generatedSequences();
+    size_t valid = 0;
+    for (const std::string& s : sequences) {
+        INFO(membudget::cli::escapeControls(s));
+        // The engine's decoder agrees with UTF-8's definition on every generated sequence.
+        const size_t expected = referenceUtf8Length(s, 0);
+        CHECK(membudget::detail::decodeUtf8(s, 0).length == expected);
+        valid += expected == s.size() ? 1 : 0;
+        // Escaped, in text or in JSON, anywhere on a line, nothing unsafe is left.
+        CHECK(terminalSafe(membudget::cli::escapeControls("a" + s + "b\n")));
+        CHECK(terminalSafe(membudget::cli::escapeControls(s, true)));
+    }
+    CHECK(sequences.size() > 350000);
+    CHECK(valid > 1000);
+    // The issue's cases: C0 9B (an overlong ESC) and E0 82 9B (an overlong CSI) are bytes, not controls, escaped as such.
+    CHECK(membudget::cli::escapeControls("\xc0\x9b[2J") == "\\xc0\\x9b[2J");
+    CHECK(membudget::cli::escapeControls("\xe0\x82\x9b"
+                                         "31m") == "\\xe0\\x82\\x9b31m");
+    CHECK(membudget::cli::escapeControls("\xed\xa0\x80") == "\\xed\\xa0\\x80");  // a UTF-16 surrogate
+    CHECK(membudget::cli::escapeControls("abc\xe2\x80\xae"
+                                         "gnp.exe") == "abc\\u202egnp.exe");
+    CHECK(membudget::cli::escapeControls("\xc3\xa9\xe2\x82\xac") == "\xc3\xa9\xe2\x82\xac");  // é€ stay as they are
+}
+
+TEST_CASE("cli: a text field refuses what is not UTF-8 and bidi controls, naming the field and the byte", "[cli][hostile]") {
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {"H100\xc0\x9b[2J", "not UTF-8 at byte 4"},
+        {"x\xe0\x82\x9b", "not UTF-8 at byte 1"},
+        {"\xed\xa0\x80", "not UTF-8 at byte 0"},
+        {"ab\xf4\x90\x80\x80", "not UTF-8 at byte 2"},
+        {"\x80", "not UTF-8 at byte 0"},
+        {"file\xe2\x80\xaegnp.exe", "a bidirectional formatting character at byte 4"},
+        {"\xd8\x9c", "a bidirectional formatting character at byte 0"},
+        {"\xe2\x81\xa6x", "a bidirectional formatting character at byte 0"},
+        {"a\xc2\x9b", "a control character at byte 1"},
+    };
+    for (const auto& [name, reason] : cases) {
+        INFO(membudget::cli::escapeControls(name));
+        const Run r = run({"--name", name});
+        CHECK(r.status == 2);
+        CHECK(r.err.find("name must be UTF-8 text of at most") != std::string::npos);
+        CHECK(r.err.find(reason) != std::string::npos);
+        CHECK(terminalSafe(r.err));
+        CHECK(terminalSafe(r.out));
+        // The same through a link and a JSON configuration.
+        const Run link = run({"--url", "name=" + membudget::detail::percentEncode(name)});
+        CHECK(link.status == 2);
+        CHECK(link.err.find(reason) != std::string::npos);
+        CHECK(terminalSafe(link.err));
+    }
+    // Text from other scripts stays accepted.
+    CHECK(run({"--name", "Llama-3 日本語 é", "--json"}).status != 2);
 }

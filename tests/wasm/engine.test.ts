@@ -97,6 +97,18 @@ describe('wasm and native agree', () => {
 });
 
 describe('errors are values in C++ and thrown errors in TypeScript', () => {
+  it('a text field refuses bidirectional formatting characters and controls, as the CLI does', () => {
+    for (const [name, reason] of [
+      ['file\u202Egnp.exe', 'a bidirectional formatting character at byte 4'],
+      ['\u2066x', 'a bidirectional formatting character at byte 0'],
+      ['a\u009B', 'a control character at byte 1'],
+    ]) {
+      expect(() => engine.setField(engine.defaultConfig(), 'name', name!)).toThrow(reason);
+      expect(runCli(['--name', name!]).stderr).toContain(reason);
+    }
+    expect(engine.setField(engine.defaultConfig(), 'name', 'Llama 日本語 é').name).toBe('Llama 日本語 é');
+  });
+
   it('evaluate throws a MembudgetError naming the field and the range', () => {
     const config = { ...engine.defaultConfig(), tp: 0 };
     expect(() => engine.evaluate(config)).toThrow(MembudgetError);

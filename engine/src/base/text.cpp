@@ -106,6 +106,34 @@ std::optional<std::string> percentDecode(std::string_view text) {
     return out;
 }
 
+Utf8Char decodeUtf8(std::string_view text, std::size_t at) {
+    if (at >= text.size()) return {};
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[at + k]); };
+    const unsigned lead = byte(0);
+    if (lead < 0x80) return {lead, 1};
+    // The lead byte's length and the range its first continuation byte must fall in (RFC 3629 §4's table).
+    std::size_t length = 0;
+    unsigned low = 0x80, high = 0xBF;
+    if (lead >= 0xC2 && lead <= 0xDF)
+        length = 2;
+    else if (lead >= 0xE0 && lead <= 0xEF) {
+        length = 3;
+        if (lead == 0xE0) low = 0xA0;   // overlong below U+0800
+        if (lead == 0xED) high = 0x9F;  // U+D800-DFFF: surrogates
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+        length = 4;
+        if (lead == 0xF0) low = 0x90;   // overlong below U+10000
+        if (lead == 0xF4) high = 0x8F;  // past U+10FFFF
+    }
+    if (length == 0 || at + length > text.size() || byte(1) < low || byte(1) > high) return {};
+    char32_t code = lead & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07);
+    for (std::size_t k = 1; k < length; ++k) {
+        if ((byte(k) & 0xC0) != 0x80) return {};
+        code = (code << 6) | (byte(k) & 0x3F);
+    }
+    return {code, length};
+}
+
 std::string quoted(std::string_view text) {
     // Quote what the user gave, cut to a readable length; messages are text, never markup.
     size_t cut = std::min<size_t>(text.size(), 40);

@@ -51,19 +51,22 @@ std::optional<bool> parseBool(std::string_view text) {
 
 }  // namespace
 
-// Characters of UTF-8 text (bytes that do not continue a character), and whether it holds a C0 or C1 control
-// character (U+0000–U+001F, U+007F, U+0080–U+009F, which UTF-8 writes as C2 80–C2 9F) or is not UTF-8.
+// Characters of UTF-8 text, and whether it is UTF-8 at all (detail::decodeUtf8: no overlong forms, surrogates or
+// stray bytes), or holds a C0 or C1 control character (U+0000–U+001F, U+007F, U+0080–U+009F) or a bidirectional
+// formatting character (U+202E and its kin), which would make the name read other than it is where it is shown.
 std::optional<std::string> fieldTextProblem(const FieldSpec& field, std::string_view text) {
     const std::string key(field.key);
     size_t characters = 0;
-    for (size_t i = 0; i < text.size(); ++i) {
-        const auto byte = static_cast<unsigned char>(text[i]);
-        if ((byte & 0xC0) != 0x80) ++characters;
-        const bool c1 = byte == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
-                        static_cast<unsigned char>(text[i + 1]) <= 0x9F;
-        if (byte < 0x20 || byte == 0x7F || c1)
-            return key + " must be " + describeRange(field) + "; got a control character at byte " +
-                   detail::formatNumber(static_cast<double>(i));
+    for (size_t i = 0; i < text.size();) {
+        const detail::Utf8Char ch = detail::decodeUtf8(text, i);
+        const std::string at = " at byte " + detail::formatNumber(static_cast<double>(i));
+        if (ch.length == 0) return key + " must be " + describeRange(field) + "; got bytes that are not UTF-8" + at;
+        if (ch.code < 0x20 || (ch.code >= 0x7F && ch.code <= 0x9F))
+            return key + " must be " + describeRange(field) + "; got a control character" + at;
+        if (detail::isBidiControl(ch.code))
+            return key + " must be " + describeRange(field) + "; got a bidirectional formatting character" + at;
+        ++characters;
+        i += ch.length;
     }
     if (static_cast<double>(characters) > field.max)
         return key + " must be " + describeRange(field) + "; got " + detail::formatNumber(static_cast<double>(characters)) + " characters";
@@ -77,7 +80,8 @@ std::string describeRange(const FieldSpec& field) {
         case FieldKind::choice:
             return "one of " + joinChoices(field.choices);
         case FieldKind::text:
-            return "text of at most " + detail::formatNumber(field.max) + " characters, without control characters";
+            return "UTF-8 text of at most " + detail::formatNumber(field.max) +
+                   " characters, without control or bidirectional formatting characters";
         case FieldKind::integer:
         case FieldKind::number:
             break;

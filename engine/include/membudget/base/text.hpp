@@ -30,4 +30,19 @@ std::optional<std::string> percentDecode(std::string_view text);
 // What the user gave, in quotes and cut to 40 characters (whole UTF-8 characters), for messages.
 std::string quoted(std::string_view text);
 
+// The character that starts at text[at] under UTF-8's own rules (RFC 3629 §3-4): its code point and byte length, or
+// length 0 where the bytes are not UTF-8: a stray continuation byte, a truncated sequence, an overlong form (C0 9B
+// would be ESC, E0 82 9B CSI to a lenient terminal), a UTF-16 surrogate (ED A0-BF) or past U+10FFFF.
+struct Utf8Char {
+    char32_t code = 0;
+    std::size_t length = 0;
+};
+Utf8Char decodeUtf8(std::string_view text, std::size_t at);
+
+// The characters that reorder how a terminal or an editor shows the text around them (Unicode bidirectional
+// formatting, UAX #9 §2: ALM, LRM, RLM, LRE-RLO, LRI-PDI), which can make text read other than it is.
+inline bool isBidiControl(char32_t code) {
+    return code == 0x061C || code == 0x200E || code == 0x200F || (code >= 0x202A && code <= 0x202E) || (code >= 0x2066 && code <= 0x2069);
+}
+
 }  // namespace membudget::detail
