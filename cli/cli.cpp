@@ -414,6 +414,12 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
             cli::printProblems(err, imported.errors);
             return kExitBadInput;
         }
+        // A value membudget cannot take (a negative micro-batch, a padded vocabulary that is not a number) is an
+        // error here as under --import, not a mapping shown as if it held.
+        if (const std::vector<Problem> problems = importProblems(imported); !problems.empty()) {
+            cli::printProblems(err, problems);
+            return kExitBadInput;
+        }
         out << importToJson(imported) << "\n";
         return kExitFits;
     }

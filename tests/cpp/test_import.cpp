@@ -806,3 +806,85 @@ TEST_CASE("a script whose variables double each line is bounded by its expansion
         CHECK(u.value.size() <= 240);
     }
 }
+
+TEST_CASE("a Megatron-LM choice outside its argparse choices is an error naming the flag, never a default", "[import][unreadable]") {
+    const std::string base =
+        "torchrun pretrain_gpt.py --num-layers 4 --hidden-size 512 --num-attention-heads 8 --seq-length 1024 "
+        "--max-position-embeddings 1024 --vocab-size 1000 --micro-batch-size 1 --bf16 ";
+    // Generated: each flag with each of its choices (read) and with values outside them (refused).
+    const std::vector<std::pair<std::string, std::vector<std::string>>> flags{
+        {"--recompute-granularity", {"full", "selective"}},
+        {"--recompute-method", {"uniform", "block"}},
+        {"--fp8-format", {"e4m3", "hybrid"}},
+        {"--attention-backend", {"flash", "fused", "unfused", "local", "auto"}}};
+    int refused = 0;
+    for (const auto& [flag, choices] : flags) {
+        for (const auto& choice : choices) {
+            INFO(flag << " " << choice);
+            const ImportResult r = importText(base + flag + " " + choice, ImportFormat::megatron);
+            CHECK(r.ok());
+        }
+        for (const std::string bad : {"bogus", "Full", "SELECTIVE", "none", "1", "''"}) {
+            INFO(flag << " " << bad);
+            const ImportResult r = importText(base + flag + " " + bad, ImportFormat::megatron);
+            REQUIRE_FALSE(r.ok());
+            CHECK(r.errors.front().message.find(flag) == 0);
+            CHECK(r.errors.front().message.find("argparse accepts") != std::string::npos);
+            ++refused;
+        }
+    }
+    CHECK(refused == 24);
+    // --recompute-activations is selective recomputation; a padding multiple that is not a positive integer stops.
+    const ImportResult activations = importText(base + "--recompute-activations", ImportFormat::megatron);
+    CHECK(std::any_of(activations.assignments.begin(), activations.assignments.end(),
+                      [](const Assignment& a) { return a.key == "ckpt" && a.text == "selective"; }));
+    for (const std::string bad : {"0", "-128", "1.5"}) {
+        const ImportResult r = importText(base + "--make-vocab-size-divisible-by " + bad, ImportFormat::megatron);
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.errors.front().message.find("--make-vocab-size-divisible-by") == 0);
+    }
+}
+
+TEST_CASE("import validates what it maps as --import does: out-of-range values are errors naming the key", "[import][unreadable]") {
+    struct Case {
+        ImportFormat format;
+        std::string text, field;
+    };
+    const std::vector<Case> cases{
+        {ImportFormat::megatron,
+         "torchrun pretrain_gpt.py --num-layers 4 --hidden-size 512 --num-attention-heads 8 --seq-length 1024 "
+         "--max-position-embeddings 1024 --vocab-size 1000 --micro-batch-size -8 --bf16",
+         "mb"},
+        {ImportFormat::megatron,
+         "torchrun pretrain_gpt.py --num-layers 0 --hidden-size 512 --num-attention-heads 8 --seq-length 1024 "
+         "--max-position-embeddings 1024 --vocab-size 1000 --micro-batch-size 1 --bf16",
+         "layers"},
+        {ImportFormat::deepspeed, R"({"train_micro_batch_size_per_gpu": 0, "zero_optimization": {"stage": 3}})", "mb"},
+        {ImportFormat::deepspeed, R"({"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 7}})", "zero"},
+        {ImportFormat::torchtitan, "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[training]\nlocal_batch_size = -1\nseq_len = 2048\n",
+         "mb"},
+        {ImportFormat::torchtitan, "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[training]\nlocal_batch_size = 1\nseq_len = 0\n", "seq"},
+    };
+    for (const auto& c : cases) {
+        INFO(c.text);
+        const ImportResult r = importConfig(cli::parseImport(c.text, c.format));
+        if (!r.ok()) {  // the importer refused it itself, with its reason
+            CHECK_FALSE(r.errors.empty());
+            continue;
+        }
+        const std::vector<Problem> problems = importProblems(r);
+        REQUIRE_FALSE(problems.empty());
+        CHECK(std::any_of(problems.begin(), problems.end(), [&](const Problem& p) { return p.field == c.field; }));
+        // The CLI's `import` exits 2 with the same message.
+        const std::string path = "membudget_test_import_problem.txt";
+        std::ofstream(path) << c.text;
+        const auto cliRun = membudget::test::cliRun({"import", path, "--format", std::string(toString(c.format))});
+        std::remove(path.c_str());
+        CHECK(cliRun.status == 2);
+        CHECK(cliRun.err.find(problems.front().message) != std::string::npos);
+    }
+    // A good file passes with nothing to say.
+    const ImportResult good = importConfig(
+        cli::parseImport(R"({"train_micro_batch_size_per_gpu": 2, "zero_optimization": {"stage": 3}})", ImportFormat::deepspeed));
+    CHECK(importProblems(good).empty());
+}

@@ -22,6 +22,7 @@
 #include "membudget/base/choices.hpp"
 #include "membudget/model/assignments.hpp"
 #include "membudget/model/fields.hpp"
+#include "membudget/model/validate.hpp"
 
 namespace membudget {
 
@@ -174,6 +175,18 @@ ImportResult importConfig(const ImportInput& input) {
             break;
     }
     return std::move(m).finish(format);
+}
+
+std::vector<Problem> importProblems(const ImportResult& result) {
+    const ParsedConfig applied = applyAssignments(result.assignments, importBase(Config{}, result).config);
+    std::vector<Problem> out = applied.problems;
+    for (Problem& problem : validateRanges(applied.config)) {
+        const bool mapped =
+            std::any_of(result.assignments.begin(), result.assignments.end(), [&](const Assignment& a) { return a.key == problem.field; });
+        const bool said = std::any_of(out.begin(), out.end(), [&](const Problem& p) { return p.field == problem.field; });
+        if (mapped && !said) out.push_back(std::move(problem));
+    }
+    return out;
 }
 
 ImportBase importBase(const Config& current, const ImportResult& result) {

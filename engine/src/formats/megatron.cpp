@@ -103,7 +103,14 @@ void importMegatron(Words& w, Mapping& m) {
         // The vocabulary: --vocab-size, or the GPT-2 or Llama-2 tokenizer's, padded as _vocab_size_with_padding
         // pads it, to a multiple of make_vocab_size_divisible_by (128) × TP.
         double divisible = 128;
-        if (const auto d = flagNumber(m, w.find({"--make-vocab-size-divisible-by"}))) divisible = *d;
+        if (const auto d = flagNumber(m, w.find({"--make-vocab-size-divisible-by"}))) {
+            // _vocab_size_with_padding divides by it: anything but a positive integer stops Megatron-LM at start-up.
+            if (*d >= 1 && std::floor(*d) == *d)
+                divisible = *d;
+            else
+                m.error("--make-vocab-size-divisible-by " + formatNumber(*d) +
+                        ": must be a positive integer (_vocab_size_with_padding pads to a multiple of it)");
+        }
         const Flag* tokenizer = w.find({"--tokenizer-type"});
         std::optional<double> vocab;
         if (Flag* size = w.find({"--vocab-size"})) {
@@ -203,9 +210,28 @@ void importMegatron(Words& w, Mapping& m) {
         m.setNumber("microbatches", 1);  // the global batch defaults to mb × dp
     }
 
-    // Memory-saving choices.
+    // A value outside a flag's argparse choices stops Megatron-LM before it starts (arguments.py): an error naming
+    // the flag and what it takes, never a default in its place.
+    for (const auto& [name, choices] : std::initializer_list<std::pair<const char*, std::vector<std::string>>>{
+             {"--recompute-granularity", {"full", "selective"}},
+             {"--recompute-method", {"uniform", "block"}},
+             {"--fp8-format", {"e4m3", "hybrid"}},
+             {"--attention-backend", {"flash", "fused", "unfused", "local", "auto"}}}) {
+        const Flag* flag = w.find({name});
+        if (flag && std::find(choices.begin(), choices.end(), flag->value) == choices.end()) {
+            std::string allowed;
+            for (size_t i = 0; i < choices.size(); ++i) allowed += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
+            m.error(std::string(name) + " " + detail::quoted(flag->value) + ": Megatron-LM's argparse accepts " + allowed +
+                    " (arguments.py); it stops at start-up");
+        }
+    }
+
+    // Memory-saving choices. --recompute-activations is the older spelling of selective recomputation
+    // (arguments.py validate_args: recompute_granularity = 'selective').
     const Flag* granularity = w.find({"--recompute-granularity"});
-    m.set("ckpt", granularity && (granularity->value == "full" || granularity->value == "selective") ? granularity->value : "none");
+    m.set("ckpt", granularity && (granularity->value == "full" || granularity->value == "selective") ? granularity->value
+                  : w.has({"--recompute-activations"})                                               ? "selective"
+                                                                                                     : "none");
     m.setNumber("recompute_layers", 0);
     if (granularity && granularity->value == "full") {
         const Flag* method = w.find({"--recompute-method"});

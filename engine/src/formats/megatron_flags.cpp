@@ -4,6 +4,7 @@
 namespace membudget::detail {
 
 const std::set<std::string_view> kMegatronSwitches{"--sequence-parallel",
+                                                   "--recompute-activations",
                                                    "--use-distributed-optimizer",
                                                    "--use-megatron-fsdp",
                                                    "--group-query-attention",

@@ -58,7 +58,7 @@ void checkLayerPattern(const Config& config, std::vector<Problem>& errors) {
 
 }  // namespace
 
-std::vector<Problem> validate(const Config& config) {
+std::vector<Problem> validateRanges(const Config& config) {
     std::vector<Problem> errors;
     for (const auto& field : fields()) {
         const std::string key(field.key);
@@ -78,6 +78,11 @@ std::vector<Problem> validate(const Config& config) {
                 errors.push_back({key, *problem});
         }
     }
+    return errors;
+}
+
+std::vector<Problem> validate(const Config& config) {
+    std::vector<Problem> errors = validateRanges(config);
     if (!errors.empty()) return errors;  // the consistency checks below assume every field is in range
 
     const auto n = detail::groupedNumber;

@@ -82,4 +82,9 @@ struct ImportBase {
 };
 ImportBase importBase(const Config& current, const ImportResult& result);
 
+// What the file maps that membudget cannot take, as `--import` refuses it: each key the file sets, applied over
+// importBase(Config{}, result), against its field's range (validateRanges). The rules between fields wait for what
+// the file leaves unsaid (`assumed`: the world size, the micro-batches), which `--import` asks for.
+std::vector<Problem> importProblems(const ImportResult& result);
+
 }  // namespace membudget

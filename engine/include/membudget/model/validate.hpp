@@ -15,6 +15,9 @@ inline bool shardsAllOrNothing(Framework framework) { return framework == Framew
 
 // Every range and consistency error of a configuration, each naming its field and the allowed range.
 std::vector<Problem> validate(const Config& config);
+// Only each field against its own range, choices or text rules (validate's first pass), none of the rules between
+// fields: what an import's mapped values are checked against before the file says everything they depend on.
+std::vector<Problem> validateRanges(const Config& config);
 
 // The tensor-parallel sizes the model's heads allow (TP divides the heads, and divides the KV heads or is a
 // multiple of them), up to the field's maximum.
