@@ -102,9 +102,7 @@ struct Flattener {
         out.values.push_back({std::move(path), std::move(type), std::move(text)});
     }
 
-    static std::string child(const std::string& path, std::string_view key) {
-        return path.empty() ? std::string(key) : path + "." + std::string(key);
-    }
+    static std::string child(const std::string& path, std::string_view key) { return detail::childPath(path, key); }
 
     void toml(const toml::node& node, const std::string& path, int depth) {
         if (tooMany || tooLarge) return;

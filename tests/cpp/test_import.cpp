@@ -12,6 +12,7 @@
 #include "fixtures.hpp"
 #include "import_parse.hpp"
 #include "membudget/base/choices.hpp"
+#include "membudget/base/text.hpp"
 #include "membudget/evaluate/evaluate.hpp"
 #include "membudget/formats/export.hpp"
 #include "membudget/formats/import.hpp"
@@ -887,4 +888,46 @@ TEST_CASE("import validates what it maps as --import does: out-of-range values a
     const ImportResult good = importConfig(
         cli::parseImport(R"({"train_micro_batch_size_per_gpu": 2, "zero_optimization": {"stage": 3}})", ImportFormat::deepspeed));
     CHECK(importProblems(good).empty());
+}
+
+TEST_CASE("a key holding a dot is one key, not a path, in JSON, TOML and YAML", "[import][unreadable]") {
+    // The dotted key would set the value if read as a path; each framework reads it as one key and ignores it.
+    struct Case {
+        ImportFormat format;
+        std::string text, key, nested;  // nested: the same file with the key nested, which does set it
+    };
+    const std::vector<Case> cases{
+        {ImportFormat::deepspeed, R"({"train_micro_batch_size_per_gpu": 2, "zero_optimization.stage": 3})", "zero",
+         R"({"train_micro_batch_size_per_gpu": 2, "zero_optimization": {"stage": 3}})"},
+        {ImportFormat::deepspeed, R"({"train_micro_batch_size_per_gpu": 2, "zero_optimization": {"stage": 1}, "bf16.enabled": true})",
+         "precision", R"({"train_micro_batch_size_per_gpu": 2, "zero_optimization": {"stage": 1}, "bf16": {"enabled": true}})"},
+        {ImportFormat::torchtitan,
+         "\"parallelism.tensor_parallel_degree\" = 8\n[model]\nname = \"llama3\"\nflavor = \"8B\"\n[training]\nlocal_batch_size = "
+         "1\nseq_len = 2048\n",
+         "tp",
+         "[parallelism]\ntensor_parallel_degree = 8\n[model]\nname = \"llama3\"\nflavor = \"8B\"\n[training]\nlocal_batch_size = "
+         "1\nseq_len = 2048\n"},
+    };
+    for (const auto& c : cases) {
+        INFO(c.text);
+        auto valueOf = [&](const std::string& text) -> std::string {
+            const ImportResult r = importConfig(cli::parseImport(text, c.format));
+            REQUIRE(r.ok());
+            for (const auto& a : r.assignments)
+                if (a.key == c.key) return a.text;
+            return "";
+        };
+        const std::string nested = valueOf(c.nested);
+        CHECK_FALSE(nested.empty());
+        CHECK(valueOf(c.text) != nested);  // the dotted key set nothing: the framework's default
+        // And the flattened path says so: the key in brackets, never the nested path.
+        const auto parsed = cli::parseImport(c.text, c.format);
+        const bool bracketed =
+            std::any_of(parsed.values.begin(), parsed.values.end(), [](const auto& v) { return v.key.find("[\"") != std::string::npos; });
+        CHECK(bracketed);
+    }
+    CHECK(detail::childPath("", "a.b") == "[\"a.b\"]");
+    CHECK(detail::childPath("x", "y") == "x.y");
+    CHECK(detail::childPath("", "y") == "y");
+    CHECK(detail::childPath("x", "y[0]") == "x[\"y[0]\"]");
 }

@@ -1,7 +1,7 @@
 // The page's import (JSON.parse, smol-toml, yaml, shell-quote, then the engine's mapping in the on-demand wasm)
 // against the CLI's (nlohmann/json, toml++, yaml-cpp, its tokenizer, the same mapping), for every real file in
 // tests/fixtures/import/, and the page's export against `membudget export`.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadPlannerEngine, MembudgetError, type Engine, type ImportFormat } from '../../web/src/engine';
@@ -40,6 +40,40 @@ describe('the page imports every fixture exactly as the CLI does', () => {
       );
       expect(imported.unmapped).toEqual(native.unmapped);
       expect(imported.warnings).toEqual(native.warnings);
+    });
+  }
+});
+
+describe('a key holding a dot is one key, not a path, on the page as in the CLI', () => {
+  // Each file, and the key its dotted key would set (to the value given) if it were read as a path.
+  const cases: [string, string, string, string][] = [
+    ['ds.json', '{"train_micro_batch_size_per_gpu": 2, "zero_optimization.stage": 3, "bf16": {"enabled": true}}', 'zero', '3'],
+    [
+      'tt.toml',
+      '"parallelism.tensor_parallel_degree" = 8\n[model]\nname = "llama3"\nflavor = "8B"\n[training]\nlocal_batch_size = 1\nseq_len = 2048\n',
+      'tp',
+      '8',
+    ],
+    [
+      'tune.yaml',
+      'model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\nbatch_size: 2\n"training.enable_activation_checkpointing": true\n',
+      'ckpt',
+      'full',
+    ],
+  ];
+  for (const [name, text, key, value] of cases) {
+    it(name, async () => {
+      const path = join(ROOT, `build/membudget-dotted-${name}`);
+      writeFileSync(path, text);
+      const native = JSON.parse(runCli(['import', path]).stdout);
+      const imported = await importText(engine, engine.defaultConfig(), text, '');
+      expect(Object.fromEntries(imported.assignments.map((a) => [a.key, a.text]))).toEqual(
+        Object.fromEntries(Object.entries(native.config).map(([k, v]) => [k, String(v)])),
+      );
+      expect(imported.unmapped).toEqual(native.unmapped);
+      expect(String(native.config[key])).not.toBe(value);
+      const syntax = name.split('.').pop()!;
+      expect((await parseImport(text, syntax)).values.some((v) => v.key.includes('["'))).toBe(true);
     });
   }
 });

@@ -35,6 +35,7 @@ import type { PlannerModule } from './wasm/membudget-planner.js';
 import type { ParsedImport } from './import-parse';
 import wasmUrl from './wasm/membudget.wasm?url';
 import { parseJsonWithPythonConstants } from './python-json';
+import { childPath } from './child-path';
 import { STEP_ASSUMPTIONS, STEP_PART_FORMULA } from './generated/step-text';
 import plannerWasmUrl from './wasm/membudget-planner.wasm?url';
 
@@ -475,8 +476,7 @@ export function flattenJson(text: string): { rootType: string; error: string; va
           : '';
     if (path) values.push({ key: path, type, text });
     if (Array.isArray(value)) value.forEach((child, i) => walk(child, `${path}[${i}]`, depth + 1));
-    else if (type === 'object')
-      for (const [key, child] of Object.entries(value as object)) walk(child, path ? `${path}.${key}` : key, depth + 1);
+    else if (type === 'object') for (const [key, child] of Object.entries(value as object)) walk(child, childPath(path, key), depth + 1);
   };
   walk(root, '', 0);
   return { rootType: error ? 'invalid' : typeOf(root), error, values };

@@ -2,6 +2,7 @@
 // yaml and shell-quote, into what the engine's mapping takes (values by path, or each line's words), exactly as
 // the CLI's cli/import_parse.cpp does with nlohmann/json, toml++, yaml-cpp and its tokenizer. The parsers load
 // only when an import starts (dynamic imports, in the planner's worker).
+import { childPath } from './child-path';
 import type { HfValue } from './wasm/membudget';
 import { parseJsonWithPythonConstants } from './python-json';
 
@@ -43,8 +44,7 @@ export function flattenDocument(root: unknown): ParsedImport {
             : '';
     if (path) values.push({ key: path, type: type === 'bigint' ? 'number' : type, text });
     if (Array.isArray(value)) value.forEach((child, i) => walk(child, `${path}[${i}]`, depth + 1));
-    else if (type === 'object')
-      for (const [key, child] of Object.entries(value as object)) walk(child, path ? `${path}.${key}` : key, depth + 1);
+    else if (type === 'object') for (const [key, child] of Object.entries(value as object)) walk(child, childPath(path, key), depth + 1);
   };
   walk(root, '', 0);
   return { rootType: error ? 'invalid' : typeOf(root), error, values, lines: [] };

@@ -106,6 +106,11 @@ std::optional<std::string> percentDecode(std::string_view text) {
     return out;
 }
 
+std::string childPath(std::string_view path, std::string_view key) {
+    if (key.find_first_of(".[]") != std::string_view::npos) return std::string(path) + "[\"" + std::string(key) + "\"]";
+    return path.empty() ? std::string(key) : std::string(path) + "." + std::string(key);
+}
+
 Utf8Char decodeUtf8(std::string_view text, std::size_t at) {
     if (at >= text.size()) return {};
     const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[at + k]); };

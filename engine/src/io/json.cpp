@@ -183,7 +183,7 @@ void flatten(const nlohmann::json& value, const std::string& path, int depth, Fl
         out.values.push_back({path, typeOf(value), text});
     }
     if (value.is_object())
-        for (const auto& [key, child] : value.items()) flatten(child, path.empty() ? key : path + "." + key, depth + 1, out);
+        for (const auto& [key, child] : value.items()) flatten(child, detail::childPath(path, key), depth + 1, out);
     else if (value.is_array())
         for (size_t i = 0; i < value.size(); ++i) flatten(value[i], path + "[" + std::to_string(i) + "]", depth + 1, out);
 }

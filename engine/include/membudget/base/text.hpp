@@ -30,6 +30,11 @@ std::optional<std::string> percentDecode(std::string_view text);
 // What the user gave, in quotes and cut to 40 characters (whole UTF-8 characters), for messages.
 std::string quoted(std::string_view text);
 
+// A flattened path's child: "parent.key", or parent["key"] for a key holding '.', '[' or ']'. A framework reads such
+// a key as one key, never as a path (DeepSpeed's {"zero_optimization.stage": 3} sets no ZeRO stage), so it must
+// not read as the nested key a mapping looks for. The same rule in the page's flattening (web/src/import-parse.ts).
+std::string childPath(std::string_view path, std::string_view key);
+
 // The character that starts at text[at] under UTF-8's own rules (RFC 3629 §3-4): its code point and byte length, or
 // length 0 where the bytes are not UTF-8: a stray continuation byte, a truncated sequence, an overlong form (C0 9B
 // would be ESC, E0 82 9B CSI to a lenient terminal), a UTF-16 surrogate (ED A0-BF) or past U+10FFFF.
