@@ -123,9 +123,10 @@ Loaded loadConfiguration(const Options& o, bool readEvalFile, std::istream& in, 
     };
     if (!o.configFile.empty()) takeJson(o.configFile);
     std::vector<Problem> assumed;
-    const size_t importStart = assignments.size();
+    size_t importStart = assignments.size();
+    std::optional<ImportResult> launch;  // --import, applied over importBase of what came before it
     if (!o.importFile.empty()) {
-        const ImportResult imported = readImport(o.importFile, o.importFormat, in);
+        const ImportResult& imported = launch.emplace(readImport(o.importFile, o.importFormat, in));
         assumed = imported.assumed;
         problems.insert(problems.end(), imported.errors.begin(), imported.errors.end());
         for (const auto& w : imported.warnings) err << "membudget: warning: " << w << "\n";
@@ -133,7 +134,7 @@ Loaded loadConfiguration(const Options& o, bool readEvalFile, std::istream& in, 
             err << "membudget: not imported: " << u.key << (u.value.empty() ? "" : " = " + u.value) << " (" << u.reason << ")\n";
         assignments.insert(assignments.end(), imported.assignments.begin(), imported.assignments.end());
     }
-    const size_t importEnd = assignments.size();
+    size_t importEnd = assignments.size();
     if (readEvalFile) takeJson(o.evalFile);
     if (!o.url.empty()) {
         AssignmentList list = parseQuery(o.url);
@@ -160,6 +161,21 @@ Loaded loadConfiguration(const Options& o, bool readEvalFile, std::istream& in, 
             for (const auto& notice : imported.notices) err << "membudget: warning: " << notice.message << "\n";
             base = imported.config;
         }
+    }
+    if (launch && launch->ok()) {
+        // What the file sets replaces what --config said, and nothing else of it survives (a LoRA base, an uneven
+        // split): the file applies over the defaults with the GPU, the method and, when the file names no model, the
+        // model of the configuration before it (importBase), as on the page. Later inputs override it as before.
+        ParsedConfig before = applyAssignments(std::span(assignments).first(importStart), base);
+        problems.insert(problems.end(), before.problems.begin(), before.problems.end());
+        const ImportBase over = importBase(before.config, *launch);
+        base = over.config;
+        if (over.modelKept && importStart > 0)
+            err << "membudget: notice: " << o.importFile << " names no model: model = " << base.model
+                << " (and its architecture) is kept from the configuration before it\n";
+        assignments.erase(assignments.begin(), assignments.begin() + static_cast<std::ptrdiff_t>(importStart));
+        importEnd -= importStart;
+        importStart = 0;
     }
     Loaded out{applyAssignments(assignments, base), {}};
     // What the launch file does not say is computed with the value the field holds; a later input that sets it

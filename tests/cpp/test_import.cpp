@@ -931,3 +931,38 @@ TEST_CASE("a key holding a dot is one key, not a path, in JSON, TOML and YAML", 
     CHECK(detail::childPath("", "y") == "y");
     CHECK(detail::childPath("x", "y[0]") == "x[\"y[0]\"]");
 }
+
+TEST_CASE("an import over a --config base keeps of it only the GPU, the method and the model where the file names none",
+          "[import][sequence]") {
+    // Generated: every real fixture over bases that would leave something behind if they were layered under it.
+    const std::vector<std::string> bases{
+        R"({"model":"llama-3.1-8b","finetune":"lora","lora_rank":16,"lora_targets":"all","pp":4,"first_stage_layers":5,"tp":1,"dp":2})",
+        R"({"model":"mixtral-8x7b","gpu":"h200","ep":4,"tp":2,"dp":2,"ckpt":"full","mb":3,"microbatches":7,"seq":8192})",
+        R"({"model":"llama-3.1-70b","mode":"inference","tp":8,"dp":1,"mb":64,"kv_dtype":"fp8"})",
+    };
+    int compared = 0;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(std::string(MEMBUDGET_FIXTURES_DIR) + "/import")) {
+        const std::string file = entry.path().string();
+        if (!entry.is_regular_file() || file.ends_with(".expect.json") || file.ends_with(".md")) continue;
+        for (const std::string& base : bases) {
+            INFO(file << " over " << base);
+            const std::string path = "membudget_test_import_base.json";
+            std::ofstream(path) << base;
+            const auto over = membudget::test::cliRun({"--config", path, "--import", file, "--json"});
+            // The same import alone, given only what importBase keeps: the GPU, the method and the model.
+            const auto baseJson = nlohmann::json::parse(base);
+            nlohmann::json kept = {{"gpu", baseJson.value("gpu", "generic-80gb")}};
+            const bool namesModel = over.err.find("names no model") == std::string::npos;
+            if (!namesModel) kept["model"] = baseJson["model"];
+            std::ofstream(path) << kept.dump();
+            const auto alone = membudget::test::cliRun({"--config", path, "--import", file, "--json"});
+            std::remove(path.c_str());
+            CHECK(over.status == alone.status);
+            const auto a = nlohmann::json::parse(over.out), b = nlohmann::json::parse(alone.out);
+            CHECK(a["config"] == b["config"]);
+            CHECK(a["errors"] == b["errors"]);
+            ++compared;
+        }
+    }
+    CHECK(compared >= 90);
+}
