@@ -5,7 +5,7 @@ import type { Advice, Config, Engine, GpuPlan, Ledger, Plan, PlanRequest, PlanRo
 import { loadPlannerEngine, MembudgetError } from './engine';
 import { el, replaceChildren } from './dom';
 import { formatBytes, formatCount, formatDays, formatPercentTenth, UNIT_LABEL, type Unit } from './format';
-import { runPlan, type PlanProgress, type PlanReply } from './plan-run';
+import { runPlan, type PlanMessage, type PlanProgress, type PlanReply } from './plan-run';
 import { startWorker } from './tools';
 
 declare const __MEMBUDGET_WORKER__: boolean;
@@ -196,19 +196,11 @@ export class PlannerView {
       replaceChildren(this.#status, el('span', { class: 'error' }, problems.map((p) => p.message).join('; ')));
     };
     if (__MEMBUDGET_WORKER__) {
-      const worker = startWorker();
-      this.#worker = worker;
-      worker.onmessage = (event: MessageEvent<PlanReply>) => {
-        const reply = event.data;
+      this.#post({ id, kind: 'which-gpu', request }, fail, (reply) => {
         if (reply.kind === 'gpus') finish(reply.gpus);
         else fail(reply.kind === 'error' ? reply.problems : [{ field: '', message: `unexpected reply ${reply.kind}` }]);
         this.#endWorker();
-      };
-      worker.onerror = (event) => {
-        fail([{ field: '', message: `the planner worker failed: ${event.message || 'no message'}` }]);
-        this.#endWorker();
-      };
-      worker.postMessage({ id, kind: 'which-gpu', request });
+      });
     } else {
       loadPlannerEngine()
         .then((planner) => finish(planner.planEachGpu(request)))
@@ -332,10 +324,7 @@ export class PlannerView {
       );
     };
     if (__MEMBUDGET_WORKER__) {
-      const worker = startWorker();
-      this.#worker = worker;
-      worker.onmessage = (event: MessageEvent<PlanReply>) => {
-        const reply = event.data;
+      this.#post({ id, kind: 'plan', request }, fail, (reply) => {
         if (reply.kind === 'progress') progress(reply.progress);
         else if (reply.kind === 'done') {
           finish(reply.plan);
@@ -344,12 +333,7 @@ export class PlannerView {
           fail(reply.kind === 'error' ? reply.problems : [{ field: '', message: `unexpected reply ${reply.kind}` }]);
           this.#endWorker();
         }
-      };
-      worker.onerror = (event) => {
-        fail([{ field: '', message: `the planner worker failed: ${event.message || 'no message'}` }]);
-        this.#endWorker();
-      };
-      worker.postMessage({ id, kind: 'plan', request });
+      });
     } else {
       // The single-file page: the same slices on the main thread, yielding to the browser between them.
       this.#mainThreadCancelled = false;
@@ -377,6 +361,20 @@ export class PlannerView {
     ++this.#runId;
     this.#running(false);
     if (message) replaceChildren(this.#status, message);
+  }
+
+  /** A worker for one message: its replies to onReply (which ends it when it is done), a failure of its own to fail. */
+  #post(message: PlanMessage, fail: (problems: Problem[]) => void, onReply: (reply: PlanReply) => void): void {
+    // The single-file page has no worker file: the constant lets the bundler drop the worker and what it loads.
+    if (!__MEMBUDGET_WORKER__) return;
+    const worker = startWorker();
+    this.#worker = worker;
+    worker.onmessage = (event: MessageEvent<PlanReply>) => onReply(event.data);
+    worker.onerror = (event) => {
+      fail([{ field: '', message: `the planner worker failed: ${event.message || 'no message'}` }]);
+      this.#endWorker();
+    };
+    worker.postMessage(message);
   }
 
   #endWorker(): void {
