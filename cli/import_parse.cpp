@@ -212,6 +212,52 @@ std::string yamlRootType(const YAML::Node& root) {
     }
 }
 
+// The delimiters of the here-documents a line opens, outside quotes (<<WORD, <<-WORD, <<'WORD', <<"WORD"; not a
+// <<< here-string), each with whether its body's leading tabs are stripped (<<-). Bash reads the lines that follow,
+// up to each delimiter in turn, as that command's input: text, not commands or flags. web/src/import-parse.ts
+// hereDocs is the page's twin.
+std::vector<std::pair<std::string, bool>> hereDocs(std::string_view line) {
+    std::vector<std::pair<std::string, bool>> out;
+    char quote = 0;
+    for (size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quote) {
+            if (c == quote) quote = 0;
+            continue;
+        }
+        if (c == '\\') {
+            ++i;
+            continue;
+        }
+        if (c == '\'' || c == '"') {
+            quote = c;
+            continue;
+        }
+        if (c == '#' && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t')) break;
+        if (c != '<' || i + 1 >= line.size() || line[i + 1] != '<') continue;
+        if (i + 2 < line.size() && line[i + 2] == '<') {  // a here-string: its word is on this line
+            i += 2;
+            continue;
+        }
+        size_t j = i + 2;
+        const bool dash = j < line.size() && line[j] == '-';
+        if (dash) ++j;
+        while (j < line.size() && (line[j] == ' ' || line[j] == '\t')) ++j;
+        std::string word;
+        if (j < line.size() && (line[j] == '\'' || line[j] == '"')) {
+            const char q = line[j];
+            const size_t close = line.find(q, j + 1);
+            word = std::string(line.substr(j + 1, (close == std::string_view::npos ? line.size() : close) - j - 1));
+            j = close == std::string_view::npos ? line.size() : close + 1;
+        } else {
+            while (j < line.size() && line[j] != ' ' && line[j] != '\t' && line[j] != '\r' && !isOperator(line[j])) word += line[j++];
+        }
+        if (!word.empty()) out.emplace_back(std::move(word), dash);
+        i = j - 1;
+    }
+    return out;
+}
+
 }  // namespace
 
 std::vector<std::vector<std::string>> shellWords(std::string_view text) {
@@ -229,13 +275,23 @@ std::vector<std::vector<std::string>> shellWords(std::string_view text) {
         joined += text[i];
     }
     std::vector<std::vector<std::string>> lines;
+    std::vector<std::pair<std::string, bool>> pending;  // here-documents whose bodies come next, in order
     size_t start = 0;
     while (start <= joined.size()) {
         size_t end = joined.find('\n', start);
         if (end == std::string::npos) end = joined.size();
-        auto words = lineWords(std::string_view(joined).substr(start, end - start));
-        if (!words.empty()) lines.push_back(std::move(words));
+        std::string_view line = std::string_view(joined).substr(start, end - start);
         start = end + 1;
+        if (!pending.empty()) {  // a here-document's body: skipped up to its delimiter line
+            if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+            if (pending.front().second)
+                while (!line.empty() && line.front() == '\t') line.remove_prefix(1);
+            if (line == pending.front().first) pending.erase(pending.begin());
+            continue;
+        }
+        for (auto& doc : hereDocs(line)) pending.push_back(std::move(doc));
+        auto words = lineWords(line);
+        if (!words.empty()) lines.push_back(std::move(words));
     }
     return lines;
 }

@@ -966,3 +966,34 @@ TEST_CASE("an import over a --config base keeps of it only the GPU, the method a
     }
     CHECK(compared >= 90);
 }
+
+TEST_CASE("a here-document's body is text, not flags", "[import][words]") {
+    const std::string launch =
+        "torchrun pretrain_gpt.py --num-layers 4 --hidden-size 512 --num-attention-heads 8 --seq-length 1024 "
+        "--max-position-embeddings 1024 --vocab-size 1000 --micro-batch-size 1 --bf16\n";
+    // Generated: each opener (plain, dashed with tab-indented body, quoted), before and after the launch line; a
+    // here-string (<<<) and a << inside quotes open nothing.
+    const std::vector<std::pair<std::string, std::string>> docs{
+        {"cat > notes.txt <<EOF\n", "--tensor-model-parallel-size 8\nEOF\n"},
+        {"cat <<-END > x\n", "\t--tensor-model-parallel-size 8\n\tEND\n"},
+        {"cat << 'EOF'\n", "--tensor-model-parallel-size 8 $HOME\nEOF\n"},
+        {"cat <<\"DOC\" | tee log\n", "--tensor-model-parallel-size 8\nDOC\n"},
+        {"cat <<A <<B\n", "--tensor-model-parallel-size 8\nA\n--tensor-model-parallel-size 4\nB\n"},
+    };
+    auto tpOf = [](const std::string& script) {
+        const ImportResult r = importText(script, ImportFormat::megatron);
+        REQUIRE(r.ok());
+        for (const auto& a : r.assignments)
+            if (a.key == "tp") return a.text;
+        return std::string();
+    };
+    for (const auto& [opener, body] : docs) {
+        INFO(opener << body);
+        CHECK(tpOf(opener + body + launch) == "1");
+        CHECK(tpOf(launch + opener + body) == "1");
+        // What follows the delimiter is read again.
+        CHECK(tpOf(opener + body + launch.substr(0, launch.size() - 1) + " --tensor-model-parallel-size 2\n") == "2");
+    }
+    CHECK(tpOf("grep x <<< \"y\"\n" + launch.substr(0, launch.size() - 1) + " --tensor-model-parallel-size 2\n") == "2");
+    CHECK(tpOf("echo \"<<EOF\"\n" + launch.substr(0, launch.size() - 1) + " --tensor-model-parallel-size 2\n") == "2");
+}

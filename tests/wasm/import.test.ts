@@ -78,6 +78,31 @@ describe('a key holding a dot is one key, not a path, on the page as in the CLI'
   }
 });
 
+describe('a here-document’s body is text, not flags, on the page as in the CLI', () => {
+  const launch =
+    'torchrun pretrain_gpt.py --num-layers 4 --hidden-size 512 --num-attention-heads 8 --seq-length 1024 --max-position-embeddings 1024 --vocab-size 1000 --micro-batch-size 1 --bf16';
+  for (const [opener, body] of [
+    ['cat > notes.txt <<EOF', '--tensor-model-parallel-size 8\nEOF'],
+    ['cat <<-END > x', '\t--tensor-model-parallel-size 8\n\tEND'],
+    ["cat << 'EOF'", '--tensor-model-parallel-size 8\nEOF'],
+    ['cat <<A <<B', '--tensor-model-parallel-size 8\nA\n--tensor-model-parallel-size 4\nB'],
+    ['grep x <<< "y"', ''],
+  ] as const) {
+    it(opener, async () => {
+      const text = `${opener}\n${body}${body ? '\n' : ''}${launch} --tensor-model-parallel-size 2\n`;
+      const path = join(ROOT, 'build/membudget-heredoc.sh');
+      writeFileSync(path, text);
+      const native = JSON.parse(runCli(['import', path]).stdout);
+      const imported = await importText(engine, engine.defaultConfig(), text, '');
+      expect(Object.fromEntries(imported.assignments.map((a) => [a.key, a.text]))).toEqual(
+        Object.fromEntries(Object.entries(native.config).map(([k, v]) => [k, String(v)])),
+      );
+      expect(imported.assignments.find((a) => a.key === 'tp')?.text).toBe('2');
+      expect((await shellWords(text)).flat().filter((w) => w === '--tensor-model-parallel-size')).toHaveLength(1);
+    });
+  }
+});
+
 describe('the page exports as the CLI does, and reads its export back', () => {
   const queries = [
     'model=llama-3.1-70b&tp=8&pp=2&dp=16&ckpt=selective&sp=true&method=membudget',

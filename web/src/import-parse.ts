@@ -58,7 +58,17 @@ export function flattenDocument(root: unknown): ParsedImport {
 export async function shellWords(text: string): Promise<string[][]> {
   const { parse } = await import('shell-quote');
   const lines: string[][] = [];
-  for (const line of text.replace(/\\\r?\n/g, '').split('\n')) {
+  const pending: [string, boolean][] = []; // here-documents whose bodies come next, in order
+  for (const raw of text.replace(/\\\r?\n/g, '').split('\n')) {
+    if (pending.length > 0) {
+      // A here-document's body: skipped up to its delimiter line.
+      let line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+      if (pending[0]![1]) line = line.replace(/^\t+/, '');
+      if (line === pending[0]![0]) pending.shift();
+      continue;
+    }
+    pending.push(...hereDocs(raw));
+    const line = raw;
     const words: string[] = [];
     for (const entry of parse(line, (name: string) => `\${${name}}`)) {
       if (typeof entry === 'string') words.push(entry);
@@ -68,6 +78,53 @@ export async function shellWords(text: string): Promise<string[][]> {
     if (words.length > 0) lines.push(words);
   }
   return lines;
+}
+
+/**
+ * The delimiters of the here-documents a line opens, outside quotes (<<WORD, <<-WORD, <<'WORD', <<"WORD"; not a <<<
+ * here-string), each with whether its body's leading tabs are stripped: the lines that follow, up to each delimiter,
+ * are the command's input, not commands. cli/import_parse.cpp hereDocs is the CLI's twin.
+ */
+function hereDocs(line: string): [string, boolean][] {
+  const out: [string, boolean][] = [];
+  let quote = '';
+  for (let i = 0; i < line.length; ++i) {
+    const c = line[i]!;
+    if (quote) {
+      if (c === quote) quote = '';
+      continue;
+    }
+    if (c === '\\') {
+      ++i;
+      continue;
+    }
+    if (c === "'" || c === '"') {
+      quote = c;
+      continue;
+    }
+    if (c === '#' && (i === 0 || line[i - 1] === ' ' || line[i - 1] === '\t')) break;
+    if (c !== '<' || line[i + 1] !== '<') continue;
+    if (line[i + 2] === '<') {
+      // A here-string: its word is on this line.
+      i += 2;
+      continue;
+    }
+    let j = i + 2;
+    const dash = line[j] === '-';
+    if (dash) ++j;
+    while (line[j] === ' ' || line[j] === '\t') ++j;
+    let word = '';
+    if (line[j] === "'" || line[j] === '"') {
+      const close = line.indexOf(line[j]!, j + 1);
+      word = line.slice(j + 1, close === -1 ? line.length : close);
+      j = close === -1 ? line.length : close + 1;
+    } else {
+      while (j < line.length && !/[ \t\r|&;<>()]/.test(line[j]!)) word += line[j++];
+    }
+    if (word) out.push([word, dash]);
+    i = j - 1;
+  }
+  return out;
 }
 
 /** The text as the syntax the engine chose for its format (Engine.importSyntax). */
