@@ -339,14 +339,10 @@ void printPlan(std::ostream& out, const PlanResult& plan, const PlanRequest& req
     const double bestStep = recommended < plan.rows.size() ? plan.rows[recommended].stepSeconds : 0;
     if (recommended < plan.rows.size()) {
         out << "Recommended (estimated): " << plan.recommended.reason << "\n";
-        const PlanRow& row = plan.rows[recommended];
-        if (row.runDays > 0) {
-            out << "Run (estimate): " << detail::groupedNumber(c.trainTokens) << " tokens in " << daysText(row.runDays) << " days on "
-                << detail::groupedNumber(request.gpus) << " GPUs, " << detail::groupedNumber(std::round(row.runGpuHours)) << " GPU-hours";
-            if (row.runCostUsd > 0)
-                out << ", $" << detail::groupedNumber(std::round(row.runCostUsd)) << " at $" << detail::formatNumber(c.gpuHourUsd)
-                    << " per GPU-hour";
-            out << "\n";
+        // The recommended row's run, in the words eval uses for the same configuration.
+        if (plan.rows[recommended].runDays > 0) {
+            const Config row = planRowConfig(c, plan.rows[recommended]);
+            out << runText(estimateStepTime(row), row) << "\n";
         }
         out << "\n";
     }
