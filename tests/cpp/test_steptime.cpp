@@ -117,6 +117,27 @@ TEST_CASE("the estimate moves the way each knob moves the step", "[steptime]") {
           with({{"tp", "1"}, {"pp", "4"}, {"dp", "4"}, {"microbatches", "8"}}).bubbleFraction);
 }
 
+TEST_CASE("small point-to-point messages pay NCCL's latency, not only their bytes", "[steptime]") {
+    // Pipeline sends and ring-attention passes of a short sequence: the bytes halve with the sequence, the latency of
+    // each message stays (at least LL's 3.6 + 0.47 µs for one hop), so the time falls by less than half.
+    auto with = [](const char* seq, std::vector<Assignment> changes) {
+        std::vector<Assignment> all{{"model", "llama-3.1-8b"}, {"gpu", "h100-80gb"}, {"method", "membudget"}, {"tp", "1"}, {"dp", "1"},
+                                    {"microbatches", "8"},     {"seq", seq}};
+        all.insert(all.end(), changes.begin(), changes.end());
+        return estimateStepTime(configOf(all));
+    };
+    const auto pp256 = with("256", {{"pp", "2"}}), pp128 = with("128", {{"pp", "2"}});
+    const double sendFloor = 8 * 2 * (3.6 + 0.47) * 1e-6;  // 8 micro-batches, a send and its gradient, one hop each
+    CHECK(part(pp128, StepPart::pipelineTransfer) >= sendFloor);
+    CHECK(part(pp128, StepPart::pipelineTransfer) / part(pp256, StepPart::pipelineTransfer) > 0.6);
+    // Ring attention over 8 GPUs at 1,024 tokens: 3 × 7 passes a layer, each at least one hop's latency, more than the
+    // attention core hides, so CP costs time a bandwidth-only model would not see.
+    // The exposed exchange plus the attention it hides is at least 8 micro-batches × 32 layers × 21 passes × 4.07 µs
+    // (bandwidth alone gives about 1.5 µs a pass for these 0.5 MB chunks).
+    const auto cp = with("1024", {{"cp", "8"}});
+    CHECK(part(cp, StepPart::contextParallel) + part(cp, StepPart::attention) >= 8 * 32 * 21 * (3.6 + 0.47) * 1e-6);
+}
+
 TEST_CASE("FlashAttention in Triton holds what FlashAttention holds", "[steptime]") {
     for (const char* method : {"membudget", "korthikanti"}) {
         INFO(method);
@@ -182,16 +203,18 @@ TEST_CASE(
     const double copies = tokens * k * h;
     const double intra = ep8.nvlinkGbps * 1e9 * 0.8, inter = ep8.networkGbps * 1e9 * 0.8;
     // Inside a node: 7/8 of the copies leave each GPU over NVLink, four all-to-alls a layer (dispatch and combine, and
-    // their gradients).
-    const double inNode = 7.0 / 8 * copies * 2 / intra;
+    // their gradients), each with one hop's latency of NCCL's Simple protocol (8.4 µs + 3.4 µs over NVLink, 9.6 µs
+    // over the network).
+    const double nvlinkHop = (8.4 + 3.4) * 1e-6, networkHop = (8.4 + 9.6) * 1e-6;
+    const double inNode = nvlinkHop + 7.0 / 8 * copies * 2 / intra;
     CHECK(part(estimateStepTime(ep8), StepPart::expertParallel) == Approx(4 * layers * inNode).epsilon(1e-9));
     // Full recomputation runs each layer's dispatch and combine again: six.
     const Config full = with({{"ep", "8"}, {"ckpt", "full"}});
     CHECK(part(estimateStepTime(full), StepPart::expertParallel) == Approx(6 * layers * inNode).epsilon(1e-9));
     // EP 16 over two 8-GPU nodes: 7/16 over NVLink while 8/16 go over the network; the network's share sets the time.
     const Config ep16 = with({{"ep", "16"}, {"dp", "16"}, {"ckpt", "none"}});
-    const double twoNodes = std::max(7.0 / 16 * copies * 2 / intra, 8.0 / 16 * copies * 2 / inter);
-    CHECK(twoNodes == Approx(8.0 / 16 * copies * 2 / inter));
+    const double twoNodes = std::max(nvlinkHop + 7.0 / 16 * copies * 2 / intra, networkHop + 8.0 / 16 * copies * 2 / inter);
+    CHECK(twoNodes == Approx(networkHop + 8.0 / 16 * copies * 2 / inter));
     CHECK(part(estimateStepTime(ep16), StepPart::expertParallel) == Approx(4 * layers * twoNodes).epsilon(1e-9));
     // A rank of more than one expert sorts the received copies by expert and back: 4 more passes over them, forward
     // and backward, BF16 (EP 1 holds every expert and sorts nothing; its all-to-alls are none).

@@ -28,4 +28,10 @@ inline double ncclRingSeconds(double busBytes, double bandwidth, double steps, d
     return std::min(simple, ll);
 }
 
+// One point-to-point message (a pipeline send, a ring-attention K/V pass, one peer's share of an all-to-all, whose
+// sends NCCL posts together): a single hop of the model above, over NVLink or the network.
+inline double ncclHopSeconds(double bytes, double bandwidth, bool crossesNodes) {
+    return ncclRingSeconds(bytes, bandwidth, 1, crossesNodes ? 1 : 0);
+}
+
 }  // namespace membudget::detail

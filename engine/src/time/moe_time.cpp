@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "model/rank.hpp"
+#include "time/collectives.hpp"
 
 namespace membudget::detail {
 
@@ -31,14 +32,15 @@ double routingBytes(const Config& c, double tokens, double hidden) {
 // GPU's node take theirs over NVLink while the others' go over the network at the same time (NCCL's all-to-all posts
 // every peer's send at once, nccl alltoall in device_communicator / all_to_all_single), so the slower of the two sets
 // the time. EP ranks sit every ETP GPUs (Megatron-LM's expert rank order, ETP innermost), so a node holds
-// gpus_per_node / ETP of them.
+// gpus_per_node / ETP of them. Each side pays one hop's latency (collectives.hpp: the posted sends run together).
 double expertAllToAllSeconds(const Config& c, double tokens, double intraNodeBytesPerSecond, double interNodeBytesPerSecond) {
     const double ep = c.experts != 0 ? c.ep : 1;
     if (ep <= 1) return 0;
     const double epPerNode = std::clamp(std::floor(c.gpusPerNode / expertTensorParallel(c)), 1.0, ep);
     const double sendBytes = tokens * c.expertsPerToken * c.hidden * 2;
-    return std::max((epPerNode - 1) / ep * sendBytes / intraNodeBytesPerSecond,
-                    (ep - epPerNode) / ep * sendBytes / interNodeBytesPerSecond);
+    const double intra = epPerNode > 1 ? ncclHopSeconds((epPerNode - 1) / ep * sendBytes, intraNodeBytesPerSecond, false) : 0;
+    const double inter = ep > epPerNode ? ncclHopSeconds((ep - epPerNode) / ep * sendBytes, interNodeBytesPerSecond, true) : 0;
+    return std::max(intra, inter);
 }
 
 }  // namespace membudget::detail

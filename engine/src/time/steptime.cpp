@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "base/page_text.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/memory/sources.hpp"
 #include "membudget/model/architecture.hpp"
@@ -265,8 +264,10 @@ StepTime estimateStepTime(const Config& c) noexcept {
             : 0;
     // CP: each rank's K and V chunk goes to every other rank in forward, and K, V, dK, dV in backward (ring
     // attention's passes or torchtitan's all-gather: the same bytes).
+    // Each pass is one message to the next rank of the ring, with its latency (collectives.hpp).
     const double kvChunk = 2 * x.b * x.sRank * x.kvHeadsRank * x.d * 2;
-    const double cpExchange = c.cp > 1 ? 3 * (c.cp - 1) * kvChunk / links.of(c.tp * c.cp, perNode) : 0;
+    const double cpExchange =
+        c.cp > 1 ? 3 * (c.cp - 1) * detail::ncclHopSeconds(kvChunk, links.of(c.tp * c.cp, perNode), c.tp * c.cp > perNode) : 0;
     // EP: one all-to-all of the top-k copies of each token (time/moe_time.cpp).
     const double epAllToAll = detail::expertAllToAllSeconds(c, tokens, links.intraNode, links.interNode);
 
@@ -324,9 +325,12 @@ StepTime estimateStepTime(const Config& c) noexcept {
             at(StepPart::memoryBound) += lossBytesPerLogit(c) * logits / hbm;
         }
         // PP: the stage's activation [b, s/CP, h] (split by SP) sent forward and its gradient back, once per model chunk.
-        if (c.pp > 1)
+        // Each send is one message with its latency (collectives.hpp).
+        if (c.pp > 1) {
+            const double span = c.tp * c.cp * (c.dp > 1 ? c.dp : 1) * 2;
             at(StepPart::pipelineTransfer) =
-                2 * c.vpp * tokens * x.h * 2 / x.spDivisor / links.of(c.tp * c.cp * (c.dp > 1 ? c.dp : 1) * 2, perNode);
+                2 * c.vpp * detail::ncclHopSeconds(tokens * x.h * 2 / x.spDivisor, links.of(span, perNode), span > perNode);
+        }
         double total = 0;
         for (double v : p) total += v;
         if (total > slowest) {
@@ -441,54 +445,6 @@ StepTime estimateStepTime(const Config& c) noexcept {
         out.runCostUsd = out.runGpuHours * c.gpuHourUsd;
     }
     return out;
-}
-
-std::span<const StepPartText> stepPartTexts() {
-    static constexpr std::array<StepPartText, kStepParts> texts{{
-        {StepPart::matmuls, "matmuls", "Matmuls",
-         PAGE_TEXT("m × (3 × 2·tokens·P_layer/TP per layer + the output layer) ÷ (peak × matmul efficiency × each GEMM's wave "
-                   "efficiency); FP8 linears at the FP8 peak")},
-        {StepPart::attention, "attention", "Attention core",
-         PAGE_TEXT("m × layers × 3.5 × 4·b·(s/CP)·s·(a/TP)·d × ½ (causal) ÷ (BF16 peak × FlashAttention efficiency); eager: all of it, "
-                   "and 4 passes of its saved score tensors through HBM")},
-        {StepPart::memoryBound, "memory_bound", "Memory-bound operations",
-         PAGE_TEXT("m × layers × tokens × pointwise bytes per element (norms, RoPE, activation, residuals; eager or fused) ÷ HBM "
-                   "bandwidth, plus the "
-                   "loss (36 B per logit eager, 12 B fused), MoE token routing (permute, sort by expert, unpermute) and FSDP's copies")},
-        {StepPart::recomputation, "recomputation", "Recomputation", PAGE_TEXT("m × the forward parts activation checkpointing runs again")},
-        {StepPart::tensorParallel, "tensor_parallel", "TP communication",
-         PAGE_TEXT("m × layers × 4 all-reduces (6 with full recomputation) of b·(s/CP)·h·2 B ÷ link bandwidth + NCCL's ring "
-                   "latency; not overlapped")},
-        {StepPart::contextParallel, "context_parallel", "CP communication",
-         PAGE_TEXT("m × layers × max(0, 3·(CP − 1) K/V chunks ÷ link bandwidth − the attention it hides behind (the whole core "
-                   "under Megatron-LM's ring; torchtitan's all-gather: the first of CP sub-attentions))")},
-        {StepPart::expertParallel, "expert_parallel", "EP communication",
-         PAGE_TEXT("m × MoE layers × 4 all-to-alls (6 with full recomputation) of top-k × b·(s/CP)·h·2 B, in-node share over NVLink, "
-                   "the rest over the network; not overlapped")},
-        {StepPart::pipelineTransfer, "pipeline_transfer", "PP transfers", PAGE_TEXT("m × v × 2 sends of b·(s/CP)·h·2 B (÷ TP with SP)")},
-        {StepPart::pipelineBubble, "pipeline_bubble", "Pipeline bubble",
-         PAGE_TEXT("(PP − 1)/v idle micro-batch slots of the slowest stage: (PP − 1)/(m·v + PP − 1) of the step")},
-        {StepPart::dataParallel, "data_parallel", "DP communication",
-         PAGE_TEXT("gradient reduce-scatter/all-reduce and parameter all-gather over DP × CP, the routed experts' over their own "
-                   "group (TP × CP × DP ÷ (ETP × EP)) (ZeRO-3: every micro-batch) ÷ link bandwidth, less what backward hides")},
-        {StepPart::optimizer, "optimizer", "Optimizer step",
-         PAGE_TEXT("this GPU's parameter shard × bytes the optimizer moves ÷ HBM bandwidth")},
-    }};
-    return texts;
-}
-
-std::string_view stepTimeAssumptions() {
-    return PAGE_TEXT(
-        "An estimate, not a measurement: GEMMs at the GPU's maximum achievable matmul rate (Bekman, ML Engineering) "
-        "less their wave quantization, "
-        "FlashAttention at 50% (Ampere/Ada) or 34% (Hopper and later) of the peak (FlashAttention-2 paper), both slowed "
-        "by a power cap below the rated power, "
-        "pointwise work at HBM bandwidth (each eager op a kernel; fused under Megatron-LM and torch.compile), "
-        "collectives at 80% of the link bandwidth, ring algorithms, two network tiers (inside a node, "
-        "between nodes), NCCL's latency per message on TP's all-reduces only; TP and EP communication not overlapped, CP overlapped "
-        "with attention, DP "
-        "overlapped with backward except under Megatron-LM's defaults; no stragglers, kernel launch gaps or topology "
-        "beyond two tiers.");
 }
 
 }  // namespace membudget
