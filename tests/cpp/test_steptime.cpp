@@ -216,6 +216,11 @@ TEST_CASE(
     const double twoNodes = std::max(nvlinkHop + 7.0 / 16 * copies * 2 / intra, networkHop + 8.0 / 16 * copies * 2 / inter);
     CHECK(twoNodes == Approx(networkHop + 8.0 / 16 * copies * 2 / inter));
     CHECK(part(estimateStepTime(ep16), StepPart::expertParallel) == Approx(4 * layers * twoNodes).epsilon(1e-9));
+    // Under TP with sequence parallelism a rank routes its s/TP shard of the tokens (Megatron-LM's MoELayer takes
+    // [s/TP, b, h]): half the copies leave each GPU at TP 2.
+    const Config tp2 = with({{"ep", "8"}, {"etp", "1"}, {"tp", "2"}, {"sp", "true"}, {"dp", "4"}, {"ckpt", "none"}});
+    CHECK(part(estimateStepTime(tp2), StepPart::expertParallel) ==
+          Approx(4 * layers * (nvlinkHop + 7.0 / 8 * copies / 2 * 2 / intra)).epsilon(1e-9));
     // A rank of more than one expert sorts the received copies by expert and back: 4 more passes over them, forward
     // and backward, BF16 (EP 1 holds every expert and sorts nothing; its all-to-alls are none).
     const Config ep1 = with({{"ep", "1"}, {"ckpt", "none"}});

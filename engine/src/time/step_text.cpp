@@ -30,7 +30,8 @@ std::span<const StepPartText> stepPartTexts() {
                    "(the whole core "
                    "under Megatron-LM's ring; torchtitan's all-gather: the first of CP sub-attentions))")},
         {StepPart::expertParallel, "expert_parallel", "EP communication",
-         PAGE_TEXT("m × MoE layers × 4 all-to-alls (6 with full recomputation) of top-k × b·(s/CP)·h·2 B, in-node share over NVLink, "
+         PAGE_TEXT("m × MoE layers × 4 all-to-alls (6 with full recomputation) of top-k × b·(s/CP)·h·2 B (÷ TP with SP: a rank routes its "
+                   "sequence shard), in-node share over NVLink, "
                    "the rest over the network, each with one hop's latency; not overlapped")},
         {StepPart::pipelineTransfer, "pipeline_transfer", "PP transfers",
          PAGE_TEXT("m × v × 2 sends of b·(s/CP)·h·2 B (÷ TP with SP), each with one hop's latency")},

@@ -156,6 +156,11 @@ StepTime estimateStepTime(const Config& c) noexcept {
     const double perNode = c.gpusPerNode;
 
     const double tokens = x.b * x.sRank;  // one micro-batch's tokens on one GPU of the TP group
+    // A MoE layer routes the tokens its rank holds: under sequence parallelism the TP group's sequence shard, s/TP
+    // (Megatron-LM's MoELayer.forward requires SP with TP in training and takes [s/TP, b, h]; the all-to-all
+    // dispatcher sends those tokens, gathering over the expert-TP group only after it; torchtitan's
+    // ReordererSequenceParallel splits the tokens over TP the same way).
+    const double routedTokens = tokens / x.spDivisor;
     const bool frozenBase = c.finetune != Finetune::full;
     // Backward of a linear: the input gradient and the weight gradient (2× forward); a frozen base computes only the
     // input gradient (1×).
@@ -186,7 +191,7 @@ StepTime estimateStepTime(const Config& c) noexcept {
     const double moeBytes = c.experts != 0
                                 ? tokens * (hiddenBytes * x.h / x.spDivisor + pointwise.perRotated * rotated +
                                             pointwise.perFfn * (c.expertsPerToken * detail::expertFfn(c) + c.sharedExpertFfn) / x.t) +
-                                      detail::routingBytes(c, tokens, x.h)
+                                      detail::routingBytes(c, routedTokens, x.h)
                                 : 0;
     // QLoRA dequantises each NF4 weight to BF16 in forward and in backward: 0.5 B read, 2 B written, 2 B read again.
     const double dequantBytesPerParam = c.finetune == Finetune::qlora ? 2 * 4.5 : 0;
@@ -269,7 +274,7 @@ StepTime estimateStepTime(const Config& c) noexcept {
     const double cpExchange =
         c.cp > 1 ? 3 * (c.cp - 1) * detail::ncclHopSeconds(kvChunk, links.of(c.tp * c.cp, perNode), c.tp * c.cp > perNode) : 0;
     // EP: one all-to-all of the top-k copies of each token (time/moe_time.cpp).
-    const double epAllToAll = detail::expertAllToAllSeconds(c, tokens, links.intraNode, links.interNode);
+    const double epAllToAll = detail::expertAllToAllSeconds(c, routedTokens, links.intraNode, links.interNode);
 
     // Recomputation.
     Recompute rc;
