@@ -562,6 +562,12 @@ TEST_CASE("the MoE token dispatcher comes from the launch file: torchtitan's com
     CHECK(std::any_of(gathered.unmapped.begin(), gathered.unmapped.end(),
                       [](const Unmapped& u) { return u.key == "--moe-token-dispatcher-type"; }));
 
+    // Megatron-LM's EP all-to-all overlap (Megatron-Bridge's moe_a2a_overlap) is a flag of its own; absent, it is off.
+    const ImportResult overlapped = importText(megatron + "--overlap-moe-expert-parallel-comm", ImportFormat::megatron);
+    CHECK(assignedText(overlapped, "overlap_moe_comm") == "true");
+    for (const auto& u : overlapped.unmapped) CHECK(u.key.find("overlap") == std::string::npos);
+    CHECK(assignedText(a2a, "overlap_moe_comm") == "false");
+
     // Both write it back.
     Config c;
     applyModelPreset(c, *findModelPreset("mixtral-8x7b"));
@@ -575,6 +581,7 @@ TEST_CASE("the MoE token dispatcher comes from the launch file: torchtitan's com
     for (const Framework framework : {Framework::torchtitan, Framework::megatron}) {
         c.framework = framework;
         if (framework == Framework::megatron) c.zero = 1;
+        c.overlapMoeComm = framework == Framework::megatron;
         checkRoundTrip(c, framework == Framework::megatron ? ImportFormat::megatron : ImportFormat::torchtitan);
     }
 }

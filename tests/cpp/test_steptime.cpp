@@ -261,6 +261,81 @@ TEST_CASE("Megatron-LM's overlap switches hide the distributed optimizer's reduc
     CHECK(refusedAt({{"framework", "megatron"}, {"zero", "0"}, {"overlap_param_gather", "true"}}) == "overlap_param_gather");
 }
 
+TEST_CASE("Megatron-LM's EP all-to-all overlap hides each all-to-all behind the paired micro-batch's compute", "[steptime][moe]") {
+    // Qwen3-30B-A3B on 8 H100s, EP 8 over NVLink.
+    const std::vector<Assignment> base{{"model", "qwen3-30b-a3b"},
+                                       {"gpu", "h100-80gb"},
+                                       {"method", "membudget"},
+                                       {"framework", "megatron"},
+                                       {"tp", "1"},
+                                       {"dp", "8"},
+                                       {"ep", "8"},
+                                       {"mb", "1"},
+                                       {"seq", "4096"},
+                                       {"zero", "1"},
+                                       {"ckpt", "none"}};
+    auto ep = [&](std::vector<Assignment> changes) {
+        std::vector<Assignment> all = base;
+        all.insert(all.end(), changes.begin(), changes.end());
+        return part(estimateStepTime(configOf(all)), StepPart::expertParallel);
+    };
+    // One micro-batch has no other to pair with: nothing hidden.
+    CHECK(ep({{"microbatches", "1"}, {"overlap_moe_comm", "true"}}) == Approx(ep({{"microbatches", "1"}})).epsilon(1e-12));
+    // Eight: seven pair (the first forward and the last backward do not), each all-to-all shown only past what it runs
+    // beside, so at least the unpaired eighth stays.
+    const double exposed = ep({{"microbatches", "8"}}), overlapped = ep({{"microbatches", "8"}, {"overlap_moe_comm", "true"}});
+    CHECK(overlapped < exposed);
+    CHECK(overlapped >= exposed / 8 * (1 - 1e-12));
+    // Over the network (one GPU a node) the all-to-alls outgrow the compute beside them: a larger share stays exposed
+    // than inside the node.
+    const double slowExposed = ep({{"microbatches", "8"}, {"gpus_per_node", "1"}}),
+                 slowOverlapped = ep({{"microbatches", "8"}, {"gpus_per_node", "1"}, {"overlap_moe_comm", "true"}});
+    CHECK(slowOverlapped < slowExposed);
+    CHECK(slowOverlapped / slowExposed > overlapped / exposed);
+    // Under a pipeline the first stage's warm-up forwards, 2(PP − 1) + (v − 1)·PP chunks, are not paired: PP 2 × v 2
+    // over 8 micro-batches leaves 4 + 1 of 16 chunks unpaired.
+    const std::vector<Assignment> piped{{"pp", "2"}, {"vpp", "2"}, {"dp", "4"}, {"ep", "4"}, {"microbatches", "8"}};
+    std::vector<Assignment> pipedOverlap = piped;
+    pipedOverlap.push_back({"overlap_moe_comm", "true"});
+    CHECK(ep(pipedOverlap) >= ep(piped) * 5 / 16 * (1 - 1e-12));
+    CHECK(ep(pipedOverlap) < ep(piped));
+    // Megatron-LM's own checks (transformer_config.py): expert parallelism, no full recomputation, interleaving under
+    // a pipeline, and Megatron-LM itself.
+    auto refusedAt = [&](std::vector<Assignment> changes) {
+        std::vector<Assignment> all = base;
+        all.insert(all.end(), changes.begin(), changes.end());
+        all.push_back({"overlap_moe_comm", "true"});
+        return test::refusedAt(applyAssignments(all).config);
+    };
+    CHECK(refusedAt({{"ep", "1"}}) == "overlap_moe_comm");
+    CHECK(refusedAt({{"ckpt", "full"}}) == "overlap_moe_comm");
+    CHECK(refusedAt({{"pp", "2"}, {"dp", "4"}, {"ep", "4"}}) == "overlap_moe_comm");
+    CHECK(refusedAt({{"framework", "torchtitan"}, {"zero", "3"}}) == "overlap_moe_comm");
+    // The planner keeps the switch on the rows that allow it and drops it where a row's layout refuses it, so every
+    // row it lists validates.
+    PlanRequest request;
+    request.base = configOf([&] {
+        std::vector<Assignment> all = base;
+        all.push_back({"overlap_moe_comm", "true"});
+        all.push_back({"microbatches", "8"});
+        return all;
+    }());
+    request.gpus = 8;
+    request.globalBatch = 64;
+    request.includeTight = true;
+    const PlanResult result = plan(request);
+    REQUIRE(!result.rows.empty());
+    bool kept = false;
+    for (const PlanRow& row : result.rows) {
+        const Config c = planRowConfig(request.base, row);
+        INFO(row.tp << " " << row.pp << " " << row.ep << " " << toString(row.ckpt));
+        CHECK(validate(c).empty());
+        kept = kept || c.overlapMoeComm;
+        if (row.pp > 1 || row.ckpt == Checkpointing::full || row.ep <= 1) CHECK_FALSE(c.overlapMoeComm);
+    }
+    CHECK(kept);
+}
+
 TEST_CASE("TP's all-reduces pay NCCL's ring latency: LL for a small message, Simple for a large one", "[steptime]") {
     // Llama 3.1 8B over TP 8 in one node, no SP, no recomputation: 32 layers × 4 all-reduces of b·s·h·2 B each.
     auto tp = [](const char* seq) {

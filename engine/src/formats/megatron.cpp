@@ -172,6 +172,7 @@ void importMegatron(Words& w, Mapping& m) {
     if (!setFromFlag(m, w, "last_stage_layers", {"--decoder-last-pipeline-num-layers"})) m.setNumber("last_stage_layers", 0);
     m.setBool("overlap_grad_reduce", w.has({"--overlap-grad-reduce"}));
     m.setBool("overlap_param_gather", w.has({"--overlap-param-gather"}));
+    m.setBool("overlap_moe_comm", w.has({"--overlap-moe-expert-parallel-comm"}));
     // The embedding and the loss counted as layers in the split (transformer_config.py account_for_*_in_pipeline_split).
     const bool accountEmbedding = w.has({"--account-for-embedding-in-pipeline-split"}),
                accountLoss = w.has({"--account-for-loss-in-pipeline-split"});
@@ -296,6 +297,7 @@ ExportResult exportMegatron(const Config& c) {
         flag("--use-megatron-fsdp --data-parallel-sharding-strategy " + std::string(c.zero == 2 ? "optim_grads" : "optim_grads_params"));
     if (c.overlapGradReduce) flag("--overlap-grad-reduce");
     if (c.overlapParamGather) flag("--overlap-param-gather");
+    if (c.overlapMoeComm) flag("--overlap-moe-expert-parallel-comm");
     if (c.vpp > 1) flag("--num-virtual-stages-per-pipeline-rank " + formatNumber(c.vpp));
     if (c.firstStageLayers > 0) flag("--decoder-first-pipeline-num-layers " + formatNumber(c.firstStageLayers));
     if (c.lastStageLayers > 0) flag("--decoder-last-pipeline-num-layers " + formatNumber(c.lastStageLayers));

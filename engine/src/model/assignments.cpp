@@ -85,7 +85,8 @@ void chooseWhatChoicesRequire(Config& c, const std::function<bool(std::string_vi
     // Megatron-LM's own switches leave with Megatron-LM (validate() refuses them under another framework).
     if (c.framework != Framework::megatron) {
         for (const auto& [member, key] :
-             {std::pair{&Config::overlapGradReduce, "overlap_grad_reduce"}, std::pair{&Config::overlapParamGather, "overlap_param_gather"}})
+             {std::pair{&Config::overlapGradReduce, "overlap_grad_reduce"}, std::pair{&Config::overlapParamGather, "overlap_param_gather"},
+              std::pair{&Config::overlapMoeComm, "overlap_moe_comm"}})
             if (c.*member && !given(key)) {
                 choose(key, "false", "Megatron-LM's switch");
                 c.*member = false;

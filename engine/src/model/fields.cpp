@@ -799,6 +799,16 @@ std::vector<FieldSpec> buildFields() {
          .help = PAGE_TEXT("Megatron-LM: gather the updated parameters while the next forward runs"),
          .section = PAGE_TEXT("Megatron-LM --overlap-param-gather (distributed_data_parallel.py)"),
          .applies = Applies::training});
+    add({.key = "overlap_moe_comm",
+         .label = "Overlap MoE all-to-alls",
+         .group = "parallelism",
+         .kind = K::boolean,
+         .member = &Config::overlapMoeComm,
+         .unit = "",
+         .help = PAGE_TEXT("Megatron-LM: run each MoE dispatch and combine beside another micro-batch's compute (the combined "
+                           "1F1B schedule; Megatron-Bridge's moe_a2a_overlap)"),
+         .section = PAGE_TEXT("Megatron-LM --overlap-moe-expert-parallel-comm (pipeline_parallel/combined_1f1b.py)"),
+         .applies = Applies::moe | Applies::training});
     add({.key = "gpus",
          .label = "GPU count",
          .group = "parallelism",

@@ -135,7 +135,8 @@ std::vector<Problem> validate(const Config& config) {
     // Megatron-LM's overlap switches; the other frameworks overlap as they ship (PyTorch DDP and FSDP reduce during
     // backward and prefetch their gathers), which the step time takes without a switch.
     for (const auto& [on, key] :
-         {std::pair{config.overlapGradReduce, "overlap_grad_reduce"}, std::pair{config.overlapParamGather, "overlap_param_gather"}})
+         {std::pair{config.overlapGradReduce, "overlap_grad_reduce"}, std::pair{config.overlapParamGather, "overlap_param_gather"},
+          std::pair{config.overlapMoeComm, "overlap_moe_comm"}})
         if (on && config.framework != Framework::megatron)
             errors.push_back({key, std::string(key) + " is Megatron-LM's switch; framework must be megatron"});
     if (config.autocast && config.framework != Framework::deepspeed)
@@ -146,6 +147,19 @@ std::vector<Problem> validate(const Config& config) {
         errors.push_back({"autocast", "autocast lowers FP32 work to BF16 or FP16; precision must be bf16 or fp16"});
     if (config.overlapParamGather && config.zero < 1)
         errors.push_back({"overlap_param_gather", "overlap_param_gather needs zero ≥ 1 (the distributed optimizer); got zero = 0"});
+    // Megatron-LM's checks for the EP all-to-all overlap (transformer_config.py, overlap_moe_expert_parallel_comm).
+    if (config.overlapMoeComm && config.framework == Framework::megatron) {
+        if (config.experts == 0 || config.ep <= 1)
+            errors.push_back({"overlap_moe_comm", "overlap_moe_comm needs expert parallelism (experts > 0 and ep > 1); got ep = " +
+                                                      n(config.experts == 0 ? 1 : config.ep)});
+        else if (config.ckpt == Checkpointing::full)
+            errors.push_back({"overlap_moe_comm",
+                              "overlap_moe_comm needs ckpt other than full (Megatron-LM: \"disable full "
+                              "recomputation when enabling overlap_moe_expert_parallel_comm\"); got ckpt = full"});
+        else if (config.pp > 1 && config.vpp <= 1)
+            errors.push_back({"overlap_moe_comm", "overlap_moe_comm with pp > 1 needs interleaving (vpp > 1); got pp = " + n(config.pp) +
+                                                      ", vpp = " + n(config.vpp)});
+    }
     if (config.splitAccounts != SplitAccounts::none) {
         // Megatron-LM's accounted split: its own option (TransformerConfig refuses it beside the first and last stages'
         // layer counts), over at least two stages, with layers + the accounted embedding and loss divisible by pp.

@@ -112,6 +112,17 @@ Advice tryChange(const Config& c, const Result& before, const std::vector<const 
         a.change += (a.change.empty() ? "" : "; ") + change->change;
         a.cost += (a.cost.empty() ? "" : "; ") + change->cost;
     }
+    // Megatron-LM refuses its EP all-to-all overlap under full recomputation or a pipeline without interleaving: a
+    // change that brings either turns the overlap off, and says so.
+    if (c.overlapMoeComm) {
+        std::vector<Assignment> probe;
+        for (const auto& [key, value] : keys) probe.push_back({key, value});
+        const ParsedConfig probed = applyAssignments(probe, c);
+        if (!moeCommOverlapAllowed(probed.config)) {
+            keys.emplace_back("overlap_moe_comm", "false");
+            a.change += "; overlap_moe_comm = false";
+        }
+    }
     std::vector<Assignment> assignments;
     for (const auto& [key, value] : keys) {
         assignments.push_back({key, value});

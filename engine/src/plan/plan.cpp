@@ -71,6 +71,7 @@ Config layoutConfig(const PlanRequest& r, const Layout& L) {
     c.zero = 0;
     // Megatron-LM's --overlap-param-gather overlaps the distributed optimizer's gather: a ZeRO-0 row has none.
     c.overlapParamGather = false;
+    c.overlapMoeComm = false;
     return c;
 }
 
@@ -458,6 +459,7 @@ PlanResult plan(const PlanRequest& r) noexcept {
                             row.bubble = pipelineBubbleFraction(L.pp, c.microbatches, c.vpp);
                             row.tpCrossesNode = tpCrosses;
                             row.cpCrossesNode = cpCrosses && L.cp > 1;
+                            c.overlapMoeComm = base.overlapMoeComm && moeCommOverlapAllowed(c);
                             const StepTime speed = estimateStepTime(c);
                             row.stepSeconds = speed.stepSeconds;
                             row.tokensPerSecondPerGpu = speed.tokensPerSecondPerGpu;

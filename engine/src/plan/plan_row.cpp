@@ -7,6 +7,7 @@
 #include "membudget/base/choices.hpp"
 #include "membudget/model/config.hpp"
 #include "membudget/model/fields.hpp"
+#include "membudget/model/layout.hpp"
 #include "membudget/plan/plan.hpp"
 
 namespace membudget {
@@ -92,6 +93,7 @@ Config planRowConfig(const Config& base, const PlanRow& row) {
     c.vpp = 1;
     // --overlap-param-gather belongs to the distributed optimizer: the user's switch holds on the rows that have one.
     c.overlapParamGather = base.overlapParamGather && c.zero >= 1;
+    c.overlapMoeComm = base.overlapMoeComm && moeCommOverlapAllowed(c);
     return c;
 }
 

@@ -276,6 +276,28 @@ StepTime estimateStepTime(const Config& c) noexcept {
     // EP: one all-to-all of the top-k copies of each token (time/moe_time.cpp).
     const double epAllToAll = detail::expertAllToAllSeconds(c, routedTokens, links.intraNode, links.interNode);
 
+    // Megatron-LM's EP all-to-all overlap (--overlap-moe-expert-parallel-comm; pipeline_parallel/combined_1f1b.py and
+    // the layer's fine-grained schedule plan): one micro-batch's forward runs beside another's backward, layer by
+    // layer, each all-to-all on a communication stream beside the other pass's compute: the backward's combine beside
+    // the forward's attention, the forward's dispatch beside the backward's MLP, the backward's dispatch beside the
+    // forward's MLP, the forward's combine beside the backward's attention. Each shows only past what it sits beside
+    // (the attention block: its linears and the core; the MLP: the routed experts and the router; the pointwise work
+    // counted on neither side). Only the micro-batches the schedule pairs: not the warm-up forwards of the first stage
+    // (2(PP − 1) + (v − 1)·PP, schedules.py) nor the last backward.
+    double epPerMoeLayer = 4 * epAllToAll;
+    if (c.overlapMoeComm && moeCommOverlapAllowed(c) && epAllToAll > 0) {
+        const double mlpShare = moeLinear > 0 ? (moeLinear - rank.moeLayerLinear) / moeLinear : 0;
+        const double fwdAttention = moe.fwdMatmul * (1 - mlpShare) + moe.fwdAttention, fwdMlp = moe.fwdMatmul * mlpShare;
+        const double bwdMatmul = moe.matmul - moe.fwdMatmul;
+        const double bwdAttention = bwdMatmul * (1 - mlpShare) + (moe.attention - moe.fwdAttention), bwdMlp = bwdMatmul * mlpShare;
+        double paired = 0;
+        for (double beside : {fwdAttention, bwdMlp, fwdMlp, bwdAttention}) paired += std::max(0.0, epAllToAll - beside);
+        const double chunks = c.microbatches * c.vpp;
+        const double warmup = c.pp > 1 ? std::min(2 * (c.pp - 1) + (c.vpp - 1) * c.pp, chunks) : 0;
+        const double pairedShare = std::max(0.0, chunks - warmup - 1) / chunks;
+        epPerMoeLayer = pairedShare * paired + (1 - pairedShare) * 4 * epAllToAll;
+    }
+
     // Recomputation.
     Recompute rc;
     if (c.ckpt == Checkpointing::full) rc = {1, 1, 1};
@@ -319,7 +341,7 @@ StepTime estimateStepTime(const Config& c) noexcept {
         // dispatch and combine again (the checkpointed layer's forward includes them; torchtitan's op-level SAC saves
         // the all-to-all's output, _save_list, so it does not).
         const double recomputedMoeForward = c.ckpt == Checkpointing::full ? recomputedMoe : 0;
-        at(StepPart::expertParallel) = (4 * moeLayers + 2 * recomputedMoeForward) * epAllToAll;
+        at(StepPart::expertParallel) = moeLayers * epPerMoeLayer + 2 * recomputedMoeForward * epAllToAll;
         if (stage == stages - 1) {
             // The output layer (BF16 under FP8 recipes) and the loss over the vocabulary shard.
             const double logits = tokens * x.V / x.t;

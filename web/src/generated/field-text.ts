@@ -290,6 +290,10 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "help": "Megatron-LM: gather the updated parameters while the next forward runs",
     "section": "Megatron-LM --overlap-param-gather (distributed_data_parallel.py)"
   },
+  "overlap_moe_comm": {
+    "help": "Megatron-LM: run each MoE dispatch and combine beside another micro-batch's compute (the combined 1F1B schedule; Megatron-Bridge's moe_a2a_overlap)",
+    "section": "Megatron-LM --overlap-moe-expert-parallel-comm (pipeline_parallel/combined_1f1b.py)"
+  },
   "gpus": {
     "help": "The GPUs you have: DP follows it, gpus / (TP × PP × CP); a DP that does not multiply to it is refused",
     "section": "Chapter §4 (verification checklist)"

@@ -170,6 +170,7 @@ export interface Config {
   zero: number;
   overlap_grad_reduce: boolean;
   overlap_param_gather: boolean;
+  overlap_moe_comm: boolean;
   gpus: number;
   mb: number;
   seq: number;

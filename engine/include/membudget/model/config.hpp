@@ -109,6 +109,9 @@ struct Config {
     // reduce-scatter runs in buckets during the last backward, the parameter all-gather during the next forward.
     bool overlapGradReduce = false;
     bool overlapParamGather = false;
+    // Megatron-LM's --overlap-moe-expert-parallel-comm (Megatron-Bridge's moe_a2a_overlap): the combined 1F1B
+    // schedule runs one micro-batch's forward beside another's backward, each MoE all-to-all beside the other's compute.
+    bool overlapMoeComm = false;
     double gpus = 0;              // 0 means TP × PP × CP × DP
     double ep = 1;                // expert parallel
     double etp = 0;               // expert tensor parallel; 0 means TP
