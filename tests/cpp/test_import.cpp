@@ -24,6 +24,8 @@
 #include "membudget/model/presets.hpp"
 #include "membudget/model/query.hpp"
 #include "membudget/model/validate.hpp"
+#include "model/pipeline_layout.hpp"
+#include "model/rank.hpp"
 
 using nlohmann::json;
 using namespace membudget;
@@ -630,6 +632,85 @@ TEST_CASE("Megatron-LM's accounted pipeline split: the embedding and the loss co
     flat.pp = 1;
     flat.vpp = 1;
     CHECK(test::refusedAt(flat) == "split_accounts");
+}
+
+TEST_CASE("Megatron-LM's custom pipeline layout: read as Megatron-LM reads it, validated, imported, exported, each chunk in flight",
+          "[import][megatron][stages]") {
+    using detail::parsePipelineLayout;
+    // Megatron-LM's own example (parse_str_to_list): "Ettt|(tt|)*29,m|L" is [E t t t] + [t t] × 29 + [m], [L].
+    const detail::ParsedLayout example = parsePipelineLayout("Ettt|(tt|)*29,m|L");
+    REQUIRE(example.error.empty());
+    REQUIRE(example.chunks.size() == 32);
+    CHECK(example.chunks[0].embedding == 1);
+    CHECK(example.chunks[0].decoder == 3);
+    for (size_t v = 1; v < 30; ++v) CHECK(example.chunks[v].decoder == 2);
+    CHECK(example.chunks[30].mtp == 1);
+    CHECK(example.chunks[31].loss == 1);
+    CHECK(example.first == 'E');
+    CHECK(example.last == 'L');
+    CHECK(parsePipelineLayout("Et*3|t|tL").chunks[0].decoder == 3);
+    // Bounded: a short text that unrolls past the bound is refused at once; a character outside the grammar is named.
+    CHECK(parsePipelineLayout("E(t|)*99999999999999L").error.find("unrolls to more than") != std::string::npos);
+    CHECK(parsePipelineLayout("Et*99999999999999L").error.find("unrolls to more than") != std::string::npos);
+    CHECK(parsePipelineLayout("Etx|L").error.find("'x'") != std::string::npos);
+
+    // Megatron-Bridge's DeepSeek-V3 layout for PP 8 × VP 2 (set_deepseek_v3_pipeline_model_parallel_layout): rank 0
+    // holds the embedding and 4 + 4 layers, rank 7 4 layers and then 1 with the MTP layer and the loss.
+    const std::string script =
+        "torchrun pretrain_gpt.py --pipeline-model-parallel-size 8 --pipeline-model-parallel-layout 'Et*4|(t*4|)*14tmL' "
+        "--expert-model-parallel-size 32 --micro-batch-size 1 --global-batch-size 4096 --seq-length 4096 --bf16";
+    const ImportResult r = importText(script, ImportFormat::megatron);
+    CHECK(assignedText(r, "pipeline_layout") == "Et*4|(t*4|)*14tmL");
+    CHECK(assignedText(r, "vpp") == "2");
+    for (const auto& u : r.unmapped) CHECK(u.key.find("layout") == std::string::npos);
+    Config c = applied({{"model", "deepseek-v3"},
+                        {"method", "membudget"},
+                        {"framework", "megatron"},
+                        {"tp", "1"},
+                        {"pp", "8"},
+                        {"vpp", "2"},
+                        {"dp", "32"},
+                        {"ep", "32"},
+                        {"etp", "1"},
+                        {"mb", "1"},
+                        {"microbatches", "128"},
+                        {"seq", "4096"},
+                        {"zero", "1"},
+                        {"ckpt", "none"},
+                        {"pipeline_layout", "Et*4|(t*4|)*14tmL"}});
+    CHECK(validate(c).empty());
+    CHECK(stageLayers(c) == std::vector<double>{8, 8, 8, 8, 8, 8, 8, 5});
+    // Without the layout Megatron-LM's split cannot give these chunks (vpp must divide each stage's layers).
+    Config even = c;
+    even.pipelineLayout.clear();
+    CHECK(test::refusedAt(even) == "vpp");
+    // In flight under the interleaved schedule: the last rank's warm-up is one group of PP forwards through its first
+    // chunk (4 layers each) and one through its second (1 layer): 8 × 4 + 1 = 33 layer copies, not 9 × 5/2; rank 0's
+    // 23 forwards all hold 4 layers.
+    CHECK(detail::inFlightLayerCopies(c, 5, 7) == 33);
+    CHECK(detail::inFlightLayerCopies(c, 8, 0) == 23 * 4);
+    CHECK(evaluate(c).ok());
+    checkRoundTrip(c, ImportFormat::megatron);
+    // Megatron-LM's checks (PipelineParallelLayerLayout.__init__, validate_layer_layout) and membudget's own.
+    auto refused = [&c](const std::string& key, const std::string& value) {
+        std::vector<Assignment> all{{key, value}};
+        return test::refusedAt(applyAssignments(all, c).config);
+    };
+    CHECK(refused("vpp", "1") == "vpp");                                              // 16 stages over PP 8
+    CHECK(refused("pipeline_layout", "Et*4|(t*4|)*13tmL") == "pipeline_layout");      // 15 stages
+    CHECK(refused("pipeline_layout", "Et*4|(t*4|)*14ttmL") == "pipeline_layout");     // 62 layers
+    CHECK(refused("pipeline_layout", "t*4|E(t*4|)*14tmL") == "pipeline_layout");      // not E first
+    CHECK(refused("pipeline_layout", "Et*4|(t*4|)*14tLm") == "pipeline_layout");      // not L last
+    CHECK(refused("pipeline_layout", "Et*4|(t*4|)*13t*4m|tL") == "pipeline_layout");  // MTP off the last rank
+    CHECK(refused("first_stage_layers", "8") == "pipeline_layout");
+    Config titan = c;
+    titan.framework = Framework::torchtitan;
+    titan.zero = 3;
+    CHECK(test::refusedAt(titan) == "pipeline_layout");
+    // Another framework chosen without it: the layout leaves with Megatron-LM, said.
+    const std::vector<Assignment> toTitan{{"framework", "torchtitan"}};
+    const ParsedConfig switched = applyAssignments(toTitan, c);
+    CHECK(switched.config.pipelineLayout.empty());
 }
 
 TEST_CASE("PyTorch's allocator settings come from the script's PYTORCH_CUDA_ALLOC_CONF, and go back out", "[import][allocator]") {

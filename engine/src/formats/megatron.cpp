@@ -17,6 +17,7 @@
 #include "membudget/formats/export.hpp"
 #include "membudget/model/config.hpp"
 #include "membudget/model/layout.hpp"
+#include "model/pipeline_layout.hpp"
 
 namespace membudget::detail {
 
@@ -178,7 +179,15 @@ void importMegatron(Words& w, Mapping& m) {
                accountLoss = w.has({"--account-for-loss-in-pipeline-split"});
     m.set("split_accounts", accountEmbedding && accountLoss ? "both" : accountEmbedding ? "embedding" : accountLoss ? "loss" : "none");
     const double accounted = (accountEmbedding ? 1 : 0) + (accountLoss ? 1 : 0);
-    if (const auto perStage = flagNumber(m, w.find({"--num-layers-per-virtual-pipeline-stage"}))) {
+    // A custom layout places every layer itself and gives VPP: its stages ÷ PP (arguments.py sets
+    // virtual_pipeline_model_parallel_size from it); validate() names a layout that does not read.
+    Flag* layoutFlag = w.find({"--pipeline-model-parallel-layout"});
+    m.set("pipeline_layout", layoutFlag ? layoutFlag->value : "");
+    if (layoutFlag) {
+        const ParsedLayout layout = parsePipelineLayout(layoutFlag->value);
+        const double stages = static_cast<double>(layout.chunks.size());
+        if (layout.error.empty() && pp > 0 && std::fmod(stages, pp) == 0) m.setNumber("vpp", stages / pp);
+    } else if (const auto perStage = flagNumber(m, w.find({"--num-layers-per-virtual-pipeline-stage"}))) {
         if (layers && *perStage > 0 && std::fmod((*layers + accounted) / pp, *perStage) == 0)
             m.setNumber("vpp", (*layers + accounted) / pp / *perStage);
         else
@@ -298,7 +307,11 @@ ExportResult exportMegatron(const Config& c) {
     if (c.overlapGradReduce) flag("--overlap-grad-reduce");
     if (c.overlapParamGather) flag("--overlap-param-gather");
     if (c.overlapMoeComm) flag("--overlap-moe-expert-parallel-comm");
-    if (c.vpp > 1) flag("--num-virtual-stages-per-pipeline-rank " + formatNumber(c.vpp));
+    // The layout's characters (E, L, t, m, digits, | ( ) * ,) need the shell's single quotes, and hold none.
+    if (!c.pipelineLayout.empty())
+        flag("--pipeline-model-parallel-layout '" + c.pipelineLayout + "'");
+    else if (c.vpp > 1)
+        flag("--num-virtual-stages-per-pipeline-rank " + formatNumber(c.vpp));
     if (c.firstStageLayers > 0) flag("--decoder-first-pipeline-num-layers " + formatNumber(c.firstStageLayers));
     if (c.lastStageLayers > 0) flag("--decoder-last-pipeline-num-layers " + formatNumber(c.lastStageLayers));
     if (c.splitAccounts == SplitAccounts::embedding || c.splitAccounts == SplitAccounts::both)

@@ -5,6 +5,7 @@
 
 #include "membudget/base/choices.hpp"
 #include "membudget/model/config.hpp"
+#include "model/pipeline_layout.hpp"
 #include "model/rank.hpp"
 
 namespace membudget::detail {
@@ -27,6 +28,16 @@ double torchtitanStageLayers(const Config& c, double stage) {
 }  // namespace
 
 double stageLayerCount(const Config& c, double stage) {
+    // Megatron-LM's custom layout: pipeline rank r builds the virtual stages r, r + PP, … (PipelineParallelLayerLayout
+    // turns the flat list into layout[pp_rank][vpp_rank] = list[vpp_rank · PP + pp_rank]). An unreadable layout holds
+    // nothing (validate() names it).
+    if (!c.pipelineLayout.empty()) {
+        const ParsedLayout layout = parsePipelineLayout(c.pipelineLayout);
+        double layers = 0;
+        for (size_t v = static_cast<size_t>(stage); v < layout.chunks.size(); v += static_cast<size_t>(c.pp))
+            layers += layout.chunks[v].decoder;
+        return layers;
+    }
     if (c.pp == 1) return c.layers;
     const bool firstSet = c.firstStageLayers != 0, lastSet = c.lastStageLayers != 0;
     if (c.framework == Framework::torchtitan && !firstSet && !lastSet) return torchtitanStageLayers(c, stage);
@@ -71,7 +82,17 @@ double inFlightMicrobatches(const Config& c, double stage) { return std::min(c.p
 double inFlightLayerCopies(const Config& c, double stageLayerCount, double stage) {
     if (c.vpp <= 1) return inFlightMicrobatches(c, stage) * stageLayerCount;
     const double chunks = std::min(2 * (c.pp - stage - 1) + (c.vpp - 1) * c.pp + 1, c.microbatches * c.vpp);
-    return chunks * stageLayerCount / c.vpp;
+    if (c.pipelineLayout.empty()) return chunks * stageLayerCount / c.vpp;
+    // Uneven model chunks: the k-th forward of the warm-up runs model chunk (k mod PP·v) ÷ PP (schedules.py
+    // get_model_chunk_id, micro-batches in groups of PP), so each in-flight chunk counts its own layers.
+    const ParsedLayout layout = parsePipelineLayout(c.pipelineLayout);
+    double copies = 0;
+    for (double k = 0; k < chunks; ++k) {
+        const double chunk = std::floor(std::fmod(k, c.pp * c.vpp) / c.pp);
+        const double v = chunk * c.pp + stage;
+        if (v < static_cast<double>(layout.chunks.size())) copies += layout.chunks[static_cast<size_t>(v)].decoder;
+    }
+    return copies;
 }
 
 Dims dimsOf(const Config& c) {

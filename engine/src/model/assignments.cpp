@@ -91,6 +91,10 @@ void chooseWhatChoicesRequire(Config& c, const std::function<bool(std::string_vi
                 choose(key, "false", "Megatron-LM's switch");
                 c.*member = false;
             }
+        if (!c.pipelineLayout.empty() && !given("pipeline_layout")) {
+            choose("pipeline_layout", "", "Megatron-LM's layout");
+            c.pipelineLayout.clear();
+        }
         if (c.splitAccounts != SplitAccounts::none && !given("split_accounts")) {
             choose("split_accounts", "none", "Megatron-LM's split");
             c.splitAccounts = SplitAccounts::none;

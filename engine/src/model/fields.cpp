@@ -799,6 +799,18 @@ std::vector<FieldSpec> buildFields() {
          .help = PAGE_TEXT("Megatron-LM: gather the updated parameters while the next forward runs"),
          .section = PAGE_TEXT("Megatron-LM --overlap-param-gather (distributed_data_parallel.py)"),
          .applies = Applies::training});
+    add({.key = "pipeline_layout",
+         .label = "Pipeline layout",
+         .group = "parallelism",
+         .kind = K::text,
+         .member = &Config::pipelineLayout,
+         .max = 1000,
+         .unit = "",
+         .help = PAGE_TEXT("Megatron-LM: the layers of each virtual pipeline stage, stages split by |: E the embedding, t a "
+                           "layer, m an MTP layer, L the loss, (…)*n and x*n repeat (e.g. Et*8|(t*8|)*6t*5mL); empty: an even "
+                           "split"),
+         .section = PAGE_TEXT("Megatron-LM --pipeline-model-parallel-layout (pipeline_parallel_layer_layout.py)"),
+         .applies = Applies::training});
     add({.key = "overlap_moe_comm",
          .label = "Overlap MoE all-to-alls",
          .group = "parallelism",

@@ -11,12 +11,62 @@
 #include "membudget/model/config.hpp"
 #include "membudget/model/fields.hpp"
 #include "model/lora.hpp"
+#include "model/pipeline_layout.hpp"
 
 namespace membudget {
 
 using detail::quoted;
 
 namespace {
+
+// Megatron-LM's custom layout (PipelineParallelLayerLayout.__init__ and validate_layer_layout): PP × VPP virtual
+// stages, the embedding first and the loss last, each once, every layer once; the MTP layers where membudget counts
+// them (the last pipeline rank); and not beside the other ways of splitting the layers.
+void checkPipelineLayout(const Config& config, std::vector<Problem>& errors) {
+    const auto n = detail::groupedNumber;
+    const std::string key = "pipeline_layout";
+    if (config.framework != Framework::megatron) {
+        errors.push_back({key, "pipeline_layout is Megatron-LM's --pipeline-model-parallel-layout; framework must be megatron"});
+        return;
+    }
+    if (config.firstStageLayers != 0 || config.lastStageLayers != 0 || config.splitAccounts != SplitAccounts::none) {
+        errors.push_back({key,
+                          "pipeline_layout places every layer itself: first_stage_layers, last_stage_layers and split_accounts "
+                          "must be unset (0, 0, none) beside it"});
+        return;
+    }
+    const detail::ParsedLayout layout = detail::parsePipelineLayout(config.pipelineLayout);
+    if (!layout.error.empty()) {
+        errors.push_back({key, "pipeline_layout " + layout.error});
+        return;
+    }
+    const double stages = static_cast<double>(layout.chunks.size());
+    if (std::fmod(stages, config.pp) != 0) {
+        errors.push_back({key, "pipeline_layout must have a multiple of pp (" + n(config.pp) + ") stages split by |; got " + n(stages)});
+        return;
+    }
+    if (stages / config.pp != config.vpp) {
+        errors.push_back({"vpp", "vpp must be pipeline_layout's stages ÷ pp (" + n(stages) + " ÷ " + n(config.pp) + " = " +
+                                     n(stages / config.pp) + "); got " + n(config.vpp)});
+        return;
+    }
+    double embedding = 0, loss = 0, decoder = 0, mtp = 0, mtpOffLast = 0;
+    for (size_t v = 0; v < layout.chunks.size(); ++v) {
+        const detail::LayoutChunk& chunk = layout.chunks[v];
+        embedding += chunk.embedding;
+        loss += chunk.loss;
+        decoder += chunk.decoder;
+        mtp += chunk.mtp;
+        if (std::fmod(static_cast<double>(v), config.pp) != config.pp - 1) mtpOffLast += chunk.mtp;
+    }
+    if (embedding != 1 || layout.first != 'E' || loss != 1 || layout.last != 'L' || decoder != config.layers || mtp != config.mtpLayers ||
+        mtpOffLast != 0)
+        errors.push_back({key, "pipeline_layout must begin with E and end with L, each once, and place every layer (t × " +
+                                   n(config.layers) + ") and MTP layer (m × " + n(config.mtpLayers) +
+                                   ", on the last rank's stages) once; got E × " + n(embedding) + ", L × " + n(loss) + ", t × " +
+                                   n(decoder) + ", m × " + n(mtp) + " (" + n(mtpOffLast) + " off the last rank)" +
+                                   (layout.first != 'E' ? ", not E first" : "") + (layout.last != 'L' ? ", not L last" : "")});
+}
 
 // A hybrid stack (layer_pattern): one known character a layer, as many as layers, beside nothing else that changes
 // what a layer is; the Mamba-2 heads split over TP as vLLM's MambaMixer2 splits them.
@@ -194,9 +244,10 @@ std::vector<Problem> validate(const Config& config) {
             errors.push_back(
                 {"shared_expert_gate", "shared_expert_gate needs a shared expert (shared_expert_ffn > 0); got shared_expert_ffn = 0"});
     }
+    if (!config.pipelineLayout.empty()) checkPipelineLayout(config, errors);
     if (config.vpp > 1 && config.pp == 1)
         errors.push_back({"vpp", "vpp (virtual pipeline stages) needs pp > 1; got vpp = " + n(config.vpp) + " with pp = 1"});
-    else if (config.vpp > 1 && std::none_of(errors.begin(), errors.end(), [](const Problem& p) {
+    else if (config.vpp > 1 && config.pipelineLayout.empty() && std::none_of(errors.begin(), errors.end(), [](const Problem& p) {
                  return p.field == "pp" || p.field == "first_stage_layers" || p.field == "last_stage_layers" || p.field == "split_accounts";
              })) {
         // Megatron-LM splits each stage's layers into vpp equal model chunks (the split above is valid); torchtitan

@@ -72,6 +72,7 @@ Config layoutConfig(const PlanRequest& r, const Layout& L) {
     // Megatron-LM's --overlap-param-gather overlaps the distributed optimizer's gather: a ZeRO-0 row has none.
     c.overlapParamGather = false;
     c.overlapMoeComm = false;
+    c.pipelineLayout.clear();  // the layouts are the planner's own even splits
     return c;
 }
 

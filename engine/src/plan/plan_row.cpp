@@ -91,6 +91,7 @@ Config planRowConfig(const Config& base, const PlanRow& row) {
     // The planner's layouts name DP themselves (gpus = 0 derives nothing) and have no interleaving.
     c.gpus = 0;
     c.vpp = 1;
+    c.pipelineLayout.clear();
     // --overlap-param-gather belongs to the distributed optimizer: the user's switch holds on the rows that have one.
     c.overlapParamGather = base.overlapParamGather && c.zero >= 1;
     c.overlapMoeComm = base.overlapMoeComm && moeCommOverlapAllowed(c);

@@ -290,6 +290,10 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "help": "Megatron-LM: gather the updated parameters while the next forward runs",
     "section": "Megatron-LM --overlap-param-gather (distributed_data_parallel.py)"
   },
+  "pipeline_layout": {
+    "help": "Megatron-LM: the layers of each virtual pipeline stage, stages split by |: E the embedding, t a layer, m an MTP layer, L the loss, (…)*n and x*n repeat (e.g. Et*8|(t*8|)*6t*5mL); empty: an even split",
+    "section": "Megatron-LM --pipeline-model-parallel-layout (pipeline_parallel_layer_layout.py)"
+  },
   "overlap_moe_comm": {
     "help": "Megatron-LM: run each MoE dispatch and combine beside another micro-batch's compute (the combined 1F1B schedule; Megatron-Bridge's moe_a2a_overlap)",
     "section": "Megatron-LM --overlap-moe-expert-parallel-comm (pipeline_parallel/combined_1f1b.py)"

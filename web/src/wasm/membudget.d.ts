@@ -171,6 +171,7 @@ export interface Config {
   overlap_grad_reduce: boolean;
   overlap_param_gather: boolean;
   overlap_moe_comm: boolean;
+  pipeline_layout: string;
   gpus: number;
   mb: number;
   seq: number;

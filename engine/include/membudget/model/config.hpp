@@ -112,10 +112,13 @@ struct Config {
     // Megatron-LM's --overlap-moe-expert-parallel-comm (Megatron-Bridge's moe_a2a_overlap): the combined 1F1B
     // schedule runs one micro-batch's forward beside another's backward, each MoE all-to-all beside the other's compute.
     bool overlapMoeComm = false;
-    double gpus = 0;              // 0 means TP × PP × CP × DP
-    double ep = 1;                // expert parallel
-    double etp = 0;               // expert tensor parallel; 0 means TP
-    double vpp = 1;               // virtual pipeline stages (interleaved 1F1B) per rank
+    double gpus = 0;  // 0 means TP × PP × CP × DP
+    double ep = 1;    // expert parallel
+    double etp = 0;   // expert tensor parallel; 0 means TP
+    double vpp = 1;   // virtual pipeline stages (interleaved 1F1B) per rank
+    // Megatron-LM's --pipeline-model-parallel-layout: the layers of each virtual stage, e.g. "Et*8|(t*8|)*6t*5mL"
+    // (model/pipeline_layout.hpp); empty: the split first_stage_layers, last_stage_layers and split_accounts give.
+    std::string pipelineLayout;
     double firstStageLayers = 0;  // 0: an even split
     double lastStageLayers = 0;
     // Megatron-LM's even split that counts the embedding and/or the loss as a layer: (layers + accounted) / pp a
