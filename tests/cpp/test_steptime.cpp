@@ -216,6 +216,16 @@ TEST_CASE(
     const double twoNodes = std::max(nvlinkHop + 7.0 / 16 * copies * 2 / intra, networkHop + 8.0 / 16 * copies * 2 / inter);
     CHECK(twoNodes == Approx(networkHop + 8.0 / 16 * copies * 2 / inter));
     CHECK(part(estimateStepTime(ep16), StepPart::expertParallel) == Approx(4 * layers * twoNodes).epsilon(1e-9));
+    // DeepEP sends a token once to each remote node that holds one of its experts, and forwards the copies over NVLink
+    // (DeepSeek-V3 report §3.2.2): over two nodes of 64 experts each, a token reaches the other node unless all 8 of
+    // its experts are local, C(64, 8) / C(128, 8); the network carries that one copy instead of 4 of the 8.
+    const Config deepep = with({{"ep", "16"}, {"dp", "16"}, {"ckpt", "none"}, {"moe_dispatcher", "deepep"}});
+    double allLocal = 1;
+    for (int i = 0; i < 8; ++i) allLocal *= (64.0 - i) / (128.0 - i);
+    const double oncePerNode = networkHop + (1 - allLocal) * tokens * h * 2 / inter;
+    CHECK(oncePerNode > nvlinkHop + (7.0 / 16 + 8.0 / 16 * 7.0 / 8) * copies * 2 / intra);  // the network still sets the time
+    CHECK(part(estimateStepTime(deepep), StepPart::expertParallel) == Approx(4 * layers * oncePerNode).epsilon(1e-9));
+    CHECK(part(estimateStepTime(deepep), StepPart::expertParallel) < part(estimateStepTime(ep16), StepPart::expertParallel) / 3);
     // Under TP with sequence parallelism a rank routes its s/TP shard of the tokens (Megatron-LM's MoELayer takes
     // [s/TP, b, h]): half the copies leave each GPU at TP 2.
     const Config tp2 = with({{"ep", "8"}, {"etp", "1"}, {"tp", "2"}, {"sp", "true"}, {"dp", "4"}, {"ckpt", "none"}});

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "membudget/base/choices.hpp"
 #include "model/rank.hpp"
 #include "time/collectives.hpp"
 
@@ -33,13 +34,28 @@ double routingBytes(const Config& c, double tokens, double hidden) {
 // every peer's send at once, nccl alltoall in device_communicator / all_to_all_single), so the slower of the two sets
 // the time. EP ranks sit every ETP GPUs (Megatron-LM's expert rank order, ETP innermost), so a node holds
 // gpus_per_node / ETP of them. Each side pays one hop's latency (collectives.hpp: the posted sends run together).
+//
+// DeepEP (moe_dispatcher = deepep) sends a token to each remote node it is routed to once, over RDMA to the GPU of
+// the same local index there, which forwards its copies to the node's other GPUs over NVLink (DeepSeek-V3 technical
+// report §3.2.2, "transmitted via IB to the GPUs with the same in-node index on their target nodes … instantaneously
+// forwarded via NVLink"; DeepEP's internode normal kernels). With the k experts drawn evenly over the EP group's
+// N nodes (the balanced routing the benchmarks force), a remote node receives a token with probability
+// 1 − C(E − E/N, k) / C(E, k); NVLink carries the node's own copies and the forwarded ones.
 double expertAllToAllSeconds(const Config& c, double tokens, double intraNodeBytesPerSecond, double interNodeBytesPerSecond) {
     const double ep = c.experts != 0 ? c.ep : 1;
     if (ep <= 1) return 0;
     const double epPerNode = std::clamp(std::floor(c.gpusPerNode / expertTensorParallel(c)), 1.0, ep);
-    const double sendBytes = tokens * c.expertsPerToken * c.hidden * 2;
-    const double intra = epPerNode > 1 ? ncclHopSeconds((epPerNode - 1) / ep * sendBytes, intraNodeBytesPerSecond, false) : 0;
-    const double inter = ep > epPerNode ? ncclHopSeconds((ep - epPerNode) / ep * sendBytes, interNodeBytesPerSecond, true) : 0;
+    const double tokenBytes = tokens * c.hidden * 2, sendBytes = tokenBytes * c.expertsPerToken;
+    double nvlinkBytes = (epPerNode - 1) / ep * sendBytes, networkBytes = (ep - epPerNode) / ep * sendBytes;
+    if (c.moeDispatcher == MoeDispatcher::deepep && ep > epPerNode) {
+        const double nodes = std::ceil(ep / epPerNode), perNode = c.experts / nodes;
+        double none = 1;  // a given node holds none of the token's k experts
+        for (double i = 0; i < c.expertsPerToken; ++i) none *= std::max(0.0, (c.experts - perNode - i) / (c.experts - i));
+        networkBytes = (nodes - 1) * (1 - none) * tokenBytes;
+        nvlinkBytes += (ep - epPerNode) / ep * sendBytes * (epPerNode - 1) / epPerNode;
+    }
+    const double intra = epPerNode > 1 ? ncclHopSeconds(nvlinkBytes, intraNodeBytesPerSecond, false) : 0;
+    const double inter = ep > epPerNode ? ncclHopSeconds(networkBytes, interNodeBytesPerSecond, true) : 0;
     return std::max(intra, inter);
 }
 

@@ -32,7 +32,8 @@ std::span<const StepPartText> stepPartTexts() {
         {StepPart::expertParallel, "expert_parallel", "EP communication",
          PAGE_TEXT("m × MoE layers × 4 all-to-alls (6 with full recomputation) of top-k × b·(s/CP)·h·2 B (÷ TP with SP: a rank routes its "
                    "sequence shard), in-node share over NVLink, "
-                   "the rest over the network, each with one hop's latency; not overlapped")},
+                   "the rest over the network (DeepEP: a token once per remote node), each with one hop's latency; overlapped only by "
+                   "Megatron-LM's overlap_moe_comm")},
         {StepPart::pipelineTransfer, "pipeline_transfer", "PP transfers",
          PAGE_TEXT("m × v × 2 sends of b·(s/CP)·h·2 B (÷ TP with SP), each with one hop's latency")},
         {StepPart::pipelineBubble, "pipeline_bubble", "Pipeline bubble",
