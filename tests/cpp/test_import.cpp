@@ -24,6 +24,7 @@
 #include "membudget/model/presets.hpp"
 #include "membudget/model/query.hpp"
 #include "membudget/model/validate.hpp"
+#include "membudget/plan/advice.hpp"
 #include "model/pipeline_layout.hpp"
 #include "model/rank.hpp"
 
@@ -707,6 +708,15 @@ TEST_CASE("Megatron-LM's custom pipeline layout: read as Megatron-LM reads it, v
     titan.framework = Framework::torchtitan;
     titan.zero = 3;
     CHECK(test::refusedAt(titan) == "pipeline_layout");
+    // Advice that doubles PP leaves the layout (named for PP 8) for an even split without interleaving, and says so.
+    Config ep8 = c;
+    ep8.ep = 8;
+    REQUIRE(validate(ep8).empty());
+    const std::vector<Advice> advice = advise(ep8);
+    const auto deeper = std::find_if(advice.begin(), advice.end(), [](const Advice& a) { return a.change.rfind("pp = 16", 0) == 0; });
+    REQUIRE(deeper != advice.end());
+    CHECK(deeper->change.find("pipeline_layout = (an even split), vpp = 1") != std::string::npos);
+    CHECK(deeper->query.find("pipeline_layout=&vpp=1") != std::string::npos);
     // Another framework chosen without it: the layout leaves with Megatron-LM, said.
     const std::vector<Assignment> toTitan{{"framework", "torchtitan"}};
     const ParsedConfig switched = applyAssignments(toTitan, c);

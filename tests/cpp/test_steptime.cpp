@@ -14,6 +14,7 @@
 #include "membudget/model/config.hpp"
 #include "membudget/model/presets.hpp"
 #include "membudget/model/validate.hpp"
+#include "membudget/plan/advice.hpp"
 #include "membudget/plan/plan.hpp"
 #include "membudget/time/steptime.hpp"
 
@@ -321,6 +322,17 @@ TEST_CASE("Megatron-LM's EP all-to-all overlap hides each all-to-all behind the 
     CHECK(refusedAt({{"ckpt", "full"}}) == "overlap_moe_comm");
     CHECK(refusedAt({{"pp", "2"}, {"dp", "4"}, {"ep", "4"}}) == "overlap_moe_comm");
     CHECK(refusedAt({{"framework", "torchtitan"}, {"zero", "3"}}) == "overlap_moe_comm");
+    // Advice that brings full recomputation turns the overlap off, and says so.
+    {
+        std::vector<Assignment> all = base;
+        all.push_back({"overlap_moe_comm", "true"});
+        all.push_back({"microbatches", "8"});
+        const std::vector<Advice> advice = advise(configOf(all));
+        const auto full = std::find_if(advice.begin(), advice.end(), [](const Advice& a) { return a.change.rfind("ckpt = full", 0) == 0; });
+        REQUIRE(full != advice.end());
+        CHECK(full->change == "ckpt = full; overlap_moe_comm = false");
+        CHECK(full->query == "ckpt=full&overlap_moe_comm=false");
+    }
     // The planner keeps the switch on the rows that allow it and drops it where a row's layout refuses it, so every
     // row it lists validates.
     PlanRequest request;

@@ -68,8 +68,9 @@ std::vector<Change> singleChanges(const Config& c) {
         out.push_back({"pp = " + formatNumber(c.pp * 2) + ", dp = " + formatNumber(c.dp / 2) + ", microbatches = " + m2,
                        {{"pp", formatNumber(c.pp * 2)}, {"dp", formatNumber(c.dp / 2)}, {"microbatches", m2}},
                        4,
-                       "pipeline bubble " + detail::percentText(pipelineBubbleFraction(c.pp * 2, c.microbatches * 2, c.vpp)) + " (was " +
-                           detail::percentText(pipelineBubbleFraction(c.pp, c.microbatches, c.vpp)) + ")"});
+                       "pipeline bubble " +
+                           detail::percentText(pipelineBubbleFraction(c.pp * 2, c.microbatches * 2, c.pipelineLayout.empty() ? c.vpp : 1)) +
+                           " (was " + detail::percentText(pipelineBubbleFraction(c.pp, c.microbatches, c.vpp)) + ")"});
     if (std::fmod(c.dp, 2) == 0 && std::fmod(c.seq, c.cp * 2) == 0)
         out.push_back({"cp = " + formatNumber(c.cp * 2) + ", dp = " + formatNumber(c.dp / 2) + ", microbatches = " + m2,
                        {{"cp", formatNumber(c.cp * 2)}, {"dp", formatNumber(c.dp / 2)}, {"microbatches", m2}},
@@ -111,6 +112,13 @@ Advice tryChange(const Config& c, const Result& before, const std::vector<const 
         keys.insert(keys.end(), change->keys.begin(), change->keys.end());
         a.change += (a.change.empty() ? "" : "; ") + change->change;
         a.cost += (a.cost.empty() ? "" : "; ") + change->cost;
+    }
+    // A custom pipeline layout names each stage's layers for its PP: a change of PP leaves it for an even split without
+    // interleaving, and says so.
+    if (!c.pipelineLayout.empty() && std::any_of(keys.begin(), keys.end(), [](const auto& kv) { return kv.first == "pp"; })) {
+        keys.emplace_back("pipeline_layout", "");
+        keys.emplace_back("vpp", "1");
+        a.change += "; pipeline_layout = (an even split), vpp = 1";
     }
     // Megatron-LM refuses its EP all-to-all overlap under full recomputation or a pipeline without interleaving: a
     // change that brings either turns the overlap off, and says so.
