@@ -654,6 +654,9 @@ TEST_CASE("Megatron-LM's custom pipeline layout: read as Megatron-LM reads it, v
     CHECK(parsePipelineLayout("E(t|)*99999999999999L").error.find("unrolls to more than") != std::string::npos);
     CHECK(parsePipelineLayout("Et*99999999999999L").error.find("unrolls to more than") != std::string::npos);
     CHECK(parsePipelineLayout("Etx|L").error.find("'x'") != std::string::npos);
+    // The bound holds for each step of the unrolling: a group of empty repeats counts before its repeats vanish.
+    CHECK(parsePipelineLayout("E(t|)*1023t(t*0)*40000L").error.find("unrolls to more than 100,000") != std::string::npos);
+    CHECK(parsePipelineLayout("E(t|)*1023t(t*0)*30000L").error.empty());
 
     // Megatron-Bridge's DeepSeek-V3 layout for PP 8 × VP 2 (set_deepseek_v3_pipeline_model_parallel_layout): rank 0
     // holds the embedding and 4 + 4 layers, rank 7 4 layers and then 1 with the MTP layer and the loss.

@@ -184,7 +184,7 @@ void importMegatron(Words& w, Mapping& m) {
     Flag* layoutFlag = w.find({"--pipeline-model-parallel-layout"});
     m.set("pipeline_layout", layoutFlag ? layoutFlag->value : "");
     if (layoutFlag) {
-        const ParsedLayout layout = parsePipelineLayout(layoutFlag->value);
+        const ParsedLayout& layout = parsePipelineLayout(layoutFlag->value);
         const double stages = static_cast<double>(layout.chunks.size());
         if (layout.error.empty() && pp > 0 && std::fmod(stages, pp) == 0) m.setNumber("vpp", stages / pp);
     } else if (const auto perStage = flagNumber(m, w.find({"--num-layers-per-virtual-pipeline-stage"}))) {

@@ -32,7 +32,7 @@ double stageLayerCount(const Config& c, double stage) {
     // turns the flat list into layout[pp_rank][vpp_rank] = list[vpp_rank · PP + pp_rank]). An unreadable layout holds
     // nothing (validate() names it).
     if (!c.pipelineLayout.empty()) {
-        const ParsedLayout layout = parsePipelineLayout(c.pipelineLayout);
+        const ParsedLayout& layout = parsePipelineLayout(c.pipelineLayout);
         double layers = 0;
         for (size_t v = static_cast<size_t>(stage); v < layout.chunks.size(); v += static_cast<size_t>(c.pp))
             layers += layout.chunks[v].decoder;
@@ -85,7 +85,7 @@ double inFlightLayerCopies(const Config& c, double stageLayerCount, double stage
     if (c.pipelineLayout.empty()) return chunks * stageLayerCount / c.vpp;
     // Uneven model chunks: the k-th forward of the warm-up runs model chunk (k mod PP·v) ÷ PP (schedules.py
     // get_model_chunk_id, micro-batches in groups of PP), so each in-flight chunk counts its own layers.
-    const ParsedLayout layout = parsePipelineLayout(c.pipelineLayout);
+    const ParsedLayout& layout = parsePipelineLayout(c.pipelineLayout);
     double copies = 0;
     for (double k = 0; k < chunks; ++k) {
         const double chunk = std::floor(std::fmod(k, c.pp * c.vpp) / c.pp);

@@ -36,9 +36,25 @@ ParsedLayout failed(std::string why) {
     return out;
 }
 
+ParsedLayout readLayout(std::string_view text);
+
 }  // namespace
 
-ParsedLayout parsePipelineLayout(std::string_view text) {
+const ParsedLayout& parsePipelineLayout(std::string_view text) {
+    thread_local std::string lastText;
+    thread_local ParsedLayout last;
+    thread_local bool read = false;
+    if (!read || text != lastText) {
+        last = readLayout(text);
+        lastText = std::string(text);
+        read = true;
+    }
+    return last;
+}
+
+namespace {
+
+ParsedLayout readLayout(std::string_view text) {
     ParsedLayout result;
     const std::string tooLong = "unrolls to more than " + groupedNumber(kMaxLayoutExpansion) + " characters";
     std::string plain;
@@ -108,5 +124,7 @@ ParsedLayout parsePipelineLayout(std::string_view text) {
     }
     return result;
 }
+
+}  // namespace
 
 }  // namespace membudget::detail

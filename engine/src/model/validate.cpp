@@ -35,7 +35,7 @@ void checkPipelineLayout(const Config& config, std::vector<Problem>& errors) {
                           "must be unset (0, 0, none) beside it"});
         return;
     }
-    const detail::ParsedLayout layout = detail::parsePipelineLayout(config.pipelineLayout);
+    const detail::ParsedLayout& layout = detail::parsePipelineLayout(config.pipelineLayout);
     if (!layout.error.empty()) {
         errors.push_back({key, "pipeline_layout " + layout.error});
         return;
