@@ -120,23 +120,19 @@ Advice tryChange(const Config& c, const Result& before, const std::vector<const 
         keys.emplace_back("vpp", "1");
         a.change += "; pipeline_layout = (an even split), vpp = 1";
     }
-    // Megatron-LM refuses its EP all-to-all overlap under full recomputation or a pipeline without interleaving: a
-    // change that brings either turns the overlap off, and says so.
-    if (c.overlapMoeComm) {
-        std::vector<Assignment> probe;
-        for (const auto& [key, value] : keys) probe.push_back({key, value});
-        const ParsedConfig probed = applyAssignments(probe, c);
-        if (!moeCommOverlapAllowed(probed.config)) {
-            keys.emplace_back("overlap_moe_comm", "false");
-            a.change += "; overlap_moe_comm = false";
-        }
-    }
     std::vector<Assignment> assignments;
     for (const auto& [key, value] : keys) {
         assignments.push_back({key, value});
         a.query += (a.query.empty() ? "" : "&") + key + "=" + value;
     }
-    const ParsedConfig parsed = applyAssignments(assignments, c);
+    ParsedConfig parsed = applyAssignments(assignments, c);
+    // Megatron-LM refuses its EP all-to-all overlap under full recomputation or a pipeline without interleaving: a
+    // change that brings either turns the overlap off, and says so.
+    if (parsed.config.overlapMoeComm && !moeCommOverlapAllowed(parsed.config)) {
+        parsed.config.overlapMoeComm = false;
+        a.change += "; overlap_moe_comm = false";
+        a.query += "&overlap_moe_comm=false";
+    }
     const Result after = parsed.problems.empty() ? evaluate(parsed.config) : Result{};
     if (!parsed.problems.empty() || !after.ok()) {
         a.verdict.reset();
