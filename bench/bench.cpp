@@ -102,6 +102,39 @@ void BM_Plan405BByMethod(benchmark::State& state) {
 }
 BENCHMARK(BM_Plan405BByMethod)->DenseRange(0, 5)->Unit(benchmark::kMillisecond);
 
+// A hostile but valid plan (issue 29): a tiny model on 720,720 GPUs with every knob open needs more than the
+// 2,000,000 ledgers of the budget. It is refused from the search's count (3.7 s before, when the budget ran out
+// while rows were being made).
+void BM_PlanRefused(benchmark::State& state) {
+    const ParsedConfig tiny = applyAssignments(std::vector<Assignment>{{"model", "custom"},
+                                                                       {"params", "0"},
+                                                                       {"hidden", "720"},
+                                                                       {"heads", "720"},
+                                                                       {"kv_heads", "720"},
+                                                                       {"head_dim", "1"},
+                                                                       {"ffn", "720"},
+                                                                       {"vocab", "64"},
+                                                                       {"layers", "720"},
+                                                                       {"seq", "720"},
+                                                                       {"method", "membudget"},
+                                                                       {"tp", "1"},
+                                                                       {"dp", "1"}});
+    PlanRequest request;
+    request.base = tiny.config;
+    request.gpus = 720720;
+    request.globalBatch = 735134400;
+    request.maxMicroBatch = 1024;
+    request.maxCp = 1024;
+    request.tpAcrossNodes = true;
+    PlanResult last;
+    for (auto _ : state) {
+        last = plan(request);
+        benchmark::DoNotOptimize(last.errors.size());
+    }
+    if (last.errors.empty()) state.SkipWithError("the hostile plan was answered, not refused");
+}
+BENCHMARK(BM_PlanRefused)->Unit(benchmark::kMillisecond);
+
 // Hostile input that once took quadratic time (tests/fuzz/regressions): a link of n parameters and a
 // config.json of n keys. Google Benchmark fits the growth (BigO); both must stay O(n).
 void BM_DecodeLongLink(benchmark::State& state) {

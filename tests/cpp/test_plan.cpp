@@ -446,6 +446,125 @@ TEST_CASE("a search too large to answer in seconds stops, saying what to narrow"
     REQUIRE_FALSE(plan.errors.empty());
     CHECK(plan.errors[0].message.find("more than 100,000 ledgers") != std::string::npos);
     CHECK(plan.rows.empty());
+    // It is refused from the count, before a row is made (issue 29: it took seconds to refuse).
+    CHECK(plan.errors[0].message.find("counted before the search runs") != std::string::npos);
+    CHECK(plan.fitting == 0);
+}
+
+TEST_CASE("a search counted before it runs gives the rows of the one-pass search", "[plan][hostile]") {
+    // Past the budget on configurations the planner counts the fitting micro-batches first (galloping, then
+    // bisecting) and makes the rows from the count; within it, one pass stops at the first that does not fit.
+    // Both are the same plan, whole and in slices.
+    PlanRequest request;
+    applyModelPreset(request.base, *findModelPreset("llama-3.1-8b"));
+    request.base.method = Method::membudget;
+    request.base.seq = 2048;
+    request.gpus = 512;
+    request.globalBatch = 4096;
+    request.maxMicroBatch = 64;
+    const PlanResult onePass = membudget::plan(request);
+    REQUIRE(onePass.errors.empty());
+    REQUIRE(onePass.evaluated < onePass.candidates - 1);  // some pruned: a budget between the two is counted
+    request.maxEvaluations = onePass.candidates - 1;      // the configurations exceed it: counted first
+    for (double slice : {0.0, 5.0}) {
+        INFO("slice " << slice);
+        PlanResult counted;
+        if (slice == 0) {
+            counted = membudget::plan(request);
+        } else {
+            std::vector<PlanRow> joined;
+            for (double begin = 0; begin < onePass.layouts; begin += slice) {
+                request.layoutBegin = begin;
+                request.layoutEnd = std::min(onePass.layouts, begin + slice);
+                PlanResult part = membudget::plan(request);
+                REQUIRE(part.errors.empty());
+                request.maxEvaluations -= part.evaluated;  // what the page's slices pass on
+                counted.evaluated += part.evaluated;
+                counted.candidates += part.candidates;
+                counted.fitting += part.fitting;
+                joined.insert(joined.end(), part.rows.begin(), part.rows.end());
+            }
+            finishPlanRows(joined, request.maxRows);
+            counted.rows = joined;
+            request.layoutBegin = request.layoutEnd = 0;
+            request.maxEvaluations = onePass.candidates - 1;
+        }
+        REQUIRE(counted.errors.empty());
+        CHECK(counted.evaluated == onePass.evaluated);
+        CHECK(counted.candidates == onePass.candidates);
+        CHECK(counted.fitting == onePass.fitting);
+        REQUIRE(counted.rows.size() == onePass.rows.size());
+        for (size_t i = 0; i < onePass.rows.size(); ++i) {
+            const PlanRow &a = counted.rows[i], &b = onePass.rows[i];
+            CHECK(std::tie(a.tp, a.pp, a.cp, a.dp, a.zero, a.sp, a.ckpt, a.mb, a.peakBytes, a.stepSeconds, a.pareto) ==
+                  std::tie(b.tp, b.pp, b.cp, b.dp, b.zero, b.sp, b.ckpt, b.mb, b.peakBytes, b.stepSeconds, b.pareto));
+        }
+    }
+    // One ledger fewer than the search needs: refused from the count.
+    request.maxEvaluations = onePass.evaluated - 1;
+    const PlanResult refused = membudget::plan(request);
+    REQUIRE_FALSE(refused.errors.empty());
+    CHECK(refused.errors[0].message.find("counted before the search runs") != std::string::npos);
+    CHECK(refused.fitting == 0);
+    request.maxEvaluations = onePass.evaluated;
+    CHECK(membudget::plan(request).errors.empty());
+}
+
+TEST_CASE("generated hostile plans answer within the budget or are refused before a row is made", "[plan][hostile]") {
+    // Valid requests a hostile user can make: tiny models where nearly everything fits, GPU counts and global
+    // batches with many divisors, every knob wide open. The work is bounded by what is counted before the search
+    // runs; a refusal names the limit and makes no row. (The time itself is measured by bench/ BM_PlanRefused.)
+    std::mt19937 random(29);
+    auto pick = [&](std::initializer_list<double> values) { return values.begin()[random() % values.size()]; };
+    int answered = 0, refused = 0;
+    for (int i = 0; i < 24; ++i) {
+        const double heads = pick({1, 8, 64, 720});
+        const ParsedConfig tiny =
+            applyAssignments(std::vector<Assignment>{{"model", "custom"},
+                                                     {"params", "0"},
+                                                     {"heads", detail::formatNumber(heads)},
+                                                     {"kv_heads", detail::formatNumber(heads)},
+                                                     {"head_dim", "1"},
+                                                     {"hidden", detail::formatNumber(heads * pick({1, 4}))},
+                                                     {"layers", detail::formatNumber(pick({1, 60, 720, 5040}))},
+                                                     {"ffn", "64"},
+                                                     {"vocab", "64"},
+                                                     {"experts", detail::formatNumber(pick({0, 0, 8, 720}))},
+                                                     {"experts_per_token", "1"},
+                                                     {"seq", detail::formatNumber(pick({1, 16, 720}))},
+                                                     {"method", std::string(toString(static_cast<Method>(random() % 6)))},
+                                                     {"framework", pick({0, 1}) == 0 ? "megatron" : "torchtitan"},
+                                                     {"tp", "1"},
+                                                     {"dp", "1"}});
+        REQUIRE(tiny.problems.empty());
+        PlanRequest request;
+        request.base = tiny.config;
+        request.base.zero = 0;  // torchtitan: 0 or 3
+        request.gpus = pick({5040, 55440, 720720});
+        request.globalBatch = pick({720720, 735134400});
+        request.maxMicroBatch = pick({16, 1024});
+        request.maxCp = pick({16, 1024});
+        request.tpAcrossNodes = random() % 2 == 0;
+        request.includeTight = random() % 2 == 0;
+        request.maxEvaluations = 50000;
+        const PlanResult plan = membudget::plan(request);
+        INFO("request " << i);
+        if (plan.errors.empty()) {
+            ++answered;
+            CHECK(plan.evaluated <= request.maxEvaluations);
+            CHECK(plan.evaluated + plan.pruned == plan.candidates);
+        } else {
+            ++refused;
+            INFO(plan.errors[0].message);
+            CHECK(plan.errors[0].field == "gpus");
+            CHECK(plan.errors[0].message.find("narrow it") != std::string::npos);
+            CHECK(plan.rows.empty());
+            CHECK(plan.fitting == 0);
+        }
+    }
+    // The generator reaches both outcomes.
+    CHECK(answered > 0);
+    CHECK(refused > 0);
 }
 
 TEST_CASE("a plan counts only the layouts validation accepts", "[plan]") {

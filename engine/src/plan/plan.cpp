@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <tuple>
 
@@ -21,6 +22,7 @@
 #include "memory/ledgers.hpp"
 #include "memory/training.hpp"
 #include "plan/kernels.hpp"
+#include "plan/rows.hpp"
 
 namespace membudget {
 
@@ -124,175 +126,6 @@ double recomputeOverhead(const Config& c) noexcept {
     return attentionCore / (3 * (2 * perLayer + attentionCore));
 }
 
-void markPareto(std::vector<PlanRow>& rows) noexcept {
-    try {
-        using Costs = std::array<double, 6>;
-        auto costs = [](const PlanRow& r) {
-            return Costs{
-                r.recomputeOverhead, r.bubble, r.tp * r.cp, r.zero >= 3 ? 1.0 : 0.0, (r.tpCrossesNode || r.cpCrossesNode) ? 1.0 : 0.0,
-                r.peakBytes};
-        };
-        // Sorted by the discrete costs, then bubble and peak: within a run of equal discrete costs the
-        // front is a staircase over (bubble, peak); only those candidates are then compared across runs.
-        std::vector<size_t> order(rows.size());
-        std::vector<Costs> keys(rows.size());
-        for (size_t i = 0; i < rows.size(); ++i) {
-            order[i] = i;
-            keys[i] = costs(rows[i]);
-            rows[i].pareto = false;
-        }
-        auto sortKey = [&](size_t i) { return std::tie(keys[i][0], keys[i][2], keys[i][3], keys[i][4], keys[i][1], keys[i][5]); };
-        std::sort(order.begin(), order.end(),
-                  [&](size_t a, size_t b) { return sortKey(a) < sortKey(b) || (sortKey(a) == sortKey(b) && a < b); });
-        std::vector<size_t> candidates;
-        double bestPeak = INFINITY;
-        for (size_t k = 0; k < order.size(); ++k) {
-            const size_t i = order[k];
-            const bool newGroup =
-                k == 0 || std::tie(keys[i][0], keys[i][2], keys[i][3], keys[i][4]) !=
-                              std::tie(keys[order[k - 1]][0], keys[order[k - 1]][2], keys[order[k - 1]][3], keys[order[k - 1]][4]);
-            if (newGroup) bestPeak = INFINITY;
-            const bool tiesPrevious = !newGroup && keys[order[k - 1]] == keys[i] && rows[order[k - 1]].pareto;
-            if (keys[i][5] < bestPeak || tiesPrevious) {
-                rows[i].pareto = true;
-                candidates.push_back(i);
-                bestPeak = std::min(bestPeak, keys[i][5]);
-            }
-        }
-        // A candidate is dominated only by a candidate of a group no worse in every discrete cost. Each group's
-        // candidates form a staircase (bubble rising, peak falling): the one with the least peak among those of
-        // bubble at most this one's is the last of them, found by binary search. This keeps the check near
-        // linear in the candidates where comparing every pair was quadratic.
-        struct Staircase {
-            std::array<double, 4> discrete;
-            std::vector<std::pair<double, double>> steps;  // (bubble, peak), bubble ascending, peak descending
-        };
-        std::map<std::array<double, 4>, size_t> groupIndex;
-        std::vector<Staircase> groups;
-        for (size_t i : candidates) {
-            const std::array<double, 4> discrete{keys[i][0], keys[i][2], keys[i][3], keys[i][4]};
-            auto [it, added] = groupIndex.try_emplace(discrete, groups.size());
-            if (added) groups.push_back({discrete, {}});
-            auto& steps = groups[it->second].steps;
-            // Candidates arrive sorted by bubble then peak within a group; equal (bubble, peak) ties count once.
-            if (steps.empty() || steps.back() != std::make_pair(keys[i][1], keys[i][5])) steps.emplace_back(keys[i][1], keys[i][5]);
-        }
-        for (size_t i : candidates) {
-            const std::array<double, 4> mine{keys[i][0], keys[i][2], keys[i][3], keys[i][4]};
-            const double bubble = keys[i][1], peak = keys[i][5];
-            for (const auto& group : groups) {
-                bool noWorse = true, strictly = false;
-                for (size_t d = 0; d < 4; ++d) {
-                    noWorse = noWorse && group.discrete[d] <= mine[d];
-                    strictly = strictly || group.discrete[d] < mine[d];
-                }
-                if (!noWorse) continue;
-                // The last step with bubble <= this bubble has the least peak among them.
-                const auto after =
-                    std::upper_bound(group.steps.begin(), group.steps.end(), std::make_pair(bubble, static_cast<double>(INFINITY)));
-                if (after == group.steps.begin()) continue;
-                const auto& [b, p] = *std::prev(after);
-                if (p <= peak && (strictly || b < bubble || p < peak)) {
-                    rows[i].pareto = false;
-                    break;
-                }
-            }
-        }
-        // Pareto first, then by peak memory; ties by the layout itself, so that a whole plan and joined slices of it
-        // list the same rows in the same order (checkpointing by its id: the order plans have always had).
-        for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-        auto layout = [&rows](size_t i) {
-            const PlanRow& r = rows[i];
-            return std::make_tuple(r.tp, r.pp, r.cp, r.dp, r.ep, r.zero, r.sp, toString(r.ckpt), r.mb, r.firstStageLayers,
-                                   r.lastStageLayers);
-        };
-        std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-            if (rows[a].pareto != rows[b].pareto) return rows[a].pareto;
-            if (rows[a].peakBytes != rows[b].peakBytes) return rows[a].peakBytes < rows[b].peakBytes;
-            if (layout(a) != layout(b)) return layout(a) < layout(b);
-            return a < b;
-        });
-        std::vector<PlanRow> sorted;
-        sorted.reserve(rows.size());
-        for (size_t i : order) sorted.push_back(std::move(rows[i]));
-        rows = std::move(sorted);
-    } catch (...) {
-        // Allocation failure: the rows keep their order and no Pareto marks.
-    }
-}
-
-namespace {
-
-// Fits before tight; then the least estimated step time (a row without an estimate last); then the row's order.
-bool fasterRow(const PlanRow& a, const PlanRow& b) {
-    if (a.verdict != b.verdict) return a.verdict == Verdict::fits;
-    const double ta = a.stepSeconds > 0 ? a.stepSeconds : INFINITY, tb = b.stepSeconds > 0 ? b.stepSeconds : INFINITY;
-    return ta < tb;
-}
-
-size_t fastestRow(const std::vector<PlanRow>& rows) {
-    size_t best = rows.size();
-    for (size_t i = 0; i < rows.size(); ++i)
-        if (best == rows.size() || fasterRow(rows[i], rows[best])) best = i;
-    return best;
-}
-
-// Cuts the rows to n, the fastest row kept (in the last place kept when it was beyond the cut).
-void cutKeepingFastest(std::vector<PlanRow>& rows, size_t n) {
-    if (rows.size() <= n || n == 0) return;
-    const size_t best = fastestRow(rows);
-    if (best >= n) rows[n - 1] = rows[best];
-    rows.resize(n);
-}
-
-std::string recommendationReason(const std::vector<PlanRow>& rows, size_t best) {
-    using detail::formatNumber;
-    using detail::percentText;
-    const PlanRow& r = rows[best];
-    std::string out = r.verdict == Verdict::fits ? "fastest that fits" : "fastest, but tight: none fits under the headroom line";
-    if (r.stepSeconds > 0)
-        out += ": " + detail::groupedNumber(std::round(r.tokensPerSecondPerGpu)) + " tokens/s per GPU, MFU " + percentText(r.mfu);
-    out += r.ckpt == Checkpointing::none ? "; no recomputation"
-           : r.recomputeOverhead > 0     ? "; " + std::string(toString(r.ckpt)) + " recomputation +" + percentText(r.recomputeOverhead)
-                                         : "; " + std::string(toString(r.ckpt)) + " recomputation";
-    out += ", bubble " + percentText(r.bubble);
-    if (r.tp > 1) out += ", TP " + formatNumber(r.tp) + (r.tpCrossesNode ? " across nodes" : " inside a node");
-    if (r.cp > 1) out += ", CP " + formatNumber(r.cp) + (r.cpCrossesNode ? " across nodes" : " inside a node");
-    if (r.ep > 1) out += ", EP " + formatNumber(r.ep);
-    out += ", ZeRO-" + formatNumber(r.zero);
-    // How far the next best is behind (rows of the same estimate, such as ZeRO-1 and ZeRO-2 of one layout, tie).
-    double next = INFINITY, ties = 0;
-    for (size_t i = 0; i < rows.size(); ++i) {
-        if (i == best || rows[i].verdict != r.verdict || !(rows[i].stepSeconds > 0)) continue;
-        if (rows[i].stepSeconds <= r.stepSeconds * (1 + 1e-9))
-            ++ties;
-        else
-            next = std::min(next, rows[i].stepSeconds);
-    }
-    if (ties > 0) out += "; " + formatNumber(ties) + (ties == 1 ? " other row ties" : " other rows tie");
-    if (r.stepSeconds > 0 && std::isfinite(next))
-        out += "; the next fastest listed is " + percentText(next / r.stepSeconds - 1) + " slower";
-    return out;
-}
-
-}  // namespace
-
-Recommendation finishPlanRows(std::vector<PlanRow>& rows, double maxRows) noexcept {
-    Recommendation out;
-    try {
-        markPareto(rows);
-        cutKeepingFastest(rows, static_cast<size_t>(std::clamp(maxRows, 1.0, 1e7)));
-        const size_t best = fastestRow(rows);
-        if (best < rows.size()) {
-            out.index = static_cast<double>(best);
-            out.reason = recommendationReason(rows, best);
-        }
-    } catch (...) {
-        out = Recommendation{};
-    }
-    return out;
-}
-
 PlanResult plan(const PlanRequest& r) noexcept {
     PlanResult out;
     try {
@@ -344,10 +177,12 @@ PlanResult plan(const PlanRequest& r) noexcept {
         }
         const bool fsdpOnly = shardsAllOrNothing(base.framework);
         const double zeroStages = fsdpOnly ? 2 : 4;
-        double configurations = 0;
-        for (const auto& L : layouts)
-            configurations += static_cast<double>(microBatchesFor(L.dp).size()) * (L.dp * L.cp > 1 ? zeroStages : 1) * (L.tp > 1 ? 2 : 1) *
-                              static_cast<double>(modes.size());
+        double configurations = 0, staticChecks = 0;  // each layout and ZeRO stage needs one ledger at least
+        for (const auto& L : layouts) {
+            const double zeros = L.dp * L.cp > 1 ? zeroStages : 1, microBatches = static_cast<double>(microBatchesFor(L.dp).size());
+            configurations += microBatches * zeros * (L.tp > 1 ? 2 : 1) * static_cast<double>(modes.size());
+            if (microBatches > 0) staticChecks += zeros;
+        }
         if (configurations > kMaxConfigurations) {
             out.errors.push_back({"gpus", "the search is too large: " + detail::groupedNumber(configurations) + " configurations over " +
                                               detail::groupedNumber(out.layouts) + " layouts (at most " +
@@ -376,106 +211,187 @@ PlanResult plan(const PlanRequest& r) noexcept {
             markPareto(out.rows);
             const size_t front =
                 static_cast<size_t>(std::count_if(out.rows.begin(), out.rows.end(), [](const PlanRow& row) { return row.pareto; }));
-            cutKeepingFastest(out.rows, front + maxRows);
+            detail::cutKeepingFastest(out.rows, front + maxRows);
             compactAt = std::max(compactAt, 2 * out.rows.size());
         };
-        // Every ledger evaluated counts against the budget, the static-bound checks too.
-        auto overBudget = [&]() {
-            if (out.evaluated < r.maxEvaluations) return false;
+        // A configuration is decided by its own ledger when it fits or is the first micro-batch that does not
+        // (`evaluated`); the larger ones are pruned, since memory only grows with the micro-batch. The budget is on
+        // those ledgers. Where the configurations could exceed it, the search is counted before it runs (the fitting
+        // micro-batches galloped then bisected) and refused from the count, before any row is made; the first
+        // slice counts the whole plan's. Otherwise the rows are made in one pass.
+        auto refuse = [&](const std::string& why) {
             out.errors.push_back({"gpus", "the search is too large: it needs more than " + detail::groupedNumber(r.maxEvaluations) +
-                                              " ledgers, which take more than seconds; " + narrow});
+                                              " ledgers (" + why + "counted before the search runs), which take more than seconds; " +
+                                              narrow});
             out.rows.clear();
-            return true;
+            return out;
         };
+        if (staticChecks > r.maxEvaluations)
+            return refuse("one at least for each of its " + detail::groupedNumber(staticChecks) + " layouts and ZeRO stages, ");
         std::map<double, std::vector<detail::StageSpan>> stagesOf;  // the peak-candidate stages of each PP
-        for (size_t li = begin; li < end; ++li) {
-            const auto& L = layouts[li];
-            Config c = detail::layoutConfig(r, L);
-            const auto [stagesIt, addedStages] = stagesOf.try_emplace(L.pp);
-            if (addedStages) stagesIt->second = detail::peakCandidateStages(c);
-            const std::vector<detail::StageSpan>& stages = stagesIt->second;
-            const double perReplica = r.globalBatch / L.dp;
-            const std::vector<double>& microBatches = microBatchesFor(L.dp);
-            const bool sharded = L.dp * L.cp > 1;
-            const bool tpCrosses = L.tp > base.gpusPerNode, cpCrosses = L.tp * L.cp > base.gpusPerNode;
-            const double perZero = static_cast<double>(microBatches.size()) * (L.tp > 1 ? 2 : 1) * static_cast<double>(modes.size());
-            for (double zero = 0; zero <= (sharded ? 3 : 0); ++zero) {
-                // FSDP2 frameworks shard all or nothing (validate(): ZeRO 0 or 3).
-                if (fsdpOnly && (zero == 1 || zero == 2)) continue;
-                c.zero = zero;
-                c.overlapParamGather = base.overlapParamGather && zero >= 1;
-                // Parameters, gradients and optimizer states do not depend on SP, checkpointing or the
-                // micro-batch: when they alone exceed the limit, none of those combinations can fit.
-                c.sp = false;
-                c.ckpt = Checkpointing::full;
-                c.mb = microBatches.empty() ? 1 : microBatches[0];
-                c.microbatches = perReplica / c.mb;
-                if (overBudget()) return out;
-                if (!microBatches.empty() && !(detail::peakOf(c, psi, stages).staticBytes <= limit)) {
-                    ++out.evaluated;
-                    out.candidates += perZero;
-                    out.pruned += perZero - 1;
-                    continue;
-                }
-                for (int sp = 0; sp <= (L.tp > 1 ? 1 : 0); ++sp) {
-                    // Sequence parallelism splits each rank's sequence over the TP ranks.
-                    if (sp == 1 && std::fmod(base.seq / L.cp, L.tp) != 0) continue;
-                    c.sp = sp == 1;
-                    for (size_t k = 0; k < modes.size(); ++k) {
-                        c.ckpt = modes[k];
-                        out.candidates += static_cast<double>(microBatches.size());
-                        for (size_t m = 0; m < microBatches.size(); ++m) {
-                            c.mb = microBatches[m];
-                            c.microbatches = perReplica / c.mb;
-                            if (overBudget()) return out;
-                            const detail::PeakBytes kernel = detail::peakOf(c, psi, stages);
-                            const double peak = kernel.totalBytes;
+        // One group: a layout's configuration at a ZeRO stage, SP and checkpointing mode, over its micro-batches.
+        struct Group {
+            size_t layout;
+            Config* c;
+            const std::vector<detail::StageSpan>* stages;
+            const std::vector<double>* microBatches;
+            double perReplica;
+            size_t mode;
+        };
+        double ledgers = 0;  // over the layouts walked
+        // Walks the groups of layouts [from, to) whose static check passes, in the order rows are made; with
+        // `account`, the static checks that fail count for the layouts of this slice. `visit` returns false to stop.
+        auto walk = [&](size_t from, size_t to, bool account, auto&& visit) {
+            for (size_t li = from; li < to; ++li) {
+                const auto& L = layouts[li];
+                Config c = detail::layoutConfig(r, L);
+                const auto [stagesIt, addedStages] = stagesOf.try_emplace(L.pp);
+                if (addedStages) stagesIt->second = detail::peakCandidateStages(c);
+                const std::vector<double>& microBatches = microBatchesFor(L.dp);
+                const double n = static_cast<double>(microBatches.size());
+                if (n == 0) continue;
+                Group g{li, &c, &stagesIt->second, &microBatches, r.globalBatch / L.dp, 0};
+                const double perZero = n * (L.tp > 1 ? 2 : 1) * static_cast<double>(modes.size());
+                for (int zero = 0; zero <= (L.dp * L.cp > 1 ? 3 : 0); ++zero) {
+                    // FSDP2 frameworks shard all or nothing (validate(): ZeRO 0 or 3).
+                    if (fsdpOnly && (zero == 1 || zero == 2)) continue;
+                    c.zero = zero;
+                    c.overlapParamGather = base.overlapParamGather && zero >= 1;
+                    // Parameters, gradients and optimizer states do not depend on SP, checkpointing or the
+                    // micro-batch: when they alone exceed the limit, none of those combinations can fit.
+                    c.sp = false;
+                    c.ckpt = Checkpointing::full;
+                    c.mb = microBatches[0];
+                    c.microbatches = g.perReplica / c.mb;
+                    if (!(detail::peakOf(c, psi, *g.stages).staticBytes <= limit)) {
+                        ++ledgers;
+                        if (account && li < end) {
                             ++out.evaluated;
-                            // Memory only grows with the micro-batch: the larger ones cannot fit either.
-                            if (!(peak <= limit)) {
-                                out.pruned += static_cast<double>(microBatches.size() - m - 1);
-                                break;
-                            }
-                            PlanRow row;
-                            row.tp = L.tp;
-                            row.pp = L.pp;
-                            row.dp = L.dp;
-                            row.cp = L.cp;
-                            row.ep = L.ep;
-                            row.zero = zero;
-                            row.mb = c.mb;
-                            row.microbatches = c.microbatches;
-                            row.sp = c.sp;
-                            row.ckpt = modes[k];
-                            row.firstStageLayers = L.firstStageLayers;
-                            row.lastStageLayers = L.lastStageLayers;
-                            row.peakBytes = peak;
-                            row.peakStage = kernel.stage;
-                            row.headroomBytes = usable - peak;
-                            // Inside the error band of the measured runs like it: tight, not a fit (kept only when the
-                            // request includes tight rows).
-                            row.verdict = peak <= usable && bandPeakBytes(c, peak) <= usable ? Verdict::fits : Verdict::tight;
-                            if (row.verdict == Verdict::tight && !r.includeTight) continue;
-                            row.recomputeOverhead = overheads[k];
-                            row.bubble = pipelineBubbleFraction(L.pp, c.microbatches, c.vpp);
-                            row.tpCrossesNode = tpCrosses;
-                            row.cpCrossesNode = cpCrosses && L.cp > 1;
-                            c.overlapMoeComm = base.overlapMoeComm && moeCommOverlapAllowed(c);
-                            const StepTime speed = estimateStepTime(c);
-                            row.stepSeconds = speed.stepSeconds;
-                            row.tokensPerSecondPerGpu = speed.tokensPerSecondPerGpu;
-                            row.mfu = speed.mfu;
-                            row.runDays = speed.runSeconds / 86400;
-                            row.runGpuHours = speed.runGpuHours;
-                            row.runCostUsd = speed.runCostUsd;
-                            out.rows.push_back(std::move(row));
-                            ++out.fitting;
-                            if (out.rows.size() >= compactAt) compact();
+                            out.candidates += perZero;
+                            out.pruned += perZero - 1;
+                        }
+                        continue;
+                    }
+                    for (int sp = 0; sp <= (L.tp > 1 ? 1 : 0); ++sp) {
+                        // Sequence parallelism splits each rank's sequence over the TP ranks.
+                        if (sp == 1 && std::fmod(base.seq / L.cp, L.tp) != 0) continue;
+                        c.sp = sp == 1;
+                        for (g.mode = 0; g.mode < modes.size(); ++g.mode) {
+                            c.ckpt = modes[g.mode];
+                            if (!visit(g)) return false;
                         }
                     }
                 }
             }
-        }
+            return true;
+        };
+        // The group's rows, one per micro-batch that fits: its ledger and step time. `known`: how many fit, as
+        // counted; where it was not counted, up to the first that does not fit. Returns how many fit.
+        auto makeRows = [&](const Group& g, size_t known) {
+            const auto& L = layouts[g.layout];
+            Config& c = *g.c;
+            size_t m = 0;
+            for (; m < std::min(known, g.microBatches->size()); ++m) {
+                c.mb = (*g.microBatches)[m];
+                c.microbatches = g.perReplica / c.mb;
+                const detail::PeakBytes kernel = detail::peakOf(c, psi, *g.stages);
+                const double peak = kernel.totalBytes;
+                if (!(peak <= limit)) break;
+                PlanRow row;
+                row.tp = L.tp;
+                row.pp = L.pp;
+                row.dp = L.dp;
+                row.cp = L.cp;
+                row.ep = L.ep;
+                row.zero = c.zero;
+                row.mb = c.mb;
+                row.microbatches = c.microbatches;
+                row.sp = c.sp;
+                row.ckpt = c.ckpt;
+                row.firstStageLayers = L.firstStageLayers;
+                row.lastStageLayers = L.lastStageLayers;
+                row.peakBytes = peak;
+                row.peakStage = kernel.stage;
+                row.headroomBytes = usable - peak;
+                // Inside the error band of the measured runs like it: tight, not a fit (kept only when the
+                // request includes tight rows).
+                row.verdict = peak <= usable && bandPeakBytes(c, peak) <= usable ? Verdict::fits : Verdict::tight;
+                if (row.verdict == Verdict::tight && !r.includeTight) continue;
+                row.recomputeOverhead = overheads[g.mode];
+                row.bubble = pipelineBubbleFraction(L.pp, c.microbatches, c.vpp);
+                row.tpCrossesNode = L.tp > base.gpusPerNode;
+                row.cpCrossesNode = L.tp * L.cp > base.gpusPerNode && L.cp > 1;
+                c.overlapMoeComm = base.overlapMoeComm && moeCommOverlapAllowed(c);
+                const StepTime speed = estimateStepTime(c);
+                row.stepSeconds = speed.stepSeconds;
+                row.tokensPerSecondPerGpu = speed.tokensPerSecondPerGpu;
+                row.mfu = speed.mfu;
+                row.runDays = speed.runSeconds / 86400;
+                row.runGpuHours = speed.runGpuHours;
+                row.runCostUsd = speed.runCostUsd;
+                out.rows.push_back(std::move(row));
+                ++out.fitting;
+                if (out.rows.size() >= compactAt) compact();
+            }
+            return m;
+        };
+        // Where the configurations could exceed the budget: counted first, each group of this slice where a
+        // micro-batch fits kept with its count.
+        struct Counted {
+            std::uint32_t layout;
+            std::uint8_t zero, sp, mode;
+            std::uint16_t fits;  // a prefix of at most 1,024 micro-batches
+            bool operator==(const Counted&) const = default;
+        };
+        auto key = [](const Group& g, size_t fits) {
+            return Counted{static_cast<std::uint32_t>(g.layout), static_cast<std::uint8_t>(g.c->zero), static_cast<std::uint8_t>(g.c->sp),
+                           static_cast<std::uint8_t>(g.mode), static_cast<std::uint16_t>(fits)};
+        };
+        std::vector<Counted> counted;
+        const bool counting = configurations > r.maxEvaluations;
+        if (counting && !walk(begin, begin == 0 ? layouts.size() : end, false, [&](const Group& g) {
+                Config& c = *g.c;
+                const size_t n = g.microBatches->size();
+                auto fits = [&](size_t m) {
+                    c.mb = (*g.microBatches)[m];
+                    c.microbatches = g.perReplica / c.mb;
+                    return detail::peakOf(c, psi, *g.stages).totalBytes <= limit;
+                };
+                size_t known = 0, fails = n;  // `known` fits; `fails` does not (n: none tried beyond)
+                if (!fits(0)) {
+                    fails = 0;
+                } else {
+                    for (size_t step = 1; known + step < n; step *= 2) {
+                        if (!fits(known + step)) {
+                            fails = known + step;
+                            break;
+                        }
+                        known += step;
+                    }
+                    while (fails - known > 1) {
+                        const size_t mid = known + (fails - known) / 2;
+                        (fits(mid) ? known : fails) = mid;
+                    }
+                }
+                ledgers += static_cast<double>(std::min(fails + 1, n));
+                if (g.layout < end && fails > 0) counted.push_back(key(g, fails));
+                return ledgers <= r.maxEvaluations;
+            }))
+            return refuse("");
+        // The rows, in one pass: up to the first micro-batch that does not fit, or as many as were counted.
+        size_t next = 0;
+        walk(begin, end, true, [&](const Group& g) {
+            size_t known = g.microBatches->size();
+            if (counting) {
+                known = next < counted.size() && counted[next] == key(g, counted[next].fits) ? counted[next++].fits : 0;
+            }
+            const size_t n = g.microBatches->size();
+            const double decided = static_cast<double>(std::min(makeRows(g, known) + 1, n));
+            out.evaluated += decided;
+            out.candidates += static_cast<double>(n);
+            out.pruned += static_cast<double>(n) - decided;
+            return true;
+        });
         // Rows come back Pareto first, then by peak memory: a whole plan's maxRows best; a slice its own Pareto
         // front and maxRows more, so that the caller who joins the slices, marks the front again and keeps maxRows
         // gets exactly the whole plan's rows.
