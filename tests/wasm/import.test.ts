@@ -164,6 +164,52 @@ describe('the page refuses what it cannot read, naming why', () => {
     const parsed = await parseImport(bomb, 'yaml');
     expect(parsed.rootType).toBe('invalid');
   });
+  it('bounds a long key repeated under many values as the CLI does, in every structured syntax', async () => {
+    // Generated: a key of `width` bytes (ASCII, or 3-byte characters) over `count` values, just under and just
+    // over the 64 MiB that the paths and values flatten to; the page refuses exactly what the CLI refuses.
+    const cases: { syntax: 'json' | 'toml' | 'yaml'; width: number; count: number; char: string }[] = [];
+    const ascii = [
+      [1 << 20, 70, 'k'],
+      [1 << 20, 60, 'k'],
+    ] as const;
+    const wide = [
+      [Math.floor((1 << 20) / 3), 70, '€'],
+      [Math.floor((1 << 20) / 3), 60, '€'],
+    ] as const;
+    for (const [syntax, shapes] of [
+      // JSON through the engine's reader; YAML (and TOML) through the CLI's flattener; the page's one flattener.
+      ['json', ascii],
+      ['yaml', wide],
+    ] as const)
+      for (const [width, count, char] of shapes) cases.push({ syntax, width, count, char });
+    let refused = 0;
+    for (const { syntax, width, count, char } of cases) {
+      const key = char.repeat(width);
+      const children = Array.from({ length: count }, (_, i) => i);
+      const text =
+        syntax === 'json'
+          ? `{"train_micro_batch_size_per_gpu": 1, "${key}": {${children.map((i) => `"v${i}": ${i}`).join(', ')}}}`
+          : syntax === 'toml'
+            ? `[model]\nname = "llama3"\nflavor = "8B"\n["${key}"]\n${children.map((i) => `v${i} = ${i}`).join('\n')}\n`
+            : `model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\n? "${key}"\n:\n${children.map((i) => `  v${i}: ${i}`).join('\n')}\n`;
+      const path = join(ROOT, `build/membudget-long-key.${syntax}`);
+      writeFileSync(path, text);
+      const cli = runCli(['import', path]);
+      const page = await importText(engine, engine.defaultConfig(), text, '').then(
+        () => '',
+        (error: unknown) => (error as Error).message,
+      );
+      const label = `${syntax}, ${count} values under a key of ${width} × ${char}`;
+      if (cli.status === 0) {
+        expect(page, label).toBe('');
+      } else {
+        refused += 1;
+        expect(cli.stderr, label).toContain('64 MiB once flattened');
+        expect(page, label).toContain('64 MiB once flattened');
+      }
+    }
+    expect(refused).toBe(cases.length / 2);
+  });
   it('tokenizes a script as the CLI documents it', async () => {
     expect(await shellWords('a \'b c\' "d $E ${F} \\"g\\"" h\\ i # comment\nx=(1 2) | y;z \\\n  w 2>&1\n')).toEqual([
       ['a', 'b c', 'd ${E} ${F} "g"', 'h i'],

@@ -32,10 +32,9 @@ import type {
   Verdict,
 } from './wasm/membudget.js';
 import type { PlannerModule } from './wasm/membudget-planner.js';
-import type { ParsedImport } from './import-parse';
+import { flattenDocument, type ParsedImport } from './import-parse';
 import wasmUrl from './wasm/membudget.wasm?url';
 import { parseJsonWithPythonConstants } from './python-json';
-import { childPath } from './child-path';
 import { STEP_ASSUMPTIONS, STEP_PART_FORMULA } from './generated/step-text';
 import plannerWasmUrl from './wasm/membudget-planner.wasm?url';
 
@@ -459,27 +458,9 @@ export function flattenJson(text: string): { rootType: string; error: string; va
   } catch (error) {
     return { rootType: 'invalid', error: error instanceof Error ? error.message : String(error), values: [] };
   }
-  const typeOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
-  const values: HfValue[] = [];
-  let error = '';
-  const walk = (value: unknown, path: string, depth: number) => {
-    if (depth > 32) {
-      error = `nested deeper than 32 levels at ${path}`;
-      return;
-    }
-    const type = typeOf(value);
-    const text =
-      type === 'number' || type === 'boolean' || type === 'string'
-        ? String(value)
-        : Array.isArray(value) && typeof value[0] === 'string'
-          ? value[0]
-          : '';
-    if (path) values.push({ key: path, type, text });
-    if (Array.isArray(value)) value.forEach((child, i) => walk(child, `${path}[${i}]`, depth + 1));
-    else if (type === 'object') for (const [key, child] of Object.entries(value as object)) walk(child, childPath(path, key), depth + 1);
-  };
-  walk(root, '', 0);
-  return { rootType: error ? 'invalid' : typeOf(root), error, values };
+  // The importers' flattener, with the CLI's bounds on what a document flattens to (values and bytes).
+  const { rootType, error, values } = flattenDocument(root);
+  return { rootType, error, values };
 }
 
 let plannerCached: Promise<Engine> | undefined;

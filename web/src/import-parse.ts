@@ -15,6 +15,20 @@ export interface ParsedImport {
 
 /** More values than this, or a nesting deeper than 32, is refused (cli/import_parse.hpp kMaxImportValues). */
 export const MAX_IMPORT_VALUES = 200_000;
+/** Paths and values past this many UTF-8 bytes once flattened are refused (membudget/io/json.hpp kMaxFlatBytes). */
+export const MAX_FLAT_BYTES = 64 * 1024 * 1024;
+
+/** The UTF-8 length of a string, without encoding it. */
+function utf8Bytes(s: string): number {
+  let bytes = s.length;
+  for (let i = 0; i < s.length; ++i) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x800)
+      bytes += c >= 0xd800 && c <= 0xdbff ? 1 : 2; // a surrogate pair is 4 bytes over 2 units
+    else if (c >= 0x80) bytes += 1;
+  }
+  return bytes;
+}
 
 const typeOf = (v: unknown) =>
   v === null || v === undefined ? 'null' : Array.isArray(v) ? 'array' : v instanceof Date ? 'string' : typeof v;
@@ -23,14 +37,11 @@ const typeOf = (v: unknown) =>
 export function flattenDocument(root: unknown): ParsedImport {
   const values: HfValue[] = [];
   let error = '';
+  let bytes = 0; // the paths' and texts' UTF-8 bytes so far, as the CLI counts them
   const walk = (value: unknown, path: string, depth: number) => {
     if (error) return;
     if (depth > 32) {
       error = `nested deeper than 32 levels at ${path}`;
-      return;
-    }
-    if (values.length >= MAX_IMPORT_VALUES) {
-      error = `more than ${MAX_IMPORT_VALUES} values`;
       return;
     }
     const type = typeOf(value);
@@ -42,7 +53,14 @@ export function flattenDocument(root: unknown): ParsedImport {
           : Array.isArray(value) && typeof value[0] === 'string'
             ? value[0]
             : '';
-    if (path) values.push({ key: path, type: type === 'bigint' ? 'number' : type, text });
+    if (path) {
+      // A long key repeated under many values makes every path copy it: bounded by what it flattens to.
+      bytes += utf8Bytes(path) + utf8Bytes(text);
+      if (values.length >= MAX_IMPORT_VALUES) error = `more than ${MAX_IMPORT_VALUES} values`;
+      else if (bytes > MAX_FLAT_BYTES) error = `its keys' paths and values pass ${MAX_FLAT_BYTES / 2 ** 20} MiB once flattened`;
+      if (error) return;
+      values.push({ key: path, type: type === 'bigint' ? 'number' : type, text });
+    }
     if (Array.isArray(value)) value.forEach((child, i) => walk(child, `${path}[${i}]`, depth + 1));
     else if (type === 'object') for (const [key, child] of Object.entries(value as object)) walk(child, childPath(path, key), depth + 1);
   };
