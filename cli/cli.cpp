@@ -9,6 +9,7 @@
 #include "import_parse.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/base/problem.hpp"
+#include "membudget/base/text.hpp"
 #include "membudget/evaluate/evaluate.hpp"
 #include "membudget/formats/export.hpp"
 #include "membudget/formats/hf.hpp"
@@ -130,8 +131,14 @@ Loaded loadConfiguration(const Options& o, bool readEvalFile, std::istream& in, 
         assumed = imported.assumed;
         problems.insert(problems.end(), imported.errors.begin(), imported.errors.end());
         for (const auto& w : imported.warnings) err << "membudget: warning: " << w << "\n";
-        for (const auto& u : imported.unmapped)
+        for (size_t i = 0; i < std::min(imported.unmapped.size(), kListedImportEntries); ++i) {
+            const auto& u = imported.unmapped[i];
             err << "membudget: not imported: " << u.key << (u.value.empty() ? "" : " = " + u.value) << " (" << u.reason << ")\n";
+        }
+        if (imported.unmapped.size() > kListedImportEntries)
+            err << "membudget: not imported: … and "
+                << detail::groupedNumber(static_cast<double>(imported.unmapped.size() - kListedImportEntries))
+                << " more, not shown (membudget import FILE lists every one)\n";
         assignments.insert(assignments.end(), imported.assignments.begin(), imported.assignments.end());
     }
     size_t importEnd = assignments.size();

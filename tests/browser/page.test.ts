@@ -392,6 +392,28 @@ describe('the calculator page', () => {
     expect(copied).toContain('--tensor-model-parallel-size 8');
   });
 
+  it('lists the first 100 entries of a long report and counts the rest, applying the whole import', async () => {
+    // Generated: 2,000 flags membudget does not model (150,000 overflowed the stack when spread into one call).
+    const script = `torchrun pretrain_gpt.py --num-layers 4 ${Array.from({ length: 2000 }, (_, i) => `--unknown-${i} ${i}`).join(' ')}\n`;
+    const native = JSON.parse(runCli(['import', '-', '--format', 'megatron'], script).stdout);
+    const page = await open('?tp=1&dp=8');
+    await page.click('.importer summary');
+    await page.fill('#import-text', script);
+    await page.click('#import-apply');
+    await page.waitForSelector('#import-message[data-state="imported"][data-format="megatron"]');
+    const items = await page.$$eval('#import-unmapped li', (lis) => lis.map((li) => li.textContent));
+    expect(items).toHaveLength(101);
+    expect(items.slice(0, 100)).toEqual(
+      native.unmapped
+        .slice(0, 100)
+        .map((u: { key: string; value: string; reason: string }) => `${u.key}${u.value ? ` = ${u.value}` : ''}: ${u.reason}`),
+    );
+    const more = native.unmapped.length - 100;
+    expect(await page.getAttribute('#import-unmapped li.more', 'data-more')).toBe(String(more));
+    expect(items[100]).toContain(`${more.toLocaleString('en-US')} more`);
+    await waitForQuery(page, 'layers=4');
+  });
+
   it('refuses a config.json over 16 MiB before reading it, and imports in the worker, off the main thread', async () => {
     const page = await open('?tp=1&dp=8');
     await page.click('.importer summary');

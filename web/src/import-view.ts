@@ -8,6 +8,7 @@ import { MembudgetError, type Config, type Engine, type Format, type ImportForma
 import { blobUrl, HubError, looksLikeHubRef, parseHubRef, type HubFile } from './hub';
 import { importAnyConfig, tooLarge } from './tools';
 import { el, replaceChildren } from './dom';
+import { LISTED_ITEMS } from './limits';
 
 /** Where an imported model came from on the Hub: the repository, the file and the commit (the link keeps them). */
 export interface HubSource {
@@ -26,6 +27,8 @@ export class ImportView {
   readonly #engine: Engine;
   readonly #text = el('textarea', {
     id: 'import-text',
+    // Not kept in the page's history entry: the browser would copy a pasted file on every link update.
+    autocomplete: 'off',
     rows: 6,
     spellcheck: 'false',
     placeholder:
@@ -185,8 +188,8 @@ export class ImportView {
         message.dataset.format = imported.format;
         if (hub) message.dataset.hub = hub.id;
         const label = this.#formats.find((f) => f.id === imported.format)?.label ?? imported.format;
-        const list = (id: string, title: string, items: string[]) =>
-          items.length === 0 ? [] : [el('p', {}, title), el('ul', { id }, ...items.map((item) => el('li', {}, item)))];
+        const list = (id: string, title: string, items: string[], total = items.length) =>
+          items.length === 0 ? [] : [el('p', {}, title), listed(id, items, total)];
         // What changed against the configuration before the import, field by field; the file's own settings
         // stay one click away.
         const before = this.#engine.fieldTexts(previous);
@@ -214,14 +217,18 @@ export class ImportView {
             'details',
             { class: 'import-set' },
             el('summary', {}, `The file's ${imported.assignments.length} settings`),
-            el('ul', { id: 'import-set' }, ...imported.assignments.map((a) => el('li', {}, `${a.key} = ${a.text}`))),
+            listed(
+              'import-set',
+              imported.assignments.map((a) => `${a.key} = ${a.text}`),
+            ),
           ),
           ...list(
             'import-unmapped',
             'Not mapped (changes memory, but membudget could not read it):',
             imported.unmapped.map((u) => `${u.key}${u.value ? ` = ${u.value}` : ''}: ${u.reason}`),
+            imported.unmappedTotal,
           ),
-          ...list('import-warnings', 'Warnings:', imported.warnings),
+          ...list('import-warnings', 'Warnings:', imported.warnings, imported.warningsTotal),
           ...list(
             'import-problems',
             'Refused:',
@@ -252,6 +259,25 @@ export class ImportView {
     else delete this.#message.dataset.hubError;
     replaceChildren(this.#message, ...problems.map((p) => el('p', {}, p.message)));
   }
+}
+
+/**
+ * A report's list: its first LISTED_ITEMS items, then one that counts the rest of `total`, so that a long report costs the page
+ * no more than a short one (its items are added one by one, never spread into one call's arguments).
+ */
+function listed(id: string, items: readonly string[], total = items.length): HTMLUListElement {
+  const list = el('ul', { id });
+  for (const item of items.slice(0, LISTED_ITEMS)) list.append(el('li', {}, item));
+  const more = total - Math.min(items.length, LISTED_ITEMS);
+  if (more > 0)
+    list.append(
+      el(
+        'li',
+        { class: 'more', 'data-more': String(more) },
+        `… and ${more.toLocaleString('en-US')} more, not shown (membudget import FILE lists every one)`,
+      ),
+    );
+  return list;
 }
 
 /** The line that says which file was fetched, with a link to it on the Hub at the commit it came from. */

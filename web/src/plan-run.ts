@@ -1,6 +1,7 @@
 // One plan, slice by slice: shared by the worker and by the single-file page (which has no worker file to
 // load and runs the same slices on the main thread, yielding between them).
-import type { Config, ConfigImport, Decoded, Engine, GpuPlan, ImportFormat, MeasuredFileRead, Plan, PlanRequest, Problem } from './engine';
+import type { ReportedImport } from './import-run';
+import type { Config, Decoded, Engine, GpuPlan, ImportFormat, MeasuredFileRead, Plan, PlanRequest, Problem } from './engine';
 
 /** Layouts per slice: a progress step, and how long the page or the worker is busy between messages. */
 const SLICE_LAYOUTS = 4;
@@ -24,7 +25,7 @@ export type PlanReply =
   | { id: number; kind: 'done'; plan: Plan }
   | { id: number; kind: 'gpus'; gpus: GpuPlan[] }
   | { id: number; kind: 'imported'; result: Decoded }
-  | { id: number; kind: 'config-imported'; result: ConfigImport }
+  | { id: number; kind: 'config-imported'; result: ReportedImport }
   | { id: number; kind: 'measured'; file: MeasuredFileRead }
   | { id: number; kind: 'error'; problems: Problem[] };
 

@@ -2,7 +2,7 @@
 // Pareto front over the joined slices at the end; the page cancels by terminating the worker), or a config.json
 // import or a measured file, which may be megabytes of JSON to parse.
 import { loadPlannerEngine, MembudgetError } from './engine';
-import { importText } from './import-run';
+import { importText, reportedImport } from './import-run';
 import { runPlan, type PlanMessage, type PlanReply } from './plan-run';
 
 const scope = self as unknown as { postMessage(message: PlanReply): void; onmessage: ((event: MessageEvent<PlanMessage>) => void) | null };
@@ -18,7 +18,8 @@ scope.onmessage = (event) => {
         return;
       }
       if (message.kind === 'config-import') {
-        scope.postMessage({ id, kind: 'config-imported', result: await importText(engine, message.config, message.text, message.format) });
+        const imported = await importText(engine, message.config, message.text, message.format);
+        scope.postMessage({ id, kind: 'config-imported', result: reportedImport(imported) });
         return;
       }
       if (message.kind === 'which-gpu') {

@@ -7,12 +7,11 @@ import {
   MembudgetError,
   type Config,
   type ConfigExport,
-  type ConfigImport,
   type Decoded,
   type ImportFormat,
   type MeasuredFileRead,
 } from './engine';
-import { importText } from './import-run';
+import { importText, reportedImport, type ReportedImport } from './import-run';
 import { MAX_INPUT_BYTES, tooLargeMessage } from './limits';
 import type { PlanMessage, PlanReply } from './plan-run';
 import workerUrl from './plan-worker.ts?worker&url';
@@ -76,10 +75,10 @@ export async function importConfig(config: Config, text: string): Promise<Decode
 }
 
 /** A framework's configuration (docs/import.md) onto `config`, off the main thread; format '' detects it. */
-export async function importAnyConfig(config: Config, text: string, format: ImportFormat | ''): Promise<ConfigImport> {
+export async function importAnyConfig(config: Config, text: string, format: ImportFormat | ''): Promise<ReportedImport> {
   const refused = tooLarge('The configuration', text.length);
   if (refused) throw refused;
-  if (!__MEMBUDGET_WORKER__) return importText(await loadPlannerEngine(), config, text, format);
+  if (!__MEMBUDGET_WORKER__) return reportedImport(await importText(await loadPlannerEngine(), config, text, format));
   return inWorker({ id: ++nextId, kind: 'config-import', config, text, format }, (reply) =>
     reply.kind === 'config-imported' ? reply.result : undefined,
   );
