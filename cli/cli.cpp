@@ -131,13 +131,13 @@ Loaded loadConfiguration(const Options& o, bool readEvalFile, std::istream& in, 
         assumed = imported.assumed;
         problems.insert(problems.end(), imported.errors.begin(), imported.errors.end());
         for (const auto& w : imported.warnings) err << "membudget: warning: " << w << "\n";
-        for (size_t i = 0; i < std::min(imported.unmapped.size(), kListedImportEntries); ++i) {
+        for (size_t i = 0; i < std::min(imported.unmapped.size(), kListedEntries); ++i) {
             const auto& u = imported.unmapped[i];
             err << "membudget: not imported: " << u.key << (u.value.empty() ? "" : " = " + u.value) << " (" << u.reason << ")\n";
         }
-        if (imported.unmapped.size() > kListedImportEntries)
+        if (imported.unmapped.size() > kListedEntries)
             err << "membudget: not imported: … and "
-                << detail::groupedNumber(static_cast<double>(imported.unmapped.size() - kListedImportEntries))
+                << detail::groupedNumber(static_cast<double>(imported.unmapped.size() - kListedEntries))
                 << " more, not shown (membudget import FILE lists every one)\n";
         assignments.insert(assignments.end(), imported.assignments.begin(), imported.assignments.end());
     }
@@ -197,7 +197,7 @@ Loaded loadConfiguration(const Options& o, bool readEvalFile, std::istream& in, 
             << "); set --" << a.field << "\n";
     }
     problems.insert(problems.end(), out.parsed.problems.begin(), out.parsed.problems.end());
-    for (const auto& notice : out.parsed.notices) err << "membudget: notice: " << notice.message << "\n";
+    cli::printProblems(err, out.parsed.notices, "notice");
     out.result = evaluate(out.parsed.config);
     out.result.errors.insert(out.result.errors.begin(), problems.begin(), problems.end());
     return out;

@@ -43,8 +43,12 @@ std::string describeTotal(std::string_view id) {
 
 }  // namespace
 
-void printProblems(std::ostream& err, const std::vector<Problem>& problems) {
-    for (const auto& p : problems) err << "membudget: error: " << p.message << "\n";
+void printProblems(std::ostream& err, const std::vector<Problem>& problems, std::string_view kind) {
+    for (size_t i = 0; i < std::min(problems.size(), kListedEntries); ++i)
+        err << "membudget: " << kind << ": " << problems[i].message << "\n";
+    if (problems.size() > kListedEntries)
+        err << "membudget: " << kind << ": … and " << detail::groupedNumber(static_cast<double>(problems.size() - kListedEntries))
+            << " more, not shown\n";
 }
 
 std::string percent(double fraction);

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <iosfwd>
+#include <string_view>
 #include <vector>
 
 #include "format.hpp"
@@ -16,7 +17,8 @@
 
 namespace membudget::cli {
 
-void printProblems(std::ostream& err, const std::vector<Problem>& problems);
+// "membudget: error: …" per problem (`kind` "notice": a notice), the first kListedEntries, then how many more.
+void printProblems(std::ostream& err, const std::vector<Problem>& problems, std::string_view kind = "error");
 void printTable(std::ostream& out, const Result& result, const Config& c, ByteUnit unit, bool showTensors);
 void printComparison(std::ostream& out, const std::vector<MethodColumn>& columns, const Config& c, ByteUnit unit);
 // sortBy: "memory" (the plan's order: Pareto first, then peak), "speed" (tokens/s per GPU, fastest first) or "mfu".

@@ -244,7 +244,7 @@ TEST_CASE("cli: --import says what the file does not say, until a flag or link s
 
 TEST_CASE("cli: --import lists the first unmapped entries and counts the rest; import lists every one", "[cli][import]") {
     // Generated scripts around the listing limit: every unknown flag is unmapped, with vocab and dp.
-    for (const size_t flags : {size_t{0}, membudget::kListedImportEntries - 2, membudget::kListedImportEntries - 1, size_t{5000}}) {
+    for (const size_t flags : {size_t{0}, membudget::kListedEntries - 2, membudget::kListedEntries - 1, size_t{5000}}) {
         std::string script = "torchrun pretrain_gpt.py --num-layers 4";
         for (size_t i = 0; i < flags; ++i) script += " --unknown-" + std::to_string(i) + " " + std::to_string(i);
         const Run r = run({"--import", "-", "--import-format", "megatron"}, script);
@@ -254,11 +254,11 @@ TEST_CASE("cli: --import lists the first unmapped entries and counts the rest; i
              at = r.err.find("membudget: not imported: ", at + 1))
             ++listed;
         INFO(flags << " flags");
-        const bool cut = unmapped > membudget::kListedImportEntries;
-        CHECK(listed == (cut ? membudget::kListedImportEntries + 1 : unmapped));
+        const bool cut = unmapped > membudget::kListedEntries;
+        CHECK(listed == (cut ? membudget::kListedEntries + 1 : unmapped));
         CHECK((r.err.find(" more, not shown (membudget import FILE lists every one)") != std::string::npos) == cut);
         if (cut)
-            CHECK(r.err.find("… and " + membudget::detail::groupedNumber(static_cast<double>(unmapped - membudget::kListedImportEntries)) +
+            CHECK(r.err.find("… and " + membudget::detail::groupedNumber(static_cast<double>(unmapped - membudget::kListedEntries)) +
                              " more") != std::string::npos);
         const Run json = run({"import", "-", "--format", "megatron"}, script);
         CHECK(nlohmann::json::parse(json.out)["unmapped"].size() == unmapped);

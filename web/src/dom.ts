@@ -46,3 +46,23 @@ export function replaceChildren(node: Element, ...children: Child[]): void {
   node.replaceChildren();
   append(node, children);
 }
+
+/**
+ * A list of `items` (each a string, or an element's text and attributes): its first `shown` as items, then one that
+ * counts the rest of `total`, so that a long report (200,000 unmapped values, a link of 150,000 keys) costs the page
+ * no more than a short one; its items are appended one by one, never spread into one call's arguments.
+ */
+export function cappedList(
+  id: string | undefined,
+  items: readonly (string | { text: string; attributes: Attributes })[],
+  shown: number,
+  total = items.length,
+): HTMLUListElement {
+  const list = el('ul', id === undefined ? {} : { id });
+  for (const item of items.slice(0, shown))
+    list.append(typeof item === 'string' ? el('li', {}, item) : el('li', item.attributes, item.text));
+  const more = total - Math.min(items.length, shown);
+  if (more > 0)
+    list.append(el('li', { class: 'more', 'data-more': String(more) }, `… and ${more.toLocaleString('en-US')} more, not shown`));
+  return list;
+}

@@ -7,7 +7,7 @@
 import { MembudgetError, type Config, type Engine, type Format, type ImportFormat, type Problem } from './engine';
 import { blobUrl, HubError, looksLikeHubRef, parseHubRef, type HubFile } from './hub';
 import { importAnyConfig, tooLarge } from './tools';
-import { el, replaceChildren } from './dom';
+import { cappedList, el, replaceChildren } from './dom';
 import { LISTED_ITEMS } from './limits';
 
 /** Where an imported model came from on the Hub: the repository, the file and the commit (the link keeps them). */
@@ -261,22 +261,11 @@ export class ImportView {
   }
 }
 
-/**
- * A report's list: its first LISTED_ITEMS items, then one that counts the rest of `total`, so that a long report costs the page
- * no more than a short one (its items are added one by one, never spread into one call's arguments).
- */
+/** A report's list: LISTED_ITEMS of them, and how many more (`membudget import FILE` lists every one). */
 function listed(id: string, items: readonly string[], total = items.length): HTMLUListElement {
-  const list = el('ul', { id });
-  for (const item of items.slice(0, LISTED_ITEMS)) list.append(el('li', {}, item));
-  const more = total - Math.min(items.length, LISTED_ITEMS);
-  if (more > 0)
-    list.append(
-      el(
-        'li',
-        { class: 'more', 'data-more': String(more) },
-        `… and ${more.toLocaleString('en-US')} more, not shown (membudget import FILE lists every one)`,
-      ),
-    );
+  const list = cappedList(id, items, LISTED_ITEMS, total);
+  const more = list.querySelector('li.more');
+  if (more) more.textContent += ' (membudget import FILE lists every one)';
   return list;
 }
 

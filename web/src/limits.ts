@@ -2,7 +2,7 @@
 // so that what has no worker (hub.ts, the tests under Node) can read it without the page's worker plumbing.
 export const MAX_INPUT_BYTES = 16 * 1024 * 1024;
 
-/** A report's list shows this many entries, then how many more (the engine's kListedImportEntries, the CLI's notices). */
+/** A report's list shows this many entries, then how many more (membudget/base/problem.hpp kListedEntries, as the CLI). */
 export const LISTED_ITEMS = 100;
 
 /** What to say of `what` (a file, a fetched config.json) over the limit, with its size. */

@@ -11,7 +11,7 @@ import { DetailsView } from './details-view';
 import { hubFileLink, ImportView, type HubSource } from './import-view';
 import { LedgerView, layoutSummary } from './ledger-view';
 import { MeasuredView } from './measured-view';
-import { loadErrorView, NoticesView } from './notices-view';
+import { loadErrorView, NoticesView, startErrorView } from './notices-view';
 import { EXAMPLES } from './examples';
 import { examplesRow, footer, masthead, skipLink, startStrip } from './page-chrome';
 import { AdviceView, PlannerView } from './planner-view';
@@ -321,8 +321,9 @@ const ENGINE_LOAD_LIMIT_MS = 20_000;
 async function main(): Promise<void> {
   const root = document.getElementById('app');
   if (!root) return;
+  let engine: Engine | undefined;
   try {
-    const engine = await Promise.race([
+    engine = await Promise.race([
       loadEngine(),
       new Promise<never>((_, reject) =>
         setTimeout(() => reject(new Error(`no answer after ${ENGINE_LOAD_LIMIT_MS / 1000} s`)), ENGINE_LOAD_LIMIT_MS),
@@ -330,7 +331,9 @@ async function main(): Promise<void> {
     ]);
     new App(engine, root);
   } catch (error) {
-    replaceChildren(root, loadErrorView(error instanceof Error ? error.message : String(error)));
+    const message = error instanceof Error ? error.message : String(error);
+    // Only a failed load is the engine's (or its host's); anything after it is the page's own fault, said as such.
+    replaceChildren(root, engine ? startErrorView(message) : loadErrorView(message));
   }
 }
 

@@ -1,7 +1,8 @@
 // What the page says outside the checklist: the notices bar (parameters of the link it ignored, and what the
 // engine chose for the user), and the screen shown instead of the page when its engine cannot be loaded.
 import type { Problem } from './engine';
-import { el, replaceChildren } from './dom';
+import { cappedList, el, replaceChildren } from './dom';
+import { LISTED_ITEMS } from './limits';
 
 export class NoticesView {
   readonly element = el('div', { id: 'notices', class: 'notices', role: 'status' });
@@ -12,13 +13,22 @@ export class NoticesView {
     replaceChildren(
       this.element,
       el('strong', {}, title ?? `Ignored ${notices.length} parameter${notices.length === 1 ? '' : 's'} of the link:`),
-      el('ul', {}, ...notices.map((n) => el('li', { 'data-field': n.field }, n.message))),
+      cappedList(
+        undefined,
+        notices.map((n) => ({ text: n.message, attributes: { 'data-field': n.field } })),
+        LISTED_ITEMS,
+      ),
     );
     this.element.classList.add('visible');
   }
 }
 
-/** Instead of the page: why it could not start, and what a host that embeds it must do. */
+/** Instead of the page: why it could not start, when its engine loaded (a fault of the page, not of the host). */
+export function startErrorView(message: string): HTMLElement {
+  return el('div', { class: 'load-error', role: 'alert', id: 'load-error' }, el('p', {}, `membudget could not start: ${message}.`));
+}
+
+/** Instead of the page: why its engine could not be loaded, and what a host that embeds it must do. */
 export function loadErrorView(message: string): HTMLElement {
   return el(
     'div',

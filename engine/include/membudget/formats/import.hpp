@@ -22,10 +22,6 @@ namespace membudget {
 // Files larger than this are refused before they are parsed (bytes).
 inline constexpr size_t kMaxImportBytes = 16 * 1024 * 1024;
 
-// A report of an import (the CLI's "not imported" notices, the page's lists) shows this many entries of a list,
-// then how many more there are: a file can hold 200,000 unmapped values. `membudget import` lists every one.
-inline constexpr size_t kListedImportEntries = 100;
-
 // The format a text looks like, from cheap signs in its content (a DeepSpeed or config.json key, a `vllm
 // serve` or `tune run` command, Megatron-LM flags, a TOML table header, YAML keys); nullopt when none fits.
 std::optional<ImportFormat> detectImportFormat(std::string_view text);
