@@ -112,8 +112,11 @@ void importTorchtitan(Document& d, Mapping& m) {
     else
         dp = shard * replicate;
     if (dp) m.setNumber("dp", *dp);
-    m.setNumber("zero", shard == 1 ? 0 : 3);  // FSDP2 wherever the shard degree is not 1, else DDP (replicate)
-    m.setBool("sp", tp > 1);                  // torchtitan's TP plan shards the norms' regions (SequenceParallel)
+    // FSDP2 wherever the shard degree is not 1 or CP splits the sequence (ParallelDims.fsdp_enabled: dp_shard_enabled
+    // or cp_enabled: the parameters are sharded over dp_shard × cp), else DDP (replicate).
+    const bool fsdp = shard != 1 || cp > 1;
+    m.setNumber("zero", fsdp ? 3 : 0);
+    m.setBool("sp", tp > 1);  // torchtitan's TP plan shards the norms' regions (SequenceParallel)
 
     const auto local = d.number("training.local_batch_size") ? d.number("training.local_batch_size") : d.number("training.batch_size");
     const auto global = d.number("training.global_batch_size");
@@ -222,6 +225,8 @@ ExportResult exportTorchtitan(const Config& c) {
     if (c.offload == Offload::optimizer) e.skip("offload", "optimizer", "torchtitan offloads everything (enable_cpu_offload) or nothing");
     if (c.zero == 1 || c.zero == 2)
         e.skip("zero", formatNumber(c.zero), "torchtitan shards everything (FSDP2, zero 3) or nothing (DDP, zero 0); written as FSDP2");
+    else if (c.zero == 0 && c.cp > 1)
+        e.skip("zero", "0", "CP > 1 shards over the CP ranks (fsdp_enabled)");
     t << "\n[parallelism]\ndata_parallel_replicate_degree = " << formatNumber(c.zero == 0 ? c.dp : 1)
       << "\ndata_parallel_shard_degree = " << formatNumber(c.zero == 0 ? 1 : c.dp) << "\ntensor_parallel_degree = " << formatNumber(c.tp)
       << "\npipeline_parallel_degree = " << formatNumber(c.pp) << "\ncontext_parallel_degree = " << formatNumber(c.cp)
