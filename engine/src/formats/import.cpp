@@ -205,8 +205,9 @@ ImportBase importBase(const Config& current, const ImportResult& result) {
     for (const FieldSpec& field : fields()) {
         // The hardware group holds two settings of the job, not of the GPU: they start from the defaults.
         const bool hardware = field.group == "hardware" && field.key != "offload" && field.key != "zero_init";
-        if (hardware || field.key == "method" || (out.modelKept && field.group == "model"))
-            setFieldText(out.config, field, fieldText(current, field));
+        // The routed experts' stored format (gpt-oss's MXFP4) is the checkpoint's, kept with its model.
+        const bool checkpoint = field.group == "model" || field.key == "expert_weight_dtype";
+        if (hardware || field.key == "method" || (out.modelKept && checkpoint)) setFieldText(out.config, field, fieldText(current, field));
     }
     return out;
 }

@@ -73,7 +73,7 @@ ImportResult importConfig(const ImportInput& input);
 
 // What an import applies over, so that it sets what the file says and nothing of the previous configuration
 // survives: the defaults, with what no launch file states but the caller already knows, the GPU (capacity, speed
-// figures, allowances, the headroom kept) and the method, and the model only when the file names none
+// figures, allowances, the headroom kept) and the method, and the model (with its experts' stored format) only when the file names none
 // (`modelKept`, which the report says). The keys the file sets then apply over it (applyAssignments). A config.json
 // is a model, not a launch: it applies over the configuration in use.
 struct ImportBase {
