@@ -15,7 +15,9 @@
 #include "membudget/base/choices.hpp"
 #include "membudget/base/text.hpp"
 #include "membudget/formats/export.hpp"
+#include "membudget/model/architecture.hpp"
 #include "membudget/model/config.hpp"
+#include "membudget/model/fields.hpp"
 #include "membudget/model/layout.hpp"
 #include "model/pipeline_layout.hpp"
 
@@ -91,6 +93,10 @@ void importMegatron(Words& w, Mapping& m) {
         m.set("norm", normFlag && lower(normFlag->value) == "rmsnorm" ? "rmsnorm" : "layernorm");
         m.setBool("bias", !w.has({"--disable-bias-linear"}));
         m.setBool("qkv_bias", w.has({"--add-qkv-bias"}));
+        // Megatron-LM's --qk-layernorm norms the queries and keys over each head (q_layernorm of
+        // hidden_size_per_attention_head in SelfAttention); under --multi-latent-attention it is MLA's own norms of
+        // the compressed query and key-value (q_layernorm, kv_layernorm in MLASelfAttention), which MLA has anyway.
+        m.set("qk_norm", w.has({"--qk-layernorm"}) && !w.has({"--multi-latent-attention"}) ? "per_head" : "none");
         m.setBool("tied_embeddings", !w.has({"--untie-embeddings-and-output-weights"}));
         // Positions: learned_absolute (the default) keeps a table of max_position_embeddings rows.
         const Flag* posFlag = w.find({"--position-embedding-type"});
@@ -101,6 +107,9 @@ void importMegatron(Words& w, Mapping& m) {
         } else if (!setFromFlag(m, w, "pos_emb", {"--max-position-embeddings"})) {
             if (const auto seq = flagNumber(m, w.find({"--seq-length"}))) m.setNumber("pos_emb", *seq);
         }
+        // --max-position-embeddings is also the longest sequence the model takes (its rotary cache, the HF
+        // conversions' max_position_embeddings): the context window.
+        setFromFlag(m, w, "context_window", {"--max-position-embeddings"});
         // The vocabulary: --vocab-size, or the GPT-2 or Llama-2 tokenizer's, padded as _vocab_size_with_padding
         // pads it, to a multiple of make_vocab_size_divisible_by (128) × TP.
         double divisible = 128;
@@ -317,6 +326,10 @@ ExportResult exportMegatron(const Config& c) {
     if (c.splitAccounts == SplitAccounts::embedding || c.splitAccounts == SplitAccounts::both)
         flag("--account-for-embedding-in-pipeline-split");
     if (c.splitAccounts == SplitAccounts::loss || c.splitAccounts == SplitAccounts::both) flag("--account-for-loss-in-pipeline-split");
+    // Flags carry an architecture, not a name: it comes back as model = custom, its count derived from it.
+    if (c.model != "custom") e.skip("model", c.model, "flags name no model (read back as custom)");
+    if (c.params != 0 && c.params != derivedParameterCount(c))
+        e.skip("params", formatNumber(c.params), "flags give the architecture, of " + formatNumber(derivedParameterCount(c)));
     flag("--num-layers " + formatNumber(c.layers));
     flag("--hidden-size " + formatNumber(c.hidden));
     flag("--ffn-hidden-size " + formatNumber(c.ffn));
@@ -337,8 +350,25 @@ ExportResult exportMegatron(const Config& c) {
         e.skip("layer_pattern", c.layerPattern.substr(0, 16) + (c.layerPattern.size() > 16 ? "…" : ""),
                "a hybrid stack is Megatron-LM's Mamba model (pretrain_mamba.py, --hybrid-override-pattern), not a GPT layer");
     if (!c.tiedEmbeddings) flag("--untie-embeddings-and-output-weights");
-    flag(c.posEmb > 0 ? "--position-embedding-type learned_absolute --max-position-embeddings " + formatNumber(c.posEmb)
-                      : "--position-embedding-type rope");
+    if (c.qkNorm == QkNorm::perHead) flag("--qk-layernorm");
+    if (c.qkNorm == QkNorm::fullWidth) e.skip("qk_norm", "full_width", "--qk-layernorm norms each head");
+    // --max-position-embeddings is the learned table's rows and the longest sequence alike (the context window).
+    if (c.posEmb > 0) {
+        flag("--position-embedding-type learned_absolute --max-position-embeddings " + formatNumber(c.posEmb));
+        if (c.contextWindow != c.posEmb)
+            e.skip("context_window", formatNumber(c.contextWindow), "--max-position-embeddings is the learned table too");
+    } else {
+        flag("--position-embedding-type rope" +
+             (c.contextWindow > 0 ? " --max-position-embeddings " + formatNumber(c.contextWindow) : std::string()));
+    }
+    // What a GPT layer of Megatron-LM's flags here does not write.
+    for (const auto& [key, value] : {std::pair<const char*, double>{"sliding_window", c.slidingWindow},
+                                     {"full_attention_every", c.fullAttentionEvery},
+                                     {"attention_chunk", c.attentionChunk},
+                                     {"attention_sinks", c.attentionSinks ? 1 : 0},
+                                     {"post_norms", c.postNorms ? 1 : 0},
+                                     {"index_heads", c.indexHeads}})
+        if (value != 0) e.skip(key, fieldText(c, *findField(key)), "not written here");
     // NullTokenizer adds its EOD token to --vocab-size; divisible-by 1 keeps the padding to a multiple of TP.
     flag("--tokenizer-type NullTokenizer --vocab-size " + formatNumber(c.vocab - 1) + " --make-vocab-size-divisible-by 1");
     if (std::fmod(c.vocab, c.tp) != 0) e.skip("vocab", formatNumber(c.vocab), "Megatron-LM pads the vocabulary to a multiple of TP");
