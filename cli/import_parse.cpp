@@ -2,6 +2,7 @@
 #include <yaml-cpp/yaml.h>
 #include <algorithm>
 #include <cctype>
+#include <set>
 #include <sstream>
 
 #include "import_parse.hpp"
@@ -130,58 +131,25 @@ struct Flattener {
         }
     }
 
-    // YAML 1.2's core schema, as the page's `yaml` package resolves plain scalars.
-    void scalar(const YAML::Node& node, const std::string& path) {
-        const std::string& text = node.Scalar();
-        if (node.Tag() != "?") {  // quoted ("!") or explicitly tagged: a string
-            push(path, "string", text);
-            return;
-        }
-        // (No std::regex: libstdc++'s recursion overflows the stack on a long scalar.)
-        auto all = [](std::string_view t, auto ok) { return !t.empty() && std::all_of(t.begin(), t.end(), ok); };
-        auto digits = [&all](std::string_view t) {
-            return all(t, [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
-        };
-        auto isFloat = [&digits](std::string_view t) {
-            if (!t.empty() && (t[0] == '-' || t[0] == '+')) t.remove_prefix(1);
-            const size_t e = t.find_first_of("eE");
-            std::string_view mantissa = t.substr(0, e);
-            if (e != std::string_view::npos) {
-                std::string_view exponent = t.substr(e + 1);
-                if (!exponent.empty() && (exponent[0] == '-' || exponent[0] == '+')) exponent.remove_prefix(1);
-                if (!digits(exponent)) return false;
-            }
-            const size_t dot = mantissa.find('.');
-            if (dot == std::string_view::npos) return digits(mantissa);
-            const std::string_view whole = mantissa.substr(0, dot), fraction = mantissa.substr(dot + 1);
-            return whole.empty() ? digits(fraction) : digits(whole) && (fraction.empty() || digits(fraction));
-        };
-        const std::string_view t = text;
-        if (t.empty() || t == "~" || t == "null" || t == "Null" || t == "NULL")
-            push(path, "null", "");
-        else if (t == "true" || t == "True" || t == "TRUE")
-            push(path, "boolean", "true");
-        else if (t == "false" || t == "False" || t == "FALSE")
-            push(path, "boolean", "false");
-        else if (t.size() > 2 && t.substr(0, 2) == "0o" && all(t.substr(2), [](char c) { return c >= '0' && c <= '7'; }) && t.size() < 20)
-            push(path, "number", detail::formatNumber(static_cast<double>(std::stoull(text.substr(2), nullptr, 8))));
-        else if (t.size() > 2 && t.substr(0, 2) == "0x" &&
-                 all(t.substr(2), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }) && t.size() < 18)
-            push(path, "number", detail::formatNumber(static_cast<double>(std::stoull(text.substr(2), nullptr, 16))));
-        else if (isFloat(t))
-            push(path, "number", detail::formatNumber(std::strtod(text.c_str(), nullptr)));
-        else
-            push(path, "string", text);
-    }
+    // An unquoted scalar goes as written ("plain"): the engine resolves it as torchtune's OmegaConf loader does
+    // (formats/omegaconf.hpp), the same for the page's parser. Quoted or explicitly tagged: a string.
+    void scalar(const YAML::Node& node, const std::string& path) { push(path, node.Tag() == "?" ? "plain" : "string", node.Scalar()); }
 
     void yaml(const YAML::Node& node, const std::string& path, int depth) {
         if (tooMany || tooLarge) return;
         if (depth > 32) throw std::runtime_error("nested deeper than 32 levels at " + path);
         switch (node.Type()) {
-            case YAML::NodeType::Map:
+            case YAML::NodeType::Map: {
                 if (!path.empty()) push(path, "object", "");
+                // OmegaConf's loader refuses a key given twice in one mapping (construct_mapping: "found duplicate key").
+                std::set<std::string> keys;
+                for (const auto& item : node)
+                    if (item.first.IsScalar() && !keys.insert(item.first.Scalar()).second)
+                        throw std::runtime_error("found duplicate key " + item.first.Scalar() + (path.empty() ? "" : " in " + path) +
+                                                 " (OmegaConf refuses a key given twice)");
                 for (const auto& item : node) yaml(item.second, child(path, item.first.IsScalar() ? item.first.Scalar() : "?"), depth + 1);
                 break;
+            }
             case YAML::NodeType::Sequence: {
                 std::string first;
                 if (node.size() > 0 && node[0].IsScalar()) first = node[0].Scalar();
@@ -327,7 +295,10 @@ ImportInput parseImport(std::string_view text, ImportFormat format) {
         }
         case ImportSyntax::yaml: {
             try {
-                const YAML::Node root = YAML::Load(std::string(text));
+                // PyYAML's yaml.load, which OmegaConf.load calls, takes one document and refuses a second.
+                const std::vector<YAML::Node> documents = YAML::LoadAll(std::string(text));
+                if (documents.size() > 1) throw std::runtime_error("expected a single document in the stream, but found another document");
+                const YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
                 in.rootType = yamlRootType(root);
                 Flattener f{in};
                 if (root.IsMap()) f.yaml(root, "", 0);

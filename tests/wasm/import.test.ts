@@ -103,6 +103,39 @@ describe('a here-document’s body is text, not flags, on the page as in the CLI
   }
 });
 
+describe('a torchtune YAML is read as OmegaConf reads it, on the page as in the CLI', () => {
+  // Unquoted scalars typed by OmegaConf's loader (tests/fixtures/yaml-scalars.json), one document, no key twice.
+  const scalars = (JSON.parse(readFileSync(join(FIXTURES, 'yaml-scalars.json'), 'utf8')) as { scalars: { text: string }[] }).scalars;
+  const picked = scalars.filter((_, i) => i < 90 || i % 97 === 0).map((s) => s.text);
+  const head = 'model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\n';
+  const cases = [
+    ...picked.map((t) => `${head}batch_size: ${t}\ncompile: ${t}\n`),
+    `${head}batch_size: "010"\n`,
+    `${head}seq: 512\ntokenizer:\n  max_seq_len: \${seq}\n`,
+    `${head}batch_size: 2\nbatch_size: 4\n`,
+    `${head}batch_size: 2\n---\nbatch_size: 4\n`,
+  ];
+  it(`gives the CLI's configuration, unmapped values and refusals for ${cases.length} generated files`, async () => {
+    const path = join(ROOT, 'build/membudget-omegaconf.yaml');
+    for (const text of cases) {
+      writeFileSync(path, text);
+      const cli = runCli(['import', path, '--format', 'torchtune']);
+      const page = await importText(engine, engine.defaultConfig(), text, 'torchtune').then(
+        // What it maps and membudget cannot take is refused as the CLI's import refuses it (exit 2).
+        (imported) => ({ refused: imported.problems.length > 0, imported }),
+        () => ({ refused: true, imported: undefined }),
+      );
+      expect(page.refused, text).toBe(cli.status !== 0);
+      if (page.imported === undefined || page.refused) continue;
+      const native = JSON.parse(cli.stdout);
+      expect(Object.fromEntries(page.imported.assignments.map((a) => [a.key, a.text])), text).toEqual(
+        Object.fromEntries(Object.entries(native.config).map(([k, v]) => [k, String(v)])),
+      );
+      expect(page.imported.unmapped, text).toEqual(native.unmapped);
+    }
+  });
+});
+
 describe('the page exports as the CLI does, and reads its export back', () => {
   const queries = [
     'model=llama-3.1-70b&tp=8&pp=2&dp=16&ckpt=selective&sp=true&method=membudget',

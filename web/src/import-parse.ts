@@ -30,8 +30,26 @@ function utf8Bytes(s: string): number {
   return bytes;
 }
 
+/** An unquoted YAML scalar as written, which the engine resolves (cli/import_parse.cpp hands over the same). */
+export class Plain {
+  constructor(readonly text: string) {}
+  toString(): string {
+    return this.text;
+  }
+}
+
 const typeOf = (v: unknown) =>
-  v === null || v === undefined ? 'null' : Array.isArray(v) ? 'array' : v instanceof Date ? 'string' : typeof v;
+  v === null || v === undefined
+    ? 'null'
+    : Array.isArray(v)
+      ? 'array'
+      : v instanceof Plain
+        ? 'plain'
+        : v instanceof Map
+          ? 'object'
+          : v instanceof Date
+            ? 'string'
+            : typeof v;
 
 /** Every node of a parsed document with its path (a.b, a[0]), its JSON type and its text, as the CLI writes them. */
 export function flattenDocument(root: unknown): ParsedImport {
@@ -48,10 +66,10 @@ export function flattenDocument(root: unknown): ParsedImport {
     const text =
       value instanceof Date
         ? value.toISOString()
-        : type === 'number' || type === 'boolean' || type === 'string' || type === 'bigint'
+        : type === 'number' || type === 'boolean' || type === 'string' || type === 'bigint' || type === 'plain'
           ? String(value)
-          : Array.isArray(value) && typeof value[0] === 'string'
-            ? value[0]
+          : Array.isArray(value) && (typeof value[0] === 'string' || value[0] instanceof Plain)
+            ? String(value[0])
             : '';
     if (path) {
       // A long key repeated under many values makes every path copy it: bounded by what it flattens to.
@@ -62,7 +80,16 @@ export function flattenDocument(root: unknown): ParsedImport {
       values.push({ key: path, type: type === 'bigint' ? 'number' : type, text });
     }
     if (Array.isArray(value)) value.forEach((child, i) => walk(child, `${path}[${i}]`, depth + 1));
-    else if (type === 'object') for (const [key, child] of Object.entries(value as object)) walk(child, childPath(path, key), depth + 1);
+    else if (value instanceof Map) {
+      // OmegaConf's loader refuses a key given twice in one mapping (construct_mapping), as the CLI says.
+      const keys = new Set<string>();
+      for (const key of value.keys()) {
+        if (keys.has(String(key)))
+          throw new Error(`found duplicate key ${String(key)}${path ? ` in ${path}` : ''} (OmegaConf refuses a key given twice)`);
+        keys.add(String(key));
+      }
+      for (const [key, child] of value) walk(child, childPath(path, String(key)), depth + 1);
+    } else if (type === 'object') for (const [key, child] of Object.entries(value as object)) walk(child, childPath(path, key), depth + 1);
   };
   walk(root, '', 0);
   return { rootType: error ? 'invalid' : typeOf(root), error, values, lines: [] };
@@ -161,7 +188,12 @@ export async function parseImport(text: string, syntax: string): Promise<ParsedI
     }
     if (syntax === 'yaml') {
       const { parse } = await import('yaml');
-      return flattenDocument(parse(text));
+      // Every unquoted scalar as written (type "plain"), for the engine to read as torchtune's OmegaConf loader does
+      // (engine/src/formats/omegaconf.hpp), as the CLI hands over yaml-cpp's; quoted ones are strings (failsafe).
+      // Like OmegaConf, a key given twice and a second document are refused.
+      const plain = { tag: 'tag:membudget.invalid,2026:plain', default: true, test: /^[\s\S]*$/, resolve: (t: string) => new Plain(t) };
+      const root = parse(text, { schema: 'failsafe', customTags: [plain], mapAsMap: true, uniqueKeys: false }) as unknown;
+      return flattenDocument(root);
     }
     return flattenDocument(parseJsonWithPythonConstants(text));
   } catch (error) {

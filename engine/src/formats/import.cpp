@@ -15,6 +15,7 @@
 #include "formats/hf.hpp"
 #include "formats/megatron.hpp"
 #include "formats/megatron_flags.hpp"
+#include "formats/omegaconf.hpp"
 #include "formats/reader.hpp"
 #include "formats/torchtitan.hpp"
 #include "formats/torchtune.hpp"
@@ -134,11 +135,12 @@ ImportResult importConfig(const ImportInput& input) {
             if (!input.lines.empty()) {
                 Words w(input.lines, {});
                 detail::TorchtuneLaunch launch;
-                const std::vector<JsonValue> values = torchtuneOverrides(w, launch);
+                std::vector<JsonValue> values = torchtuneOverrides(w, launch);
                 if (values.empty() && !launch.world && launch.recipe.empty()) {
                     m.error("no tune run command and no key=value overrides in the text");
                     break;
                 }
+                detail::resolveOmegaConf(values);
                 Document d(values);
                 importTorchtune(d, m, launch);
                 break;
@@ -147,7 +149,10 @@ ImportResult importConfig(const ImportInput& input) {
                 m.error("a torchtune config is a YAML mapping; got " + jsonTypeWords(input.rootType));
                 break;
             }
-            Document d(input.values);
+            // Read as torchtune reads it: OmegaConf's loader types the unquoted scalars and resolves ${…}.
+            std::vector<JsonValue> values = input.values;
+            detail::resolveOmegaConf(values);
+            Document d(values);
             importTorchtune(d, m, {});
             break;
         }

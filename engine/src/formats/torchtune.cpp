@@ -265,7 +265,6 @@ std::vector<JsonValue> torchtuneOverrides(Words& w, TorchtuneLaunch& launch) {
             launch.recipe = word;
         if (word.empty() || word[0] == '-' || eq == std::string::npos || eq == 0) continue;
         const std::string key = word.substr(0, eq), text = word.substr(eq + 1);
-        const std::string l = lower(text);
         if (text.size() >= 2 && text.front() == '[' && text.back() == ']') {
             // A list override (model.lora_attn_modules=[q_proj,v_proj]): the list and its elements.
             std::vector<std::string> items;
@@ -282,8 +281,8 @@ std::vector<JsonValue> torchtuneOverrides(Words& w, TorchtuneLaunch& launch) {
             for (size_t i = 0; i < items.size(); ++i) values.push_back({key + "[" + std::to_string(i) + "]", "string", items[i]});
             continue;
         }
-        const std::string type = parseNumber(text) ? "number" : (l == "true" || l == "false") ? "boolean" : "string";
-        values.push_back({key, type, type == "boolean" ? l : text});
+        // OmegaConf.from_dotlist reads each value with its YAML loader: a plain scalar (formats/omegaconf.hpp).
+        values.push_back({key, "plain", text});
     }
     Mapping scratch;
     if (Flag* f = w.find({"--nproc_per_node", "--nproc-per-node"})) {
