@@ -369,8 +369,10 @@ WasmConfigImport importConfiguration(const Config& base, const std::string& form
     const ImportBase start = importBase(base, result);
     const ParsedConfig parsed = applyAssignments(result.assignments, start.config);
     if (start.modelKept && result.ok()) out.modelKept = base.name.empty() ? base.model : base.name;
-    out.config = result.ok() ? parsed.config : base;
-    out.problems = toArray(parsed.problems);
+    // All or nothing, as `membudget import` refuses it: a key the configuration cannot take applies none of them.
+    const std::vector<Problem> problems = importProblems(result, base);
+    out.config = result.ok() && problems.empty() ? parsed.config : base;
+    out.problems = toArray(problems);
     return out;
 }
 

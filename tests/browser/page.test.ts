@@ -433,6 +433,23 @@ describe('the calculator page', () => {
     await waitForQuery(page, 'layers=4');
   });
 
+  it('refuses a whole import when one value is out of range, as the CLI does, and keeps the configuration', async () => {
+    const yaml = 'model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\nbatch_size: -1:30\ncompile: on\n';
+    const path = resolve(ROOT, 'build/membudget-out-of-range.yaml');
+    writeFileSync(path, yaml);
+    const cli = runCli(['import', path]);
+    expect(cli.status).toBe(2);
+    const page = await open('?tp=2&dp=4&pp=2');
+    const before = new URL(page.url()).search;
+    await page.click('.importer summary');
+    await page.fill('#import-text', yaml);
+    await page.click('#import-apply');
+    await page.waitForSelector('#import-message[data-state="error"]');
+    expect(await page.textContent('#import-message')).toBe(cli.stderr.trim().replace('membudget: error: ', ''));
+    expect(new URL(page.url()).search).toBe(before);
+    expect(await page.inputValue('#f-pp')).toBe('2');
+  });
+
   it('refuses a config.json over 16 MiB before reading it, and imports in the worker, off the main thread', async () => {
     const page = await open('?tp=1&dp=8');
     await page.click('.importer summary');

@@ -184,6 +184,8 @@ export class ImportView {
     };
     importAnyConfig(previous, input, format)
       .then((imported) => {
+        // A value the configuration cannot take refuses the whole import, as `membudget import` does (exit 2).
+        if (imported.problems.length > 0) return this.#refuse(imported.problems);
         message.dataset.state = 'imported';
         message.dataset.format = imported.format;
         if (hub) message.dataset.hub = hub.id;
@@ -229,11 +231,6 @@ export class ImportView {
             imported.unmappedTotal,
           ),
           ...list('import-warnings', 'Warnings:', imported.warnings, imported.warningsTotal),
-          ...list(
-            'import-problems',
-            'Refused:',
-            imported.problems.map((p) => p.message),
-          ),
         );
         this.#onImported(
           imported.config,

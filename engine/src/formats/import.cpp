@@ -182,8 +182,8 @@ ImportResult importConfig(const ImportInput& input) {
     return std::move(m).finish(format);
 }
 
-std::vector<Problem> importProblems(const ImportResult& result) {
-    const ParsedConfig applied = applyAssignments(result.assignments, importBase(Config{}, result).config);
+std::vector<Problem> importProblems(const ImportResult& result, const Config& current) {
+    const ParsedConfig applied = applyAssignments(result.assignments, importBase(current, result).config);
     std::vector<Problem> out = applied.problems;
     for (Problem& problem : validateRanges(applied.config)) {
         const bool mapped =

@@ -310,7 +310,7 @@ export interface Unmapped {
 /** A framework's configuration mapped by the engine (membudget/formats/import.hpp) and applied over the base. */
 export interface ConfigImport {
   format: ImportFormat;
-  /** The base with the assignments applied; the base unchanged when there are errors. */
+  /** The base with the assignments applied; the base unchanged when there are errors or problems. */
   config: Config;
   /** membudget's keys the file set, in the field table's order, as field text. */
   assignments: { key: string; text: string }[];
@@ -320,7 +320,7 @@ export interface ConfigImport {
   errors: Problem[];
   /** The model kept because the file names none (a DeepSpeed JSON, a vLLM command for the loaded model); "" otherwise. */
   modelKept: string;
-  /** Assignments the configuration refused (a value outside a field's range). */
+  /** What the file maps that the configuration cannot take (importProblems: a value outside its field's range); any refuses the whole import. */
   problems: Problem[];
   /** What the result depends on that the file does not say, each field and why: computed with the field's value. */
   assumed: Problem[];

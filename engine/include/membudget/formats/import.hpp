@@ -83,8 +83,9 @@ struct ImportBase {
 ImportBase importBase(const Config& current, const ImportResult& result);
 
 // What the file maps that membudget cannot take, as `--import` refuses it: each key the file sets, applied over
-// importBase(Config{}, result), against its field's range (validateRanges). The rules between fields wait for what
-// the file leaves unsaid (`assumed`: the world size, the micro-batches), which `--import` asks for.
-std::vector<Problem> importProblems(const ImportResult& result);
+// importBase(current, result), against its field's range (validateRanges). The rules between fields wait for what
+// the file leaves unsaid (`assumed`: the world size, the micro-batches), which `--import` asks for. An import with
+// any is refused whole, in the CLI and on the page: none of its keys is applied.
+std::vector<Problem> importProblems(const ImportResult& result, const Config& current = Config{});
 
 }  // namespace membudget
