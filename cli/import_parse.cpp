@@ -18,6 +18,83 @@ namespace {
 bool isOperator(char c) { return c == '|' || c == '&' || c == ';' || c == '<' || c == '>' || c == '(' || c == ')'; }
 bool isNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
+// A code point as UTF-8 (what the page's string becomes when it crosses to the engine).
+void appendCodePoint(std::string& out, unsigned long cp) {
+    if (cp < 0x80) {
+        out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+        out += static_cast<char>(0xC0 | (cp >> 6));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        out += static_cast<char>(0xE0 | (cp >> 12));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+        out += static_cast<char>(0xF0 | (cp >> 18));
+        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+}
+
+// The body of bash's ANSI-C quoting, $'…', from just after its opening quote: its escapes expanded as bash (and the
+// page's shell-quote) expand them (\n, \t, \a, \b, \e, \E, \f, \r, \v, \\, \', \", \?, \ooo, \xHH, \uHHHH,
+// \UHHHHHHHH, \cX; any other backslash kept), up to its closing quote; a NUL ends the string. `i` ends on the
+// closing quote (or the line's end).
+std::string ansiCQuoted(std::string_view line, size_t& i) {
+    std::string out;
+    bool ended = false;  // past a NUL: the rest of the body is dropped
+    auto put = [&](unsigned long cp) {
+        if (cp == 0) ended = true;
+        if (!ended) appendCodePoint(out, cp);
+    };
+    auto digitsOf = [&](size_t from, size_t most, int base) {
+        size_t n = 0;
+        while (n < most && from + n < line.size()) {
+            const char c = line[from + n];
+            const bool ok = base == 8 ? (c >= '0' && c <= '7') : std::isxdigit(static_cast<unsigned char>(c)) != 0;
+            if (!ok) break;
+            ++n;
+        }
+        return n;
+    };
+    for (; i < line.size() && line[i] != '\''; ++i) {
+        if (line[i] != '\\' || i + 1 >= line.size()) {
+            if (!ended) out += line[i];
+            continue;
+        }
+        const char k = line[i + 1];
+        static constexpr std::string_view kLetters = "abeEfnrtv", kChars = "\x07\b\x1B\x1B\f\n\r\t\v";
+        if (const size_t letter = kLetters.find(k); letter != std::string_view::npos) {
+            put(static_cast<unsigned char>(kChars[letter]));
+            ++i;
+        } else if (k == '\\' || k == '\'' || k == '"' || k == '?') {
+            put(static_cast<unsigned char>(k));
+            ++i;
+        } else if (k >= '0' && k <= '7') {
+            const size_t n = digitsOf(i + 1, 3, 8);
+            put(std::stoul(std::string(line.substr(i + 1, n)), nullptr, 8) & 0xFF);
+            i += n;
+        } else if ((k == 'x' || k == 'u' || k == 'U') && digitsOf(i + 2, k == 'x' ? 2 : k == 'u' ? 4 : 8, 16) > 0) {
+            const size_t n = digitsOf(i + 2, k == 'x' ? 2 : k == 'u' ? 4 : 8, 16);
+            const unsigned long cp = std::stoul(std::string(line.substr(i + 2, n)), nullptr, 16);
+            if (cp > 0x10FFFF) {
+                if (!ended) out += line.substr(i, n + 2);
+            } else {
+                put(cp);
+            }
+            i += n + 1;
+        } else if (k == 'c' && i + 2 < line.size()) {
+            const bool escaped = line[i + 2] == '\\' && i + 3 < line.size() && line[i + 3] == '\\';
+            put(line[i + 2] == '?' ? 0x7F : static_cast<unsigned char>(line[i + 2]) & 0x1F);
+            i += escaped ? 3 : 2;
+        } else {
+            if (!ended) out += '\\';
+        }
+    }
+    return out;
+}
+
 std::vector<std::string> lineWords(std::string_view line) {
     std::vector<std::string> words;
     std::string word;
@@ -75,6 +152,10 @@ std::vector<std::string> lineWords(std::string_view line) {
         } else if (c == '\\') {
             inWord = true;
             if (i + 1 < line.size()) word += line[++i];
+        } else if (c == '$' && i + 1 < line.size() && line[i + 1] == '\'') {
+            inWord = true;
+            i += 2;
+            word += ansiCQuoted(line, i);
         } else if (c == '$') {
             dollar(i);
         } else {

@@ -243,6 +243,38 @@ describe('the page refuses what it cannot read, naming why', () => {
     }
     expect(refused).toBe(cases.length / 2);
   });
+  it("expands bash's ANSI-C quoting ($'…') as the CLI does, over generated escapes", async () => {
+    const pieces = [
+      'a',
+      '8',
+      ' ',
+      '\\n',
+      '\\t',
+      '\\e',
+      '\\\\',
+      "\\'",
+      '\\"',
+      '\\?',
+      '\\101',
+      '\\7',
+      '\\x41',
+      '\\xe9',
+      '\\x4',
+      '\\u00e9',
+      '\\u20AC',
+    ];
+    pieces.push('\\U0001F600', '\\cA', '\\c?', '\\z', '\\0x', '\\U110000', '"', '$HOME');
+    const words: string[] = [];
+    for (let i = 0; i < pieces.length; ++i) for (let j = 0; j < pieces.length; j += 3) words.push(`$'${pieces[i]}${pieces[j]}'`);
+    const text = `torchrun pretrain_gpt.py --num-layers 4 ${words.map((w, i) => `--x${i} ${w}`).join(' ')} --tensor-model-parallel-size $'2'\n`;
+    const path = join(ROOT, 'build/membudget-ansi-c.sh');
+    writeFileSync(path, text);
+    const native = JSON.parse(runCli(['import', path, '--format', 'megatron']).stdout);
+    const imported = await importText(engine, engine.defaultConfig(), text, 'megatron');
+    expect(imported.assignments.find((a) => a.key === 'tp')?.text).toBe('2');
+    expect(imported.unmapped.length).toBeGreaterThan(words.length);
+    expect(imported.unmapped).toEqual(native.unmapped);
+  });
   it('tokenizes a script as the CLI documents it', async () => {
     expect(await shellWords('a \'b c\' "d $E ${F} \\"g\\"" h\\ i # comment\nx=(1 2) | y;z \\\n  w 2>&1\n')).toEqual([
       ['a', 'b c', 'd ${E} ${F} "g"', 'h i'],
