@@ -130,7 +130,9 @@ Loaded loadConfiguration(const Options& o, bool readEvalFile, std::istream& in, 
         const ImportResult& imported = launch.emplace(readImport(o.importFile, o.importFormat, in));
         assumed = imported.assumed;
         problems.insert(problems.end(), imported.errors.begin(), imported.errors.end());
-        for (const auto& w : imported.warnings) err << "membudget: warning: " << w << "\n";
+        std::vector<Problem> warnings;
+        for (const auto& w : imported.warnings) warnings.push_back({"", w});
+        cli::printProblems(err, warnings, "warning");
         for (size_t i = 0; i < std::min(imported.unmapped.size(), kListedEntries); ++i) {
             const auto& u = imported.unmapped[i];
             err << "membudget: not imported: " << u.key << (u.value.empty() ? "" : " = " + u.value) << " (" << u.reason << ")\n";

@@ -1098,3 +1098,34 @@ TEST_CASE("a here-document's body is text, not flags", "[import][words]") {
     CHECK(tpOf("grep x <<< \"y\"\n" + launch.substr(0, launch.size() - 1) + " --tensor-model-parallel-size 2\n") == "2");
     CHECK(tpOf("echo \"<<EOF\"\n" + launch.substr(0, launch.size() - 1) + " --tensor-model-parallel-size 2\n") == "2");
 }
+
+TEST_CASE("a flag given twice with different values is taken last, as argparse takes it, and warned about", "[import][words]") {
+    const std::string megatron = "torchrun pretrain_gpt.py --num-layers 4 --hidden-size 512 --num-attention-heads 8 ";
+    const std::string vllm = "vllm serve meta-llama/Llama-3.1-8B ";
+    struct Case {
+        std::string text;
+        ImportFormat format;
+        std::string key, value;
+        bool warned;
+    };
+    const std::vector<Case> cases{
+        {megatron + "--pipeline-model-parallel-size 2 --pipeline-model-parallel-size 4", ImportFormat::megatron, "pp", "4", true},
+        {megatron + "--pipeline-model-parallel-size 2 --pipeline-model-parallel-size 2", ImportFormat::megatron, "pp", "2", false},
+        {megatron + "--tensor-model-parallel-size 8 --seq-length 1024 --tensor-model-parallel-size 2", ImportFormat::megatron, "tp", "2",
+         true},
+        {vllm + "--tensor-parallel-size 2 --max-model-len 4096 --tensor-parallel-size 4", ImportFormat::vllm, "tp", "4", true},
+        {vllm + "--max-num-seqs 8 --max-num-seqs 8", ImportFormat::vllm, "mb", "8", false},
+        // $'…' is bash's ANSI-C quoting: the word is 2, as bash and the page's shell-quote read it.
+        {megatron + "--tensor-model-parallel-size $'\\x32'", ImportFormat::megatron, "tp", "2", false},
+    };
+    for (const auto& c : cases) {
+        INFO(c.text);
+        const ImportResult r = importText(c.text, c.format);
+        REQUIRE(r.ok());
+        CHECK(assignedText(r, c.key) == c.value);
+        const bool warned = std::any_of(r.warnings.begin(), r.warnings.end(), [](const std::string& w) {
+            return w.find("is given more than once with different values") != std::string::npos;
+        });
+        CHECK(warned == c.warned);
+    }
+}
