@@ -275,6 +275,29 @@ describe('the page refuses what it cannot read, naming why', () => {
     expect(imported.unmapped.length).toBeGreaterThan(words.length);
     expect(imported.unmapped).toEqual(native.unmapped);
   });
+  it('reads what Python reads in JSON (1e400, lone surrogates) as the CLI does, over generated documents', async () => {
+    const numbers = ['1e400', '-1e400', '1E+400', '9'.repeat(400), '-' + '9'.repeat(400), '1e308', '1e-400', '2.5e3'];
+    const strings = ['\\ud800', '\\udc00', 'a\\ud83dz', '\\ud83d\\ude00', '\\ud800\\ud800', 'plain'];
+    const docs: string[] = [];
+    for (const n of numbers)
+      for (const t of strings) docs.push(`{"train_micro_batch_size_per_gpu": ${n}, "zero_optimization": {"stage": 3}, "x${t}": "${t}"}`);
+    const path = join(ROOT, 'build/membudget-python-json.json');
+    for (const text of docs) {
+      writeFileSync(path, text);
+      const cli = runCli(['import', path, '--format', 'deepspeed']);
+      const page = await importText(engine, engine.defaultConfig(), text, 'deepspeed').then(
+        (imported) => ({ refused: imported.problems.length > 0, imported }),
+        () => ({ refused: true, imported: undefined }),
+      );
+      expect(page.refused, text).toBe(cli.status !== 0);
+      if (page.imported === undefined || page.refused) continue;
+      const native = JSON.parse(cli.stdout);
+      expect(page.imported.unmapped, text).toEqual(native.unmapped);
+      expect(Object.fromEntries(page.imported.assignments.map((a) => [a.key, a.text])), text).toEqual(
+        Object.fromEntries(Object.entries(native.config).map(([k, v]) => [k, String(v)])),
+      );
+    }
+  });
   it('tokenizes a script as the CLI documents it', async () => {
     expect(await shellWords('a \'b c\' "d $E ${F} \\"g\\"" h\\ i # comment\nx=(1 2) | y;z \\\n  w 2>&1\n')).toEqual([
       ['a', 'b c', 'd ${E} ${F} "g"', 'h i'],

@@ -37,13 +37,31 @@ export function pythonJsonConstants(text: string): string | undefined {
   return changed ? out : undefined;
 }
 
+/** A string with each lone surrogate (which Python's json keeps) as U+FFFD, as the CLI's reader writes it. */
+function wellFormed(s: string): string {
+  return s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+}
+
+/**
+ * What Python's json reads and the CLI's nlohmann/json refuses, made as the CLI's reader makes it
+ * (engine/src/io/json.cpp pythonJsonConstants): a number past a double's range (1e400, Infinity to JSON.parse) as
+ * the string Infinity, a lone surrogate in a string or a key as U+FFFD.
+ */
+function pythonReviver(_key: string, value: unknown): unknown {
+  if (typeof value === 'number' && !Number.isFinite(value)) return value > 0 ? 'Infinity' : '-Infinity';
+  if (typeof value === 'string') return wellFormed(value);
+  if (value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).some((k) => k !== wellFormed(k)))
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [wellFormed(k), v]));
+  return value;
+}
+
 /** JSON.parse, and where it fails, once more with Python's Infinity/NaN as strings (pythonJsonConstants). */
 export function parseJsonWithPythonConstants(text: string): unknown {
   try {
-    return JSON.parse(text);
+    return JSON.parse(text, pythonReviver);
   } catch (error) {
     const rewritten = pythonJsonConstants(text);
     if (rewritten === undefined) throw error;
-    return JSON.parse(rewritten);
+    return JSON.parse(rewritten, pythonReviver);
   }
 }

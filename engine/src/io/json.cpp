@@ -32,7 +32,8 @@ std::string jsonTypeName(const Json& value) {
 }
 
 // Python's json module writes float('inf') and float('nan') as the bare words Infinity, -Infinity and NaN, which
-// JSON has not (RFC 8259 §6) and nlohmann/json refuses; config.json files hold them where a value may be
+// JSON has not (RFC 8259 §6) and nlohmann/json refuses (and reads 1e400 as inf and keeps a lone surrogate escape,
+// which nlohmann/json refuses too: Infinity, and U+FFFD); config.json files hold them where a value may be
 // unbounded (Nemotron-H's time_step_limit). Outside strings, each such word where a value starts becomes the
 // string of itself, so the document parses and a field that needs a number from it says what it holds.
 // nullopt when the text has none of them. The page does the same (web/src/python-json.ts).
@@ -43,6 +44,32 @@ std::optional<std::string> pythonJsonConstants(std::string_view text) {
     for (size_t i = 0; i < text.size(); ++i) {
         const char ch = text[i];
         if (inString) {
+            // A lone surrogate escape (\ud800 without its low half), which Python's json keeps and nlohmann/json
+            // refuses: U+FFFD, as the page's reader makes of it.
+            if (ch == '\\' && i + 5 < text.size() && text[i + 1] == 'u') {
+                const auto hex = [&](size_t at) {
+                    const std::string digits(text.substr(at, 4));
+                    return std::all_of(digits.begin(), digits.end(),
+                                       [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; })
+                               ? std::stoul(digits, nullptr, 16)
+                               : 0ul;
+                };
+                const unsigned long unit = hex(i + 2);
+                const bool high = unit >= 0xD800 && unit <= 0xDBFF, low = unit >= 0xDC00 && unit <= 0xDFFF;
+                const bool paired = high && i + 11 < text.size() && text[i + 6] == '\\' && text[i + 7] == 'u' && hex(i + 8) >= 0xDC00 &&
+                                    hex(i + 8) <= 0xDFFF;
+                if ((high && !paired) || low) {
+                    out += "\\ufffd";
+                    i += 5;
+                    changed = true;
+                    continue;
+                }
+                if (paired) {
+                    out += text.substr(i, 12);
+                    i += 11;
+                    continue;
+                }
+            }
             out += ch;
             if (ch == '\\' && i + 1 < text.size())
                 out += text[++i];
@@ -51,6 +78,23 @@ std::optional<std::string> pythonJsonConstants(std::string_view text) {
             continue;
         }
         const bool valueStarts = previous == '[' || previous == ',' || previous == ':';
+        // A number past a double's range (1e400), which Python's json reads as inf: the string of it, as Infinity.
+        if (valueStarts && (ch == '-' || std::isdigit(static_cast<unsigned char>(ch)))) {
+            size_t end = i + 1;
+            while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || std::strchr(".eE+-", text[end]))) ++end;
+            const std::string_view literal = text.substr(i, end - i);
+            const size_t e = literal.find_first_of("eE");
+            const bool grows = e != std::string_view::npos && e + 1 < literal.size() && literal[e + 1] != '-';
+            const bool digits = literal.size() > 310 && literal.find_first_of(".eE") == std::string_view::npos;
+            // (The engine's own reader, not strtod: it says none for a number past the range.)
+            if ((grows || digits) && !detail::parseNumber(literal)) {
+                out += literal[0] == '-' ? "\"-Infinity\"" : "\"Infinity\"";
+                i = end - 1;
+                previous = '"';
+                changed = true;
+                continue;
+            }
+        }
         bool replaced = false;
         for (std::string_view word : {std::string_view("-Infinity"), std::string_view("Infinity"), std::string_view("NaN")}) {
             if (!valueStarts || text.substr(i, word.size()) != word) continue;
