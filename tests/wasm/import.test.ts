@@ -15,6 +15,27 @@ beforeAll(async () => {
   engine = await loadPlannerEngine(readFileSync(PLANNER_WASM));
 });
 
+/**
+ * `text` imported by the page as `membudget import` imports it (written to build/`file`): refused alike (what it
+ * maps and membudget cannot take is refused whole, exit 2), else the same keys and the same unmapped values.
+ */
+async function expectImportLikeCli(text: string, format: ImportFormat, file: string): Promise<void> {
+  const path = join(ROOT, `build/${file}`);
+  writeFileSync(path, text);
+  const cli = runCli(['import', path, '--format', format]);
+  const page = await importText(engine, engine.defaultConfig(), text, format).then(
+    (imported) => ({ refused: imported.problems.length > 0, imported }),
+    () => ({ refused: true, imported: undefined }),
+  );
+  expect(page.refused, text).toBe(cli.status !== 0);
+  if (page.imported === undefined || page.refused) return;
+  const native = JSON.parse(cli.stdout);
+  expect(Object.fromEntries(page.imported.assignments.map((a) => [a.key, a.text])), text).toEqual(
+    Object.fromEntries(Object.entries(native.config).map(([k, v]) => [k, String(v)])),
+  );
+  expect(page.imported.unmapped, text).toEqual(native.unmapped);
+}
+
 const dir = join(FIXTURES, 'import');
 const files = readdirSync(dir, { withFileTypes: true })
   .filter((d) => d.isDirectory())
@@ -116,23 +137,7 @@ describe('a torchtune YAML is read as OmegaConf reads it, on the page as in the 
     `${head}batch_size: 2\n---\nbatch_size: 4\n`,
   ];
   it(`gives the CLI's configuration, unmapped values and refusals for ${cases.length} generated files`, async () => {
-    const path = join(ROOT, 'build/membudget-omegaconf.yaml');
-    for (const text of cases) {
-      writeFileSync(path, text);
-      const cli = runCli(['import', path, '--format', 'torchtune']);
-      const page = await importText(engine, engine.defaultConfig(), text, 'torchtune').then(
-        // What it maps and membudget cannot take is refused as the CLI's import refuses it (exit 2).
-        (imported) => ({ refused: imported.problems.length > 0, imported }),
-        () => ({ refused: true, imported: undefined }),
-      );
-      expect(page.refused, text).toBe(cli.status !== 0);
-      if (page.imported === undefined || page.refused) continue;
-      const native = JSON.parse(cli.stdout);
-      expect(Object.fromEntries(page.imported.assignments.map((a) => [a.key, a.text])), text).toEqual(
-        Object.fromEntries(Object.entries(native.config).map(([k, v]) => [k, String(v)])),
-      );
-      expect(page.imported.unmapped, text).toEqual(native.unmapped);
-    }
+    for (const text of cases) await expectImportLikeCli(text, 'torchtune', 'membudget-omegaconf.yaml');
   });
 });
 
@@ -281,22 +286,7 @@ describe('the page refuses what it cannot read, naming why', () => {
     const docs: string[] = [];
     for (const n of numbers)
       for (const t of strings) docs.push(`{"train_micro_batch_size_per_gpu": ${n}, "zero_optimization": {"stage": 3}, "x${t}": "${t}"}`);
-    const path = join(ROOT, 'build/membudget-python-json.json');
-    for (const text of docs) {
-      writeFileSync(path, text);
-      const cli = runCli(['import', path, '--format', 'deepspeed']);
-      const page = await importText(engine, engine.defaultConfig(), text, 'deepspeed').then(
-        (imported) => ({ refused: imported.problems.length > 0, imported }),
-        () => ({ refused: true, imported: undefined }),
-      );
-      expect(page.refused, text).toBe(cli.status !== 0);
-      if (page.imported === undefined || page.refused) continue;
-      const native = JSON.parse(cli.stdout);
-      expect(page.imported.unmapped, text).toEqual(native.unmapped);
-      expect(Object.fromEntries(page.imported.assignments.map((a) => [a.key, a.text])), text).toEqual(
-        Object.fromEntries(Object.entries(native.config).map(([k, v]) => [k, String(v)])),
-      );
-    }
+    for (const text of docs) await expectImportLikeCli(text, 'deepspeed', 'membudget-python-json.json');
   });
   it('tokenizes a script as the CLI documents it', async () => {
     expect(await shellWords('a \'b c\' "d $E ${F} \\"g\\"" h\\ i # comment\nx=(1 2) | y;z \\\n  w 2>&1\n')).toEqual([
