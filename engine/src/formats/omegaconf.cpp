@@ -200,7 +200,11 @@ void resolveOmegaConf(std::vector<JsonValue>& values) {
             return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-' || c == '.';
         });
     };
-    for (size_t round = 0; round < 10; ++round) {
+    // Bounded by what it writes, not what it reads: a few references to a long value, referenced again, grow as a
+    // bomb does. Past 16 MiB written in all, the rest is left as written.
+    constexpr size_t kMaxWrittenBytes = 16u << 20;
+    size_t written = 0;
+    for (size_t round = 0; round < 10 && written <= kMaxWrittenBytes; ++round) {
         bool changed = false;
         for (auto& v : values) {
             if (v.type != "string" || v.text.find("${") == std::string::npos) continue;
@@ -212,6 +216,8 @@ void resolveOmegaConf(std::vector<JsonValue>& values) {
                 if (it == at.end() || &values[it->second] == &v) continue;
                 const JsonValue& named = values[it->second];
                 if (named.type == "object" || named.type == "array") continue;
+                written += named.text.size();
+                if (written > kMaxWrittenBytes) break;
                 v.type = named.type;
                 v.text = named.text;
                 changed = true;
@@ -237,6 +243,8 @@ void resolveOmegaConf(std::vector<JsonValue>& values) {
                 if (out.size() > (1u << 20)) break;
             }
             if (!replaced || out.size() > (1u << 20)) continue;
+            written += out.size();
+            if (written > kMaxWrittenBytes) break;
             v.text = out + t.substr(std::min(from, t.size()));
             changed = true;
         }

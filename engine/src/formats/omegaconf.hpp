@@ -19,7 +19,7 @@ JsonValue resolveYamlPlain(std::string_view key, std::string_view text);
 
 // Every "plain" value resolved, then OmegaConf's interpolations: a value that is exactly ${a.b} (absolute) or
 // ${.b} / ${..b} (relative to its own node) takes the type and text of the value it names; one inside a string is
-// replaced by its text. Bounded: ten levels of references, 1 MiB per string. What cannot be resolved (a resolver
+// replaced by its text. Bounded: ten levels of references, 1 MiB per string, 16 MiB written in all. What cannot be resolved (a resolver
 // such as ${oc.env:HOME}, a key that is not there) is left as written, and the mapping says it does not read.
 void resolveOmegaConf(std::vector<JsonValue>& values);
 

@@ -296,18 +296,16 @@ void Words::listUnread(Mapping& m, const std::set<std::string_view>& ignored, st
     }
     // A flag the mapping read, given again with another value: argparse keeps the last, which the import took; the
     // first may be what the script's author meant (a copied line, a variable set twice).
-    std::map<std::string_view, const Flag*> first;
+    std::map<std::string_view, const Flag*> first, last;
+    for (const auto& f : flags_)
+        if (f.read && f.hasValue) last[f.name] = &f;
     std::set<std::string_view> warned;
     for (const auto& f : flags_) {
         if (!f.read || !f.hasValue) continue;
         const auto [it, added] = first.try_emplace(f.name, &f);
-        if (added || it->second->value == f.value || warned.count(f.name)) continue;
-        const Flag* last = &f;
-        for (const auto& later : flags_)
-            if (later.name == f.name) last = &later;
-        warned.insert(f.name);
+        if (added || it->second->value == f.value || !warned.insert(f.name).second) continue;
         m.warn(f.name + " is given more than once with different values (" + it->second->value.substr(0, 40) + ", then " +
-               f.value.substr(0, 40) + "): the last, " + last->value.substr(0, 40) + ", is taken, as argparse takes it");
+               f.value.substr(0, 40) + "): the last, " + last[f.name]->value.substr(0, 40) + ", is taken, as argparse takes it");
     }
 }
 
