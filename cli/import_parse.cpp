@@ -248,6 +248,36 @@ struct Flattener {
     }
 };
 
+// Whether a YAML stream holds a second document: a "---" line at the left margin after the first document's content
+// (or after its own "---"), or content after a "..." end marker. Block scalars are indented, and a document marker at
+// the margin ends them (YAML 1.2 §9.1.2), so the markers are found line by line.
+bool secondYamlDocument(std::string_view text) {
+    bool content = false, started = false, ended = false;
+    size_t at = 0;
+    while (at <= text.size()) {
+        const size_t end = std::min(text.find('\n', at), text.size());
+        std::string_view line = text.substr(at, end - at);
+        at = end + 1;
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        const bool marker3 = line.size() >= 3 && (line.size() == 3 || line[3] == ' ' || line[3] == '\t');
+        if (marker3 && line.substr(0, 3) == "---") {
+            if (content || started || ended) return true;
+            started = true;
+            content = line.find_first_not_of(" \t", 3) != std::string_view::npos && line[line.find_first_not_of(" \t", 3)] != '#';
+            continue;
+        }
+        if (marker3 && line.substr(0, 3) == "...") {
+            ended = true;
+            continue;
+        }
+        const size_t first = line.find_first_not_of(" \t");
+        if (first == std::string_view::npos || line[first] == '#' || (line[0] == '%' && !content)) continue;
+        if (ended) return true;
+        content = true;
+    }
+    return false;
+}
+
 std::string yamlRootType(const YAML::Node& root) {
     switch (root.Type()) {
         case YAML::NodeType::Map:
@@ -376,10 +406,11 @@ ImportInput parseImport(std::string_view text, ImportFormat format) {
         }
         case ImportSyntax::yaml: {
             try {
-                // PyYAML's yaml.load, which OmegaConf.load calls, takes one document and refuses a second.
-                const std::vector<YAML::Node> documents = YAML::LoadAll(std::string(text));
-                if (documents.size() > 1) throw std::runtime_error("expected a single document in the stream, but found another document");
-                const YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
+                // PyYAML's yaml.load, which OmegaConf.load calls, takes one document and refuses a second. (Not
+                // YAML::LoadAll: yaml-cpp 0.7's loops forever on some malformed flow mappings after the first document.)
+                if (secondYamlDocument(text))
+                    throw std::runtime_error("expected a single document in the stream, but found another document");
+                const YAML::Node root = YAML::Load(std::string(text));
                 in.rootType = yamlRootType(root);
                 Flattener f{in};
                 if (root.IsMap()) f.yaml(root, "", 0);
