@@ -262,6 +262,7 @@ TEST_CASE("the field table says when a field applies and what its 0 stands for",
     c.finetune = Finetune::lora;
     CHECK(applies("lora_rank"));
     c.mode = Mode::inference;
+    c.framework = Framework::vllm;
     CHECK_FALSE(applies("lora_rank"));  // adapters are a training setting
     CHECK_FALSE(applies("zero"));
     CHECK(applies("kv_dtype"));
@@ -424,6 +425,7 @@ TEST_CASE("inference sizes one replica, labels mb as concurrent sequences and la
     REQUIRE(mb != nullptr);
     Config serving = page;
     serving.mode = Mode::inference;
+    serving.framework = Framework::vllm;
     CHECK(fieldLabel(*mb, page) == "Micro-batch b_μ");
     CHECK(fieldLabel(*mb, serving) == "Concurrent sequences");
     for (const auto& f : fields())
@@ -440,6 +442,32 @@ TEST_CASE("inference sizes one replica, labels mb as concurrent sequences and la
         c.framework = framework;
         CHECK(launchFormat(c) == format);
         c.mode = Mode::inference;
+        c.framework = Framework::vllm;
         CHECK(launchFormat(c) == ImportFormat::vllm);
+    }
+}
+
+TEST_CASE("the framework key names the serving engine in inference and a training framework in training", "[config][framework]") {
+    // A link that says inference and no engine gets vLLM, with a notice; one that names an engine alone gets inference.
+    const auto inference = decodeQuery("mode=inference");
+    CHECK(inference.config.framework == Framework::vllm);
+    CHECK(std::any_of(inference.notices.begin(), inference.notices.end(), [](const Problem& p) { return p.field == "framework"; }));
+    const auto sglang = decodeQuery("framework=sglang");
+    CHECK(sglang.config.mode == Mode::inference);
+    CHECK(sglang.config.method == Method::membudget);
+    CHECK(validate(sglang.config).empty());
+    const auto back = decodeQuery("framework=sglang&mode=training");
+    CHECK(back.config.framework == Framework::sglang);
+    REQUIRE_FALSE(validate(back.config).empty());
+    CHECK(validate(back.config).front().field == "framework");
+    const auto training = decodeQuery("mode=inference&framework=torchtitan");
+    REQUIRE_FALSE(validate(training.config).empty());
+    const auto problems = validate(training.config);
+    CHECK(std::any_of(problems.begin(), problems.end(), [](const Problem& p) { return p.field == "framework"; }));
+    // Every link made from a valid configuration decodes to it, the engine included.
+    for (const Framework f : {Framework::vllm, Framework::sglang}) {
+        Config c = sglang.config;
+        c.framework = f;
+        CHECK(decodeQuery(encodeQuery(c)).config == c);
     }
 }

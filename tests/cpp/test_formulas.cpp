@@ -113,6 +113,7 @@ TEST_CASE("every substituted formula evaluates to its value: presets × methods 
                     Config c;
                     applyModelPreset(c, preset);
                     c.mode = membudget::test::choice<membudget::Mode>(mode);
+                    if (c.mode == membudget::Mode::inference) c.framework = membudget::Framework::vllm;
                     c.method = membudget::test::choice<membudget::Method>(method);
                     c.tp = tp, c.pp = pp, c.dp = dp, c.zero = zero;
                     if (c.experts != 0) c.ep = 2;

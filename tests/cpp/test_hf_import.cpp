@@ -226,6 +226,7 @@ TEST_CASE("Hugging Face config.json: a sliding-window model's KV cache is vLLM's
         REQUIRE(imported.errors.empty());
         Config m = imported.config;
         m.mode = Mode::inference;
+        m.framework = Framework::vllm;
         m.mb = 2;
         const double window = m.slidingWindow, every = m.fullAttentionEvery, layers = m.layers;
         const double full = every > 0 ? std::floor(layers / every) : 0;

@@ -30,6 +30,7 @@ Config inference(std::string_view model = "custom") {
     c.model = std::string(model);
     c.method = Method::membudget;
     c.mode = Mode::inference;
+    c.framework = Framework::vllm;
     c.params = 0;
     c.tp = c.pp = c.dp = 1;
     return c;
@@ -134,6 +135,7 @@ TEST_CASE("inference is capped by the model's context window", "[inference][cont
     applyModelPreset(c, *findModelPreset("mixtral-8x7b"));
     CHECK(c.contextWindow == 32768);  // config.json max_position_embeddings
     c.mode = Mode::inference;
+    c.framework = Framework::vllm;
     c.method = Method::membudget;
     c.gpu = "h200";
     applyGpuPreset(c, *findGpuPreset("h200"));
@@ -152,6 +154,7 @@ TEST_CASE("inference is capped by the model's context window", "[inference][cont
     CHECK(evaluate(c).errors.front().field == "seq");
     // Training may run beyond the window (long-context extension): not refused.
     c.mode = Mode::training;
+    c.framework = Framework::megatron;
     c.seq = 65536;
     CHECK(validate(c).empty());
 }
@@ -317,6 +320,7 @@ TEST_CASE("inference: DeepSeek-V3.2's indexer keeps a key per token and its weig
     base.tp = 8;
     Config c = importHfConfig(test::hfCase("DeepSeek-V3.2")["config"].dump(), base).config;
     c.mode = Mode::inference;
+    c.framework = Framework::vllm;
     c.mb = 4;
     Config without = c;
     without.indexHeads = 0;

@@ -58,6 +58,7 @@ std::vector<Config> layouts(const Config& base, const std::string& mode) {
             for (double ep : {1, 2, 8}) {
                 Config c = base;
                 c.mode = membudget::test::choice<membudget::Mode>(mode);
+                if (c.mode == membudget::Mode::inference) c.framework = membudget::Framework::vllm;
                 c.tp = tp, c.pp = pp, c.ep = base.experts != 0 ? ep : 1;
                 c.dp = 8;
                 c.zero = 0;
@@ -137,6 +138,7 @@ TEST_CASE("inference holds every routed expert of a MoE model", "[parameters][in
     Config c;
     applyModelPreset(c, *findModelPreset("mixtral-8x7b"));
     c.mode = Mode::inference;
+    c.framework = Framework::vllm;
     c.tp = c.pp = c.dp = 1;
     CHECK(lineBytes(evaluate(c), "parameters") == 2 * 46702792704.0);
     // Expert parallelism (vLLM --enable-expert-parallel: EP = TP × DP, experts whole) splits the experts, not the rest.

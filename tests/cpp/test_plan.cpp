@@ -253,6 +253,7 @@ TEST_CASE("bad plan requests name the field", "[plan]") {
     CHECK(plan.errors[0].field == "global_batch");
     request.globalBatch = 8;
     request.base.mode = Mode::inference;
+    request.base.framework = Framework::vllm;
     request.base.method = Method::membudget;
     plan = membudget::plan(request);
     REQUIRE_FALSE(plan.errors.empty());

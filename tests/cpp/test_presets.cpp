@@ -91,7 +91,10 @@ TEST_CASE("every preset is valid and every GPU capacity is the reported one", "[
         applyModelPreset(config, preset);
         config.tp = 1;
         // Hybrid Mamba stacks are modelled for serving only; validate refuses them in training, naming mode.
-        if (!preset.layerPattern.empty()) config.mode = membudget::Mode::inference;
+        if (!preset.layerPattern.empty()) {
+            config.mode = membudget::Mode::inference;
+            config.framework = membudget::Framework::vllm;
+        }
         CHECK(validate(config).empty());
         CHECK_FALSE(preset.source.empty());
     }

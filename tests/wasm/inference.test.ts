@@ -20,6 +20,7 @@ describe('inference', () => {
         model: 'custom',
         method: 'membudget',
         mode: 'inference',
+        framework: 'vllm',
         params: 0,
         layers: k.num_layers,
         kv_heads: k.total_num_kv_heads,

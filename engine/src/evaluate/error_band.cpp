@@ -53,7 +53,7 @@ Range familyRange(std::span<const ValidationRun> runs, const RunFamily& family) 
 
 RunFamily runFamily(const Config& c) {
     RunFamily f;
-    f.framework = c.mode == Mode::inference ? std::string_view("vllm") : toString(c.framework);
+    f.framework = toString(c.framework);
     if (c.experts > 0) f.features |= kRunMoe;
     if (c.pp > 1) f.features |= kRunPipeline;
     if (c.cp > 1) f.features |= kRunContext;

@@ -18,6 +18,9 @@ ImportFormat launchFormat(const Config& config) {
         case Framework::deepspeed:
         case Framework::hfAccelerate:
             return ImportFormat::deepspeed;
+        case Framework::vllm:
+        case Framework::sglang:
+            return ImportFormat::vllm;
     }
     return ImportFormat::megatron;
 }

@@ -115,6 +115,7 @@ std::vector<std::vector<std::string>> vllmFlagSpelling(const std::vector<std::ve
 
 void importVllm(Words& w, Mapping& m) {
     m.set("mode", "inference");
+    m.set("framework", "vllm");
     m.set("method", "membudget");
     // `vllm serve MODEL` (the first word after serve that is not a flag), or --model MODEL.
     std::optional<std::string> model;

@@ -48,6 +48,24 @@ void chooseWhatChoicesRequire(Config& c, const std::function<bool(std::string_vi
             c.precision = Precision::bf16;
         }
     }
+    // The serving engine and the training framework share the framework key: a mode change brings one the mode has,
+    // and a serving engine named alone brings inference.
+    if (given("framework") && servesInference(c.framework) && c.mode == Mode::training && !given("mode")) {
+        choose("mode", "inference", "framework " + std::string(toString(c.framework)) + " serves the model");
+        c.mode = Mode::inference;
+    }
+    if (given("framework") && !servesInference(c.framework) && c.mode == Mode::inference && !given("mode")) {
+        choose("mode", "training", "framework " + std::string(toString(c.framework)) + " trains the model");
+        c.mode = Mode::training;
+    }
+    if (given("mode") && c.mode == Mode::inference && !servesInference(c.framework) && !given("framework")) {
+        choose("framework", "vllm", "inference is served by vllm or sglang; vLLM's defaults assumed");
+        c.framework = Framework::vllm;
+    }
+    if (given("mode") && c.mode == Mode::training && servesInference(c.framework) && !given("framework")) {
+        choose("framework", "megatron", "training needs a training framework; Megatron-LM, the default, assumed");
+        c.framework = Framework::megatron;
+    }
     if (given("mode") && c.mode == Mode::inference && c.finetune != Finetune::full && !given("finetune")) {
         choose("finetune", "full", "inference serves the model (adapters are a training setting)");
         c.finetune = Finetune::full;

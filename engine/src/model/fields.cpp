@@ -1508,10 +1508,10 @@ std::vector<FieldSpec> buildFields() {
          .member = choiceMember<&Config::framework>(),
          .choices = choiceIds<Framework>(),
          .unit = "",
-         .help = PAGE_TEXT("The framework you train with: what it saves, in which dtype, when it frees gradients, how its loss "
-                           "upcasts the logits (method membudget)"),
-         .section = PAGE_TEXT("docs/frameworks.md"),
-         .applies = Applies::training | Applies::membudgetMethod});
+         .help = PAGE_TEXT("Training: the framework you train with (what it saves, in which dtype, when it frees gradients, how its "
+                           "loss upcasts the logits). Inference: the serving engine, vllm or sglang (its defaults and its speed)"),
+         .section = PAGE_TEXT("docs/frameworks.md; docs/inference.md"),
+         .applies = Applies::membudgetMethod});
     add({.key = "finetune",
          .label = "Fine-tuning",
          .group = "training",

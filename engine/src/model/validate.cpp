@@ -411,6 +411,13 @@ std::vector<Problem> validate(const Config& config) {
     if (config.mode == Mode::inference && config.contextWindow > 0 && config.seq > config.contextWindow)
         errors.push_back({"seq", "seq must be at most the model's context window (context_window = " + n(config.contextWindow) +
                                      ") in inference; got " + n(config.seq)});
+    if (config.mode == Mode::inference && config.method == Method::membudget && !servesInference(config.framework))
+        errors.push_back({"framework", "framework must be vllm or sglang in inference mode (the serving engine); got " +
+                                           std::string(toString(config.framework))});
+    if (config.mode == Mode::training && servesInference(config.framework))
+        errors.push_back({"framework", "framework must be megatron, torchtitan, torchtune, deepspeed or hf_accelerate in training mode (" +
+                                           std::string(toString(config.framework)) + " serves: mode inference); got " +
+                                           std::string(toString(config.framework))});
     if (config.mode == Mode::inference && config.method != Method::membudget)
         errors.push_back({"method", "method must be membudget in inference mode (the other sources model training); got " +
                                         quoted(toString(config.method))});

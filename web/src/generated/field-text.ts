@@ -547,8 +547,8 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "section": "README, Methods"
   },
   "framework": {
-    "help": "The framework you train with: what it saves, in which dtype, when it frees gradients, how its loss upcasts the logits (method membudget)",
-    "section": "docs/frameworks.md"
+    "help": "Training: the framework you train with (what it saves, in which dtype, when it frees gradients, how its loss upcasts the logits). Inference: the serving engine, vllm or sglang (its defaults and its speed)",
+    "section": "docs/frameworks.md; docs/inference.md"
   },
   "finetune": {
     "help": "full: every weight trained; lora: frozen base weights and trained low-rank adapters; qlora: the base in NF4 (method membudget)",

@@ -12,7 +12,7 @@ export type Checkpointing = 'none' | 'selective' | 'full' | 'op';
 export type ImportFormat = 'megatron' | 'torchtitan' | 'torchtune' | 'deepspeed' | 'hf' | 'vllm';
 /** How a file of a format is written (choices.hpp ImportSyntax). */
 export type ImportSyntax = 'json' | 'toml' | 'yaml' | 'words';
-export type Framework = 'megatron' | 'torchtitan' | 'torchtune' | 'deepspeed' | 'hf_accelerate';
+export type Framework = 'megatron' | 'torchtitan' | 'torchtune' | 'deepspeed' | 'hf_accelerate' | 'vllm' | 'sglang';
 export type Fp8Recipe = 'te' | 'torchao';
 export type MoeDispatcher = 'alltoall' | 'deepep';
 export type Finetune = 'full' | 'lora' | 'qlora';

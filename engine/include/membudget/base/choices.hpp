@@ -20,7 +20,9 @@ enum class QkNorm : std::uint8_t { none, perHead, fullWidth };
 enum class Checkpointing : std::uint8_t { none, selective, full, op };
 // The training framework whose behaviour the membudget method models: what it saves, in which dtype, when it
 // frees gradients, how its loss upcasts the logits (docs/frameworks.md).
-enum class Framework : std::uint8_t { megatron, torchtitan, torchtune, deepspeed, hfAccelerate };
+// The training frameworks, then the serving engines (mode inference): vLLM and SGLang.
+enum class Framework : std::uint8_t { megatron, torchtitan, torchtune, deepspeed, hfAccelerate, vllm, sglang };
+constexpr bool servesInference(Framework f) { return f == Framework::vllm || f == Framework::sglang; }
 enum class Fp8Recipe : std::uint8_t { te, torchao };
 // How a MoE layer sends its tokens to the expert ranks: NCCL all-to-all (torchtitan's "standard", Megatron-LM's
 // alltoall), or DeepEP's kernels through their own communication buffer (torchtitan's deepep, Megatron-LM's flex
@@ -92,7 +94,8 @@ struct ChoiceNames<Checkpointing> {
 };
 template <>
 struct ChoiceNames<Framework> {
-    static constexpr std::array<std::string_view, 5> names{"megatron", "torchtitan", "torchtune", "deepspeed", "hf_accelerate"};
+    static constexpr std::array<std::string_view, 7> names{"megatron",      "torchtitan", "torchtune", "deepspeed",
+                                                           "hf_accelerate", "vllm",       "sglang"};
 };
 template <>
 struct ChoiceNames<ImportFormat> {
