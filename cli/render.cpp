@@ -165,6 +165,24 @@ void printTable(std::ostream& out, const Result& result, const Config& c, ByteUn
         out << "\n";
         if (st.runSteps > 0) out << runText(st, c) << "\n";
     }
+    if (result.servingTime.estimated) {
+        // The serving speed: TTFT, TPOT and throughput, with the decode step's parts over 1% of it.
+        const ServingTime& sv = result.servingTime;
+        auto ms = [](double seconds) { return detail::formatNumber(std::round(seconds * 1e5) / 100); };
+        out << "Estimated serving (" << toString(c.framework) << ", " << detail::groupedNumber(sv.concurrency) << " requests of "
+            << detail::groupedNumber(sv.inputTokens) << " in / " << detail::groupedNumber(sv.outputTokens) << " out"
+            << (sv.lengthsAssumed ? ", seq split in half: set input_tokens and output_tokens" : "") << "): TTFT " << ms(sv.ttftSeconds)
+            << " ms, TPOT " << ms(sv.tpotSeconds) << " ms, " << detail::groupedNumber(std::round(sv.outputTokensPerSecondPerGpu))
+            << " output tokens/s per GPU, " << detail::groupedNumber(std::round(sv.outputTokensPerSecondPerReplica * c.dp))
+            << " in all (an estimate, docs/inference.md). TPOT:";
+        std::string separator = " ";
+        for (size_t i = 0; i < kDecodeParts; ++i) {
+            if (!(sv.decodeSeconds[i] > 0.01 * sv.tpotSeconds)) continue;
+            out << separator << decodePartTexts()[i].label << " " << percent(sv.decodeSeconds[i] / sv.tpotSeconds);
+            separator = ", ";
+        }
+        out << "\n";
+    }
     if (result.stages.size() > 1) {
         out << "\nStages (the peak decides the verdict):\n";
         for (const auto& stage : result.stages)

@@ -189,6 +189,7 @@ Result evaluate(const Config& config) noexcept {
 
         result.totalBytes = peakBytes;
         result.stepTime = estimateStepTime(config);
+        result.servingTime = estimateServingTime(config);
         result.capacityBytes = std::round(config.gpuGb * kBytesPerGB);
         result.usableBytes = std::round(result.capacityBytes * (1 - config.headroom));
         // A margin inside the error band of the measured runs like this one is not a fit: were the run as far under

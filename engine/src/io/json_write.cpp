@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "io/json_parts.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/base/problem.hpp"
 #include "membudget/base/text.hpp"
@@ -39,12 +40,7 @@ namespace {
 
 using nlohmann::ordered_json;
 
-// Integral byte counts print as integers ("17500000000", not "1.75e10"), the rest as shortest doubles.
-ordered_json number(double value) {
-    if (std::isfinite(value) && std::floor(value) == value && std::fabs(value) < kExactIntegerLimit)
-        return static_cast<std::int64_t>(value);
-    return value;
-}
+using detail::number;
 
 // A choice as its id (an enum would otherwise become its integer).
 template <class E>
@@ -159,6 +155,7 @@ std::string resultToJson(const Result& result, const Config& config, int indent)
         else
             out["run"] = nullptr;
     }
+    if (config.mode == Mode::inference) detail::writeServing(out, config, result.servingTime);
     ordered_json stages = ordered_json::array();
     for (const auto& stage : result.stages) {
         ordered_json bytes = ordered_json::object();

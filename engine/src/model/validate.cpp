@@ -411,6 +411,17 @@ std::vector<Problem> validate(const Config& config) {
     if (config.mode == Mode::inference && config.contextWindow > 0 && config.seq > config.contextWindow)
         errors.push_back({"seq", "seq must be at most the model's context window (context_window = " + n(config.contextWindow) +
                                      ") in inference; got " + n(config.seq)});
+    if (config.mode == Mode::inference && config.inputTokens + config.outputTokens > config.seq)
+        errors.push_back({config.outputTokens > 0 ? "output_tokens" : "input_tokens",
+                          "input_tokens + output_tokens must be at most seq (" + n(config.seq) +
+                              ", the longest request served, vLLM's max_model_len); got " + n(config.inputTokens) + " + " +
+                              n(config.outputTokens)});
+    if (config.mode == Mode::inference && config.inputTokens == 0 && config.outputTokens >= config.seq)
+        errors.push_back(
+            {"output_tokens", "output_tokens must be below seq (" + n(config.seq) + ") to leave a prompt; got " + n(config.outputTokens)});
+    if (config.mode == Mode::inference && config.outputTokens == 0 && config.inputTokens >= config.seq)
+        errors.push_back({"input_tokens",
+                          "input_tokens must be below seq (" + n(config.seq) + ") to leave an output token; got " + n(config.inputTokens)});
     if (config.mode == Mode::inference && config.method == Method::membudget && !servesInference(config.framework))
         errors.push_back({"framework", "framework must be vllm or sglang in inference mode (the serving engine); got " +
                                            std::string(toString(config.framework))});

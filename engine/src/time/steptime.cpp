@@ -19,6 +19,7 @@
 #include "model/rank.hpp"
 #include "time/collectives.hpp"
 #include "time/moe_time.hpp"
+#include "time/rates.hpp"
 
 namespace membudget {
 
@@ -26,14 +27,9 @@ namespace {
 
 // The constants of the model, each stated once with its source (docs/planner.md repeats them).
 //
-// FlashAttention's share of the BF16 peak, forward and backward together. Ampere/Ada: FlashAttention-2 "reaching
-// 50-73% of the theoretical maximum FLOPs/s on A100" (Dao 2023, abstract): the low end, as the backward pass is
-// the slower one. Hopper and later: FlashAttention-2 forward and backward on an H100 SXM5, "up to 335 TFLOPs/s"
-// (Dao 2023 §4.1; "only 35% utilization", Shah et al. 2024, FlashAttention-3, §1): 335 of 989.4; AMD's CK
-// FlashAttention is taken the same.
+// FlashAttention's share of the peak (time/rates.hpp), or Triton's.
 double attentionEfficiency(const Config& c, const GpuPreset* gpu) {
-    const double cc = gpu != nullptr ? gpu->computeCapability : 9.0;
-    const double flash = cc > 0 && cc < 9.0 ? 0.50 : 335 / 989.4;
+    const double flash = detail::flashAttentionShare(gpu);
     // FlashAttention in Triton: "FlashAttention-2 is around 1.3-1.5× faster than FlashAttention in Triton in the
     // forward pass and around 2× faster in the backward pass" (Dao 2023 §4.1): 1.4× and 2× over one forward and 2.5
     // forwards' worth of backward, (1.4 + 2.5 × 2) / 3.5 ≈ 1.83× the time.
@@ -69,10 +65,7 @@ PointwiseBytes pointwiseBytes(const Config& c) {
     return {2 * norm + 2 * residual, rope ? (fused ? 8.0 : 40.0) : 0.0, activation};
 }
 
-// The share of a link's bandwidth NCCL's large collectives reach: nccl-tests' bus bandwidth (doc/PERFORMANCE.md) is
-// the figure to hold against the link's, and it stays below it by the protocol's overhead. 80% is this model's
-// stated round figure, an assumption, not a measurement.
-constexpr double kLinkEfficiency = 0.8;
+using detail::kLinkEfficiency;  // time/rates.hpp
 
 // Bytes the loss moves per logit. Fused (Megatron-LM's vocab-parallel cross entropy, torch.compile): the BF16 logits
 // read, the FP32 softmax kept and read back, the BF16 gradient written: 2 + 4 + 4 + 2. Eager (torchtitan's

@@ -538,6 +538,18 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "help": "Tokens one forward pass processes (vLLM max_num_batched_tokens); sizes the activation workspace",
     "section": "Inference (vLLM: ModelConfig.get_num_kv_heads, kv_cache_interface.py)"
   },
+  "input_tokens": {
+    "help": "Prompt tokens per request, for the serving speed (TTFT, TPOT, throughput)",
+    "section": "docs/inference.md, Serving speed"
+  },
+  "output_tokens": {
+    "help": "Generated tokens per request, for the serving speed (TTFT, TPOT, throughput)",
+    "section": "docs/inference.md, Serving speed"
+  },
+  "enforce_eager": {
+    "help": "Decode without CUDA graphs (vLLM --enforce-eager, SGLang --disable-cuda-graph): every kernel launched from the host",
+    "section": "docs/inference.md, Serving speed"
+  },
   "cuda_graphs_gb": {
     "help": "Memory captured CUDA graphs keep (vLLM logs it at start-up)",
     "section": "Inference (vLLM: ModelConfig.get_num_kv_heads, kv_cache_interface.py)"

@@ -9,6 +9,7 @@
 #include "membudget/evaluate/error_band.hpp"
 #include "membudget/memory/result.hpp"
 #include "membudget/model/config.hpp"
+#include "membudget/time/serving.hpp"
 #include "membudget/time/steptime.hpp"
 
 namespace membudget {
@@ -37,6 +38,7 @@ struct Result {
     double maxContextTokens = 0;
     // Training: the step-time estimate of the configuration (membudget/time/steptime.hpp); not estimated in inference.
     StepTime stepTime;
+    ServingTime servingTime;  // mode = inference: TTFT, TPOT, throughput (docs/inference.md, "Serving speed")
     std::vector<Problem> warnings;
     std::vector<Problem> errors;
 

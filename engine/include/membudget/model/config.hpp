@@ -193,6 +193,11 @@ struct Config {
     double kvBlock = 16;            // tokens per KV-cache block (vLLM's block_size); 1 = no rounding
     double workspaceTokens = 8192;  // tokens in one forward pass (vLLM's max_num_batched_tokens)
     double cudaGraphsGb = 0;
+    // The serving workload (docs/inference.md, "Serving speed"): each request's prompt and generated tokens; 0: the
+    // other's complement in seq, or half of seq each when neither is set.
+    double inputTokens = 0;
+    double outputTokens = 0;
+    bool enforceEager = false;  // no CUDA graphs (vLLM --enforce-eager, SGLang --disable-cuda-graph)
     // method
     Method method = Method::chapter;
     Framework framework = Framework::megatron;

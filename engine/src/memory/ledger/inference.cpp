@@ -24,14 +24,30 @@ namespace {
 // DeepSeek-V3's quantization_config): a per-tensor FP8 checkpoint keeps one scale, 0.02% less, so this never
 // under-counts either.
 constexpr double kFp8BlockWeights = 128.0 * 128.0;
-double weightBytes(const Config& c) {
+
+}  // namespace
+
+double inferenceWeightBytes(const Config& c) {
     if (c.weightDtype == WeightDtype::int4) return 0.5 + 2.5 / c.quantGroup;
     if (c.weightDtype == WeightDtype::int8) return 1 + 2 / c.hidden;
     if (c.weightDtype == WeightDtype::fp8) return 1 + 4 / kFp8BlockWeights;
     return bytesOfDtype(c.weightDtype);
 }
 
-}  // namespace
+double expertWeightBytes(const Config& c) {
+    return c.experts != 0 && c.expertWeightDtype == ExpertWeights::mxfp4 ? 0.5 + 1.0 / 32 : inferenceWeightBytes(c);
+}
+
+double recurrentStateBytes(const Config& c) {
+    if (c.linearValueHeads > 0)
+        return ((2 * c.linearKeyHeads * c.linearKeyDim + c.linearValueHeads * c.linearValueDim) / c.tp * (c.linearConvKernel - 1) +
+                c.linearValueHeads / c.tp * c.linearKeyDim * c.linearValueDim) *
+               2;
+    if (c.layerPattern.find('M') == std::string::npos) return 0;
+    const double channels = c.mambaHeads * c.mambaHeadDim, bc = 2 * mambaGroupsOverTp(c) * c.mambaState;
+    return (channels + bc) / c.tp * (c.mambaConvKernel - 1) * 2 +
+           c.mambaHeads / c.tp * c.mambaHeadDim * c.mambaState * (c.mambaStateDtype == StateDtype::fp32 ? 4 : 2);
+}
 
 // Inference: weights at their type, the KV cache as vLLM sizes it, the activation workspace of one forward
 // pass, CUDA graphs; per pipeline stage.
@@ -41,7 +57,7 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
     const Dims x = dimsOf(c);
     const std::vector<double> layers = stageLayers(c);
     const RankParams p = rankParams(c, x, !c.tiedEmbeddings || c.pp > 1);
-    const double perWeight = weightBytes(c);
+    const double perWeight = inferenceWeightBytes(c);
     const double kvBytes = bytesOfDtype(c.kvDtype);
     // vLLM ModelConfig.get_num_kv_heads: max(1, total_kv_heads // TP).
     const double kvHeads = std::max(1.0, std::floor(c.kvHeads / c.tp));
@@ -114,22 +130,14 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
     // tokens whose page holds a state (HybridAttentionMambaModelConfig.verify_and_update_config), the state's page is
     // padded to it, and a sequence takes one page in each linear layer (prefix caching off) and ⌈s/block⌉ in each
     // full one.
-    const double linearStateBytes =
-        c.linearValueHeads > 0
-            ? ((2 * c.linearKeyHeads * c.linearKeyDim + c.linearValueHeads * c.linearValueDim) / c.tp * (c.linearConvKernel - 1) +
-               c.linearValueHeads / c.tp * c.linearKeyDim * c.linearValueDim) *
-                  2
-            : 0;
+    // (recurrentStateBytes)
     // A Mamba-2 layer's state (vLLM MambaStateShapeCalculator.mamba2_state_shape): a convolution state of
     // (I + 2·groups·state)/TP channels × (kernel − 1) in the model's dtype, and an SSM state of heads/TP × head_dim ×
     // state in mamba_ssm_cache_dtype, which NemotronH's hook takes from the config (float32 by default;
     // NemotronHForCausalLMConfig, MambaStateDtypeCalculator.mamba2_state_dtype). Paged as the linear layers' are.
-    const double mambaStateBytes =
-        mamba ? (mambaChannels + mambaBc) / c.tp * (c.mambaConvKernel - 1) * 2 +
-                    c.mambaHeads / c.tp * c.mambaHeadDim * c.mambaState * (c.mambaStateDtype == StateDtype::fp32 ? 4 : 2)
-              : 0;
+    // (recurrentStateBytes)
     const bool stateful = c.linearValueHeads > 0 || mamba;
-    const double stateBytes = c.linearValueHeads > 0 ? linearStateBytes : mambaStateBytes;
+    const double stateBytes = recurrentStateBytes(c);
     const double attentionTokenPage = 2 * kvHeads * x.d * kvBytes;
     const double hybridBlock = stateful ? std::max(c.kvBlock, 16 * std::ceil(stateBytes / (16 * attentionTokenPage))) : 0;
     // Without attention layers a page is the state alone (vLLM MambaSpec.page_size_bytes).

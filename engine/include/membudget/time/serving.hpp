@@ -1,0 +1,76 @@
+// How fast a serving configuration answers: time to first token, time per output token and output tokens per
+// second, for one replica of TP × PP (× EP) GPUs serving `mb` concurrent requests of input_tokens in and
+// output_tokens out, under vLLM's or SGLang's defaults (docs/inference.md, "Serving speed").
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "membudget/model/config.hpp"
+
+namespace membudget {
+
+// The parts of one decode step (what a request waits between two of its tokens), in seconds.
+enum class DecodePart : std::uint8_t {
+    weights,         // the rank's weights read from HBM (a MoE layer: only the experts the batch routes to)
+    kvCache,         // the live KV cache (and linear-attention or Mamba state) read from HBM
+    compute,         // the matmuls' and attention's arithmetic beyond the memory reads, where a batch turns compute-bound
+    tensorParallel,  // two all-reduces a layer, latency-bound at decode sizes
+    expertParallel,  // the MoE dispatch and combine all-to-alls
+    pipeline,        // the sends between pipeline stages
+    launch,          // kernel launches: CUDA-graph replay, or eager launches where graphs are off or the batch is larger
+    prefill,         // the other requests' prefills that the scheduler runs inside this request's decode
+};
+inline constexpr std::size_t kDecodeParts = 8;
+
+// The parts of the time to first token, in seconds.
+enum class PrefillPart : std::uint8_t {
+    matmuls,         // the prompt's linear layers at the achievable matmul rate
+    attention,       // causal attention over the prompt (FlashAttention / FlashInfer rate)
+    weights,         // the weights read once per prefill chunk
+    tensorParallel,  // the all-reduces of the prompt's activations
+    expertParallel,  // the all-to-alls of the prompt's tokens
+    pipeline,        // the sends between stages
+    decodeBatch,     // the decode step the chunk is scheduled with (chunked prefill runs beside the running batch)
+};
+inline constexpr std::size_t kPrefillParts = 7;
+
+struct ServingTime {
+    // False: no estimate (training, or a GPU without the rates); the numbers are 0.
+    bool estimated = false;
+    double inputTokens = 0, outputTokens = 0;  // per request, as used (the split of seq when neither key is given)
+    bool lengthsAssumed = false;               // input_tokens and output_tokens not given: seq split in half
+    double concurrency = 0;                    // requests decoded together on one replica (mb)
+    double ttftSeconds = 0;                    // time to first token of one request, the batch running
+    double tpotSeconds = 0;                    // time per output token after the first (inter-token latency)
+    double requestSeconds = 0;                 // ttft + (output − 1) × tpot
+    double outputTokensPerSecondPerReplica = 0;
+    double outputTokensPerSecondPerGpu = 0;
+    double requestsPerSecondPerReplica = 0;
+    double gpusPerReplica = 0;                           // TP × PP (× CP)
+    double expertsReadPerLayer = 0;                      // expected distinct routed experts a MoE layer reads on one GPU per step
+    bool computeBound = false;                           // the decode step's arithmetic outlasts its memory reads
+    bool cudaGraphs = false;                             // decode steps replay CUDA graphs
+    std::array<double, kDecodeParts> decodeSeconds{};    // indexed by DecodePart; they sum to tpotSeconds
+    std::array<double, kPrefillParts> prefillSeconds{};  // indexed by PrefillPart; they sum to ttftSeconds
+    // A plain roofline for scale (docs/inference.md): every weight on the GPU and the KV cache at the mean context read
+    // at the full HBM bandwidth each step, the prompt's 2·N FLOPs per token at the dense peak; nothing else.
+    double rooflineTpotSeconds = 0, rooflineTtftSeconds = 0, rooflineOutputTokensPerSecondPerGpu = 0;
+};
+
+// Pure and allocation-free: the serving planner calls it for every layout that fits.
+ServingTime estimateServingTime(const Config& config) noexcept;
+
+struct ServingPartText {
+    std::string_view id;  // snake_case, the JSON's key
+    std::string_view label;
+    std::string_view formula;
+};
+std::span<const ServingPartText> decodePartTexts();   // in DecodePart order
+std::span<const ServingPartText> prefillPartTexts();  // in PrefillPart order
+// The model's assumptions and sources in one paragraph (docs/inference.md has the long form).
+std::string_view servingAssumptions();
+
+}  // namespace membudget

@@ -1,0 +1,24 @@
+// What the JSON writers share inside the engine: how a number is written, and the serving speed's object.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+
+#include "membudget/base/units.hpp"
+#include "membudget/model/config.hpp"
+#include "membudget/time/serving.hpp"
+
+namespace membudget::detail {
+
+// Integral byte counts print as integers ("17500000000", not "1.75e10"), the rest as shortest doubles.
+inline nlohmann::ordered_json number(double value) {
+    if (std::isfinite(value) && std::floor(value) == value && std::fabs(value) < kExactIntegerLimit)
+        return static_cast<std::int64_t>(value);
+    return value;
+}
+
+// The eval JSON's serving keys (ttft_s, tpot_s, output_tokens_per_second_per_gpu and `serving`), null where not estimated.
+void writeServing(nlohmann::ordered_json& out, const Config& config, const ServingTime& sv);
+
+}  // namespace membudget::detail

@@ -1,0 +1,287 @@
+// The serving-speed estimate (docs/inference.md, "Serving speed"). A replica decodes its `mb` requests one token each
+// per step: every step reads the rank's weights (a MoE layer only the experts the batch routes to) and the requests'
+// KV cache from HBM, runs their arithmetic at the tensor-core rate, the larger of the two setting the pace, then pays
+// its all-reduces, all-to-alls and pipeline sends at NCCL's latency and bandwidth, and its kernel launches. Prefill
+// runs the prompt's matmuls and causal attention at the achievable rates. In steady state every request's prompt is
+// prefilled once per output_tokens decode steps: vLLM's scheduler puts those prompt chunks into the decode steps
+// (chunked prefill, on by default in V1), SGLang runs them as their own prefill batches between decode batches.
+#include "membudget/time/serving.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "membudget/base/choices.hpp"
+#include "membudget/model/architecture.hpp"
+#include "membudget/model/presets.hpp"
+#include "memory/ledger/inference.hpp"
+#include "model/rank.hpp"
+#include "time/collectives.hpp"
+#include "time/moe_time.hpp"
+#include "time/rates.hpp"
+
+namespace membudget {
+
+namespace {
+
+using detail::kLinkEfficiency;
+
+// The share of HBM's rated bandwidth a streamed read reaches, a stated round figure like the links' (the same 80%):
+// an assumption, not a measurement; decode's weight and KV reads are long, coalesced streams.
+constexpr double kHbmEfficiency = 0.8;
+
+// Kernel launches (stated assumptions, not measurements; docs/inference.md). Without CUDA graphs every kernel is
+// launched from Python through PyTorch's dispatcher, about 4 µs of host time each, and the GPU waits wherever its
+// kernels are shorter than their launches. With graphs (NVIDIA, "Getting Started with CUDA Graphs": the host launches
+// the whole step at once) about 0.5 µs is left between kernels, and a small kernel still takes about 3 µs on the GPU
+// however little it does. The small kernels of a decode step, as vLLM's models run them: per layer the two fused
+// residual-add RMSNorms, rotary, the KV-cache write and SiLU-and-mul (5); MLA's latent norms, its Q/K split and the
+// absorbed up-projections add 3; a fused-MoE layer adds the router's top-k, the align-and-sort of token ids, the expert
+// activation and the weighted sum (4); per step the embedding, the final norm and about a dozen sampler kernels (15).
+// The GEMMs and attention (4 and 1 per layer, 2 more per MoE layer) take their own time, counted above.
+constexpr double kEagerLaunchSeconds = 4e-6;
+constexpr double kGraphNodeSeconds = 0.5e-6;
+constexpr double kSmallKernelSeconds = 3e-6;
+constexpr double kSmallKernelsPerLayer = 5, kSmallKernelsPerMlaLayer = 3, kSmallKernelsPerMoeLayer = 4, kSmallKernelsPerStep = 15;
+constexpr double kWorkKernelsPerLayer = 5, kWorkKernelsPerMoeLayer = 2;
+
+// The largest decode batch each engine captures a CUDA graph for: vLLM's max_cudagraph_capture_size (512 by default,
+// vllm/config/compilation.py); SGLang's cuda_graph_max_bs (server_args.py, set by GPU memory and TP; 256 on an
+// 80 GB-class GPU at TP < 4, the common case, taken for all).
+double cudaGraphMaxBatch(const Config& c) { return c.framework == Framework::sglang ? 256 : 512; }
+
+// The expected number of distinct experts n tokens route to, each choosing k of E without repeats and the choices
+// spread evenly (the balanced routing serving benchmarks see on random data): E · (1 − (1 − k/E)^n).
+double expectedExpertsTouched(double experts, double perToken, double tokens) {
+    if (experts <= 0 || tokens <= 0) return 0;
+    return experts * (1 - std::pow(std::max(0.0, 1 - perToken / experts), tokens));
+}
+
+// One pipeline stage's work for a batch of `decode` requests each one token forward at mean context `context`, plus
+// `prompt` prompt tokens (attending `promptContext` tokens each on average) in the same forward pass.
+struct StageWork {
+    double weightBytes = 0, kvBytes = 0;  // read from HBM
+    double matmulSeconds = 0, attentionSeconds = 0;
+    double tensorParallel = 0, expertParallel = 0, pipeline = 0;
+    double kernels = 0, smallKernels = 0;
+};
+
+struct Rates {
+    double linear, attention, hbm;
+    detail::Bandwidths links;
+};
+
+}  // namespace
+
+ServingTime estimateServingTime(const Config& c) noexcept {
+    ServingTime out;
+    if (c.mode != Mode::inference || !(c.peakTflops > 0) || !(c.hbmTbps > 0) || !(c.nvlinkGbps > 0) || !(c.networkGbps > 0) ||
+        !(c.matmulEfficiency > 0) || !(c.seq > 0) || !(c.mb > 0))
+        return out;
+    // The request: input_tokens in and output_tokens out; where neither is given, seq split in half (stated).
+    out.lengthsAssumed = c.inputTokens == 0 && c.outputTokens == 0;
+    const double input = out.lengthsAssumed ? std::ceil(c.seq / 2) : c.inputTokens != 0 ? c.inputTokens : c.seq - c.outputTokens;
+    const double output = out.lengthsAssumed ? c.seq - input : c.outputTokens != 0 ? c.outputTokens : c.seq - c.inputTokens;
+    if (!(input >= 1) || !(output >= 1)) return ServingTime{};
+    out.inputTokens = input;
+    out.outputTokens = output;
+    out.concurrency = c.mb;
+    out.gpusPerReplica = c.tp * c.pp * c.cp;
+
+    const detail::Dims x = detail::dimsOf(c);
+    const detail::RankParams rank = detail::rankParams(c, x, !c.tiedEmbeddings || c.pp > 1);
+    const GpuPreset* gpu = findGpuPreset(c.gpu);
+    // FP8 weights run FP8 GEMMs (vLLM's W8A8 FP8 on tensor cores that have it); INT4 and INT8 weight-only kernels
+    // (Marlin, Machete) dequantize into BF16 GEMMs, MXFP4 experts likewise on GPUs without FP4 tensor cores.
+    const double fp8Efficiency = c.fp8MatmulEfficiency > 0 ? c.fp8MatmulEfficiency : c.matmulEfficiency;
+    const double bf16Rate = c.peakTflops * 1e12 * c.matmulEfficiency;
+    const Rates rates{c.weightDtype == WeightDtype::fp8 && c.fp8Tflops > 0 ? c.fp8Tflops * 1e12 * fp8Efficiency : bf16Rate,
+                      c.peakTflops * 1e12 * detail::flashAttentionShare(gpu),
+                      c.hbmTbps * 1e12 * kHbmEfficiency,
+                      {c.nvlinkGbps * 1e9 * kLinkEfficiency, c.networkGbps * 1e9 * kLinkEfficiency}};
+    const double perWeight = detail::inferenceWeightBytes(c), perExpertWeight = detail::expertWeightBytes(c);
+    const double kvBytes = detail::bytesOfDtype(c.kvDtype);
+    // Per token and layer in the cache: K and V of the rank's KV heads (at least one, vLLM get_num_kv_heads), or MLA's
+    // latent, whole on every rank, and DeepSeek-V3.2's indexer key.
+    const double kvHeads = std::max(1.0, std::floor(c.kvHeads / c.tp));
+    const double indexerKey = c.indexHeads > 0 ? c.indexHeadDim + std::floor(c.indexHeadDim / 128) * 4 : 0;
+    const double kvTokenBytes = c.kvLoraRank != 0 ? (c.kvLoraRank + c.qkRopeDim) * kvBytes + indexerKey : 2 * kvHeads * x.d * kvBytes;
+    // Attention FLOPs per (query, key) pair and layer on the rank: QKᵀ over the query-key width and AV over the value
+    // width, 2 FLOPs a multiply-add.
+    const double qkWidth = c.kvLoraRank != 0 ? (c.qkNopeDim != 0 ? c.qkNopeDim : x.d) + c.qkRopeDim : x.d;
+    const double vWidth = c.kvLoraRank != 0 && c.vHeadDim != 0 ? c.vHeadDim : x.d;
+    const double pairFlops = 2 * x.headsRank * (qkWidth + vWidth);
+    const double stateBytes = detail::recurrentStateBytes(c);
+    const double matrices = x.gated ? 3 : 2;
+    const double expertParamsOnRank = c.experts != 0 ? matrices * x.h * detail::expertFfn(c) / detail::expertTensorParallel(c) : 0;
+    const double expertsOnRank = c.experts != 0 ? c.experts / c.ep : 0;
+    // The tokens that reach one EP group's experts: each replica's own, and with EP across data-parallel replicas (vLLM's
+    // --enable-expert-parallel: EP = TP × DP) every replica's of the group.
+    const double replicasPerExpertGroup = std::max(1.0, c.ep / (c.tp * c.cp));
+    const double nodes = std::ceil(c.tp / c.gpusPerNode);
+    const bool graphs = !c.enforceEager && c.mb <= cudaGraphMaxBatch(c);
+    out.cudaGraphs = graphs;
+
+    auto stageWork = [&](double stage, double from, double layers, double decode, double context, double prompt, double promptContext) {
+        StageWork w;
+        const double moeLayers = detail::moeLayersIn(c, from, layers);
+        const bool last = stage == c.pp - 1;
+        const double tokens = decode + prompt;
+        // Weights: the stage's parameters on this GPU less the input embedding (a step reads only its tokens' rows) and the
+        // routed experts, which are read as the tokens route (below); the output layer on the last stage.
+        const detail::StageParameterCount params = detail::stageParameterCount(c, stage, from, layers);
+        const double experts = moeLayers * rank.moeLayerExperts;
+        const double embedding = stage == 0 ? rank.embedding : 0, outputLayer = last ? rank.output : 0;
+        const double denseParams = std::max(0.0, params.perGpu - experts - embedding - outputLayer);
+        w.weightBytes = denseParams * perWeight + outputLayer * 2;
+        double matmulFlops = 2 * tokens * (denseParams + outputLayer * (prompt > 0 ? decode / tokens : 1));
+        if (moeLayers > 0) {
+            const double routed = tokens * replicasPerExpertGroup;
+            const double touched = expectedExpertsTouched(expertsOnRank, c.expertsPerToken * expertsOnRank / c.experts, routed);
+            // Each token picks k of E; on this rank's E/EP experts it lands k/EP times on average.
+            w.weightBytes += moeLayers * touched * expertParamsOnRank * perExpertWeight;
+            matmulFlops += moeLayers * 2 * routed * c.expertsPerToken / c.ep * expertParamsOnRank;
+            // Dispatch and combine: one all-to-all each way of the tokens' top-k copies (moe_time.cpp), or under TP alone
+            // the experts' partial sums join the layer's all-reduce.
+            w.expertParallel = moeLayers * 2 * detail::expertAllToAllSeconds(c, tokens, rates.links.intraNode, rates.links.interNode);
+            w.kernels += moeLayers * (kSmallKernelsPerMoeLayer + kWorkKernelsPerMoeLayer);
+            w.smallKernels += moeLayers * kSmallKernelsPerMoeLayer;
+        }
+        // Only the output layer's rows for the requests that sample: a prompt chunk's other tokens skip it.
+        w.matmulSeconds = matmulFlops / rates.linear;
+        // Attention: each decode token reads its sequence's cache in every full layer, the window in a sliding one, and
+        // a linear-attention or Mamba layer's state is read and written back.
+        const double fullLayers = detail::fullAttentionLayersIn(c, from, layers);
+        const bool recurrent = stateBytes > 0;
+        const double attentionLayers =
+            c.layerPattern.empty() ? (recurrent ? fullLayers : layers) : detail::patternBlocksIn(c, from, layers).attention;
+        const double localLayers = recurrent ? 0 : layers - fullLayers;
+        const double window = c.slidingWindow > 0 ? c.slidingWindow : c.attentionChunk;
+        const double stateLayers = recurrent ? layers - attentionLayers : 0;
+        const double fullReads = c.layerPattern.empty() && !recurrent ? fullLayers : attentionLayers;
+        const double tokensRead = fullReads * context + localLayers * std::min(context, window);
+        w.kvBytes = decode * (tokensRead * kvTokenBytes + stateLayers * 2 * stateBytes);
+        const double promptPairs = prompt * (fullReads * promptContext + localLayers * std::min(promptContext, window));
+        w.attentionSeconds = (decode * tokensRead + promptPairs) * pairFlops / rates.attention;
+        // TP: an all-reduce of the tokens' hidden states after attention and after the MLP (vLLM's custom all-reduce or
+        // NCCL; NCCL's model here, collectives.hpp).
+        if (c.tp > 1)
+            w.tensorParallel = 2 * layers *
+                               detail::ncclRingSeconds(detail::ringAllReduce(tokens * x.h * 2, c.tp), rates.links.of(c.tp, c.gpusPerNode),
+                                                       2 * (c.tp - 1), 2 * (nodes - 1));
+        if (c.pp > 1 && !last)
+            w.pipeline =
+                detail::ncclHopSeconds(2 * tokens * x.h * 2, rates.links.of(c.tp * c.pp, c.gpusPerNode), c.tp * c.pp > c.gpusPerNode);
+        const double small =
+            layers * (kSmallKernelsPerLayer + (c.kvLoraRank != 0 ? kSmallKernelsPerMlaLayer : 0)) + (last ? kSmallKernelsPerStep : 0);
+        w.smallKernels += small;
+        w.kernels += small + layers * kWorkKernelsPerLayer;
+        return w;
+    };
+    // One forward pass of the whole replica, stage after stage (a decode token and a prompt chunk pass every stage).
+    struct Pass {
+        double memory = 0, weights = 0, kv = 0, compute = 0, tp = 0, ep = 0, pp = 0, launch = 0, total = 0;
+    };
+    auto pass = [&](double decode, double context, double prompt, double promptContext) {
+        Pass p;
+        double from = 0;
+        for (double stage = 0; stage < c.pp; ++stage) {
+            const double layers = detail::stageLayerCount(c, stage);
+            const StageWork w = stageWork(stage, from, layers, decode, context, prompt, promptContext);
+            from += layers;
+            const double weights = w.weightBytes / rates.hbm, kv = w.kvBytes / rates.hbm;
+            const double compute = w.matmulSeconds + w.attentionSeconds;
+            p.weights += weights;
+            p.kv += kv;
+            p.compute += std::max(0.0, compute - weights - kv);
+            p.tp += w.tensorParallel;
+            p.ep += w.expertParallel;
+            p.pp += w.pipeline;
+            // With graphs the launches are replayed back to back (a gap per node); eager launches stall the GPU only where
+            // the host's launches outlast the stage's work.
+            const double work = std::max(weights + kv, compute) + w.tensorParallel + w.expertParallel;
+            const double onGpu = w.smallKernels * kSmallKernelSeconds + w.kernels * kGraphNodeSeconds;
+            p.launch += onGpu + (graphs ? 0 : std::max(0.0, w.kernels * kEagerLaunchSeconds - work - onGpu));
+        }
+        p.memory = p.weights + p.kv;
+        p.total = p.weights + p.kv + p.compute + p.tp + p.ep + p.pp + p.launch;
+        return p;
+    };
+
+    // Pipeline parallelism: vLLM and SGLang keep PP micro-batches of the running requests in flight, one per stage, so
+    // a request's token passes every stage while the other micro-batches use the rest.
+    const double batch = c.mb / c.pp;
+    const double meanContext = input + output / 2;
+    const Pass decodeOnly = pass(batch, meanContext, 0, 0);
+    // The prompts: per decode step, the running requests bring mb × input / output prompt tokens in steady state.
+    const double promptPerStep = c.mb * input / output;
+    const double chunk = std::max(1.0, c.workspaceTokens - c.mb);
+    double prefillShare = 0;
+    if (c.framework == Framework::sglang) {
+        // SGLang runs prefill batches on their own (enable_mixed_chunk off by default): the decode batch waits for them.
+        // A prefill batch takes the waiting prompts up to chunked_prefill_size tokens.
+        const double batchTokens = std::min(c.workspaceTokens, c.mb * input);
+        const Pass prompt = pass(0, 0, batchTokens, input / 2);
+        prefillShare = prompt.total * promptPerStep / batchTokens;
+    } else {
+        // vLLM V1 schedules prompt chunks into the decode step, up to max_num_batched_tokens: their arithmetic fills what
+        // the memory-bound step leaves idle, their communication adds.
+        const Pass mixed = pass(batch, meanContext, promptPerStep / c.pp, input / 2);
+        prefillShare = std::max(0.0, mixed.total - decodeOnly.total);
+    }
+    if (c.experts != 0)
+        out.expertsReadPerLayer =
+            expectedExpertsTouched(expertsOnRank, c.expertsPerToken * expertsOnRank / c.experts, batch * replicasPerExpertGroup);
+    auto at = [&out](DecodePart part) -> double& { return out.decodeSeconds[static_cast<size_t>(part)]; };
+    at(DecodePart::weights) = decodeOnly.weights;
+    at(DecodePart::kvCache) = decodeOnly.kv;
+    at(DecodePart::compute) = decodeOnly.compute;
+    at(DecodePart::tensorParallel) = decodeOnly.tp;
+    at(DecodePart::expertParallel) = decodeOnly.ep;
+    at(DecodePart::pipeline) = decodeOnly.pp;
+    at(DecodePart::launch) = decodeOnly.launch;
+    at(DecodePart::prefill) = prefillShare;
+    out.computeBound = decodeOnly.compute > 0;
+    for (double v : out.decodeSeconds) out.tpotSeconds += v;
+
+    // Time to first token: the prompt's chunks, each in a step beside the running batch (vLLM), or a prefill batch of its
+    // own after the decode step under way (SGLang).
+    const double chunks = std::ceil(input / chunk);
+    const Pass first = pass(0, 0, std::min(input, chunk), input / 2);
+    auto pre = [&out](PrefillPart part) -> double& { return out.prefillSeconds[static_cast<size_t>(part)]; };
+    // The chunk's attention apart from its matmuls: the same pass without attention context.
+    const Pass noAttention = pass(0, 0, std::min(input, chunk), 0);
+    const double attention = std::max(0.0, first.total - noAttention.total);
+    pre(PrefillPart::matmuls) = chunks * noAttention.compute;
+    pre(PrefillPart::attention) = chunks * attention;
+    pre(PrefillPart::weights) = chunks * noAttention.weights;
+    pre(PrefillPart::tensorParallel) = chunks * first.tp;
+    pre(PrefillPart::expertParallel) = chunks * first.ep;
+    pre(PrefillPart::pipeline) = chunks * (first.pp + first.launch);
+    pre(PrefillPart::decodeBatch) = chunks * decodeOnly.total;
+    for (double v : out.prefillSeconds) out.ttftSeconds += v;
+
+    out.requestSeconds = out.ttftSeconds + (output - 1) * out.tpotSeconds;
+    // Throughput: mb requests in flight, each taking requestSeconds from its arrival to its last token (Little's law, as a
+    // benchmark at that concurrency counts it).
+    out.requestsPerSecondPerReplica = c.mb / out.requestSeconds;
+    out.outputTokensPerSecondPerReplica = out.requestsPerSecondPerReplica * output;
+    out.outputTokensPerSecondPerGpu = out.outputTokensPerSecondPerReplica / out.gpusPerReplica;
+
+    // The plain roofline beside it: every weight and the mean context's KV at the rated bandwidth, the prompt's FLOPs at the
+    // dense peak.
+    double allWeights = 0;
+    for (double stage = 0, from = 0; stage < c.pp; ++stage) {
+        const double layers = detail::stageLayerCount(c, stage);
+        allWeights = std::max(allWeights, detail::stageParameterCount(c, stage, from, layers).perGpu * perWeight);
+        from += layers;
+    }
+    const double kvPerGpu = c.mb * meanContext * c.layers / c.pp * kvTokenBytes;
+    out.rooflineTpotSeconds = c.pp * (allWeights + kvPerGpu / c.pp) / (c.hbmTbps * 1e12);
+    out.rooflineTtftSeconds = 2 * input * activeParameterCount(c) / out.gpusPerReplica / (c.peakTflops * 1e12);
+    out.rooflineOutputTokensPerSecondPerGpu = c.mb / out.rooflineTpotSeconds / out.gpusPerReplica;
+    out.estimated = std::isfinite(out.tpotSeconds) && out.tpotSeconds > 0 && std::isfinite(out.ttftSeconds);
+    if (!out.estimated) return ServingTime{};
+    return out;
+}
+
+}  // namespace membudget
