@@ -24,6 +24,7 @@
 #include "membudget/model/query.hpp"
 #include "membudget/plan/advice.hpp"
 #include "membudget/plan/plan.hpp"
+#include "membudget/plan/serving_plan.hpp"
 #include "render.hpp"
 #include "terminal.hpp"
 
@@ -69,6 +70,7 @@ struct Options {
     size_t planLimit = 25;
     bool whichGpu = false;
     PlanRequest planRequest;
+    double ttftLimitMs = 0, tpotLimitMs = 0, maxConcurrency = 1024;
     std::vector<std::string> flagValues;
     std::vector<CLI::Option*> flagOptions;
     cli::ByteUnit unit() const { return cli::byteUnit(gib); }
@@ -226,8 +228,44 @@ int runMeasured(const Options& o, std::istream& in, std::ostream& out, std::ostr
     return kExitFits;
 }
 
+// `membudget plan` in inference: the serving planner (docs/inference.md, "Serving plan"); exit 0 when some layout fits.
+int runServingPlan(const Options& o, const Config& config, std::ostream& out, std::ostream& err) {
+    ServingPlanRequest request;
+    request.base = config;
+    request.gpus = config.gpus != 0 ? config.gpus : worldSize(config);
+    request.ttftLimitSeconds = o.ttftLimitMs / 1e3;
+    request.tpotLimitSeconds = o.tpotLimitMs / 1e3;
+    request.maxConcurrency = o.maxConcurrency;
+    request.tpAcrossNodes = o.planRequest.tpAcrossNodes;
+    if (o.whichGpu) {
+        const std::vector<GpuServingPlan> plans = planServingEachGpu(request);
+        if (plans.empty() || !plans.front().plan.errors.empty()) {
+            cli::printProblems(err, plans.empty() ? std::vector<Problem>{{"", "internal error: out of memory while planning"}}
+                                                  : plans.front().plan.errors);
+            return kExitBadInput;
+        }
+        if (o.asJson)
+            out << gpuServingPlansToJson(plans, request) << "\n";
+        else
+            cli::printGpuServingPlans(out, plans, request);
+        return std::any_of(plans.begin(), plans.end(), [](const GpuServingPlan& p) { return p.plan.recommended >= 0; }) ? kExitFits
+                                                                                                                        : kExitOver;
+    }
+    const ServingPlan plan = planServing(request);
+    if (!plan.errors.empty()) {
+        cli::printProblems(err, plan.errors);
+        return kExitBadInput;
+    }
+    if (o.asJson)
+        out << servingPlanToJson(plan, request) << "\n";
+    else
+        cli::printServingPlan(out, plan, request, o.unit(), o.planLimit);
+    return plan.recommended >= 0 ? kExitFits : kExitOver;
+}
+
 // `membudget plan`: exit 0 when some layout fits.
 int runPlan(Options& o, const Config& config, std::ostream& out, std::ostream& err) {
+    if (config.mode == Mode::inference) return runServingPlan(o, config, out, err);
     PlanRequest& request = o.planRequest;
     request.base = config;
     request.gpus = config.gpus != 0 ? config.gpus : worldSize(config);
@@ -389,6 +427,12 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
     planCommand
         ->add_option("--sort", o.planSort, "Order of the table after the recommended row: memory (Pareto first, then peak), speed or mfu")
         ->check(CLI::IsMember({"memory", "speed", "mfu"}));
+    planCommand->add_option("--ttft-ms", o.ttftLimitMs, "Inference: the most time to first token a row may take, ms (default: no target)")
+        ->check(CLI::Range(0.0, 1e7));
+    planCommand->add_option("--tpot-ms", o.tpotLimitMs, "Inference: the most time per output token a row may take, ms (default: no target)")
+        ->check(CLI::Range(0.0, 1e7));
+    planCommand->add_option("--max-concurrency", o.maxConcurrency, "Inference: the most requests one replica runs at once (default 1024)")
+        ->check(CLI::Range(1.0, 65536.0));
     planCommand->fallthrough();
     auto* adviseCommand = app.add_subcommand("advise",
                                              "The smallest changes that make the configuration fit, with what each "

@@ -14,6 +14,7 @@
 #include "membudget/model/config.hpp"
 #include "membudget/plan/advice.hpp"
 #include "membudget/plan/plan.hpp"
+#include "membudget/plan/serving_plan.hpp"
 
 namespace membudget::cli {
 
@@ -24,6 +25,8 @@ void printComparison(std::ostream& out, const std::vector<MethodColumn>& columns
 // sortBy: "memory" (the plan's order: Pareto first, then peak), "speed" (tokens/s per GPU, fastest first) or "mfu".
 // The recommended row comes first whatever the order.
 // `membudget plan --which-gpu`: one line per GPU preset with its recommended layout, speed and run.
+void printServingPlan(std::ostream& out, const ServingPlan& plan, const ServingPlanRequest& request, ByteUnit unit, size_t limit);
+void printGpuServingPlans(std::ostream& out, const std::vector<GpuServingPlan>& plans, const ServingPlanRequest& request);
 void printGpuPlans(std::ostream& out, const std::vector<GpuPlan>& plans, const PlanRequest& request, ByteUnit unit);
 void printPlan(std::ostream& out, const PlanResult& plan, const PlanRequest& request, ByteUnit unit, size_t limit, bool paretoOnly,
                const std::string& sortBy = "memory");

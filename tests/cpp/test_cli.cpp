@@ -139,10 +139,15 @@ TEST_CASE("cli: plan --which-gpu gives each GPU preset's recommended layout, as 
         CHECK(gpu["recommended"] == alone["rows"][alone["recommended"]["index"].get<size_t>()]);
         CHECK(gpu["reason"] == alone["recommended"]["reason"]);
     }
+    // In inference the plan is the serving planner's (docs/inference.md, "Serving plan"): each preset's recommended row.
+    const Run serving = run({"plan", "--which-gpu", "--json", "--url", "model=llama-3.1-8b&mode=inference&tp=1&dp=16&input_tokens=512&output_tokens=256&seq=1024"});
+    CHECK(serving.status == 0);
+    const auto servingJson = nlohmann::json::parse(serving.out);
+    CHECK(servingJson["mode"] == "inference");
+    CHECK(servingJson["which_gpu"].size() >= 6);
     // A request no GPU can take is bad input, named.
-    const Run bad = run({"plan", "--which-gpu", "--url", "model=llama-3.1-8b&mode=inference&tp=1&dp=16", "--global-batch", "64"});
+    const Run bad = run({"plan", "--which-gpu", "--url", "model=llama-3.1-8b&mode=inference&tp=1&dp=16", "--max-concurrency", "0"});
     CHECK(bad.status == 2);
-    CHECK(bad.err.find("mode must be training") != std::string::npos);
 }
 
 TEST_CASE("cli: flags, --url and JSON give the same ledger and flags override", "[cli]") {

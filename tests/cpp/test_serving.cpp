@@ -11,6 +11,7 @@
 #include "membudget/model/config.hpp"
 #include "membudget/model/presets.hpp"
 #include "membudget/model/validate.hpp"
+#include "membudget/plan/serving_plan.hpp"
 #include "membudget/time/serving.hpp"
 
 using namespace membudget;
@@ -151,4 +152,53 @@ TEST_CASE("published serving benchmarks: the estimate against a plain roofline",
     CHECK(median(tput) < median(tputRoof));
     CHECK(median(tpot) <= 0.25);
     CHECK(median(tput) <= 0.40);
+}
+
+TEST_CASE("serving plan: every row fits, is timed as its configuration, and the recommendation meets the targets", "[serving][plan]") {
+    ServingPlanRequest request;
+    request.base = serving("llama-3.1-70b", "h100-80gb", 8, 1, 1024, 512);
+    request.base.seq = 2048;
+    request.gpus = 8;
+    request.tpotLimitSeconds = 0.030;
+    const ServingPlan plan = planServing(request);
+    REQUIRE(plan.errors.empty());
+    REQUIRE(plan.recommended == 0);
+    REQUIRE(plan.rows.size() > 10);
+    CHECK(plan.rows.front().meetsTargets);
+    CHECK(plan.rows.front().tpotSeconds <= 0.030);
+    double previous = INFINITY;
+    bool seenMissed = false;
+    for (const ServingPlanRow& row : plan.rows) {
+        CHECK(row.tp * row.pp * row.dp == 8);
+        const Config c = servingRowConfig(request.base, row);
+        REQUIRE(validate(c).empty());
+        const Result r = evaluate(c);
+        CHECK(r.verdict == Verdict::fits);
+        const ServingTime sv = estimateServingTime(c);
+        CHECK(sv.tpotSeconds == Approx(row.tpotSeconds));
+        CHECK(sv.outputTokensPerSecondPerGpu == Approx(row.outputTokensPerSecondPerGpu));
+        CHECK(row.meetsTargets == (row.tpotSeconds <= 0.030));
+        // Those meeting the target first, fastest per GPU first.
+        if (!row.meetsTargets) seenMissed = true;
+        if (row.meetsTargets) {
+            CHECK_FALSE(seenMissed);
+            CHECK(row.outputTokensPerSecondPerGpu <= previous);
+            previous = row.outputTokensPerSecondPerGpu;
+        }
+    }
+    // A target nothing meets: the lowest TPOT is named, and said to miss.
+    request.tpotLimitSeconds = 1e-4;
+    const ServingPlan none = planServing(request);
+    REQUIRE(none.recommended == 0);
+    CHECK_FALSE(none.rows.front().meetsTargets);
+    CHECK(none.reason.find("no layout meets") == 0);
+    // Bad requests are refused by name.
+    request.gpus = 0;
+    CHECK(planServing(request).errors.front().field == "gpus");
+    // Which GPU: one recommended row per preset, or nothing fits.
+    request.gpus = 8;
+    request.tpotLimitSeconds = 0;
+    const auto each = planServingEachGpu(request);
+    CHECK(each.size() >= 6);
+    for (const auto& g : each) CHECK(g.plan.rows.size() == (g.plan.recommended >= 0 ? 1u : 0u));
 }

@@ -15,6 +15,7 @@
 #include "membudget/model/config.hpp"
 #include "membudget/plan/advice.hpp"
 #include "membudget/plan/plan.hpp"
+#include "membudget/plan/serving_plan.hpp"
 
 namespace membudget {
 
@@ -37,6 +38,13 @@ std::string planToJson(const PlanResult& plan, const PlanRequest& request, int i
 // `membudget plan --which-gpu --json`: {gpus, global_batch, which_gpu: [{gpu, label, capacity_bytes, fitting,
 // recommended: a plan row as planToJson writes it (with its query) or null, reason, errors}]}.
 std::string gpuPlansToJson(const std::vector<GpuPlan>& plans, const PlanRequest& request, int indent = 2);
+
+// planServing() as {mode: "inference", gpus, ttft_limit_s, tpot_limit_s, layouts, evaluated, rows: [{tp, pp, dp, ep,
+// concurrency, max_concurrency, peak_bytes, ttft_s, tpot_s, output_tokens_per_second_per_gpu, output_tokens_per_second,
+// meets_targets, query}], recommended: {index, reason} or null, errors}; with --which-gpu {which_gpu: [{gpu, label,
+// recommended: a row or null, reason, errors}]}.
+std::string servingPlanToJson(const ServingPlan& plan, const ServingPlanRequest& request, int indent = 2);
+std::string gpuServingPlansToJson(const std::vector<GpuServingPlan>& plans, const ServingPlanRequest& request, int indent = 2);
 
 // advise() as [{change, query, total_bytes, saved_bytes, verdict, cost}].
 std::string adviceToJson(const std::vector<Advice>& advice, int indent = 2);
