@@ -90,7 +90,8 @@ ImportResult readImport(const std::string& path, const std::string& formatName, 
         format = parseChoice<ImportFormat>(formatName);
         if (!format) {
             failed.errors.push_back(
-                {"format", "format must be one of megatron, torchtitan, torchtune, deepspeed, hf, vllm; got \"" + formatName + "\""});
+                {"format",
+                 "format must be one of megatron, torchtitan, torchtune, deepspeed, hf, vllm, sglang; got \"" + formatName + "\""});
             return failed;
         }
     } else {
@@ -364,11 +365,11 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
         ->group("Input");
     app.add_option("--import", o.importFile,
                    "A framework's configuration (Megatron-LM script, torchtitan TOML, torchtune YAML, DeepSpeed JSON, config.json, "
-                   "vllm serve command; docs/import.md); flags override it")
+                   "vllm serve or SGLang launch_server command; docs/import.md); flags override it")
         ->type_name("FILE")
         ->group("Input");
     app.add_option("--import-format", o.importFormat,
-                   "The format of --import when its content does not say (megatron, torchtitan, torchtune, deepspeed, hf, vllm)")
+                   "The format of --import when its content does not say (megatron, torchtitan, torchtune, deepspeed, hf, vllm, sglang)")
         ->type_name("FORMAT")
         ->group("Input");
     app.add_flag("--json", o.asJson, "Print the result as JSON (the eval format) instead of a table")->group("Output");
@@ -442,11 +443,12 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
                                              "Read a framework's configuration (FILE or -) and print membudget's keys for it as JSON, "
                                              "with what could not be mapped (docs/import.md)");
     importCommand->add_option("file", o.importCommandFile, "The configuration file, or - for standard input")->required();
-    importCommand->add_option("--format", o.importFormat, "megatron, torchtitan, torchtune, deepspeed, hf or vllm (default: detected)");
+    importCommand->add_option("--format", o.importFormat,
+                              "megatron, torchtitan, torchtune, deepspeed, hf, vllm or sglang (default: detected)");
     auto* exportCommand = app.add_subcommand("export",
                                              "Write the configuration in a framework's own form: Megatron-LM flags, a torchtitan TOML, "
-                                             "a tune run command, a DeepSpeed JSON, a vllm serve command");
-    exportCommand->add_option("--format", o.exportFormat, "megatron, torchtitan, torchtune, deepspeed or vllm")->required();
+                                             "a tune run command, a DeepSpeed JSON, a vllm serve or SGLang launch_server command");
+    exportCommand->add_option("--format", o.exportFormat, "megatron, torchtitan, torchtune, deepspeed, vllm or sglang")->required();
     exportCommand->fallthrough();
     auto* fieldsCommand = app.add_subcommand("fields", "Print the field table (keys, ranges, defaults, help) as JSON");
     auto* presetsCommand = app.add_subcommand("presets", "Print the model and GPU presets with their sources as JSON");
@@ -501,8 +503,9 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
         if (*exportCommand) {
             const auto format = parseChoice<ImportFormat>(o.exportFormat);
             if (!format || *format == ImportFormat::hf) {
-                cli::printProblems(err, {{"format", "--format must be one of megatron, torchtitan, torchtune, deepspeed, vllm; got \"" +
-                                                        o.exportFormat + "\""}});
+                cli::printProblems(err,
+                                   {{"format", "--format must be one of megatron, torchtitan, torchtune, deepspeed, vllm, sglang; got \"" +
+                                                   o.exportFormat + "\""}});
                 return kExitBadInput;
             }
             const ExportResult exported = exportConfig(*format, loaded.parsed.config);

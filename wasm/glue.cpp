@@ -130,6 +130,8 @@ FormatText formatText(ImportFormat format) {
             return {"Hugging Face config.json", false};
         case ImportFormat::vllm:
             return {"vllm serve", true};
+        case ImportFormat::sglang:
+            return {"SGLang launch_server", true};
     }
     return {};
 }
@@ -343,7 +345,7 @@ WasmConfigImport importConfiguration(const Config& base, const std::string& form
     const auto f = parseChoice<ImportFormat>(format);
     if (!f) {
         out.errors = toArray(std::vector<Problem>{
-            {"format", "format must be one of megatron, torchtitan, torchtune, deepspeed, hf, vllm; got \"" + format + "\""}});
+            {"format", "format must be one of megatron, torchtitan, torchtune, deepspeed, hf, vllm, sglang; got \"" + format + "\""}});
         out.config = base;
         return out;
     }

@@ -16,6 +16,7 @@
 #include "membudget/evaluate/evaluate.hpp"
 #include "membudget/formats/export.hpp"
 #include "membudget/formats/import.hpp"
+#include "membudget/formats/launch.hpp"
 #include "membudget/io/json_write.hpp"
 #include "membudget/model/architecture.hpp"
 #include "membudget/model/assignments.hpp"
@@ -156,7 +157,7 @@ TEST_CASE("import: real configuration files give the flat configuration written 
         // And it round-trips through the framework's own form.
         if (*detected != ImportFormat::hf && f.expect.value("valid", true)) checkRoundTrip(config, *detected);
     }
-    for (const char* format : {"megatron", "torchtitan", "torchtune", "deepspeed", "vllm"}) {
+    for (const char* format : {"megatron", "torchtitan", "torchtune", "deepspeed", "vllm", "sglang"}) {
         INFO(format);
         CHECK(perFormat[format] >= 3);
     }
@@ -207,6 +208,7 @@ TEST_CASE("export then import gives the configuration back: presets × layouts �
             INFO(encodeQuery(config));
             if (config.mode == Mode::inference) {
                 checkRoundTrip(config, ImportFormat::vllm);
+                checkRoundTrip(config, ImportFormat::sglang);
             } else {
                 for (const ImportFormat format :
                      {ImportFormat::megatron, ImportFormat::torchtitan, ImportFormat::torchtune, ImportFormat::deepspeed})
@@ -336,6 +338,90 @@ TEST_CASE("vLLM reads a long flag's underscores as dashes, as its parser does", 
     REQUIRE(named.ok());
 }
 
+TEST_CASE("SGLang: its parser's spellings, the defaults it derives, and its launch format", "[import][sglang]") {
+    const std::string launch = "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct ";
+    auto unmappedReason = [](const ImportResult& r, std::string_view key) {
+        const auto u = std::find_if(r.unmapped.begin(), r.unmapped.end(), [key](const Unmapped& x) { return x.key == key; });
+        return u == r.unmapped.end() ? std::string("(not unmapped)") : u->reason;
+    };
+    auto warned = [](const ImportResult& r, std::string_view part) {
+        return std::any_of(r.warnings.begin(), r.warnings.end(),
+                           [part](const std::string& w) { return w.find(part) != std::string::npos; });
+    };
+    // Detected by its launcher, and before vLLM: SGLang's parser takes vLLM's --tensor-parallel-size too.
+    CHECK(detectImportFormat("python3 -m sglang.launch_server --model-path org/m --tensor-parallel-size 2") == ImportFormat::sglang);
+    CHECK(detectImportFormat("sglang serve --model-path org/m") == ImportFormat::sglang);
+    CHECK(detectImportFormat("--model-path org/m --mem-fraction-static 0.8") == ImportFormat::sglang);
+    // argparse's unique prefixes (--tp, --dp, --pp, as SGLang's documentation launches) and the aliases.
+    const ImportResult shortForms =
+        importText("python -m sglang.launch_server --model meta-llama/Llama-3.1-70B-Instruct --tp 4 --dp 2 --pp 2");
+    REQUIRE(shortForms.ok());
+    CHECK(assignedText(shortForms, "model") == "llama-3.1-70b");
+    CHECK(assignedText(shortForms, "tp") == "4");
+    CHECK(assignedText(shortForms, "dp") == "2");
+    CHECK(assignedText(shortForms, "pp") == "2");
+    CHECK(assignedText(shortForms, "framework") == "sglang");
+    // Dashes only (server_args.py prepare_server_args, a plain argparse): --tp_size is refused there, and named here.
+    const ImportResult underscores = importText(launch + "--tp_size 8");
+    REQUIRE(underscores.ok());
+    CHECK(assignedText(underscores, "tp") == "1");
+    CHECK(unmappedReason(underscores, "--tp_size").find("dashes only") != std::string::npos);
+    // What the command leaves out: SGLang's defaults, each said; the context length asked for; the headroom kept.
+    const ImportResult bare = importText(launch);
+    REQUIRE(bare.ok());
+    CHECK(assignedText(bare, "mb") == "2048");
+    CHECK(assignedText(bare, "kv_block") == "1");
+    CHECK(assignedText(bare, "workspace_tokens") == "8192");
+    CHECK(assignedText(bare, "headroom") == "(not set)");
+    for (const char* flag : {"--max-running-requests", "--page-size", "--chunked-prefill-size", "--mem-fraction-static"}) {
+        INFO(flag);
+        CHECK(warned(bare, flag));
+    }
+    const auto seq = std::find_if(bare.assumed.begin(), bare.assumed.end(), [](const Problem& p) { return p.field == "seq"; });
+    REQUIRE(seq != bare.assumed.end());
+    CHECK(seq->message.find("--context-length") != std::string::npos);
+    // What it gives.
+    const ImportResult given = importText(launch +
+                                          "--context-length 32768 --max-running-requests 64 --chunked-prefill-size 4096 --page-size 16 "
+                                          "--mem-fraction-static 0.85 --quantization fp8 --kv-cache-dtype fp8_e5m2 --disable-cuda-graph");
+    REQUIRE(given.ok());
+    CHECK(given.unmapped.empty());
+    for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{{"seq", "32768"},
+                                                                                     {"mb", "64"},
+                                                                                     {"workspace_tokens", "4096"},
+                                                                                     {"kv_block", "16"},
+                                                                                     {"headroom", "0.15"},
+                                                                                     {"weight_dtype", "fp8"},
+                                                                                     {"kv_dtype", "fp8"},
+                                                                                     {"cuda_graphs_gb", "0"},
+                                                                                     {"enforce_eager", "true"}}) {
+        INFO(key);
+        CHECK(assignedText(given, key) == value);
+    }
+    // Chunked prefill off: a prefill batch takes max(--max-prefill-tokens, the context length), unknown without the latter.
+    CHECK(assignedText(importText(launch + "--chunked-prefill-size -1 --context-length 32768"), "workspace_tokens") == "32768");
+    const ImportResult unchunked = importText(launch + "--chunked-prefill-size -1");
+    CHECK(assignedText(unchunked, "workspace_tokens") == "(not set)");
+    CHECK(unmappedReason(unchunked, "--chunked-prefill-size").find("chunked prefill off") != std::string::npos);
+    // Expert parallelism: --ep-size; --enable-ep-moe and an all-to-all backend over the TP group make it TP's.
+    CHECK(assignedText(importText(launch + "--tp 8 --ep-size 4"), "ep") == "4");
+    CHECK(assignedText(importText(launch + "--tp 8 --enable-ep-moe"), "ep") == "8");
+    CHECK(assignedText(importText(launch + "--tp 4 --ep 2 --moe-a2a-backend none"), "ep") == "2");
+    const ImportResult deepep = importText(launch + "--tp 8 --ep 2 --moe-a2a-backend deepep");
+    CHECK(assignedText(deepep, "ep") == "8");
+    CHECK(warned(deepep, "--moe-a2a-backend deepep"));
+    // DP attention: the world is TP × PP (compute_world_size), no replicas, and the import says it does not model it.
+    const ImportResult dpAttention = importText(launch + "--tp 8 --dp 8 --enable-dp-attention");
+    CHECK(assignedText(dpAttention, "dp") == "1");
+    CHECK(unmappedReason(dpAttention, "--enable-dp-attention") != "(not unmapped)");
+    // The format SGLang's configurations are launched with, and text that is not an SGLang command.
+    Config serving;
+    serving.mode = Mode::inference;
+    serving.framework = Framework::sglang;
+    CHECK(launchFormat(serving) == ImportFormat::sglang);
+    CHECK_FALSE(importText("echo hello\n", ImportFormat::sglang).ok());
+}
+
 TEST_CASE("DeepSpeed's BF16 master and optimizer-state options map to the keys that exist", "[import][deepspeed]") {
     const ImportResult r = importText(
         R"({"train_micro_batch_size_per_gpu": 1, "bf16": {"enabled": true, "bf16_master_weights_and_grads": true,
@@ -460,7 +546,7 @@ TEST_CASE("what a launch file does not say is marked as needing the user's input
             continue;
         }
         for (const std::string key : {"dp", "mb", "seq", "microbatches"}) {
-            if (key == "microbatches" && r.format == ImportFormat::vllm) continue;
+            if (key == "microbatches" && (r.format == ImportFormat::vllm || r.format == ImportFormat::sglang)) continue;
             const bool assumed = std::any_of(r.assumed.begin(), r.assumed.end(), [&key](const Problem& p) { return p.field == key; });
             INFO(key);
             CHECK((assignedText(r, key) != "(not set)" || assumed));

@@ -46,6 +46,7 @@ TEST_CASE("export then import is the identity over generated configurations", "[
         std::vector<Assignment> a{{"model", std::string(models[random() % models.size()].id)}, {"method", "membudget"}};
         if (inference) {
             a.insert(a.end(), {{"mode", "inference"},
+                               {"framework", pick({"vllm", "sglang"})},
                                {"tp", pick({"1", "2", "4", "8"})},
                                {"pp", pick({"1", "1", "2"})},
                                {"dp", pick({"1", "2"})},
@@ -78,7 +79,7 @@ TEST_CASE("export then import is the identity over generated configurations", "[
         // translation to another framework, not a round trip.
         std::optional<ImportFormat> own;
         if (inference)
-            own = ImportFormat::vllm;
+            own = config.framework == Framework::sglang ? ImportFormat::sglang : ImportFormat::vllm;
         else if (config.framework == Framework::megatron)
             own = ImportFormat::megatron;
         else if (config.framework == Framework::torchtitan)
@@ -116,4 +117,6 @@ TEST_CASE("export then import is the identity over generated configurations", "[
     for (const auto& [k, n] : failures) WARN(k << ": " << n);
     CHECK(configurations >= 200);
     for (const auto& [format, n] : checked) INFO(format << " " << n);
+    CHECK(checked["vllm"] > 0);
+    CHECK(checked["sglang"] > 0);
 }

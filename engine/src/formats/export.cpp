@@ -1,11 +1,12 @@
 // A configuration written in a framework's own form (docs/import.md), the inverse of that framework's import
 // mapping: import(export(config)) gives the configuration back for every key the format can say. exportConfig
 // hands the configuration to the framework's file (megatron.cpp, torchtitan.cpp, torchtune.cpp, deepspeed.cpp,
-// vllm.cpp), each written over the shared writer (writer.cpp).
+// vllm.cpp, sglang.cpp), each written over the shared writer (writer.cpp).
 #include "membudget/formats/export.hpp"
 
 #include "formats/deepspeed.hpp"
 #include "formats/megatron.hpp"
+#include "formats/sglang.hpp"
 #include "formats/torchtitan.hpp"
 #include "formats/torchtune.hpp"
 #include "formats/vllm.hpp"
@@ -26,6 +27,8 @@ ExportResult exportConfig(ImportFormat format, const Config& config) {
             return detail::exportDeepspeed(config);
         case ImportFormat::vllm:
             return detail::exportVllm(config);
+        case ImportFormat::sglang:
+            return detail::exportSglang(config);
         case ImportFormat::hf:
             break;
     }

@@ -1,6 +1,6 @@
 // The importer's entry points (docs/import.md): which format a text looks like, how it is written, and
 // importConfig, which hands what a parser made of the file (ImportInput) to that framework's mapping
-// (megatron.cpp, torchtitan.cpp, torchtune.cpp, deepspeed.cpp, vllm.cpp, hf.cpp), each written once over the
+// (megatron.cpp, torchtitan.cpp, torchtune.cpp, deepspeed.cpp, vllm.cpp, sglang.cpp, hf.cpp), each written once over the
 // shared reader (reader.cpp), so that the CLI and the page import identically.
 #include "membudget/formats/import.hpp"
 
@@ -17,6 +17,7 @@
 #include "formats/megatron_flags.hpp"
 #include "formats/omegaconf.hpp"
 #include "formats/reader.hpp"
+#include "formats/sglang.hpp"
 #include "formats/torchtitan.hpp"
 #include "formats/torchtune.hpp"
 #include "formats/vllm.hpp"
@@ -33,12 +34,14 @@ using detail::Document;
 using detail::importDeepspeed;
 using detail::importHf;
 using detail::importMegatron;
+using detail::importSglang;
 using detail::importTorchtitan;
 using detail::importTorchtune;
 using detail::importVllm;
 using detail::inCode;
 using detail::isIdentifier;
 using detail::kMegatronSwitches;
+using detail::kSglangSwitches;
 using detail::kVllmSwitches;
 using detail::Mapping;
 using detail::startsWith;
@@ -59,6 +62,10 @@ std::optional<ImportFormat> detectImportFormat(std::string_view text) {
             if (contains(t, key)) return ImportFormat::hf;
         return std::nullopt;
     }
+    // SGLang before vLLM: its parser takes vLLM's --tensor-parallel-size too (server_args.py ServerArgs.tp_size aliases).
+    if (inCode(t, "sglang.launch_server") || inCode(t, "sglang serve") ||
+        (inCode(t, "--model-path") && (inCode(t, "--tp-size") || inCode(t, "--mem-fraction-static"))))
+        return ImportFormat::sglang;
     if (inCode(t, "vllm serve") || inCode(t, "vllm.entrypoints") || inCode(t, "--tensor-parallel-size") || inCode(t, "--max-model-len"))
         return ImportFormat::vllm;
     if (inCode(t, "tune run")) return ImportFormat::torchtune;
@@ -80,13 +87,14 @@ std::optional<ImportFormat> detectImportFormat(std::string_view text) {
 std::string unrecognisedImport(std::string_view subject) {
     return std::string(subject) +
            " is not a configuration membudget can read: expected a Megatron-LM script, a torchtitan TOML, a torchtune YAML or tune run "
-           "command, a DeepSpeed JSON, a config.json or a vllm serve command (name its format)";
+           "command, a DeepSpeed JSON, a config.json, a vllm serve command or an SGLang launch_server command (name its format)";
 }
 
 ImportSyntax importSyntax(ImportFormat format, std::string_view text) {
     switch (format) {
         case ImportFormat::megatron:
         case ImportFormat::vllm:
+        case ImportFormat::sglang:
             return ImportSyntax::words;
         case ImportFormat::torchtitan:
             return ImportSyntax::toml;
@@ -129,6 +137,11 @@ ImportResult importConfig(const ImportInput& input) {
         case ImportFormat::vllm: {
             Words w(vllmFlagSpelling(input.lines), kVllmSwitches);
             importVllm(w, m);
+            break;
+        }
+        case ImportFormat::sglang: {
+            Words w(input.lines, kSglangSwitches);
+            importSglang(w, m);
             break;
         }
         case ImportFormat::torchtune: {

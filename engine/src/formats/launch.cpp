@@ -7,7 +7,7 @@
 namespace membudget {
 
 ImportFormat launchFormat(const Config& config) {
-    if (config.mode == Mode::inference) return ImportFormat::vllm;
+    if (config.mode == Mode::inference) return config.framework == Framework::sglang ? ImportFormat::sglang : ImportFormat::vllm;
     switch (config.framework) {
         case Framework::megatron:
             return ImportFormat::megatron;
@@ -19,8 +19,9 @@ ImportFormat launchFormat(const Config& config) {
         case Framework::hfAccelerate:
             return ImportFormat::deepspeed;
         case Framework::vllm:
-        case Framework::sglang:
             return ImportFormat::vllm;
+        case Framework::sglang:
+            return ImportFormat::sglang;
     }
     return ImportFormat::megatron;
 }

@@ -18,7 +18,7 @@ import type {
 } from './membudget.js';
 
 export interface PlannerModule extends MembudgetModule {
-  /** The import format a text looks like (megatron, torchtitan, torchtune, deepspeed, hf, vllm), or "" if none. */
+  /** The import format a text looks like (megatron, torchtitan, torchtune, deepspeed, hf, vllm, sglang), or "" if none. */
   detectImportFormat(text: string): string;
   /** What to say when no format fits `subject` (the CLI's words). */
   unrecognisedImport(subject: string): string;
@@ -26,7 +26,7 @@ export interface PlannerModule extends MembudgetModule {
   importSyntax(format: string, text: string): string;
   /** The parsed text (values by path, or each line's words) mapped to membudget's keys and applied over `base`. */
   importConfig(base: Config, format: string, rootType: string, error: string, values: HfValue[], lines: string[][]): ConfigImport;
-  /** The configuration in a framework's own form (megatron, torchtitan, torchtune, deepspeed, vllm). */
+  /** The configuration in a framework's own form (megatron, torchtitan, torchtune, deepspeed, vllm, sglang). */
   exportConfig(config: Config, format: string): ConfigExport;
   /**
    * Fills the architecture fields of `base` from a Hugging Face config.json's top-level values (the CLI's

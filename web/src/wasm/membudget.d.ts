@@ -9,7 +9,7 @@ export type QkNorm = 'none' | 'per_head' | 'full_width';
 export type ExpertWeights = 'same' | 'mxfp4';
 export type Checkpointing = 'none' | 'selective' | 'full' | 'op';
 /** A configuration file membudget imports and exports (choices.hpp ImportFormat; docs/import.md). */
-export type ImportFormat = 'megatron' | 'torchtitan' | 'torchtune' | 'deepspeed' | 'hf' | 'vllm';
+export type ImportFormat = 'megatron' | 'torchtitan' | 'torchtune' | 'deepspeed' | 'hf' | 'vllm' | 'sglang';
 /** How a file of a format is written (choices.hpp ImportSyntax). */
 export type ImportSyntax = 'json' | 'toml' | 'yaml' | 'words';
 export type Framework = 'megatron' | 'torchtitan' | 'torchtune' | 'deepspeed' | 'hf_accelerate' | 'vllm' | 'sglang';

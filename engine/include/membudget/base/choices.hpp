@@ -56,7 +56,7 @@ enum class Method : std::uint8_t { membudget, chapter, korthikanti, megatron, ze
 enum class Verdict : std::uint8_t { fits, tight, doesNotFit };
 enum class StepPhase : std::uint8_t { forwardBackward, optimizerStep };
 // A configuration file membudget imports and exports (docs/import.md); hf is a Hugging Face config.json.
-enum class ImportFormat : std::uint8_t { megatron, torchtitan, torchtune, deepspeed, hf, vllm };
+enum class ImportFormat : std::uint8_t { megatron, torchtitan, torchtune, deepspeed, hf, vllm, sglang };
 // How a file of a format is written, so that the CLI and the page pick the same parser.
 enum class ImportSyntax : std::uint8_t { json, toml, yaml, words };
 // A line of the checklist (training and inference), and of the host-memory ledger of ZeRO-Offload.
@@ -99,7 +99,7 @@ struct ChoiceNames<Framework> {
 };
 template <>
 struct ChoiceNames<ImportFormat> {
-    static constexpr std::array<std::string_view, 6> names{"megatron", "torchtitan", "torchtune", "deepspeed", "hf", "vllm"};
+    static constexpr std::array<std::string_view, 7> names{"megatron", "torchtitan", "torchtune", "deepspeed", "hf", "vllm", "sglang"};
 };
 template <>
 struct ChoiceNames<ImportSyntax> {

@@ -11,8 +11,9 @@
 namespace membudget {
 
 // `config` in `format`: Megatron-LM flags (a torchrun command), a torchtitan TOML job config, a `tune run`
-// command with overrides, a DeepSpeed JSON config, a `vllm serve` command, a config.json (hf). What the format
-// cannot say is listed in `notExported` (key, value, why) and, where the format has comments, as comments.
+// command with overrides, a DeepSpeed JSON config, a `vllm serve` command, a `python -m sglang.launch_server`
+// command, a config.json (hf). What the format cannot say is listed in `notExported` (key, value, why) and, where the
+// format has comments, as comments.
 struct ExportResult {
     std::string text;
     std::vector<Unmapped> notExported;

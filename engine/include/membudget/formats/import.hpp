@@ -1,11 +1,11 @@
 // Configurations users already have (a Megatron-LM launch script, a torchtitan TOML, a torchtune YAML or
-// `tune run` command, a DeepSpeed JSON, a Hugging Face config.json, a `vllm serve` command) read into
+// `tune run` command, a DeepSpeed JSON, a Hugging Face config.json, a `vllm serve` or SGLang launch command) read into
 // membudget's keys, and a configuration written back in each framework's own form (docs/import.md).
 //
 // The engine parses nothing here: the CLI (nlohmann/json, toml++, yaml-cpp, a shell tokenizer) and the page
 // (JSON.parse, smol-toml, yaml, shell-quote) each parse the text and hand over the same ImportInput, and one
 // mapping per format, in its framework's file of engine/src/formats/ (megatron.cpp, torchtitan.cpp, torchtune.cpp,
-// deepspeed.cpp, vllm.cpp, hf.cpp), turns it into assignments, so the two cannot disagree.
+// deepspeed.cpp, vllm.cpp, sglang.cpp, hf.cpp), turns it into assignments, so the two cannot disagree.
 #pragma once
 
 #include <optional>
@@ -22,8 +22,9 @@ namespace membudget {
 // Files larger than this are refused before they are parsed (bytes).
 inline constexpr size_t kMaxImportBytes = 16 * 1024 * 1024;
 
-// The format a text looks like, from cheap signs in its content (a DeepSpeed or config.json key, a `vllm
-// serve` or `tune run` command, Megatron-LM flags, a TOML table header, YAML keys); nullopt when none fits.
+// The format a text looks like, from cheap signs in its content (a DeepSpeed or config.json key, an
+// `sglang.launch_server`, `vllm serve` or `tune run` command, Megatron-LM flags, a TOML table header, YAML keys);
+// nullopt when none fits.
 std::optional<ImportFormat> detectImportFormat(std::string_view text);
 
 // What to say when no format fits `subject` (a path, or "The text"), the same in the CLI and on the page.

@@ -7,8 +7,9 @@
 
 namespace membudget {
 
-// `vllm serve` for inference, else the framework's own (HF accelerate launches through DeepSpeed's JSON when it
-// shards, the format membudget writes for it).
+// The serving engine's command for inference (`vllm serve`, or `python -m sglang.launch_server` for sglang), else
+// the framework's own (HF accelerate launches through DeepSpeed's JSON when it shards, the format membudget writes
+// for it).
 ImportFormat launchFormat(const Config& config);
 
 }  // namespace membudget
