@@ -178,7 +178,11 @@ void importVllm(Words& w, Mapping& m) {
     double utilization = 0.9;
     if (const auto u = flagNumber(m, w.find({"--gpu-memory-utilization"}))) utilization = *u;
     m.setNumber("headroom", std::round((1 - utilization) * 1e6) / 1e6);
-    if (w.has({"--enforce-eager"})) m.setNumber("cuda_graphs_gb", 0);
+    // --enforce-eager: no CUDA graphs, no graph memory, every decode kernel launched from the host.
+    if (w.has({"--enforce-eager"})) {
+        m.setNumber("cuda_graphs_gb", 0);
+        m.set("enforce_eager", "true");
+    }
     const bool vllm = model || std::any_of(w.flags().begin(), w.flags().end(), [](const Flag& f) {
                           return f.name == "--tensor-parallel-size" || f.name == "--max-model-len" || f.name == "--max-num-seqs" ||
                                  f.name == "--gpu-memory-utilization";
@@ -214,6 +218,7 @@ ExportResult exportVllm(const Config& c) {
         e.skip("kv_dtype", std::string(toString(c.kvDtype)), "vLLM's KV cache takes --dtype unless fp8");
     l.push_back(precision);
     l.push_back("--gpu-memory-utilization " + formatNumber(std::round((1 - c.headroom) * 1e6) / 1e6));
+    if (c.enforceEager) l.push_back("--enforce-eager");
     ExportResult r = std::move(e.result());
     r.text = "# membudget export: vLLM (" + (c.name.empty() ? c.model : c.name) + ")\n" + notes(r, "#") + command(l);
     return r;

@@ -45,9 +45,15 @@ constexpr double kSmallKernelsPerLayer = 5, kSmallKernelsPerMlaLayer = 3, kSmall
 constexpr double kWorkKernelsPerLayer = 5, kWorkKernelsPerMoeLayer = 2;
 
 // The largest decode batch each engine captures a CUDA graph for: vLLM's max_cudagraph_capture_size (512 by default,
-// vllm/config/compilation.py); SGLang's cuda_graph_max_bs (server_args.py, set by GPU memory and TP; 256 on an
-// 80 GB-class GPU at TP < 4, the common case, taken for all).
-double cudaGraphMaxBatch(const Config& c) { return c.framework == Framework::sglang ? 256 : 512; }
+// vllm/config/compilation.py); SGLang's cuda_graph_max_bs, set by the GPU's memory and TP
+// (server_args.py ServerArgs._handle_gpu_memory_settings, read at 001067ff): under 20 GiB 8; under 35 GiB 24 (TP < 4)
+// or 80; under 60 GiB 32 or 160; under 160 GiB 256 or 512; above, 512.
+double cudaGraphMaxBatch(const Config& c) {
+    if (c.framework != Framework::sglang) return 512;
+    const double gib = c.gpuGb * 1e9 / 1073741824.0;
+    const bool wide = c.tp >= 4;
+    return gib < 20 ? 8 : gib < 35 ? (wide ? 80 : 24) : gib < 60 ? (wide ? 160 : 32) : gib < 160 ? (wide ? 512 : 256) : 512;
+}
 
 // The expected number of distinct experts n tokens route to, each choosing k of E without repeats and the choices
 // spread evenly (the balanced routing serving benchmarks see on random data): E · (1 − (1 − k/E)^n).
