@@ -99,7 +99,8 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("cpuLines", &WasmResult::cpuLines)
         .field("reservedBytes", &WasmResult::reservedBytes)
         .field("stepTime", &WasmResult::stepTime)
-        .field("errorBand", &WasmResult::errorBand);
+        .field("errorBand", &WasmResult::errorBand)
+        .field("servingTime", &WasmResult::servingTime);
 
     value_object<WasmColumn>("MethodColumn")
         .field("method", &WasmColumn::method)

@@ -1,5 +1,6 @@
 // The functions wasm/bindings.cpp registers: the engine's calls with their results turned into the value objects
 // and JS arrays of wasm/glue.hpp. No registration here, and no logic of the engine's own.
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -64,6 +65,45 @@ val stepTimeObject(const StepTime& st) {
     return out;
 }
 
+// The serving estimate as the page reads it: null when there is none; the parts keyed by their ids (serving.hpp).
+val servingTimeObject(const ServingTime& sv) {
+    if (!sv.estimated) return val::null();
+    val out = val::object();
+    out.set("inputTokens", sv.inputTokens);
+    out.set("outputTokens", sv.outputTokens);
+    out.set("lengthsAssumed", sv.lengthsAssumed);
+    out.set("concurrency", sv.concurrency);
+    out.set("ttftSeconds", sv.ttftSeconds);
+    out.set("tpotSeconds", sv.tpotSeconds);
+    out.set("requestSeconds", sv.requestSeconds);
+    out.set("outputTokensPerSecondPerReplica", sv.outputTokensPerSecondPerReplica);
+    out.set("outputTokensPerSecondPerGpu", sv.outputTokensPerSecondPerGpu);
+    out.set("requestsPerSecondPerReplica", sv.requestsPerSecondPerReplica);
+    out.set("gpusPerReplica", sv.gpusPerReplica);
+    out.set("expertsReadPerLayer", sv.expertsReadPerLayer);
+    out.set("computeBound", sv.computeBound);
+    out.set("cudaGraphs", sv.cudaGraphs);
+    auto parts = [](std::span<const ServingPartText> texts, const auto& seconds) {
+        val list = val::array();
+        for (size_t i = 0; i < texts.size(); ++i) {
+            val part = val::object();
+            part.set("id", std::string(texts[i].id));
+            part.set("label", std::string(texts[i].label));
+            part.set("formula", std::string(texts[i].formula));
+            part.set("seconds", seconds[i]);
+            list.call<void>("push", part);
+        }
+        return list;
+    };
+    out.set("decodeParts", parts(decodePartTexts(), sv.decodeSeconds));
+    out.set("prefillParts", parts(prefillPartTexts(), sv.prefillSeconds));
+    out.set("rooflineTtftSeconds", sv.rooflineTtftSeconds);
+    out.set("rooflineTpotSeconds", sv.rooflineTpotSeconds);
+    out.set("rooflineOutputTokensPerSecondPerGpu", sv.rooflineOutputTokensPerSecondPerGpu);
+    out.set("assumptions", std::string(servingAssumptions()));
+    return out;
+}
+
 val errorBandObject(const ErrorBand& band) {
     val out = val::object();
     out.set("validated", band.validated);
@@ -104,7 +144,8 @@ WasmResult toWasm(const Result& r) {
             toArray(r.cpuLines),
             r.reservedBytes,
             stepTimeObject(r.stepTime),
-            errorBandObject(r.errorBand)};
+            errorBandObject(r.errorBand),
+            servingTimeObject(r.servingTime)};
 }
 
 WasmParsed toWasm(const ParsedConfig& parsed) { return {parsed.config, toArray(parsed.problems), toArray(parsed.notices)}; }

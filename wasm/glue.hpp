@@ -37,8 +37,9 @@ struct WasmResult {
     double activeParameterCount = 0;
     val cpuLines = val::array();
     double reservedBytes = 0;
-    val stepTime = val::null();   // null, or {stepSeconds, tokensPerSecondPerGpu, mfu, bubbleFraction, modelFlopsPerToken, parts}
-    val errorBand = val::null();  // {validated, lowError, highError, runs, framework, features, text}
+    val stepTime = val::null();     // null, or {stepSeconds, tokensPerSecondPerGpu, mfu, bubbleFraction, modelFlopsPerToken, parts}
+    val errorBand = val::null();    // {validated, lowError, highError, runs, framework, features, text}
+    val servingTime = val::null();  // null, or {ttftSeconds, tpotSeconds, outputTokensPerSecondPerGpu, …, decodeParts, prefillParts}
 };
 
 struct WasmStage {

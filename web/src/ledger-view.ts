@@ -269,22 +269,35 @@ export class LedgerView {
     );
   }
 
-  /** The estimate's line and its parts; hidden where there is none (inference, no GPU speed). */
+  /**
+   * The estimate's line and its parts, hidden where there is none (no GPU speed): the step time in training, the
+   * serving speed (TTFT, TPOT, throughput) in inference.
+   */
   #updateSpeed(ledger: Ledger | undefined): void {
     const st = ledger?.stepTime ?? null;
-    this.#speed.hidden = st === null;
-    this.#speedParts.hidden = st === null;
-    if (st === null) return;
-    const key = JSON.stringify(st.parts.map((p) => p.seconds)) + st.stepSeconds;
+    const sv = ledger?.servingTime ?? null;
+    const shown = st !== null || sv !== null;
+    this.#speed.hidden = !shown;
+    this.#speedParts.hidden = !shown;
+    if (!shown) return;
+    const parts = st !== null ? st.parts : sv!.decodeParts;
+    const total = st !== null ? st.stepSeconds : sv!.tpotSeconds;
+    const line =
+      st !== null
+        ? `Estimated step ${formatSeconds(st.stepSeconds)} · ${formatCount(Math.round(st.tokensPerSecondPerGpu))} tokens/s per GPU · MFU ${formatPercentTenth(st.mfu)} (an estimate, not a measurement)`
+        : `Estimated serving (${formatCount(sv!.concurrency)} requests of ${formatCount(sv!.inputTokens)} in / ${formatCount(sv!.outputTokens)} out${sv!.lengthsAssumed ? ', seq split in half: set input and output tokens' : ''}): ` +
+          `TTFT ${formatSeconds(sv!.ttftSeconds)} · TPOT ${formatSeconds(sv!.tpotSeconds)} · ${formatCount(Math.round(sv!.outputTokensPerSecondPerGpu))} output tokens/s per GPU (an estimate, not a measurement)`;
+    const key = JSON.stringify(parts.map((p) => p.seconds)) + line;
     if (key === this.#speedKey) return;
     this.#speedKey = key;
-    setText(
-      this.#speed,
-      `Estimated step ${formatSeconds(st.stepSeconds)} · ${formatCount(Math.round(st.tokensPerSecondPerGpu))} tokens/s per GPU · MFU ${formatPercentTenth(st.mfu)} (an estimate, not a measurement)`,
-    );
+    setText(this.#speed, line);
     replaceChildren(
       this.#speedParts,
-      el('summary', {}, 'Step time (estimate): what the step waits for'),
+      el(
+        'summary',
+        {},
+        st !== null ? 'Step time (estimate): what the step waits for' : 'Time per output token (estimate): what a decode step waits for',
+      ),
       el(
         'table',
         { class: 'step-parts' },
@@ -292,7 +305,7 @@ export class LedgerView {
         el(
           'tbody',
           {},
-          ...st.parts
+          ...parts
             .filter((p) => p.seconds > 0)
             .map((p) =>
               el(
@@ -301,12 +314,12 @@ export class LedgerView {
                 el('th', { scope: 'row' }, p.label),
                 el('td', { class: 'formula' }, p.formula),
                 el('td', { class: 'value' }, formatSeconds(p.seconds)),
-                el('td', { class: 'value' }, formatPercentTenth(p.seconds / st.stepSeconds)),
+                el('td', { class: 'value' }, formatPercentTenth(p.seconds / total)),
               ),
             ),
         ),
       ),
-      el('p', { class: 'note' }, st.assumptions),
+      el('p', { class: 'note' }, st !== null ? st.assumptions : sv!.assumptions),
     );
   }
 

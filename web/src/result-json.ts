@@ -54,6 +54,41 @@ function stepTimeJson(result: Result, config: Config): Record<string, unknown> {
   };
 }
 
+function servingJson(result: Result, config: Config): Record<string, unknown> {
+  const sv = result.servingTime;
+  if (sv === null) return { ttft_s: null, tpot_s: null, output_tokens_per_second_per_gpu: null, serving: null };
+  const parts = (list: { id: string; seconds: number }[]) => Object.fromEntries(list.map((p) => [p.id, rounded(p.seconds * 1e3, 1e3)]));
+  return {
+    ttft_s: rounded(sv.ttftSeconds, 1e6),
+    tpot_s: rounded(sv.tpotSeconds, 1e6),
+    output_tokens_per_second_per_gpu: rounded(sv.outputTokensPerSecondPerGpu, 1e3),
+    serving: {
+      framework: config.framework,
+      input_tokens: sv.inputTokens,
+      output_tokens: sv.outputTokens,
+      lengths_assumed: sv.lengthsAssumed,
+      concurrency: sv.concurrency,
+      gpus_per_replica: sv.gpusPerReplica,
+      replicas: config.dp,
+      output_tokens_per_second_per_replica: rounded(sv.outputTokensPerSecondPerReplica, 1e3),
+      output_tokens_per_second: rounded(sv.outputTokensPerSecondPerReplica * config.dp, 1e3),
+      requests_per_second_per_replica: rounded(sv.requestsPerSecondPerReplica, 1e6),
+      request_latency_s: rounded(sv.requestSeconds, 1e6),
+      tpot_parts_ms: parts(sv.decodeParts),
+      ttft_parts_ms: parts(sv.prefillParts),
+      experts_read_per_layer: rounded(sv.expertsReadPerLayer, 1e3),
+      compute_bound: sv.computeBound,
+      cuda_graphs: sv.cudaGraphs,
+      roofline: {
+        ttft_s: rounded(sv.rooflineTtftSeconds, 1e6),
+        tpot_s: rounded(sv.rooflineTpotSeconds, 1e6),
+        output_tokens_per_second_per_gpu: rounded(sv.rooflineOutputTokensPerSecondPerGpu, 1e3),
+      },
+      assumptions: sv.assumptions,
+    },
+  };
+}
+
 export function resultJson(engine: Engine, config: Config): string {
   const result: Result = engine.result(config);
   if (result.errors.length > 0) {
@@ -78,7 +113,7 @@ export function resultJson(engine: Engine, config: Config): string {
       text: result.errorBand.text,
     },
     peak_stage: result.peakStage,
-    ...(config.mode === 'training' ? stepTimeJson(result, config) : {}),
+    ...(config.mode === 'training' ? stepTimeJson(result, config) : servingJson(result, config)),
     stages: result.stages.map((s) => ({
       stage: s.index,
       layers: s.layers,

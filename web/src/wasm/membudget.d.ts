@@ -161,6 +161,9 @@ export interface Config {
   kv_block: number;
   workspace_tokens: number;
   cuda_graphs_gb: number;
+  input_tokens: number;
+  output_tokens: number;
+  enforce_eager: boolean;
   tp: number;
   pp: number;
   dp: number;
@@ -291,6 +294,7 @@ export interface Result {
   cpuLines: Line[];
   /** Training: the step-time estimate (engine/include/membudget/time/steptime.hpp); null in inference or without a GPU speed. */
   stepTime: StepTime | null;
+  servingTime: ServingTime | null;
 }
 
 export interface ParsedConfig {
@@ -428,6 +432,32 @@ export interface StepTime {
   runGpuHours: number;
   runCostUsd: number;
   parts: StepTimePart[];
+  assumptions: string;
+}
+
+/** The serving-speed estimate of an inference configuration (docs/inference.md, "Serving speed"). */
+export interface ServingTime {
+  inputTokens: number;
+  outputTokens: number;
+  /** input_tokens and output_tokens not given: seq split in half. */
+  lengthsAssumed: boolean;
+  concurrency: number;
+  ttftSeconds: number;
+  tpotSeconds: number;
+  requestSeconds: number;
+  outputTokensPerSecondPerReplica: number;
+  outputTokensPerSecondPerGpu: number;
+  requestsPerSecondPerReplica: number;
+  gpusPerReplica: number;
+  expertsReadPerLayer: number;
+  computeBound: boolean;
+  cudaGraphs: boolean;
+  /** TPOT's parts and TTFT's, in seconds (time/serving.hpp DecodePart, PrefillPart order). */
+  decodeParts: StepTimePart[];
+  prefillParts: StepTimePart[];
+  rooflineTtftSeconds: number;
+  rooflineTpotSeconds: number;
+  rooflineOutputTokensPerSecondPerGpu: number;
   assumptions: string;
 }
 
