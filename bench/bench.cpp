@@ -11,6 +11,8 @@
 #include "membudget/model/presets.hpp"
 #include "membudget/model/query.hpp"
 #include "membudget/plan/plan.hpp"
+#include "membudget/plan/serving_plan.hpp"
+#include "membudget/time/serving.hpp"
 #include "memory/sources/chapter.hpp"
 #include "memory/training.hpp"
 
@@ -74,6 +76,44 @@ void BM_KernelMembudget405B(benchmark::State& state) {
     for (auto _ : state) benchmark::DoNotOptimize(detail::membudgetTrainingPeak(c).totalBytes);
 }
 BENCHMARK(BM_KernelMembudget405B);
+
+// Serving (issue 30): one serving estimate, pure and allocation-free, and the serving plan of a 70B on 8 GPUs.
+Config serving70b() {
+    Config c;
+    applyModelPreset(c, *findModelPreset("llama-3.1-70b"));
+    applyGpuPreset(c, *findGpuPreset("h100-80gb"));
+    c.gpu = "h100-80gb";
+    c.mode = Mode::inference;
+    c.framework = Framework::vllm;
+    c.method = Method::membudget;
+    c.tp = 8, c.pp = 1, c.dp = 1;
+    c.mb = 64;
+    c.seq = 2048;
+    c.inputTokens = 1024;
+    c.outputTokens = 512;
+    return c;
+}
+
+void BM_ServingTime70B(benchmark::State& state) {
+    const Config c = serving70b();
+    for (auto _ : state) benchmark::DoNotOptimize(estimateServingTime(c).tpotSeconds);
+}
+BENCHMARK(BM_ServingTime70B);
+
+void BM_ServingPlan70B(benchmark::State& state) {
+    ServingPlanRequest request;
+    request.base = serving70b();
+    request.gpus = static_cast<double>(state.range(0));
+    ServingPlan last;
+    for (auto _ : state) {
+        last = planServing(request);
+        benchmark::DoNotOptimize(last.rows.size());
+    }
+    state.counters["layouts"] = last.layouts;
+    state.counters["evaluated"] = last.evaluated;
+    state.counters["rows"] = static_cast<double>(last.rows.size());
+}
+BENCHMARK(BM_ServingPlan70B)->Arg(8)->Arg(64)->Unit(benchmark::kMillisecond);
 
 // A whole plan: every layout, knob and micro-batch for Llama-3.1-405B, by GPU count.
 void BM_Plan405B(benchmark::State& state) {

@@ -174,6 +174,7 @@ TEST_CASE("serving plan: every row fits, is timed as its configuration, and the 
         REQUIRE(validate(c).empty());
         const Result r = evaluate(c);
         CHECK(r.verdict == Verdict::fits);
+        CHECK(r.totalBytes == row.peakBytes);
         const ServingTime sv = estimateServingTime(c);
         CHECK(sv.tpotSeconds == Approx(row.tpotSeconds));
         CHECK(sv.outputTokensPerSecondPerGpu == Approx(row.outputTokensPerSecondPerGpu));

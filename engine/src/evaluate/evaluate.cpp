@@ -216,6 +216,22 @@ Result evaluate(const Config& config) noexcept {
     return result;
 }
 
+Fit fitOf(const Config& config) noexcept {
+    Fit fit;
+    try {
+        fit.totalBytes = peakBytes(config);
+        const double capacity = std::round(config.gpuGb * kBytesPerGB);
+        fit.usableBytes = std::round(capacity * (1 - config.headroom));
+        const double worst = bandPeakBytes(config, fit.totalBytes);
+        fit.verdict = fit.totalBytes <= fit.usableBytes && worst <= fit.usableBytes ? Verdict::fits
+                      : fit.totalBytes <= capacity                                  ? Verdict::tight
+                                                                                    : Verdict::doesNotFit;
+    } catch (...) {
+        fit = Fit{};
+    }
+    return fit;
+}
+
 std::vector<MethodColumn> compareMethods(const Config& config) noexcept {
     std::vector<MethodColumn> columns;
     try {

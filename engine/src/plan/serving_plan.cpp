@@ -84,10 +84,11 @@ ServingPlan planServing(const ServingPlanRequest& request) noexcept {
                         if (!sv.estimated) continue;
                         ServingPlanRow r = row;
                         r.concurrency = n;
-                        // Memory grows by the KV cache of each request: the ledger at n (the workspace too).
-                        const Result atN = evaluate(c);
+                        // Memory grows by the KV cache of each request: the peak at n (the workspace too), its verdict with the
+                        // error band, without the ledger's text.
+                        const Fit atN = fitOf(c);
                         ++out.evaluated;
-                        if (!atN.ok() || atN.verdict != Verdict::fits) continue;
+                        if (atN.verdict != Verdict::fits) continue;
                         r.peakBytes = atN.totalBytes;
                         r.usableBytes = atN.usableBytes;
                         r.ttftSeconds = sv.ttftSeconds;

@@ -61,4 +61,12 @@ std::vector<Line> measurableLines(const Config& config) noexcept;
 // Pure: no I/O, nothing thrown. A configuration that fails validate() yields its errors and no lines.
 Result evaluate(const Config& config) noexcept;
 
+// What a planner needs of a configuration that passed validate(): the peak stage's bytes, the usable bytes and the
+// verdict (with the error band), without the ledger's text and without inference's most-sequences searches.
+struct Fit {
+    double totalBytes = 0, usableBytes = 0;
+    Verdict verdict = Verdict::doesNotFit;
+};
+Fit fitOf(const Config& config) noexcept;
+
 }  // namespace membudget
