@@ -17,6 +17,8 @@ interface BadInput {
   message_contains?: string;
   valid?: boolean;
   verdict?: string;
+  /** Why the form, one field at a time, cannot hold the entry (its choice rules change the other field). */
+  form_unreachable?: string;
 }
 
 const inputs: BadInput[] = fixture('bad-inputs').inputs;
@@ -108,7 +110,7 @@ describe('the bad-inputs table through the form path (setField, one field at a t
   for (const entry of inputs.filter((e) => e.query !== undefined && !e.valid)) {
     it(`${entry.name}: ?${entry.query}`, () => {
       const edits = formEdits(entry.query!);
-      if (!edits) return; // not something a form can hold; the link path above covers it
+      if (!edits || entry.form_unreachable) return; // not something a form can hold; the link path above covers it
       const problems: Problem[] = [];
       let config: Config = engine.defaultConfig();
       for (const [key, text] of edits) {

@@ -272,7 +272,7 @@ std::vector<Problem> validate(const Config& config) {
     // Framework behaviours, each where the framework has it (docs/frameworks.md).
     const std::string frameworkName(toString(config.framework));
     const bool fsdpFramework = shardsAllOrNothing(config.framework);
-    if (fsdpFramework && config.zero != 0 && config.zero != 3)
+    if (fsdpFramework && config.mode == Mode::training && config.zero != 0 && config.zero != 3)
         errors.push_back(
             {"zero", "zero must be 0 (replicated) or 3 (FSDP2's fully_shard) with framework " + frameworkName + "; got " + n(config.zero)});
     if (config.ckpt == Checkpointing::op) {
