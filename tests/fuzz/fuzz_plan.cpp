@@ -3,6 +3,7 @@
 // the per-input time and memory bounds), and what it answers holds together: rows within the limit, in
 // order, counted, each the ledger of its own configuration.
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -16,6 +17,7 @@
 #include "membudget/model/query.hpp"
 #include "membudget/model/validate.hpp"
 #include "membudget/plan/plan.hpp"
+#include "membudget/plan/serving_plan.hpp"
 
 using namespace membudget;
 
@@ -75,6 +77,42 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // A smaller evaluation budget than the CLI's 2 M: the same code path, and each input stays well inside
     // libFuzzer's per-input timeout under the sanitizers (which slow the kernel several times).
     request.maxEvaluations = in.pick({1000, 200000});
+    // A quarter of the inputs plan serving instead (docs/inference.md, "Serving plan").
+    if (in.byte() % 4 == 0) {
+        ServingPlanRequest serving;
+        serving.base = request.base;
+        Config& c = serving.base;
+        c.mode = Mode::inference;
+        c.method = Method::membudget;
+        c.framework = in.byte() % 2 ? Framework::vllm : Framework::sglang;
+        c.inputTokens = std::min(c.seq - 1, in.pick({0, 1, 128, 4096}));
+        c.outputTokens = c.inputTokens == 0 ? 0 : std::min(c.seq - c.inputTokens, in.pick({1, 64, 2048}));
+        if (c.seq < 2) c.inputTokens = c.outputTokens = 0;
+        serving.gpus = request.gpus;
+        serving.ttftLimitSeconds = in.pick({0, 1e-6, 0.5});
+        serving.tpotLimitSeconds = in.pick({0, 1e-6, 0.05});
+        serving.maxConcurrency = in.pick({1, 256, 65536});
+        serving.tpAcrossNodes = request.tpAcrossNodes;
+        if (!validate(c).empty()) return 0;
+        const ServingPlan plan = planServing(serving);
+        const std::string where = encodeQuery(c) + " gpus " + std::to_string(serving.gpus);
+        if (!plan.errors.empty()) {
+            fuzz::check(plan.rows.empty() && !plan.errors[0].message.empty(), "a refused serving plan kept rows", where);
+            return 0;
+        }
+        fuzz::check(plan.recommended == (plan.rows.empty() ? -1 : 0), "the recommended row is not the first", where);
+        bool meeting = true;
+        for (const ServingPlanRow& row : plan.rows) {
+            fuzz::check(row.tp * row.pp * row.dp == serving.gpus, "a serving row that does not use the GPUs", where);
+            fuzz::check(row.peakBytes <= row.usableBytes, "a serving row over the headroom line", where);
+            fuzz::check(row.concurrency >= 1 && row.concurrency <= serving.maxConcurrency, "a concurrency out of range", where);
+            fuzz::check(std::isfinite(row.tpotSeconds) && row.tpotSeconds > 0 && std::isfinite(row.ttftSeconds) && row.ttftSeconds > 0,
+                        "a serving time that is not finite and positive", where);
+            fuzz::check(meeting || !row.meetsTargets, "a row meeting the targets after one that misses them", where);
+            meeting = row.meetsTargets;
+        }
+        return 0;
+    }
     if (!validate(request.base).empty()) return 0;
 
     const PlanResult plan = membudget::plan(request);
