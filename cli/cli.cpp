@@ -428,12 +428,10 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
     planCommand
         ->add_option("--sort", o.planSort, "Order of the table after the recommended row: memory (Pareto first, then peak), speed or mfu")
         ->check(CLI::IsMember({"memory", "speed", "mfu"}));
-    planCommand->add_option("--ttft-ms", o.ttftLimitMs, "Inference: the most time to first token a row may take, ms (default: no target)")
-        ->check(CLI::Range(0.0, 1e7));
-    planCommand->add_option("--tpot-ms", o.tpotLimitMs, "Inference: the most time per output token a row may take, ms (default: no target)")
-        ->check(CLI::Range(0.0, 1e7));
-    planCommand->add_option("--max-concurrency", o.maxConcurrency, "Inference: the most requests one replica runs at once (default 1024)")
-        ->check(CLI::Range(1.0, 65536.0));
+    planCommand->add_option("--ttft-ms", o.ttftLimitMs, "Inference: the most time to first token a row may take, ms (default: no target)");
+    planCommand->add_option("--tpot-ms", o.tpotLimitMs,
+                            "Inference: the most time per output token a row may take, ms (default: no target)");
+    planCommand->add_option("--max-concurrency", o.maxConcurrency, "Inference: the most requests one replica runs at once (default 1024)");
     planCommand->fallthrough();
     auto* adviseCommand = app.add_subcommand("advise",
                                              "The smallest changes that make the configuration fit, with what each "

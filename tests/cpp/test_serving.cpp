@@ -196,6 +196,13 @@ TEST_CASE("serving plan: every row fits, is timed as its configuration, and the 
     // Bad requests are refused by name.
     request.gpus = 0;
     CHECK(planServing(request).errors.front().field == "gpus");
+    request.gpus = 8;
+    request.tpotLimitSeconds = -0.005;
+    CHECK(planServing(request).errors.front().message == "tpot_ms must be from 0 (no target) to 10,000,000 ms; got -5");
+    request.tpotLimitSeconds = 0;
+    request.maxConcurrency = 2.5;
+    CHECK(planServing(request).errors.front().field == "max_concurrency");
+    request.maxConcurrency = 1024;
     // Which GPU: one recommended row per preset, or nothing fits.
     request.gpus = 8;
     request.tpotLimitSeconds = 0;

@@ -53,11 +53,19 @@ ServingPlan planServing(const ServingPlanRequest& request) noexcept {
             out.errors.push_back({"gpus", "gpus must be an integer from 1 to 16,384; got " + detail::formatNumber(request.gpus)});
             return out;
         }
-        if (!(request.maxConcurrency >= 1 && request.maxConcurrency <= 65536)) {
-            out.errors.push_back(
-                {"max_concurrency", "max_concurrency must be from 1 to 65,536; got " + detail::formatNumber(request.maxConcurrency)});
+        if (!(request.maxConcurrency >= 1 && request.maxConcurrency <= 65536 &&
+              std::floor(request.maxConcurrency) == request.maxConcurrency)) {
+            out.errors.push_back({"max_concurrency", "max_concurrency must be an integer from 1 to 65,536; got " +
+                                                         detail::formatNumber(request.maxConcurrency)});
             return out;
         }
+        // The latency targets, in seconds here and in ms where a user types them (--ttft-ms, the page's fields).
+        for (const auto& [value, key] : {std::pair{request.ttftLimitSeconds, "ttft_ms"}, std::pair{request.tpotLimitSeconds, "tpot_ms"}})
+            if (!(value >= 0 && value <= 1e4)) {
+                out.errors.push_back(
+                    {key, std::string(key) + " must be from 0 (no target) to 10,000,000 ms; got " + detail::formatNumber(value * 1e3)});
+                return out;
+            }
         const double perNode = base.gpusPerNode;
         for (double tp = 1; tp <= request.gpus; ++tp) {
             if (std::fmod(request.gpus, tp) != 0 || (!request.tpAcrossNodes && tp > perNode)) continue;
