@@ -67,6 +67,11 @@ const METRICS = [
   },
 ];
 
+/**
+ * @typedef {{ published: number; estimate: number; roofline: number; error: number; rooflineError: number }} Metric
+ * @typedef {{ row: any; r: any; metrics: Record<string, Metric> }} Row
+ */
+/** @type {Row[]} */
 const rows = fixture.rows.map((/** @type {any} */ row) => {
   const r = evaluate(row.config);
   if (r.errors.length > 0) throw new Error(`${row.id}: ${r.errors.map((/** @type {any} */ e) => e.message).join('; ')}`);
@@ -77,7 +82,13 @@ const rows = fixture.rows.map((/** @type {any} */ row) => {
     const v = m.pick(row, r);
     if (!v) continue;
     const [published, estimate, roofline] = v;
-    metrics[m.id] = { published, estimate, roofline, error: (estimate - published) / published, rooflineError: (roofline - published) / published };
+    metrics[m.id] = {
+      published,
+      estimate,
+      roofline,
+      error: (estimate - published) / published,
+      rooflineError: (roofline - published) / published,
+    };
   }
   return { row, r, metrics };
 });
@@ -86,7 +97,10 @@ const rows = fixture.rows.map((/** @type {any} */ row) => {
 const num = (v) => (v >= 100 ? Math.round(v).toLocaleString('en-US') : v.toFixed(v >= 10 ? 1 : 2));
 const engines = [...new Set(rows.map((x) => x.row.config.framework))];
 const lines = [];
-lines.push('| engine | metric | rows | median abs(error) | worst abs(error) | roofline: median | roofline: worst |', '|---|---|---:|---:|---:|---:|---:|');
+lines.push(
+  '| engine | metric | rows | median abs(error) | worst abs(error) | roofline: median | roofline: worst |',
+  '|---|---|---:|---:|---:|---:|---:|',
+);
 for (const engine of [...engines, 'all']) {
   for (const m of METRICS) {
     const group = rows.filter((x) => (engine === 'all' || x.row.config.framework === engine) && x.metrics[m.id]);

@@ -140,7 +140,8 @@ TEST_CASE("cli: plan --which-gpu gives each GPU preset's recommended layout, as 
         CHECK(gpu["reason"] == alone["recommended"]["reason"]);
     }
     // In inference the plan is the serving planner's (docs/inference.md, "Serving plan"): each preset's recommended row.
-    const Run serving = run({"plan", "--which-gpu", "--json", "--url", "model=llama-3.1-8b&mode=inference&tp=1&dp=16&input_tokens=512&output_tokens=256&seq=1024"});
+    const Run serving = run({"plan", "--which-gpu", "--json", "--url",
+                             "model=llama-3.1-8b&mode=inference&tp=1&dp=16&input_tokens=512&output_tokens=256&seq=1024"});
     CHECK(serving.status == 0);
     const auto servingJson = nlohmann::json::parse(serving.out);
     CHECK(servingJson["mode"] == "inference");

@@ -151,7 +151,8 @@ describe('the page exports as the CLI does, and reads its export back', () => {
   for (const query of queries) {
     it(query, () => {
       const config = engine.decodeQuery(query).config;
-      const formats: ImportFormat[] = config.mode === 'inference' ? ['vllm', 'sglang'] : ['megatron', 'torchtitan', 'torchtune', 'deepspeed'];
+      const formats: ImportFormat[] =
+        config.mode === 'inference' ? ['vllm', 'sglang'] : ['megatron', 'torchtitan', 'torchtune', 'deepspeed'];
       for (const format of formats) {
         const exported = engine.exportConfig(config, format);
         const native = JSON.parse(runCli(['export', '--format', format, '--json', '--url', query]).stdout);

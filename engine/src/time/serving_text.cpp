@@ -44,7 +44,8 @@ std::string_view servingAssumptions() {
            "and runs their arithmetic at the GPU's achievable matmul and FlashAttention rates, the larger setting the pace; a MoE "
            "layer reads the expected distinct experts its tokens route to under balanced top-k routing. TP all-reduces, EP "
            "all-to-alls and PP sends use NCCL's latency and bandwidth model at 80% of the links. CUDA graphs (vLLM up to 512 "
-           "sequences, SGLang up to its cuda_graph_max_bs by GPU memory and TP) leave 0.5 µs per kernel; eager launches cost 4 µs each (NVIDIA, Getting Started with CUDA "
+           "sequences, SGLang up to its cuda_graph_max_bs by GPU memory and TP) leave 0.5 µs per kernel; eager launches cost 4 µs each "
+           "(NVIDIA, Getting Started with CUDA "
            "Graphs). vLLM schedules prompt chunks into decode steps (chunked prefill); SGLang runs prefill batches between them. "
            "Not modelled: speculative decoding, prefix-cache hits, the API server and tokenizer, request arrival bursts (TTFT is the "
            "steady state's, not a cold start's), DeepSeek-V3.2's sparse attention (its full attention is counted).";
