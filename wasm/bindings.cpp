@@ -12,6 +12,7 @@
 #include "membudget/model/query.hpp"
 #include "membudget/plan/advice.hpp"
 #include "membudget/plan/plan.hpp"
+#include "membudget/plan/serving_plan.hpp"
 
 using namespace emscripten;
 using namespace membudget;
@@ -197,6 +198,15 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("deviceName", &WasmMeasuredFile::deviceName)
         .field("errors", &WasmMeasuredFile::errors);
 
+    // The serving plan's request (membudget/plan/serving_plan.hpp); its rows cross as plain objects (glue.hpp).
+    value_object<ServingPlanRequest>("ServingPlanRequest")
+        .field("base", &ServingPlanRequest::base)
+        .field("gpus", &ServingPlanRequest::gpus)
+        .field("ttftLimitSeconds", &ServingPlanRequest::ttftLimitSeconds)
+        .field("tpotLimitSeconds", &ServingPlanRequest::tpotLimitSeconds)
+        .field("maxConcurrency", &ServingPlanRequest::maxConcurrency)
+        .field("tpAcrossNodes", &ServingPlanRequest::tpAcrossNodes);
+
     // Only in membudget-planner.wasm, loaded on demand: the planner, advice and the importers.
     function("advise", &adviseConfig);
     function("readMeasuredFile", &readMeasured);
@@ -211,6 +221,8 @@ EMSCRIPTEN_BINDINGS(membudget) {
     function("planEachGpu", &planEachGpuList);
     function("planRowColumns", &planRowColumns);
     function("planRowConfig", &planRowConfigOf);
+    function("planServing", &planServingObject);
+    function("planServingEachGpu", &planServingEachGpuList);
 #endif
     function("validate", &validateConfig);
     function("defaultConfig", &defaultConfig);

@@ -2,6 +2,7 @@
 // and JS arrays of wasm/glue.hpp. No registration here, and no logic of the engine's own.
 #include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "glue.hpp"
@@ -24,6 +25,7 @@
 #include "membudget/model/validate.hpp"
 #include "membudget/plan/advice.hpp"
 #include "membudget/plan/plan.hpp"
+#include "membudget/plan/serving_plan.hpp"
 #include "membudget/time/steptime.hpp"
 
 namespace membudget::wasm {
@@ -336,7 +338,67 @@ val unmappedArray(const std::vector<Unmapped>& list) {
     return out;
 }
 
+// A serving plan row's numbers by the page's names (engine.ts ServingPlanRow), in one table rather than a value
+// object per row.
+constexpr std::pair<const char*, double ServingPlanRow::*> kServingRowNumbers[] = {
+    {"tp", &ServingPlanRow::tp},
+    {"pp", &ServingPlanRow::pp},
+    {"dp", &ServingPlanRow::dp},
+    {"ep", &ServingPlanRow::ep},
+    {"concurrency", &ServingPlanRow::concurrency},
+    {"maxConcurrency", &ServingPlanRow::maxConcurrency},
+    {"peakBytes", &ServingPlanRow::peakBytes},
+    {"usableBytes", &ServingPlanRow::usableBytes},
+    {"ttftSeconds", &ServingPlanRow::ttftSeconds},
+    {"tpotSeconds", &ServingPlanRow::tpotSeconds},
+    {"outputTokensPerSecondPerGpu", &ServingPlanRow::outputTokensPerSecondPerGpu},
+    {"outputTokensPerSecond", &ServingPlanRow::outputTokensPerSecond},
+};
+
+val servingRowObject(const ServingPlanRow& row, const Config& base) {
+    val out = val::object();
+    for (const auto& [key, member] : kServingRowNumbers) out.set(key, row.*member);
+    out.set("meetsTargets", row.meetsTargets);
+    out.set("query", encodeQuery(servingRowConfig(base, row)));
+    return out;
+}
+
 }  // namespace
+
+val planServingObject(const ServingPlanRequest& request) {
+    const ServingPlan plan = planServing(request);
+    val rows = val::array();
+    for (const ServingPlanRow& row : plan.rows) rows.call<void>("push", servingRowObject(row, request.base));
+    val out = val::object();
+    out.set("rows", rows);
+    out.set("recommended", plan.recommended);
+    out.set("reason", plan.reason);
+    out.set("layouts", plan.layouts);
+    out.set("evaluated", plan.evaluated);
+    out.set("errors", toArray(plan.errors));
+    return out;
+}
+
+val planServingEachGpuList(const ServingPlanRequest& request) {
+    val out = val::array();
+    for (const GpuServingPlan& gpu : planServingEachGpu(request)) {
+        // The row's configuration on its own GPU, without a price (one GPU type's), as the plan and the CLI's JSON.
+        Config base = request.base;
+        if (const GpuPreset* preset = findGpuPreset(gpu.gpu)) applyGpuPreset(base, *preset);
+        base.gpu = gpu.gpu;
+        base.gpuHourUsd = 0;
+        const ServingPlan& plan = gpu.plan;
+        val item = val::object();
+        item.set("gpu", gpu.gpu);
+        item.set("label", gpu.label);
+        item.set("recommended",
+                 plan.recommended >= 0 ? servingRowObject(plan.rows[static_cast<size_t>(plan.recommended)], base) : val::null());
+        item.set("reason", plan.reason);
+        item.set("errors", toArray(plan.errors));
+        out.call<void>("push", item);
+    }
+    return out;
+}
 
 Config planRowConfigOf(const Config& base, const val& row) {
     const std::vector<PlanRow> rows = rowsFromArray(row);

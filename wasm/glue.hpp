@@ -11,6 +11,7 @@
 #include "membudget/model/fields.hpp"
 #include "membudget/plan/advice.hpp"
 #include "membudget/plan/plan.hpp"
+#include "membudget/plan/serving_plan.hpp"
 
 namespace membudget::wasm {
 
@@ -171,6 +172,12 @@ val planEachGpuList(const PlanRequest& request);
 val planRowColumns();
 // The configuration one plan row (a flat row, as planSlice writes it) stands for.
 Config planRowConfigOf(const Config& base, const val& row);
+// The serving plan (planServing) as the page reads it: {rows, recommended, reason, layouts, evaluated, errors}, each row
+// its numbers by name, meetsTargets and the link query of the configuration it stands for (the CLI's --json row).
+val planServingObject(const ServingPlanRequest& request);
+// Each GPU preset's recommended serving row (planServingEachGpu): [{gpu, label, recommended (a row or null), reason,
+// errors}], each row's query on its own GPU.
+val planServingEachGpuList(const ServingPlanRequest& request);
 #endif
 
 }  // namespace membudget::wasm

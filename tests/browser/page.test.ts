@@ -524,4 +524,21 @@ describe('the single-file build', () => {
     const page = await session.open(`${pathToFileURL(file).href}?pp=2&mb=2`, { allowedOrigins: ['file:'], clipboard: false });
     expect(await ledgerBytes(page)).toEqual(cliLineBytes({ pp: 2, mb: 2 }));
   });
+
+  it('plans serving without a worker, as the CLI does', async () => {
+    const query = 'model=llama-3.1-70b&gpu=h100-80gb&mode=inference&gpus=8&input_tokens=1024&output_tokens=512&seq=2048';
+    const file = resolve(DIST, 'membudget.html');
+    const page = await session.open(`${pathToFileURL(file).href}?${query}`, { allowedOrigins: ['file:'], clipboard: false });
+    await page.click('#planner summary');
+    await page.fill('#serving-tpot', '50');
+    await page.click('#serving-run');
+    await page.waitForSelector('#serving-planner[data-state="done"]');
+    expect(session.opened!.workers).toEqual([]);
+    const cli = JSON.parse(runCli(['plan', '--json', '--url', query, '--tpot-ms', '50']).stdout) as {
+      reason: string;
+      rows: { query: string }[];
+    };
+    expect(await page.textContent('#serving-recommended')).toContain(cli.reason);
+    expect(await page.getAttribute('#serving-table tbody tr:first-child', 'data-query')).toBe(cli.rows[0]!.query);
+  });
 });

@@ -135,7 +135,7 @@ describe('the planner on the page', () => {
     const page = await open(`${query}&train_tokens=15000000000000`);
     await page.click('#planner summary');
     await page.click('#plan-which-gpu');
-    await page.waitForSelector('#plan-gpus tbody tr');
+    await page.waitForSelector('#plan-gpu-table tbody tr');
     const cli = JSON.parse(runCli(['plan', '--which-gpu', '--json', '--url', `${query.slice(1)}&train_tokens=15000000000000`]).stdout) as {
       which_gpu: {
         gpu: string;
@@ -143,7 +143,7 @@ describe('the planner on the page', () => {
         recommended: { tokens_per_second_per_gpu: number; gpu_hours: number; peak_bytes: number } | null;
       }[];
     };
-    const rows = await page.$$eval('#plan-gpus tbody tr', (trs) =>
+    const rows = await page.$$eval('#plan-gpu-table tbody tr', (trs) =>
       trs.map((tr) => ({ gpu: tr.getAttribute('data-gpu'), cells: [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '') })),
     );
     expect(rows.map((r) => r.gpu)).toEqual(cli.which_gpu.map((g) => g.gpu));
@@ -158,7 +158,7 @@ describe('the planner on the page', () => {
     });
     // The H200's row loads its layout on the H200: the ledger's total is that row's peak.
     const h200 = cli.which_gpu.find((g) => g.gpu === 'h200')!.recommended!;
-    await page.click('#plan-gpus tbody tr[data-gpu="h200"]');
+    await page.click('#plan-gpu-table tbody tr[data-gpu="h200"]');
     await page.waitForFunction(
       (bytes) => document.querySelector('tr[data-summary="total"]')?.getAttribute('data-bytes') === String(bytes),
       h200.peak_bytes,
@@ -173,6 +173,159 @@ describe('the planner on the page', () => {
     await page.click('#plan-run');
     await page.waitForFunction(() => document.querySelector('#plan-status .error'));
     expect(await page.textContent('#plan-status')).toContain('global_batch must be a whole number');
+  });
+});
+
+describe('the serving planner on the page (inference)', () => {
+  // issue 30's: a 70B on 8 H100s; the plan the CLI gives for the same link and targets.
+  const serving = 'model=llama-3.1-70b&gpu=h100-80gb&mode=inference&gpus=8&input_tokens=1024&output_tokens=512&seq=2048';
+  interface CliServingPlan {
+    reason: string;
+    recommended: { index: number; reason: string } | null;
+    rows: { query: string; peak_bytes: number; meets_targets: boolean; tp: number; dp: number; concurrency: number }[];
+  }
+  const cliPlan = (...flags: string[]) => JSON.parse(runCli(['plan', '--json', '--url', serving, ...flags]).stdout) as CliServingPlan;
+  const rows = (page: Page) =>
+    page.$$eval('#serving-table tbody tr', (trs) =>
+      trs.map((tr) => ({ query: tr.getAttribute('data-query'), meets: tr.getAttribute('data-meets') === 'true' })),
+    );
+  /** Searches and waits for the answer whose status names `text`. */
+  const search = async (page: Page, button: string, text: string) => {
+    await page.click(button);
+    await page.waitForFunction(
+      (t) =>
+        document.querySelector('#serving-planner')?.getAttribute('data-state') === 'done' &&
+        document.querySelector('#serving-status')?.textContent?.includes(t),
+      text,
+    );
+  };
+
+  it('plans the 70B on 8 GPUs as the CLI does, a TPOT target changes which rows meet it, and a row loads its layout', async () => {
+    const page = await open(`?${serving}`);
+    await page.click('#planner summary');
+    // In inference the section is the serving planner: the training search's controls are not shown.
+    await page.waitForSelector('#serving-gpus');
+    expect(await page.isHidden('#plan-training')).toBe(true);
+    expect(await page.inputValue('#serving-gpus')).toBe('8');
+    await search(page, '#serving-run', 'no latency target');
+    expect(session.opened!.workers.some(({ worker }) => worker.url().includes('plan-worker'))).toBe(true);
+    const free = cliPlan();
+    expect(await page.textContent('#serving-recommended')).toContain(free.recommended!.reason);
+    expect(await page.getAttribute('#serving-table tbody tr:first-child', 'class')).toContain('recommended');
+    expect(await rows(page)).toEqual(free.rows.slice(0, 200).map((r) => ({ query: r.query, meets: true })));
+    expect(await page.textContent('#serving-planner')).toContain('estimates');
+
+    // A TPOT target of 30 ms: the rows that meet it are the CLI's, first; the others are marked missed.
+    await page.fill('#serving-tpot', '30');
+    await search(page, '#serving-run', 'TPOT ≤ 30 ms');
+    const tight = cliPlan('--tpot-ms', '30');
+    const shown = await rows(page);
+    expect(shown).toEqual(tight.rows.slice(0, 200).map((r) => ({ query: r.query, meets: r.meets_targets })));
+    expect(shown.some((r) => r.meets)).toBe(true);
+    expect(shown.some((r) => !r.meets)).toBe(true);
+    expect(await page.textContent('#serving-recommended')).toContain(tight.recommended!.reason);
+    expect(tight.recommended!.reason).not.toBe(free.recommended!.reason);
+    const marks = await page.$$eval('#serving-table tbody tr.missed td:last-child', (tds) => tds.map((td) => td.textContent));
+    expect(new Set(marks)).toEqual(new Set(['missed']));
+
+    // The second row loads: the link and the form state its TP, DP and requests (mb), the mode stays inference,
+    // and the ledger's total is the row's peak; the plan stays, not marked stale.
+    const row = tight.rows[1]!;
+    await page.click('#serving-table tbody tr:nth-child(2)');
+    await page.waitForFunction(
+      (bytes) => document.querySelector('tr[data-summary="total"]')?.getAttribute('data-bytes') === String(bytes),
+      row.peak_bytes,
+    );
+    // The link is written once edits pause: waited for, with the row's layout keys as its query states them.
+    await page.waitForFunction((query) => {
+      const linked = new URLSearchParams(query);
+      const link = new URL(location.href).searchParams;
+      return ['tp', 'pp', 'dp', 'mb', 'mode'].every((key) => link.get(key) === linked.get(key));
+    }, row.query);
+    expect(new URL(page.url()).searchParams.get('mode')).toBe('inference');
+    expect(await page.inputValue('#f-tp')).toBe(String(row.tp));
+    expect(await page.inputValue('#f-dp')).toBe(String(row.dp));
+    expect(await page.inputValue('#f-mb')).toBe(String(row.concurrency));
+    expect(await page.inputValue('#f-mode')).toBe('inference');
+    expect(await page.isHidden('#serving-stale')).toBe(true);
+    expect(await rows(page)).toEqual(shown);
+    // From the keyboard: the first row's Load button.
+    await page.focus('#serving-table tbody tr:first-child .plan-load');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(
+      (bytes) => document.querySelector('tr[data-summary="total"]')?.getAttribute('data-bytes') === String(bytes),
+      tight.rows[0]!.peak_bytes,
+    );
+    // Another model: the plan says it is for the configuration before.
+    await page.selectOption('#f-model', 'llama-3.1-8b');
+    await page.waitForSelector('#serving-stale:not([hidden])');
+    const text = await page.textContent('body');
+    expect(text).not.toMatch(/\bNaN\b|(?<!ZeRO-)Infinity|\bundefined\b/);
+  });
+
+  it('lists every GPU preset with its recommended layout, as `plan --which-gpu`, and a GPU’s row loads it', async () => {
+    const page = await open(`?${serving}`);
+    await page.click('#planner summary');
+    await page.waitForSelector('#serving-gpus');
+    await search(page, '#serving-which-gpu', 'GPU presets');
+    const cli = JSON.parse(runCli(['plan', '--which-gpu', '--json', '--url', serving]).stdout) as {
+      which_gpu: { gpu: string; recommended: { query: string; peak_bytes: number } | null }[];
+    };
+    const listed = await page.$$eval('#serving-gpus-table tbody tr', (trs) =>
+      trs.map((tr) => ({ gpu: tr.getAttribute('data-gpu'), query: tr.getAttribute('data-query') })),
+    );
+    expect(listed).toEqual(cli.which_gpu.map((g) => ({ gpu: g.gpu, query: g.recommended?.query ?? null })));
+    expect(await page.$$eval('#serving-table tbody tr', (trs) => trs.length)).toBe(0);
+    const h200 = cli.which_gpu.find((g) => g.gpu === 'h200')!.recommended!;
+    await page.click('#serving-gpus-table tbody tr[data-gpu="h200"]');
+    await page.waitForFunction(
+      (bytes) => document.querySelector('tr[data-summary="total"]')?.getAttribute('data-bytes') === String(bytes),
+      h200.peak_bytes,
+    );
+    await page.waitForFunction(() => new URL(location.href).searchParams.get('gpu') === 'h200');
+    expect(await page.isHidden('#serving-stale')).toBe(true);
+  });
+
+  it('refuses bad inputs by the field and its range, and a change of mode leaves no plan of the other', async () => {
+    const page = await open(`?${serving}`);
+    await page.click('#planner summary');
+    await page.waitForSelector('#serving-gpus');
+    await search(page, '#serving-run', 'no latency target');
+    for (const [input, value, message] of [
+      ['#serving-gpus', '0', 'gpus must be an integer from 1 to 16,384; got 0'],
+      ['#serving-gpus', '2.5', 'gpus must be an integer from 1 to 16,384; got 2.5'],
+      ['#serving-gpus', '20000', 'gpus must be an integer from 1 to 16,384; got 20000'],
+      ['#serving-concurrency', '0', 'max_concurrency must be an integer from 1 to 65,536; got 0'],
+      ['#serving-tpot', '-5', 'tpot_ms must be from 0 (no target) to 10,000,000 ms; got -5'],
+    ] as const) {
+      await page.fill('#serving-gpus', '8');
+      await page.fill('#serving-concurrency', '1024');
+      await page.fill('#serving-tpot', '');
+      await page.fill(input, value);
+      await page.click('#serving-run');
+      await page.waitForFunction((m) => document.querySelector('#serving-status .error')?.textContent === m, message);
+      // Not computed: no rows of an earlier search, the field marked.
+      expect(await page.$$eval('#serving-table tbody tr', (trs) => trs.length)).toBe(0);
+      expect(await page.getAttribute(input, 'aria-invalid')).not.toBeNull();
+    }
+    await page.fill('#serving-gpus', '8');
+    await page.fill('#serving-tpot', '');
+    await search(page, '#serving-run', 'no latency target');
+    expect(await page.getAttribute('#serving-gpus', 'aria-invalid')).toBeNull();
+
+    // Training: the serving plan goes, the training search comes back empty; and back again, nothing of either.
+    await page.selectOption('#f-mode', 'training');
+    await page.waitForSelector('#plan-serving', { state: 'hidden' });
+    expect(await page.isVisible('#plan-training')).toBe(true);
+    expect(await page.$$eval('#serving-table tr, #plan-table tr', (trs) => trs.length)).toBe(0);
+    await page.click('#plan-run');
+    await page.waitForFunction(() => document.querySelector('#plan-status')?.textContent?.includes('Pareto front'));
+    await page.selectOption('#f-mode', 'inference');
+    await page.waitForSelector('#plan-training', { state: 'hidden' });
+    expect(await page.isVisible('#serving-planner')).toBe(true);
+    expect(await page.$$eval('#serving-table tr, #plan-table tr, #plan-gpu-table tr', (trs) => trs.length)).toBe(0);
+    expect(await page.textContent('#serving-status')).toBe('');
+    expect(await page.textContent('#plan-status')).toBe('');
   });
 });
 

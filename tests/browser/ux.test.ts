@@ -597,6 +597,22 @@ describe('accessibility (axe-core) and polish', () => {
     expect(await over.getAttribute('meta[property="og:title"]', 'content')).toContain('membudget');
   });
 
+  it('has no violation of any impact in the serving planner with its plan and every GPU’s', async () => {
+    const page = await open('?model=llama-3.1-70b&gpu=h100-80gb&mode=inference&gpus=8&input_tokens=1024&output_tokens=512&seq=2048');
+    await page.click('#planner summary');
+    await page.fill('#serving-tpot', '30');
+    await page.click('#serving-run');
+    await page.waitForSelector('#serving-planner[data-state="done"] #serving-table tbody tr');
+    expect(await axe(page, '#planner', true)).toEqual([]);
+    await page.click('#serving-which-gpu');
+    await page.waitForSelector('#serving-planner[data-state="done"] #serving-gpus-table tbody tr');
+    expect(await axe(page, '#planner', true)).toEqual([]);
+    await page.fill('#serving-gpus', '0');
+    await page.click('#serving-run');
+    await page.waitForSelector('#serving-planner[data-state="error"]');
+    expect(await axe(page, '#planner', true)).toEqual([]);
+  });
+
   it('prints the checklist without the controls, and has a dark scheme', async () => {
     const page = await open('?model=llama-3.1-8b&tp=1&dp=8');
     await page.emulateMedia({ media: 'print' });

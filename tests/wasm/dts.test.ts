@@ -116,6 +116,23 @@ describe('membudget.d.ts', () => {
     expect(raw.rows.length % columns.length).toBe(0);
     expect(sorted(Object.keys(raw))).toEqual(sorted(declaredInterfaces().get('RawPlan')!));
     expect(raw.rows).toBeInstanceOf(Float64Array);
+    // The serving plan's objects have exactly the declared members.
+    const interfaces = declaredInterfaces();
+    const model = planner.setField(planner.defaultConfig(), 'model', 'llama-3.1-8b').config;
+    const request = {
+      base: planner.setField(model, 'mode', 'inference').config,
+      gpus: 2,
+      ttftLimitSeconds: 0,
+      tpotLimitSeconds: 0,
+      maxConcurrency: 8,
+      tpAcrossNodes: false,
+    };
+    const serving = planner.planServing(request);
+    expect(sorted(Object.keys(serving))).toEqual(sorted(interfaces.get('ServingPlan')!));
+    expect(serving.rows.length).toBeGreaterThan(0);
+    expect(sorted(Object.keys(serving.rows[0]!))).toEqual(sorted(interfaces.get('ServingPlanRow')!));
+    const gpus = planner.planServingEachGpu(request);
+    expect(sorted(Object.keys(gpus[0]!))).toEqual(sorted(interfaces.get('GpuServingPlan')!));
   });
 
   it('declares every value object with exactly its registered fields', () => {

@@ -26,6 +26,10 @@ import type {
   RawGpuPlan,
   RawPlan,
   Result,
+  GpuServingPlan,
+  ServingPlan,
+  ServingPlanRequest,
+  ServingPlanRow,
   Stage,
   Tensor,
   Unmapped,
@@ -59,6 +63,10 @@ export type {
   PlanRequest,
   Problem,
   Result,
+  GpuServingPlan,
+  ServingPlan,
+  ServingPlanRequest,
+  ServingPlanRow,
   Stage,
   Tensor,
   Verdict,
@@ -408,6 +416,22 @@ export class Engine {
   planRowConfig(base: Config, row: PlanRow): Config {
     const planner = this.#planner();
     return this.#call(() => planner.planRowConfig(this.#complete(base), encodeRows([row], this.planRowColumns)));
+  }
+
+  /** The serving plan (mode inference; the CLI's `plan --mode inference`); throws MembudgetError naming the field of a bad request. */
+  planServing(request: ServingPlanRequest): ServingPlan {
+    const planner = this.#planner();
+    const plan = this.#call(() => planner.planServing({ ...request, base: this.#complete(request.base) }));
+    if (plan.errors.length > 0) throw new MembudgetError(plan.errors);
+    return plan;
+  }
+
+  /** The serving plan on every GPU preset (`--which-gpu`); a request they all refuse throws, as the CLI exits 2. */
+  planServingEachGpu(request: ServingPlanRequest): GpuServingPlan[] {
+    const planner = this.#planner();
+    const plans = this.#call(() => planner.planServingEachGpu({ ...request, base: this.#complete(request.base) }));
+    if (plans[0]?.errors.length) throw new MembudgetError(plans[0].errors);
+    return plans;
   }
 
   // plan(), finishPlan(), advise() and the importers live in the planner's module (loadPlannerEngine), loaded

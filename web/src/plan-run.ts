@@ -1,7 +1,20 @@
 // One plan, slice by slice: shared by the worker and by the single-file page (which has no worker file to
 // load and runs the same slices on the main thread, yielding between them).
 import type { ReportedImport } from './import-run';
-import type { Config, Decoded, Engine, GpuPlan, ImportFormat, MeasuredFileRead, Plan, PlanRequest, Problem } from './engine';
+import type {
+  Config,
+  Decoded,
+  Engine,
+  GpuPlan,
+  GpuServingPlan,
+  ImportFormat,
+  MeasuredFileRead,
+  Plan,
+  PlanRequest,
+  Problem,
+  ServingPlan,
+  ServingPlanRequest,
+} from './engine';
 
 /** Layouts per slice: a progress step, and how long the page or the worker is busy between messages. */
 const SLICE_LAYOUTS = 4;
@@ -13,10 +26,12 @@ export interface PlanProgress {
   evaluated: number;
 }
 
-/** What the worker does: a plan, or an import or a measured file read off the main thread. */
+/** What the worker does: a plan (training or serving), or an import or a measured file read off the main thread. */
 export type PlanMessage =
   | { id: number; kind: 'plan'; request: PlanRequest }
   | { id: number; kind: 'which-gpu'; request: PlanRequest }
+  | { id: number; kind: 'serving-plan'; request: ServingPlanRequest }
+  | { id: number; kind: 'serving-which-gpu'; request: ServingPlanRequest }
   | { id: number; kind: 'import'; config: Config; text: string }
   | { id: number; kind: 'config-import'; config: Config; text: string; format: ImportFormat | '' }
   | { id: number; kind: 'measured'; text: string };
@@ -24,6 +39,8 @@ export type PlanReply =
   | { id: number; kind: 'progress'; progress: PlanProgress }
   | { id: number; kind: 'done'; plan: Plan }
   | { id: number; kind: 'gpus'; gpus: GpuPlan[] }
+  | { id: number; kind: 'serving-plan'; plan: ServingPlan }
+  | { id: number; kind: 'serving-gpus'; gpus: GpuServingPlan[] }
   | { id: number; kind: 'imported'; result: Decoded }
   | { id: number; kind: 'config-imported'; result: ReportedImport }
   | { id: number; kind: 'measured'; file: MeasuredFileRead }

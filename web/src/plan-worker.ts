@@ -1,6 +1,6 @@
 // The on-demand module off the main thread: a plan (the layouts in slices, a progress message after each, the
-// Pareto front over the joined slices at the end; the page cancels by terminating the worker), or a config.json
-// import or a measured file, which may be megabytes of JSON to parse.
+// Pareto front over the joined slices at the end; the page cancels by terminating the worker), a serving plan (one
+// call), or a config.json import or a measured file, which may be megabytes of JSON to parse.
 import { loadPlannerEngine, MembudgetError } from './engine';
 import { importText, reportedImport } from './import-run';
 import { runPlan, type PlanMessage, type PlanReply } from './plan-run';
@@ -24,6 +24,14 @@ scope.onmessage = (event) => {
       }
       if (message.kind === 'which-gpu') {
         scope.postMessage({ id, kind: 'gpus', gpus: engine.planEachGpu(message.request) });
+        return;
+      }
+      if (message.kind === 'serving-plan') {
+        scope.postMessage({ id, kind: 'serving-plan', plan: engine.planServing(message.request) });
+        return;
+      }
+      if (message.kind === 'serving-which-gpu') {
+        scope.postMessage({ id, kind: 'serving-gpus', gpus: engine.planServingEachGpu(message.request) });
         return;
       }
       if (message.kind === 'measured') {

@@ -1,11 +1,13 @@
 // "What fits": every layout of the model on N GPUs (the CLI's `membudget plan`), searched in a Web Worker
 // with a progress bar and a Cancel button, the Pareto front first, sortable and filterable; a row loads
-// into the checklist. And "What to change" for a configuration that does not fit (`membudget advise`).
+// into the checklist. In inference the section is the serving planner instead (serving-view.ts, loaded then).
+// And "What to change" for a configuration that does not fit (`membudget advise`).
 import type { Advice, Config, Engine, GpuPlan, Ledger, Plan, PlanRequest, PlanRow, Problem } from './engine';
 import { loadPlannerEngine, MembudgetError } from './engine';
 import { el, replaceChildren } from './dom';
 import { formatBytes, formatCount, formatDays, formatPercentTenth, UNIT_LABEL, type Unit } from './format';
 import { runPlan, type PlanMessage, type PlanProgress, type PlanReply } from './plan-run';
+import type { ServingView } from './serving-view';
 import { startWorker } from './tools';
 
 declare const __MEMBUDGET_WORKER__: boolean;
@@ -59,7 +61,7 @@ export class PlannerView {
   readonly #run = el('button', { id: 'plan-run', type: 'button' }, 'Search');
   readonly #whichGpu = el('button', { id: 'plan-which-gpu', type: 'button' }, 'Which GPU?');
   readonly #cancel = el('button', { id: 'plan-cancel', type: 'button', disabled: true }, 'Cancel');
-  readonly #gpuTable = el('div', { id: 'plan-gpus', class: 'plan-table' });
+  readonly #gpuTable = el('div', { id: 'plan-gpu-table', class: 'plan-table' });
   readonly #progress = el('progress', { id: 'plan-progress', max: 1, value: 0 });
   readonly #status = el('p', { id: 'plan-status', class: 'plan-status', role: 'status', 'aria-live': 'polite' });
   readonly #sort = el(
@@ -82,6 +84,10 @@ export class PlannerView {
   );
   readonly #sameNode = el('input', { id: 'plan-same-node', type: 'checkbox' });
   readonly #table = el('div', { id: 'plan-table', class: 'plan-table' });
+  readonly #training: HTMLDivElement;
+  readonly #servingBox = el('div', { id: 'plan-serving', hidden: true });
+  #serving: Promise<ServingView | undefined> | undefined;
+  #inference = false;
   #config: Config | undefined;
   #unit: Unit = 'gb';
   #plan: Plan | undefined;
@@ -97,10 +103,9 @@ export class PlannerView {
     this.#maxMb.value = '16';
     const label = (text: string, control: HTMLElement) => el('label', { class: 'plan-field' }, el('span', {}, text), control);
     const check = (control: HTMLInputElement, text: string) => el('label', { class: 'plan-check' }, control, ` ${text}`);
-    this.element = el(
-      'details',
-      { id: 'planner', class: 'planner' },
-      el('summary', {}, 'What fits on my GPUs? Search every layout'),
+    this.#training = el(
+      'div',
+      { id: 'plan-training' },
       el(
         'p',
         { class: 'note' },
@@ -129,6 +134,13 @@ export class PlannerView {
       ),
       this.#table,
     );
+    this.element = el(
+      'details',
+      { id: 'planner', class: 'planner' },
+      el('summary', {}, 'What fits on my GPUs? Search every layout'),
+      this.#training,
+      this.#servingBox,
+    );
     this.#run.addEventListener('click', () => this.#start());
     this.#whichGpu.addEventListener('click', () => this.#startWhichGpu());
     // Enter in any of its fields starts the search; a GPU count typed here is the search's own.
@@ -149,11 +161,44 @@ export class PlannerView {
   open(): void {
     this.element.open = true;
     this.element.scrollIntoView({ block: 'start' });
-    this.#gpus.focus();
+    if (this.#inference) void this.#servingView().then((view) => view?.focus());
+    else this.#gpus.focus();
+  }
+
+  /** The serving planner, loaded the first time the configuration is in inference. */
+  #servingView(): Promise<ServingView | undefined> {
+    this.#serving ??= import('./serving-view')
+      .then(({ ServingView }) => {
+        const view = new ServingView(this.#engine, this.#onLoad);
+        replaceChildren(this.#servingBox, view.element);
+        return view;
+      })
+      .catch((error: unknown) => {
+        // Offline or blocked: said in the section, and tried again on the next change.
+        this.#serving = undefined;
+        replaceChildren(this.#servingBox, el('p', { class: 'error' }, `The serving planner could not be loaded: ${String(error)}`));
+        return undefined;
+      });
+    return this.#serving;
   }
 
   /** The configuration the search starts from; GPUs and global batch default to its own. */
   show(config: Config, unit: Unit): void {
+    // Training layouts or serving layouts: a change of mode drops what the other planner showed, never left in view.
+    const inference = config.mode === 'inference';
+    if (inference !== this.#inference) {
+      this.#inference = inference;
+      this.#stop();
+      this.#plan = undefined;
+      for (const node of [this.#status, this.#table, this.#gpuTable]) replaceChildren(node);
+      this.#training.hidden = inference;
+      this.#servingBox.hidden = !inference;
+      if (!inference) void this.#serving?.then((view) => view?.clear());
+    }
+    if (inference) {
+      void this.#servingView().then((view) => view?.show(config, unit));
+      return;
+    }
     // The GPU count the user stated (DP follows it in the engine), else the layout's.
     const gpus = config.gpus || this.#engine.worldSize(config);
     const changedScale = !this.#config || (this.#config.gpus || this.#engine.worldSize(this.#config)) !== gpus;

@@ -15,6 +15,9 @@ import type {
   PlanRowColumn,
   RawGpuPlan,
   RawPlan,
+  GpuServingPlan,
+  ServingPlan,
+  ServingPlanRequest,
 } from './membudget.js';
 
 export interface PlannerModule extends MembudgetModule {
@@ -50,6 +53,10 @@ export interface PlannerModule extends MembudgetModule {
   planRowColumns(): PlanRowColumn[];
   /** The configuration one plan row (its numbers, as RawPlan.rows) stands for: the base with its parallel fields. */
   planRowConfig(base: Config, row: Float64Array): Config;
+  /** The serving plan (mode inference): every fitting layout and concurrency, the recommended row first; errors name the field. */
+  planServing(request: ServingPlanRequest): ServingPlan;
+  /** The same workload on every GPU preset, each with its recommended serving row (null where nothing fits). */
+  planServingEachGpu(request: ServingPlanRequest): GpuServingPlan[];
 }
 
 declare function createMembudgetPlanner(options?: ModuleOptions): Promise<PlannerModule>;

@@ -509,6 +509,65 @@ export interface RawGpuPlan {
   errors: Problem[];
 }
 
+/**
+ * A plan for serving (the CLI's `plan` in inference; membudget/plan/serving_plan.hpp ServingPlanRequest): every
+ * layout of TP × PP (× EP) replicas on `gpus` GPUs and every concurrency that fits, ranked under the targets.
+ */
+export interface ServingPlanRequest {
+  /** Model, GPU, engine, dtypes, input_tokens, output_tokens and seq; its parallel fields are what the plan sets. */
+  base: Config;
+  gpus: number;
+  /** 0: no target (the CLI's --ttft-ms and --tpot-ms, in seconds). */
+  ttftLimitSeconds: number;
+  tpotLimitSeconds: number;
+  /** The most requests one replica runs at once (vLLM's max_num_seqs, SGLang's max_running_requests). */
+  maxConcurrency: number;
+  tpAcrossNodes: boolean;
+}
+
+/** One (layout, concurrency) of a serving plan (the CLI's `plan --mode inference --json` row). */
+export interface ServingPlanRow {
+  tp: number;
+  pp: number;
+  /** Replicas. */
+  dp: number;
+  ep: number;
+  /** Requests per replica. */
+  concurrency: number;
+  /** The most requests of seq tokens that fit per replica (capped at the request's maxConcurrency). */
+  maxConcurrency: number;
+  peakBytes: number;
+  usableBytes: number;
+  ttftSeconds: number;
+  tpotSeconds: number;
+  outputTokensPerSecondPerGpu: number;
+  /** The whole deployment's: × replicas. */
+  outputTokensPerSecond: number;
+  meetsTargets: boolean;
+  /** The link query of the configuration the row stands for. */
+  query: string;
+}
+
+/** A serving plan: every fitting row, those meeting the targets first, fastest per GPU first. */
+export interface ServingPlan {
+  rows: ServingPlanRow[];
+  /** Index into rows; -1 when nothing fits. */
+  recommended: number;
+  reason: string;
+  layouts: number;
+  evaluated: number;
+  errors: Problem[];
+}
+
+/** One GPU preset's serving plan of the same workload (planServingEachGpu): its recommended row, or null. */
+export interface GpuServingPlan {
+  gpu: string;
+  label: string;
+  recommended: ServingPlanRow | null;
+  reason: string;
+  errors: Problem[];
+}
+
 /** A measured file (membudget-measured/1) as the engine's reader reads it (the CLI's compare-measured). */
 export interface MeasuredFile {
   config: Config;
