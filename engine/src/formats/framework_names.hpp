@@ -93,4 +93,23 @@ inline constexpr HubModel kHubModels[] = {
     {"Qwen/Qwen2-57B-A14B", "qwen2-57b-a14b"},
 };
 
+// A preset's Hub id, what an export writes: the first listed for it; empty where none is.
+constexpr std::string_view hubIdOf(std::string_view preset) {
+    for (const auto& h : kHubModels)
+        if (h.preset == preset) return h.id;
+    return {};
+}
+
+// The preset a Hub id names, compared without case (`lowerId` already lower case); empty where none does.
+inline std::string_view presetOfHubId(std::string_view lowerId) {
+    for (const auto& h : kHubModels) {
+        if (h.id.size() != lowerId.size()) continue;
+        bool same = true;
+        for (size_t i = 0; i < lowerId.size() && same; ++i)
+            same = (h.id[i] >= 'A' && h.id[i] <= 'Z' ? static_cast<char>(h.id[i] - 'A' + 'a') : h.id[i]) == lowerId[i];
+        if (same) return h.preset;
+    }
+    return {};
+}
+
 }  // namespace membudget::detail

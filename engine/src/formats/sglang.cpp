@@ -23,13 +23,6 @@ namespace membudget::detail {
 
 namespace {
 
-// A model's Hub id, for SGLang as for vLLM: the first framework_names.hpp lists for the preset.
-std::string_view hubId(std::string_view preset) {
-    for (const auto& h : kHubModels)
-        if (h.preset == preset) return h.id;
-    return {};
-}
-
 // --moe-a2a-backend values whose all-to-all spans the TP group: SGLang then sets ep_size = tp_size
 // (arg_groups/overrides.py _A2A_EP_SPANNING_BACKENDS, applied by _a2a_ep_size).
 const std::set<std::string_view> kEpSpanningBackends{"deepep",     "deepep_v2", "mooncake", "nixl",   "ascend_fuseep",
@@ -151,10 +144,8 @@ void importSglang(Words& w, Mapping& m) {
     if (Flag* f = w.find({"--model-path", "--model"})) model = f->value;
     if (model) {
         const std::string id = lower(*model);
-        const auto* found =
-            std::find_if(std::begin(kHubModels), std::end(kHubModels), [&id](const HubModel& h) { return lower(h.id) == id; });
-        if (found != std::end(kHubModels))
-            m.set("model", std::string(found->preset));
+        if (const std::string_view preset = presetOfHubId(id); !preset.empty())
+            m.set("model", std::string(preset));
         else
             m.unmapped("model", *model, "not a preset; import its config.json (format hf) for the architecture");
     }
@@ -318,7 +309,7 @@ void importSglang(Words& w, Mapping& m) {
 
 ExportResult exportSglang(const Config& c) {
     Exporter e(c);
-    const std::string_view hub = hubId(c.model);
+    const std::string_view hub = hubIdOf(c.model);
     if (hub.empty()) e.skip("model", c.name.empty() ? c.model : c.name, "no Hugging Face Hub id for it here: put the model's id or path");
     std::vector<std::string> l{"python -m sglang.launch_server --model-path " + (hub.empty() ? std::string("MODEL") : std::string(hub))};
     std::string layout = "--tp-size " + formatNumber(c.tp);

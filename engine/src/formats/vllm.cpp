@@ -20,17 +20,6 @@
 
 namespace membudget::detail {
 
-namespace {
-
-// A model's Hub id, for vLLM: the first framework_names.hpp lists for the preset.
-std::string_view hubId(std::string_view preset) {
-    for (const auto& h : kHubModels)
-        if (h.preset == preset) return h.id;
-    return {};
-}
-
-}  // namespace
-
 const std::set<std::string_view> kVllmSwitches{"--enable-expert-parallel",
                                                "--enforce-eager",
                                                "--trust-remote-code",
@@ -128,10 +117,8 @@ void importVllm(Words& w, Mapping& m) {
     if (Flag* f = w.find({"--model"})) model = f->value;
     if (model) {
         const std::string id = lower(*model);
-        const auto* found =
-            std::find_if(std::begin(kHubModels), std::end(kHubModels), [&id](const HubModel& h) { return lower(h.id) == id; });
-        if (found != std::end(kHubModels))
-            m.set("model", std::string(found->preset));
+        if (const std::string_view preset = presetOfHubId(id); !preset.empty())
+            m.set("model", std::string(preset));
         else
             m.unmapped("model", *model, "not a preset; import its config.json (format hf) for the architecture");
     }
@@ -193,7 +180,7 @@ void importVllm(Words& w, Mapping& m) {
 
 ExportResult exportVllm(const Config& c) {
     Exporter e(c);
-    const std::string_view hub = hubId(c.model);
+    const std::string_view hub = hubIdOf(c.model);
     if (hub.empty()) e.skip("model", c.name.empty() ? c.model : c.name, "no Hugging Face Hub id for it here: put the model's id or path");
     std::vector<std::string> l{"vllm serve " + (hub.empty() ? std::string("MODEL") : std::string(hub))};
     l.push_back("--tensor-parallel-size " + formatNumber(c.tp) + " --pipeline-parallel-size " + formatNumber(c.pp));

@@ -5,6 +5,9 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
+#include <vector>
+
+#include "membudget/base/problem.hpp"
 #include "membudget/base/units.hpp"
 #include "membudget/model/config.hpp"
 #include "membudget/time/serving.hpp"
@@ -16,6 +19,13 @@ inline nlohmann::ordered_json number(double value) {
     if (std::isfinite(value) && std::floor(value) == value && std::fabs(value) < kExactIntegerLimit)
         return static_cast<std::int64_t>(value);
     return value;
+}
+
+// A list of problems as [{field, message}].
+inline nlohmann::ordered_json problemsJson(const std::vector<Problem>& list) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const auto& p : list) out.push_back({{"field", p.field}, {"message", p.message}});
+    return out;
 }
 
 // The eval JSON's serving keys (ttft_s, tpot_s, output_tokens_per_second_per_gpu and `serving`), null where not estimated.

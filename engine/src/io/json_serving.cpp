@@ -71,12 +71,6 @@ ordered_json rowJson(const ServingPlanRow& r, const Config& base) {
             {"query", encodeQuery(servingRowConfig(base, r))}};
 }
 
-ordered_json problemsJson(const std::vector<Problem>& list) {
-    ordered_json out = ordered_json::array();
-    for (const auto& p : list) out.push_back({{"field", p.field}, {"message", p.message}});
-    return out;
-}
-
 }  // namespace
 
 }  // namespace membudget::detail

@@ -50,11 +50,7 @@ ordered_json choice(const E& value) {
 
 ordered_json optionalNumber(const std::optional<double>& value) { return value ? number(*value) : ordered_json(nullptr); }
 
-ordered_json problems(const std::vector<Problem>& list) {
-    ordered_json out = ordered_json::array();
-    for (const auto& p : list) out.push_back({{"field", p.field}, {"message", p.message}});
-    return out;
-}
+ordered_json problems(const std::vector<Problem>& list) { return detail::problemsJson(list); }
 
 ordered_json linesArray(const std::vector<Line>& lines) {
     ordered_json out = ordered_json::array();
