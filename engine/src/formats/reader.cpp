@@ -401,6 +401,15 @@ std::optional<double> flagNumber(Mapping& m, Flag* flag) {
     return value;
 }
 
+std::string servingDtype(Mapping& m, Words& w) {
+    Flag* dtype = w.find({"--dtype"});
+    if (!dtype) return "bf16";
+    if (dtype->value == "auto" || dtype->value == "bfloat16") return "bf16";
+    if (dtype->value == "float16" || dtype->value == "half") return "fp16";
+    m.unmapped(dtype->name, dtype->value, "not auto, bfloat16, float16 or half");
+    return "bf16";
+}
+
 bool setFromFlag(Mapping& m, Words& w, std::string_view key, std::initializer_list<std::string_view> names) {
     if (const auto v = flagNumber(m, w.find(names))) {
         m.setNumber(key, *v);

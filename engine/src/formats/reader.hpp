@@ -188,6 +188,11 @@ void readAllocatorConf(Mapping& m, const Words& w);
 // A flag's value as a number, or nothing (with the flag listed as unmapped when it has a value that is not one).
 std::optional<double> flagNumber(Mapping& m, Flag* flag);
 
+// A serving engine's --dtype (vLLM's and SGLang's: the activations', an unquantized model's weights' and the KV
+// cache's dtype) as membudget's: auto (the checkpoint's, taken as BF16), bfloat16, float16 or half; bf16 where the
+// flag is absent, the flag listed as unmapped where it names another.
+std::string servingDtype(Mapping& m, Words& w);
+
 // Sets `key` from a flag's numeric value.
 bool setFromFlag(Mapping& m, Words& w, std::string_view key, std::initializer_list<std::string_view> names);
 

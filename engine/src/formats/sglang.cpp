@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -227,14 +226,7 @@ void importSglang(Words& w, Mapping& m) {
     }
     // --dtype is the activations' (and an unquantized model's weights' and the KV cache's) dtype; auto is the
     // checkpoint's, BF16 for a BF16 model (ServerArgs.dtype).
-    std::string dtypeText = "bf16";
-    if (Flag* dtype = w.find({"--dtype"})) {
-        const std::map<std::string, std::string> known{{"auto", "bf16"}, {"bfloat16", "bf16"}, {"float16", "fp16"}, {"half", "fp16"}};
-        if (const auto it = known.find(dtype->value); it != known.end())
-            dtypeText = it->second;
-        else
-            m.unmapped(dtype->name, dtype->value, "not auto, bfloat16, float16 or half");
-    }
+    const std::string dtypeText = servingDtype(m, w);
     std::string weights = dtypeText;
     if (Flag* quantization = w.find({"--quantization"})) {
         // QUANTIZATION_CHOICES in server_args.py, by the bits the linear layers' weights keep.

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -135,14 +134,7 @@ void importVllm(Words& w, Mapping& m) {
     }
     setFromFlag(m, w, "workspace_tokens", {"--max-num-batched-tokens"});
     // --dtype is the activations' (and an unquantized model's weights' and the KV cache's) dtype.
-    std::string dtypeText = "bf16";
-    if (Flag* dtype = w.find({"--dtype"})) {
-        const std::map<std::string, std::string> known{{"auto", "bf16"}, {"bfloat16", "bf16"}, {"float16", "fp16"}, {"half", "fp16"}};
-        if (const auto it = known.find(dtype->value); it != known.end())
-            dtypeText = it->second;
-        else
-            m.unmapped(dtype->name, dtype->value, "not auto, bfloat16 or float16");
-    }
+    const std::string dtypeText = servingDtype(m, w);
     std::string weights = dtypeText;
     if (Flag* quantization = w.find({"--quantization", "-q"})) {
         const std::string q = quantization->value;
