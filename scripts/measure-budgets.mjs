@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Measures the page's budgets on this machine and prints them as Markdown for the README:
-// transfer sizes (gzipped), time from navigation to the ledger on screen (median of 10 cold loads in
-// Debian's Chromium), and the time one field change takes to re-render (median of 50).
+// Measures the page's budgets on this machine and prints them as Markdown for docs/speed.md: time from navigation
+// to the ledger on screen (median of 10 cold loads in Debian's Chromium) as a ratio to an empty page loaded beside
+// it, the time one field change takes to re-render (median of 50), and the transfer sizes (gzipped).
 // Run after `npm run build`: node scripts/measure-budgets.mjs
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -11,6 +11,8 @@ import { launchChromium } from '../tests/support/browser.mjs';
 import { serveStatic } from '../tests/support/server.mjs';
 import { BUDGETS, pageSizes } from '../tests/support/sizes.mjs';
 
+/** Issue 31's goals: what the user waits for, against what this machine can do at all. */
+const GOALS = { ledgerToFloor: 2, fieldChangeMs: 3, wasmGzipBytes: 85_000 };
 const dist = resolve(fileURLToPath(import.meta.url), '../../dist');
 /** @param {number[]} values */
 const median = (values) => {
@@ -21,10 +23,24 @@ const median = (values) => {
 
 const sizes = pageSizes(dist);
 const server = await serveStatic(dist, '/');
+// The floor: a page with one line of text and one module script that sets the same marks, served the same way.
+// What membudget adds is the difference, and the goal is a ratio to it (issue 31: the ledger on screen within 2×
+// an empty page), so the two are loaded side by side, alternately, in one run: a busy machine slows both.
+const floorDir = mkdtempSync(join(tmpdir(), 'membudget-floor-'));
+writeFileSync(
+  join(floorDir, 'index.html'),
+  '<!doctype html><meta charset="utf-8"><script type="module" src="./a.js"></script><p>floor</p>',
+);
+writeFileSync(
+  join(floorDir, 'a.js'),
+  "performance.mark('membudget-ledger-rendered'); requestAnimationFrame(() => setTimeout(() => performance.mark('membudget-ledger-on-screen'), 0));",
+);
+const floorServer = await serveStatic(floorDir, '/');
 const browser = await launchChromium();
 const loads = [];
 const domLoads = [];
 const paints = [];
+const floors = [];
 for (let i = 0; i < 11; i++) {
   const context = await browser.newContext(); // a fresh cache each time: a cold load
   const page = await context.newPage();
@@ -37,41 +53,27 @@ for (let i = 0; i < 11; i++) {
   });
   await page.goto(server.url);
   await page.waitForFunction(() => performance.getEntriesByName('membudget-ledger-on-screen').length > 0);
-  await page.waitForTimeout(200);
+  // LCP is reported once the frame is presented: wait for it rather than for a fixed time.
+  await page.waitForFunction(() => /** @type {any} */ (window).__lcp > 0);
   const [dom, screen, lcp] = await page.evaluate(() => [
     performance.getEntriesByName('membudget-ledger-rendered')[0].startTime,
     performance.getEntriesByName('membudget-ledger-on-screen')[0].startTime,
     /** @type {any} */ (window).__lcp,
   ]);
+  await context.close();
+  const floorContext = await browser.newContext();
+  const floorPage = await floorContext.newPage();
+  await floorPage.goto(floorServer.url);
+  await floorPage.waitForFunction(() => performance.getEntriesByName('membudget-ledger-on-screen').length > 0);
+  const floorAt = await floorPage.evaluate(() => performance.getEntriesByName('membudget-ledger-on-screen')[0].startTime);
+  await floorContext.close();
   if (i > 0) {
     // the first start of Chromium pays for its own warm-up
     domLoads.push(dom);
     loads.push(screen);
     paints.push(lcp);
+    floors.push(floorAt);
   }
-  await context.close();
-}
-// The floor: a page with one line of text and one module script that sets the same marks, served the
-// same way. What membudget adds is the difference.
-const floorDir = mkdtempSync(join(tmpdir(), 'membudget-floor-'));
-writeFileSync(
-  join(floorDir, 'index.html'),
-  '<!doctype html><meta charset="utf-8"><script type="module" src="./a.js"></script><p>floor</p>',
-);
-writeFileSync(
-  join(floorDir, 'a.js'),
-  "performance.mark('membudget-ledger-rendered'); requestAnimationFrame(() => setTimeout(() => performance.mark('membudget-ledger-on-screen'), 0));",
-);
-const floorServer = await serveStatic(floorDir, '/');
-const floors = [];
-for (let i = 0; i < 11; i++) {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  await page.goto(floorServer.url);
-  await page.waitForFunction(() => performance.getEntriesByName('membudget-ledger-on-screen').length > 0);
-  const at = await page.evaluate(() => performance.getEntriesByName('membudget-ledger-on-screen')[0].startTime);
-  if (i > 0) floors.push(at);
-  await context.close();
 }
 await floorServer.close();
 rmSync(floorDir, { recursive: true });
@@ -97,19 +99,24 @@ await server.close();
 
 const kb = (/** @type {number} */ bytes) => `${(bytes / 1000).toFixed(1)} KB`;
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
+/** @param {boolean} ok */
+const met = (ok) => (ok ? 'met' : 'not met');
+const ledgerRatio = median(loads) / median(floors);
+const change = median(renders);
 console.log(`Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpu}, Chromium at /usr/bin/chromium.\n`);
-console.log('| budget | limit | measured |');
-console.log('|---|---|---|');
+console.log('| what the user waits for | goal | measured | |');
+console.log('|---|---|---|---|');
 console.log(
-  `| page transfer, gzipped (${sizes.files.map((f) => f.name.replace(/-[A-Za-z0-9_-]{8}\./, '.')).join(', ')}) | ${kb(BUDGETS.pageGzipBytes)} | ${kb(sizes.pageGzipBytes)} |`,
-);
-console.log(`| wasm, gzipped | ${kb(BUDGETS.wasmGzipBytes)} | ${kb(sizes.wasmGzipBytes)} |`);
-console.log(
-  `| navigation → ledger on screen, median of 10 cold loads | 300 ms | ${median(loads).toFixed(1)} ms at the next frame (in the DOM at ${median(domLoads).toFixed(1)} ms; presented, by Largest Contentful Paint, at ${median(paints).toFixed(1)} ms) |`,
+  `| navigation → ledger on screen, median of 10 cold loads, ÷ an empty page with one module script loaded beside it | ≤ ${GOALS.ledgerToFloor}× | ${ledgerRatio.toFixed(2)}× (${median(loads).toFixed(1)} ms ÷ ${median(floors).toFixed(1)} ms; in the DOM at ${median(domLoads).toFixed(1)} ms; presented, by Largest Contentful Paint, at ${median(paints).toFixed(1)} ms) | ${met(ledgerRatio <= GOALS.ledgerToFloor)} |`,
 );
 console.log(
-  `| (for scale: an empty page with one module script, same server, same marks) | | ${median(floors).toFixed(1)} ms at the next frame |`,
+  `| field change → re-rendered (incl. layout), median of 50 | ≤ ${GOALS.fieldChangeMs} ms | ${change.toFixed(2)} ms | ${met(change <= GOALS.fieldChangeMs)} |`,
 );
-console.log(`| field change → re-rendered (incl. layout), median of 50 | 5 ms | ${median(renders).toFixed(2)} ms |`);
+console.log(
+  `| the page's wasm, gzipped (what the first ledger compiles) | ≤ ${kb(GOALS.wasmGzipBytes)} | ${kb(sizes.wasmGzipBytes)} (budget ${kb(BUDGETS.wasmGzipBytes)}) | ${met(sizes.wasmGzipBytes <= GOALS.wasmGzipBytes)} |`,
+);
+console.log(
+  `| page transfer, gzipped (${sizes.files.map((f) => f.name.replace(/-[A-Za-z0-9_-]{8}\./, '.')).join(', ')}) | ≤ ${kb(BUDGETS.pageGzipBytes)} | ${kb(sizes.pageGzipBytes)} | ${met(sizes.pageGzipBytes <= BUDGETS.pageGzipBytes)} |`,
+);
 console.log('\nFiles:');
 for (const f of sizes.files) console.log(`- ${f.name}: ${f.bytes} B, ${f.gzipBytes} B gzipped`);
