@@ -197,10 +197,17 @@ inline LayerStyle layerStyle(const Config& c) {
 // Bytes of one activation element at the training precision.
 inline double activationBytes(const Config& c) { return c.precision == Precision::fp32 ? 4 : 2; }
 
+// The tensors of the attention core: what LayerSpec::attentionCore keeps and selective recomputation rebuilds.
+constexpr bool isAttentionCore(TensorKind kind) {
+    return kind == TensorKind::softmaxLse || kind == TensorKind::flashRngState || kind == TensorKind::attentionProbabilities ||
+           kind == TensorKind::attentionDropoutMask || kind == TensorKind::droppedAttentionProbabilities;
+}
+
 // Calls v.tensor(kind, dtype, bytesPerCopy, copies = 1, describe) for each saved tensor of one transformer
-// layer, for one micro-batch on one GPU, in the order of the ledger's tensor list.
+// layer, for one micro-batch on one GPU, in the order of the ledger's tensor list. `style`: layerStyle(c), which
+// the planner's kernel resolves once per configuration rather than once per walk.
 template <class Visitor>
-void forEachLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor& v) {
+void forEachLayerTensor(const Config& c, const Dims& x, const LayerStyle& style, LayerSpec spec, Visitor& v) {
     // Transformer Engine saves the FP8 cast of each GEMM input; torchao's Float8Linear saves the BF16 input and
     // casts again in backward (torchao float8_linear.py: ctx.save_for_backward(input_hp, weight_hp_t)).
     const bool fp8 = c.precision == Precision::fp8 && c.fp8Recipe == Fp8Recipe::te;
@@ -236,7 +243,6 @@ void forEachLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor&
         v.tensor(TensorKind::flashRngState, Dtype::int64, 24, 1, [] { return TensorText{"[2] + []", ""}; });
         return;
     }
-    const LayerStyle style = layerStyle(c);
     // A frozen linear saves no input (autograd saves mm's `self` only for the weight's gradient; checked with
     // saved_tensors_hooks): with adapters, a projection's input stays only where an adapter (without dropout)
     // reads it.
@@ -457,6 +463,11 @@ void forEachLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor&
     }
 }
 
+template <class Visitor>
+void forEachLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor& v) {
+    forEachLayerTensor(c, x, layerStyle(c), spec, v);
+}
+
 // Sums what it visits: the planner's kernel and the ledger's numbers.
 struct SumTensors {
     double total = 0;
@@ -470,6 +481,23 @@ inline double layerTensorBytes(const Config& c, const Dims& x, LayerSpec spec) {
     SumTensors sum;
     forEachLayerTensor(c, x, spec, sum);
     return sum.total;
+}
+
+// A layer's bytes with its attention core kept and without it, from one walk (LayerSpec::attentionCore set): each
+// sum adds the same tensors in the same order as its own walk would, so both are those walks' sums exactly.
+struct LayerBytes {
+    double withCore = 0, withoutCore = 0;
+    template <class Describe>
+    void tensor(TensorKind kind, Dtype, double bytesPerCopy, double copies, const Describe&) {
+        withCore += bytesPerCopy * copies;
+        if (!isAttentionCore(kind)) withoutCore += bytesPerCopy * copies;
+    }
+};
+
+inline LayerBytes layerBytes(const Config& c, const Dims& x, const LayerStyle& style, bool moe) {
+    LayerBytes sum;
+    forEachLayerTensor(c, x, style, LayerSpec{true, moe}, sum);
+    return sum;
 }
 
 }  // namespace membudget::detail

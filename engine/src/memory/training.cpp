@@ -164,14 +164,23 @@ MembudgetTraining membudgetTraining(const Config& c) {
     // (Megatron-LM's expert DP): their gradients and optimizer states shard over it.
     t.expertShardGroup = c.experts != 0 ? c.tp * c.cp * c.dp / (expertTensorParallel(c) * c.ep) : 1;
     t.mtpMoe = mtpIsMoe(c);
+    t.style = layerStyle(c);
+    // One walk per kind of layer gives its bytes with and without the attention core.
     const bool keepCore = c.ckpt == Checkpointing::none;
-    t.fullLayerBytes = layerTensorBytes(c, t.x, {true, false});
-    t.fullMoeLayerBytes = c.experts != 0 ? layerTensorBytes(c, t.x, {true, true}) : 0;
-    t.denseLayerBytes =
-        c.ckpt == Checkpointing::op ? layerTensorBytes(c, t.x, {true, false, true}) : layerTensorBytes(c, t.x, {keepCore, false});
-    t.moeLayerBytes = c.experts != 0 ? layerTensorBytes(c, t.x, {keepCore, true}) : 0;
+    const LayerBytes dense = layerBytes(c, t.x, t.style, false);
+    t.fullLayerBytes = dense.withCore;
+    if (c.ckpt == Checkpointing::op) {
+        SumTensors saveList;
+        forEachLayerTensor(c, t.x, t.style, {true, false, true}, saveList);
+        t.denseLayerBytes = saveList.total;
+    } else {
+        t.denseLayerBytes = keepCore ? dense.withCore : dense.withoutCore;
+    }
+    const LayerBytes moe = c.experts != 0 ? layerBytes(c, t.x, t.style, true) : LayerBytes{};
+    t.fullMoeLayerBytes = moe.withCore;
+    t.moeLayerBytes = keepCore ? moe.withCore : moe.withoutCore;
     // Selective recomputation (Megatron-LM: core attention) rebuilds one layer's attention core.
-    t.coreBytes = t.fullLayerBytes - layerTensorBytes(c, t.x, {false, false});
+    t.coreBytes = t.fullLayerBytes - dense.withoutCore;
     t.mtpLayerBytes = c.ckpt == Checkpointing::full ? activationBytes(c) * t.x.b * t.x.sRank * t.x.h / t.x.spDivisor
                       : t.mtpMoe                    ? t.moeLayerBytes
                                                     : t.denseLayerBytes;

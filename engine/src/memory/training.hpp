@@ -44,6 +44,7 @@ struct MembudgetTraining {
     Dims x;
     RankParams p;
     StaticRates rates;
+    LayerStyle style;  // how the framework's layers save their tensors (layerStyle), resolved once per configuration
     Gathering gathering;
     bool outputGathered;  // FSDP2's [norm, output] group is not resharded after forward (torchtitan, accelerate)
     bool ddpBuckets;      // DDP's bucket copy of the gradients (gradient_as_bucket_view = False)
@@ -138,7 +139,7 @@ void forEachStageTensor(const Config& c, const MembudgetTraining& t, const Stage
         // outputs and the product for the scores' gradient before its sum, 12 B per element. Compiled, the fused
         // backward writes the BF16 gradients only: the gathered one and the outputs'.
         const double copiesOfTokens = x.b * x.sRank * c.expertsPerToken * x.h;
-        v.tensor(TensorKind::moeCombineBackward, Dtype::mixed, (layerStyle(c).compiled ? 4 : 12) * copiesOfTokens, 1, [] {
+        v.tensor(TensorKind::moeCombineBackward, Dtype::mixed, (t.style.compiled ? 4 : 12) * copiesOfTokens, 1, [] {
             return TensorText{"[b·s·k, h]", "one MoE layer at a time"};
         });
     }
@@ -184,7 +185,7 @@ void forEachStageTensor(const Config& c, const MembudgetTraining& t, const Stage
             v.tensor(TensorKind::lossLogits, Dtype::fp32, 4 * logits, 1, vocab);
         } else {
             // The final norm as the layers' norms save (layerStyle), the output layer's input.
-            const NormSaves norm = layerStyle(c).norm;
+            const NormSaves norm = t.style.norm;
             const double stats = (x.layernorm ? 8 : 4) * x.b * x.sRank / x.spDivisor;
             auto rows = [&c] { return TensorText{"[b, " + seqShape(c, true) + "]", spSharding(c)}; };
             if (norm == NormSaves::fp32Copy)

@@ -178,7 +178,8 @@ StepTime estimateStepTime(const Config& c) noexcept {
     // Eager attention's saved score tensors (the ledger's census of the core: softmax output, dropout mask and output)
     // are written, read, and their gradients written and read: 4 passes, counted with the attention core so that
     // recomputing the core (selective checkpointing) runs its 2 forward passes again.
-    const double coreBytes = x.flash ? 0 : detail::layerTensorBytes(c, x, {true, false}) - detail::layerTensorBytes(c, x, {false, false});
+    const detail::LayerBytes layer = x.flash ? detail::LayerBytes{} : detail::layerBytes(c, x, detail::layerStyle(c), false);
+    const double coreBytes = layer.withCore - layer.withoutCore;
     const double eagerCoreSeconds = 4 * coreBytes / hbm;
     const double denseBytes = tokens * (hiddenBytes * x.h / x.spDivisor + pointwise.perRotated * rotated + pointwise.perFfn * x.f / x.t);
     const double moeBytes = c.experts != 0
