@@ -4,7 +4,11 @@
 #include "memory/training.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstddef>
+#include <span>
+#include <vector>
 
 #include "membudget/base/choices.hpp"
 #include "membudget/base/units.hpp"
@@ -396,28 +400,43 @@ MembudgetStage membudgetStage(const Config& c, const MembudgetTraining& t, doubl
     return s;
 }
 
-std::vector<StageSpan> peakCandidateStages(const Config& c) {
-    std::vector<StageSpan> out;
-    std::vector<std::pair<double, double>> kinds;  // (layers, MoE layers) of the middle stages seen: a handful
+size_t peakCandidateStages(const Config& c, std::span<StageSpan> out) {
+    size_t count = 0;
     double firstLayer = 0;
     for (double i = 0; i < c.pp; ++i) {
         const double layers = stageLayerCount(c, i);
         const double from = firstLayer;
         firstLayer += layers;
-        const bool middle = i != 0 && i != c.pp - 1;
-        if (middle) {
-            const std::pair<double, double> kind{layers, moeLayersIn(c, from, layers)};
-            if (std::find(kinds.begin(), kinds.end(), kind) != kinds.end()) continue;
-            kinds.push_back(kind);
+        if (i != 0 && i != c.pp - 1) {
+            // A middle stage of a (layers, MoE layers) kind already listed is left out: the kinds are read back from
+            // the stages listed, so that no other list is kept.
+            const double moeLayers = moeLayersIn(c, from, layers);
+            const auto sameKind = [&](const StageSpan& listed) {
+                return listed.index != 0 && listed.layers == layers && moeLayersIn(c, listed.firstLayer, listed.layers) == moeLayers;
+            };
+            if (std::any_of(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(std::min(count, out.size())), sameKind)) continue;
         }
-        out.push_back({i, from, layers});
+        if (count < out.size()) out[count] = {i, from, layers};
+        ++count;
     }
+    return count;
+}
+
+std::vector<StageSpan> peakCandidateStages(const Config& c) {
+    std::vector<StageSpan> out(static_cast<size_t>(c.pp));  // room for every stage: the count is exact
+    out.resize(peakCandidateStages(c, out));
     return out;
 }
 
-PeakBytes membudgetTrainingPeak(const Config& c) { return membudgetTrainingPeak(c, peakCandidateStages(c)); }
+PeakBytes membudgetTrainingPeak(const Config& c) {
+    // A layout's candidates are a few stages: kept on the stack, so that the kernel allocates nothing.
+    std::array<StageSpan, 16> stages;
+    const size_t count = peakCandidateStages(c, stages);
+    if (count > stages.size()) return membudgetTrainingPeak(c, peakCandidateStages(c));
+    return membudgetTrainingPeak(c, std::span<const StageSpan>(stages.data(), count));
+}
 
-PeakBytes membudgetTrainingPeak(const Config& c, const std::vector<StageSpan>& stages) {
+PeakBytes membudgetTrainingPeak(const Config& c, std::span<const StageSpan> stages) {
     const MembudgetTraining t = membudgetTraining(c);
     const double allowances = gigabytesToBytes(c.buffersGb) + gigabytesToBytes(c.contextGb);
     const double workspace = workspaceBytes(c);

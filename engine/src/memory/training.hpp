@@ -2,7 +2,10 @@
 // (training.cpp): bytes per parameter, what every stage shares, and the walk over a stage's saved tensors.
 #pragma once
 
+#include <cstddef>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "membudget/base/choices.hpp"
 #include "membudget/model/architecture.hpp"
@@ -311,11 +314,13 @@ struct SumStage : SumTensors {
 MembudgetStage membudgetStage(const Config& c, const MembudgetTraining& t, double i, double stageLayers, double firstLayerOfStage,
                               bool atPeakPhase);
 
-// The candidate stages of the peak (first, last, first middle of each kind), computed once per layout.
+// The candidate stages of the peak (first, last, first middle of each kind), computed once per layout: written into
+// `out`, with their count returned; a count above out.size() says they did not fit (a span of PP stages holds them).
+size_t peakCandidateStages(const Config& config, std::span<StageSpan> out);
 std::vector<StageSpan> peakCandidateStages(const Config& config);
 // membudget's kernel: the peak stage of a validated training configuration, over every stage or the candidates.
 PeakBytes membudgetTrainingPeak(const Config& config);
-PeakBytes membudgetTrainingPeak(const Config& config, const std::vector<StageSpan>& stages);
+PeakBytes membudgetTrainingPeak(const Config& config, std::span<const StageSpan> stages);
 
 // Fixed workspaces inside the caching allocator, which every training step holds (membudget's method; the
 // published sources have no such line and show 0): cuBLAS's, one per handle of the forward thread and of

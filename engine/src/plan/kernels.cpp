@@ -16,10 +16,10 @@ namespace {
 
 // The kernels' own signatures take what each needs; the table's takes all three.
 constexpr std::array<MethodKernel, 6> kKernels{{
-    {Method::membudget, [](const Config& c, double, const std::vector<StageSpan>& stages) { return membudgetTrainingPeak(c, stages); }},
-    {Method::chapter, [](const Config& c, double psi, const std::vector<StageSpan>&) { return chapterTrainingPeak(c, psi); }},
-    {Method::korthikanti, [](const Config& c, double, const std::vector<StageSpan>& stages) { return korthikantiTrainingPeak(c, stages); }},
-    {Method::megatron, [](const Config& c, double, const std::vector<StageSpan>&) { return megatronTrainingPeak(c); }},
+    {Method::membudget, [](const Config& c, double, std::span<const StageSpan> stages) { return membudgetTrainingPeak(c, stages); }},
+    {Method::chapter, [](const Config& c, double psi, std::span<const StageSpan>) { return chapterTrainingPeak(c, psi); }},
+    {Method::korthikanti, [](const Config& c, double, std::span<const StageSpan> stages) { return korthikantiTrainingPeak(c, stages); }},
+    {Method::megatron, [](const Config& c, double, std::span<const StageSpan>) { return megatronTrainingPeak(c); }},
     {Method::zero, zeroTrainingPeak},
     {Method::deepspeed, deepspeedTrainingPeak},
 }};

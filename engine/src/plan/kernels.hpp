@@ -3,7 +3,7 @@
 // that the page's wasm module, which evaluates but never plans, does not link the kernels.
 #pragma once
 
-#include <vector>
+#include <span>
 
 #include "membudget/base/choices.hpp"
 #include "membudget/model/config.hpp"
@@ -13,7 +13,7 @@ namespace membudget::detail {
 
 struct MethodKernel {
     Method method;
-    PeakBytes (*kernel)(const Config& config, double parameterCount, const std::vector<StageSpan>& stages);
+    PeakBytes (*kernel)(const Config& config, double parameterCount, std::span<const StageSpan> stages);
 };
 
 // The method's kernel; membudget's for a value outside the enum (validate() refuses it before a plan runs).

@@ -42,7 +42,7 @@ std::vector<double> divisorsOf(double value) {
 
 // The peak stage, from the method's text-free kernel. `stages`: the layout's peak-candidate stages
 // (peakCandidateStages), computed once per layout.
-PeakBytes peakOf(const Config& c, double psi, const std::vector<StageSpan>& stages) { return findKernel(c.method).kernel(c, psi, stages); }
+PeakBytes peakOf(const Config& c, double psi, std::span<const StageSpan> stages) { return findKernel(c.method).kernel(c, psi, stages); }
 
 struct Layout {
     double tp, cp, pp, dp, ep, firstStageLayers, lastStageLayers;

@@ -137,7 +137,7 @@ MethodOutput deepspeedMethod(const Config& c, double psi) {
     return out;
 }
 
-PeakBytes deepspeedTrainingPeak(const Config& c, double psi, const std::vector<StageSpan>& stages) {
+PeakBytes deepspeedTrainingPeak(const Config& c, double psi, std::span<const StageSpan> stages) {
     const MembudgetTraining t = membudgetTraining(c);
     const double P = psi / (c.tp * c.pp);
     const double largest = std::max({c.vocab * c.hidden, c.hidden * c.ffn, c.hidden * c.heads * headDimOf(c)}) / c.tp;

@@ -69,7 +69,7 @@ MethodOutput korthikantiMethod(const Config& c, double psi) {
     return out;
 }
 
-PeakBytes korthikantiTrainingPeak(const Config& c, const std::vector<StageSpan>& stages) {
+PeakBytes korthikantiTrainingPeak(const Config& c, std::span<const StageSpan> stages) {
     const MembudgetTraining t = membudgetTraining(c);
     const double s = c.seq / c.cp, b = c.mb, h = c.hidden, a = c.heads, tp = c.tp;
     const double perLayer = sources::korthikantiLayerBytes(s, b, h, a, tp, c.sp && tp > 1, recomputeOf(c));

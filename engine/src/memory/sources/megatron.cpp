@@ -153,7 +153,8 @@ PeakBytes megatronTrainingPeak(const Config& c) {
     const double optimizer =
         (weights.bytesPerParam - 6) * (params - weights.expertParams) + (weights.expertBytesPerParam - 6) * weights.expertParams;
     // Megatron-LM estimates its most loaded shard only: one stage.
-    return peakOver(c, {{0, 0, c.layers / c.pp}}, [&](const StageSpan&) {
+    const StageSpan firstStage[] = {{0, 0, c.layers / c.pp}};
+    return peakOver(c, firstStage, [&](const StageSpan&) {
         return StaticAndActivations{2 * params, 4 * params, optimizer, sources::megatronActivationBytes(x)};
     });
 }

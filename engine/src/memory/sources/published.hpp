@@ -5,7 +5,7 @@
 #pragma once
 
 #include <algorithm>
-#include <vector>
+#include <span>
 
 #include "membudget/base/choices.hpp"
 #include "membudget/base/units.hpp"
@@ -28,7 +28,7 @@ struct StaticAndActivations {
 };
 
 template <class Lines>
-PeakBytes peakOver(const Config& c, const std::vector<StageSpan>& stages, Lines lines) {
+PeakBytes peakOver(const Config& c, std::span<const StageSpan> stages, Lines lines) {
     const double buffers = gigabytesToBytes(c.buffersGb), context = gigabytesToBytes(c.contextGb), allowances = buffers + context;
     PeakBytes peak{};
     peak.totalBytes = -1;

@@ -43,7 +43,7 @@ MethodOutput zeroMethod(const Config& c, double psi) {
     return out;
 }
 
-PeakBytes zeroTrainingPeak(const Config& c, double psi, const std::vector<StageSpan>& stages) {
+PeakBytes zeroTrainingPeak(const Config& c, double psi, std::span<const StageSpan> stages) {
     const MembudgetTraining t = membudgetTraining(c);
     const auto states = sources::zeroPaperModelStates(static_cast<int>(c.zero), psi / (c.tp * c.pp), c.dp);
     return peakOver(c, stages, [&](const StageSpan& stage) {

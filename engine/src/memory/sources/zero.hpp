@@ -1,8 +1,8 @@
 // The ZeRO paper's model states per device (§5), with Ψ per model-parallel shard.
 #pragma once
 
+#include <span>
 #include <string>
-#include <vector>
 
 #include "membudget/base/choices.hpp"
 #include "membudget/model/config.hpp"
@@ -11,7 +11,7 @@
 namespace membudget::detail {
 
 MethodOutput zeroMethod(const Config& config, double parameterCount);
-PeakBytes zeroTrainingPeak(const Config& config, double parameterCount, const std::vector<StageSpan>& stages);
+PeakBytes zeroTrainingPeak(const Config& config, double parameterCount, std::span<const StageSpan> stages);
 // One line on this source's convention for a ledger line, to explain why it differs from another.
 std::string zeroDifference(LineId line);
 
