@@ -131,7 +131,7 @@ Gathering gatheringOf(const Config& c) {
 }
 
 MembudgetTraining membudgetTraining(const Config& c) {
-    MembudgetTraining t{};
+    MembudgetTraining t;  // every field set below
     t.x = dimsOf(c);
     // Untied: the output layer sits on the last stage. Tied with PP > 1: Megatron-LM keeps a copy of
     // the embedding there to compute the logits (and all-reduces their gradients).
@@ -288,7 +288,7 @@ MembudgetStage membudgetStage(const Config& c, const MembudgetTraining& t, doubl
     const Dims& x = t.x;
     const RankParams& p = t.p;
     const StaticRates& rates = t.rates;
-    MembudgetStage s{};
+    MembudgetStage s;  // every field without a default set below
     s.layers = stageLayers;
     const bool first = i == 0, last = i == c.pp - 1;
     s.moeLayers = moeLayersIn(c, firstLayerOfStage, stageLayers);

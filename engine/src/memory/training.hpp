@@ -42,7 +42,8 @@ enum class Gathering : std::uint8_t {
 
 StaticRates staticRates(const Config& c);
 
-// parameter, and the saved bytes of one layer of each kind.
+// parameter, and the saved bytes of one layer of each kind. membudgetTraining() sets every field, so the struct is not
+// zeroed first (a `rep stos` of its size, as for MembudgetStage).
 struct MembudgetTraining {
     Dims x;
     RankParams p;
