@@ -100,10 +100,21 @@ void markPareto(std::vector<PlanRow>& rows) noexcept {
             if (layout(a) != layout(b)) return layout(a) < layout(b);
             return a < b;
         });
-        std::vector<PlanRow> sorted;
-        sorted.reserve(rows.size());
-        for (size_t i : order) sorted.push_back(std::move(rows[i]));
-        rows = std::move(sorted);
+        // Rows moved into that order in place, cycle by cycle (order[k] is the row that goes to k; a placed k is marked
+        // order[k] = k): a copy of the rows would be as large as they are, fresh pages the kernel has to fault in.
+        for (size_t start = 0; start < order.size(); ++start) {
+            if (order[start] == start) continue;
+            PlanRow held = std::move(rows[start]);
+            size_t k = start;
+            while (order[k] != start) {
+                rows[k] = std::move(rows[order[k]]);
+                const size_t from = order[k];
+                order[k] = k;
+                k = from;
+            }
+            rows[k] = std::move(held);
+            order[k] = k;
+        }
     } catch (...) {
         // Allocation failure: the rows keep their order and no Pareto marks.
     }
