@@ -23,6 +23,7 @@
 #include "memory/training.hpp"
 #include "plan/kernels.hpp"
 #include "plan/rows.hpp"
+#include "time/step_constants.hpp"
 
 namespace membudget {
 
@@ -193,6 +194,9 @@ PlanResult plan(const PlanRequest& r) noexcept {
         const double capacity = std::round(base.gpuGb * kBytesPerGB);
         const double usable = std::round(capacity * (1 - base.headroom));
         const double limit = r.includeTight ? capacity : usable;
+        // The step time's constants (the model's FLOPs per token, the attention kernel's efficiency, the GPU) are the
+        // base's for every row: resolved once here.
+        const detail::StepConstants stepConstants = detail::stepConstants(base);
         std::vector<double> overheads(modes.size());
         for (size_t k = 0; k < modes.size(); ++k) {
             Config c = base;
@@ -326,7 +330,7 @@ PlanResult plan(const PlanRequest& r) noexcept {
                 row.tpCrossesNode = L.tp > base.gpusPerNode;
                 row.cpCrossesNode = L.tp * L.cp > base.gpusPerNode && L.cp > 1;
                 c.overlapMoeComm = base.overlapMoeComm && moeCommOverlapAllowed(c);
-                const StepTime speed = estimateStepTime(c);
+                const StepTime speed = detail::estimateStepTime(c, stepConstants);
                 row.stepSeconds = speed.stepSeconds;
                 row.tokensPerSecondPerGpu = speed.tokensPerSecondPerGpu;
                 row.mfu = speed.mfu;

@@ -20,6 +20,7 @@
 #include "time/collectives.hpp"
 #include "time/moe_time.hpp"
 #include "time/rates.hpp"
+#include "time/step_constants.hpp"
 
 namespace membudget {
 
@@ -120,7 +121,23 @@ struct Recompute {
 
 }  // namespace
 
-StepTime estimateStepTime(const Config& c) noexcept {
+namespace detail {
+
+StepConstants stepConstants(const Config& c) {
+    StepConstants k{};
+    k.gpu = findGpuPreset(c.gpu);
+    k.attentionEfficiency = attentionEfficiency(c, k.gpu);
+    // 6·N + 12·L·a·d·s FLOPs per token (torchtitan get_num_flops_per_token): N without the input embedding.
+    const double embedding = c.vocab * c.hidden + c.posEmb * c.hidden;
+    k.modelFlopsPerToken = 6 * (activeParameterCount(c) - embedding) + 12 * c.layers * c.heads * headDimOf(c) * c.seq;
+    return k;
+}
+
+}  // namespace detail
+
+StepTime estimateStepTime(const Config& c) noexcept { return detail::estimateStepTime(c, detail::stepConstants(c)); }
+
+StepTime detail::estimateStepTime(const Config& c, const StepConstants& constants) noexcept {
     StepTime out;
     if (c.mode != Mode::training || !(c.peakTflops > 0) || !(c.hbmTbps > 0) || !(c.nvlinkGbps > 0) || !(c.networkGbps > 0) ||
         !(c.matmulEfficiency > 0))
@@ -130,7 +147,7 @@ StepTime estimateStepTime(const Config& c) noexcept {
     const detail::Dims x = detail::dimsOf(c);
     const detail::RankParams rank = detail::rankParams(c, x, !c.tiedEmbeddings || c.pp > 1);
     const detail::Gathering gathering = detail::gatheringOf(c);
-    const GpuPreset* gpu = findGpuPreset(c.gpu);  // the attention kernel's generation and the SM count
+    const GpuPreset* gpu = constants.gpu;  // the attention kernel's generation and the SM count
     // A power cap below the rated power lowers the clocks until the draw fits: the tensor-core work slows in
     // proportion (capping an H100 from 700 W to 600 W, a 14% cut, "typically loses 10 to 15% step throughput",
     // factryze.ai Scale Atlas, "Power capping"); the memory-bound work keeps HBM's clock.
@@ -143,7 +160,7 @@ StepTime estimateStepTime(const Config& c) noexcept {
                               : c.precision == Precision::fp32                 ? bf16Rate / 2
                                                                                : bf16Rate;
     const double attentionRate =
-        c.peakTflops * 1e12 * attentionEfficiency(c, gpu) * clockScale * (c.precision == Precision::fp32 ? 0.5 : 1);
+        c.peakTflops * 1e12 * constants.attentionEfficiency * clockScale * (c.precision == Precision::fp32 ? 0.5 : 1);
     const double hbm = c.hbmTbps * 1e12;
     const detail::Bandwidths links{c.nvlinkGbps * 1e9 * kLinkEfficiency, c.networkGbps * 1e9 * kLinkEfficiency};
     const double perNode = c.gpusPerNode;
@@ -304,16 +321,18 @@ StepTime estimateStepTime(const Config& c) noexcept {
     double slowestParams = 0, slowestExpertParams = 0;
     double firstLayer = 0;
     const double stages = c.pp;
+    double previousLayers = 0, previousMoeLayers = 0;  // the stage before: each stage's counts are read once
     for (double stage = 0; stage < stages; ++stage) {
         const double layers = detail::stageLayerCount(c, stage);
         const double from = firstLayer;
         firstLayer += layers;
+        const double moeLayers = detail::moeLayersIn(c, from, layers), denseLayers = layers - moeLayers;
+        const bool sameAsPrevious = layers == previousLayers && moeLayers == previousMoeLayers;
+        previousLayers = layers;
+        previousMoeLayers = moeLayers;
         // Stages of the same kind as one already computed take the same time: only the first, the last and the
         // distinct middle ones are computed (a pipeline of 128 stages has at most a few kinds).
-        if (stage > 1 && stage < stages - 1 && layers == detail::stageLayerCount(c, stage - 1) &&
-            detail::moeLayersIn(c, from, layers) == detail::moeLayersIn(c, from - layers, layers))
-            continue;
-        const double moeLayers = detail::moeLayersIn(c, from, layers), denseLayers = layers - moeLayers;
+        if (stage > 1 && stage < stages - 1 && sameAsPrevious) continue;
         const double recomputed = c.ckpt == Checkpointing::full ? detail::checkpointedLayers(c, from, layers) : layers;
         const double recomputedMoe = layers > 0 ? recomputed * moeLayers / layers : 0, recomputedDense = recomputed - recomputedMoe;
         std::array<double, kStepParts> p{};
@@ -452,9 +471,7 @@ StepTime estimateStepTime(const Config& c) noexcept {
     out.tokensPerStep = c.dp * c.mb * m * c.seq;
     const double gpus = worldSize(c);
     out.tokensPerSecondPerGpu = step > 0 ? out.tokensPerStep / step / gpus : 0;
-    // 6·N + 12·L·a·d·s FLOPs per token (torchtitan get_num_flops_per_token): N without the input embedding.
-    const double embedding = c.vocab * c.hidden + c.posEmb * c.hidden;
-    out.modelFlopsPerToken = 6 * (activeParameterCount(c) - embedding) + 12 * c.layers * c.heads * headDimOf(c) * c.seq;
+    out.modelFlopsPerToken = constants.modelFlopsPerToken;
     out.mfu = out.tokensPerSecondPerGpu * out.modelFlopsPerToken / (c.peakTflops * 1e12);
     out.estimated = std::isfinite(step) && step > 0;
     if (!out.estimated) return StepTime{};
