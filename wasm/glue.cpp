@@ -32,10 +32,16 @@ namespace membudget::wasm {
 
 namespace {
 
-template <typename T>
-val toArray(const std::vector<T>& items) {
+template <typename Range>
+val toArray(const Range& items) {
     val array = val::array();
     for (const auto& item : items) array.call<void>("push", val(item));
+    return array;
+}
+
+val toArray(std::span<const std::string_view> ids) {
+    val array = val::array();
+    for (const std::string_view id : ids) array.call<void>("push", std::string(id));
     return array;
 }
 
@@ -255,7 +261,7 @@ val fieldTable() {
                     f.zeroMeansAuto,
                     std::string(f.autoMeaning),
                     toArray(f.allowed),
-                    toArray(f.choices),
+                    toArray(f.choices()),
                     std::string(f.unit),
                     std::string(f.help),
                     std::string(f.section),

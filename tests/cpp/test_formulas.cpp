@@ -103,7 +103,7 @@ Config randomConfig(std::mt19937_64& rng) {
 
 TEST_CASE("every substituted formula evaluates to its value: presets × methods × modes × layouts", "[formulas]") {
     Tally tally;
-    const auto methods = findField("method")->choices;
+    const auto methods = findField("method")->choices();
     for (const auto& preset : modelPresets())
         for (const std::string mode : {"training", "inference"})
             for (const auto& method : methods)

@@ -1,5 +1,6 @@
 // The planner: its text-free kernel against the ledger, completeness against a brute-force search,
 // the Pareto set, and the advice for a configuration that does not fit.
+#include <algorithm>
 #include <array>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -643,8 +644,7 @@ TEST_CASE("a plan row's columns are declared once: JSON keys, the fields a row s
                                : column.kind == PlanColumnKind::choice ? FieldKind::choice
                                                                        : FieldKind::integer;
         CHECK(field->kind == want);
-        if (column.kind == PlanColumnKind::choice)
-            CHECK(std::vector<std::string>(column.choices.begin(), column.choices.end()) == field->choices);
+        if (column.kind == PlanColumnKind::choice) CHECK(std::ranges::equal(column.choices, field->choices()));
     }
     PlanRequest request;
     request.base = membudget::test::configFrom({{"model", "llama-3.1-8b"}, {"vpp", 1}});

@@ -193,9 +193,10 @@ TEST_CASE("the query codec round-trips every field", "[properties][codec]") {
                 break;
             case FieldKind::choice: {
                 const std::string value(choiceText(c, field));
-                const auto other = std::find_if(field.choices.begin(), field.choices.end(),
-                                                [&value](const std::string& choice) { return choice != value; });
-                if (other == field.choices.end()) continue;  // a single choice (method, for now) has no other value
+                const auto choices = field.choices();
+                const auto other =
+                    std::find_if(choices.begin(), choices.end(), [&value](std::string_view choice) { return choice != value; });
+                if (other == choices.end()) continue;  // a single choice (method, for now) has no other value
                 REQUIRE(setChoiceText(c, field, *other));
                 break;
             }
@@ -237,7 +238,7 @@ void randomizeField(Config& c, const FieldSpec& field, std::mt19937& rng) {
             c.*std::get<bool Config::*>(field.member) = r < 0.5;
             return;
         case FieldKind::choice:
-            setChoiceText(c, field, field.choices[std::uniform_int_distribution<size_t>(0, field.choices.size() - 1)(rng)]);
+            setChoiceText(c, field, field.choices()[std::uniform_int_distribution<size_t>(0, field.choices().size() - 1)(rng)]);
             return;
         case FieldKind::text: {
             static const std::array<std::string, 4> names{"", "meta-llama/Llama-3.1-8B", "Qwen2MoeForCausalLM", "a & b = c ? #d"};

@@ -127,7 +127,7 @@ Config configFromFields(Bytes& in) {
             case FieldKind::choice: {
                 const std::uint8_t selector = in.byte();
                 if (selector % 4 == 1 || selector % 4 == 2) {
-                    setChoiceText(config, field, field.choices[in.byte() % field.choices.size()]);
+                    setChoiceText(config, field, field.choices()[in.byte() % field.choices().size()]);
                 } else if (selector % 4 == 3) {
                     // Any id: an enum stores a value no id names, a preset id the text itself.
                     const std::string id = in.text(in.byte() % 16);

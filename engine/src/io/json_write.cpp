@@ -236,8 +236,8 @@ std::string fieldsToJson(int indent) {
             f["max"] = number(field.max);
             f["zero_means_auto"] = field.zeroMeansAuto;
         }
-        if (!field.allowed.empty()) f["allowed"] = field.allowed;
-        if (!field.choices.empty()) f["choices"] = field.choices;
+        if (!field.allowed.empty()) f["allowed"] = std::vector<double>(field.allowed.begin(), field.allowed.end());
+        if (const auto choices = field.choices(); !choices.empty()) f["choices"] = std::vector<std::string>(choices.begin(), choices.end());
         out.push_back(std::move(f));
     }
     return out.dump(indent, ' ', false, ordered_json::error_handler_t::replace);

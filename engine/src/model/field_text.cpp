@@ -30,7 +30,8 @@ bool inFieldRange(const FieldSpec& field, double v) {
 
 namespace {
 
-std::string joinChoices(const std::vector<std::string>& choices) {
+template <class Range>
+std::string joinChoices(const Range& choices) {
     std::string out;
     for (size_t i = 0; i < choices.size(); ++i) {
         if (i) out += i + 1 == choices.size() ? " or " : ", ";
@@ -78,7 +79,7 @@ std::string describeRange(const FieldSpec& field) {
         case FieldKind::boolean:
             return "true or false";
         case FieldKind::choice:
-            return "one of " + joinChoices(field.choices);
+            return "one of " + joinChoices(field.choices());
         case FieldKind::text:
             return "UTF-8 text of at most " + detail::formatNumber(field.max) +
                    " characters, without control or bidirectional formatting characters";
@@ -125,7 +126,8 @@ std::string_view choiceText(const Config& config, const FieldSpec& field) {
 }
 
 bool setChoiceText(Config& config, const FieldSpec& field, std::string_view id) {
-    if (std::find(field.choices.begin(), field.choices.end(), id) == field.choices.end()) return false;
+    const auto choices = field.choices();
+    if (std::find(choices.begin(), choices.end(), id) == choices.end()) return false;
     if (const auto* choice = std::get_if<ChoiceField>(&field.member)) return choice->set(config, id);
     if (const auto* member = std::get_if<std::string Config::*>(&field.member)) config.** member = std::string(id);
     return true;

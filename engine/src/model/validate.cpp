@@ -120,7 +120,8 @@ std::vector<Problem> validateRanges(const Config& config) {
         } else if (field.kind == FieldKind::choice) {
             // An enum holds only its own values, except one set directly from JavaScript with an unknown id.
             const std::string_view v = choiceText(config, field);
-            if (std::find(field.choices.begin(), field.choices.end(), v) == field.choices.end())
+            const auto choices = field.choices();
+            if (std::find(choices.begin(), choices.end(), v) == choices.end())
                 errors.push_back(
                     {key, key + " must be " + describeRange(field) + "; got " + (v.empty() ? std::string("an unknown value") : quoted(v))});
         } else if (field.kind == FieldKind::text) {

@@ -51,16 +51,21 @@ struct FieldSpec {
     FieldMember member;
     double min = 0;  // inclusive range for integer and number fields
     double max = 0;
-    bool zeroMeansAuto = false;        // 0 is allowed outside [min, max] and means autoMeaning
-    std::string_view autoMeaning;      // what 0 stands for
-    std::vector<double> allowed;       // a fixed set of values for an integer field (empty: any in range)
-    std::vector<std::string> choices;  // for choice fields
+    bool zeroMeansAuto = false;       // 0 is allowed outside [min, max] and means autoMeaning
+    std::string_view autoMeaning;     // what 0 stands for
+    std::span<const double> allowed;  // a fixed set of values for an integer field (empty: any in range)
+    // The ids of a choice field, behind a function so that the table stays constant data (the presets' ids are
+    // another translation unit's); read them with choices().
+    std::span<const std::string_view> (*choiceIds)() = nullptr;
     std::string_view unit;
     std::string_view help;
     std::string_view section;  // where the field's meaning comes from
     Applies applies = Applies::always;
     // The label where the field means something else in inference (mb: the sequences decoded together); empty: label.
     std::string_view inferenceLabel;
+
+    // The ids of a choice field (none for the other kinds).
+    std::span<const std::string_view> choices() const { return choiceIds ? choiceIds() : std::span<const std::string_view>(); }
 };
 
 // The field table, in canonical order (the order of URL queries, CLI help and the form).
