@@ -58,6 +58,9 @@ get_target_property(membudget_wasm_link_options membudget_wasm LINK_OPTIONS)
 list(REMOVE_ITEM membudget_wasm_link_options ${MEMBUDGET_WASM_OPT})
 set_target_properties(membudget_planner_wasm PROPERTIES
   LINK_OPTIONS "${MEMBUDGET_PLANNER_WASM_OPT};${membudget_wasm_link_options};-sEXPORT_NAME=createMembudgetPlanner")
+# The page's module evaluates one ledger per change: emmalloc, 2 KB gzipped smaller than dlmalloc, at the
+# same speed for an evaluate (measured under Node); the planner keeps dlmalloc for its millions of ledgers.
+target_link_options(membudget_wasm PRIVATE -sMALLOC=emmalloc)
 
 # The page and the Node tests import the modules from web/src/wasm/, next to their hand-written .d.ts.
 foreach(target membudget_wasm membudget_planner_wasm)
