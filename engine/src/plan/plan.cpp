@@ -236,12 +236,17 @@ PlanResult plan(const PlanRequest& r) noexcept {
         };
         if (staticChecks > r.maxEvaluations)
             return refuse("one at least for each of its " + detail::groupedNumber(staticChecks) + " layouts and ZeRO stages, ");
-        std::map<double, std::vector<detail::StageSpan>> stagesOf;  // the peak-candidate stages of each PP
+        // The stages of each PP: the peak's candidates (peakCandidateStages) and those the step time computes
+        // (stepTimeStages).
+        struct Stages {
+            std::vector<detail::StageSpan> peak, step;
+        };
+        std::map<double, Stages> stagesOf;
         // One group: a layout's configuration at a ZeRO stage, SP and checkpointing mode, over its micro-batches.
         struct Group {
             size_t layout;
             Config* c;
-            const std::vector<detail::StageSpan>* stages;
+            const Stages* stages;
             const std::vector<double>* microBatches;
             double perReplica;
             size_t mode;
@@ -254,7 +259,11 @@ PlanResult plan(const PlanRequest& r) noexcept {
                 const auto& L = layouts[li];
                 Config c = detail::layoutConfig(r, L);
                 const auto [stagesIt, addedStages] = stagesOf.try_emplace(L.pp);
-                if (addedStages) stagesIt->second = detail::peakCandidateStages(c);
+                if (addedStages) {
+                    stagesIt->second.peak = detail::peakCandidateStages(c);
+                    stagesIt->second.step.resize(static_cast<size_t>(L.pp));  // room for every stage: the count is exact
+                    stagesIt->second.step.resize(detail::stepTimeStages(c, stagesIt->second.step));
+                }
                 const std::vector<double>& microBatches = microBatchesFor(L.dp);
                 const double n = static_cast<double>(microBatches.size());
                 if (n == 0) continue;
@@ -271,7 +280,7 @@ PlanResult plan(const PlanRequest& r) noexcept {
                     c.ckpt = Checkpointing::full;
                     c.mb = microBatches[0];
                     c.microbatches = g.perReplica / c.mb;
-                    if (!(detail::peakOf(c, psi, *g.stages).staticBytes <= limit)) {
+                    if (!(detail::peakOf(c, psi, g.stages->peak).staticBytes <= limit)) {
                         ++ledgers;
                         if (account && li < end) {
                             ++out.evaluated;
@@ -302,7 +311,7 @@ PlanResult plan(const PlanRequest& r) noexcept {
             for (; m < std::min(known, g.microBatches->size()); ++m) {
                 c.mb = (*g.microBatches)[m];
                 c.microbatches = g.perReplica / c.mb;
-                const detail::PeakBytes kernel = detail::peakOf(c, psi, *g.stages);
+                const detail::PeakBytes kernel = detail::peakOf(c, psi, g.stages->peak);
                 const double peak = kernel.totalBytes;
                 if (!(peak <= limit)) break;
                 PlanRow row;
@@ -330,7 +339,7 @@ PlanResult plan(const PlanRequest& r) noexcept {
                 row.tpCrossesNode = L.tp > base.gpusPerNode;
                 row.cpCrossesNode = L.tp * L.cp > base.gpusPerNode && L.cp > 1;
                 c.overlapMoeComm = base.overlapMoeComm && moeCommOverlapAllowed(c);
-                const StepTime speed = detail::estimateStepTime(c, stepConstants);
+                const StepTime speed = detail::estimateStepTime(c, stepConstants, g.stages->step);
                 row.stepSeconds = speed.stepSeconds;
                 row.tokensPerSecondPerGpu = speed.tokensPerSecondPerGpu;
                 row.mfu = speed.mfu;
@@ -363,7 +372,7 @@ PlanResult plan(const PlanRequest& r) noexcept {
                 auto fits = [&](size_t m) {
                     c.mb = (*g.microBatches)[m];
                     c.microbatches = g.perReplica / c.mb;
-                    return detail::peakOf(c, psi, *g.stages).totalBytes <= limit;
+                    return detail::peakOf(c, psi, g.stages->peak).totalBytes <= limit;
                 };
                 size_t known = 0, fails = n;  // `known` fits; `fails` does not (n: none tried beyond)
                 if (!fits(0)) {

@@ -1,10 +1,15 @@
-// What the step-time estimate takes of a configuration that no planner's knob changes (the model, the sequence, the
-// GPU): resolved once per plan, not once per row. Internal: the planner's and the estimate's.
+// What the step-time estimate takes of a configuration that the planner's knobs change seldom or never: the
+// constants of the model, the sequence and the GPU, resolved once per plan, and the stages whose time it computes,
+// once per layout; not once per row. Internal: the planner's and the estimate's.
 #pragma once
+
+#include <cstddef>
+#include <span>
 
 #include "membudget/model/config.hpp"
 #include "membudget/model/presets.hpp"
 #include "membudget/time/steptime.hpp"
+#include "memory/ledgers.hpp"
 
 namespace membudget::detail {
 
@@ -18,8 +23,14 @@ struct StepConstants {
 // checkpointing mode and micro-batch of a plan.
 StepConstants stepConstants(const Config& config);
 
-// estimateStepTime(config) with the constants already resolved (`constants` from stepConstants of a configuration
-// that differs from `config` in no field they read).
-StepTime estimateStepTime(const Config& config, const StepConstants& constants) noexcept;
+// The stages whose time the estimate computes, in order: the first two, the last, and each other stage whose layer or
+// MoE-layer count differs from the stage before it (a stage like the one before it takes its time; a pipeline of 128
+// stages has a few kinds). Written into `out`, their count returned (above out.size(): they did not all fit). They
+// depend on the layers, PP, the stage split and the MoE layers only, so the planner finds them once per layout.
+size_t stepTimeStages(const Config& config, std::span<StageSpan> out);
+
+// estimateStepTime(config) with the constants and the stages resolved (from a configuration that differs from
+// `config` in no field they read).
+StepTime estimateStepTime(const Config& config, const StepConstants& constants, std::span<const StageSpan> stages) noexcept;
 
 }  // namespace membudget::detail

@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <span>
+#include <vector>
 
 #include "membudget/base/choices.hpp"
 #include "membudget/memory/sources.hpp"
@@ -26,17 +29,8 @@ namespace membudget {
 
 namespace {
 
-// The constants of the model, each stated once with its source (docs/planner.md repeats them).
-//
-// FlashAttention's share of the peak (time/rates.hpp), or Triton's.
-double attentionEfficiency(const Config& c, const GpuPreset* gpu) {
-    const double flash = detail::flashAttentionShare(gpu);
-    // FlashAttention in Triton: "FlashAttention-2 is around 1.3-1.5× faster than FlashAttention in Triton in the
-    // forward pass and around 2× faster in the backward pass" (Dao 2023 §4.1): 1.4× and 2× over one forward and 2.5
-    // forwards' worth of backward, (1.4 + 2.5 × 2) / 3.5 ≈ 1.83× the time.
-    if (c.attention == Attention::triton) return flash * 3.5 / (1.4 + 2.5 * 2);
-    return flash;
-}
+// The constants of the model, each stated once with its source (docs/planner.md repeats them); the attention
+// kernel's efficiency is in time/step_constants.cpp.
 
 // Bytes the pointwise operations of one layer move through HBM per token, forward and backward, per element of
 // each width (h: hidden; qk: the Q and K widths RoPE rotates; f: the FFN width on this rank). Eager PyTorch
@@ -121,23 +115,21 @@ struct Recompute {
 
 }  // namespace
 
-namespace detail {
-
-StepConstants stepConstants(const Config& c) {
-    StepConstants k{};
-    k.gpu = findGpuPreset(c.gpu);
-    k.attentionEfficiency = attentionEfficiency(c, k.gpu);
-    // 6·N + 12·L·a·d·s FLOPs per token (torchtitan get_num_flops_per_token): N without the input embedding.
-    const double embedding = c.vocab * c.hidden + c.posEmb * c.hidden;
-    k.modelFlopsPerToken = 6 * (activeParameterCount(c) - embedding) + 12 * c.layers * c.heads * headDimOf(c) * c.seq;
-    return k;
+StepTime estimateStepTime(const Config& c) noexcept {
+    // The few stages of distinct kinds, on the stack; a pipeline of more kinds than that, one per stage.
+    std::array<detail::StageSpan, 16> few;
+    const size_t count = detail::stepTimeStages(c, few);
+    if (count <= few.size()) return detail::estimateStepTime(c, detail::stepConstants(c), std::span(few.data(), count));
+    try {
+        std::vector<detail::StageSpan> all(count);
+        detail::stepTimeStages(c, all);
+        return detail::estimateStepTime(c, detail::stepConstants(c), all);
+    } catch (...) {
+        return StepTime{};  // no memory for the stages: no estimate
+    }
 }
 
-}  // namespace detail
-
-StepTime estimateStepTime(const Config& c) noexcept { return detail::estimateStepTime(c, detail::stepConstants(c)); }
-
-StepTime detail::estimateStepTime(const Config& c, const StepConstants& constants) noexcept {
+StepTime detail::estimateStepTime(const Config& c, const StepConstants& constants, std::span<const StageSpan> stageSpans) noexcept {
     StepTime out;
     if (c.mode != Mode::training || !(c.peakTflops > 0) || !(c.hbmTbps > 0) || !(c.nvlinkGbps > 0) || !(c.networkGbps > 0) ||
         !(c.matmulEfficiency > 0))
@@ -319,20 +311,11 @@ StepTime detail::estimateStepTime(const Config& c, const StepConstants& constant
     double slowest = -1;
     std::array<double, kStepParts> stageParts{};
     double slowestParams = 0, slowestExpertParams = 0;
-    double firstLayer = 0;
     const double stages = c.pp;
-    double previousLayers = 0, previousMoeLayers = 0;  // the stage before: each stage's counts are read once
-    for (double stage = 0; stage < stages; ++stage) {
-        const double layers = detail::stageLayerCount(c, stage);
-        const double from = firstLayer;
-        firstLayer += layers;
+    // Stages of the same kind as one already computed take the same time: only those of stepTimeStages.
+    for (const StageSpan& stageSpan : stageSpans) {
+        const double stage = stageSpan.index, from = stageSpan.firstLayer, layers = stageSpan.layers;
         const double moeLayers = detail::moeLayersIn(c, from, layers), denseLayers = layers - moeLayers;
-        const bool sameAsPrevious = layers == previousLayers && moeLayers == previousMoeLayers;
-        previousLayers = layers;
-        previousMoeLayers = moeLayers;
-        // Stages of the same kind as one already computed take the same time: only the first, the last and the
-        // distinct middle ones are computed (a pipeline of 128 stages has at most a few kinds).
-        if (stage > 1 && stage < stages - 1 && sameAsPrevious) continue;
         const double recomputed = c.ckpt == Checkpointing::full ? detail::checkpointedLayers(c, from, layers) : layers;
         const double recomputedMoe = layers > 0 ? recomputed * moeLayers / layers : 0, recomputedDense = recomputed - recomputedMoe;
         std::array<double, kStepParts> p{};
