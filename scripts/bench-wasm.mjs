@@ -67,3 +67,23 @@ for (const gpus of GPUS) {
       `${(r.candidates / wasm.seconds / 1e6).toFixed(2).padStart(16)}M ${(r.evaluated / wasm.seconds / 1e6).toFixed(2).padStart(15)}M`,
   );
 }
+
+// Issue 31's native goals, each as a ratio to its budget: membudget's kernel for the 70B at most 8 × the chapter's
+// (both one ledger's peak in numbers only), and the 16,384-GPU plan with step times in at most 5 ms.
+const KERNEL_GOAL_RATIO = 8;
+const PLAN_GOAL_SECONDS = 5e-3;
+const kernelNs = nativeCpu('BM_KernelMembudget70B') * 1e9;
+const chapterNs = nativeCpu('BM_KernelChapter70B') * 1e9;
+const kernelRatio = kernelNs / chapterNs;
+const planSeconds = nativeCpu('BM_Plan405B/16384');
+/** @param {boolean} met */
+const verdict = (met) => (met ? 'met' : 'not met');
+console.log('\ngoals (native, CPU time):');
+console.log(
+  `  70B kernel: ${kernelNs.toFixed(0)} ns = ${kernelRatio.toFixed(1)} × the chapter's ${chapterNs.toFixed(1)} ns ` +
+    `(goal ≤ ${KERNEL_GOAL_RATIO} ×): ${verdict(kernelRatio <= KERNEL_GOAL_RATIO)}`,
+);
+console.log(
+  `  16,384-GPU plan: ${(planSeconds * 1e3).toFixed(1)} ms native = ${(planSeconds / PLAN_GOAL_SECONDS).toFixed(2)} × ` +
+    `the ${PLAN_GOAL_SECONDS * 1e3} ms goal: ${verdict(planSeconds <= PLAN_GOAL_SECONDS)}`,
+);
