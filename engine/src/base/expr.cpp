@@ -3,22 +3,20 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
+
+#include "membudget/base/text.hpp"
 
 namespace membudget::detail {
 
 std::string exprNumber(double value) {
     if (value == 0 || !std::isfinite(value)) return "0";
-    char buffer[64];
     std::string digits;
     if (std::floor(value) == value && std::fabs(value) < 1e21) {
-        std::snprintf(buffer, sizeof buffer, "%.0f", value);
-        digits = buffer;
+        digits = fixedNumber(value, 0);
     } else {
         // The shortest of at most 12 significant digits: a display rounding far inside the column's 1e-3.
         const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(value))));
-        std::snprintf(buffer, sizeof buffer, "%.*f", std::clamp(11 - magnitude, 0, 40), value);
-        digits = buffer;
+        digits = fixedNumber(value, std::clamp(11 - magnitude, 0, 40));
         if (digits.find('.') != std::string::npos) {
             while (digits.back() == '0') digits.pop_back();
             if (digits.back() == '.') digits.pop_back();

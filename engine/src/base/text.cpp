@@ -1,33 +1,275 @@
 
 #include "membudget/base/text.hpp"
 
-#include <cerrno>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
+#include <cstdint>
+#include <cstring>
 
 namespace membudget::detail {
+
+namespace {
+
+// (std::bit_cast, which Emscripten 3.1.6's libc++ lacks.)
+std::uint64_t bitsOf(double value) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    return bits;
+}
+
+double doubleOf(std::uint64_t bits) {
+    double value;
+    std::memcpy(&value, &bits, sizeof value);
+    return value;
+}
+
+// An exact decimal, the way Go's strconv reads and writes floats without tables (strconv/decimal.go): digits d[0..nd)
+// with the point dp digits from the left (0.d × 10^dp); shifts by powers of two are exact up to kDigits digits, past
+// which only whether a nonzero digit was dropped is kept (trunc). It gives the correctly rounded double of a decimal
+// and the exact decimal of a double, so that the engine needs neither strtod nor printf, which with their long-double
+// arithmetic are a fifth of the page's module's library code.
+struct Decimal {
+    static constexpr int kDigits = 800;  // a double's exact decimal has at most 767 significant digits
+    static constexpr int kMaxShift = 60;
+    char d[kDigits];
+    int nd = 0;
+    int dp = 0;
+    bool trunc = false;
+
+    void trim() {
+        while (nd > 0 && d[nd - 1] == '0') --nd;
+        if (nd == 0) dp = 0;
+    }
+
+    void assign(std::uint64_t v) {
+        char buffer[24];
+        int n = 0;
+        for (; v > 0; v /= 10) buffer[n++] = static_cast<char>('0' + v % 10);
+        nd = 0;
+        while (n > 0) d[nd++] = buffer[--n];
+        dp = nd;
+        trim();
+    }
+
+    void rightShift(unsigned k) {
+        int r = 0, w = 0;
+        std::uint64_t n = 0;
+        for (; (n >> k) == 0; ++r) {
+            if (r >= nd) {
+                if (n == 0) {
+                    nd = 0;
+                    return;
+                }
+                while ((n >> k) == 0) {
+                    n *= 10;
+                    ++r;
+                }
+                break;
+            }
+            n = n * 10 + static_cast<std::uint64_t>(d[r] - '0');
+        }
+        dp -= r - 1;
+        const std::uint64_t mask = (std::uint64_t{1} << k) - 1;
+        for (; r < nd; ++r) {
+            const std::uint64_t digit = n >> k;
+            n &= mask;
+            d[w++] = static_cast<char>('0' + digit);
+            n = n * 10 + static_cast<std::uint64_t>(d[r] - '0');
+        }
+        while (n > 0) {
+            const std::uint64_t digit = n >> k;
+            n &= mask;
+            if (w < kDigits)
+                d[w++] = static_cast<char>('0' + digit);
+            else if (digit > 0)
+                trunc = true;
+            n *= 10;
+        }
+        nd = w;
+        trim();
+    }
+
+    void leftShift(unsigned k) {
+        // The product's digits from the right into a scratch buffer, since how many digits it gains is known at the end.
+        char out[kDigits + 24];
+        int w = kDigits + 24;
+        std::uint64_t n = 0;
+        for (int r = nd - 1; r >= 0; --r) {
+            n += static_cast<std::uint64_t>(d[r] - '0') << k;
+            out[--w] = static_cast<char>('0' + n % 10);
+            n /= 10;
+        }
+        for (; n > 0; n /= 10) out[--w] = static_cast<char>('0' + n % 10);
+        const int length = kDigits + 24 - w;
+        dp += length - nd;
+        nd = length < kDigits ? length : kDigits;
+        for (int i = 0; i < nd; ++i) d[i] = out[w + i];
+        for (int i = nd; i < length; ++i)
+            if (out[w + i] != '0') trunc = true;
+        trim();
+    }
+
+    void shift(int k) {
+        if (nd == 0) return;
+        for (; k > kMaxShift; k -= kMaxShift) leftShift(kMaxShift);
+        for (; k < -kMaxShift; k += kMaxShift) rightShift(kMaxShift);
+        if (k > 0) leftShift(static_cast<unsigned>(k));
+        if (k < 0) rightShift(static_cast<unsigned>(-k));
+    }
+
+    // Whether keeping `keep` digits rounds up: half to even on an exact tie, as printf does.
+    bool roundsUp(int keep) const {
+        if (keep < 0 || keep >= nd) return false;
+        if (d[keep] == '5' && keep + 1 == nd) return trunc || (keep > 0 && (d[keep - 1] - '0') % 2 == 1);
+        return d[keep] >= '5';
+    }
+
+    // Keeps `keep` digits (those left of the point plus the decimals wanted), correctly rounded.
+    void round(int keep) {
+        if (keep < 0) {
+            nd = 0;
+            dp = 0;
+            return;
+        }
+        if (keep >= nd) return;
+        if (!roundsUp(keep)) {
+            nd = keep;
+            trim();
+            return;
+        }
+        for (int i = keep - 1; i >= 0; --i)
+            if (d[i] < '9') {
+                ++d[i];
+                nd = i + 1;
+                return;
+            }
+        d[0] = '1';  // all nines: 1 with the point one digit further right
+        nd = 1;
+        ++dp;
+    }
+
+    // The nearest double's bits (ties to even), and whether it overflowed (then the bits are infinity's).
+    std::uint64_t doubleBits(bool& overflow) {
+        static constexpr int powers[] = {1, 3, 6, 9, 13, 16, 19, 23, 26};  // 2^powers[i] < 10^i
+        constexpr int bias = -1023, mantBits = 52;
+        overflow = false;
+        if (nd == 0 || dp < -330) return 0;
+        if (dp > 310) {
+            overflow = true;
+            return std::uint64_t{0x7FF} << mantBits;
+        }
+        int exp = 0;
+        while (dp > 0) {
+            const int n = dp >= 9 ? 27 : powers[dp];
+            shift(-n);
+            exp += n;
+        }
+        while (dp < 0 || (dp == 0 && d[0] < '5')) {
+            const int n = -dp >= 9 ? 27 : powers[-dp];
+            shift(n);
+            exp -= n;
+        }
+        --exp;  // [0.5, 1) to the mantissa's [1, 2)
+        if (exp < bias + 1) {
+            const int n = bias + 1 - exp;
+            shift(-n);
+            exp += n;
+        }
+        if (exp - bias >= 0x7FF) {
+            overflow = true;
+            return std::uint64_t{0x7FF} << mantBits;
+        }
+        shift(1 + mantBits);
+        std::uint64_t mant = 0;
+        int i = 0;
+        for (; i < dp && i < nd; ++i) mant = mant * 10 + static_cast<std::uint64_t>(d[i] - '0');
+        for (; i < dp; ++i) mant *= 10;
+        if (roundsUp(dp)) ++mant;
+        if (mant == std::uint64_t{2} << mantBits) {
+            mant >>= 1;
+            if (++exp - bias >= 0x7FF) {
+                overflow = true;
+                return std::uint64_t{0x7FF} << mantBits;
+            }
+        }
+        if ((mant & (std::uint64_t{1} << mantBits)) == 0) exp = bias;  // subnormal
+        return (mant & ((std::uint64_t{1} << mantBits) - 1)) | (static_cast<std::uint64_t>(exp - bias) << mantBits);
+    }
+
+    char digit(int i) const { return i >= 0 && i < nd ? d[i] : '0'; }
+};
+
+// The exact decimal of |value| (finite).
+Decimal exactDecimal(double value) {
+    const std::uint64_t bits = bitsOf(value);
+    const int exponent = static_cast<int>((bits >> 52) & 0x7FF);
+    std::uint64_t mant = bits & ((std::uint64_t{1} << 52) - 1);
+    if (exponent != 0) mant |= std::uint64_t{1} << 52;
+    Decimal out;
+    out.assign(mant);
+    out.shift((exponent == 0 ? 1 : exponent) - 1075);
+    return out;
+}
+
+}  // namespace
+
+std::string fixedNumber(double value, int decimals) {
+    Decimal dec = exactDecimal(value);
+    dec.round(dec.dp + decimals);
+    std::string out = std::signbit(value) ? "-" : "";
+    if (dec.dp <= 0) out += '0';
+    for (int i = 0; i < dec.dp; ++i) out += dec.digit(i);
+    if (decimals > 0) out += '.';
+    for (int i = 0; i < decimals; ++i) out += dec.digit(dec.dp + i);
+    return out;
+}
 
 std::string formatNumber(double value) {
     if (!std::isfinite(value)) return value != value ? "NaN" : (value > 0 ? "Infinity" : "-Infinity");
     if (value == 0) return "0";  // also for -0
-    char buffer[64];
-    if (std::floor(value) == value && std::fabs(value) < 1e15) {
-        std::snprintf(buffer, sizeof buffer, "%.0f", value);
-        return buffer;
+    if (std::floor(value) == value && std::fabs(value) < 1e15) return fixedNumber(value, 0);
+    // printf's %.<p>g at the fewest significant digits p that read back as the same double.
+    const Decimal exact = exactDecimal(value);
+    const std::uint64_t bits = bitsOf(std::fabs(value));
+    Decimal dec;
+    int precision = 1;
+    for (; precision < 17; ++precision) {
+        dec = exact;
+        dec.round(precision);
+        Decimal back = dec;
+        bool overflow = false;
+        if (back.doubleBits(overflow) == bits) break;
     }
-    for (int precision = 1; precision <= 17; ++precision) {
-        std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
-        if (std::strtod(buffer, nullptr) == value) break;
+    if (precision == 17) {
+        dec = exact;
+        dec.round(17);
     }
-    return buffer;
+    // %g: fixed for an exponent from -4 to below the precision, else d.ddde±XX; no trailing zeros either way.
+    std::string out = value < 0 ? "-" : "";
+    const int exponent = dec.dp - 1;
+    if (exponent >= -4 && exponent < precision) {
+        if (dec.dp <= 0) out += '0';
+        for (int i = 0; i < dec.dp; ++i) out += dec.digit(i);
+        if (dec.nd > dec.dp) {
+            out += '.';
+            for (int i = dec.dp < 0 ? dec.dp : 0; i < 0; ++i) out += '0';
+            for (int i = dec.dp > 0 ? dec.dp : 0; i < dec.nd; ++i) out += dec.d[i];
+        }
+        return out;
+    }
+    out += dec.d[0];
+    if (dec.nd > 1) {
+        out += '.';
+        out.append(dec.d + 1, dec.d + dec.nd);
+    }
+    out += exponent < 0 ? "e-" : "e+";
+    const int magnitude = exponent < 0 ? -exponent : exponent;
+    if (magnitude >= 100) out += static_cast<char>('0' + magnitude / 100);
+    out += static_cast<char>('0' + magnitude / 10 % 10);
+    out += static_cast<char>('0' + magnitude % 10);
+    return out;
 }
 
-std::string percentText(double fraction) {
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.1f%%", std::round(fraction * 1000) / 10);
-    return buffer;
-}
+std::string percentText(double fraction) { return fixedNumber(std::round(fraction * 1000) / 10, 1) + "%"; }
 
 std::string groupedNumber(double value) {
     std::string plain = formatNumber(value);
@@ -57,12 +299,37 @@ std::optional<double> parseNumber(std::string_view text) {
         if (digits() == 0) return std::nullopt;
     }
     if (i != text.size()) return std::nullopt;
-    const std::string copy(text);
-    errno = 0;
-    const double value = std::strtod(copy.c_str(), nullptr);
-    if (errno == ERANGE && std::fabs(value) > 1) return std::nullopt;  // overflow; underflow reads as 0
-    if (!std::isfinite(value)) return std::nullopt;
-    return value == 0 ? 0.0 : value;
+    // The digits into an exact decimal (Go's strconv readFloat), then its nearest double.
+    Decimal dec;
+    bool dot = false;
+    i = text[0] == '+' || text[0] == '-' ? 1 : 0;
+    for (; i < text.size() && text[i] != 'e' && text[i] != 'E'; ++i) {
+        if (text[i] == '.') {
+            dot = true;
+            dec.dp = dec.nd;
+        } else if (text[i] == '0' && dec.nd == 0) {
+            --dec.dp;  // a leading zero
+        } else if (dec.nd < Decimal::kDigits) {
+            dec.d[dec.nd++] = text[i];
+        } else if (text[i] != '0') {
+            dec.trunc = true;
+        }
+    }
+    if (!dot) dec.dp = dec.nd;
+    if (i < text.size()) {
+        ++i;
+        const bool negativeExponent = text[i] == '-';
+        if (text[i] == '+' || text[i] == '-') ++i;
+        int exponent = 0;
+        for (; i < text.size(); ++i)
+            if (exponent < 10000) exponent = exponent * 10 + (text[i] - '0');
+        dec.dp += negativeExponent ? -exponent : exponent;
+    }
+    bool overflow = false;
+    const double magnitude = doubleOf(dec.doubleBits(overflow));
+    if (overflow) return std::nullopt;  // underflow reads as 0
+    if (magnitude == 0) return 0.0;
+    return text[0] == '-' ? -magnitude : magnitude;
 }
 
 std::string percentEncode(std::string_view text) {

@@ -10,6 +10,10 @@ namespace membudget::detail {
 // Shortest decimal that reads back as the same double; integers below 1e15 without an exponent.
 std::string formatNumber(double value);
 
+// printf's %.<decimals>f: the value correctly rounded (half to even on an exact tie) to that many decimals, "-" for a
+// negative value even where it rounds to 0.
+std::string fixedNumber(double value, int decimals);
+
 // An integer-valued number with thousands separators (70,000,000,000); others as formatNumber.
 std::string groupedNumber(double value);
 
