@@ -264,8 +264,12 @@ export class Engine {
   }
 
   fieldTexts(config: Config): Record<keyof Config, string> {
-    return this.#call(() => this.#module.fieldTexts(this.#complete(config)));
+    // Asked once or twice per recompute of the same configuration object (the form, the Hub source): kept.
+    if (this.#lastTexts?.config !== config)
+      this.#lastTexts = { config, texts: this.#call(() => this.#module.fieldTexts(this.#complete(config))) };
+    return this.#lastTexts.texts;
   }
+  #lastTexts: { config: Config; texts: Record<keyof Config, string> } | undefined;
 
   /** What the field table says of each field in this configuration: hidden when it does not apply, the 0s' values. */
   fieldStates(config: Config): FieldStates {
@@ -283,8 +287,11 @@ export class Engine {
   }
 
   encodeQuery(config: Config): string {
-    return this.#call(() => this.#module.encodeQuery(this.#complete(config)));
+    if (this.#lastQuery?.config !== config)
+      this.#lastQuery = { config, query: this.#call(() => this.#module.encodeQuery(this.#complete(config))) };
+    return this.#lastQuery.query;
   }
+  #lastQuery: { config: Config; query: string } | undefined;
 
   decodeQuery(query: string): Decoded {
     const parsed = this.#call(() => this.#module.decodeQuery(query));
@@ -454,10 +461,16 @@ export class Engine {
     return withStepText(this.#call(() => this.#module.evaluate(this.#complete(config))));
   }
 
-  // Embind throws a TypeError for a missing field; fill gaps from the defaults instead.
+  // Embind throws a TypeError for a missing field; fill gaps from the defaults instead. A configuration the engine
+  // returned has every field and crosses as it is: two copies of 94 fields on every call were a tenth of a field
+  // change's time.
   #complete(config: Partial<Config>): Config {
-    return { ...this.defaultConfig(), ...config };
+    this.#defaults ??= this.#module.defaultConfig();
+    this.#keys ??= Object.keys(this.#defaults);
+    for (const key of this.#keys) if (!(key in config)) return { ...this.#defaults, ...config };
+    return config as Config;
   }
+  #keys: string[] | undefined;
 
   #call<T>(fn: () => T): T {
     try {
