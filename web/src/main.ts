@@ -46,7 +46,8 @@ class App {
 
   constructor(engine: Engine, root: HTMLElement) {
     this.#engine = engine;
-    this.#url = new UrlState(engine);
+    // The embed's "open full" follows the link as it is written.
+    this.#url = new UrlState(engine, (fullLink) => this.#toolbar.setFullLink(fullLink));
     const link = this.#url.read();
     this.#view = link.view;
     this.#config = link.config;
@@ -284,7 +285,6 @@ class App {
     // A configuration the engine refuses never reaches the link: it stays at the last valid state.
     if (this.#errors.length === 0) {
       this.#url.write(this.#config, this.#view);
-      this.#toolbar.setFullLink(this.#url.fullLink);
     }
     document.body.dataset.renderMs = (performance.now() - start).toFixed(3);
   }

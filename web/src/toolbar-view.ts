@@ -42,6 +42,8 @@ export class ToolbarView {
   constructor(engine: Engine, host: ToolbarHost) {
     this.#engine = engine;
     this.#host = host;
+    // The link is written once typing pauses: a click on "open full" right after an edit writes it first.
+    this.openFull.addEventListener('click', () => void host.link());
     const writes = engine.formats.filter((f) => f.exports);
     this.#labels = new Map(writes.map((f) => [f.id, f.label]));
     const unit = el(

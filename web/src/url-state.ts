@@ -65,12 +65,17 @@ function hubOfLink(params: URLSearchParams): { hub?: HubSource; notices: Problem
 
 export class UrlState {
   readonly #engine: Engine;
+  /** What the next write will say, kept as it was given: its query is encoded only when the link is written. */
+  #next: { config: Config; view: ViewState } | undefined;
   #pending: string | undefined;
   #timer: number | undefined;
   #fullLink = location.pathname;
+  /** Told the full calculator's link each time the link is written (the embed's "open full"). */
+  readonly #onWritten: (fullLink: string) => void;
 
-  constructor(engine: Engine) {
+  constructor(engine: Engine, onWritten: (fullLink: string) => void = () => {}) {
     this.#engine = engine;
+    this.#onWritten = onWritten;
   }
 
   /** The configuration and the view of the page's link. */
@@ -92,31 +97,41 @@ export class UrlState {
     };
   }
 
-  /** Writes the link once typing pauses (flush writes it at once). */
+  /**
+   * Writes the link once typing pauses (flush writes it at once). The engine's query is a round trip through its
+   * decoder (membudget/model/query.hpp), a quarter of a field change's time: it is made when the link is written,
+   * once per pause, not on every keystroke.
+   */
   write(config: Config, view: ViewState): void {
+    this.#next = { config, view: { ...view } };
+    if (this.#timer === undefined) this.#timer = window.setTimeout(() => this.flush(), URL_WRITE_DELAY_MS);
+  }
+
+  /** The links of the configuration given last to write(), made now. */
+  #encode(): void {
+    const next = this.#next;
+    if (next === undefined) return;
+    this.#next = undefined;
     // The engine's defaults encode as nothing, which would open the start: name their model instead.
-    const query = this.#engine.encodeQuery(config) || `model=${encodeURIComponent(config.model)}`;
+    const query = this.#engine.encodeQuery(next.config) || `model=${encodeURIComponent(next.config.model)}`;
     const withView = (embed: boolean) => {
-      const full = [query, viewQuery(view, embed)].filter(Boolean).join('&');
+      const full = [query, viewQuery(next.view, embed)].filter(Boolean).join('&');
       return `${location.pathname}${full ? `?${full}` : ''}`;
     };
     this.#fullLink = withView(false);
     this.#pending = withView(true);
-    if (this.#timer === undefined) this.#timer = window.setTimeout(() => this.flush(), URL_WRITE_DELAY_MS);
-  }
-
-  /** The link of the last configuration written, without `embed`: the full calculator's (the embed's "open full"). */
-  get fullLink(): string {
-    return this.#fullLink;
   }
 
   /** Writes a pending link now. */
   flush(): void {
     if (this.#timer !== undefined) window.clearTimeout(this.#timer);
     this.#timer = undefined;
+    this.#encode();
     const url = this.#pending;
-    if (url !== undefined && url !== `${location.pathname}${location.search}`) history.replaceState(null, '', url);
+    if (url === undefined) return;
     this.#pending = undefined;
+    if (url !== `${location.pathname}${location.search}`) history.replaceState(null, '', url);
+    this.#onWritten(this.#fullLink);
   }
 
   /**
@@ -132,6 +147,7 @@ export class UrlState {
   discard(): void {
     if (this.#timer !== undefined) window.clearTimeout(this.#timer);
     this.#timer = undefined;
+    this.#next = undefined;
     this.#pending = undefined;
   }
 
