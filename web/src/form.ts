@@ -87,6 +87,11 @@ export class Form {
   readonly #fields = new Map<string, Field>();
   readonly #general: HTMLElement;
   #errorKeys = new Set<string>();
+  /** The messages shown at fields, by key (errors, warnings, an offer): a change touches only the fields whose
+   * messages change, found without reading the DOM of the other fields. */
+  readonly #messageStates = new Map<string, string>();
+  /** The "auto: …" placeholders shown, by key: written only when they change. */
+  readonly #placeholders = new Map<string, string>();
 
   constructor(engine: Engine, onInput: FieldInput) {
     this.element = el('form', { id: 'config-form', novalidate: true, 'aria-label': 'Configuration' });
@@ -262,7 +267,11 @@ export class Form {
       if (control instanceof HTMLInputElement) {
         if (field.zeroMeansAuto && text === '0') {
           const auto = states.auto[key as keyof Config];
-          control.placeholder = `auto: ${auto === undefined ? field.autoMeaning : field.kind === 'number' ? String(auto) : formatCount(auto)}`;
+          const placeholder = `auto: ${auto === undefined ? field.autoMeaning : field.kind === 'number' ? String(auto) : formatCount(auto)}`;
+          if (this.#placeholders.get(key) !== placeholder) {
+            this.#placeholders.set(key, placeholder);
+            control.placeholder = placeholder;
+          }
           text = '';
         }
         // A capacity in GB follows the page's unit; what is typed is read back with its unit (readNumber).
@@ -270,7 +279,8 @@ export class Form {
       }
       if (document.activeElement === control) continue; // being typed in: its text and the value read stay
       if (control.value !== text) control.value = text;
-      this.#parsed.get(key)!.textContent = '';
+      const parsed = this.#parsed.get(key)!;
+      if (parsed.firstChild) parsed.textContent = '';
     }
     this.updateVisibility(states);
   }
@@ -332,14 +342,18 @@ export class Form {
       const row = this.#rows.get(key);
       if (row?.hidden) row.hidden = false;
     }
-    // Touch only the fields whose messages changed: restyling every field costs a layout each edit.
-    for (const [key, message] of this.#messages) {
+    // Touch only the fields whose messages changed: restyling every field costs a layout each edit. The fields
+    // to look at are those with a message now or before, and the one offered values.
+    const keys = new Set([...byField.keys(), ...this.#messageStates.keys()]);
+    if (offer) keys.add(offer.key);
+    for (const key of keys) {
+      const message = this.#messages.get(key)!;
       const entry = byField.get(key) ?? { errors: [], warnings: [] };
-      const state = `${entry.errors.join('\n')}\u0000${entry.warnings.join('\n')}`;
       const offered = offer && offer.key === key && entry.errors.length > 0 ? offer : undefined;
-      const offerState = offered ? `\u0000${offered.values.join(',')}` : '';
-      if (message.dataset.state === state + offerState || (!message.dataset.state && state === '\u0000' && !offered)) continue;
-      message.dataset.state = state + offerState;
+      const state = `${entry.errors.join('\n')}\u0000${entry.warnings.join('\n')}${offered ? `\u0000${offered.values.join(',')}` : ''}`;
+      if ((this.#messageStates.get(key) ?? '\u0000') === state) continue;
+      if (state === '\u0000') this.#messageStates.delete(key);
+      else this.#messageStates.set(key, state);
       const hasError = entry.errors.length > 0;
       message.className = `message${hasError ? ' error' : entry.warnings.length ? ' warning' : ''}`;
       const choices = offered

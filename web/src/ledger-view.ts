@@ -91,6 +91,9 @@ export class LedgerView {
   #assumedKey = '';
   readonly #speedParts = el('details', { id: 'step-time-parts', class: 'step-time-parts' });
   #speedKey = '';
+  /** The parts' rows by part id: what a field change rewrites in place. */
+  #speedRows = new Map<string, { label: HTMLElement; formula: HTMLElement; seconds: HTMLElement; share: HTMLElement }>();
+  readonly #speedNote = el('p', { class: 'note' });
   readonly #bar = el('figure', { id: 'bar', class: 'bar' });
   readonly #table = el('table', { id: 'ledger', class: 'ledger' });
   readonly #warnings = el('ul', { id: 'warnings', class: 'warnings' });
@@ -287,40 +290,48 @@ export class LedgerView {
         ? `Estimated step ${formatSeconds(st.stepSeconds)} · ${formatCount(Math.round(st.tokensPerSecondPerGpu))} tokens/s per GPU · MFU ${formatPercentTenth(st.mfu)} (an estimate, not a measurement)`
         : `Estimated serving (${formatCount(sv!.concurrency)} requests of ${formatCount(sv!.inputTokens)} in / ${formatCount(sv!.outputTokens)} out${sv!.lengthsAssumed ? ', seq split in half: set input and output tokens' : ''}): ` +
           `TTFT ${formatSeconds(sv!.ttftSeconds)} · TPOT ${formatSeconds(sv!.tpotSeconds)} · ${formatCount(Math.round(sv!.outputTokensPerSecondPerGpu))} output tokens/s per GPU (an estimate, not a measurement)`;
-    const key = JSON.stringify(parts.map((p) => p.seconds)) + line;
-    if (key === this.#speedKey) return;
-    this.#speedKey = key;
     setText(this.#speed, line);
-    replaceChildren(
-      this.#speedParts,
-      el(
-        'summary',
-        {},
-        st !== null ? 'Step time (estimate): what the step waits for' : 'Time per output token (estimate): what a decode step waits for',
-      ),
-      el(
-        'table',
-        { class: 'step-parts' },
-        el('thead', {}, el('tr', {}, ...['Part', 'How it is computed', 'Seconds', 'Share'].map((h) => el('th', { scope: 'col' }, h)))),
+    // The parts' table is built when its rows change (training or serving, which parts take time) and otherwise
+    // updated in place: a field change rewrites a few numbers, not the table (each rebuilt cell is laid out again).
+    const shownParts = parts.filter((p) => p.seconds > 0);
+    const key = `${st !== null}\u0000${shownParts.map((p) => p.id).join(',')}`;
+    if (key !== this.#speedKey) {
+      this.#speedKey = key;
+      this.#speedRows = new Map();
+      const rows = shownParts.map((p) => {
+        const row = {
+          label: el('th', { scope: 'row' }),
+          formula: el('td', { class: 'formula' }),
+          seconds: el('td', { class: 'value' }),
+          share: el('td', { class: 'value' }),
+        };
+        this.#speedRows.set(p.id, row);
+        return el('tr', { 'data-part': p.id }, row.label, row.formula, row.seconds, row.share);
+      });
+      replaceChildren(
+        this.#speedParts,
         el(
-          'tbody',
+          'summary',
           {},
-          ...parts
-            .filter((p) => p.seconds > 0)
-            .map((p) =>
-              el(
-                'tr',
-                { 'data-part': p.id },
-                el('th', { scope: 'row' }, p.label),
-                el('td', { class: 'formula' }, p.formula),
-                el('td', { class: 'value' }, formatSeconds(p.seconds)),
-                el('td', { class: 'value' }, formatPercentTenth(p.seconds / total)),
-              ),
-            ),
+          st !== null ? 'Step time (estimate): what the step waits for' : 'Time per output token (estimate): what a decode step waits for',
         ),
-      ),
-      el('p', { class: 'note' }, st !== null ? st.assumptions : sv!.assumptions),
-    );
+        el(
+          'table',
+          { class: 'step-parts' },
+          el('thead', {}, el('tr', {}, ...['Part', 'How it is computed', 'Seconds', 'Share'].map((h) => el('th', { scope: 'col' }, h)))),
+          el('tbody', {}, ...rows),
+        ),
+        this.#speedNote,
+      );
+    }
+    for (const p of shownParts) {
+      const row = this.#speedRows.get(p.id)!;
+      setText(row.label, p.label);
+      setText(row.formula, p.formula);
+      setText(row.seconds, formatSeconds(p.seconds));
+      setText(row.share, formatPercentTenth(p.seconds / total));
+    }
+    setText(this.#speedNote, st !== null ? st.assumptions : sv!.assumptions);
   }
 
   #build(ledger: Ledger): void {
@@ -504,11 +515,5 @@ export function layoutSummary(engine: Engine, config: Config): string {
   const gpus = engine.worldSize(config);
   const ep = config.experts > 0 && config.ep > 1 ? ` (EP ${config.ep})` : '';
   const framework = config.method === 'membudget' && config.mode === 'training' ? [config.framework] : [];
-  return [
-    model,
-    ...framework,
-    `${axes.join(' × ')} = ${gpus.toLocaleString('en-US')} GPU${gpus === 1 ? '' : 's'}${ep}`,
-    gpu,
-    config.mode,
-  ].join(' · ');
+  return [model, ...framework, `${axes.join(' × ')} = ${formatCount(gpus)} GPU${gpus === 1 ? '' : 's'}${ep}`, gpu, config.mode].join(' · ');
 }
