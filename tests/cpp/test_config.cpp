@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <set>
 
@@ -240,6 +242,36 @@ TEST_CASE("number text: shortest round trip, strict parsing", "[config][text]") 
     CHECK_FALSE(percentDecode("%2"));
     CHECK_FALSE(percentDecode("%00"));
     CHECK(percentEncode("a b&c=d") == "a%20b%26c%3Dd");
+}
+
+// The engine writes numbers without printf (the page's module links no printf); they must read as printf writes
+// them: integers (through a uint64) and fractions (through the exact decimal), both signs, at several precisions.
+TEST_CASE("number text: fixed decimals as printf's %.Nf, integers as %.0f", "[config][text]") {
+    using namespace membudget::detail;
+    const auto printfFixed = [](double v, int decimals) {
+        char text[400];
+        std::snprintf(text, sizeof text, "%.*f", decimals, v);
+        return std::string(text);
+    };
+    std::uint64_t state = 0x9E3779B97F4A7C15ull;
+    const auto next = [&state] {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        return state;
+    };
+    std::vector<double> values{0.0, -0.0, 1, -1, 9, 10, 99, 100, 4096, 70e9, 1e15, 9007199254740993.0, 1e18, 9.2e18, 9.3e18, 1e19, 1e21};
+    for (int i = 0; i < 20000; ++i) {
+        const std::uint64_t bits = next();
+        values.push_back(static_cast<double>(bits >> (bits % 64)));                           // integers of every size
+        values.push_back(static_cast<double>(bits >> 11) / static_cast<double>(1ull << 40));  // fractions
+    }
+    for (double magnitude : values)
+        for (double v : {magnitude, -magnitude})
+            for (int decimals : {0, 1, 2, 6}) {
+                INFO(printfFixed(v, 17) << " at " << decimals << " decimals");
+                REQUIRE(fixedNumber(v, decimals) == printfFixed(v, decimals));
+            }
 }
 
 TEST_CASE("the field table says when a field applies and what its 0 stands for", "[config][fields]") {
