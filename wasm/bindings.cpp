@@ -143,6 +143,7 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("source", &WasmGpuPreset::source);
 
     function("evaluate", &evaluateConfig);
+    function("pageView", &pageView);
     // A plan's request as one object (in both modules: the page builds requests for the planner's worker from the
     // engine's defaults) with the engine's PlanRequest fields (membudget/plan/plan.hpp), not twelve numbers.
     value_object<PlanRequest>("PlanRequest")

@@ -224,10 +224,19 @@ WasmParsed setField(const Config& config, const std::string& key, const std::str
     return toWasm(applyAssignments(assignment, config));
 }
 
-val fieldTexts(const Config& config) {
-    val texts = val::object();
-    for (const auto& field : fields()) texts.set(std::string(field.key), fieldText(config, field));
-    return texts;
+// One string, not an object of 94 properties: each property set from wasm costs two strings through embind, which
+// made this call a tenth of a field change. Key and text are separated by U+001E and fields by U+001F, characters
+// no field's text can hold (fieldTextProblem refuses control characters); web/src/engine.ts splits it.
+std::string fieldTexts(const Config& config) {
+    std::string out;
+    out.reserve(2048);
+    for (const auto& field : fields()) {
+        if (!out.empty()) out += '\x1f';
+        out += field.key;
+        out += '\x1e';
+        out += fieldText(config, field);
+    }
+    return out;
 }
 
 val fieldStates(const Config& config) {
@@ -244,6 +253,17 @@ val fieldStates(const Config& config) {
     out.set("auto", autos);
     out.set("labels", labels);
     out.set("launchFormat", std::string(toString(launchFormat(config))));
+    return out;
+}
+
+// What the page shows for one configuration in one call: the ledger, every field's text and the fields' states.
+// Each call takes the configuration's 94 fields across the boundary one by one (embind's value_object), which cost as
+// much as computing the texts: one crossing instead of three on every field change.
+val pageView(const Config& config) {
+    val out = val::object();
+    out.set("result", val(evaluateConfig(config)));
+    out.set("texts", fieldTexts(config));
+    out.set("states", fieldStates(config));
     return out;
 }
 

@@ -98,6 +98,8 @@ void setPhaseName(Phase& phase, std::string id);
 
 // The page's module (and the planner's, which has everything the page's has).
 WasmResult evaluateConfig(const Config& config);
+// evaluateConfig, fieldTexts and fieldStates of one configuration in one call: {result, texts, states}.
+val pageView(const Config& config);
 val compareConfig(const Config& config);
 std::string reasonFor(const std::string& method, const std::string& lineId);
 val measurableLinesOf(const Config& config);
@@ -106,7 +108,7 @@ val validateConfig(const Config& config);
 WasmParsed decode(const std::string& query);
 // One field from the text a form holds; a preset id also fills the fields its preset sets.
 WasmParsed setField(const Config& config, const std::string& key, const std::string& text);
-val fieldTexts(const Config& config);
+std::string fieldTexts(const Config& config);  // "key\x1etext" joined by \x1f (engine.ts splits it)
 // The fields that do not apply to the configuration, and the number each 0 that means auto stands for.
 val fieldStates(const Config& config);
 val fieldTable();

@@ -241,7 +241,12 @@ export class Engine {
 
   /** The ledger; throws MembudgetError listing every range and consistency error. */
   evaluate(config: Config): Ledger {
-    const result = withStepText(this.#call(() => this.#module.evaluate(this.#complete(config))));
+    // The ledger is asked for the configuration the page shows, whose field texts and states the page asks for
+    // next: all three cross in one call and the other two are kept for this configuration object.
+    const view = this.#call(() => this.#module.pageView(this.#complete(config)));
+    this.#lastTexts = { config, texts: splitFieldTexts(view.texts) };
+    this.#lastStates = { config, states: view.states };
+    const result = withStepText(view.result);
     if (result.errors.length > 0) throw new MembudgetError(result.errors);
     return result as Ledger;
   }
@@ -266,7 +271,7 @@ export class Engine {
   fieldTexts(config: Config): Record<keyof Config, string> {
     // Asked once or twice per recompute of the same configuration object (the form, the Hub source): kept.
     if (this.#lastTexts?.config !== config)
-      this.#lastTexts = { config, texts: this.#call(() => this.#module.fieldTexts(this.#complete(config))) };
+      this.#lastTexts = { config, texts: splitFieldTexts(this.#call(() => this.#module.fieldTexts(this.#complete(config)))) };
     return this.#lastTexts.texts;
   }
   #lastTexts: { config: Config; texts: Record<keyof Config, string> } | undefined;
@@ -528,6 +533,16 @@ export function loadPlannerEngine(wasmBinary?: ArrayBuffer | Uint8Array): Promis
 
 let cached: Promise<Engine> | undefined;
 let failLoad: (error: unknown) => void = () => {};
+
+/** The module's field texts ("key\u001etext" joined by \u001f, wasm/glue.cpp) as an object by key. */
+function splitFieldTexts(joined: string): Record<keyof Config, string> {
+  const texts: Record<string, string> = {};
+  for (const pair of joined.split('\u001f')) {
+    const at = pair.indexOf('\u001e');
+    texts[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return texts as Record<keyof Config, string>;
+}
 
 /**
  * Loads the engine once. In the browser the .wasm is fetched next to the page (or from the data URL the

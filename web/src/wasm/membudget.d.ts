@@ -598,10 +598,13 @@ export interface Advice {
 
 export interface MembudgetModule {
   evaluate(config: Config): Result;
+  /** evaluate, fieldTexts and fieldStates of one configuration in one call (wasm/glue.cpp pageView). */
+  pageView(config: Config): { result: Result; texts: string; states: FieldStates };
   validate(config: Config): Problem[];
   defaultConfig(): Config;
   setField(config: Config, key: string, text: string): ParsedConfig;
-  fieldTexts(config: Config): Record<keyof Config, string>;
+  /** Every field's text as "key\u001etext", joined by \u001f (wasm/glue.cpp fieldTexts). */
+  fieldTexts(config: Config): string;
   fields(): Field[];
   /** The fields that do not apply to the configuration (the field table's applies), and what each 0 that means
    * auto stands for in it. */
