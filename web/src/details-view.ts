@@ -1,13 +1,8 @@
 // What lies behind the peak: every pipeline stage (a strip, the peak one marked), the phases of a step,
 // the host memory of offloading, and the activation tensors of the peak stage (built only when opened).
 import type { Ledger } from './engine';
-import { el, replaceChildren, svg } from './dom';
+import { el, replaceChildren, setText, svg } from './dom';
 import { formatBytes, formatCount, formatWithUnit, UNIT_LABEL, type Unit } from './format';
-
-// DOM writes only where something changed: a re-render must stay within a few milliseconds.
-function setText(node: Node, text: string): void {
-  if (node.textContent !== text) node.textContent = text;
-}
 
 function setHidden(node: HTMLElement, hidden: boolean): void {
   if (node.hidden !== hidden) node.hidden = hidden;

@@ -42,6 +42,18 @@ function append(node: Node, children: Child[]): void {
   }
 }
 
+/**
+ * Writes a node's text only where it changed: a re-render must stay within a few milliseconds. A node holding one
+ * text node has that node's data changed in place, which the browser lays out as changed text; replacing it (what
+ * textContent does) removes a node from the layout and inserts another.
+ */
+export function setText(node: Node, text: string): void {
+  const only = node.firstChild;
+  if (only !== null && only === node.lastChild && only.nodeType === Node.TEXT_NODE) {
+    if ((only as Text).data !== text) (only as Text).data = text;
+  } else if (node.textContent !== text) node.textContent = text;
+}
+
 export function replaceChildren(node: Element, ...children: Child[]): void {
   node.replaceChildren();
   append(node, children);

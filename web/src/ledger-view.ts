@@ -3,7 +3,7 @@
 // Built once per set of ledger lines and then updated in place: a field change touches only the text
 // and attributes that changed, which keeps a re-render (layout included) within a few milliseconds.
 import type { Config, Engine, Ledger, Problem } from './engine';
-import { el, replaceChildren, svg } from './dom';
+import { el, replaceChildren, setText, svg } from './dom';
 import {
   formatBytes,
   formatCount,
@@ -29,10 +29,6 @@ const ANNOUNCE_DELAY_MS = 600;
 const BAR_HEIGHT = 40;
 const BAR_Y = 4;
 const BAR_THICKNESS = 32;
-
-function setText(node: Node, text: string): void {
-  if (node.textContent !== text) node.textContent = text;
-}
 
 function setAttr(node: Element, name: string, value: string | number): void {
   const text = String(value);
