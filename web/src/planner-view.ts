@@ -89,6 +89,8 @@ export class PlannerView {
   #serving: Promise<ServingView | undefined> | undefined;
   #inference = false;
   #config: Config | undefined;
+  /** The GPU count of the configuration last shown (undefined before the first). */
+  #shownGpus: number | undefined;
   #unit: Unit = 'gb';
   #plan: Plan | undefined;
   #request: PlanRequest | undefined;
@@ -201,7 +203,10 @@ export class PlannerView {
     }
     // The GPU count the user stated (DP follows it in the engine), else the layout's.
     const gpus = config.gpus || this.#engine.worldSize(config);
-    const changedScale = !this.#config || (this.#config.gpus || this.#engine.worldSize(this.#config)) !== gpus;
+    // Against the GPU count of the configuration shown before, kept: asking the engine about that configuration
+    // again would cross into the wasm on every field change.
+    const changedScale = this.#shownGpus !== gpus;
+    this.#shownGpus = gpus;
     this.#config = config;
     this.#unit = unit;
     if ((changedScale && !this.#gpusEdited) || this.#gpus.value === '') {
