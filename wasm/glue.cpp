@@ -240,16 +240,21 @@ std::string fieldTexts(const Config& config) {
 }
 
 val fieldStates(const Config& config) {
-    val hidden = val::array();
+    // The hidden keys as one string split in JS: a push per key from wasm was a method call each, as long as the
+    // rest of this function together.
+    std::string hidden;
     val autos = val::object();
     val labels = val::object();
     for (const auto& f : fields()) {
-        if (!fieldApplies(f, config)) hidden.call<void>("push", std::string(f.key));
+        if (!fieldApplies(f, config)) {
+            if (!hidden.empty()) hidden += ' ';
+            hidden += f.key;
+        }
         if (const auto value = autoValue(f, config)) autos.set(std::string(f.key), *value);
         if (const std::string_view label = fieldLabel(f, config); label != f.label) labels.set(std::string(f.key), std::string(label));
     }
     val out = val::object();
-    out.set("hidden", hidden);
+    out.set("hidden", hidden.empty() ? val::array() : val(hidden).call<val>("split", std::string(" ")));
     out.set("auto", autos);
     out.set("labels", labels);
     out.set("launchFormat", std::string(toString(launchFormat(config))));
