@@ -132,11 +132,11 @@ Gathering gatheringOf(const Config& c) {
 
 MembudgetTraining membudgetTraining(const Config& c) {
     MembudgetTraining t;  // every field set below
-    t.x = dimsOf(c);
+    fillDims(c, t.x);
     // Untied: the output layer sits on the last stage. Tied with PP > 1: Megatron-LM keeps a copy of
     // the embedding there to compute the logits (and all-reduces their gradients).
     t.outputOnLast = !c.tiedEmbeddings || c.pp > 1;
-    t.p = rankParams(c, t.x, t.outputOnLast);
+    fillRankParams(c, t.x, t.outputOnLast, t.p);
     t.shardGroup = c.dp * c.cp;  // Megatron's distributed optimizer shards over DP × CP; FSDP2 over dp_shard × CP
     t.rates = staticRates(c);
     const bool fsdp2 = shardsWithFsdp2(c);
@@ -438,15 +438,16 @@ PeakBytes membudgetTrainingPeak(const Config& c) {
 
 PeakBytes membudgetTrainingPeak(const Config& c, std::span<const StageSpan> stages) {
     const MembudgetTraining t = membudgetTraining(c);
-    const double allowances = gigabytesToBytes(c.buffersGb) + gigabytesToBytes(c.contextGb);
+    // Rounded once, not on every stage: the loop's calls leave the compiler unable to reuse them.
+    const double buffers = gigabytesToBytes(c.buffersGb), context = gigabytesToBytes(c.contextGb);
+    const double allowances = buffers + context;
     const double workspace = workspaceBytes(c);
     PeakBytes peak{};
     peak.totalBytes = -1;
     for (const StageSpan& stage : stages) {
         const MembudgetStage s = membudgetStage(c, t, stage.index, stage.layers, stage.firstLayer, true);
         // The same sum, in the same order, as evaluate() makes of the stage's lines.
-        const double total = s.parameters + s.gradientsAtPeak + s.optimizerAtPeak + s.activations + workspace +
-                             gigabytesToBytes(c.buffersGb) + gigabytesToBytes(c.contextGb);
+        const double total = s.parameters + s.gradientsAtPeak + s.optimizerAtPeak + s.activations + workspace + buffers + context;
         const double staticBytes = s.parameters + s.gradients + s.optimizer + workspace + allowances;
         if (total > peak.totalBytes)
             peak = {s.parameters, s.gradientsAtPeak, s.optimizerAtPeak, s.activations, allowances,

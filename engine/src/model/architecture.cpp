@@ -96,7 +96,12 @@ double inFlightLayerCopies(const Config& c, double stageLayerCount, double stage
 }
 
 Dims dimsOf(const Config& c) {
-    Dims x{};
+    Dims x;  // every field set by fillDims
+    fillDims(c, x);
+    return x;
+}
+
+void fillDims(const Config& c, Dims& x) {
     x.b = c.mb;
     x.s = c.seq;
     x.sRank = c.seq / c.cp;
@@ -121,8 +126,7 @@ Dims dimsOf(const Config& c) {
     // Megatron-LM and vLLM keep max(1, kv/TP) KV heads per rank, replicating them when TP exceeds kv.
     x.kvHeadsRank = std::max(1.0, std::ceil(c.kvHeads / c.tp));
     // The adapters' set, read from its text here once for every layer walk of this configuration.
-    if (c.finetune != Finetune::full) x.adapted = parseLoraTargets(c.loraTargets);
-    return x;
+    x.adapted = c.finetune != Finetune::full ? parseLoraTargets(c.loraTargets) : LoraTargets{};
 }
 
 LinearAttentionParams linearAttentionParams(const Config& c, double tp) {
@@ -157,6 +161,12 @@ double queryKeyNormParams(const Config& c) {
 }
 
 RankParams rankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput) {
+    RankParams p;
+    fillRankParams(c, x, lastStageHoldsOutput, p);
+    return p;
+}
+
+void fillRankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput, RankParams& p) {
     const double norm = x.layernorm ? 2 * x.h : x.h;
     // Every norm of a layer: the two before attention and the MLP, the post-norms after them, and the query/key
     // norms, which vLLM and Megatron-LM replicate on every TP rank (OLMo 2's full-width ones are gathered whole).
@@ -185,9 +195,10 @@ RankParams rankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput)
     const IndexerParams indexer = indexerParams(c);
     q += indexer.query;
     const double indexerRest = indexer.keyAndWeights + indexer.norm;
-    RankParams p{};
+    // Every field is set, the zeros too: `p` is the caller's (the kernel's MembudgetTraining::p), not zeroed first.
     // A linear-attention layer (Gated DeltaNet) in place of a full-attention one: its projections for the
     // attention's matrices, its convolution, gates and norm for the attention's biases, sinks and QK norms.
+    p.linearLayerLinearDelta = p.linearLayerRestDelta = 0;
     if (c.linearValueHeads > 0) {
         const LinearAttentionParams linear = linearAttentionParams(c, x.t);
         p.linearLayerLinearDelta = linear.linear - (q + o + kvWeights);
@@ -195,6 +206,7 @@ RankParams rankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput)
     }
     p.layerLinear = q + o + kvWeights + mlp;
     p.layer = q + o + kvWeights + mlp + attentionBiases + mlpBiases + sinks + layerNorms + indexerRest;
+    p.moeLayerLinear = p.moeLayerExperts = p.moeLayerExpertBiases = p.moeLayer = 0;
     if (c.experts != 0) {
         const double shared = matrices * x.h * c.sharedExpertFfn / x.t;
         p.moeLayerLinear = q + o + kvWeights + shared;
@@ -209,7 +221,6 @@ RankParams rankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput)
     // The output layer's bias is split by TP with its rows; a tied output keeps its own bias.
     p.output = (lastStageHoldsOutput ? x.V * x.h / x.t : 0) + (c.outputBias ? x.V / x.t : 0);
     p.finalNorm = norm;
-    return p;
 }
 
 PatternBlocks patternBlocksIn(const Config& c, double from, double count) {

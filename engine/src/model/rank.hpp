@@ -23,6 +23,9 @@ struct Dims {
 };
 
 Dims dimsOf(const Config& c);
+// The same into `x`, every field set: the kernel's MembudgetTraining::x is written in place, not copied from a
+// returned struct (a copy read back in 16-byte loads across the 8- and 1-byte stores that wrote it stalls).
+void fillDims(const Config& c, Dims& x);
 
 // Tensor parallelism inside each expert (etp = 0 means TP) and each expert's FFN width (moe_ffn = 0 means ffn).
 inline double expertTensorParallel(const Config& c) { return c.etp != 0 ? c.etp : c.tp; }
@@ -66,6 +69,8 @@ struct LinearAttentionParams {
 };
 LinearAttentionParams linearAttentionParams(const Config& c, double tp);
 RankParams rankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput);
+// The same into `p`, every field set (as fillDims): the kernel's MembudgetTraining::p, neither zeroed nor copied.
+void fillRankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput, RankParams& p);
 
 // The blocks of a hybrid stack (layer_pattern) among layers [from, from + count): Mamba-2 mixers, attention, MLPs.
 struct PatternBlocks {
