@@ -130,7 +130,10 @@ Gathering gatheringOf(const Config& c) {
     return Gathering::none;
 }
 
-MembudgetTraining membudgetTraining(const Config& c) {
+// flatten: everything this file defines that the kernel calls (the layer walk, the static rates) is inlined here and in
+// membudgetStage, as the architecture helpers in model/rank.hpp are: a call spills every live double (the SysV ABI
+// saves no XMM register), and those spills and reloads were most of the kernel's time. The ledger calls both too.
+[[gnu::flatten]] MembudgetTraining membudgetTraining(const Config& c) {
     MembudgetTraining t;  // every field set below
     fillDims(c, t.x);
     // Untied: the output layer sits on the last stage. Tied with PP > 1: Megatron-LM keeps a copy of
@@ -283,8 +286,9 @@ double checkpointedLayers(const Config& c, double firstLayerOfStage, double stag
     return stageLayers;
 }
 
-MembudgetStage membudgetStage(const Config& c, const MembudgetTraining& t, double i, double stageLayers, double firstLayerOfStage,
-                              bool atPeakPhase) {
+// flatten: as membudgetTraining, the stage's tensor walk and static terms inlined, not called.
+[[gnu::flatten]] MembudgetStage membudgetStage(const Config& c, const MembudgetTraining& t, double i, double stageLayers,
+                                               double firstLayerOfStage, bool atPeakPhase) {
     const Dims& x = t.x;
     const RankParams& p = t.p;
     const StaticRates& rates = t.rates;

@@ -77,12 +77,7 @@ std::vector<double> stageLayers(const Config& c) {
 
 namespace membudget::detail {
 
-double inFlightMicrobatches(const Config& c, double stage) { return std::min(c.pp - stage, c.microbatches); }
-
-double inFlightLayerCopies(const Config& c, double stageLayerCount, double stage) {
-    if (c.vpp <= 1) return inFlightMicrobatches(c, stage) * stageLayerCount;
-    const double chunks = std::min(2 * (c.pp - stage - 1) + (c.vpp - 1) * c.pp + 1, c.microbatches * c.vpp);
-    if (c.pipelineLayout.empty()) return chunks * stageLayerCount / c.vpp;
+double inFlightLayoutCopies(const Config& c, double chunks, double stage) {
     // Uneven model chunks: the k-th forward of the warm-up runs model chunk (k mod PP·v) ÷ PP (schedules.py
     // get_model_chunk_id, micro-batches in groups of PP), so each in-flight chunk counts its own layers.
     const ParsedLayout& layout = parsePipelineLayout(c.pipelineLayout);
@@ -289,12 +284,6 @@ double persistentParameters(const Config& c, const Dims& x, double denseLayers, 
     return denseLayers * dense + moeLayers * moe +
            (first ? keep(x.V * x.h / x.t) + keep(c.posEmb * x.h) + (c.embeddingNorm ? norm : 0) : 0) +
            (last ? norm + (outputHere ? keep(x.V * x.h / x.t) : 0) + (c.outputBias ? keep(x.V / x.t) : 0) : 0);
-}
-
-double moeLayersIn(const Config& c, double from, double count) {
-    if (c.experts == 0) return 0;
-    auto below = [&c](double x) { return x <= c.firstDenseLayers ? 0 : std::floor((x - c.firstDenseLayers - 1) / c.moeLayerFreq) + 1; };
-    return below(from + count) - below(from);
 }
 
 double fullAttentionLayersIn(const Config& c, double from, double count) {

@@ -104,8 +104,13 @@ BlockParams hybridStageParams(const Config& c, const Dims& x, double from, doubl
 // elements (parameter_offload.py mark_persistent_parameters), which stay gathered after their first use.
 double persistentParameters(const Config& c, const Dims& x, double denseLayers, double moeLayers, bool first, bool last, bool outputHere);
 
-// MoE layers among [from, from + count): first_dense_layers, + f, + 2f, … (isMoeLayer), without a loop.
-double moeLayersIn(const Config& c, double from, double count);
+// MoE layers among [from, from + count): first_dense_layers, + f, + 2f, … (isMoeLayer), without a loop. Inline, as
+// the in-flight counts below: the kernel's stage calls them, and a call spills every live double of the stage.
+inline double moeLayersIn(const Config& c, double from, double count) {
+    if (c.experts == 0) return 0;
+    auto below = [&c](double x) { return x <= c.firstDenseLayers ? 0 : std::floor((x - c.firstDenseLayers - 1) / c.moeLayerFreq) + 1; };
+    return below(from + count) - below(from);
+}
 
 // Full-attention layers among [from, from + count): all of them without a sliding window; with one, layers
 // N, 2N, … counted from 1 (full_attention_every = N, as Gemma 3's (layer + 1) % pattern == 0), none when N = 0.
@@ -133,7 +138,14 @@ double stageLayerCount(const Config& config, double stage);
 // Micro-batches a 1F1B schedule keeps in flight on a stage (min(PP − i, m)), and the layer-copies of
 // activations that makes: with interleaving, Megatron-LM's warm-up of 2(PP − i − 1) + (v − 1)·PP + 1
 // model chunks of layers/v layers (on stage 0 this is Korthikanti et al.'s L·(1 + (p − 1)/(p·v))).
-double inFlightMicrobatches(const Config& config, double stage);
-double inFlightLayerCopies(const Config& config, double stageLayerCount, double stage);
+inline double inFlightMicrobatches(const Config& c, double stage) { return std::min(c.pp - stage, c.microbatches); }
+// With a custom pipeline layout, the layer-copies of the warm-up's `chunks` in-flight model chunks, each its own.
+double inFlightLayoutCopies(const Config& c, double chunks, double stage);
+inline double inFlightLayerCopies(const Config& c, double stageLayerCount, double stage) {
+    if (c.vpp <= 1) return inFlightMicrobatches(c, stage) * stageLayerCount;
+    const double chunks = std::min(2 * (c.pp - stage - 1) + (c.vpp - 1) * c.pp + 1, c.microbatches * c.vpp);
+    if (c.pipelineLayout.empty()) return chunks * stageLayerCount / c.vpp;
+    return inFlightLayoutCopies(c, chunks, stage);
+}
 
 }  // namespace membudget::detail
