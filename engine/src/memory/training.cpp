@@ -196,6 +196,24 @@ Gathering gatheringOf(const Config& c) {
 
 namespace {
 
+// std::ceil, exactly, for the stage's byte lines. On x86-64 without SSE4.1 (the baseline the native build targets)
+// std::ceil has no instruction: GCC expands it to a round trip through a 64-bit integer (cvttsd2si, cvtsi2sd) and a
+// correction, whose latency sat on the kernel's critical path. Adding and taking away 2^52 rounds to the nearest
+// integer in double arithmetic alone (every double of magnitude 2^52 or more is already whole); the nearest is
+// corrected up where it fell below, and copysign keeps std::ceil's sign for (-1, 0] (-0). Elsewhere (SSE4.1's
+// roundsd, WebAssembly's f64.ceil, AArch64's frintp) std::ceil is one instruction and is used as it is.
+inline double ceilBytes(double x) {
+#if defined(__x86_64__) && !defined(__SSE4_1__)
+    constexpr double kWhole = 4503599627370496.0;  // 2^52
+    if (!(x > -kWhole && x < kWhole)) return x;    // whole already, or infinite or NaN, as std::ceil returns them
+    double nearest = x >= 0 ? (x + kWhole) - kWhole : (x - kWhole) + kWhole;
+    if (nearest < x) nearest += 1;
+    return std::copysign(nearest, x);
+#else
+    return std::ceil(x);
+#endif
+}
+
 double alignUp(double bytes, double to) { return std::ceil(bytes / to) * to; }
 
 // DeepEP's legacy Buffer as Megatron-LM's flex dispatcher sizes it (megatron/core/transformer/moe/fused_a2a.py
@@ -356,18 +374,18 @@ double checkpointedLayers(const Config& c, double firstLayerOfStage, double stag
     s.checkpointed = checkpointedLayers(c, firstLayerOfStage, stageLayers);
     SumStatic terms;
     forEachStaticTerm(c, t, s, first, last, terms);
-    s.parameters = std::ceil(terms.lines[static_cast<int>(StaticLine::parameters)]);
+    s.parameters = ceilBytes(terms.lines[static_cast<int>(StaticLine::parameters)]);
     s.gatheredParams = terms.gathered;
-    s.gradients = std::ceil(terms.lines[static_cast<int>(StaticLine::gradients)]);
-    s.optimizer = std::ceil(terms.lines[static_cast<int>(StaticLine::optimizer)]);
-    s.stepTemporary = std::ceil(terms.step);
+    s.gradients = ceilBytes(terms.lines[static_cast<int>(StaticLine::gradients)]);
+    s.optimizer = ceilBytes(terms.lines[static_cast<int>(StaticLine::optimizer)]);
+    s.stepTemporary = ceilBytes(terms.step);
     // Activations: every saved tensor, times the layer-copies in flight, plus the stage's extras.
     s.copies = inFlightLayerCopies(c, stageLayers, i);
     s.microbatches = inFlightMicrobatches(c, i);
-    s.storedGradients = std::ceil(terms.storedGradients);
+    s.storedGradients = ceilBytes(terms.storedGradients);
     SumStage sum;
     forEachStageTensor(c, t, {stageLayers, s.moeLayers, s.copies, s.microbatches, s.mtpLayers, first, last, s.checkpointed}, sum);
-    const double activations = std::ceil(sum.total);
+    const double activations = ceilBytes(sum.total);
     s.activationsDuringBackward = activations;
 
     // Phases: activations are freed before the optimizer step; with BF16 gradients the step works on an
@@ -382,7 +400,7 @@ double checkpointedLayers(const Config& c, double firstLayerOfStage, double stag
         // memory moves linearly, layer by layer (each layer's tensors freed, its gradients allocated).
         const double layer = std::max(stageLayers > s.moeLayers ? t.fullLayerBytes : 0.0, s.moeLayers > 0 ? t.fullMoeLayerBytes : 0.0);
         s.backwardEndActivations = std::min(
-            activations, std::ceil(layer + (c.ckpt == Checkpointing::full ? activationBytes(c) * x.b * x.sRank * x.h / x.spDivisor : 0)));
+            activations, ceilBytes(layer + (c.ckpt == Checkpointing::full ? activationBytes(c) * x.b * x.sRank * x.h / x.spDivisor : 0)));
         const double start = s.forwardBackward - s.storedGradients;
         const double end = s.parameters + s.gradients + s.optimizer + s.backwardEndActivations;
         s.backwardEndPeaks = end > start;
