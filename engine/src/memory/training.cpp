@@ -458,7 +458,8 @@ PeakBytes membudgetTrainingPeak(const Config& c) {
     return membudgetTrainingPeak(c, std::span<const StageSpan>(stages.data(), count));
 }
 
-PeakBytes membudgetTrainingPeak(const Config& c, std::span<const StageSpan> stages) {
+// flatten: membudgetTraining and membudgetStage inlined here as well, so that the struct each returns stays in registers.
+[[gnu::flatten]] PeakBytes membudgetTrainingPeak(const Config& c, std::span<const StageSpan> stages) {
     const MembudgetTraining t = membudgetTraining(c);
     // Rounded once, not on every stage: the loop's calls leave the compiler unable to reuse them.
     const double buffers = gigabytesToBytes(c.buffersGb), context = gigabytesToBytes(c.contextGb);
