@@ -451,6 +451,11 @@ std::vector<StageSpan> peakCandidateStages(const Config& c) {
 }
 
 PeakBytes membudgetTrainingPeak(const Config& c) {
+    // Without pipeline parallelism the one stage is the candidate (stageLayerCount: all the layers), not walked for.
+    if (c.pp == 1 && c.pipelineLayout.empty()) {
+        const StageSpan only{0, 0, c.layers};
+        return membudgetTrainingPeak(c, std::span<const StageSpan>(&only, 1));
+    }
     // A layout's candidates are a few stages: kept on the stack, so that the kernel allocates nothing.
     std::array<StageSpan, 16> stages;
     const size_t count = peakCandidateStages(c, stages);
