@@ -2,12 +2,14 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <set>
 
 #include "membudget/base/choices.hpp"
 #include "membudget/base/problem.hpp"
 #include "membudget/base/text.hpp"
+#include "membudget/base/units.hpp"
 #include "membudget/evaluate/evaluate.hpp"
 #include "membudget/formats/launch.hpp"
 #include "membudget/io/json.hpp"
@@ -272,6 +274,62 @@ TEST_CASE("number text: fixed decimals as printf's %.Nf, integers as %.0f", "[co
                 INFO(printfFixed(v, 17) << " at " << decimals << " decimals");
                 REQUIRE(fixedNumber(v, decimals) == printfFixed(v, decimals));
             }
+}
+
+// ceilBytes replaces std::ceil on the kernel's critical path with arithmetic of its own on x86-64 without SSE4.1: it
+// must give std::ceil's double, sign of zero included, for every input, the edges of its 2^52 trick above all.
+TEST_CASE("ceilBytes is std::ceil, bit for bit", "[units]") {
+    const auto same = [](double x) {
+        const double want = std::ceil(x), got = membudget::ceilBytes(x);
+        INFO(x);
+        if (std::isnan(want)) {
+            REQUIRE(std::isnan(got));
+            return;
+        }
+        REQUIRE(got == want);
+        REQUIRE(std::signbit(got) == std::signbit(want));
+    };
+    const double whole = 4503599627370496.0;  // 2^52
+    for (double x : {0.0,
+                     -0.0,
+                     0.5,
+                     -0.5,
+                     1.0,
+                     -1.0,
+                     1.5,
+                     -1.5,
+                     2.5,
+                     -2.5,
+                     0.49999999999999994,
+                     -0.49999999999999994,
+                     whole,
+                     -whole,
+                     whole - 0.5,
+                     -(whole - 0.5),
+                     whole - 1,
+                     whole + 1,
+                     2 * whole,
+                     1e300,
+                     -1e300,
+                     5e-324,
+                     -5e-324,
+                     std::numeric_limits<double>::infinity(),
+                     -std::numeric_limits<double>::infinity(),
+                     std::numeric_limits<double>::quiet_NaN(),
+                     70e9 / 3,
+                     123456789.000001,
+                     -123456789.000001})
+        same(x);
+    std::uint64_t state = 0x2545F4914F6CDD1Dull;
+    for (int i = 0; i < 200000; ++i) {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        double x;  // any bit pattern: every exponent, subnormals, NaNs
+        std::memcpy(&x, &state, sizeof x);
+        same(x);
+        same(static_cast<double>(state >> 11) / 1024.0);  // byte counts with fractions, below 2^53
+    }
 }
 
 TEST_CASE("the field table says when a field applies and what its 0 stands for", "[config][fields]") {

@@ -196,24 +196,6 @@ Gathering gatheringOf(const Config& c) {
 
 namespace {
 
-// std::ceil, exactly, for the stage's byte lines. On x86-64 without SSE4.1 (the baseline the native build targets)
-// std::ceil has no instruction: GCC expands it to a round trip through a 64-bit integer (cvttsd2si, cvtsi2sd) and a
-// correction, whose latency sat on the kernel's critical path. Adding and taking away 2^52 rounds to the nearest
-// integer in double arithmetic alone (every double of magnitude 2^52 or more is already whole); the nearest is
-// corrected up where it fell below, and copysign keeps std::ceil's sign for (-1, 0] (-0). Elsewhere (SSE4.1's
-// roundsd, WebAssembly's f64.ceil, AArch64's frintp) std::ceil is one instruction and is used as it is.
-inline double ceilBytes(double x) {
-#if defined(__x86_64__) && !defined(__SSE4_1__)
-    constexpr double kWhole = 4503599627370496.0;  // 2^52
-    if (!(x > -kWhole && x < kWhole)) return x;    // whole already, or infinite or NaN, as std::ceil returns them
-    double nearest = x >= 0 ? (x + kWhole) - kWhole : (x - kWhole) + kWhole;
-    if (nearest < x) nearest += 1;
-    return std::copysign(nearest, x);
-#else
-    return std::ceil(x);
-#endif
-}
-
 double alignUp(double bytes, double to) { return std::ceil(bytes / to) * to; }
 
 // DeepEP's legacy Buffer as Megatron-LM's flex dispatcher sizes it (megatron/core/transformer/moe/fused_a2a.py
