@@ -94,7 +94,7 @@ rmSync(floorDir, { recursive: true });
 const context = await browser.newContext();
 const page = await context.newPage();
 await page.goto(server.url);
-await page.waitForSelector('#verdict strong');
+await page.waitForSelector('body[data-ready="true"]'); // the form is built after the ledger's first frame
 const renders = await page.evaluate(() => {
   const input = /** @type {HTMLInputElement} */ (document.getElementById('f-mb'));
   const times = [];
