@@ -9,7 +9,8 @@ import { HUB_ORIGIN } from './web/src/hub-origin.ts';
 // SINGLE_FILE=1 one self-contained HTML file (scripts, styles and the wasm inlined) to open from disk.
 const singleFile = process.env.SINGLE_FILE === '1';
 
-// Starts the .wasm download with the HTML instead of after the script has run.
+// Starts the downloads of the page's wasm module and of its data file (web/src/wasm-data.ts) with the HTML instead
+// of after the script has run.
 function preloadWasm(): Plugin {
   return {
     name: 'membudget-preload-wasm',
@@ -17,19 +18,18 @@ function preloadWasm(): Plugin {
     transformIndexHtml: {
       order: 'post',
       handler(_html, context) {
+        const names = Object.keys(context.bundle ?? {});
         // The page's own module, never the planner's (membudget-planner-<hash>.wasm, which the worker loads on
         // demand): the bundle lists them in no set order.
-        const wasm = Object.keys(context.bundle ?? {}).find(
-          (name) => /(^|\/)membudget-[^/]+\.wasm$/.test(name) && !name.includes('membudget-planner-'),
-        );
-        if (!wasm) return [];
-        return [
-          {
-            tag: 'link',
-            attrs: { rel: 'preload', href: `./${wasm}`, as: 'fetch', type: 'application/wasm', crossorigin: 'anonymous' },
-            injectTo: 'head',
-          },
-        ];
+        const wasm = names.find((name) => /(^|\/)membudget-[^/]+\.wasm$/.test(name) && !name.includes('membudget-planner-'));
+        const data = names.find((name) => /(^|\/)membudget-data-[^/]+\.bin$/.test(name));
+        if (!wasm || !data) throw new Error("membudget: the bundle lacks the page's wasm module or its data file");
+        const preload = (href: string, type: string) => ({
+          tag: 'link',
+          attrs: { rel: 'preload', href: `./${href}`, as: 'fetch', type, crossorigin: 'anonymous' },
+          injectTo: 'head' as const,
+        });
+        return [preload(wasm, 'application/wasm'), preload(data, 'application/octet-stream')];
       },
     },
   };

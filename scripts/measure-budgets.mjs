@@ -126,7 +126,10 @@ console.log(
   `| field change → re-rendered (incl. layout), median of 50 | ≤ ${GOALS.fieldChangeMs} ms | ${change.toFixed(2)} ms | ${met(change <= GOALS.fieldChangeMs)} |`,
 );
 console.log(
-  `| the page's wasm, gzipped (what the first ledger compiles) | ≤ ${kb(GOALS.wasmGzipBytes)} | ${kb(sizes.wasmGzipBytes)} (budget ${kb(BUDGETS.wasmGzipBytes)}) | ${met(sizes.wasmGzipBytes <= GOALS.wasmGzipBytes)} |`,
+  `| the page's wasm, gzipped (what the first ledger compiles: its code; its data is the next row) | ≤ ${kb(GOALS.wasmGzipBytes)} | ${kb(sizes.wasmGzipBytes)} (budget ${kb(BUDGETS.wasmGzipBytes)}) | ${met(sizes.wasmGzipBytes <= GOALS.wasmGzipBytes)} |`,
+);
+console.log(
+  `| the wasm's data file (its text and tables, fetched beside it and copied into its memory), gzipped | ≤ ${kb(BUDGETS.wasmDataGzipBytes)} | ${kb(sizes.wasmDataGzipBytes)} | ${met(sizes.wasmDataGzipBytes <= BUDGETS.wasmDataGzipBytes)} |`,
 );
 console.log(
   `| page transfer, gzipped (${sizes.files.map((f) => f.name.replace(/-[A-Za-z0-9_-]{8}\./, '.')).join(', ')}) | ≤ ${kb(BUDGETS.pageGzipBytes)} | ${kb(sizes.pageGzipBytes)} | ${met(sizes.pageGzipBytes <= BUDGETS.pageGzipBytes)} |`,

@@ -17,7 +17,7 @@ import { loadEngine, MembudgetError, type Engine } from '../../web/src/engine';
 import { applies, ESSENTIALS } from '../../web/src/form';
 import { launchChromium } from '../support/browser.mjs';
 import { runCli } from '../support/cli';
-import { DIST, fixture, WASM } from '../support/paths';
+import { DIST, fixture, WASM, WASM_DATA } from '../support/paths';
 import { BROWSER_WAIT_TIMEOUT_MS, browserTimeouts } from '../support/page';
 import { serveStatic, type StaticServer } from '../support/server.mjs';
 
@@ -40,7 +40,7 @@ const inputs: BadInput[] = fixture('bad-inputs').inputs;
 browserTimeouts();
 // The engine sorts the table into kinds before any page opens: where the link codec puts a problem, and which
 // fields the page's form shows (its essentials, and where a field applies).
-const engine: Engine = await loadEngine(readFileSync(WASM));
+const engine: Engine = await loadEngine(readFileSync(WASM), readFileSync(WASM_DATA));
 
 /** The first entry of each kind, in the table's order, with its kind. */
 function firstOfEachKind(entries: BadInput[], kindOf: (entry: BadInput) => string): [string, BadInput][] {

@@ -8,6 +8,8 @@ export const FIXTURES = resolve(ROOT, 'tests/fixtures');
 export const CLI = process.env.MEMBUDGET_CLI ? resolve(process.env.MEMBUDGET_CLI) : resolve(ROOT, 'build/membudget');
 export const DIST = resolve(ROOT, 'dist');
 export const WASM = resolve(ROOT, 'web/src/wasm/membudget.wasm');
+// The page's module comes as code and data apart (scripts/split-wasm-data.mjs): loadEngine needs both.
+export const WASM_DATA = resolve(ROOT, 'web/src/wasm/membudget-data.bin');
 export const PLANNER_WASM = resolve(ROOT, 'web/src/wasm/membudget-planner.wasm');
 
 export function fixture<T = any>(name: string): T {

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadEngine, loadPlannerEngine, MembudgetError, type Config, type Engine, type Problem } from '../../web/src/engine';
 import { runCli } from '../support/cli';
-import { fixture, PLANNER_WASM, WASM } from '../support/paths';
+import { fixture, PLANNER_WASM, WASM, WASM_DATA } from '../support/paths';
 
 interface BadInput {
   name: string;
@@ -26,7 +26,7 @@ let engine: Engine;
 let tools: Engine;
 
 beforeAll(async () => {
-  engine = await loadEngine(readFileSync(WASM));
+  engine = await loadEngine(readFileSync(WASM), readFileSync(WASM_DATA));
   tools = await loadPlannerEngine(readFileSync(PLANNER_WASM));
 });
 

@@ -9,7 +9,8 @@ import createMembudget from '../../web/src/wasm/membudget.js';
 import type { MembudgetModule } from '../../web/src/wasm/membudget.js';
 import createMembudgetPlanner from '../../web/src/wasm/membudget-planner.js';
 import type { PlannerModule } from '../../web/src/wasm/membudget-planner.js';
-import { PLANNER_WASM, ROOT, WASM } from '../support/paths';
+import { writeModuleData } from '../../web/src/wasm-data';
+import { PLANNER_WASM, ROOT, WASM, WASM_DATA } from '../support/paths';
 
 const DTS = resolve(ROOT, 'web/src/wasm/membudget.d.ts');
 const PLANNER_DTS = resolve(ROOT, 'web/src/wasm/membudget-planner.d.ts');
@@ -19,7 +20,17 @@ let module: MembudgetModule;
 let planner: PlannerModule;
 
 beforeAll(async () => {
-  module = await createMembudget({ wasmBinary: readFileSync(WASM) });
+  // The page's module as the page loads it: its code, then its data file copied in before its constructors run.
+  const code = await WebAssembly.compile(readFileSync(WASM));
+  module = await createMembudget({
+    instantiateWasm(imports, receiveInstance) {
+      void WebAssembly.instantiate(code, imports).then((instance) => {
+        writeModuleData(code, instance, readFileSync(WASM_DATA));
+        receiveInstance(instance, code);
+      });
+      return {};
+    },
+  });
   planner = await createMembudgetPlanner({ wasmBinary: readFileSync(PLANNER_WASM) });
 });
 

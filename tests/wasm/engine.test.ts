@@ -5,12 +5,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadEngine, MembudgetError, type Config, type Engine } from '../../web/src/engine';
 import { resultJson } from '../../web/src/result-json';
 import { cliResultForQuery, runCli } from '../support/cli';
-import { fixture, WASM } from '../support/paths';
+import { fixture, WASM, WASM_DATA } from '../support/paths';
 
 let engine: Engine;
 
 beforeAll(async () => {
-  engine = await loadEngine(readFileSync(WASM));
+  engine = await loadEngine(readFileSync(WASM), readFileSync(WASM_DATA));
 });
 
 const chapter = fixture('chapter');

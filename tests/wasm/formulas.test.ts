@@ -5,11 +5,11 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadEngine, type Config, type Engine, type Method } from '../../web/src/engine';
 import { evaluateExpression, evaluatesTo } from '../support/expression';
-import { WASM } from '../support/paths';
+import { WASM, WASM_DATA } from '../support/paths';
 
 let engine: Engine;
 beforeAll(async () => {
-  engine = await loadEngine(readFileSync(WASM));
+  engine = await loadEngine(readFileSync(WASM), readFileSync(WASM_DATA));
 });
 
 function check(config: Config): number {

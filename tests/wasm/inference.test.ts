@@ -3,11 +3,11 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadEngine, type Engine } from '../../web/src/engine';
 import { cliResultForQuery } from '../support/cli';
-import { fixture, WASM } from '../support/paths';
+import { fixture, WASM, WASM_DATA } from '../support/paths';
 
 let engine: Engine;
 beforeAll(async () => {
-  engine = await loadEngine(readFileSync(WASM));
+  engine = await loadEngine(readFileSync(WASM), readFileSync(WASM_DATA));
 });
 
 describe('inference', () => {

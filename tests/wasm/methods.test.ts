@@ -3,11 +3,11 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadEngine, type Config, type Engine, type Ledger } from '../../web/src/engine';
 import { runCli } from '../support/cli';
-import { fixture, WASM } from '../support/paths';
+import { fixture, WASM, WASM_DATA } from '../support/paths';
 
 let engine: Engine;
 beforeAll(async () => {
-  engine = await loadEngine(readFileSync(WASM));
+  engine = await loadEngine(readFileSync(WASM), readFileSync(WASM_DATA));
 });
 
 const relativeError = (got: number, want: number) => (want === 0 ? Math.abs(got) : Math.abs(got - want) / Math.abs(want));

@@ -5,13 +5,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadEngine, loadPlannerEngine, MembudgetError, type Engine } from '../../web/src/engine';
 import { runPlan } from '../../web/src/plan-run';
 import { runCli } from '../support/cli';
-import { PLANNER_WASM, WASM } from '../support/paths';
+import { PLANNER_WASM, WASM, WASM_DATA } from '../support/paths';
 
 let engine: Engine;
 let page: Engine;
 beforeAll(async () => {
   engine = await loadPlannerEngine(readFileSync(PLANNER_WASM));
-  page = await loadEngine(readFileSync(WASM));
+  page = await loadEngine(readFileSync(WASM), readFileSync(WASM_DATA));
 });
 
 const QUERY = 'model=llama-3.1-70b&gpu=h100-80gb&tp=8&dp=8&microbatches=32&seq=8192&train_tokens=15000000000000&gpu_hour_usd=2.5';

@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadEngine, type Engine } from '../../web/src/engine';
 import { formatBytes, formatPercent, ledgerMarkdown, verdictSentence } from '../../web/src/format';
-import { WASM } from '../support/paths';
+import { WASM, WASM_DATA } from '../support/paths';
 
 let engine: Engine;
 beforeAll(async () => {
-  engine = await loadEngine(readFileSync(WASM));
+  engine = await loadEngine(readFileSync(WASM), readFileSync(WASM_DATA));
 });
 
 describe('format', () => {

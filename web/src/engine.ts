@@ -37,7 +37,9 @@ import type {
 } from './wasm/membudget.js';
 import type { PlannerModule } from './wasm/membudget-planner.js';
 import { flattenDocument, type ParsedImport } from './import-parse';
+import dataUrl from './wasm/membudget-data.bin?url';
 import wasmUrl from './wasm/membudget.wasm?url';
+import { writeModuleData } from './wasm-data';
 import { parseJsonWithPythonConstants } from './python-json';
 import { STEP_ASSUMPTIONS, STEP_PART_FORMULA } from './generated/step-text';
 import plannerWasmUrl from './wasm/membudget-planner.wasm?url';
@@ -545,14 +547,19 @@ function splitFieldTexts(joined: string): Record<keyof Config, string> {
 }
 
 /**
- * Loads the engine once. In the browser the .wasm is fetched next to the page (or from the data URL the
- * single-file build inlines); Node callers pass the bytes.
+ * Loads the engine once. In the browser the module's code and its data file (web/src/wasm-data.ts) are fetched next
+ * to the page (or from the data: URLs the single-file build inlines); Node callers pass the bytes of both.
  */
-export function loadEngine(wasmBinary?: ArrayBuffer | Uint8Array): Promise<Engine> {
+export function loadEngine(wasmBinary?: ArrayBuffer | Uint8Array, dataBytes?: ArrayBuffer | Uint8Array): Promise<Engine> {
   cached ??= (async () => {
-    if (wasmBinary) return new Engine(await createMembudget({ wasmBinary }));
-    // Compile while the bytes arrive (index.html preloads them alongside the script).
-    const compiled = WebAssembly.compileStreaming(fetch(wasmUrl));
+    // Compile while the bytes arrive (index.html preloads the module and its data alongside the script).
+    const compiled = wasmBinary ? WebAssembly.compile(new Uint8Array(wasmBinary)) : WebAssembly.compileStreaming(fetch(wasmUrl));
+    const data: Promise<Uint8Array | undefined> = wasmBinary
+      ? Promise.resolve(dataBytes && new Uint8Array(dataBytes))
+      : fetch(dataUrl).then(async (response) => {
+          if (!response.ok) throw new Error(`membudget: the engine data file could not be loaded (HTTP ${response.status})`);
+          return new Uint8Array(await response.arrayBuffer());
+        });
     const failed = new Promise<never>((_, reject) => {
       failLoad = reject;
     });
@@ -561,8 +568,13 @@ export function loadEngine(wasmBinary?: ArrayBuffer | Uint8Array): Promise<Engin
         failed,
         createMembudget({
           instantiateWasm(imports, receiveInstance) {
-            compiled
-              .then((module) => WebAssembly.instantiate(module, imports).then((instance) => receiveInstance(instance, module)))
+            Promise.all([compiled, data])
+              .then(([module, bytes]) =>
+                WebAssembly.instantiate(module, imports).then((instance) => {
+                  writeModuleData(module, instance, bytes);
+                  receiveInstance(instance, module);
+                }),
+              )
               .catch((error: unknown) => failLoad(error));
             return {};
           },
