@@ -9,7 +9,7 @@ import createMembudget from '../../web/src/wasm/membudget.js';
 import type { MembudgetModule } from '../../web/src/wasm/membudget.js';
 import createMembudgetPlanner from '../../web/src/wasm/membudget-planner.js';
 import type { PlannerModule } from '../../web/src/wasm/membudget-planner.js';
-import { writeModuleData } from '../../web/src/wasm-data';
+import { inflateModuleData, writeModuleData } from '../../web/src/wasm-data';
 import { PLANNER_WASM, ROOT, WASM, WASM_DATA } from '../support/paths';
 
 const DTS = resolve(ROOT, 'web/src/wasm/membudget.d.ts');
@@ -22,10 +22,11 @@ let planner: PlannerModule;
 beforeAll(async () => {
   // The page's module as the page loads it: its code, then its data file copied in before its constructors run.
   const code = await WebAssembly.compile(readFileSync(WASM));
+  const data = await inflateModuleData(readFileSync(WASM_DATA));
   module = await createMembudget({
     instantiateWasm(imports, receiveInstance) {
       void WebAssembly.instantiate(code, imports).then((instance) => {
-        writeModuleData(code, instance, readFileSync(WASM_DATA));
+        writeModuleData(code, instance, data);
         receiveInstance(instance, code);
       });
       return {};

@@ -3,8 +3,9 @@
 // its module was built with, since code run over another build's memory would compute silently wrong ledgers.
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { dataIdentityOf, writeModuleData } from '../../web/src/wasm-data';
+import { dataIdentityOf, inflateModuleData, writeModuleData } from '../../web/src/wasm-data';
 import { ROOT, WASM, WASM_DATA } from '../support/paths';
 
 /** The module as Emscripten linked it, with its data section (build-wasm/, which scripts/build-web.sh builds). */
@@ -50,10 +51,17 @@ let code: WebAssembly.Module;
 let data: Uint8Array;
 beforeAll(async () => {
   code = await WebAssembly.compile(readFileSync(WASM));
-  data = new Uint8Array(readFileSync(WASM_DATA));
+  data = await inflateModuleData(new Uint8Array(readFileSync(WASM_DATA)));
 });
 
 describe("the page's module and its data file", () => {
+  it('ships the data file gzipped, and reads it inflated or not', async () => {
+    const stored = new Uint8Array(readFileSync(WASM_DATA));
+    expect([stored[0], stored[1]]).toEqual([0x1f, 0x8b]);
+    expect(Buffer.from(data)).toEqual(gunzipSync(stored));
+    expect(await inflateModuleData(data)).toBe(data); // already inflated: as it is
+  });
+
   it('holds no data section itself and names the data file it needs', () => {
     expect(dataSegments(readFileSync(WASM))).toEqual([]);
     const identity = dataIdentityOf(code);

@@ -39,7 +39,7 @@ import type { PlannerModule } from './wasm/membudget-planner.js';
 import { flattenDocument, type ParsedImport } from './import-parse';
 import dataUrl from './wasm/membudget-data.bin?url';
 import wasmUrl from './wasm/membudget.wasm?url';
-import { writeModuleData } from './wasm-data';
+import { inflateModuleData, writeModuleData } from './wasm-data';
 import { parseJsonWithPythonConstants } from './python-json';
 import { STEP_ASSUMPTIONS, STEP_PART_FORMULA } from './generated/step-text';
 import plannerWasmUrl from './wasm/membudget-planner.wasm?url';
@@ -555,10 +555,10 @@ export function loadEngine(wasmBinary?: ArrayBuffer | Uint8Array, dataBytes?: Ar
     // Compile while the bytes arrive (index.html preloads the module and its data alongside the script).
     const compiled = wasmBinary ? WebAssembly.compile(new Uint8Array(wasmBinary)) : WebAssembly.compileStreaming(fetch(wasmUrl));
     const data: Promise<Uint8Array | undefined> = wasmBinary
-      ? Promise.resolve(dataBytes && new Uint8Array(dataBytes))
+      ? Promise.resolve(dataBytes && inflateModuleData(new Uint8Array(dataBytes)))
       : fetch(dataUrl).then(async (response) => {
           if (!response.ok) throw new Error(`membudget: the engine data file could not be loaded (HTTP ${response.status})`);
-          return new Uint8Array(await response.arrayBuffer());
+          return inflateModuleData(new Uint8Array(await response.arrayBuffer()));
         });
     const failed = new Promise<never>((_, reject) => {
       failLoad = reject;

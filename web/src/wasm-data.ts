@@ -11,6 +11,17 @@ const HEADER_BYTES = MAGIC.length + IDENTITY_BYTES + 4;
 
 const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 
+/**
+ * The data file as written (scripts/split-wasm-data.mjs stores it gzipped), inflated with the platform's
+ * DecompressionStream; bytes already inflated (a host that decoded a Content-Encoding it added) pass as they are.
+ * A file that is neither fails in writeModuleData, which names it.
+ */
+export async function inflateModuleData(bytes: Uint8Array): Promise<Uint8Array> {
+  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
+  const stream = new Blob([new Uint8Array(bytes)]).stream().pipeThrough(new DecompressionStream('gzip'));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
 /** The identity of the data a split module needs, or undefined for a whole module (its data inside). */
 export function dataIdentityOf(module: WebAssembly.Module): string | undefined {
   const sections = WebAssembly.Module.customSections(module, SECTION);
