@@ -84,6 +84,10 @@ export class Form {
   readonly #rows = new Map<string, HTMLElement>();
   readonly #parsed = new Map<string, HTMLElement>();
   readonly #labelTexts = new Map<string, Text>();
+  /** What each label's text node shows (updateVisibility writes only the ones that change). */
+  readonly #labelsShown = new Map<string, string>();
+  /** The fields marked as needing the user's input (markAssumed). */
+  #assumedShown = new Set<string>();
   readonly #fields = new Map<string, Field>();
   readonly #general: HTMLElement;
   #errorKeys = new Set<string>();
@@ -161,6 +165,7 @@ export class Form {
     control.setAttribute('aria-describedby', `h-${field.key} m-${field.key}`);
     const labelText = document.createTextNode(field.label);
     this.#labelTexts.set(field.key, labelText);
+    this.#labelsShown.set(field.key, field.label);
     const label = el('label', { for: id }, labelText, field.unit ? el('span', { class: 'unit' }, field.unit) : null, parsed);
     const row = el(
       'div',
@@ -257,12 +262,13 @@ export class Form {
 
   /** Shows the configuration's values: a 0 that means auto as its derived value's placeholder, GB in the page's unit. */
   show(texts: Record<keyof Config, string>, states: FieldStates, unit: Unit): void {
-    for (const [key, control] of this.#controls) {
+    const active = document.activeElement;
+    this.#controls.forEach((control, key) => {
       const field = this.#fields.get(key)!;
       let text = texts[key as keyof Config];
       if (control instanceof HTMLInputElement && control.type === 'checkbox') {
         control.checked = text === 'true';
-        continue;
+        return;
       }
       if (control instanceof HTMLInputElement) {
         if (field.zeroMeansAuto && text === '0') {
@@ -277,39 +283,46 @@ export class Form {
         // A capacity in GB follows the page's unit; what is typed is read back with its unit (readNumber).
         if (field.unit === 'GB' && text !== '') text = gbText(Number(text), unit);
       }
-      if (document.activeElement === control) continue; // being typed in: its text and the value read stay
+      if (active === control) return; // being typed in: its text and the value read stay
       if (control.value !== text) control.value = text;
       const parsed = this.#parsed.get(key)!;
       if (parsed.firstChild) parsed.textContent = '';
-    }
+    });
     this.updateVisibility(states);
   }
 
   /** Hides what does not apply; a field with an error stays visible, and its collapsed group opens. */
   updateVisibility(states: FieldStates): void {
     const hidden = new Set<string>(states.hidden);
-    for (const [key, row] of this.#rows) {
+    // forEach, not for…of over entries: no [key, value] array per field and change (this runs on every keystroke).
+    this.#rows.forEach((row, key) => {
       const visible = !hidden.has(key) || this.#errorKeys.has(key);
       if (row.hidden === visible) row.hidden = !visible;
-    }
-    // A field that means something else in this mode says so (mb in inference: concurrent sequences).
-    for (const [key, text] of this.#labelTexts) {
+    });
+    // A field that means something else in this mode says so (mb in inference: concurrent sequences). The label
+    // shown is kept here: reading a text node's data back makes a new string each time.
+    this.#labelTexts.forEach((text, key) => {
       const want = states.labels[key as keyof Config] ?? this.#fields.get(key)!.label;
-      if (text.data !== want) text.data = want;
-    }
+      if (this.#labelsShown.get(key) === want) return;
+      this.#labelsShown.set(key, want);
+      text.data = want;
+    });
   }
 
   /** Highlights the fields an import could not fill (needs the user's input), opening their groups. */
   markAssumed(keys: Set<string>): void {
-    for (const [key, row] of this.#rows) {
+    // Nothing assumed before or now (every change but an import's): nothing to unmark or mark.
+    if (keys.size === 0 && this.#assumedShown.size === 0) return;
+    this.#rows.forEach((row, key) => {
       const assumed = keys.has(key);
-      if (row.classList.contains('needs-input') === assumed) continue;
+      if (this.#assumedShown.has(key) === assumed) return;
       row.classList.toggle('needs-input', assumed);
       if (assumed) {
         this.reveal(key);
         row.hidden = false;
       }
-    }
+    });
+    this.#assumedShown = new Set(keys);
   }
 
   /** Opens the group that holds a field (a link to a field in error, a test, the planner). */
