@@ -61,7 +61,7 @@ set_target_properties(membudget_planner_wasm PROPERTIES
 # The page's module evaluates one ledger per change: emmalloc, 2 KB gzipped smaller than dlmalloc, at the
 # same speed for an evaluate (measured under Node); the planner keeps dlmalloc for its millions of ledgers.
 target_link_options(membudget_wasm PRIVATE -sMALLOC=emmalloc)
-# Binaryen's passes run again until the module stops shrinking: 0.6 KB gzipped off the page's module (issue 31), for
+# Binaryen's passes run again until the module stops shrinking: 0.5 KB gzipped off the page's module (issue 31), for
 # seconds of link time.
 target_link_options(membudget_wasm PRIVATE -sBINARYEN_EXTRA_PASSES=--converge)
 
