@@ -13,7 +13,13 @@ const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: '
   .filter((f) => f && existsSync(join(root, f)));
 const basenames = new Set(tracked.map((f) => basename(f)));
 // Files that builds write, named in docs and comments as what a command produces.
-const GENERATED = [/^build(-[\w]+)?\//, /^dist\//, /^web\/src\/wasm\/membudget(-planner)?\.(js|wasm)$/, /^web\/src\/wasm\/membudget-data\.bin$/, /^node_modules\//];
+const GENERATED = [
+  /^build(-[\w]+)?\//,
+  /^dist\//,
+  /^web\/src\/wasm\/membudget(-planner)?\.(js|wasm)$/,
+  /^web\/src\/wasm\/membudget-data\.bin$/,
+  /^node_modules\//,
+];
 // Other projects' files that comments and docs cite as sources (PyTorch, FlashAttention, Megatron-LM, llm-foundry):
 // not ours, so not in the tree.
 const UPSTREAM = new Set([
