@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { dataIdentityOf, inflateModuleData, writeModuleData } from '../../web/src/wasm-data';
 import { ROOT, WASM, WASM_DATA } from '../support/paths';
 
@@ -60,6 +60,13 @@ describe("the page's module and its data file", () => {
     expect([stored[0], stored[1]]).toEqual([0x1f, 0x8b]);
     expect(Buffer.from(data)).toEqual(gunzipSync(stored));
     expect(await inflateModuleData(data)).toBe(data); // already inflated: as it is
+    // A browser without DecompressionStream is told so, not left with a garbled engine.
+    vi.stubGlobal('DecompressionStream', undefined);
+    try {
+      await expect(inflateModuleData(stored)).rejects.toThrow(/lacks DecompressionStream/);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 
   it('holds no data section itself and names the data file it needs', () => {

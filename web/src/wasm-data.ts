@@ -18,6 +18,10 @@ const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padSt
  */
 export async function inflateModuleData(bytes: Uint8Array): Promise<Uint8Array> {
   if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
+  if (typeof DecompressionStream === 'undefined')
+    throw new Error(
+      "membudget: this browser cannot inflate the engine's data file (it lacks DecompressionStream: Chrome 80, Firefox 113 and Safari 16.4 have it)",
+    );
   const stream = new Blob([new Uint8Array(bytes)]).stream().pipeThrough(new DecompressionStream('gzip'));
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
