@@ -29,8 +29,12 @@ const fail = (/** @type {string} */ why) => {
 const bytes = readFileSync(input);
 if (bytes.readUInt32LE(0) !== 0x6d736100 || bytes.readUInt32LE(4) !== 1) fail('not a wasm module (version 1)');
 
-/** @returns {[number, number]} value and the position after it */
-function uleb(/** @type {number} */ at) {
+/**
+ * A LEB128 number at `at`: unsigned (section sizes, counts, lengths) or, with `signed`, the i32.const of a segment's
+ * offset, sign-extended and then read as the unsigned 32-bit address it is.
+ * @returns {[number, number]} value and the position after it
+ */
+function leb(/** @type {number} */ at, signed = false) {
   let value = 0,
     shift = 0,
     byte;
@@ -39,20 +43,8 @@ function uleb(/** @type {number} */ at) {
     value += (byte & 0x7f) * 2 ** shift;
     shift += 7;
   } while (byte & 0x80);
-  return [value, at];
-}
-/** @returns {[number, number]} */
-function sleb32(/** @type {number} */ at) {
-  let value = 0,
-    shift = 0,
-    byte;
-  do {
-    byte = bytes[at++];
-    value |= (byte & 0x7f) << shift;
-    shift += 7;
-  } while (byte & 0x80);
-  if (shift < 32 && byte & 0x40) value |= -1 << shift;
-  return [value >>> 0, at];
+  if (signed && byte & 0x40) value -= 2 ** shift;
+  return [signed ? value >>> 0 : value, at];
 }
 const ulebBytes = (/** @type {number} */ n) => {
   const out = [];
@@ -71,19 +63,19 @@ const segments = [];
 let at = 8;
 while (at < bytes.length) {
   const id = bytes[at];
-  const [size, body] = uleb(at + 1);
+  const [size, body] = leb(at + 1);
   const end = body + size;
   if (id === 8) fail('has a start function: it would run before the data is in memory');
   if (id === 12) fail('has a data count section (bulk memory): its code may refer to the data segments');
   if (id === 11) {
-    let [count, p] = uleb(body);
+    let [count, p] = leb(body);
     while (count--) {
-      const [flags, afterFlags] = uleb(p);
+      const [flags, afterFlags] = leb(p);
       // 0: active, memory 0, offset an i32.const expression: the only form Emscripten writes without threads.
       if (flags !== 0 || bytes[afterFlags] !== 0x41) fail(`data segment of form ${flags} is not an active i32.const one`);
-      const [offset, afterConst] = sleb32(afterFlags + 1);
+      const [offset, afterConst] = leb(afterFlags + 1, true);
       if (bytes[afterConst] !== 0x0b) fail('data segment offset is not a constant');
-      const [length, start] = uleb(afterConst + 1);
+      const [length, start] = leb(afterConst + 1);
       segments.push({ offset, data: bytes.subarray(start, start + length) });
       p = start + length;
     }
