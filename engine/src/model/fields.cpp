@@ -17,18 +17,30 @@
 
 namespace membudget {
 
+std::string_view ChoiceField::get(const Config& c) const {
+    const std::uint8_t i = index(c);
+    return i < names.size() ? names[i] : std::string_view();
+}
+
+bool ChoiceField::set(Config& c, std::string_view id) const {
+    for (std::size_t i = 0; i < names.size(); ++i)
+        if (names[i] == id) {
+            store(c, static_cast<std::uint8_t>(i));
+            return true;
+        }
+    store(c, 0xFF);  // invalidChoice(): no id names it
+    return false;
+}
+
 namespace {
 
 // The field-table accessor of an enum member, and its ids: both from membudget/base/choices.hpp.
 template <auto Member>
 constexpr ChoiceField choiceMember() {
     using E = std::remove_reference_t<decltype(std::declval<Config&>().*Member)>;
-    return {[](const Config& c) { return toString(c.*Member); },
-            [](Config& c, std::string_view id) {
-                const auto value = parseChoice<E>(id);
-                c.*Member = value.value_or(invalidChoice<E>());
-                return value.has_value();
-            }};
+    static_assert(std::is_same_v<std::underlying_type_t<E>, std::uint8_t>);
+    return {[](const Config& c) { return static_cast<std::uint8_t>(c.*Member); },
+            [](Config& c, std::uint8_t index) { c.*Member = static_cast<E>(index); }, ChoiceNames<E>::names};
 }
 
 template <class E>
