@@ -57,7 +57,10 @@ struct DescribeStage {
 
     template <class Describe>
     void tensor(TensorKind kind, Dtype dtype, double bytesPerCopy, double copies, const Describe& describe) {
-        TensorText text = describe();
+        add(kind, dtype, bytesPerCopy, copies, describe());
+    }
+    // The work of tensor() once, not once per tensor kind's describing lambda (14 copies in the page's module).
+    [[gnu::noinline]] void add(TensorKind kind, Dtype dtype, double bytesPerCopy, double copies, TensorText text) {
         std::string name = prefix + std::string(tensorName(kind));
         std::string type = kind == TensorKind::mtpLogits ? dtypeText(c, Dtype::activation) + " + fp32" : dtypeText(c, dtype);
         const double n = copies * groupCopies;
@@ -128,7 +131,10 @@ struct DescribeStatic {
     void term(StaticLine line, Hold hold, double bytes, const Describe& describe) {
         if (bytes == 0 || (hold == Hold::step && !stepPeaks)) return;
         if (gradientsPending && hold == Hold::stored && line == StaticLine::gradients) return;
-        TermText text = describe();
+        add(line, hold, bytes, describe());
+    }
+    // The work of term() once, not once per term's describing lambda.
+    [[gnu::noinline]] void add(StaticLine line, Hold hold, double bytes, TermText text) {
         if (hold == Hold::step)
             step.add(text.symbol, wholeBytes(std::move(text.substituted), bytes), std::ceil(bytes));
         else
