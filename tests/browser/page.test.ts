@@ -261,6 +261,12 @@ describe('the calculator page', () => {
     expect(await page.textContent('#compare .reasons')).toContain('18 vs 16 bytes per parameter');
     await expectNoBadText(page);
     await page.screenshot({ path: resolve(SHOTS, 'compare.png'), fullPage: true });
+    // Open, the view follows each change (its module is loaded by now): DP 8 → 16 halves ZeRO's shards.
+    await page.fill('#f-dp', '16');
+    const zeroOptimizer = JSON.parse(runCli(['compare', '--json', '--url', query.replace('dp=8', 'dp=16')]).stdout)
+      .methods.find((m: { method: string }) => m.method === 'zero')
+      .lines.find((l: { id: string }) => l.id === 'optimizer').bytes;
+    await page.waitForSelector(`#compare td[data-method="zero"][data-line="optimizer"][data-bytes="${zeroOptimizer}"]`);
   });
 
   it('imports a pasted config.json and computes what the CLI computes with --hf-config', async () => {

@@ -1,17 +1,19 @@
 // Every method's ledger for the same configuration, side by side, with why each differs from the
-// configured method: the CLI's `membudget compare`. Computed only while the view is open.
-import type { Config, Engine, MethodColumn } from './engine';
+// configured method: the CLI's `membudget compare`. Computed only while the view is open, by the on-demand
+// module (the page's own module leaves the other methods' comparison out, issue 31), which the first opening
+// loads; from then on each configuration is drawn as it comes.
+import { loadPlannerEngine, MembudgetError, type Config, type Engine, type MethodColumn } from './engine';
 import { el, replaceChildren } from './dom';
 import { formatBytes, UNIT_LABEL, type Unit } from './format';
 
 export class CompareView {
   readonly element: HTMLDetailsElement;
   readonly #body = el('div', { class: 'compare-body' });
-  readonly #engine: Engine;
+  #planner: Engine | undefined;
   #pending: { config: Config; unit: Unit } | undefined;
+  #ticket = 0;
 
-  constructor(engine: Engine) {
-    this.#engine = engine;
+  constructor() {
     this.element = el('details', { id: 'compare', class: 'compare' }, el('summary', {}, 'Compare methods'), this.#body);
     this.element.addEventListener('toggle', () => this.#render());
   }
@@ -22,12 +24,35 @@ export class CompareView {
   }
 
   #render(): void {
+    const ticket = ++this.#ticket;
     if (!this.element.open || !this.#pending) {
       replaceChildren(this.#body);
       return;
     }
-    const { config, unit } = this.#pending;
-    const columns = this.#engine.compare(config);
+    const pending = this.#pending;
+    if (this.#planner) {
+      this.#draw(this.#planner, pending.config, pending.unit);
+      return;
+    }
+    this.#body.dataset.state = 'loading';
+    replaceChildren(this.#body, el('p', { class: 'note' }, 'Loading the methods…'));
+    loadPlannerEngine().then(
+      (planner) => {
+        this.#planner = planner;
+        if (ticket === this.#ticket) this.#render();
+      },
+      (error: unknown) => {
+        if (ticket !== this.#ticket) return;
+        this.#body.dataset.state = 'error';
+        const problems = error instanceof MembudgetError ? error.problems.map((p) => p.message) : [String(error)];
+        replaceChildren(this.#body, el('p', { class: 'error' }, `The methods could not be loaded: ${problems.join('; ')}`));
+      },
+    );
+  }
+
+  #draw(planner: Engine, config: Config, unit: Unit): void {
+    delete this.#body.dataset.state;
+    const columns = planner.compare(config);
     const base = columns.find((c) => c.method === config.method && c.result.errors.length === 0);
     if (!base) {
       replaceChildren(this.#body, el('p', {}, 'Fix the configuration to compare methods.'));
@@ -80,7 +105,7 @@ export class CompareView {
             'li',
             {},
             el('strong', {}, `${column.method} · ${line.label} ${delta > 0 ? '+' : ''}${formatBytes(delta, unit)} ${UNIT_LABEL[unit]}: `),
-            this.#engine.differenceReason(who, line.id),
+            planner.differenceReason(who, line.id),
           ),
         );
       });

@@ -305,13 +305,16 @@ export class Engine {
     return { config: parsed.config, notices: parsed.problems, chosen: parsed.notices };
   }
 
-  /** Every method's ledger for the configuration; a method that refuses it carries its errors. */
+  /** Every method's ledger for the configuration; a method that refuses it carries its errors (planner's module). */
   compare(config: Config): MethodColumn[] {
-    return this.#call(() => this.#module.compare(this.#complete(config)));
+    const tools = this.#planner();
+    return this.#call(() => tools.compare(this.#complete(config)));
   }
 
+  /** One line on a method's convention for a ledger line (planner's module). */
   differenceReason(method: string, lineId: string): string {
-    return this.#call(() => this.#module.differenceReason(method, lineId));
+    const tools = this.#planner();
+    return this.#call(() => tools.differenceReason(method, lineId));
   }
 
   /**
@@ -453,7 +456,10 @@ export class Engine {
   #planner(): PlannerModule {
     if (!('plan' in this.#module))
       throw new MembudgetError([
-        { field: '', message: 'the planner, advice and importers run in their own module: load it with loadPlannerEngine()' },
+        {
+          field: '',
+          message: 'the planner, advice, importers and the methods compared run in their own module: load it with loadPlannerEngine()',
+        },
       ]);
     return this.#module;
   }

@@ -52,7 +52,7 @@ class App {
     this.#view = link.view;
     this.#config = link.config;
     this.#hubModel = link.view.hub && this.#modelTexts(engine.fieldTexts(link.config));
-    this.#compareView = new CompareView(engine);
+    this.#compareView = new CompareView();
     this.#plannerView = new PlannerView(engine, (config) => {
       this.#ledgerView.element.scrollIntoView({ behavior: 'smooth', block: 'start' });
       this.#takeStep(config);

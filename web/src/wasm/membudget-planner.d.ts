@@ -8,6 +8,7 @@ import type {
   HfValue,
   MeasuredFile,
   MembudgetModule,
+  MethodColumn,
   ConfigExport,
   ConfigImport,
   ModuleOptions,
@@ -21,6 +22,10 @@ import type {
 } from './membudget.js';
 
 export interface PlannerModule extends MembudgetModule {
+  /** Every method's ledger for the configuration (the CLI's `compare`). */
+  compare(config: Config): MethodColumn[];
+  /** One line on a method's convention for a ledger line. */
+  differenceReason(method: string, lineId: string): string;
   /** The import format a text looks like (megatron, torchtitan, torchtune, deepspeed, hf, vllm, sglang), or "" if none. */
   detectImportFormat(text: string): string;
   /** What to say when no format fits `subject` (the CLI's words). */

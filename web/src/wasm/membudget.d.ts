@@ -613,10 +613,6 @@ export interface MembudgetModule {
   gpuPresets(): GpuPreset[];
   encodeQuery(config: Config): string;
   decodeQuery(query: string): ParsedConfig;
-  /** Every method's ledger for the configuration (the CLI's `compare`). */
-  compare(config: Config): MethodColumn[];
-  /** One line on a method's convention for a ledger line. */
-  differenceReason(method: string, lineId: string): string;
   /** The peak stage's lines during forward and backward, where a measurement records them; empty on errors. */
   measurableLines(config: Config): Line[];
   /** The TP sizes the model's heads allow (dividing the heads, and dividing or a multiple of the KV heads). */
