@@ -25,7 +25,8 @@ import { gzipSync } from 'node:zlib';
 // moved to the on-demand module, one copy of the ledger's describing code instead of one a tensor kind, and Binaryen
 // once more after emscripten's steps: 84.0 KB and 162.4 KB measured, budgets 85 KB (issue 31's goal) and 164 KB.
 // The page's module holds what every evaluation needs (framework model, LoRA, step time, presets); the on-demand
-// module (planner, advice, importers, exporters) loads only for a plan, advice, an import or an export.
+// module (planner, advice, importers, exporters, the methods compared) loads only for a plan, advice, an import, an
+// export or the methods side by side.
 export const BUDGETS = { pageGzipBytes: 164_000, wasmGzipBytes: 85_000, wasmDataGzipBytes: 28_000, plannerWasmGzipBytes: 280_000 };
 
 /**

@@ -451,8 +451,8 @@ export class Engine {
     return plans;
   }
 
-  // plan(), finishPlan(), advise() and the importers live in the planner's module (loadPlannerEngine), loaded
-  // only when one of them is used.
+  // plan(), finishPlan(), advise(), the importers and compare() live in the planner's module (loadPlannerEngine),
+  // loaded only when one of them is used.
   #planner(): PlannerModule {
     if (!('plan' in this.#module))
       throw new MembudgetError([

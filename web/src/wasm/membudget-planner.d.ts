@@ -1,6 +1,6 @@
-// Hand-written types of membudget-planner.js: the page's module plus the planner, the advice and the config
-// importers, registered by the same wasm/bindings.cpp with MEMBUDGET_WASM_PLANNER and loaded only when one of
-// them is used (the planner's Web Worker, "What to change", an import).
+// Hand-written types of membudget-planner.js: the page's module plus the planner, the advice, the config
+// importers and the methods compared, registered by the same wasm/bindings.cpp with MEMBUDGET_WASM_PLANNER and
+// loaded only when one of them is used (the planner's Web Worker, "What to change", an import, "Compare methods").
 import type {
   Advice,
   Config,
