@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadEngine, type Engine } from '../../web/src/engine';
-import { formatBytes, formatPercent, ledgerMarkdown, verdictSentence } from '../../web/src/format';
+import { formatBytes, formatPercent, groupedDecimal, ledgerMarkdown, verdictSentence } from '../../web/src/format';
 import { WASM, WASM_DATA } from '../support/paths';
 
 let engine: Engine;
@@ -10,6 +10,78 @@ beforeAll(async () => {
 });
 
 describe('format', () => {
+  it('writes numbers as Intl.NumberFormat en-US does, without Intl (edge cases and 200,000 random numbers)', () => {
+    const shapes: [number, number][] = [
+      [2, 2],
+      [0, 2],
+      [0, 0],
+      [1, 1],
+      [0, 6],
+      [0, 1],
+      [3, 3],
+    ];
+    const edges = [
+      0,
+      -0,
+      0.5,
+      1.5,
+      2.5,
+      -2.5,
+      0.125,
+      1.005,
+      1.015,
+      2.675,
+      0.045,
+      9.995,
+      99.995,
+      999.5,
+      999.95,
+      0.0049,
+      0.005,
+      0.0051,
+      1e-7,
+      5e-7,
+      1.5e-7,
+      123456.785,
+      1e21,
+      1.5e21,
+      123456789012345680000,
+      2 ** 53,
+      2 ** 53 + 2,
+      2 ** 60 + 2 ** 8, // the shortest decimal, ...847,200, not the exact ...847,232
+      2 ** 62 + 2 ** 10 + 2 ** 9,
+      2 ** 63,
+      1e300,
+      Number.MAX_VALUE,
+      Number.MIN_VALUE,
+      -1234567.891,
+      999999.9999,
+      0.1 + 0.2,
+      41.95233864,
+      70e9,
+      1 / 3,
+      2 / 3,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      Number.NEGATIVE_INFINITY,
+    ];
+    let seed = 12345;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const randoms = Array.from({ length: 200_000 }, (_, i) => {
+      const scale = 10 ** Math.floor(random() * 24 - 8);
+      const x = random() * scale;
+      // Every fourth a short decimal, where ties are likeliest (1.005, 12.125).
+      const v = i % 4 === 0 ? Number((Math.round(x * 1000) / 1000).toFixed(3)) : x;
+      return i % 2 ? -v : v;
+    });
+    for (const [min, max] of shapes) {
+      const intl = new Intl.NumberFormat('en-US', { minimumFractionDigits: min, maximumFractionDigits: max });
+      for (const v of edges) expect(groupedDecimal(v, min, max), `${v} (${min}, ${max})`).toBe(intl.format(v));
+      const wrong = randoms.filter((v) => groupedDecimal(v, min, max) !== intl.format(v));
+      expect(wrong.slice(0, 5).map((v) => [v, groupedDecimal(v, min, max), intl.format(v)])).toEqual([]);
+    }
+  });
+
   it('shows bytes in GB (1e9) or GiB (2^30), and a dash, never NaN or Infinity', () => {
     expect(formatBytes(41952338640, 'gb')).toBe('41.95');
     expect(formatBytes(41952338640, 'gib')).toBe('39.07');

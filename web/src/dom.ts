@@ -1,4 +1,6 @@
 // DOM construction that never parses markup: every string becomes a text node or an attribute value.
+import { groupedDecimal } from './format';
+
 type Attributes = Record<string, string | number | boolean | undefined>;
 type Child = Node | string | null | undefined | false;
 
@@ -74,7 +76,6 @@ export function cappedList(
   for (const item of items.slice(0, shown))
     list.append(typeof item === 'string' ? el('li', {}, item) : el('li', item.attributes, item.text));
   const more = total - Math.min(items.length, shown);
-  if (more > 0)
-    list.append(el('li', { class: 'more', 'data-more': String(more) }, `… and ${more.toLocaleString('en-US')} more, not shown`));
+  if (more > 0) list.append(el('li', { class: 'more', 'data-more': String(more) }, `… and ${groupedDecimal(more, 0, 3)} more, not shown`));
   return list;
 }

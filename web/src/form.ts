@@ -5,7 +5,7 @@
 // source and a place for its error or warning; numbers may be typed as people write them (8k, 70B, 80 GiB).
 import type { Config, Engine, Field, FieldStates, Problem } from './engine';
 import { el, replaceChildren } from './dom';
-import { formatCount, type Unit } from './format';
+import { formatCount, groupedDecimal, type Unit } from './format';
 import { FIELD_TEXT } from './generated/field-text';
 
 const GROUP_TITLES: Record<string, string> = {
@@ -144,8 +144,7 @@ export class Form {
         // An emptied auto field means auto (0); a number typed as people write it is read, and shown.
         if (field.zeroMeansAuto && text.trim() === '') text = '0';
         const read = readNumber(text, field);
-        parsed.textContent =
-          read !== text.trim() && read !== text ? `= ${Number(read).toLocaleString('en-US', { maximumFractionDigits: 6 })}` : '';
+        parsed.textContent = read !== text.trim() && read !== text ? `= ${groupedDecimal(Number(read), 0, 6)}` : '';
         text = read;
       }
       onInput(field.key, text);

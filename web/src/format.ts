@@ -13,21 +13,53 @@ export const VERDICT_TEXT: Record<Verdict, string> = {
   does_not_fit: 'Does not fit',
 };
 
-// Formatters are costly to create and cheap to reuse; a re-render formats dozens of numbers.
-const fixed2 = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-const upTo2 = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
-const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
-const tenth = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+/**
+ * A number as `new Intl.NumberFormat('en-US', { minimumFractionDigits, maximumFractionDigits })` writes it, without
+ * Intl: the first Intl number formatter a page makes loads ICU's number data, 22–33 ms on the main thread of a fresh
+ * Chromium renderer on this project's machine, and the first ledger waited for it (issue 31). ICU rounds, half away
+ * from zero, the shortest decimal that reads back as the number (what `String(x)` writes, also for integers beyond
+ * 2^53); the integer part is grouped by threes with commas, and a negative number or -0 keeps its minus.
+ * tests/web/format.test.ts checks it against Intl on edge cases and random numbers.
+ */
+export function groupedDecimal(value: number, minimumFractionDigits: number, maximumFractionDigits: number): string {
+  if (Number.isNaN(value)) return 'NaN';
+  const minus = value < 0 || Object.is(value, -0) ? '-' : '';
+  const magnitude = Math.abs(value);
+  if (magnitude === Infinity) return `${minus}∞`;
+  // The decimal digits and where the point falls in them (0.00123: "123", point -2; 1.5e21: "15", point 22).
+  const [mantissa = '0', exponent = '0'] = String(magnitude).split('e');
+  const [integerDigits = '0', fractionDigits = ''] = mantissa.split('.');
+  let digits = integerDigits + fractionDigits;
+  let point = integerDigits.length + Number(exponent);
+  const leadingZeros = digits.length - digits.replace(/^0+/, '').length;
+  digits = digits.slice(leadingZeros) || '0';
+  point -= leadingZeros;
+  // The number as an integer count of 10^-maximumFractionDigits, rounded at the first digit dropped.
+  const keep = point + maximumFractionDigits;
+  let units = keep <= 0 ? '' : digits.slice(0, keep).padEnd(keep, '0');
+  if (keep >= 0 && keep < digits.length && digits.charCodeAt(keep) >= 53 /* '5' */) {
+    let i = units.length - 1;
+    while (i >= 0 && units[i] === '9') i--;
+    units =
+      i < 0 ? `1${'0'.repeat(units.length)}` : `${units.slice(0, i)}${String(Number(units[i]) + 1)}${'0'.repeat(units.length - i - 1)}`;
+  }
+  units = units.padStart(maximumFractionDigits + 1, '0');
+  const whole = units.slice(0, units.length - maximumFractionDigits).replace(/^0+(?=\d)/, '');
+  let fraction = units.slice(units.length - maximumFractionDigits);
+  while (fraction.length > minimumFractionDigits && fraction.endsWith('0')) fraction = fraction.slice(0, -1);
+  const grouped = whole.replace(/\B(?=(\d{3})+$)/g, ',');
+  return `${minus}${grouped}${fraction ? `.${fraction}` : ''}`;
+}
 
 /** A byte count in the unit, two decimals; never NaN, Infinity or undefined on the page. */
 export function formatBytes(bytes: number, unit: Unit): string {
   if (!Number.isFinite(bytes)) return '—';
-  return fixed2.format(bytes / UNIT_BYTES[unit]);
+  return groupedDecimal(bytes / UNIT_BYTES[unit], 2, 2);
 }
 
 /** A count with thousands separators (Ψ = 70,000,000,000). */
 export function formatCount(value: number): string {
-  return Number.isFinite(value) ? integer.format(value) : '—';
+  return Number.isFinite(value) ? groupedDecimal(value, 0, 0) : '—';
 }
 
 export function formatWithUnit(bytes: number, unit: Unit): string {
@@ -36,7 +68,7 @@ export function formatWithUnit(bytes: number, unit: Unit): string {
 
 /** Days to the tenth, with thousands separators (2,121.7), as the CLI writes a run's days. */
 export function formatDays(days: number): string {
-  return Number.isFinite(days) ? tenth.format(Math.round(days * 10) / 10) : '—';
+  return Number.isFinite(days) ? groupedDecimal(Math.round(days * 10) / 10, 1, 1) : '—';
 }
 
 /** One decimal, rounded half up at the tenth of a percent, as the engine's percentText (CLI tables, advice). */
@@ -54,7 +86,7 @@ export function formatSeconds(seconds: number): string {
 
 export function formatPercent(fraction: number): string {
   if (!Number.isFinite(fraction)) return '—';
-  return `${upTo2.format(fraction * 100)}%`;
+  return `${groupedDecimal(fraction * 100, 0, 2)}%`;
 }
 
 /** One sentence: the verdict and the margin that decides it. */

@@ -6,7 +6,7 @@
 import { MembudgetError, type Config, type Engine, type Ledger, type Line, type MeasuredFileRead } from './engine';
 import { readMeasured, tooLarge } from './tools';
 import { el, replaceChildren } from './dom';
-import { formatBytes, UNIT_BYTES, UNIT_LABEL, type Unit } from './format';
+import { formatBytes, groupedDecimal, UNIT_BYTES, UNIT_LABEL, type Unit } from './format';
 
 export const MEASURED_FORMAT = 'membudget-measured/1';
 const TOTAL = 'total';
@@ -45,8 +45,11 @@ export function parseAmount(text: string, label: string, unit: Unit): Entry {
 }
 
 // Enough digits to read back the bytes of a measured line to within a few kB, without grouping.
-const inputNumber = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 7, useGrouping: false });
-const percentNumber = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+// Made on first use, not when the page's script is evaluated: the first Intl formatter loads ICU's number data
+// (format.ts groupedDecimal), which the first ledger should not wait for.
+let inputNumber: Intl.NumberFormat | undefined;
+const inputText = (value: number) =>
+  (inputNumber ??= new Intl.NumberFormat('en-US', { maximumSignificantDigits: 7, useGrouping: false })).format(value);
 
 function signed(value: number, text: string): string {
   return `${value < 0 ? '−' : '+'}${text}`;
@@ -253,7 +256,7 @@ export class MeasuredView {
     }
     const difference = entry.bytes - predicted;
     const fraction = predicted !== 0 ? difference / predicted : difference === 0 ? 0 : undefined;
-    const share = fraction === undefined ? 'not predicted' : signed(fraction, `${percentNumber.format(Math.abs(fraction) * 100)}%`);
+    const share = fraction === undefined ? 'not predicted' : signed(fraction, `${groupedDecimal(Math.abs(fraction) * 100, 1, 1)}%`);
     cell.difference.textContent = `${signed(difference, formatBytes(Math.abs(difference), this.#unit))} ${UNIT_LABEL[this.#unit]} (${share})`;
     const size = fraction === undefined ? Infinity : Math.abs(fraction);
     cell.difference.className = `measured-diff ${size < GOOD ? 'diff-good' : size < FAIR ? 'diff-fair' : 'diff-poor'}`;
@@ -265,7 +268,7 @@ export class MeasuredView {
   #rewriteInputs(): void {
     for (const [id, entry] of this.#entries) {
       if (entry.bytes === undefined || entry.error !== undefined) continue;
-      const text = inputNumber.format(entry.bytes / UNIT_BYTES[this.#unit]);
+      const text = inputText(entry.bytes / UNIT_BYTES[this.#unit]);
       this.#entries.set(id, { text, bytes: entry.bytes });
       const cell = this.#cells.get(id);
       if (cell) cell.input.value = text;

@@ -6,7 +6,7 @@
 import type { Config, Engine, GpuServingPlan, Problem, ServingPlan, ServingPlanRequest, ServingPlanRow } from './engine';
 import { loadPlannerEngine, MembudgetError } from './engine';
 import { el, replaceChildren } from './dom';
-import { formatBytes, formatCount, UNIT_LABEL, type Unit } from './format';
+import { formatBytes, formatCount, groupedDecimal, UNIT_LABEL, type Unit } from './format';
 import type { PlanMessage, PlanReply } from './plan-run';
 import { startWorker } from './tools';
 
@@ -31,7 +31,7 @@ const COLUMN_HELP: Record<string, string> = {
   targets: 'whether the row meets the TTFT and TPOT targets',
 };
 
-const ms = (seconds: number) => (Math.round(seconds * 1e4) / 10).toLocaleString('en-US', { maximumFractionDigits: 1 });
+const ms = (seconds: number) => groupedDecimal(Math.round(seconds * 1e4) / 10, 0, 1);
 
 /** The layout as the CLI writes it: TP 2 PP 4 × 1. */
 const layoutText = (r: ServingPlanRow) => `TP ${r.tp}${r.pp > 1 ? ` PP ${r.pp}` : ''}${r.ep > 1 ? ` EP ${r.ep}` : ''} × ${r.dp}`;
