@@ -334,6 +334,18 @@ describe('the embed', () => {
     expect(await opened.page.textContent('#load-error')).toContain('Access-Control-Allow-Origin');
     opened.trouble.length = 0;
   });
+
+  it('says so when the methods compared cannot load their module, and the ledger stays', async () => {
+    // The comparison is the on-demand module's (issue 31): a host that fails to serve it leaves the page's answer.
+    await session.open('?model=llama-3.1-8b&tp=2&dp=4', { ownContext: true });
+    const opened = session.opened!;
+    await opened.context.route('**/membudget-planner*.wasm', (route) => route.abort());
+    await opened.page.click('#compare summary');
+    await opened.page.waitForSelector('#compare .compare-body[data-state="error"]');
+    expect(await opened.page.textContent('#compare .compare-body')).toContain('The methods could not be loaded');
+    expect(await opened.page.$$eval('#ledger tr[data-line]', (rows) => rows.length)).toBeGreaterThan(3);
+    opened.trouble.length = 0;
+  });
 });
 
 describe('the planner where people look', () => {
