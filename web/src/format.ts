@@ -27,13 +27,16 @@ export function groupedDecimal(value: number, minimumFractionDigits: number, max
   const magnitude = Math.abs(value);
   if (magnitude === Infinity) return `${minus}∞`;
   // The decimal digits and where the point falls in them (0.00123: "123", point -2; 1.5e21: "15", point 22).
-  const [mantissa = '0', exponent = '0'] = String(magnitude).split('e');
-  const [integerDigits = '0', fractionDigits = ''] = mantissa.split('.');
-  let digits = integerDigits + fractionDigits;
-  let point = integerDigits.length + Number(exponent);
-  const leadingZeros = digits.length - digits.replace(/^0+/, '').length;
-  digits = digits.slice(leadingZeros) || '0';
-  point -= leadingZeros;
+  const text = String(magnitude);
+  const e = text.indexOf('e');
+  const mantissa = e < 0 ? text : text.slice(0, e);
+  const dot = mantissa.indexOf('.');
+  let digits = dot < 0 ? mantissa : mantissa.slice(0, dot) + mantissa.slice(dot + 1);
+  let point = (dot < 0 ? mantissa.length : dot) + (e < 0 ? 0 : Number(text.slice(e + 1)));
+  let zeros = 0;
+  while (zeros < digits.length - 1 && digits.charCodeAt(zeros) === 48 /* '0' */) zeros++;
+  digits = digits.slice(zeros);
+  point -= zeros;
   // The number as an integer count of 10^-maximumFractionDigits, rounded at the first digit dropped.
   const keep = point + maximumFractionDigits;
   let units = keep <= 0 ? '' : digits.slice(0, keep).padEnd(keep, '0');
@@ -44,11 +47,16 @@ export function groupedDecimal(value: number, minimumFractionDigits: number, max
       i < 0 ? `1${'0'.repeat(units.length)}` : `${units.slice(0, i)}${String(Number(units[i]) + 1)}${'0'.repeat(units.length - i - 1)}`;
   }
   units = units.padStart(maximumFractionDigits + 1, '0');
-  const whole = units.slice(0, units.length - maximumFractionDigits).replace(/^0+(?=\d)/, '');
-  let fraction = units.slice(units.length - maximumFractionDigits);
-  while (fraction.length > minimumFractionDigits && fraction.endsWith('0')) fraction = fraction.slice(0, -1);
-  const grouped = whole.replace(/\B(?=(\d{3})+$)/g, ',');
-  return `${minus}${grouped}${fraction ? `.${fraction}` : ''}`;
+  const split = units.length - maximumFractionDigits;
+  let start = 0;
+  while (start < split - 1 && units.charCodeAt(start) === 48) start++;
+  let end = units.length;
+  while (end > split + minimumFractionDigits && units.charCodeAt(end - 1) === 48) end--;
+  // The integer part grouped by threes: 1234567 → 1,234,567.
+  let grouped = '';
+  for (let at = start, next = start + ((split - start) % 3 || 3); at < split; at = next, next += 3)
+    grouped += (grouped ? ',' : '') + units.slice(at, next);
+  return `${minus}${grouped}${end > split ? `.${units.slice(split, end)}` : ''}`;
 }
 
 /** A byte count in the unit, two decimals; never NaN, Infinity or undefined on the page. */
