@@ -18,6 +18,14 @@ import { AdviceView, PlannerView } from './planner-view';
 import { ToolbarView } from './toolbar-view';
 import { UrlState, type ViewState } from './url-state';
 
+/** The panels below the ledger: not needed for its first frame. */
+interface BelowPanels {
+  measured: MeasuredView;
+  details: DetailsView;
+  planner: PlannerView;
+  compare: CompareView;
+}
+
 class App {
   readonly #engine: Engine;
   readonly #url: UrlState;
@@ -37,11 +45,9 @@ class App {
   readonly #formSlot = el('div', { class: 'form-slot' });
   readonly #notices = new NoticesView();
   readonly #ledgerView = new LedgerView();
-  readonly #detailsView = new DetailsView();
-  readonly #compareView: CompareView;
-  readonly #plannerView: PlannerView;
   readonly #adviceView: AdviceView;
-  readonly #measuredView: MeasuredView;
+  /** The panels below the ledger, built once the ledger is on screen (#panels). */
+  #below: BelowPanels | undefined;
   readonly #toolbar: ToolbarView;
 
   constructor(engine: Engine, root: HTMLElement) {
@@ -52,11 +58,6 @@ class App {
     this.#view = link.view;
     this.#config = link.config;
     this.#hubModel = link.view.hub && this.#modelTexts(engine.fieldTexts(link.config));
-    this.#compareView = new CompareView();
-    this.#plannerView = new PlannerView(engine, (config) => {
-      this.#ledgerView.element.scrollIntoView({ behavior: 'smooth', block: 'start' });
-      this.#takeStep(config);
-    });
     this.#adviceView = new AdviceView(
       (query) => this.#setConfig(this.#withQuery(query)),
       (fitting) => this.#ledgerView.setWays(fitting),
@@ -93,8 +94,6 @@ class App {
       this.#form?.reveal(key);
       document.getElementById(`f-${key}`)?.focus();
     });
-    // The optional "measured" column of the checklist; its file may carry a configuration to load.
-    this.#measuredView = new MeasuredView(engine, (config) => this.#setConfig(config));
     this.#toolbar = new ToolbarView(engine, {
       config: () => this.#config,
       ledger: () => this.#ledger,
@@ -128,7 +127,7 @@ class App {
     );
     document.body.classList.toggle('embed', this.#view.embed);
     const whatFits = el('button', { id: 'what-fits', type: 'button', class: 'what-fits' }, 'What fits on my GPUs?');
-    whatFits.addEventListener('click', () => this.#plannerView.open());
+    whatFits.addEventListener('click', () => this.#panels().planner.open());
     replaceChildren(
       root,
       skipLink(),
@@ -141,18 +140,7 @@ class App {
         { class: 'layout' },
         this.#ledgerView.answer,
         this.#formSlot,
-        el(
-          'div',
-          { class: 'results' },
-          this.#toolbar.element,
-          this.#ledgerView.element,
-          this.#measuredView.element,
-          this.#adviceView.element,
-          this.#detailsView.element,
-          this.#plannerView.element,
-          this.#compareView.element,
-          this.#toolbar.exported,
-        ),
+        el('div', { class: 'results' }, this.#toolbar.element, this.#ledgerView.element, this.#adviceView.element, this.#toolbar.exported),
       ),
       footer(),
       this.#toolbar.toast,
@@ -160,14 +148,16 @@ class App {
     this.#notices.show(link.notices);
     if (link.hubToFetch) importer.offerHub(link.hubToFetch);
     this.#setConfig(link.config, link.chosen);
-    this.#url.flush();
-    // The ledger first: the form (33 controls) is built once the ledger has been painted.
-    // scripts/measure-budgets.mjs reads these marks: in the DOM, then on screen.
+    // The answer first (issue 31): the form (33 controls) and the panels below the ledger are built, and the link
+    // written, once the ledger has been painted. scripts/measure-budgets.mjs reads these marks: in the DOM, then on
+    // screen.
     performance.mark('membudget-ledger-rendered');
     requestAnimationFrame(() =>
       setTimeout(() => {
         performance.mark('membudget-ledger-on-screen');
+        this.#panels();
         this.#buildForm();
+        this.#url.flush();
       }, 0),
     );
   }
@@ -177,6 +167,43 @@ class App {
     this.#formSlot.replaceWith(this.#form.element);
     this.#showFormState();
     document.body.dataset.ready = 'true';
+  }
+
+  /**
+   * The panels below the ledger (the measured run, the stages and phases, the planner, the methods compared), built
+   * on first use: after the first ledger's frame, or earlier when the user asks for one ("What fits on my GPUs?").
+   * Each then follows every recompute.
+   */
+  #panels(): BelowPanels {
+    if (this.#below) return this.#below;
+    const below: BelowPanels = {
+      // The optional "measured" column of the checklist; its file may carry a configuration to load.
+      measured: new MeasuredView(this.#engine, (config) => this.#setConfig(config)),
+      details: new DetailsView(),
+      planner: new PlannerView(this.#engine, (config) => {
+        this.#ledgerView.element.scrollIntoView({ behavior: 'smooth', block: 'start' });
+        this.#takeStep(config);
+      }),
+      compare: new CompareView(),
+    };
+    this.#below = below;
+    // In the results' column: the measured run before the advice, the rest after it.
+    this.#adviceView.element.before(below.measured.element);
+    this.#adviceView.element.after(below.details.element, below.planner.element, below.compare.element);
+    this.#showPanels();
+    return below;
+  }
+
+  /** The panels below the ledger show the configuration (once they are built). */
+  #showPanels(): void {
+    const below = this.#below;
+    if (!below) return;
+    if (this.#ledger) {
+      below.details.show(this.#ledger, this.#view.unit);
+      below.measured.show(this.#ledger, this.#config, this.#view.unit, this.#ledgerView.element);
+    } else below.details.clear();
+    below.planner.show(this.#config, this.#view.unit);
+    below.compare.show(this.#config, this.#view.unit);
   }
 
   /**
@@ -199,7 +226,7 @@ class App {
     this.#errors = problems;
     this.#ledgerView.showErrors(problems, (key) => this.#labelOf(key));
     this.#ledgerView.setSummary(layoutSummary(this.#engine, this.#config));
-    this.#detailsView.clear();
+    this.#below?.details.clear();
     if (atFields) this.#form?.showProblems(problems, []);
   }
 
@@ -263,8 +290,6 @@ class App {
       this.#errors = [];
       this.#ledgerView.show(this.#ledger, this.#config, this.#view.unit);
       this.#ledgerView.setSummary(layoutSummary(this.#engine, this.#config));
-      this.#detailsView.show(this.#ledger, this.#view.unit);
-      this.#measuredView.show(this.#ledger, this.#config, this.#view.unit, this.#ledgerView.element);
     } catch (error) {
       if (!(error instanceof MembudgetError)) throw error;
       this.#showProblems(error.problems);
@@ -275,8 +300,7 @@ class App {
     if (this.#assumed.length > 0) this.#assumed = this.#assumed.filter((a) => texts[a.field as keyof Config] === a.value);
     this.#ledgerView.setAssumed(this.#assumed.map((a) => ({ field: a.field, label: this.#labelOf(a.field) ?? a.field, value: a.value })));
     this.#adviceView.show(this.#ledger, this.#config, this.#view.unit);
-    this.#plannerView.show(this.#config, this.#view.unit);
-    this.#compareView.show(this.#config, this.#view.unit);
+    this.#showPanels();
     this.#showFormState(texts);
     this.#toolbar.follow(this.#engine.fieldStates(this.#config).launchFormat);
     // The Hub source holds while the model's fields are the file's: another model, or a field changed, drops it.
