@@ -364,6 +364,33 @@ describe('the planner where people look', () => {
     await page.waitForFunction(() => document.activeElement?.id === 'verdict');
     expect(await axe(page)).toEqual([]);
   });
+
+  it('opens when asked for before the panels below the ledger are built, and builds them once', async () => {
+    // The panels below the ledger are built after its first frame (issue 31); a click on "What fits on my GPUs?"
+    // before then builds them at once. The click comes from a mutation observer, as soon as the button is in the
+    // page: after the page's construction, before its first frame and before the form (data-ready).
+    await session.open('?model=llama-3.1-8b&tp=1&dp=8', { ownContext: true });
+    const opened = session.opened!;
+    await opened.context.addInitScript(() => {
+      new MutationObserver((_, observer) => {
+        const button = document.getElementById('what-fits');
+        if (!button) return;
+        observer.disconnect();
+        document.documentElement.dataset.clickedBeforeReady = String(document.body.dataset.ready !== 'true');
+        button.click();
+      }).observe(document, { childList: true, subtree: true });
+    });
+    await opened.page.reload();
+    await opened.page.waitForSelector('body[data-ready="true"]');
+    expect(await opened.page.evaluate(() => document.documentElement.dataset.clickedBeforeReady)).toBe('true');
+    expect(await opened.page.$$eval('#planner', (nodes) => nodes.map((n) => (n as HTMLDetailsElement).open))).toEqual([true]);
+    for (const id of ['#measured', '#compare', '#stages']) expect(await opened.page.$$eval(id, (nodes) => nodes.length)).toBe(1);
+    expect(await opened.page.evaluate(() => document.activeElement?.id)).toBe('plan-gpus');
+    // In their places: the measured run before the advice, the planner after it.
+    const order = await opened.page.$$eval('.results > *', (nodes) => nodes.map((n) => n.id || n.className));
+    expect(order.indexOf('measured')).toBeLessThan(order.indexOf('advice'));
+    expect(order.indexOf('advice')).toBeLessThan(order.indexOf('planner'));
+  });
 });
 
 describe("a newcomer's first screen", () => {
