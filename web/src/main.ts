@@ -156,8 +156,8 @@ class App {
       setTimeout(() => {
         performance.mark('membudget-ledger-on-screen');
         this.#panels();
-        this.#buildForm();
         this.#url.flush();
+        this.#buildForm(); // the page is ready (data-ready) with its link written
       }, 0),
     );
   }
