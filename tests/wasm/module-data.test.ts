@@ -3,9 +3,9 @@
 // its module was built with, since code run over another build's memory would compute silently wrong ledgers.
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { dataIdentityOf, inflateModuleData, writeModuleData } from '../../web/src/wasm-data';
+import { dataIdentityOf, inflateModuleData, MAX_INFLATED_DATA_BYTES, writeModuleData } from '../../web/src/wasm-data';
 import { ROOT, WASM, WASM_DATA } from '../support/paths';
 
 /** The module as Emscripten linked it, with its data section (build-wasm/, which scripts/build-web.sh builds). */
@@ -67,6 +67,20 @@ describe("the page's module and its data file", () => {
     } finally {
       vi.unstubAllGlobals();
     }
+  });
+
+  it('refuses a gzip that is corrupt or inflates past the module memory, while it inflates', async () => {
+    const stored = new Uint8Array(readFileSync(WASM_DATA));
+    const corrupt = stored.slice();
+    corrupt.fill(0xff, 20, 60); // inside the deflate stream
+    await expect(inflateModuleData(corrupt)).rejects.toThrow();
+    // 1 KiB past the limit, a few KB gzipped: refused by its size, not copied.
+    const bomb = new Uint8Array(gzipSync(Buffer.alloc(MAX_INFLATED_DATA_BYTES + 1024)));
+    // (its length, not the bytes, is what a failure would print)
+    await expect(inflateModuleData(bomb).then((inflated) => inflated.length)).rejects.toThrow(/inflates to more than 16777216 bytes/);
+    // At the limit exactly it inflates (a file that fits is not refused by the bound).
+    const full = await inflateModuleData(new Uint8Array(gzipSync(Buffer.alloc(MAX_INFLATED_DATA_BYTES, 7))));
+    expect([full.length, full[0], full[full.length - 1]]).toEqual([MAX_INFLATED_DATA_BYTES, 7, 7]);
   });
 
   it('holds no data section itself and names the data file it needs', () => {
