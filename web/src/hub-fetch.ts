@@ -5,6 +5,7 @@
 // reader as a pasted file.
 import { blobUrl, COMMIT, HubError, resolveUrl, type HubFile, type HubRef } from './hub';
 import { MAX_INPUT_BYTES, tooLargeMessage } from './limits';
+import { readBounded } from './read-bounded';
 
 /** The Hub's own explanation, as text: control characters out, at most 200 characters. */
 function hubSays(response: Response): string {
@@ -74,7 +75,7 @@ export async function fetchHubConfig(ref: HubRef, signal?: AbortSignal): Promise
     }
     const declared = Number(response.headers.get('content-length') ?? '0');
     if (declared > MAX_INPUT_BYTES) throw tooLargeError(file, declared);
-    const text = await readBounded(response, file);
+    const text = await readBody(response, file);
     // The commit: the Hub's X-Repo-Commit, or where its redirect for a small file led
     // (/api/resolve-cache/models/{id}/{commit}/{file}), whose answer may not repeat the header.
     const cached = new RegExp(`/api/resolve-cache/models/${ref.id.replace(/[.]/g, '\\.')}/([0-9a-f]{40})/`).exec(response.url);
@@ -96,26 +97,7 @@ function tooLargeError(file: string, bytes: number): HubError {
 }
 
 // The body, read no further than the inputs' limit whatever the Content-Length said.
-async function readBounded(response: Response, file: string): Promise<string> {
+async function readBody(response: Response, file: string): Promise<string> {
   if (!response.body) return response.text();
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let bytes = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    bytes += value.byteLength;
-    if (bytes > MAX_INPUT_BYTES) {
-      await reader.cancel();
-      throw tooLargeError(file, bytes);
-    }
-    chunks.push(value);
-  }
-  const all = new Uint8Array(bytes);
-  let at = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return new TextDecoder().decode(all);
+  return new TextDecoder().decode(await readBounded(response.body, MAX_INPUT_BYTES, (bytes) => tooLargeError(file, bytes)));
 }

@@ -2,6 +2,7 @@
 // compiles first holds only code, and its static memory (the ledger's formulas, notes, citations and messages, the
 // tables) is fetched beside it and copied into the instance's memory here, after instantiation and before the
 // module's constructors run (Emscripten calls them only once the instantiateWasm hook hands the instance back).
+import { readBounded } from './read-bounded';
 
 /** The custom section in which the split module names the data it needs. */
 const SECTION = 'membudget.data';
@@ -36,28 +37,13 @@ export async function inflateModuleData(bytes: Uint8Array): Promise<Uint8Array> 
   // Awaited after the output is read; a corrupt file rejects both sides, and the reader's error is the one named.
   const written = writer.write(new Uint8Array(bytes)).then(() => writer.close());
   written.catch(() => {});
-  const reader = stream.readable.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    total += value.length;
-    if (total > MAX_INFLATED_DATA_BYTES) {
-      await reader.cancel();
-      throw new Error(`membudget: the engine data file inflates to more than ${MAX_INFLATED_DATA_BYTES} bytes; it is not this build's`);
-    }
-    chunks.push(value);
-  }
+  const inflated = await readBounded(
+    stream.readable,
+    MAX_INFLATED_DATA_BYTES,
+    () => new Error(`membudget: the engine data file inflates to more than ${MAX_INFLATED_DATA_BYTES} bytes; it is not this build's`),
+  );
   await written;
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
+  return inflated;
 }
 
 /** The identity of the data a split module needs, or undefined for a whole module (its data inside). */
