@@ -362,6 +362,36 @@ describe('advice on the page', () => {
     expect(await page.isHidden('#ways')).toBe(true);
   });
 
+  it('computes the advice after a change, not inside it, and greys the list of the configuration before until then', async () => {
+    const query = 'model=llama-3.1-70b&gpu=h100-80gb&tp=4&dp=16&mb=2&ckpt=none&microbatches=8';
+    const page = await open(`?${query}`);
+    await page.waitForSelector('#advice[data-state="ready"] li');
+    await page.waitForSelector('body[data-ready="true"]');
+    // The planner's module is loaded and the list shown: a change that still does not fit keeps the list, marked as
+    // the configuration before's, through the change's own task and every microtask after it.
+    const during = await page.evaluate(async () => {
+      const input = document.getElementById('f-mb') as HTMLInputElement;
+      input.value = '3';
+      input.dispatchEvent(new Event('input'));
+      const advice = document.getElementById('advice')!;
+      const states: (string | boolean | null | undefined)[] = [advice.dataset.state, advice.querySelectorAll('li').length > 0];
+      for (let i = 0; i < 10; i++) await Promise.resolve();
+      states.push(advice.dataset.state, advice.getAttribute('aria-busy'));
+      return states;
+    });
+    expect(during).toEqual(['updating', true, 'updating', 'true']);
+    await page.waitForSelector('#advice[data-state="ready"]');
+    const advice = JSON.parse(runCli(['advise', '--json', '--url', query.replace('mb=2', 'mb=3')]).stdout) as {
+      change: string;
+      total_bytes: number;
+    }[];
+    const items = await page.$$eval('#advice li', (lis) =>
+      lis.map((li) => ({ total: Number(li.getAttribute('data-total-bytes')), change: li.querySelector('code')?.textContent })),
+    );
+    expect(items).toEqual(advice.slice(0, 8).map((a) => ({ total: a.total_bytes, change: a.change })));
+    expect(await page.getAttribute('#advice', 'aria-busy')).toBeNull();
+  });
+
   it('offers a change that keeps full training before LoRA and QLoRA, as `membudget advise` ranks them', async () => {
     const query = 'model=llama-3.1-70b&gpu=h100-80gb&method=membudget&tp=1&dp=8&zero=3&framework=torchtitan';
     const page = await open(`?${query}`);

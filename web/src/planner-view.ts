@@ -602,14 +602,26 @@ export class PlannerView {
   }
 }
 
+/**
+ * How long the advice waits after the change that asked for it. The advice evaluates dozens of changed
+ * configurations in the planner's module (10–20 ms on a 2-vCPU machine) and, the first time, loads that module
+ * (715 KB of wasm, compiled on the same cores): run inside the change, both delayed the change's own frame. Like the
+ * link's write (url-state.ts), it runs at most once per this interval, for the configuration shown then.
+ */
+export const ADVICE_DELAY_MS = 120;
+
 /** What to change when the configuration does not fit: each change, its total, what it saves and costs. */
 // The advice comes from the planner's module, loaded the first time a configuration does not fit; until it
-// answers, the section says so (data-state="loading"), and an answer for an older configuration is dropped.
+// answers, the section says so (data-state="loading", or "updating" over the list of the configuration before),
+// and an answer for an older configuration is dropped.
 export class AdviceView {
   readonly element = el('section', { id: 'advice', class: 'advice', hidden: true });
   readonly #onApply: (query: string) => void;
   readonly #onCount: (fitting: number) => void;
   #generation = 0;
+  /** The configuration the advice is to be computed for, once the timer fires. */
+  #pending: { generation: number; config: Config; unit: Unit } | undefined;
+  #timer: number | undefined;
 
   /** `onCount`: how many of the changes make it fit (the verdict links to them), 0 while none is known. */
   constructor(onApply: (query: string) => void, onCount: (fitting: number) => void = () => {}) {
@@ -621,23 +633,39 @@ export class AdviceView {
     const generation = ++this.#generation;
     this.#onCount(0);
     if (!ledger || ledger.verdict === 'fits') {
+      this.#pending = undefined;
       this.element.hidden = true;
       delete this.element.dataset.state;
+      this.element.removeAttribute('aria-busy');
       replaceChildren(this.element);
       return;
     }
     this.element.hidden = false;
-    if (this.element.dataset.state !== 'ready') {
+    this.element.setAttribute('aria-busy', 'true');
+    if (this.element.dataset.state === 'ready' || this.element.dataset.state === 'updating') {
+      // The list stays, greyed by the stylesheet, until the advice for this configuration replaces it.
+      this.element.dataset.state = 'updating';
+    } else {
       this.element.dataset.state = 'loading';
       replaceChildren(this.element, el('h2', {}, 'What to change'), el('p', {}, 'Looking for changes that make it fit…'));
     }
+    this.#pending = { generation, config, unit };
+    if (this.#timer === undefined) this.#timer = window.setTimeout(() => this.#compute(), ADVICE_DELAY_MS);
+  }
+
+  #compute(): void {
+    this.#timer = undefined;
+    const pending = this.#pending;
+    if (!pending || pending.generation !== this.#generation) return;
+    this.#pending = undefined;
     loadPlannerEngine()
       .then((tools) => {
-        if (generation === this.#generation) this.#render(tools.advise(config), unit);
+        if (pending.generation === this.#generation) this.#render(tools.advise(pending.config), pending.unit);
       })
       .catch((error: unknown) => {
-        if (generation !== this.#generation) return;
+        if (pending.generation !== this.#generation) return;
         this.element.dataset.state = 'error';
+        this.element.removeAttribute('aria-busy');
         const message = error instanceof MembudgetError ? error.problems.map((p) => p.message).join('; ') : String(error);
         replaceChildren(this.element, el('h2', {}, 'What to change'), el('p', {}, `The advice could not be computed: ${message}`));
       });
@@ -645,6 +673,7 @@ export class AdviceView {
 
   #render(advice: Advice[], unit: Unit): void {
     this.element.dataset.state = 'ready';
+    this.element.removeAttribute('aria-busy');
     this.#onCount(advice.filter((a) => a.verdict === 'fits').length);
     if (advice.length === 0) {
       replaceChildren(
