@@ -5,7 +5,7 @@
 // to re-render (median of 50), and the transfer sizes (gzipped).
 // Run after `npm run build`: node scripts/measure-budgets.mjs
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launchChromium } from '../tests/support/browser.mjs';
@@ -23,6 +23,8 @@ const median = (values) => {
 };
 
 const sizes = pageSizes(dist);
+// A shared machine's other work slows every wall-clock figure below: the load average is printed with them.
+const loadBefore = loadavg()[0];
 const server = await serveStatic(dist, '/');
 // The floor: a page with one line of text and one module script that sets the same marks, served the same way.
 // What membudget adds is the difference, and the goal is a ratio to it (issue 31: the ledger on screen within 2×
@@ -158,7 +160,9 @@ const cpu = cpus()[0]?.model ?? 'unknown CPU';
 const met = (ok) => (ok ? 'met' : 'not met');
 const ledgerRatio = median(loads) / median(floors);
 const change = median(renders);
-console.log(`Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpu}, Chromium at /usr/bin/chromium.\n`);
+console.log(
+  `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpus().length} × ${cpu}, Chromium at /usr/bin/chromium; load average ${loadBefore.toFixed(2)} before the run, ${loadavg()[0].toFixed(2)} after it.\n`,
+);
 console.log('| what the user waits for | goal | measured | |');
 console.log('|---|---|---|---|');
 console.log(
