@@ -78,6 +78,21 @@ const announceOnScreen = () =>
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) if (entry.name === 'membudget-ledger-on-screen') console.debug(entry.name);
   }).observe({ type: 'mark' });
+/**
+ * A cold load of a page that only sets the marks (the empty page, the static first frame): when it was on screen.
+ * @param {string} url
+ */
+const onScreenAt = async (url) => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const onScreen = page.waitForEvent('console', (message) => message.text() === ON_SCREEN);
+  await page.addInitScript(announceOnScreen);
+  await page.goto(url);
+  await onScreen;
+  const at = await page.evaluate(() => performance.getEntriesByName('membudget-ledger-on-screen')[0].startTime);
+  await context.close();
+  return at;
+};
 const loads = [];
 const domLoads = [];
 const paints = [];
@@ -105,22 +120,8 @@ for (let i = 0; i < 11; i++) {
     /** @type {any} */ (window).__lcp,
   ]);
   await context.close();
-  const floorContext = await browser.newContext();
-  const floorPage = await floorContext.newPage();
-  const floorOnScreen = floorPage.waitForEvent('console', (message) => message.text() === ON_SCREEN);
-  await floorPage.addInitScript(announceOnScreen);
-  await floorPage.goto(floorServer.url);
-  await floorOnScreen;
-  const floorAt = await floorPage.evaluate(() => performance.getEntriesByName('membudget-ledger-on-screen')[0].startTime);
-  await floorContext.close();
-  const frameContext = await browser.newContext();
-  const framePage = await frameContext.newPage();
-  const frameOnScreen = framePage.waitForEvent('console', (message) => message.text() === ON_SCREEN);
-  await framePage.addInitScript(announceOnScreen);
-  await framePage.goto(frameServer.url);
-  await frameOnScreen;
-  const frameAt = await framePage.evaluate(() => performance.getEntriesByName('membudget-ledger-on-screen')[0].startTime);
-  await frameContext.close();
+  const floorAt = await onScreenAt(floorServer.url);
+  const frameAt = await onScreenAt(frameServer.url);
   if (i > 0) {
     // the first start of Chromium pays for its own warm-up
     domLoads.push(dom);
