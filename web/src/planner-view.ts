@@ -608,7 +608,7 @@ export class PlannerView {
  * (715 KB of wasm, compiled on the same cores): run inside the change, both delayed the change's own frame. Like the
  * link's write (url-state.ts), it runs at most once per this interval, for the configuration shown then.
  */
-export const ADVICE_DELAY_MS = 120;
+const ADVICE_DELAY_MS = 120;
 
 /** What to change when the configuration does not fit: each change, its total, what it saves and costs. */
 // The advice comes from the planner's module, loaded the first time a configuration does not fit; until it
@@ -655,8 +655,8 @@ export class AdviceView {
 
   #compute(): void {
     this.#timer = undefined;
-    const pending = this.#pending;
-    if (!pending || pending.generation !== this.#generation) return;
+    const pending = this.#pending; // the last configuration shown, or none once it fits
+    if (!pending) return;
     this.#pending = undefined;
     loadPlannerEngine()
       .then((tools) => {
