@@ -59,6 +59,7 @@ const frameDir = mkdtempSync(join(tmpdir(), 'membudget-frame-'));
   await page.waitForSelector('body[data-ready="true"]');
   const body = await page.evaluate(() => /** @type {any} */ (window).__firstFrame);
   await context.close();
+  if (typeof body !== 'string') throw new Error('measure-budgets: the page never marked its first ledger (membudget-ledger-rendered)');
   const stylesheet = sizes.files.find((f) => f.name.endsWith('.css'));
   if (!stylesheet) throw new Error('measure-budgets: the build has no stylesheet');
   copyFileSync(join(dist, stylesheet.name), join(frameDir, 'page.css'));
