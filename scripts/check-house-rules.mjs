@@ -1,0 +1,197 @@
+#!/usr/bin/env node
+// The house rules that are not the floor plan's (scripts/check-floor-plan.mjs keeps the folders), run as a test:
+//
+// 1. A C++ function of logic (engine/, cli/, wasm/) keeps to MAX_FUNCTION_LINES lines: one function, one decision
+//    (manifold's functions rarely pass 100 lines). Registration and column tables, one row per line, are data.
+// 2. A file of the page (web/src/*.ts, generated files aside) keeps to MAX_PAGE_LINES lines: one view a file.
+//
+// docs/build.md shows the longest functions between its function-length markers: `--write` writes them there, and
+// the check fails when that table is stale.
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const MAX_FUNCTION_LINES = 100;
+const MAX_PAGE_LINES = 600;
+/** Functions that are tables, one registration or column per line: data, not logic. `file:function`. */
+const DATA_FUNCTIONS = new Set(['wasm/bindings.cpp:EMSCRIPTEN_BINDINGS']);
+/** Functions over the ceiling today, each to be split by what it decides; the list only shrinks. `file:function`. */
+const NOT_YET_SPLIT = new Set([
+  'engine/src/formats/deepspeed.cpp:importDeepspeed',
+  'engine/src/formats/hf.cpp:importHfFields',
+  'engine/src/formats/hf_layers.cpp:readWeightFormat',
+  'engine/src/formats/megatron.cpp:importMegatron',
+  'engine/src/formats/megatron.cpp:exportMegatron',
+  'engine/src/formats/sglang.cpp:importSglang',
+  'engine/src/formats/torchtitan.cpp:importTorchtitan',
+  'engine/src/formats/torchtune.cpp:importTorchtune',
+  'engine/src/io/json_write.cpp:resultToJson',
+  'engine/src/io/measured.cpp:readMeasuredFile',
+  'engine/src/memory/ledger/inference.cpp:inferenceMethod',
+  'engine/src/memory/sources/deepspeed.cpp:deepspeedMethod',
+  'engine/src/memory/static_terms.hpp:fullStaticTerms',
+  'engine/src/memory/tensors.hpp:forEachLayerTensor',
+  'engine/src/memory/training.cpp:membudgetStage',
+  'engine/src/memory/training.hpp:forEachStageTensor',
+  'engine/src/model/assignments.cpp:chooseWhatChoicesRequire',
+  'engine/src/model/validate.cpp:validate',
+  'engine/src/plan/plan.cpp:plan',
+  'engine/src/plan/rows.cpp:markPareto',
+  'engine/src/time/serving.cpp:estimateServingTime',
+  'engine/src/time/steptime.cpp:detail::estimateStepTime',
+  'cli/cli.cpp:runCli',
+  'cli/render.cpp:printTable',
+]);
+/** Files of the page over the ceiling today, each to be split into its views; the list only shrinks. */
+const PAGES_NOT_YET_SPLIT = new Set(['web/src/planner-view.ts']);
+
+/** @param {string} dir @param {RegExp} pattern @returns {string[]} */
+function walk(dir, pattern) {
+  return readdirSync(dir)
+    .sort()
+    .flatMap((name) => {
+      const path = join(dir, name);
+      return statSync(path).isDirectory() ? walk(path, pattern) : pattern.test(name) ? [path] : [];
+    });
+}
+
+/**
+ * The text with comments, string and character literals (raw strings too) blanked, newlines kept, so that braces
+ * and parentheses in them do not count.
+ * @param {string} text
+ */
+function code(text) {
+  let out = '';
+  let i = 0;
+  const keepNewlines = (/** @type {string} */ s) => s.replace(/[^\n]/g, '');
+  while (i < text.length) {
+    const c = text[i];
+    const next = text[i + 1];
+    if (c === '/' && next === '/') {
+      while (i < text.length && text[i] !== '\n') i++;
+    } else if (c === '/' && next === '*') {
+      const end = text.indexOf('*/', i + 2);
+      const stop = end < 0 ? text.length : end + 2;
+      out += keepNewlines(text.slice(i, stop));
+      i = stop;
+    } else if (c === 'R' && next === '"' && !/\w/.test(text[i - 1] ?? '')) {
+      const open = /^R"([^(]*)\(/.exec(text.slice(i));
+      const close = open ? text.indexOf(`)${open[1]}"`, i + open[0].length) : -1;
+      const stop = close < 0 ? text.length : close + open[1].length + 2;
+      out += `""${keepNewlines(text.slice(i, stop))}`;
+      i = stop;
+    } else if (c === '"' || (c === "'" && !/[0-9a-fA-F]/.test(text[i - 1] ?? ''))) {
+      // A character literal, not a digit separator (1'000).
+      let j = i + 1;
+      while (j < text.length && text[j] !== c && text[j] !== '\n') j += text[j] === '\\' ? 2 : 1;
+      out += c + c;
+      i = j + 1;
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  return out;
+}
+
+/**
+ * The outermost function bodies of a C++ file: a `{` whose header (the text since the last `;`, `{` or `}`) ends in a
+ * parameter list and is no control statement, type or initializer. A lambda or a local class counts as part of its
+ * function.
+ * @param {string} file
+ * @returns {{ name: string; line: number; lines: number }[]}
+ */
+export function functionsOf(file) {
+  const text = code(readFileSync(file, 'utf8'));
+  /** @type {{ name: string; line: number; lines: number }[]} */
+  const found = [];
+  /** @type {{ isFunction: boolean; line: number; name: string }[]} */
+  const stack = [];
+  let header = '';
+  let line = 1;
+  for (const c of text) {
+    if (c === '\n') line++;
+    if (c === '{') {
+      const h = header.replace(/\s+/g, ' ').trim();
+      const inFunction = stack.some((s) => s.isFunction);
+      const isFunction =
+        !inFunction &&
+        /\)\s*(const\s*)?(noexcept\s*)?(->\s*[\w:<>,\s*&]+)?(override\s*)?$/.test(h) &&
+        !/^(namespace|struct|class|enum|union)\b/.test(h) &&
+        !/^(if|for|while|switch|catch|else if)\b/.test(h) &&
+        !/(^|[^=!<>])=[^=]/.test(h.replace(/\([^()]*\)/g, '()').replace(/operator\W+\(/, 'operator('));
+      const name = isFunction ? (/([\w:~]+)\s*(<[^()]*>)?\s*\((?:[^()]|\([^()]*\))*\)[^()]*$/.exec(h)?.[1] ?? '?') : '';
+      stack.push({ isFunction, line, name });
+      header = '';
+    } else if (c === '}') {
+      const open = stack.pop();
+      if (open?.isFunction) found.push({ name: open.name, line: open.line, lines: line - open.line + 1 });
+      header = '';
+    } else if (c === ';') {
+      header = '';
+    } else {
+      header += c;
+    }
+  }
+  return found;
+}
+
+/** @type {string[]} */
+const problems = [];
+/** @type {{ where: string; name: string; lines: number }[]} */
+const all = [];
+const cppFiles = ['engine', 'cli', 'wasm'].flatMap((dir) => walk(join(root, dir), /\.(cpp|hpp)$/));
+for (const path of cppFiles) {
+  const file = relative(root, path);
+  for (const fn of functionsOf(path)) {
+    const id = `${file}:${fn.name}`;
+    all.push({ where: `${file}:${fn.line}`, name: fn.name, lines: fn.lines });
+    if (fn.lines <= MAX_FUNCTION_LINES || DATA_FUNCTIONS.has(id)) continue;
+    if (NOT_YET_SPLIT.has(id)) continue;
+    problems.push(`${file}:${fn.line}: ${fn.name} is ${fn.lines} lines, over the ${MAX_FUNCTION_LINES} a function of logic keeps to`);
+  }
+}
+for (const id of NOT_YET_SPLIT) {
+  const file = id.slice(0, id.indexOf(':'));
+  const name = id.slice(id.indexOf(':') + 1);
+  const fn = all.find((f) => f.where.startsWith(`${file}:`) && f.name === name);
+  if (!fn || fn.lines <= MAX_FUNCTION_LINES) problems.push(`${id}: split now; take it off NOT_YET_SPLIT`);
+}
+for (const file of PAGES_NOT_YET_SPLIT)
+  if (readFileSync(join(root, file), 'utf8').split('\n').length <= MAX_PAGE_LINES)
+    problems.push(`${file}: split now; take it off PAGES_NOT_YET_SPLIT`);
+
+for (const path of walk(join(root, 'web/src'), /\.ts$/)) {
+  const file = relative(root, path);
+  if (file.startsWith('web/src/generated/') || file.endsWith('.d.ts')) continue;
+  const lines = readFileSync(path, 'utf8').split('\n').length;
+  if (lines > MAX_PAGE_LINES && !PAGES_NOT_YET_SPLIT.has(file))
+    problems.push(`${file}: ${lines} lines, over the ${MAX_PAGE_LINES} a file of the page keeps to`);
+}
+
+// The longest functions, as docs/build.md shows them.
+const longest = all.sort((a, b) => b.lines - a.lines || a.where.localeCompare(b.where)).slice(0, 15);
+const table = longest.map((f) => `| \`${f.name}\` | \`${f.where.replace(/:\d+$/, '')}\` | ${f.lines} |`).join('\n');
+const block = [
+  '<!-- function-length:begin (node scripts/check-house-rules.mjs --write) -->',
+  `| function | file | lines |`,
+  '|---|---|---|',
+  table,
+  '<!-- function-length:end -->',
+].join('\n');
+const docPath = join(root, 'docs/build.md');
+const doc = readFileSync(docPath, 'utf8');
+const pattern = /<!-- function-length:begin[^>]*-->[\s\S]*?<!-- function-length:end -->/;
+if (!pattern.test(doc)) problems.push('docs/build.md: no function-length markers');
+const current = doc.replace(pattern, block);
+if (process.argv.includes('--write')) writeFileSync(docPath, current);
+else if (current !== doc) problems.push('docs/build.md: the function-length table is stale (node scripts/check-house-rules.mjs --write)');
+
+if (problems.length) {
+  for (const p of problems) console.error(`house rules: ${p}`);
+  process.exit(1);
+}
+const waiting = NOT_YET_SPLIT.size ? `, ${NOT_YET_SPLIT.size} still to split` : '';
+console.log(
+  `house rules: ${all.length} C++ functions, none of logic over ${MAX_FUNCTION_LINES} lines${waiting}; web/src within ${MAX_PAGE_LINES}`,
+);
