@@ -25,7 +25,6 @@ const NOT_YET_SPLIT = new Set([
   'engine/src/formats/sglang.cpp:importSglang',
   'engine/src/formats/torchtitan.cpp:importTorchtitan',
   'engine/src/formats/torchtune.cpp:importTorchtune',
-  'engine/src/io/json_write.cpp:resultToJson',
   'engine/src/io/measured.cpp:readMeasuredFile',
   'engine/src/memory/ledger/inference.cpp:inferenceMethod',
   'engine/src/memory/sources/deepspeed.cpp:deepspeedMethod',

@@ -126,6 +126,7 @@ Result evaluate(const Config& config) noexcept {
     Result result;
     try {
         result.method = config.method;
+        result.mode = config.mode;
         result.errors = validate(config);
         if (!result.errors.empty()) return result;
 
@@ -211,6 +212,7 @@ Result evaluate(const Config& config) noexcept {
         // Only allocation can throw here; report it rather than let it cross a C or JS boundary.
         result = Result{};
         result.method = config.method;
+        result.mode = config.mode;
         result.errors = {{"", "internal error: out of memory while evaluating"}};
     }
     return result;

@@ -28,7 +28,4 @@ inline nlohmann::ordered_json problemsJson(const std::vector<Problem>& list) {
     return out;
 }
 
-// The eval JSON's serving keys (ttft_s, tpot_s, output_tokens_per_second_per_gpu and `serving`), null where not estimated.
-void writeServing(nlohmann::ordered_json& out, const Config& config, const ServingTime& sv);
-
 }  // namespace membudget::detail

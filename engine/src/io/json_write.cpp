@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "io/json_parts.hpp"
+#include "io/json_record.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/base/problem.hpp"
 #include "membudget/base/text.hpp"
@@ -42,48 +43,9 @@ using nlohmann::ordered_json;
 
 using detail::number;
 
-// A choice as its id (an enum would otherwise become its integer).
-template <class E>
-ordered_json choice(const E& value) {
-    return std::string(toString(value));
-}
-
-ordered_json optionalNumber(const std::optional<double>& value) { return value ? number(*value) : ordered_json(nullptr); }
-
 ordered_json problems(const std::vector<Problem>& list) { return detail::problemsJson(list); }
 
-ordered_json linesArray(const std::vector<Line>& lines) {
-    ordered_json out = ordered_json::array();
-    for (const auto& line : lines)
-        out.push_back({{"id", line.id},
-                       {"label", line.label},
-                       {"formula", line.formula},
-                       {"substituted", line.substituted},
-                       {"bytes", number(line.bytes)},
-                       {"note", line.note},
-                       {"origin", line.origin ? std::string(toString(*line.origin)) : std::string("allowance")}});
-    return out;
-}
-
-ordered_json configObject(const Config& config) {
-    ordered_json out = ordered_json::object();
-    for (const auto& field : fields()) {
-        std::visit(
-            [&](auto member) {
-                if constexpr (std::is_same_v<decltype(member), ChoiceField>) {
-                    out[std::string(field.key)] = std::string(member.get(config));
-                } else {
-                    const auto& value = config.*member;
-                    if constexpr (std::is_same_v<std::decay_t<decltype(value)>, double>)
-                        out[std::string(field.key)] = number(value);
-                    else
-                        out[std::string(field.key)] = value;
-                }
-            },
-            field.member);
-    }
-    return out;
-}
+ordered_json configObject(const Config& config) { return detail::configJson(config); }
 
 }  // namespace
 
@@ -92,104 +54,9 @@ std::string configToJson(const Config& config, int indent) {
 }
 
 std::string resultToJson(const Result& result, const Config& config, int indent) {
-    ordered_json out;
-    out["method"] = choice(result.method);
-    if (!result.ok()) {
-        out["errors"] = problems(result.errors);
-        out["config"] = configObject(config);
-        return out.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
-    }
-    out["parameter_count"] = number(result.parameterCount);
-    out["active_parameter_count"] = number(result.activeParameterCount);
-    out["lines"] = linesArray(result.lines);
-    out["total_bytes"] = number(result.totalBytes);
-    // What the caching allocator reserves (torch.cuda.max_memory_reserved); null where the method does not model it.
-    out["reserved_bytes"] = result.reservedBytes > 0 ? number(result.reservedBytes) : ordered_json(nullptr);
-    out["capacity_bytes"] = number(result.capacityBytes);
-    out["usable_bytes"] = number(result.usableBytes);
-    out["verdict"] = choice(result.verdict);
-    const ErrorBand& band = result.errorBand;
-    // low and high only where runs give them (a band, or the nearest family's); already to the millionth, as the
-    // generated table holds them.
-    ordered_json bandJson = {{"validated", band.validated}};
-    if (band.runs > 0) {
-        bandJson["low"] = number(band.lowError);
-        bandJson["high"] = number(band.highError);
-    }
-    bandJson["runs"] = number(band.runs);
-    bandJson["framework"] = std::string(band.family.framework);
-    bandJson["features"] = featureNames(band.family.features);
-    bandJson["text"] = band.text;
-    out["error_band"] = std::move(bandJson);
-    out["peak_stage"] = number(result.peakStage);
-    if (config.mode == Mode::training) {
-        // The step-time estimate (docs/planner.md, "Step time"); null where the GPU's speed is not known. Rounded to
-        // a microsecond (the parts in ms), so that the page's JSON.stringify writes the same digits.
-        const StepTime& st = result.stepTime;
-        // Divided by the (exact) number of units per one, so that 0.123457 prints as such, not as 0.12345699999999999.
-        auto rounded = [](double value, double perOne) { return number(std::round(value * perOne) / perOne); };
-        out["step_time_s"] = st.estimated ? rounded(st.stepSeconds, 1e6) : ordered_json(nullptr);
-        out["tokens_per_second_per_gpu"] = st.estimated ? rounded(st.tokensPerSecondPerGpu, 1e3) : ordered_json(nullptr);
-        out["mfu"] = st.estimated ? rounded(st.mfu, 1e6) : ordered_json(nullptr);
-        if (st.estimated) {
-            ordered_json parts = ordered_json::object();
-            for (const StepPartText& text : stepPartTexts())
-                parts[std::string(text.id)] = rounded(st.partSeconds[static_cast<size_t>(text.part)] * 1e3, 1e3);
-            out["step_time"] = {{"parts_ms", std::move(parts)},
-                                {"bubble_fraction", rounded(st.bubbleFraction, 1e6)},
-                                {"model_flops_per_token", number(st.modelFlopsPerToken)},
-                                {"tokens_per_step", number(st.tokensPerStep)},
-                                {"assumptions", std::string(stepTimeAssumptions())}};
-        }
-        // The run on train_tokens (null where not set): whole optimizer steps at the estimated step time.
-        if (st.estimated && st.runSteps > 0)
-            out["run"] = {{"train_tokens", number(config.trainTokens)},
-                          {"optimizer_steps", number(st.runSteps)},
-                          {"wall_clock_days", rounded(st.runSeconds / 86400, 1e6)},
-                          {"gpu_hours", rounded(st.runGpuHours, 1e3)},
-                          {"cost_usd", config.gpuHourUsd > 0 ? rounded(st.runCostUsd, 1e2) : ordered_json(nullptr)}};
-        else
-            out["run"] = nullptr;
-    }
-    if (config.mode == Mode::inference) detail::writeServing(out, config, result.servingTime);
-    ordered_json stages = ordered_json::array();
-    for (const auto& stage : result.stages) {
-        ordered_json bytes = ordered_json::object();
-        for (size_t i = 0; i < stage.lineBytes.size() && i < result.lines.size(); ++i)
-            bytes[std::string(toString(result.lines[i].id))] = number(stage.lineBytes[i]);
-        stages.push_back({{"stage", number(stage.index)},
-                          {"layers", number(stage.layers)},
-                          {"in_flight_microbatches", number(stage.inFlightMicrobatches)},
-                          {"total_bytes", number(stage.totalBytes)},
-                          {"reserved_bytes", stage.reservedBytes > 0 ? number(stage.reservedBytes) : ordered_json(nullptr)},
-                          {"parameters_per_gpu", number(stage.parametersPerGpu)},
-                          {"model_parameters", number(stage.modelParameters)},
-                          {"lines", std::move(bytes)}});
-    }
-    out["stages"] = std::move(stages);
-    ordered_json phases = ordered_json::array();
-    for (const auto& phase : result.phases) phases.push_back({{"name", choice(phase.name)}, {"total_bytes", number(phase.totalBytes)}});
-    out["phases"] = std::move(phases);
-    out["peak_phase"] = choice(result.peakPhase);
-    ordered_json tensors = ordered_json::array();
-    for (const auto& t : result.tensors)
-        tensors.push_back({{"name", t.name},
-                           {"shape", t.shape},
-                           {"dtype", t.dtype},
-                           {"bytes_per_copy", number(t.bytesPerCopy)},
-                           {"copies", number(t.copies)},
-                           {"bytes", number(t.bytes)},
-                           {"sharding", t.sharding}});
-    out["tensors"] = std::move(tensors);
-    out["cpu_bytes_per_node"] = number(result.cpuBytesPerNode);
-    out["cpu_lines"] = linesArray(result.cpuLines);
-    if (config.mode == Mode::inference) {
-        out["max_sequences"] = number(result.maxSequences);
-        out["max_context_tokens"] = number(result.maxContextTokens);
-    }
-    out["warnings"] = problems(result.warnings);
-    out["errors"] = problems(result.errors);
-    out["query"] = encodeQuery(config);
+    ordered_json out = ordered_json::object();
+    detail::writeRecord(out, &result, kResultRecord);
+    if (result.ok()) out["query"] = encodeQuery(config);
     out["config"] = configObject(config);
     return out.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
 }
@@ -197,22 +64,7 @@ std::string resultToJson(const Result& result, const Config& config, int indent)
 std::string compareToJson(const std::vector<MethodColumn>& columns, const Config& config, int indent) {
     ordered_json out;
     out["query"] = encodeQuery(config);
-    ordered_json methods = ordered_json::array();
-    for (const auto& column : columns) {
-        ordered_json m{{"method", choice(column.method)}};
-        if (!column.result.ok()) {
-            m["errors"] = problems(column.result.errors);
-        } else {
-            m["lines"] = linesArray(column.result.lines);
-            m["total_bytes"] = number(column.result.totalBytes);
-            m["source_bytes"] = number(column.sourceBytes);
-            m["verdict"] = choice(column.result.verdict);
-            m["peak_stage"] = number(column.result.peakStage);
-            m["warnings"] = problems(column.result.warnings);
-        }
-        methods.push_back(std::move(m));
-    }
-    out["methods"] = std::move(methods);
+    out["methods"] = detail::recordsJson(columns, kMethodColumnRecord);
     return out.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
 }
 
@@ -341,76 +193,11 @@ std::string planToJson(const PlanResult& plan, const PlanRequest& request, int i
 }
 
 std::string adviceToJson(const std::vector<Advice>& advice, int indent) {
-    ordered_json out = ordered_json::array();
-    for (const auto& a : advice)
-        out.push_back({{"change", a.change},
-                       {"query", a.query},
-                       {"total_bytes", number(a.totalBytes)},
-                       {"saved_bytes", number(a.savedBytes)},
-                       {"verdict", choice(a.verdict)},
-                       {"step_time_change", a.stepTimeChange},
-                       {"keeps_task", a.keepsTask},
-                       {"cost", a.cost}});
-    return out.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
+    return detail::recordsJson(advice, kAdviceRecord).dump(indent, ' ', false, ordered_json::error_handler_t::replace);
 }
 
 std::string measuredComparisonToJson(const MeasuredComparison& comparison, int indent) {
-    ordered_json out;
-    out["format"] = "membudget-compare-measured/1";
-    out["method"] = std::string(toString(comparison.result.method));
-    out["mode"] = std::string(toString(comparison.config.mode));
-    out["parameter_count"] = number(comparison.result.parameterCount);
-    out["device"] = comparison.deviceName.empty() ? ordered_json(nullptr) : ordered_json(comparison.deviceName);
-    out["source"] = comparison.source.empty() ? ordered_json(nullptr) : ordered_json(comparison.source);
-    ordered_json lines = ordered_json::array(), notMeasured = ordered_json::array(), notPredicted = ordered_json::array();
-    for (const auto& line : comparison.lines) {
-        ordered_json row{{"id", line.id},
-                         {"label", line.label},
-                         {"predicted_bytes", optionalNumber(line.predictedBytes)},
-                         {"measured_bytes", optionalNumber(line.measuredBytes)}};
-        if (line.predictedBytes && line.measuredBytes) {
-            const double difference = *line.measuredBytes - *line.predictedBytes;
-            row["difference_bytes"] = number(difference);
-            row["difference_percent"] = optionalNumber(percentOf(difference, *line.predictedBytes));
-        } else {
-            row["difference_bytes"] = nullptr;
-            row["difference_percent"] = nullptr;
-        }
-        row["allowance"] = line.allowance;
-        if (!line.measuredBytes) notMeasured.push_back(line.id);
-        if (!line.predictedBytes) notPredicted.push_back(line.id);
-        lines.push_back(std::move(row));
-    }
-    out["lines"] = std::move(lines);
-    out["not_measured"] = std::move(notMeasured);
-    out["not_predicted"] = std::move(notPredicted);
-    out["predicted_total_bytes"] = number(comparison.predictedTotalBytes);
-    out["predicted_without_allowances_bytes"] = number(comparison.predictedWithoutAllowancesBytes);
-    ordered_json totals = ordered_json::array();
-    for (const auto& total : comparison.totals) {
-        const double difference = total.measuredBytes - total.predictedBytes;
-        totals.push_back({{"predicted", total.predicted},
-                          {"measured", total.measured},
-                          {"predicted_bytes", number(total.predictedBytes)},
-                          {"measured_bytes", number(total.measuredBytes)},
-                          {"difference_bytes", number(difference)},
-                          {"difference_percent", optionalNumber(percentOf(difference, total.predictedBytes))}});
-    }
-    out["totals"] = std::move(totals);
-    out["line_phase"] = comparison.linePhase ? ordered_json(std::string(toString(*comparison.linePhase))) : ordered_json(nullptr);
-    ordered_json phases = ordered_json::array();
-    for (const auto& phase : comparison.phases) {
-        const double difference = phase.measuredBytes - phase.predictedBytes;
-        phases.push_back({{"predicted", phase.predicted},
-                          {"measured", phase.measured},
-                          {"predicted_bytes", number(phase.predictedBytes)},
-                          {"measured_bytes", number(phase.measuredBytes)},
-                          {"difference_bytes", number(difference)},
-                          {"difference_percent", optionalNumber(percentOf(difference, phase.predictedBytes))}});
-    }
-    out["phases"] = std::move(phases);
-    out["config"] = ordered_json::parse(configToJson(comparison.config));
-    return out.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
+    return detail::recordJson(comparison, kMeasuredComparisonRecord).dump(indent, ' ', false, ordered_json::error_handler_t::replace);
 }
 
 namespace {

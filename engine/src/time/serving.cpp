@@ -272,6 +272,9 @@ ServingTime estimateServingTime(const Config& c) noexcept {
     out.requestsPerSecondPerReplica = c.mb / out.requestSeconds;
     out.outputTokensPerSecondPerReplica = out.requestsPerSecondPerReplica * output;
     out.outputTokensPerSecondPerGpu = out.outputTokensPerSecondPerReplica / out.gpusPerReplica;
+    out.framework = c.framework;
+    out.replicas = c.dp;
+    out.outputTokensPerSecond = out.outputTokensPerSecondPerReplica * c.dp;
 
     // The plain roofline beside it: every weight and the mean context's KV at the rated bandwidth, the prompt's FLOPs at the
     // dense peak.

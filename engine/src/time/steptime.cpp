@@ -460,6 +460,7 @@ StepTime detail::estimateStepTime(const Config& c, const StepConstants& constant
     if (!out.estimated) return StepTime{};
     if (c.trainTokens > 0) {
         // A run is whole optimizer steps: the last one trains on a full global batch too.
+        out.runTokens = c.trainTokens;
         out.runSteps = std::ceil(c.trainTokens / out.tokensPerStep);
         out.runSeconds = out.runSteps * step;
         out.runGpuHours = gpus * out.runSeconds / 3600;

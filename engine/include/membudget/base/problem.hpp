@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <string>
 
+#include "membudget/base/record.hpp"
+
 namespace membudget {
 
 // A report (the CLI's errors, notices and "not imported" lines; the page's notices and import lists) shows this
@@ -17,5 +19,6 @@ struct Problem {
 
     bool operator==(const Problem&) const = default;
 };
+extern const RecordTable kProblemRecord;
 
 }  // namespace membudget

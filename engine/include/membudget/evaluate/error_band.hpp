@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "membudget/base/record.hpp"
 #include "membudget/model/config.hpp"
 
 namespace membudget {
@@ -52,6 +53,7 @@ struct ErrorBand {
     RunFamily family;
     std::string text;  // "validated on 7 measured runs like it (megatron, dense, PP): −1.6% to −0.4% …" / "not validated for …"
 };
+extern const RecordTable kErrorBandRecord;
 
 // The band of the runs like `config` in `runs` (the compiled-in validation table by default).
 ErrorBand errorBand(const Config& config);

@@ -16,6 +16,7 @@ namespace membudget {
 
 struct Result {
     Method method = Method::chapter;
+    Mode mode = Mode::training;       // the configuration's: which speed estimate the result carries
     std::vector<Line> lines;          // the peak stage's ledger, at its peak phase
     double parameterCount = 0;        // Ψ as used (given or derived)
     double activeParameterCount = 0;  // per token, for MoE (= parameterCount for a dense model)
@@ -44,6 +45,8 @@ struct Result {
 
     bool ok() const { return errors.empty(); }
 };
+// The eval JSON's columns (less the query and the configuration, which the configuration gives) and the page's Result.
+extern const RecordTable kResultRecord;
 
 // Every method's ledger for one configuration, for the side-by-side view.
 struct MethodColumn {
@@ -51,6 +54,8 @@ struct MethodColumn {
     Result result;
     double sourceBytes = 0;  // the lines the source itself computes (origin == method)
 };
+// What the methods compared show of each: {method, lines, total_bytes, source_bytes, verdict, peak_stage, warnings}.
+extern const RecordTable kMethodColumnRecord;
 std::vector<MethodColumn> compareMethods(const Config& config) noexcept;
 
 // The peak stage's lines during forward and backward, which is where a measurement (tools/measure) records

@@ -11,6 +11,7 @@
 
 #include "membudget/base/choices.hpp"
 #include "membudget/base/problem.hpp"
+#include "membudget/base/record.hpp"
 #include "membudget/evaluate/evaluate.hpp"
 #include "membudget/model/assignments.hpp"
 #include "membudget/model/config.hpp"
@@ -54,6 +55,8 @@ struct MeasuredComparison {
 
     bool ok() const { return errors.empty(); }
 };
+// `membudget compare-measured --json` (format membudget-compare-measured/1): the JSON's columns.
+extern const RecordTable kMeasuredComparisonRecord;
 
 // Measured byte counts beyond this (a petabyte on one GPU) are refused, naming the field: no real run measures
 // them, and they would print as columns of hundreds of digits.

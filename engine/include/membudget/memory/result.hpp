@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "membudget/base/choices.hpp"
+#include "membudget/base/record.hpp"
 
 namespace membudget {
 
@@ -21,6 +22,7 @@ struct Line {
     // user's allowances, the same for every method (none; "allowance" in JSON and on the page).
     std::optional<Method> origin;
 };
+extern const RecordTable kLineRecord;
 
 // One saved tensor of the activation sub-ledger (membudget's method): per copy, and how many copies
 // (layers × micro-batches in flight) the stage holds.
@@ -33,6 +35,7 @@ struct Tensor {
     double bytes = 0;
     std::string sharding;
 };
+extern const RecordTable kTensorRecord;
 
 // One pipeline stage's ledger (bytes per line, aligned with Result::lines).
 struct Stage {
@@ -51,11 +54,13 @@ struct Stage {
     // the method does not model it (every method but membudget's in training).
     double reservedBytes = 0;
 };
+extern const RecordTable kStageRecord;
 
 // A phase of the training step and its total (membudget: forward/backward vs the optimizer step).
 struct Phase {
     StepPhase name;
     double totalBytes = 0;
 };
+extern const RecordTable kPhaseRecord;
 
 }  // namespace membudget

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "membudget/base/choices.hpp"
+#include "membudget/base/record.hpp"
 #include "membudget/model/config.hpp"
 
 namespace membudget {
@@ -24,6 +25,7 @@ struct Advice {
     // keeps the user's task.
     bool keepsTask = true;
 };
+extern const RecordTable kAdviceRecord;
 
 // The changes that bring the configuration under its headroom line, best first. The user's task comes first: the
 // single changes that keep it and fit, or, when none does, the smallest combinations of them (two, then three

@@ -8,6 +8,7 @@
 #include <span>
 #include <string_view>
 
+#include "membudget/base/record.hpp"
 #include "membudget/model/config.hpp"
 
 namespace membudget {
@@ -40,6 +41,7 @@ inline constexpr std::size_t kPrefillParts = 7;
 struct ServingTime {
     // False: no estimate (training, or a GPU without the rates); the numbers are 0.
     bool estimated = false;
+    Framework framework = Framework::vllm;     // the engine it models (vLLM or SGLang)
     double inputTokens = 0, outputTokens = 0;  // per request, as used (the split of seq when neither key is given)
     bool lengthsAssumed = false;               // input_tokens and output_tokens not given: seq split in half
     double concurrency = 0;                    // requests decoded together on one replica (mb)
@@ -50,6 +52,8 @@ struct ServingTime {
     double outputTokensPerSecondPerGpu = 0;
     double requestsPerSecondPerReplica = 0;
     double gpusPerReplica = 0;                           // TP × PP (× CP)
+    double replicas = 0;                                 // DP: replicas of TP × PP GPUs
+    double outputTokensPerSecond = 0;                    // the whole deployment's: × replicas
     double expertsReadPerLayer = 0;                      // expected distinct routed experts a MoE layer reads on one GPU per step
     bool computeBound = false;                           // the decode step's arithmetic outlasts its memory reads
     bool cudaGraphs = false;                             // decode steps replay CUDA graphs
@@ -59,6 +63,10 @@ struct ServingTime {
     // at the full HBM bandwidth each step, the prompt's 2·N FLOPs per token at the dense peak; nothing else.
     double rooflineTpotSeconds = 0, rooflineTtftSeconds = 0, rooflineOutputTokensPerSecondPerGpu = 0;
 };
+
+// Spliced into the result's JSON (ttft_s, tpot_s, output_tokens_per_second_per_gpu, serving), its own object on the
+// page (null where not estimated).
+extern const RecordTable kServingTimeRecord;
 
 // Pure and allocation-free: the serving planner calls it for every layout that fits.
 ServingTime estimateServingTime(const Config& config) noexcept;

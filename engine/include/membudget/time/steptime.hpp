@@ -8,6 +8,7 @@
 #include <span>
 #include <string_view>
 
+#include "membudget/base/record.hpp"
 #include "membudget/model/config.hpp"
 
 namespace membudget {
@@ -43,8 +44,11 @@ struct StepTime {
     std::array<double, kStepParts> partSeconds{};  // indexed by StepPart
     // The run (train_tokens > 0): whole optimizer steps until train_tokens are seen, at this step time on the
     // configuration's TP × PP × CP × DP GPUs; the cost where gpu_hour_usd is set. 0 where not set.
-    double runSteps = 0, runSeconds = 0, runGpuHours = 0, runCostUsd = 0;
+    double runTokens = 0, runSteps = 0, runSeconds = 0, runGpuHours = 0, runCostUsd = 0;
 };
+// Spliced into the result's JSON (step_time_s, tokens_per_second_per_gpu, mfu, step_time, run), its own object on the
+// page (null where not estimated).
+extern const RecordTable kStepTimeRecord;
 
 // Pure and fast (no allocation): the planner calls it for every layout that fits.
 StepTime estimateStepTime(const Config& config) noexcept;

@@ -1,0 +1,33 @@
+// The JSON walker of record tables (membudget/base/record.hpp): a record's columns as the CLI writes them.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "membudget/base/record.hpp"
+
+namespace membudget::detail {
+
+// The record's columns into `out`, in the table's order: rounded, null or left out as each column says, children
+// nested (or spliced where their key is "").
+void writeRecord(nlohmann::ordered_json& out, const void* record, const RecordTable& table);
+
+// The record as a JSON object.
+nlohmann::ordered_json recordJson(const void* record, const RecordTable& table);
+
+template <class T>
+nlohmann::ordered_json recordJson(const T& record, const RecordTable& table) {
+    return recordJson(static_cast<const void*>(&record), table);
+}
+
+// A list of records as a JSON array.
+template <class T>
+nlohmann::ordered_json recordsJson(const std::vector<T>& records, const RecordTable& table) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const T& item : records) out.push_back(recordJson(static_cast<const void*>(&item), table));
+    return out;
+}
+
+// The configuration as JSON: every field of the table, in canonical order.
+nlohmann::ordered_json configJson(const Config& config);
+
+}  // namespace membudget::detail

@@ -1,0 +1,135 @@
+// The columns of the speed estimates (membudget/base/record.hpp): the training step and the serving speed, spliced
+// into the result's JSON at the keys it has always had, each its own object on the page.
+#include "membudget/base/record.hpp"
+#include "membudget/time/serving.hpp"
+#include "membudget/time/steptime.hpp"
+
+namespace membudget {
+
+namespace {
+
+using record::as;
+using record::computed;
+using record::member;
+
+// Seconds in the JSON to the microsecond, the parts in ms to the microsecond, rates to the thousandth.
+constexpr std::uint8_t kMicro = 6, kMilli = 3;
+
+void stepParts(const void* r, Cell& c) {
+    c.numbers = as<StepTime>(r).partSeconds;
+    // stepPartTexts() is in StepPart order: its i-th text is the i-th part's (tests/cpp/test_steptime.cpp).
+    c.partLabel = [](std::size_t i) {
+        const StepPartText& t = stepPartTexts()[i];
+        return PartLabel{t.id, t.label, t.formula};
+    };
+}
+
+constexpr Column kStepDetailColumns[] = {
+    computed("parts", RECORD_JSON("parts_ms"), CellKind::parts, &stepParts,
+             {.round = kMilli, .scale = 3, .doc = RECORD_DOC("Each part of the step, in seconds on the slowest pipeline stage.")}),
+    member<&StepTime::bubbleFraction>("bubbleFraction", RECORD_JSON("bubble_fraction"),
+                                      {.round = kMicro, .doc = RECORD_DOC("(PP − 1) / (m·v + PP − 1)")}),
+    member<&StepTime::modelFlopsPerToken>("modelFlopsPerToken", RECORD_JSON("model_flops_per_token")),
+    member<&StepTime::tokensPerStep>("tokensPerStep", RECORD_JSON("tokens_per_step"),
+                                     {.doc = RECORD_DOC("The global batch: DP × mb × microbatches × seq.")}),
+    computed("assumptions", RECORD_JSON("assumptions"), CellKind::text, [](const void*, Cell& c) { c.text = stepTimeAssumptions(); }),
+};
+constinit const RecordTable kStepDetail{"StepTimeDetail", kStepDetailColumns};
+
+// The run on train_tokens: there where it is set (runSteps > 0), null in the JSON otherwise.
+constexpr Column kRunColumns[] = {
+    member<&StepTime::runTokens>("runTokens", RECORD_JSON("train_tokens"),
+                                 {.doc = RECORD_DOC("The run's token budget (train_tokens); 0 where it is not set.")}),
+    member<&StepTime::runSteps>("runSteps", RECORD_JSON("optimizer_steps"), {.doc = RECORD_DOC("Whole optimizer steps.")}),
+    computed("runDays", RECORD_JSON("wall_clock_days"), CellKind::number,
+             [](const void* r, Cell& c) { c.number = as<StepTime>(r).runSeconds / 86400; }, {.round = kMicro}),
+    member<&StepTime::runSeconds>("runSeconds", RECORD_JSON(""), {.flags = kPageOnly}),
+    member<&StepTime::runGpuHours>("runGpuHours", RECORD_JSON("gpu_hours"), {.round = kMilli}),
+    member<&StepTime::runCostUsd>("runCostUsd", RECORD_JSON("cost_usd"),
+                                  {.round = 2, .flags = kNullIfFalsy, .doc = RECORD_DOC("USD; 0 (null in JSON) without a price.")}),
+};
+constinit const RecordTable kRun{"StepTimeRun", kRunColumns, /*presentIf runSteps*/ 1};
+
+constexpr Column kStepColumns[] = {
+    member<&StepTime::estimated>("estimated", RECORD_JSON(""), {.flags = kHidden}),
+    member<&StepTime::stepSeconds>("stepSeconds", RECORD_JSON("step_time_s"), {.round = kMicro}),
+    member<&StepTime::tokensPerSecondPerGpu>("tokensPerSecondPerGpu", RECORD_JSON("tokens_per_second_per_gpu"), {.round = kMilli}),
+    member<&StepTime::mfu>(
+        "mfu", RECORD_JSON("mfu"),
+        {.round = kMicro, .doc = RECORD_DOC("(6·N + 12·L·a·d·s) FLOPs per token × tokens/s per GPU ÷ the dense BF16 peak.")}),
+    computed("", RECORD_JSON("step_time"), CellKind::record, &record::readSelf<StepTime>, {.flags = kOmitIfAbsent, .child = &kStepDetail}),
+    computed("", RECORD_JSON("run"), CellKind::record, &record::readSelf<StepTime>, {.child = &kRun}),
+};
+
+void decodeParts(const void* r, Cell& c) {
+    c.numbers = as<ServingTime>(r).decodeSeconds;
+    c.partLabel = [](std::size_t i) {
+        const ServingPartText& t = decodePartTexts()[i];
+        return PartLabel{t.id, t.label, t.formula};
+    };
+}
+
+void prefillParts(const void* r, Cell& c) {
+    c.numbers = as<ServingTime>(r).prefillSeconds;
+    c.partLabel = [](std::size_t i) {
+        const ServingPartText& t = prefillPartTexts()[i];
+        return PartLabel{t.id, t.label, t.formula};
+    };
+}
+
+// A plain roofline for scale: every weight and the mean context's KV cache at the full HBM bandwidth, the prompt at
+// the dense peak.
+constexpr Column kRooflineColumns[] = {
+    member<&ServingTime::rooflineTtftSeconds>("rooflineTtftSeconds", RECORD_JSON("ttft_s"), {.round = kMicro}),
+    member<&ServingTime::rooflineTpotSeconds>("rooflineTpotSeconds", RECORD_JSON("tpot_s"), {.round = kMicro}),
+    member<&ServingTime::rooflineOutputTokensPerSecondPerGpu>("rooflineOutputTokensPerSecondPerGpu",
+                                                              RECORD_JSON("output_tokens_per_second_per_gpu"), {.round = kMilli}),
+};
+constinit const RecordTable kRoofline{"ServingRoofline", kRooflineColumns};
+
+constexpr Column kServingDetailColumns[] = {
+    member<&ServingTime::framework>("framework", RECORD_JSON("framework")),
+    member<&ServingTime::inputTokens>("inputTokens", RECORD_JSON("input_tokens")),
+    member<&ServingTime::outputTokens>("outputTokens", RECORD_JSON("output_tokens")),
+    member<&ServingTime::lengthsAssumed>("lengthsAssumed", RECORD_JSON("lengths_assumed"),
+                                         {.doc = RECORD_DOC("input_tokens and output_tokens not given: seq split in half.")}),
+    member<&ServingTime::concurrency>("concurrency", RECORD_JSON("concurrency")),
+    member<&ServingTime::gpusPerReplica>("gpusPerReplica", RECORD_JSON("gpus_per_replica")),
+    member<&ServingTime::replicas>("replicas", RECORD_JSON("replicas")),
+    member<&ServingTime::outputTokensPerSecondPerReplica>("outputTokensPerSecondPerReplica",
+                                                          RECORD_JSON("output_tokens_per_second_per_replica"), {.round = kMilli}),
+    member<&ServingTime::outputTokensPerSecond>("outputTokensPerSecond", RECORD_JSON("output_tokens_per_second"), {.round = kMilli}),
+    member<&ServingTime::requestsPerSecondPerReplica>("requestsPerSecondPerReplica", RECORD_JSON("requests_per_second_per_replica"),
+                                                      {.round = kMicro}),
+    member<&ServingTime::requestSeconds>("requestSeconds", RECORD_JSON("request_latency_s"), {.round = kMicro}),
+    computed("decodeParts", RECORD_JSON("tpot_parts_ms"), CellKind::parts, &decodeParts,
+             {.round = kMilli, .scale = 3, .doc = RECORD_DOC("TPOT's parts in seconds (time/serving.hpp DecodePart order).")}),
+    computed("prefillParts", RECORD_JSON("ttft_parts_ms"), CellKind::parts, &prefillParts,
+             {.round = kMilli, .scale = 3, .doc = RECORD_DOC("TTFT's parts in seconds (time/serving.hpp PrefillPart order).")}),
+    member<&ServingTime::expertsReadPerLayer>("expertsReadPerLayer", RECORD_JSON("experts_read_per_layer"), {.round = kMilli}),
+    member<&ServingTime::computeBound>("computeBound", RECORD_JSON("compute_bound")),
+    member<&ServingTime::cudaGraphs>("cudaGraphs", RECORD_JSON("cuda_graphs")),
+    computed("", RECORD_JSON("roofline"), CellKind::record, &record::readSelf<ServingTime>, {.child = &kRoofline}),
+    computed("assumptions", RECORD_JSON("assumptions"), CellKind::text, [](const void*, Cell& c) { c.text = servingAssumptions(); }),
+};
+constinit const RecordTable kServingDetail{"ServingTimeDetail", kServingDetailColumns};
+
+constexpr Column kServingColumns[] = {
+    member<&ServingTime::estimated>("estimated", RECORD_JSON(""), {.flags = kHidden}),
+    member<&ServingTime::ttftSeconds>("ttftSeconds", RECORD_JSON("ttft_s"), {.round = kMicro}),
+    member<&ServingTime::tpotSeconds>("tpotSeconds", RECORD_JSON("tpot_s"), {.round = kMicro}),
+    member<&ServingTime::outputTokensPerSecondPerGpu>("outputTokensPerSecondPerGpu", RECORD_JSON("output_tokens_per_second_per_gpu"),
+                                                      {.round = kMilli}),
+    computed("", RECORD_JSON("serving"), CellKind::record, &record::readSelf<ServingTime>, {.child = &kServingDetail}),
+};
+
+}  // namespace
+
+constinit const RecordTable kStepTimeRecord{
+    "StepTime", kStepColumns, /*presentIf estimated*/ 0, kAlways,
+    RECORD_DOC("The step-time estimate of a training configuration (docs/planner.md, \"Step time\").")};
+constinit const RecordTable kServingTimeRecord{
+    "ServingTime", kServingColumns, /*presentIf estimated*/ 0, kAlways,
+    RECORD_DOC("The serving-speed estimate of an inference configuration (docs/inference.md, \"Serving speed\").")};
+
+}  // namespace membudget
