@@ -27,7 +27,6 @@ const NOT_YET_SPLIT = new Set([
   'engine/src/formats/torchtune.cpp:importTorchtune',
   'engine/src/io/json_write.cpp:resultToJson',
   'engine/src/io/measured.cpp:readMeasuredFile',
-  'engine/src/memory/sources/deepspeed.cpp:deepspeedMethod',
   'engine/src/memory/static_terms.hpp:fullStaticTerms',
   'engine/src/memory/tensors.hpp:forEachLayerTensor',
   'engine/src/memory/training.cpp:membudgetStage',
