@@ -33,7 +33,6 @@ const NOT_YET_SPLIT = new Set([
   'engine/src/memory/training.hpp:forEachStageTensor',
   'engine/src/plan/plan.cpp:plan',
   'engine/src/time/serving.cpp:estimateServingTime',
-  'engine/src/time/steptime.cpp:detail::estimateStepTime',
   'cli/cli.cpp:runCli',
   'cli/render.cpp:printTable',
 ]);
