@@ -32,7 +32,6 @@ const NOT_YET_SPLIT = new Set([
   'engine/src/memory/training.cpp:membudgetStage',
   'engine/src/memory/training.hpp:forEachStageTensor',
   'engine/src/plan/plan.cpp:plan',
-  'engine/src/time/serving.cpp:estimateServingTime',
   'cli/cli.cpp:runCli',
   'cli/render.cpp:printTable',
 ]);
