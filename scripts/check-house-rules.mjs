@@ -31,7 +31,6 @@ const NOT_YET_SPLIT = new Set([
   'engine/src/memory/tensors.hpp:forEachLayerTensor',
   'engine/src/memory/training.cpp:membudgetStage',
   'engine/src/memory/training.hpp:forEachStageTensor',
-  'engine/src/plan/plan.cpp:plan',
   'cli/cli.cpp:runCli',
   'cli/render.cpp:printTable',
 ]);
