@@ -28,7 +28,6 @@ const NOT_YET_SPLIT = new Set([
   'engine/src/io/json_write.cpp:resultToJson',
   'engine/src/io/measured.cpp:readMeasuredFile',
   'engine/src/memory/static_terms.hpp:fullStaticTerms',
-  'engine/src/memory/tensors.hpp:forEachLayerTensor',
   'engine/src/memory/training.cpp:membudgetStage',
   'engine/src/memory/training.hpp:forEachStageTensor',
   'cli/cli.cpp:runCli',
