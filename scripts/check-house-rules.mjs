@@ -29,7 +29,6 @@ const NOT_YET_SPLIT = new Set([
   'engine/src/io/measured.cpp:readMeasuredFile',
   'engine/src/memory/static_terms.hpp:fullStaticTerms',
   'engine/src/memory/training.cpp:membudgetStage',
-  'engine/src/memory/training.hpp:forEachStageTensor',
   'cli/cli.cpp:runCli',
   'cli/render.cpp:printTable',
 ]);
