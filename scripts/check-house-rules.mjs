@@ -27,7 +27,6 @@ const NOT_YET_SPLIT = new Set([
   'engine/src/formats/torchtune.cpp:importTorchtune',
   'engine/src/io/json_write.cpp:resultToJson',
   'engine/src/io/measured.cpp:readMeasuredFile',
-  'engine/src/memory/training.cpp:membudgetStage',
   'cli/cli.cpp:runCli',
   'cli/render.cpp:printTable',
 ]);
