@@ -48,14 +48,13 @@ inline std::string shardedSymbol(double rate, const char* name, double shard, bo
     return n(rate) + " × " + name + (shard > 1 ? (experts ? " / expert DP" : " / (DP × CP)") : "");
 }
 
-// Full training: every parameter has a gradient and optimizer states, sharded by the ZeRO stage; the framework's
-// gathering (t.gathering) adds its gathered blocks and gradient buffers.
+// Decides the parameters line's stored terms: the stage's weights at the training precision, its routed experts
+// sharded over their own DP group, and Transformer Engine's FP8 weight copies.
 template <class Visitor>
-void fullStaticTerms(const Config& c, const MembudgetTraining& t, const MembudgetStage& s, bool first, bool last, Visitor& v) {
+void parameterTerms(const Config& c, const MembudgetTraining& t, const MembudgetStage& s, bool first, bool last, Visitor& v) {
     using L = StaticLine;
     const StaticRates& r = t.rates;
     const double all = s.stageParams + s.expertParams;
-
     // Parameters: the stage's weights at the training precision, its routed experts sharded over their own DP
     // group, Transformer Engine's FP8 weight copies, and the gathered blocks.
     v.note(L::parameters, Hold::stored, [&] {
@@ -79,7 +78,13 @@ void fullStaticTerms(const Config& c, const MembudgetTraining& t, const Membudge
         });
         v.term(L::parameters, Hold::stored, s.fp8Copies, [&] { return TermText{"P_linear (FP8 copies)", exprNumber(s.fp8Copies)}; });
     }
+}
 
+// Decides the gradients line's stored shards: none at the peak when the optimizer steps in backward.
+template <class Visitor>
+void gradientTerms(const Config& c, const MembudgetTraining& t, const MembudgetStage& s, Visitor& v) {
+    using L = StaticLine;
+    const StaticRates& r = t.rates;
     // Gradients: the shards (none at the peak when the optimizer steps in backward), then what the gathering adds.
     v.note(L::gradients, Hold::stored, [&] {
         if (t.gradientsFreed) return std::string("No gradient shard at the peak: the optimizer steps in backward and frees each gradient");
@@ -97,124 +102,155 @@ void fullStaticTerms(const Config& c, const MembudgetTraining& t, const Membudge
                             sharded(r.gradient, s.expertParams, s.expertGradShard)};
         });
     }
+}
 
-    // What each framework holds beyond the shards while a layer computes.
+// The parameters line's note on what is gathered, unless the parameters are offloaded (their note says so).
+template <class Visitor, class Text>
+void gatheredParameterNote(const MembudgetTraining& t, Visitor& v, const Text& text) {
+    if (!t.offloadParameters) v.note(StaticLine::parameters, Hold::gathered, text);
+}
+
+// Decides what Megatron-LM's and DeepSpeed's ZeRO-3 hold gathered while a layer computes, and their reduce buckets.
+template <class Visitor>
+void zero3GatheredTerms(const MembudgetTraining& t, const MembudgetStage& s, Visitor& v) {
+    using L = StaticLine;
+    const StaticRates& r = t.rates;
     auto group = [&t] { return n(t.shardGroup); };  // text only when a note is asked for: the kernel builds none
-    auto parameterNote = [&](auto text) {
-        if (!t.offloadParameters) v.note(L::parameters, Hold::gathered, text);
-    };
-    switch (t.gathering) {
-        case Gathering::zero3Layers:
-            if (t.deepspeedZero3) {
-                // DeepSpeed gathers module by module: the one in use (the stage's largest, at its peak) and
-                // min(stage3_prefetch_bucket_size, stage3_max_live_parameters) elements ahead of it
-                // (partitioned_param_coordinator.py fetch_sub_module); its gradients go through the reduce bucket.
-                v.term(L::parameters, Hold::gathered, r.weight * (s.largestModule + t.prefetchElements + s.persistentParams), [&] {
-                    if (s.persistentParams > 0)
-                        return TermText{n(r.weight) + " × (P_module + prefetch + P_persistent) (gathered)",
-                                        fill("# × (# + # + #)", {r.weight, s.largestModule, t.prefetchElements, s.persistentParams})};
-                    return TermText{n(r.weight) + " × (P_module + prefetch) (gathered)",
-                                    fill("# × (# + #)", {r.weight, s.largestModule, t.prefetchElements})};
-                });
-                parameterNote([&] {
-                    return "; sharded over DP × CP = " + group() +
-                           ", plus the largest module gathered and the prefetch bucket (stage3_prefetch_bucket_size, capped by "
-                           "stage3_max_live_parameters)" +
-                           (s.persistentParams > 0 ? " and the persistent tensors" : "");
-                });
-                break;
-            }
-            // The module in use and the prefetched one; one module's gradients in the reduce-scatter bucket.
-            v.term(L::parameters, Hold::gathered, 2 * r.weight * s.gatheredLayer, [&] {
-                return TermText{"2 × " + n(r.weight) + " × P_layer (gathered)", fill("2 × # × #", {r.weight, s.gatheredLayer})};
-            });
-            parameterNote([&] { return "; sharded over DP × CP = " + group() + ", plus two gathered layers (current and prefetched)"; });
-            v.term(L::gradients, Hold::buffer, r.weight * s.gatheredLayer, [&] {
-                return TermText{n(r.weight) + " × P_layer (reduce-scatter bucket)", fill("# × #", {r.weight, s.gatheredLayer})};
-            });
-            v.note(L::gradients, Hold::buffer,
-                   [&] { return ", sharded over DP × CP = " + group() + " (ZeRO-3), plus one layer's reduce-scatter bucket"; });
-            break;
-        case Gathering::fsdp2Layers: {
-            // Backward holds the current block and the one it prefetches (FSDP2 _backward_prefetch), and the block's
-            // unsharded gradient with its reduce-scatter input (_fsdp_collectives.py foreach_reduce). The tail FSDP2
-            // does not reshard after forward (torchtitan, accelerate: [norm, output] as one group) stays gathered.
-            const bool tailGathered = last && t.outputGathered;
-            const double tail = tailGathered ? t.p.finalNorm + t.p.output : 0;
-            // With fp8_all_gather the layers' linear weights arrive in FP8: (compute − 1) B less for each.
-            const double fp8Saving = 2 * (r.compute - 1) * s.gatheredLayerFp8;
-            v.term(L::parameters, Hold::gathered, r.compute * (2 * s.gatheredLayer + tail) - fp8Saving, [&] {
-                const std::string fp8 = fp8Saving > 0 ? fill(" − 2 × (# − 1) × #", {r.compute, s.gatheredLayerFp8}) : "";
-                const std::string fp8Formula = fp8Saving > 0 ? " − 2 × (" + n(r.compute) + " − 1) × P_linear" : "";
-                if (tailGathered)
-                    return TermText{n(r.compute) + " × (2 × P_layer + P_output) (gathered)" + fp8Formula,
-                                    fill("# × (2 × # + #)", {r.compute, s.gatheredLayer, tail}) + fp8};
-                return TermText{"2 × " + n(r.compute) + " × P_layer (gathered)" + fp8Formula,
-                                fill("2 × # × #", {r.compute, s.gatheredLayer}) + fp8};
-            });
-            parameterNote([&] {
-                return "; FSDP2 shards over DP × CP = " + group() + ", plus two blocks gathered in " + precisionName(c) +
-                       (s.gatheredLayerFp8 > 0 ? " (matrices in FP8)" : "") + " (the one computing and the one prefetched)" +
-                       (tailGathered ? " and the final norm and output layer, kept gathered from forward to backward" : "");
-            });
-            v.term(L::gradients, Hold::buffer, (r.compute + r.reduce) * s.gatheredLayer, [&] {
-                return TermText{"(" + n(r.compute) + " + " + n(r.reduce) + ") × P_layer (unsharded, reduce-scatter input)",
-                                fill("(# + #) × #", {r.compute, r.reduce, s.gatheredLayer})};
-            });
-            v.note(L::gradients, Hold::buffer, [&] {
-                return ", sharded over DP × CP = " + group() + " (FSDP2), plus one block's unsharded " + precisionName(c) +
-                       " gradient and its " + (r.reduce == 4 ? "FP32" : precisionName(c)) + " reduce-scatter input (foreach_reduce)";
-            });
-            break;
-        }
-        case Gathering::fsdp2Stage:
-            // The whole stage gathered, and its gradients accumulated unsharded in reduce_dtype across the
-            // micro-batches (_fsdp_param.py to_accumulated_grad_if_needed); each micro-batch adds one block's.
-            v.term(L::parameters, Hold::gathered, r.compute * all - (r.compute - 1) * s.stageLinearFp8, [&] {
-                if (s.stageLinearFp8 > 0)
-                    return TermText{n(r.compute) + " × P_stage − (" + n(r.compute) + " − 1) × P_linear (gathered)",
-                                    fill("# × # − (# − 1) × #", {r.compute, all, r.compute, s.stageLinearFp8})};
-                return TermText{n(r.compute) + " × P_stage (gathered)", fill("# × #", {r.compute, all})};
-            });
-            parameterNote([&] {
-                return "; FSDP2 shards over DP × CP = " + group() + ", but under pipeline parallelism the stage stays gathered in " +
-                       precisionName(c) + (s.stageLinearFp8 > 0 ? " (matrices in FP8)" : "") +
-                       " for the whole step (torchtitan: reshard_after_forward = not pp_enabled)";
-            });
-            v.term(L::gradients, Hold::buffer, r.reduce * all + r.compute * s.gatheredLayer, [&] {
-                return TermText{n(r.reduce) + " × P_stage (unsharded, accumulated) + " + n(r.compute) + " × P_layer",
-                                fill("# × # + # × #", {r.reduce, all, r.compute, s.gatheredLayer})};
-            });
-            v.note(L::gradients, Hold::buffer, [&] {
-                return ", sharded over DP × CP = " + group() +
-                       " after the step; under pipeline parallelism FSDP2 skips the reduce-scatter until the last "
-                       "micro-batch, so the stage's gradients accumulate unsharded in " +
-                       (r.reduce == 4 ? "FP32" : precisionName(c)) + " (to_accumulated_grad_if_needed)";
-            });
-            break;
-        case Gathering::autocast: {
-            // autocast's cast cache (autocast_mode.cpp cached_cast): a BF16 copy of every weight, which the linear
-            // layers save for backward. The cache is cleared when the forward's autocast region exits
-            // (clear_cache), so a checkpointed layer keeps none: backward casts its weights again when it rebuilds
-            // it, one layer at a time.
-            const double uncast = s.checkpointed > 0 ? (s.checkpointed - 1) * t.p.layer : 0;
-            v.term(L::parameters, Hold::gathered, r.compute * (all - uncast), [&] {
-                if (uncast > 0)
-                    return TermText{n(r.compute) + " × (P_stage − (checkpointed layers − 1) × P_layer) (autocast copies)",
-                                    fill("# × (# − # × #)", {r.compute, all, s.checkpointed - 1, t.p.layer})};
-                return TermText{n(r.compute) + " × P_stage (autocast copies)", fill("# × #", {r.compute, all})};
-            });
-            parameterNote([&] {
-                return "; plus autocast's " + precisionName(c) +
-                       (uncast > 0 ? " copy of each weight outside the checkpointed layers and of the one layer backward rebuilds"
-                                   : " copy of every weight, cached for the forward and saved by the linear layers for backward");
-            });
-        }
-            [[fallthrough]];
-        case Gathering::none:
-            if (c.zero >= 2) v.note(L::gradients, Hold::stored, [&] { return ", sharded over DP × CP = " + group() + " (ZeRO-2)"; });
-            break;
+    if (t.deepspeedZero3) {
+        // DeepSpeed gathers module by module: the one in use (the stage's largest, at its peak) and
+        // min(stage3_prefetch_bucket_size, stage3_max_live_parameters) elements ahead of it
+        // (partitioned_param_coordinator.py fetch_sub_module); its gradients go through the reduce bucket.
+        v.term(L::parameters, Hold::gathered, r.weight * (s.largestModule + t.prefetchElements + s.persistentParams), [&] {
+            if (s.persistentParams > 0)
+                return TermText{n(r.weight) + " × (P_module + prefetch + P_persistent) (gathered)",
+                                fill("# × (# + # + #)", {r.weight, s.largestModule, t.prefetchElements, s.persistentParams})};
+            return TermText{n(r.weight) + " × (P_module + prefetch) (gathered)",
+                            fill("# × (# + #)", {r.weight, s.largestModule, t.prefetchElements})};
+        });
+        gatheredParameterNote(t, v, [&] {
+            return "; sharded over DP × CP = " + group() +
+                   ", plus the largest module gathered and the prefetch bucket (stage3_prefetch_bucket_size, capped by "
+                   "stage3_max_live_parameters)" +
+                   (s.persistentParams > 0 ? " and the persistent tensors" : "");
+        });
+        return;
     }
+    // The module in use and the prefetched one; one module's gradients in the reduce-scatter bucket.
+    v.term(L::parameters, Hold::gathered, 2 * r.weight * s.gatheredLayer, [&] {
+        return TermText{"2 × " + n(r.weight) + " × P_layer (gathered)", fill("2 × # × #", {r.weight, s.gatheredLayer})};
+    });
+    gatheredParameterNote(t, v,
+                          [&] { return "; sharded over DP × CP = " + group() + ", plus two gathered layers (current and prefetched)"; });
+    v.term(L::gradients, Hold::buffer, r.weight * s.gatheredLayer, [&] {
+        return TermText{n(r.weight) + " × P_layer (reduce-scatter bucket)", fill("# × #", {r.weight, s.gatheredLayer})};
+    });
+    v.note(L::gradients, Hold::buffer,
+           [&] { return ", sharded over DP × CP = " + group() + " (ZeRO-3), plus one layer's reduce-scatter bucket"; });
+}
+
+// Decides what FSDP2 holds beyond the shards while a block computes: two blocks gathered, one block's unsharded
+// gradient with its reduce-scatter input, and the tail it keeps gathered.
+template <class Visitor>
+void fsdp2LayerTerms(const Config& c, const MembudgetTraining& t, const MembudgetStage& s, bool last, Visitor& v) {
+    using L = StaticLine;
+    const StaticRates& r = t.rates;
+    auto group = [&t] { return n(t.shardGroup); };  // text only when a note is asked for: the kernel builds none
+    // Backward holds the current block and the one it prefetches (FSDP2 _backward_prefetch), and the block's
+    // unsharded gradient with its reduce-scatter input (_fsdp_collectives.py foreach_reduce). The tail FSDP2
+    // does not reshard after forward (torchtitan, accelerate: [norm, output] as one group) stays gathered.
+    const bool tailGathered = last && t.outputGathered;
+    const double tail = tailGathered ? t.p.finalNorm + t.p.output : 0;
+    // With fp8_all_gather the layers' linear weights arrive in FP8: (compute − 1) B less for each.
+    const double fp8Saving = 2 * (r.compute - 1) * s.gatheredLayerFp8;
+    v.term(L::parameters, Hold::gathered, r.compute * (2 * s.gatheredLayer + tail) - fp8Saving, [&] {
+        const std::string fp8 = fp8Saving > 0 ? fill(" − 2 × (# − 1) × #", {r.compute, s.gatheredLayerFp8}) : "";
+        const std::string fp8Formula = fp8Saving > 0 ? " − 2 × (" + n(r.compute) + " − 1) × P_linear" : "";
+        if (tailGathered)
+            return TermText{n(r.compute) + " × (2 × P_layer + P_output) (gathered)" + fp8Formula,
+                            fill("# × (2 × # + #)", {r.compute, s.gatheredLayer, tail}) + fp8};
+        return TermText{"2 × " + n(r.compute) + " × P_layer (gathered)" + fp8Formula,
+                        fill("2 × # × #", {r.compute, s.gatheredLayer}) + fp8};
+    });
+    gatheredParameterNote(t, v, [&] {
+        return "; FSDP2 shards over DP × CP = " + group() + ", plus two blocks gathered in " + precisionName(c) +
+               (s.gatheredLayerFp8 > 0 ? " (matrices in FP8)" : "") + " (the one computing and the one prefetched)" +
+               (tailGathered ? " and the final norm and output layer, kept gathered from forward to backward" : "");
+    });
+    v.term(L::gradients, Hold::buffer, (r.compute + r.reduce) * s.gatheredLayer, [&] {
+        return TermText{"(" + n(r.compute) + " + " + n(r.reduce) + ") × P_layer (unsharded, reduce-scatter input)",
+                        fill("(# + #) × #", {r.compute, r.reduce, s.gatheredLayer})};
+    });
+    v.note(L::gradients, Hold::buffer, [&] {
+        return ", sharded over DP × CP = " + group() + " (FSDP2), plus one block's unsharded " + precisionName(c) + " gradient and its " +
+               (r.reduce == 4 ? "FP32" : precisionName(c)) + " reduce-scatter input (foreach_reduce)";
+    });
+}
+
+// Decides what FSDP2 under pipeline parallelism holds: the whole stage gathered, and its gradients accumulated
+// unsharded.
+template <class Visitor>
+void fsdp2StageTerms(const Config& c, const MembudgetTraining& t, const MembudgetStage& s, Visitor& v) {
+    using L = StaticLine;
+    const StaticRates& r = t.rates;
+    const double all = s.stageParams + s.expertParams;
+    auto group = [&t] { return n(t.shardGroup); };  // text only when a note is asked for: the kernel builds none
+    // The whole stage gathered, and its gradients accumulated unsharded in reduce_dtype across the
+    // micro-batches (_fsdp_param.py to_accumulated_grad_if_needed); each micro-batch adds one block's.
+    v.term(L::parameters, Hold::gathered, r.compute * all - (r.compute - 1) * s.stageLinearFp8, [&] {
+        if (s.stageLinearFp8 > 0)
+            return TermText{n(r.compute) + " × P_stage − (" + n(r.compute) + " − 1) × P_linear (gathered)",
+                            fill("# × # − (# − 1) × #", {r.compute, all, r.compute, s.stageLinearFp8})};
+        return TermText{n(r.compute) + " × P_stage (gathered)", fill("# × #", {r.compute, all})};
+    });
+    gatheredParameterNote(t, v, [&] {
+        return "; FSDP2 shards over DP × CP = " + group() + ", but under pipeline parallelism the stage stays gathered in " +
+               precisionName(c) + (s.stageLinearFp8 > 0 ? " (matrices in FP8)" : "") +
+               " for the whole step (torchtitan: reshard_after_forward = not pp_enabled)";
+    });
+    v.term(L::gradients, Hold::buffer, r.reduce * all + r.compute * s.gatheredLayer, [&] {
+        return TermText{n(r.reduce) + " × P_stage (unsharded, accumulated) + " + n(r.compute) + " × P_layer",
+                        fill("# × # + # × #", {r.reduce, all, r.compute, s.gatheredLayer})};
+    });
+    v.note(L::gradients, Hold::buffer, [&] {
+        return ", sharded over DP × CP = " + group() +
+               " after the step; under pipeline parallelism FSDP2 skips the reduce-scatter until the last "
+               "micro-batch, so the stage's gradients accumulate unsharded in " +
+               (r.reduce == 4 ? "FP32" : precisionName(c)) + " (to_accumulated_grad_if_needed)";
+    });
+}
+
+// Decides autocast's cast cache: a BF16 copy of every weight outside the checkpointed layers, and of the one layer
+// backward rebuilds.
+template <class Visitor>
+void autocastTerms(const Config& c, const MembudgetTraining& t, const MembudgetStage& s, Visitor& v) {
+    using L = StaticLine;
+    const StaticRates& r = t.rates;
+    const double all = s.stageParams + s.expertParams;
+    // autocast's cast cache (autocast_mode.cpp cached_cast): a BF16 copy of every weight, which the linear
+    // layers save for backward. The cache is cleared when the forward's autocast region exits
+    // (clear_cache), so a checkpointed layer keeps none: backward casts its weights again when it rebuilds
+    // it, one layer at a time.
+    const double uncast = s.checkpointed > 0 ? (s.checkpointed - 1) * t.p.layer : 0;
+    v.term(L::parameters, Hold::gathered, r.compute * (all - uncast), [&] {
+        if (uncast > 0)
+            return TermText{n(r.compute) + " × (P_stage − (checkpointed layers − 1) × P_layer) (autocast copies)",
+                            fill("# × (# − # × #)", {r.compute, all, s.checkpointed - 1, t.p.layer})};
+        return TermText{n(r.compute) + " × P_stage (autocast copies)", fill("# × #", {r.compute, all})};
+    });
+    gatheredParameterNote(t, v, [&] {
+        return "; plus autocast's " + precisionName(c) +
+               (uncast > 0 ? " copy of each weight outside the checkpointed layers and of the one layer backward rebuilds"
+                           : " copy of every weight, cached for the forward and saved by the linear layers for backward");
+    });
+}
+
+// Decides the buffers beside the gradient shards: the routed experts' note, DDP's bucket copy and DeepSpeed's reduce
+// bucket.
+template <class Visitor>
+void gradientBufferTerms(const Config& c, const MembudgetTraining& t, const MembudgetStage& s, Visitor& v) {
+    using L = StaticLine;
+    const StaticRates& r = t.rates;
+    const double all = s.stageParams + s.expertParams;
     if (s.expertParams > 0)
         v.note(L::parameters, Hold::stored, [&] {
             return "; " + n(std::round(s.expertParams)) + " of them routed-expert parameters (" + n(c.experts / c.ep) +
@@ -232,7 +268,14 @@ void fullStaticTerms(const Config& c, const MembudgetTraining& t, const Membudge
         v.note(L::gradients, Hold::buffer,
                [&] { return ", and DeepSpeed's reduce bucket (reduce_bucket_size, " + n(t.reduceBucket / r.weight) + " elements)"; });
     }
+}
 
+// Decides the optimizer line's stored terms: master weights and states of the stage and of its experts.
+template <class Visitor>
+void optimizerTerms(const Config& c, const MembudgetTraining& t, const MembudgetStage& s, Visitor& v) {
+    using L = StaticLine;
+    const StaticRates& r = t.rates;
+    auto group = [&t] { return n(t.shardGroup); };  // text only when a note is asked for: the kernel builds none
     // Optimizer: master weights and states of the stage and of its experts; with BF16 gradients the step works on
     // an FP32 copy of this rank's optimizer shard of them.
     v.note(L::optimizer, Hold::stored, [&] {
@@ -256,6 +299,14 @@ void fullStaticTerms(const Config& c, const MembudgetTraining& t, const Membudge
                             sharded(r.master + r.statesHidden, s.expertParams, s.expertOptimizerShard)};
         });
     }
+}
+
+// Decides the optimizer step's own temporary, counted only when the step is the stage's peak: DeepSpeed ZeRO-3's
+// sub group, or an FP32 copy of the BF16 gradient shard.
+template <class Visitor>
+void optimizerStepTerms(const MembudgetTraining& t, const MembudgetStage& s, Visitor& v) {
+    using L = StaticLine;
+    const StaticRates& r = t.rates;
     if (r.gradient == 2 && r.master > 0 && !t.offloadOptimizer && !t.gradientsFreed && t.deepspeedZero3) {
         // DeepSpeed ZeRO-3 steps one sub group at a time: its gradient flattened (2 B) and made the master's dtype
         // (4 B for an FP32 master; a BF16 master's .to() copies nothing), freed before the next (stage3.py
@@ -278,6 +329,36 @@ void fullStaticTerms(const Config& c, const MembudgetTraining& t, const Membudge
         v.note(L::optimizer, Hold::step,
                [] { return std::string("; at its peak, the optimizer step, plus an FP32 copy of the BF16 gradient shard"); });
     }
+}
+
+// Full training: every parameter has a gradient and optimizer states, sharded by the ZeRO stage; the framework's
+// gathering (t.gathering) adds its gathered blocks and gradient buffers.
+template <class Visitor>
+void fullStaticTerms(const Config& c, const MembudgetTraining& t, const MembudgetStage& s, bool first, bool last, Visitor& v) {
+    parameterTerms(c, t, s, first, last, v);
+    gradientTerms(c, t, s, v);
+    // What each framework holds beyond the shards while a layer computes.
+    switch (t.gathering) {
+        case Gathering::zero3Layers:
+            zero3GatheredTerms(t, s, v);
+            break;
+        case Gathering::fsdp2Layers:
+            fsdp2LayerTerms(c, t, s, last, v);
+            break;
+        case Gathering::fsdp2Stage:
+            fsdp2StageTerms(c, t, s, v);
+            break;
+        case Gathering::autocast:
+            autocastTerms(c, t, s, v);
+            [[fallthrough]];
+        case Gathering::none:
+            if (c.zero >= 2)
+                v.note(StaticLine::gradients, Hold::stored, [&] { return ", sharded over DP × CP = " + n(t.shardGroup) + " (ZeRO-2)"; });
+            break;
+    }
+    gradientBufferTerms(c, t, s, v);
+    optimizerTerms(c, t, s, v);
+    optimizerStepTerms(t, s, v);
 }
 
 // LoRA / QLoRA: the base is frozen (no gradient, no optimizer state) in the compute dtype, or for QLoRA its blocks'

@@ -1,7 +1,9 @@
-// The saved-tensor model: one description of what a training step keeps for the backward pass, walked by
-// two visitors. The summing visitor (the planner's kernel and the ledger's numbers) adds bytes and never
-// builds text; the describing visitor (the ledger's tensor list) calls each tensor's describe() for its
-// shape and sharding. Tensor kinds are an enum; their names are display text only.
+// The saved-tensor model: one description of what a training step keeps for the
+// backward pass, walked by two visitors. The summing visitor (the planner's
+// kernel and the ledger's numbers) adds bytes and never builds text; the
+// describing visitor (the ledger's tensor list) calls each tensor's describe()
+// for its shape and sharding. Tensor kinds are an enum; their names are display
+// text only.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +30,8 @@ enum class TensorKind : std::uint8_t {
     attentionDropoutMask,
     droppedAttentionProbabilities,
     attentionOutput,          // the output projection's input
-    attentionOutputForFlash,  // FP8 with FlashAttention: the BF16 output its backward reads
+    attentionOutputForFlash,  // FP8 with FlashAttention: the BF16 output its
+                              // backward reads
     attentionOutputFp8Copy,   // ... and the FP8 copy the output projection saves
     attentionResidualDropoutMask,
     mlpNormInput,
@@ -59,8 +62,9 @@ enum class TensorKind : std::uint8_t {
     mlpNormalised,
     siluOutput,
     flashRngState,
-    // qk_norm: the norms of the queries and keys (their input, statistics and normalised output); post_norms:
-    // the norms after attention and after the MLP.
+    // qk_norm: the norms of the queries and keys (their input, statistics and
+    // normalised output); post_norms: the norms after attention and after the
+    // MLP.
     queryKeyNormInput,
     queryKeyNormInputFp32,
     queryKeyNormStatistics,
@@ -69,11 +73,13 @@ enum class TensorKind : std::uint8_t {
     postNormInputFp32,
     postNormStatistics,
     postNormalised,
-    // LoRA: each adapter's r-wide intermediate (B's input), and with lora_dropout the mask and the dropped input.
+    // LoRA: each adapter's r-wide intermediate (B's input), and with lora_dropout
+    // the mask and the dropped input.
     loraIntermediate,
     loraDropoutMask,
     loraDroppedInput,
-    // torchtitan's op-level selective checkpointing: what its save list keeps of a block.
+    // torchtitan's op-level selective checkpointing: what its save list keeps of
+    // a block.
     blockInput,
     queryProjection,
     valueProjection,
@@ -111,12 +117,15 @@ enum class TensorKind : std::uint8_t {
     mtpProjectionInput,
     mtpOutputInputs,
     mtpLogits,
-    attentionOutputCompiledCopy,  // a compiled block over a BF16 stream: the output projection's own contiguous input
-    compiledOutputWeightCast,     // transformers compiled under autocast: the output weight's second BF16 cast
+    attentionOutputCompiledCopy,  // a compiled block over a BF16 stream: the
+                                  // output projection's own contiguous input
+    compiledOutputWeightCast,     // transformers compiled under autocast: the output
+                                  // weight's second BF16 cast
 };
 
-// Element types: `activation` is the training precision's (BF16 or FP16: 2 bytes, FP32: 4; BF16 under FP8
-// training, whose saved GEMM inputs Transformer Engine stores in FP8).
+// Element types: `activation` is the training precision's (BF16 or FP16: 2
+// bytes, FP32: 4; BF16 under FP8 training, whose saved GEMM inputs Transformer
+// Engine stores in FP8).
 enum class Dtype : std::uint8_t { activation, fp32, fp8, uint8, int64, mixed };
 
 // Text only the describing visitor asks for.
@@ -130,35 +139,50 @@ enum class LayerGroup : std::uint8_t { dense, moe, mtp };
 
 // What one layer's saved tensors depend on beyond the dimensions.
 struct LayerSpec {
-    bool attentionCore;  // the attention core's tensors are kept (no recomputation of it)
+    bool attentionCore;  // the attention core's tensors are kept (no recomputation
+                         // of it)
     bool moe;
-    bool opSaveList = false;  // torchtitan's op-level selective checkpointing: the block input and its save list only
+    bool opSaveList = false;  // torchtitan's op-level selective checkpointing: the
+                              // block input and its save list only
     bool inputOnly = false;   // checkpointed: the layer's input only
 };
 
-// How a framework's layer code saves its tensors, beyond the architecture (docs/frameworks.md; the census of
-// tools/measure/census.py checks each against the framework's own code, tests/cpp/test_census.cpp).
+// How a framework's layer code saves its tensors, beyond the architecture
+// (docs/frameworks.md; the census of tools/measure/census.py checks each
+// against the framework's own code, tests/cpp/test_census.cpp).
 enum class NormSaves : std::uint8_t {
-    input,         // a fused kernel (Transformer Engine, torch's fused RMSNorm): the input and its statistics
-    fp32Copy,      // RMSNorm computed in FP32 by hand (torchtune rms_norm.py, transformers LlamaRMSNorm): the FP32
-                   // copy of the input (pow, mul), rstd, and the normalised tensor before the scale
-    fp32Residual,  // the same on an FP32 residual stream (autocast with FP32 parameters): no copy, an FP32 normalised
-    fp32Input,     // compiled over an FP32 residual stream: the FP32 input and its statistics
+    input,         // a fused kernel (Transformer Engine, torch's fused RMSNorm): the
+                   // input and its statistics
+    fp32Copy,      // RMSNorm computed in FP32 by hand (torchtune rms_norm.py,
+                   // transformers LlamaRMSNorm): the FP32 copy of the input (pow,
+                   // mul), rstd, and the normalised tensor before the scale
+    fp32Residual,  // the same on an FP32 residual stream (autocast with FP32
+                   // parameters): no copy, an FP32 normalised
+    fp32Input,     // compiled over an FP32 residual stream: the FP32 input and its
+                   // statistics
 };
 struct LayerStyle {
     NormSaves norm;
-    double projectionCasts;  // copies of a norm's output the projections save: 1, or one autocast cast per linear
-    bool expandedKv;         // K and V copied to every query head before attention (torchtune: expand + flatten)
-    bool unfusedSwiglu;      // eager SwiGLU, w2(silu(w1 x) * w3 x): SiLU's output saved on its own
-    bool flashRng;           // torch SDPA's flash backward keeps rng_state and unused (24 bytes)
-    bool fp32Softmax;        // autocast runs softmax in FP32: the FP32 probabilities and the next bmm's cast are kept
-    // torch.compile of each block, as inductor's default partitioner (torch/_functorch/partitioners.py
-    // min_cut_rematerialization_partition) cut torchtitan's, torchtune's and transformers' blocks on an H200 (torch
-    // 2.11, tools/measure/compile_census.py and hf_peak.py; tests/fixtures/census-gpu): the block's input and each
-    // norm's statistics, the norms' outputs the projections take (one copy), q/k/v/output of SDPA, gate, up and
-    // their product, but not SiLU's output. Over a BF16 stream (torchtitan, torchtune) also the output projection's
-    // own contiguous input, and the MLP norm's output but not its input; over transformers' FP32 stream (autocast)
-    // the MLP norm's FP32 input instead.
+    double projectionCasts;  // copies of a norm's output the projections save: 1,
+                             // or one autocast cast per linear
+    bool expandedKv;         // K and V copied to every query head before attention
+                             // (torchtune: expand + flatten)
+    bool unfusedSwiglu;      // eager SwiGLU, w2(silu(w1 x) * w3 x): SiLU's output
+                             // saved on its own
+    bool flashRng;           // torch SDPA's flash backward keeps rng_state and unused (24
+                             // bytes)
+    bool fp32Softmax;        // autocast runs softmax in FP32: the FP32 probabilities and
+                             // the next bmm's cast are kept
+    // torch.compile of each block, as inductor's default partitioner
+    // (torch/_functorch/partitioners.py min_cut_rematerialization_partition) cut
+    // torchtitan's, torchtune's and transformers' blocks on an H200 (torch 2.11,
+    // tools/measure/compile_census.py and hf_peak.py; tests/fixtures/census-gpu):
+    // the block's input and each norm's statistics, the norms' outputs the
+    // projections take (one copy), q/k/v/output of SDPA, gate, up and their
+    // product, but not SiLU's output. Over a BF16 stream (torchtitan, torchtune)
+    // also the output projection's own contiguous input, and the MLP norm's
+    // output but not its input; over transformers' FP32 stream (autocast) the MLP
+    // norm's FP32 input instead.
     bool compiled;
 };
 
@@ -166,8 +190,9 @@ inline LayerStyle layerStyle(const Config& c) {
     LayerStyle s{NormSaves::input, 1, false, false, false, false, false};
     if (c.framework == Framework::megatron) return s;  // Transformer Engine's fused modules (today's model)
     s.unfusedSwiglu = s.flashRng = true;
-    // Autocast over FP32 parameters: the residual stream is FP32 and each linear casts its input. A model loaded
-    // in BF16 (master_weights false, or a LoRA base) runs a BF16 stream, whose casts copy nothing.
+    // Autocast over FP32 parameters: the residual stream is FP32 and each linear
+    // casts its input. A model loaded in BF16 (master_weights false, or a LoRA
+    // base) runs a BF16 stream, whose casts copy nothing.
     const bool autocast = c.framework == Framework::hfAccelerate && c.zero < 3 && c.precision != Precision::fp32 && c.masterWeights &&
                           c.finetune == Finetune::full;
     if (c.norm == Norm::rmsnorm && c.framework != Framework::torchtitan) s.norm = autocast ? NormSaves::fp32Residual : NormSaves::fp32Copy;
@@ -175,9 +200,11 @@ inline LayerStyle layerStyle(const Config& c) {
     s.expandedKv = c.framework == Framework::torchtune;
     if (c.precision == Precision::fp32 && s.norm == NormSaves::fp32Copy) s.norm = NormSaves::fp32Residual;  // .float() copies nothing
     if (c.autocast && c.framework == Framework::deepspeed) {
-        // torch.autocast over BF16 parameters (DeepSpeed torch_autocast): layer_norm, softmax and log_softmax are on
-        // autocast's FP32 list (autocast_mode.cpp), so a norm saves an FP32 copy of its input, its FP32 output is cast
-        // once for the matmul that reads it, and the attention probabilities are FP32 beside the bmm's BF16 cast.
+        // torch.autocast over BF16 parameters (DeepSpeed torch_autocast):
+        // layer_norm, softmax and log_softmax are on autocast's FP32 list
+        // (autocast_mode.cpp), so a norm saves an FP32 copy of its input, its FP32
+        // output is cast once for the matmul that reads it, and the attention
+        // probabilities are FP32 beside the bmm's BF16 cast.
         s.norm = NormSaves::fp32Input;
         s.projectionCasts = 1;
         s.fp32Softmax = true;
@@ -185,10 +212,12 @@ inline LayerStyle layerStyle(const Config& c) {
     if (c.compile) {
         s.compiled = true;
         s.norm = s.norm == NormSaves::fp32Residual ? NormSaves::fp32Input : NormSaves::input;
-        s.projectionCasts = 1;  // one cast of each norm output, shared by the projections that read it
+        s.projectionCasts = 1;  // one cast of each norm output, shared by the
+                                // projections that read it
         s.unfusedSwiglu = false;
-        // transformers' sdpa_attention_forward copies K and V to every query head while compiling
-        // (sdpa_attention.py use_gqa_in_sdpa is false under torch.compile): the census saw them at every head.
+        // transformers' sdpa_attention_forward copies K and V to every query head
+        // while compiling (sdpa_attention.py use_gqa_in_sdpa is false under
+        // torch.compile): the census saw them at every head.
         if (c.framework == Framework::hfAccelerate) s.expandedKv = true;
     }
     return s;
@@ -197,97 +226,140 @@ inline LayerStyle layerStyle(const Config& c) {
 // Bytes of one activation element at the training precision.
 inline double activationBytes(const Config& c) { return c.precision == Precision::fp32 ? 4 : 2; }
 
-// The tensors of the attention core: what LayerSpec::attentionCore keeps and selective recomputation rebuilds.
+// The tensors of the attention core: what LayerSpec::attentionCore keeps and
+// selective recomputation rebuilds.
 constexpr bool isAttentionCore(TensorKind kind) {
     return kind == TensorKind::softmaxLse || kind == TensorKind::flashRngState || kind == TensorKind::attentionProbabilities ||
            kind == TensorKind::attentionDropoutMask || kind == TensorKind::droppedAttentionProbabilities;
 }
 
-// Calls v.tensor(kind, dtype, bytesPerCopy, copies = 1, describe) for each saved tensor of one transformer
-// layer, for one micro-batch on one GPU, in the order of the ledger's tensor list. `style`: layerStyle(c), which
-// the planner's kernel resolves once per configuration rather than once per walk.
+// The shapes most of a layer's tensors have, as text (only the describing
+// visitor asks): the hidden states [b, s, h] and a norm's statistics [b, s],
+// sharded by SP; a tensor over the heads, split by TP.
+inline TensorText hiddenShape(const Config& c) { return TensorText{"[b, " + seqShape(c, true) + ", h]", spSharding(c)}; }
+inline TensorText statsShape(const Config& c) { return TensorText{"[b, " + seqShape(c, true) + "]", spSharding(c)}; }
+inline TensorText headsShape(std::string shape) { return TensorText{std::move(shape), "heads split by TP"}; }
+
+// What every group of one layer's saved tensors reads: the element sizes and
+// the sizes several groups share.
+struct LayerSizes {
+    // Transformer Engine saves the FP8 cast of each GEMM input; torchao's
+    // Float8Linear saves the BF16 input and casts again in backward (torchao
+    // float8_linear.py: ctx.save_for_backward(input_hp, weight_hp_t)).
+    bool fp8;
+    double act;
+    Dtype gemm;
+    double gemmBytes;  // per element of a saved GEMM input
+    double bsh;
+    double statsBytes;  // mean and/or rstd, fp32
+    // A frozen linear saves no input (autograd saves mm's `self` only for the
+    // weight's gradient; checked with saved_tensors_hooks): with adapters, a
+    // projection's input stays only where an adapter (without dropout) reads it.
+    bool lora, sharedInputs;
+};
+
+inline LayerSizes layerSizes(const Config& c, const Dims& x) {
+    LayerSizes q;
+    q.fp8 = c.precision == Precision::fp8 && c.fp8Recipe == Fp8Recipe::te;
+    q.act = activationBytes(c);
+    q.gemm = q.fp8 ? Dtype::fp8 : Dtype::activation;
+    q.gemmBytes = q.fp8 ? 1 : q.act;
+    q.bsh = x.b * x.sRank * x.h / x.spDivisor;
+    q.statsBytes = (x.layernorm ? 8 : 4) * x.b * x.sRank / x.spDivisor;
+    q.lora = c.finetune != Finetune::full;
+    q.sharedInputs = !q.lora || !c.loraDropout;
+    return q;
+}
+
+// Decides what torchtitan's op-level selective checkpointing keeps of a block:
+// its input and its save list.
 template <class Visitor>
-void forEachLayerTensor(const Config& c, const Dims& x, const LayerStyle& style, LayerSpec spec, Visitor& v) {
-    // Transformer Engine saves the FP8 cast of each GEMM input; torchao's Float8Linear saves the BF16 input and
-    // casts again in backward (torchao float8_linear.py: ctx.save_for_backward(input_hp, weight_hp_t)).
-    const bool fp8 = c.precision == Precision::fp8 && c.fp8Recipe == Fp8Recipe::te;
-    const double act = activationBytes(c);
-    const Dtype gemm = fp8 ? Dtype::fp8 : Dtype::activation;
-    const double gemmBytes = fp8 ? 1 : act;  // per element of a saved GEMM input
-    const double bsh = x.b * x.sRank * x.h / x.spDivisor;
-    const double statsBytes = (x.layernorm ? 8 : 4) * x.b * x.sRank / x.spDivisor;  // mean and/or rstd, fp32
-    auto hidden = [&c] { return TensorText{"[b, " + seqShape(c, true) + ", h]", spSharding(c)}; };
-    auto stats = [&c] { return TensorText{"[b, " + seqShape(c, true) + "]", spSharding(c)}; };
-    auto heads = [](std::string shape) { return TensorText{std::move(shape), "heads split by TP"}; };
-    if (spec.opSaveList) {
-        // torchtitan parallelize.py _op_sac_save_list: the outputs of every aten.mm but each second one (the count
-        // restarts per block: wq, wk, wv, wo, w1, w3, w2 keeps wq, wv, w1 and w2), of SDPA (output and
-        // log-sum-exp) and of each reduce-scatter (sequence parallelism); the checkpoint keeps the block input.
-        const double tokens = x.b * x.sRank;
-        auto local = [&c](std::string width) { return TensorText{"[b·" + seqShape(c, false) + ", " + width + "]", "split by TP"}; };
-        v.tensor(TensorKind::blockInput, Dtype::activation, act * bsh, 1, hidden);
-        v.tensor(TensorKind::queryProjection, Dtype::activation, act * tokens * x.headsRank * x.d, 1, [&] { return local("a/TP·d"); });
-        v.tensor(TensorKind::valueProjection, Dtype::activation, act * tokens * x.kvHeadsRank * x.d, 1,
-                 [&] { return local("max(1, kv/TP)·d"); });
-        v.tensor(TensorKind::attentionOutput, Dtype::activation, act * tokens * x.headsRank * x.d, 1,
-                 [&] { return heads("[b, " + seqShape(c, false) + ", a/TP, d]"); });
-        v.tensor(TensorKind::softmaxLse, Dtype::fp32, 4 * x.b * x.headsRank * x.sRank, 1,
-                 [&] { return heads("[b, a/TP, " + seqShape(c, false) + "]"); });
-        if (x.t > 1) v.tensor(TensorKind::attentionReduceScatter, Dtype::activation, act * bsh, 1, hidden);
-        v.tensor(TensorKind::gateProjection, Dtype::activation, act * tokens * x.f / x.t, 1, [&] { return local("d_ff/TP"); });
-        if (x.gated)
-            v.tensor(TensorKind::downProjection, Dtype::activation, act * tokens * x.h, 1, [&] {
-                return TensorText{"[b·" + seqShape(c, false) + ", h]", x.t > 1 ? "partial sums on every TP rank" : ""};
-            });
-        if (x.t > 1) v.tensor(TensorKind::mlpReduceScatter, Dtype::activation, act * bsh, 1, hidden);
-        v.tensor(TensorKind::flashRngState, Dtype::int64, 24, 1, [] { return TensorText{"[2] + []", ""}; });
-        return;
+void opSaveListTensors(const Config& c, const Dims& x, const LayerSizes& q, Visitor& v) {
+    const double act = q.act, bsh = q.bsh;
+    auto hidden = [&c] { return hiddenShape(c); };
+    // torchtitan parallelize.py _op_sac_save_list: the outputs of every aten.mm
+    // but each second one (the count restarts per block: wq, wk, wv, wo, w1, w3,
+    // w2 keeps wq, wv, w1 and w2), of SDPA (output and log-sum-exp) and of each
+    // reduce-scatter (sequence parallelism); the checkpoint keeps the block
+    // input.
+    const double tokens = x.b * x.sRank;
+    auto local = [&c](std::string width) { return TensorText{"[b·" + seqShape(c, false) + ", " + width + "]", "split by TP"}; };
+    v.tensor(TensorKind::blockInput, Dtype::activation, act * bsh, 1, hidden);
+    v.tensor(TensorKind::queryProjection, Dtype::activation, act * tokens * x.headsRank * x.d, 1, [&] { return local("a/TP·d"); });
+    v.tensor(TensorKind::valueProjection, Dtype::activation, act * tokens * x.kvHeadsRank * x.d, 1,
+             [&] { return local("max(1, kv/TP)·d"); });
+    v.tensor(TensorKind::attentionOutput, Dtype::activation, act * tokens * x.headsRank * x.d, 1,
+             [&] { return headsShape("[b, " + seqShape(c, false) + ", a/TP, d]"); });
+    v.tensor(TensorKind::softmaxLse, Dtype::fp32, 4 * x.b * x.headsRank * x.sRank, 1,
+             [&] { return headsShape("[b, a/TP, " + seqShape(c, false) + "]"); });
+    if (x.t > 1) v.tensor(TensorKind::attentionReduceScatter, Dtype::activation, act * bsh, 1, hidden);
+    v.tensor(TensorKind::gateProjection, Dtype::activation, act * tokens * x.f / x.t, 1, [&] { return local("d_ff/TP"); });
+    if (x.gated)
+        v.tensor(TensorKind::downProjection, Dtype::activation, act * tokens * x.h, 1, [&] {
+            return TensorText{"[b·" + seqShape(c, false) + ", h]", x.t > 1 ? "partial sums on every TP rank" : ""};
+        });
+    if (x.t > 1) v.tensor(TensorKind::mlpReduceScatter, Dtype::activation, act * bsh, 1, hidden);
+    v.tensor(TensorKind::flashRngState, Dtype::int64, 24, 1, [] { return TensorText{"[2] + []", ""}; });
+}
+
+// The tensor kinds of one norm: its input (at the activation dtype, or FP32),
+// its FP32 copy, its statistics and its normalised output.
+struct NormKinds {
+    TensorKind input, inputFp32, statistics, normalised;
+};
+
+// Decides what a norm over `elements` values (`statistics` bytes of mean and/or
+// rstd) saves, by the framework's style; `copies` norms of the same shape.
+template <class Visitor, class Shape, class StatsShape>
+void normTensors(const LayerStyle& style, double act, NormKinds k, double elements, double statisticsBytes, double copies,
+                 const Shape& shape, const StatsShape& statsShape, Visitor& v) {
+    switch (style.norm) {
+        case NormSaves::input:
+            v.tensor(k.input, Dtype::activation, act * elements, copies, shape);
+            v.tensor(k.statistics, Dtype::fp32, statisticsBytes, copies, statsShape);
+            break;
+        case NormSaves::fp32Copy:
+            v.tensor(k.inputFp32, Dtype::fp32, 4 * elements, copies, shape);
+            v.tensor(k.statistics, Dtype::fp32, statisticsBytes, copies, statsShape);
+            v.tensor(k.normalised, Dtype::activation, act * elements, copies, shape);
+            break;
+        case NormSaves::fp32Residual:
+            v.tensor(k.input, Dtype::fp32, 4 * elements, copies, shape);
+            v.tensor(k.statistics, Dtype::fp32, statisticsBytes, copies, statsShape);
+            v.tensor(k.normalised, Dtype::fp32, 4 * elements, copies, shape);
+            break;
+        case NormSaves::fp32Input:
+            v.tensor(k.input, Dtype::fp32, 4 * elements, copies, shape);
+            v.tensor(k.statistics, Dtype::fp32, statisticsBytes, copies, statsShape);
+            break;
     }
-    // A frozen linear saves no input (autograd saves mm's `self` only for the weight's gradient; checked with
-    // saved_tensors_hooks): with adapters, a projection's input stays only where an adapter (without dropout)
-    // reads it.
-    const bool lora = c.finetune != Finetune::full;
+}
+
+// Decides what a [b, s, h] norm of the layer saves (the attention's, the
+// MLP's).
+template <class Visitor>
+void layerNormTensors(const Config& c, const LayerStyle& style, const LayerSizes& q, NormKinds k, Visitor& v) {
+    normTensors(
+        style, q.act, k, q.bsh, q.statsBytes, 1, [&c] { return hiddenShape(c); }, [&c] { return statsShape(c); }, v);
+}
+
+// Decides what attention's inputs save: the norm before it, the projections'
+// input, the queries and the keys and values (and their norms).
+template <class Visitor>
+void attentionInputTensors(const Config& c, const Dims& x, const LayerStyle& style, const LayerSizes& q, Visitor& v) {
+    const double act = q.act;
     const LoraTargets& adapted = x.adapted;
-    const bool sharedInputs = !lora || !c.loraDropout;
-    const bool keepQkvInput = !lora || (sharedInputs && (adapted.q || adapted.k || adapted.v));
-    const bool keepFc1Input = !lora || (sharedInputs && (adapted.up || (adapted.gate && x.gated)));
-    const bool keepFc2Input = !lora || (sharedInputs && adapted.down);
-    // What a norm over `elements` values (`statistics` bytes of mean and/or rstd) saves, by the framework's style;
-    // `copies` norms of the same shape.
-    auto normOf = [&](TensorKind input, TensorKind inputFp32, TensorKind statistics, TensorKind normalised, double elements,
-                      double statisticsBytes, double copies, const auto& shape, const auto& statsShape) {
-        switch (style.norm) {
-            case NormSaves::input:
-                v.tensor(input, Dtype::activation, act * elements, copies, shape);
-                v.tensor(statistics, Dtype::fp32, statisticsBytes, copies, statsShape);
-                break;
-            case NormSaves::fp32Copy:
-                v.tensor(inputFp32, Dtype::fp32, 4 * elements, copies, shape);
-                v.tensor(statistics, Dtype::fp32, statisticsBytes, copies, statsShape);
-                v.tensor(normalised, Dtype::activation, act * elements, copies, shape);
-                break;
-            case NormSaves::fp32Residual:
-                v.tensor(input, Dtype::fp32, 4 * elements, copies, shape);
-                v.tensor(statistics, Dtype::fp32, statisticsBytes, copies, statsShape);
-                v.tensor(normalised, Dtype::fp32, 4 * elements, copies, shape);
-                break;
-            case NormSaves::fp32Input:
-                v.tensor(input, Dtype::fp32, 4 * elements, copies, shape);
-                v.tensor(statistics, Dtype::fp32, statisticsBytes, copies, statsShape);
-                break;
-        }
-    };
-    auto norm = [&](TensorKind input, TensorKind inputFp32, TensorKind statistics, TensorKind normalised) {
-        normOf(input, inputFp32, statistics, normalised, bsh, statsBytes, 1, hidden, stats);
-    };
-    // The norm's output each projection saves: one tensor, or under autocast each linear's own BF16 cast.
+    const bool keepQkvInput = !q.lora || (q.sharedInputs && (adapted.q || adapted.k || adapted.v));
+    // The norm's output each projection saves: one tensor, or under autocast each
+    // linear's own BF16 cast.
     const double qkvCopies = style.projectionCasts != 0 ? style.projectionCasts : 3;
-    const double fcCopies = style.projectionCasts != 0 ? style.projectionCasts : x.gated ? 2 : 1;
-    norm(TensorKind::attentionNormInput, TensorKind::attentionNormInputFp32, TensorKind::attentionNormStatistics,
-         TensorKind::attentionNormalised);
-    if (keepQkvInput) v.tensor(TensorKind::qkvInput, gemm, qkvCopies * gemmBytes * bsh, 1, hidden);
+    layerNormTensors(c, style, q,
+                     {TensorKind::attentionNormInput, TensorKind::attentionNormInputFp32, TensorKind::attentionNormStatistics,
+                      TensorKind::attentionNormalised},
+                     v);
+    if (keepQkvInput) v.tensor(TensorKind::qkvInput, q.gemm, qkvCopies * q.gemmBytes * q.bsh, 1, [&c] { return hiddenShape(c); });
     v.tensor(c.posEmb > 0 ? TensorKind::query : TensorKind::queryAfterRope, Dtype::activation, act * x.b * x.sRank * x.headsRank * x.d, 1,
-             [&] { return heads("[b, " + seqShape(c, false) + ", a/TP, d]"); });
+             [&] { return headsShape("[b, " + seqShape(c, false) + ", a/TP, d]"); });
     v.tensor(TensorKind::keyValue, Dtype::activation, 2 * act * x.b * x.sRank * (style.expandedKv ? x.headsRank : x.kvHeadsRank) * x.d, 1,
              [&] {
                  if (style.expandedKv) return TensorText{"2 × [b, " + seqShape(c, false) + ", a/TP, d]", "copied to every query head"};
@@ -295,172 +367,251 @@ void forEachLayerTensor(const Config& c, const Dims& x, const LayerStyle& style,
                                    c.kvHeads < c.tp ? "KV heads replicated (TP > kv_heads)" : "KV heads split by TP"};
              });
     if (c.qkNorm != QkNorm::none) {
-        // The queries and keys of this rank go through their RMSNorm before RoPE (Qwen3Attention: q_norm(q_proj(x)
-        // .view(…, head_dim))): one rstd per head and token, or per token over the whole width (OLMo 2).
+        // The queries and keys of this rank go through their RMSNorm before RoPE
+        // (Qwen3Attention: q_norm(q_proj(x) .view(…, head_dim))): one rstd per head
+        // and token, or per token over the whole width (OLMo 2).
         const double tokens = x.b * x.sRank, widthRank = (x.headsRank + x.kvHeadsRank) * x.d;
         const double rows = c.qkNorm == QkNorm::perHead ? x.headsRank + x.kvHeadsRank : 2;
-        normOf(
-            TensorKind::queryKeyNormInput, TensorKind::queryKeyNormInputFp32, TensorKind::queryKeyNormStatistics,
-            TensorKind::queryKeyNormalised, tokens * widthRank, 4 * tokens * rows, 1,
-            [&] { return heads("[b, " + seqShape(c, false) + ", a/TP + max(1, kv/TP), d]"); },
+        normTensors(
+            style, act,
+            {TensorKind::queryKeyNormInput, TensorKind::queryKeyNormInputFp32, TensorKind::queryKeyNormStatistics,
+             TensorKind::queryKeyNormalised},
+            tokens * widthRank, 4 * tokens * rows, 1,
+            [&] { return headsShape("[b, " + seqShape(c, false) + ", a/TP + max(1, kv/TP), d]"); },
             [&] {
-                return c.qkNorm == QkNorm::perHead ? heads("[b, " + seqShape(c, false) + ", a/TP + max(1, kv/TP)]")
+                return c.qkNorm == QkNorm::perHead ? headsShape("[b, " + seqShape(c, false) + ", a/TP + max(1, kv/TP)]")
                                                    : TensorText{"2 × [b, " + seqShape(c, false) + "]", ""};
-            });
+            },
+            v);
     }
-    if (spec.attentionCore) {
-        if (x.flash) {
-            v.tensor(TensorKind::softmaxLse, Dtype::fp32, 4 * x.b * x.headsRank * x.sRank, 1,
-                     [&] { return heads("[b, a/TP, " + seqShape(c, false) + "]"); });
-            if (style.flashRng) v.tensor(TensorKind::flashRngState, Dtype::int64, 24, 1, [] { return TensorText{"[2] + []", ""}; });
-        } else {
-            const double scores = x.b * x.headsRank * x.sRank * x.s;
-            auto shape = [&] { return heads("[b, a/TP, " + seqShape(c, false) + ", s]"); };
-            v.tensor(TensorKind::attentionProbabilities, style.fp32Softmax ? Dtype::mixed : Dtype::activation,
-                     (style.fp32Softmax ? 4 + act : act) * scores, 1, shape);
-            if (x.dropout) {
-                v.tensor(TensorKind::attentionDropoutMask, Dtype::uint8, scores, 1, shape);
-                v.tensor(TensorKind::droppedAttentionProbabilities, Dtype::activation, act * scores, 1, shape);
-            }
+}
+
+// Decides what the attention core keeps (LayerSpec::attentionCore):
+// FlashAttention's log-sum-exp, or eager attention's probabilities and dropout.
+template <class Visitor>
+void attentionCoreTensors(const Config& c, const Dims& x, const LayerStyle& style, const LayerSizes& q, Visitor& v) {
+    const double act = q.act;
+    if (x.flash) {
+        v.tensor(TensorKind::softmaxLse, Dtype::fp32, 4 * x.b * x.headsRank * x.sRank, 1,
+                 [&] { return headsShape("[b, a/TP, " + seqShape(c, false) + "]"); });
+        if (style.flashRng) v.tensor(TensorKind::flashRngState, Dtype::int64, 24, 1, [] { return TensorText{"[2] + []", ""}; });
+    } else {
+        const double scores = x.b * x.headsRank * x.sRank * x.s;
+        auto shape = [&] { return headsShape("[b, a/TP, " + seqShape(c, false) + ", s]"); };
+        v.tensor(TensorKind::attentionProbabilities, style.fp32Softmax ? Dtype::mixed : Dtype::activation,
+                 (style.fp32Softmax ? 4 + act : act) * scores, 1, shape);
+        if (x.dropout) {
+            v.tensor(TensorKind::attentionDropoutMask, Dtype::uint8, scores, 1, shape);
+            v.tensor(TensorKind::droppedAttentionProbabilities, Dtype::activation, act * scores, 1, shape);
         }
     }
-    // FlashAttention's backward reads its own BF16 output, so under FP8 the output projection keeps an FP8
-    // copy beside it (listed last, after the MLP's tensors).
-    const double attentionOutput = act * x.b * x.sRank * x.headsRank * x.d;
-    auto outputShape = [&] { return heads("[b, " + seqShape(c, false) + ", a/TP, d]"); };
-    const bool outputCopy = fp8 && x.flash;
+}
+
+// Decides what attention's output saves: the output projection's input (or,
+// under FP8 with FlashAttention, the output its backward reads), a compiled
+// block's contiguous copy, and the residual's dropout mask.
+template <class Visitor>
+void attentionOutputTensors(const Config& c, const Dims& x, const LayerStyle& style, const LayerSizes& q, Visitor& v) {
+    const LoraTargets& adapted = x.adapted;
+    // FlashAttention's backward reads its own BF16 output, so under FP8 the
+    // output projection keeps an FP8 copy beside it (listed last, after the MLP's
+    // tensors).
+    const double attentionOutput = q.act * x.b * x.sRank * x.headsRank * x.d;
+    auto outputShape = [&] { return headsShape("[b, " + seqShape(c, false) + ", a/TP, d]"); };
+    const bool outputCopy = q.fp8 && x.flash;
     if (outputCopy)
         v.tensor(TensorKind::attentionOutputForFlash, Dtype::activation, attentionOutput, 1, outputShape);
-    else if (!lora || x.flash || (sharedInputs && adapted.o))  // FlashAttention's backward reads its own output anyway
-        v.tensor(TensorKind::attentionOutput, gemm, attentionOutput * gemmBytes / act, 1, outputShape);
+    else if (!q.lora || x.flash || (q.sharedInputs && adapted.o))  // FlashAttention's backward reads its own output anyway
+        v.tensor(TensorKind::attentionOutput, q.gemm, attentionOutput * q.gemmBytes / q.act, 1, outputShape);
     if (style.compiled && style.norm == NormSaves::input)
         v.tensor(TensorKind::attentionOutputCompiledCopy, Dtype::activation, attentionOutput, 1, [&] {
             return TensorText{"[b·" + seqShape(c, false) + ", a/TP·d]", "heads split by TP"};
         });
-    if (x.dropout) v.tensor(TensorKind::attentionResidualDropoutMask, Dtype::uint8, bsh, 1, hidden);
-    if (style.compiled && style.norm == NormSaves::input)  // the graph keeps the norm's output, not its input
-        v.tensor(TensorKind::mlpNormStatistics, Dtype::fp32, statsBytes, 1, stats);
-    else
-        norm(TensorKind::mlpNormInput, TensorKind::mlpNormInputFp32, TensorKind::mlpNormStatistics, TensorKind::mlpNormalised);
-    if (spec.moe) {
-        // Router scores for every expert, then the top-k copies of each token dispatched to the experts of
-        // this EP rank (on average b·s·k, times the capacity factor), through experts split by ETP.
-        const double routed = x.b * x.sRank * c.expertsPerToken * c.capacityFactor;
-        const double fe = expertFfn(c) / expertTensorParallel(c);
-        auto routedShape = [](std::string shape) { return TensorText{std::move(shape), "experts split by EP, ETP"}; };
-        // torchtitan's MoE (models/common/moe.py, token_dispatcher.py): the router's gate runs under FP32 autocast,
-        // so its linear saves an FP32 copy of the tokens, and the softmax or sigmoid its FP32 scores; the experts'
-        // SwiGLU is eager (silu(x w1) * (x w3) through torch._grouped_mm), and the combine multiplies the expert
-        // outputs, made FP32, by their scores, which saves the FP32 outputs for the scores' gradient.
-        const bool titan = c.framework == Framework::torchtitan;
-        if (titan) {
-            v.tensor(TensorKind::routerInputFp32, Dtype::fp32, 4 * bsh, 1, hidden);
-            v.tensor(TensorKind::routerScores, Dtype::fp32, 4 * x.b * x.sRank * c.experts / x.spDivisor, 1, [&] {
-                return TensorText{"[b, " + seqShape(c, true) + ", E]", spSharding(c)};
-            });
-        } else {
-            v.tensor(TensorKind::routerLogits, Dtype::fp32, 8 * x.b * x.sRank * c.experts / x.spDivisor, 1, [&] {
-                return TensorText{"2 × [b, " + seqShape(c, true) + ", E]", spSharding(c)};
-            });
-        }
-        v.tensor(TensorKind::dispatchedTokens, gemm, gemmBytes * routed * x.h, 1, [] {
-            return TensorText{"[b·s·k·cf, h]", "tokens routed to this EP rank"};
+    if (x.dropout) v.tensor(TensorKind::attentionResidualDropoutMask, Dtype::uint8, q.bsh, 1, [&c] { return hiddenShape(c); });
+}
+
+// Decides what a MoE layer's router and routed experts save: the router's
+// scores, the tokens dispatched to this EP rank, the experts' activations and
+// the routing weights.
+template <class Visitor>
+void routedExpertTensors(const Config& c, const Dims& x, const LayerStyle& style, const LayerSizes& q, Visitor& v) {
+    const double act = q.act, bsh = q.bsh, gemmBytes = q.gemmBytes;
+    // Router scores for every expert, then the top-k copies of each token
+    // dispatched to the experts of this EP rank (on average b·s·k, times the
+    // capacity factor), through experts split by ETP.
+    const double routed = x.b * x.sRank * c.expertsPerToken * c.capacityFactor;
+    const double fe = expertFfn(c) / expertTensorParallel(c);
+    auto routedShape = [](std::string shape) { return TensorText{std::move(shape), "experts split by EP, ETP"}; };
+    // torchtitan's MoE (models/common/moe.py, token_dispatcher.py): the router's
+    // gate runs under FP32 autocast, so its linear saves an FP32 copy of the
+    // tokens, and the softmax or sigmoid its FP32 scores; the experts' SwiGLU is
+    // eager (silu(x w1) * (x w3) through torch._grouped_mm), and the combine
+    // multiplies the expert outputs, made FP32, by their scores, which saves the
+    // FP32 outputs for the scores' gradient.
+    const bool titan = c.framework == Framework::torchtitan;
+    if (titan) {
+        v.tensor(TensorKind::routerInputFp32, Dtype::fp32, 4 * bsh, 1, [&c] { return hiddenShape(c); });
+        v.tensor(TensorKind::routerScores, Dtype::fp32, 4 * x.b * x.sRank * c.experts / x.spDivisor, 1, [&] {
+            return TensorText{"[b, " + seqShape(c, true) + ", E]", spSharding(c)};
         });
-        if (x.gated) {
-            v.tensor(TensorKind::expertGateUp, Dtype::activation, 2 * act * routed * fe, 1,
-                     [&] { return routedShape("2 × [b·s·k·cf, d_expert/ETP]"); });
-            if (titan && style.unfusedSwiglu)
-                v.tensor(TensorKind::expertSiluOutput, Dtype::activation, act * routed * fe, 1,
-                         [&] { return routedShape("[b·s·k·cf, d_expert/ETP]"); });
-            v.tensor(TensorKind::expertSwigluOutput, gemm, gemmBytes * routed * fe, 1,
-                     [&] { return routedShape("[b·s·k·cf, d_expert/ETP]"); });
-        } else {
-            v.tensor(TensorKind::expertFc1Output, Dtype::activation, act * routed * fe, 1,
-                     [&] { return routedShape("[b·s·k·cf, d_expert/ETP]"); });
-            v.tensor(TensorKind::expertActivationOutput, gemm, gemmBytes * routed * fe, 1,
-                     [&] { return routedShape("[b·s·k·cf, d_expert/ETP]"); });
-        }
-        v.tensor(TensorKind::routingWeights, Dtype::fp32, 4 * x.b * x.sRank * c.expertsPerToken, 1, [] {
-            return TensorText{"[b·s·k]", "tokens routed to this EP rank"};
-        });
-        // Compiled, the partitioner keeps the BF16 outputs and recomputes the upcast.
-        if (titan)
-            v.tensor(TensorKind::combinedExpertOutputs, style.compiled ? Dtype::activation : Dtype::fp32,
-                     (style.compiled ? act : 4) * x.b * x.sRank * c.expertsPerToken * x.h, 1, [] {
-                         return TensorText{"[b·s·k, h]", "the token copies this rank's tokens sent out, back from the experts"};
-                     });
-        if (c.sharedExpertFfn > 0) {
-            const double bss = x.b * x.sRank * c.sharedExpertFfn / x.t;
-            v.tensor(TensorKind::sharedExpertInput, gemm, gemmBytes * bsh, 1, hidden);
-            v.tensor(TensorKind::sharedExpertGateUpOutput, Dtype::activation, (x.gated ? 3 : 2) * act * bss, 1, [&] {
-                return TensorText{"[b, " + seqShape(c, false) + ", 3 × d_shared/TP]", "split by TP"};
-            });
-            if (c.sharedExpertGate)
-                v.tensor(TensorKind::sharedExpertGate, Dtype::activation, act * x.b * x.sRank / x.spDivisor, 1, [&] {
-                    return TensorText{"[b, " + seqShape(c, true) + ", 1]", spSharding(c)};
-                });
-        }
     } else {
-        const double bsf = x.b * x.sRank * x.f / x.t;
-        auto ffnShape = [&](std::string prefix) { return TensorText{prefix + "[b, " + seqShape(c, false) + ", d_ff/TP]", "split by TP"}; };
-        if (keepFc1Input) v.tensor(TensorKind::fc1Input, gemm, fcCopies * gemmBytes * bsh, 1, hidden);
-        if (x.gated) {
-            v.tensor(TensorKind::gateUp, Dtype::activation, 2 * act * bsf, 1, [&] { return ffnShape("2 × "); });
-            if (style.unfusedSwiglu) v.tensor(TensorKind::siluOutput, Dtype::activation, act * bsf, 1, [&] { return ffnShape(""); });
-            if (keepFc2Input) v.tensor(TensorKind::swigluOutput, gemm, gemmBytes * bsf, 1, [&] { return ffnShape(""); });
-        } else {
-            v.tensor(TensorKind::fc1Output, Dtype::activation, act * bsf, 1, [&] { return ffnShape(""); });
-            if (keepFc2Input) v.tensor(TensorKind::activationOutput, gemm, gemmBytes * bsf, 1, [&] { return ffnShape(""); });
+        v.tensor(TensorKind::routerLogits, Dtype::fp32, 8 * x.b * x.sRank * c.experts / x.spDivisor, 1, [&] {
+            return TensorText{"2 × [b, " + seqShape(c, true) + ", E]", spSharding(c)};
+        });
+    }
+    v.tensor(TensorKind::dispatchedTokens, q.gemm, gemmBytes * routed * x.h, 1, [] {
+        return TensorText{"[b·s·k·cf, h]", "tokens routed to this EP rank"};
+    });
+    if (x.gated) {
+        v.tensor(TensorKind::expertGateUp, Dtype::activation, 2 * act * routed * fe, 1,
+                 [&] { return routedShape("2 × [b·s·k·cf, d_expert/ETP]"); });
+        if (titan && style.unfusedSwiglu)
+            v.tensor(TensorKind::expertSiluOutput, Dtype::activation, act * routed * fe, 1,
+                     [&] { return routedShape("[b·s·k·cf, d_expert/ETP]"); });
+        v.tensor(TensorKind::expertSwigluOutput, q.gemm, gemmBytes * routed * fe, 1,
+                 [&] { return routedShape("[b·s·k·cf, d_expert/ETP]"); });
+    } else {
+        v.tensor(TensorKind::expertFc1Output, Dtype::activation, act * routed * fe, 1,
+                 [&] { return routedShape("[b·s·k·cf, d_expert/ETP]"); });
+        v.tensor(TensorKind::expertActivationOutput, q.gemm, gemmBytes * routed * fe, 1,
+                 [&] { return routedShape("[b·s·k·cf, d_expert/ETP]"); });
+    }
+    v.tensor(TensorKind::routingWeights, Dtype::fp32, 4 * x.b * x.sRank * c.expertsPerToken, 1, [] {
+        return TensorText{"[b·s·k]", "tokens routed to this EP rank"};
+    });
+    // Compiled, the partitioner keeps the BF16 outputs and recomputes the upcast.
+    if (titan)
+        v.tensor(TensorKind::combinedExpertOutputs, style.compiled ? Dtype::activation : Dtype::fp32,
+                 (style.compiled ? act : 4) * x.b * x.sRank * c.expertsPerToken * x.h, 1, [] {
+                     return TensorText{"[b·s·k, h]",
+                                       "the token copies this rank's tokens "
+                                       "sent out, back from the experts"};
+                 });
+}
+
+// Decides what a MoE layer's shared expert saves: its input, its gate/up output
+// and its gate.
+template <class Visitor>
+void sharedExpertTensors(const Config& c, const Dims& x, const LayerSizes& q, Visitor& v) {
+    const double bss = x.b * x.sRank * c.sharedExpertFfn / x.t;
+    v.tensor(TensorKind::sharedExpertInput, q.gemm, q.gemmBytes * q.bsh, 1, [&c] { return hiddenShape(c); });
+    v.tensor(TensorKind::sharedExpertGateUpOutput, Dtype::activation, (x.gated ? 3 : 2) * q.act * bss, 1, [&] {
+        return TensorText{"[b, " + seqShape(c, false) + ", 3 × d_shared/TP]", "split by TP"};
+    });
+    if (c.sharedExpertGate)
+        v.tensor(TensorKind::sharedExpertGate, Dtype::activation, q.act * x.b * x.sRank / x.spDivisor, 1, [&] {
+            return TensorText{"[b, " + seqShape(c, true) + ", 1]", spSharding(c)};
+        });
+}
+
+// Decides what a dense layer's MLP saves: its input, its gate/up or fc1 output
+// and its activation.
+template <class Visitor>
+void mlpTensors(const Config& c, const Dims& x, const LayerStyle& style, const LayerSizes& q, Visitor& v) {
+    const double act = q.act, gemmBytes = q.gemmBytes;
+    const LoraTargets& adapted = x.adapted;
+    const bool keepFc1Input = !q.lora || (q.sharedInputs && (adapted.up || (adapted.gate && x.gated)));
+    const bool keepFc2Input = !q.lora || (q.sharedInputs && adapted.down);
+    const double fcCopies = style.projectionCasts != 0 ? style.projectionCasts : x.gated ? 2 : 1;
+    const double bsf = x.b * x.sRank * x.f / x.t;
+    auto ffnShape = [&](std::string prefix) { return TensorText{prefix + "[b, " + seqShape(c, false) + ", d_ff/TP]", "split by TP"}; };
+    if (keepFc1Input) v.tensor(TensorKind::fc1Input, q.gemm, fcCopies * gemmBytes * q.bsh, 1, [&c] { return hiddenShape(c); });
+    if (x.gated) {
+        v.tensor(TensorKind::gateUp, Dtype::activation, 2 * act * bsf, 1, [&] { return ffnShape("2 × "); });
+        if (style.unfusedSwiglu) v.tensor(TensorKind::siluOutput, Dtype::activation, act * bsf, 1, [&] { return ffnShape(""); });
+        if (keepFc2Input) v.tensor(TensorKind::swigluOutput, q.gemm, gemmBytes * bsf, 1, [&] { return ffnShape(""); });
+    } else {
+        v.tensor(TensorKind::fc1Output, Dtype::activation, act * bsf, 1, [&] { return ffnShape(""); });
+        if (keepFc2Input) v.tensor(TensorKind::activationOutput, q.gemm, gemmBytes * bsf, 1, [&] { return ffnShape(""); });
+    }
+}
+
+// Decides what the adapters of a layer save: per adapted matrix, B's r-wide
+// input, and with dropout A's dropped input and its mask.
+template <class Visitor>
+void adapterTensors(const Config& c, const Dims& x, LayerSpec spec, const LayerSizes& q, Visitor& v) {
+    const LoraTargets& adapted = x.adapted;
+    // Per adapted matrix of the layer: B's r-wide input (whole on every TP rank:
+    // A's output is reduced or replicated), and with dropout A's dropped input
+    // and its mask (torchtune LoRALinear, PEFT lora.Linear).
+    const double tokens = x.b * x.sRank;
+    const double gathered = x.b * x.sRank * x.h;  // a column-parallel projection's input, gathered under SP
+    struct Adapted {
+        bool on;
+        double inputElements;
+    };
+    const Adapted matrices[] = {{adapted.q, gathered},
+                                {adapted.k, gathered},
+                                {adapted.v, gathered},
+                                {adapted.o, tokens * x.headsRank * x.d},
+                                {adapted.gate && x.gated && !spec.moe, gathered},
+                                {adapted.up && !spec.moe, gathered},
+                                {adapted.down && !spec.moe, tokens * x.f / x.t}};
+    double count = 0, dropped = 0;
+    for (const Adapted& m : matrices)
+        if (m.on) {
+            ++count;
+            dropped += m.inputElements;
+        }
+    if (count > 0) {
+        v.tensor(TensorKind::loraIntermediate, Dtype::activation, count * q.act * tokens * c.loraRank, 1, [&] {
+            return TensorText{formatNumber(count) + " × [b, " + seqShape(c, false) + ", r]", "whole on every TP rank"};
+        });
+        if (c.loraDropout) {
+            v.tensor(TensorKind::loraDropoutMask, Dtype::uint8, dropped, 1, [&] { return TensorText{"one per adapted matrix", ""}; });
+            v.tensor(TensorKind::loraDroppedInput, Dtype::activation, q.act * dropped, 1, [&] {
+                return TensorText{"one per adapted matrix", ""};
+            });
         }
     }
-    if (x.dropout) v.tensor(TensorKind::mlpResidualDropoutMask, Dtype::uint8, bsh, 1, hidden);
-    // Gemma 2/3 and GLM-4 norm each block's output before its residual add (post_attention_layernorm,
-    // post_feedforward_layernorm), two more norms of [b, s, h].
+}
+
+// Calls v.tensor(kind, dtype, bytesPerCopy, copies = 1, describe) for each
+// saved tensor of one transformer layer, for one micro-batch on one GPU, in the
+// order of the ledger's tensor list. `style`: layerStyle(c), which the
+// planner's kernel resolves once per configuration rather than once per walk.
+template <class Visitor>
+void forEachLayerTensor(const Config& c, const Dims& x, const LayerStyle& style, LayerSpec spec, Visitor& v) {
+    const LayerSizes q = layerSizes(c, x);
+    if (spec.opSaveList) {
+        opSaveListTensors(c, x, q, v);
+        return;
+    }
+    attentionInputTensors(c, x, style, q, v);
+    if (spec.attentionCore) attentionCoreTensors(c, x, style, q, v);
+    attentionOutputTensors(c, x, style, q, v);
+    if (style.compiled && style.norm == NormSaves::input)  // the graph keeps the norm's output, not its input
+        v.tensor(TensorKind::mlpNormStatistics, Dtype::fp32, q.statsBytes, 1, [&c] { return statsShape(c); });
+    else
+        layerNormTensors(c, style, q,
+                         {TensorKind::mlpNormInput, TensorKind::mlpNormInputFp32, TensorKind::mlpNormStatistics, TensorKind::mlpNormalised},
+                         v);
+    if (spec.moe) {
+        routedExpertTensors(c, x, style, q, v);
+        if (c.sharedExpertFfn > 0) sharedExpertTensors(c, x, q, v);
+    } else {
+        mlpTensors(c, x, style, q, v);
+    }
+    if (x.dropout) v.tensor(TensorKind::mlpResidualDropoutMask, Dtype::uint8, q.bsh, 1, [&c] { return hiddenShape(c); });
+    // Gemma 2/3 and GLM-4 norm each block's output before its residual add
+    // (post_attention_layernorm, post_feedforward_layernorm), two more norms of
+    // [b, s, h].
     if (c.postNorms)
-        normOf(
-            TensorKind::postNormInput, TensorKind::postNormInputFp32, TensorKind::postNormStatistics, TensorKind::postNormalised, bsh,
-            statsBytes, 2,
+        normTensors(
+            style, q.act,
+            {TensorKind::postNormInput, TensorKind::postNormInputFp32, TensorKind::postNormStatistics, TensorKind::postNormalised}, q.bsh,
+            q.statsBytes, 2,
             [&] {
                 return TensorText{"2 × [b, " + seqShape(c, true) + ", h]", spSharding(c)};
             },
             [&] {
                 return TensorText{"2 × [b, " + seqShape(c, true) + "]", spSharding(c)};
-            });
-    if (outputCopy) v.tensor(TensorKind::attentionOutputFp8Copy, Dtype::fp8, attentionOutput / 2, 1, outputShape);
-    if (lora) {
-        // Per adapted matrix of the layer: B's r-wide input (whole on every TP rank: A's output is reduced or
-        // replicated), and with dropout A's dropped input and its mask (torchtune LoRALinear, PEFT lora.Linear).
-        const double tokens = x.b * x.sRank;
-        const double gathered = x.b * x.sRank * x.h;  // a column-parallel projection's input, gathered under SP
-        struct Adapted {
-            bool on;
-            double inputElements;
-        };
-        const Adapted matrices[] = {{adapted.q, gathered},
-                                    {adapted.k, gathered},
-                                    {adapted.v, gathered},
-                                    {adapted.o, tokens * x.headsRank * x.d},
-                                    {adapted.gate && x.gated && !spec.moe, gathered},
-                                    {adapted.up && !spec.moe, gathered},
-                                    {adapted.down && !spec.moe, tokens * x.f / x.t}};
-        double count = 0, dropped = 0;
-        for (const Adapted& m : matrices)
-            if (m.on) {
-                ++count;
-                dropped += m.inputElements;
-            }
-        if (count > 0) {
-            v.tensor(TensorKind::loraIntermediate, Dtype::activation, count * act * tokens * c.loraRank, 1, [&] {
-                return TensorText{formatNumber(count) + " × [b, " + seqShape(c, false) + ", r]", "whole on every TP rank"};
-            });
-            if (c.loraDropout) {
-                v.tensor(TensorKind::loraDropoutMask, Dtype::uint8, dropped, 1, [&] { return TensorText{"one per adapted matrix", ""}; });
-                v.tensor(TensorKind::loraDroppedInput, Dtype::activation, act * dropped, 1, [&] {
-                    return TensorText{"one per adapted matrix", ""};
-                });
-            }
-        }
-    }
+            },
+            v);
+    if (q.fp8 && x.flash)
+        v.tensor(TensorKind::attentionOutputFp8Copy, Dtype::fp8, q.act * x.b * x.sRank * x.headsRank * x.d / 2, 1,
+                 [&] { return headsShape("[b, " + seqShape(c, false) + ", a/TP, d]"); });
+    if (q.lora) adapterTensors(c, x, spec, q, v);
 }
 
 template <class Visitor>
@@ -483,8 +634,9 @@ inline double layerTensorBytes(const Config& c, const Dims& x, LayerSpec spec) {
     return sum.total;
 }
 
-// A layer's bytes with its attention core kept and without it, from one walk (LayerSpec::attentionCore set): each
-// sum adds the same tensors in the same order as its own walk would, so both are those walks' sums exactly.
+// A layer's bytes with its attention core kept and without it, from one walk
+// (LayerSpec::attentionCore set): each sum adds the same tensors in the same
+// order as its own walk would, so both are those walks' sums exactly.
 struct LayerBytes {
     double withCore = 0, withoutCore = 0;
     template <class Describe>

@@ -286,15 +286,20 @@ double checkpointedLayers(const Config& c, double firstLayerOfStage, double stag
     return stageLayers;
 }
 
-// flatten: as membudgetTraining, the stage's tensor walk and static terms inlined, not called.
-[[gnu::flatten]] MembudgetStage membudgetStage(const Config& c, const MembudgetTraining& t, double i, double stageLayers,
-                                               double firstLayerOfStage, bool atPeakPhase) {
+namespace {
+
+// A stage's weights by kind: what the optimizer states and the gathers are counted over.
+struct StageMatrices {
+    double denseLayers, hiddenMatrices, embeddingParams, vectorParams;
+};
+
+// Decides the stage's parameters on this GPU: its layers of each kind, the embedding on the first stage, the output
+// layer and the MTP layers on the last; and of them, the weight matrices, the embeddings and the vectors.
+StageMatrices stageParameters(const Config& c, const MembudgetTraining& t, double stageLayers, double firstLayerOfStage, bool first,
+                              bool last, MembudgetStage& s) {
     const Dims& x = t.x;
     const RankParams& p = t.p;
-    const StaticRates& rates = t.rates;
-    MembudgetStage s;  // every field without a default set below
     s.layers = stageLayers;
-    const bool first = i == 0, last = i == c.pp - 1;
     s.moeLayers = moeLayersIn(c, firstLayerOfStage, stageLayers);
     const double denseLayers = stageLayers - s.moeLayers;
     // Multi-token prediction (DeepSeek-V3 §2.2) runs after the main model on the last stage: layers of the
@@ -308,7 +313,15 @@ double checkpointedLayers(const Config& c, double firstLayerOfStage, double stag
     s.stageParams = denseLayers * p.layer + s.moeLayers * p.moeLayer + (first ? p.embedding : 0) + (last ? p.finalNorm + p.output : 0) +
                     mtpParams + s.mtpEmbedding;
     s.expertParams = (s.moeLayers + (t.mtpMoe ? s.mtpLayers : 0)) * p.moeLayerExperts;
+    const double hiddenMatrices = denseLayers * p.layerLinear + s.moeLayers * p.moeLayerLinear + mtpLinear;
+    const double embeddingParams = (first ? p.embedding : 0) + (last ? p.output : 0) + s.mtpEmbedding;
+    const double vectorParams = s.stageParams - hiddenMatrices - embeddingParams;
+    return {denseLayers, hiddenMatrices, embeddingParams, vectorParams};
+}
 
+// Decides how the ZeRO stage shards the stage's parameters, gradients and optimizer states, and its experts' over
+// their own group.
+void stageShards(const Config& c, const MembudgetTraining& t, MembudgetStage& s) {
     // Static memory by precision, gradient convention and optimizer (staticRates), sharded by ZeRO stage.
     s.paramShard = c.zero >= 3 ? t.shardGroup : 1;
     s.gradShard = c.zero >= 2 ? t.shardGroup : 1;
@@ -316,60 +329,56 @@ double checkpointedLayers(const Config& c, double firstLayerOfStage, double stag
     s.expertParamShard = c.zero >= 3 ? t.expertShardGroup : 1;
     s.expertGradShard = c.zero >= 2 ? t.expertShardGroup : 1;
     s.expertOptimizerShard = c.zero >= 1 ? t.expertShardGroup : 1;
-    const double hiddenMatrices = denseLayers * p.layerLinear + s.moeLayers * p.moeLayerLinear + mtpLinear;
-    const double embeddingParams = (first ? p.embedding : 0) + (last ? p.output : 0) + s.mtpEmbedding;
-    const double vectorParams = s.stageParams - hiddenMatrices - embeddingParams;
+}
+
+// Decides which copies of weights beyond the shards the stage holds: Transformer Engine's FP8 copies, and what ZeRO-3,
+// FSDP2 (in FP8 with fp8_all_gather) and DeepSpeed gather.
+void stageCopies(const Config& c, const MembudgetTraining& t, const StageMatrices& m, bool first, bool last, MembudgetStage& s) {
+    const Dims& x = t.x;
+    const RankParams& p = t.p;
     // Transformer Engine caches an FP8 copy of each linear weight for the micro-batches of a step.
-    s.fp8Copies = c.precision == Precision::fp8 && c.fp8Recipe == Fp8Recipe::te ? hiddenMatrices + s.expertParams : 0;
+    s.fp8Copies = c.precision == Precision::fp8 && c.fp8Recipe == Fp8Recipe::te ? m.hiddenMatrices + s.expertParams : 0;
     // ZeRO-3/FSDP gathers each layer's weights before use and prefetches the next: the largest module.
     s.gatheredLayer = c.zero >= 3 ? std::max(p.layer, first ? p.embedding : 0.0) : 0;
     // torchao's FP8 all-gather (float8/fsdp_utils.py WeightWithDynamicFloat8CastTensor.fsdp_pre_all_gather casts
     // each Float8Linear weight's shard to FP8 and fsdp_post_all_gather keeps the gathered FP8 data): a layer's
     // linear weights are gathered at 1 B; the embedding and norms stay at the compute dtype.
     s.gatheredLayerFp8 = c.fp8AllGather && s.gatheredLayer == p.layer ? p.layerLinear : 0;
-    s.stageLinearFp8 = c.fp8AllGather ? denseLayers * p.layerLinear + s.moeLayers * p.moeLayerLinear : 0;
+    s.stageLinearFp8 = c.fp8AllGather ? m.denseLayers * p.layerLinear + s.moeLayers * p.moeLayerLinear : 0;
     // DeepSpeed gathers module by module (a Linear, the embedding, the output layer): the largest one of the stage.
     const double tpRank = x.t;
     const double expertMatrix = c.experts != 0 ? x.h * expertFfn(c) / expertTensorParallel(c) : 0;
     s.largestModule =
         c.zero >= 3 ? std::max({x.h * x.f / tpRank, x.h * x.h / tpRank, expertMatrix, first ? p.embedding : 0.0, last ? p.output : 0.0})
                     : 0;
-    s.persistentParams = t.deepspeedZero3 ? persistentParameters(c, x, denseLayers, s.moeLayers, first, last, p.output > 0) : 0;
-    if (c.finetune == Finetune::full) {
-        s.states = rates.statesHidden * hiddenMatrices + rates.statesEmbedding * embeddingParams + rates.statesVector * vectorParams;
-    } else {
-        // The adapters' sizes and dtypes (adapterStaticTerms says what each line holds of them).
-        const LoraShape lora = loraShape(c, x);
-        s.adapterParams = denseLayers * lora.denseLayer + s.moeLayers * lora.moeLayer + (last ? lora.output : 0);
-        s.frozenBytesPerParam = rates.compute;
-        s.quantizedParams = c.finetune == Finetune::qlora ? hiddenMatrices + s.expertParams : 0;
-        s.adapterBytesPerParam = loraBytes(c);
-        s.adapterStatesPerParam = c.optimizer == Optimizer::adamw       ? 2 * s.adapterBytesPerParam
-                                  : c.optimizer == Optimizer::sgd       ? s.adapterBytesPerParam
-                                  : c.optimizer == Optimizer::adamw8bit ? 2 + 8.0 / 2048
-                                                                        : rates.statesHidden;
-        s.dequantized = c.finetune == Finetune::qlora ? 2 * lora.largestMatrix : 0;
-        s.states = s.adapterStatesPerParam * s.adapterParams;
-    }
-    // Each line is whole bytes: a shard that does not divide evenly is padded (Megatron-LM's distributed
-    // optimizer pads its buffers to a multiple of the DP size; FSDP pads each parameter's first dimension).
-    s.checkpointed = checkpointedLayers(c, firstLayerOfStage, stageLayers);
-    SumStatic terms;
-    forEachStaticTerm(c, t, s, first, last, terms);
-    s.parameters = ceilBytes(terms.lines[static_cast<int>(StaticLine::parameters)]);
-    s.gatheredParams = terms.gathered;
-    s.gradients = ceilBytes(terms.lines[static_cast<int>(StaticLine::gradients)]);
-    s.optimizer = ceilBytes(terms.lines[static_cast<int>(StaticLine::optimizer)]);
-    s.stepTemporary = ceilBytes(terms.step);
-    // Activations: every saved tensor, times the layer-copies in flight, plus the stage's extras.
-    s.copies = inFlightLayerCopies(c, stageLayers, i);
-    s.microbatches = inFlightMicrobatches(c, i);
-    s.storedGradients = ceilBytes(terms.storedGradients);
-    SumStage sum;
-    forEachStageTensor(c, t, {stageLayers, s.moeLayers, s.copies, s.microbatches, s.mtpLayers, first, last, s.checkpointed}, sum);
-    const double activations = ceilBytes(sum.total);
-    s.activationsDuringBackward = activations;
+    s.persistentParams = t.deepspeedZero3 ? persistentParameters(c, x, m.denseLayers, s.moeLayers, first, last, p.output > 0) : 0;
+}
 
+// Decides the optimizer states' bytes: by the shape of each parameter, or for adapters their own sizes and dtypes.
+void stageStates(const Config& c, const MembudgetTraining& t, const StageMatrices& m, bool last, MembudgetStage& s) {
+    const StaticRates& rates = t.rates;
+    if (c.finetune == Finetune::full) {
+        s.states = rates.statesHidden * m.hiddenMatrices + rates.statesEmbedding * m.embeddingParams + rates.statesVector * m.vectorParams;
+        return;
+    }
+    // The adapters' sizes and dtypes (adapterStaticTerms says what each line holds of them).
+    const LoraShape lora = loraShape(c, t.x);
+    s.adapterParams = m.denseLayers * lora.denseLayer + s.moeLayers * lora.moeLayer + (last ? lora.output : 0);
+    s.frozenBytesPerParam = rates.compute;
+    s.quantizedParams = c.finetune == Finetune::qlora ? m.hiddenMatrices + s.expertParams : 0;
+    s.adapterBytesPerParam = loraBytes(c);
+    s.adapterStatesPerParam = c.optimizer == Optimizer::adamw       ? 2 * s.adapterBytesPerParam
+                              : c.optimizer == Optimizer::sgd       ? s.adapterBytesPerParam
+                              : c.optimizer == Optimizer::adamw8bit ? 2 + 8.0 / 2048
+                                                                    : rates.statesHidden;
+    s.dequantized = c.finetune == Finetune::qlora ? 2 * lora.largestMatrix : 0;
+    s.states = s.adapterStatesPerParam * s.adapterParams;
+}
+
+// Decides where the stage peaks: in forward and backward (at the backward's start or end, where gradients are
+// allocated during backward) or in the optimizer step, and what each line holds there.
+void stagePhases(const Config& c, const MembudgetTraining& t, double stageLayers, bool atPeakPhase, double activations, MembudgetStage& s) {
+    const Dims& x = t.x;
     // Phases: activations are freed before the optimizer step; with BF16 gradients the step works on an
     // FP32 copy of this rank's optimizer shard of them.
     s.forwardBackward = s.parameters + s.gradients + s.optimizer + activations;
@@ -401,48 +410,39 @@ double checkpointedLayers(const Config& c, double firstLayerOfStage, double stag
     }
     s.optimizerAtPeak = s.optimizer + (s.stepPeaks ? s.stepTemporary : 0);
     s.activations = s.stepPeaks ? 0 : backwardActivations;
+}
+
+}  // namespace
+
+// flatten: as membudgetTraining, the stage's tensor walk and static terms inlined, not called.
+[[gnu::flatten]] MembudgetStage membudgetStage(const Config& c, const MembudgetTraining& t, double i, double stageLayers,
+                                               double firstLayerOfStage, bool atPeakPhase) {
+    MembudgetStage s;  // every field without a default set below
+    const bool first = i == 0, last = i == c.pp - 1;
+    const StageMatrices matrices = stageParameters(c, t, stageLayers, firstLayerOfStage, first, last, s);
+    stageShards(c, t, s);
+    stageCopies(c, t, matrices, first, last, s);
+    stageStates(c, t, matrices, last, s);
+    // Each line is whole bytes: a shard that does not divide evenly is padded (Megatron-LM's distributed
+    // optimizer pads its buffers to a multiple of the DP size; FSDP pads each parameter's first dimension).
+    s.checkpointed = checkpointedLayers(c, firstLayerOfStage, stageLayers);
+    SumStatic terms;
+    forEachStaticTerm(c, t, s, first, last, terms);
+    s.parameters = ceilBytes(terms.lines[static_cast<int>(StaticLine::parameters)]);
+    s.gatheredParams = terms.gathered;
+    s.gradients = ceilBytes(terms.lines[static_cast<int>(StaticLine::gradients)]);
+    s.optimizer = ceilBytes(terms.lines[static_cast<int>(StaticLine::optimizer)]);
+    s.stepTemporary = ceilBytes(terms.step);
+    // Activations: every saved tensor, times the layer-copies in flight, plus the stage's extras.
+    s.copies = inFlightLayerCopies(c, stageLayers, i);
+    s.microbatches = inFlightMicrobatches(c, i);
+    s.storedGradients = ceilBytes(terms.storedGradients);
+    SumStage sum;
+    forEachStageTensor(c, t, {stageLayers, s.moeLayers, s.copies, s.microbatches, s.mtpLayers, first, last, s.checkpointed}, sum);
+    const double activations = ceilBytes(sum.total);
+    s.activationsDuringBackward = activations;
+    stagePhases(c, t, stageLayers, atPeakPhase, activations, s);
     return s;
-}
-
-size_t peakCandidateStages(const Config& c, std::span<StageSpan> out) {
-    size_t count = 0;
-    double firstLayer = 0;
-    for (double i = 0; i < c.pp; ++i) {
-        const double layers = stageLayerCount(c, i);
-        const double from = firstLayer;
-        firstLayer += layers;
-        if (i != 0 && i != c.pp - 1) {
-            // A middle stage of a (layers, MoE layers) kind already listed is left out: the kinds are read back from
-            // the stages listed, so that no other list is kept.
-            const double moeLayers = moeLayersIn(c, from, layers);
-            const auto sameKind = [&](const StageSpan& listed) {
-                return listed.index != 0 && listed.layers == layers && moeLayersIn(c, listed.firstLayer, listed.layers) == moeLayers;
-            };
-            if (std::any_of(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(std::min(count, out.size())), sameKind)) continue;
-        }
-        if (count < out.size()) out[count] = {i, from, layers};
-        ++count;
-    }
-    return count;
-}
-
-std::vector<StageSpan> peakCandidateStages(const Config& c) {
-    std::vector<StageSpan> out(static_cast<size_t>(c.pp));  // room for every stage: the count is exact
-    out.resize(peakCandidateStages(c, out));
-    return out;
-}
-
-PeakBytes membudgetTrainingPeak(const Config& c) {
-    // Without pipeline parallelism the one stage is the candidate (stageLayerCount: all the layers), not walked for.
-    if (c.pp == 1 && c.pipelineLayout.empty()) {
-        const StageSpan only{0, 0, c.layers};
-        return membudgetTrainingPeak(c, std::span<const StageSpan>(&only, 1));
-    }
-    // A layout's candidates are a few stages: kept on the stack, so that the kernel allocates nothing.
-    std::array<StageSpan, 16> stages;
-    const size_t count = peakCandidateStages(c, stages);
-    if (count > stages.size()) return membudgetTrainingPeak(c, peakCandidateStages(c));
-    return membudgetTrainingPeak(c, std::span<const StageSpan>(stages.data(), count));
 }
 
 // flatten: membudgetTraining and membudgetStage inlined here as well, so that the struct each returns stays in registers.

@@ -21,83 +21,92 @@ using detail::quoted;
 
 namespace {
 
-// What a choice requires, chosen for the user where the same input does not set it, with a notice: one rule for the
-// page's form, links, the CLI and the importers (validate() refuses the same combinations when they are given).
-void chooseWhatChoicesRequire(Config& c, const std::function<bool(std::string_view)>& given, std::vector<Problem>& notices) {
-    auto choose = [&](std::string_view key, std::string text, std::string why) {
-        notices.push_back({std::string(key), std::string(key) + " = " + text + ": " + why});
-    };
+// A notice that `key` was chosen as `text`, and why.
+void choose(std::vector<Problem>& notices, std::string_view key, const std::string& text, const std::string& why) {
+    notices.push_back({std::string(key), std::string(key) + " = " + text + ": " + why});
+}
+
+// Decides what adapters (finetune lora or qlora, given) require: membudget's method in training, and QLoRA's framework
+// and precision.
+void chooseWhatAdaptersRequire(Config& c, const std::function<bool(std::string_view)>& given, std::vector<Problem>& notices) {
     const std::string finetune(toString(c.finetune));
     if (given("finetune") && c.finetune != Finetune::full) {
         // Adapters are membudget's training model (validate: finetune needs method membudget in training).
         if (c.method != Method::membudget && !given("method")) {
-            choose("method", "membudget", "finetune = " + finetune + " is modelled by membudget's method");
+            choose(notices, "method", "membudget", "finetune = " + finetune + " is modelled by membudget's method");
             c.method = Method::membudget;
         }
         if (c.mode != Mode::training && !given("mode")) {
-            choose("mode", "training", "finetune = " + finetune + " trains adapters");
+            choose(notices, "mode", "training", "finetune = " + finetune + " trains adapters");
             c.mode = Mode::training;
         }
         // QLoRA is bitsandbytes' NF4 under torchtune or PEFT; Megatron-LM has no QLoRA path.
         if (c.finetune == Finetune::qlora && c.framework == Framework::megatron && !given("framework")) {
-            choose("framework", "torchtune", "Megatron-LM has no QLoRA path; torchtune's qlora recipes are the reference");
+            choose(notices, "framework", "torchtune", "Megatron-LM has no QLoRA path; torchtune's qlora recipes are the reference");
             c.framework = Framework::torchtune;
         }
         if (c.finetune == Finetune::qlora && c.precision != Precision::bf16 && c.precision != Precision::fp16 && !given("precision")) {
-            choose("precision", "bf16", "QLoRA computes in BF16 over its NF4 base");
+            choose(notices, "precision", "bf16", "QLoRA computes in BF16 over its NF4 base");
             c.precision = Precision::bf16;
         }
     }
+}
+
+// Decides what a mode or a framework given alone brings: the serving engine and the training framework share the
+// framework key, and serving sizes one replica of its own concurrency.
+void chooseWhatModeRequires(Config& c, const std::function<bool(std::string_view)>& given, std::vector<Problem>& notices) {
     // The serving engine and the training framework share the framework key: a mode change brings one the mode has,
     // and a serving engine named alone brings inference.
     if (given("framework") && servesInference(c.framework) && c.mode == Mode::training && !given("mode")) {
-        choose("mode", "inference", "framework " + std::string(toString(c.framework)) + " serves the model");
+        choose(notices, "mode", "inference", "framework " + std::string(toString(c.framework)) + " serves the model");
         c.mode = Mode::inference;
     }
     if (given("framework") && !servesInference(c.framework) && c.mode == Mode::inference && !given("mode")) {
-        choose("mode", "training", "framework " + std::string(toString(c.framework)) + " trains the model");
+        choose(notices, "mode", "training", "framework " + std::string(toString(c.framework)) + " trains the model");
         c.mode = Mode::training;
     }
     if (given("mode") && c.mode == Mode::inference && !servesInference(c.framework) && !given("framework")) {
-        choose("framework", "vllm", "inference is served by vllm or sglang; vLLM's defaults assumed");
+        choose(notices, "framework", "vllm", "inference is served by vllm or sglang; vLLM's defaults assumed");
         c.framework = Framework::vllm;
     }
     if (given("mode") && c.mode == Mode::training && servesInference(c.framework) && !given("framework")) {
-        choose("framework", "megatron", "training needs a training framework; Megatron-LM, the default, assumed");
+        choose(notices, "framework", "megatron", "training needs a training framework; Megatron-LM, the default, assumed");
         c.framework = Framework::megatron;
     }
     if (given("mode") && c.mode == Mode::inference && c.finetune != Finetune::full && !given("finetune")) {
-        choose("finetune", "full", "inference serves the model (adapters are a training setting)");
+        choose(notices, "finetune", "full", "inference serves the model (adapters are a training setting)");
         c.finetune = Finetune::full;
     }
     // Serving: memory per GPU does not depend on how many replicas run, and a training layout's DP 32 is no
     // serving fleet; one replica unless the user says (dp or a GPU count).
     if (given("mode") && c.mode == Mode::inference && c.dp != 1 && c.gpus == 0 && !given("dp")) {
-        choose("dp", "1", "inference sizes one replica (TP × PP GPUs); set dp or the GPU count for more replicas");
+        choose(notices, "dp", "1", "inference sizes one replica (TP × PP GPUs); set dp or the GPU count for more replicas");
         c.dp = 1;
     }
     // Back to training: a serving concurrency (vLLM's max_num_seqs, 256 by default) is no micro-batch.
     if (given("mode") && c.mode == Mode::training && c.mb != Config{}.mb && !given("mb")) {
-        choose("mb", detail::formatNumber(Config{}.mb),
+        choose(notices, "mb", detail::formatNumber(Config{}.mb),
                "training takes a micro-batch, not the " + detail::formatNumber(c.mb) + " concurrent sequences served; set mb");
         c.mb = Config{}.mb;
     }
-    const bool frameworkChosen = given("framework") || given("method") || given("finetune");
-    if (!frameworkChosen || c.method != Method::membudget) return;
+}
+
+// Decides which of Megatron-LM's, DeepSpeed's and torchtune's own settings leave when another framework is chosen.
+void chooseWhatFrameworkAllows(Config& c, const std::function<bool(std::string_view)>& given, std::vector<Problem>& notices) {
     const std::string framework(toString(c.framework));
     if (shardsAllOrNothing(c.framework) && c.zero != 0 && c.zero != 3 && !given("zero")) {
         const bool sharded = c.dp * c.cp > 1;
-        choose("zero", sharded ? "3" : "0",
+        choose(notices, "zero", sharded ? "3" : "0",
                "framework " + framework + (sharded ? " shards with FSDP2's fully_shard" : " replicates on one data-parallel rank") +
                    " (ZeRO 1 and 2 have no equivalent there)");
         c.zero = sharded ? 3 : 0;
     }
     if (c.ckpt == Checkpointing::op && c.framework != Framework::torchtitan && !given("ckpt")) {
-        choose("ckpt", "selective", "op-level checkpointing is torchtitan's; framework " + framework + " recomputes selectively");
+        choose(notices, "ckpt", "selective", "op-level checkpointing is torchtitan's; framework " + framework + " recomputes selectively");
         c.ckpt = Checkpointing::selective;
     }
     if (c.compile && c.framework == Framework::megatron && !given("compile")) {
-        choose("compile", "false", "Megatron-LM runs Transformer Engine's fused modules, not torch.compile");
+        choose(notices, "compile", "false", "Megatron-LM runs Transformer Engine's fused modules, not torch.compile");
         c.compile = false;
     }
     // Megatron-LM's own switches leave with Megatron-LM (validate() refuses them under another framework).
@@ -106,26 +115,36 @@ void chooseWhatChoicesRequire(Config& c, const std::function<bool(std::string_vi
              {std::pair{&Config::overlapGradReduce, "overlap_grad_reduce"}, std::pair{&Config::overlapParamGather, "overlap_param_gather"},
               std::pair{&Config::overlapMoeComm, "overlap_moe_comm"}})
             if (c.*member && !given(key)) {
-                choose(key, "false", "Megatron-LM's switch");
+                choose(notices, key, "false", "Megatron-LM's switch");
                 c.*member = false;
             }
         if (!c.pipelineLayout.empty() && !given("pipeline_layout")) {
-            choose("pipeline_layout", "", "Megatron-LM's layout");
+            choose(notices, "pipeline_layout", "", "Megatron-LM's layout");
             c.pipelineLayout.clear();
         }
         if (c.splitAccounts != SplitAccounts::none && !given("split_accounts")) {
-            choose("split_accounts", "none", "Megatron-LM's split");
+            choose(notices, "split_accounts", "none", "Megatron-LM's split");
             c.splitAccounts = SplitAccounts::none;
         }
     }
     if (c.autocast && c.framework != Framework::deepspeed && !given("autocast")) {
-        choose("autocast", "false", "DeepSpeed's torch_autocast");
+        choose(notices, "autocast", "false", "DeepSpeed's torch_autocast");
         c.autocast = false;
     }
     if (c.activationOffload && c.framework != Framework::torchtune && !given("activation_offload")) {
-        choose("activation_offload", "false", "activation offloading is torchtune's");
+        choose(notices, "activation_offload", "false", "activation offloading is torchtune's");
         c.activationOffload = false;
     }
+}
+
+// What a choice requires, chosen for the user where the same input does not set it, with a notice: one rule for the
+// page's form, links, the CLI and the importers (validate() refuses the same combinations when they are given).
+void chooseWhatChoicesRequire(Config& c, const std::function<bool(std::string_view)>& given, std::vector<Problem>& notices) {
+    chooseWhatAdaptersRequire(c, given, notices);
+    chooseWhatModeRequires(c, given, notices);
+    const bool frameworkChosen = given("framework") || given("method") || given("finetune");
+    if (!frameworkChosen || c.method != Method::membudget) return;
+    chooseWhatFrameworkAllows(c, given, notices);
 }
 
 }  // namespace

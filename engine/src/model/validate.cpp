@@ -10,8 +10,8 @@
 #include "membudget/model/architecture.hpp"
 #include "membudget/model/config.hpp"
 #include "membudget/model/fields.hpp"
-#include "model/lora.hpp"
 #include "model/pipeline_layout.hpp"
+#include "model/validate_rules.hpp"
 
 namespace membudget {
 
@@ -68,74 +68,8 @@ void checkPipelineLayout(const Config& config, std::vector<Problem>& errors) {
                                    (layout.first != 'E' ? ", not E first" : "") + (layout.last != 'L' ? ", not L last" : "")});
 }
 
-// A hybrid stack (layer_pattern): one known character a layer, as many as layers, beside nothing else that changes
-// what a layer is; the Mamba-2 heads split over TP as vLLM's MambaMixer2 splits them.
-void checkLayerPattern(const Config& config, std::vector<Problem>& errors) {
-    const auto n = detail::groupedNumber;
-    const std::string& pattern = config.layerPattern;
-    const size_t bad = pattern.find_first_not_of("M*-");
-    if (bad != std::string::npos) {
-        errors.push_back({"layer_pattern", "layer_pattern must hold M (Mamba-2), * (attention) and - (MLP) only" +
-                                               std::string(pattern[bad] == 'E' ? " (E, a MoE block, is not modelled yet)" : "") + "; got " +
-                                               (static_cast<unsigned char>(pattern[bad]) < 0x80 ? quoted(std::string(1, pattern[bad]))
-                                                                                                : std::string("a non-ASCII character")) +
-                                               " at layer " + n(static_cast<double>(bad))});
-        return;
-    }
-    if (static_cast<double>(pattern.size()) != config.layers)
-        errors.push_back({"layer_pattern", "layer_pattern must have one character per layer (layers = " + n(config.layers) + "); got " +
-                                               n(static_cast<double>(pattern.size()))});
-    if (config.experts != 0 || config.kvLoraRank != 0 || config.slidingWindow != 0 || config.attentionChunk != 0 ||
-        config.linearValueHeads != 0 || config.mtpLayers != 0)
-        errors.push_back({"layer_pattern",
-                          "a layer pattern is modelled with plain attention and MLP blocks only (experts, kv_lora_rank, sliding_window, "
-                          "attention_chunk, linear_value_heads and mtp_layers 0)"});
-    if (pattern.find('M') != std::string::npos) {
-        if (std::fmod(config.mambaHeads, config.tp) != 0)
-            errors.push_back({"tp", "tp must divide mamba_heads (" + n(config.mambaHeads) +
-                                        "): vLLM splits the Mamba-2 heads over TP; got " + n(config.tp)});
-        if (std::fmod(config.mambaGroups, config.tp) != 0 && config.mambaGroups != 1)
-            errors.push_back({"tp", "tp must divide mamba_groups (" + n(config.mambaGroups) +
-                                        ") unless there is one group, which vLLM replicates; got " + n(config.tp)});
-    }
-    // What a Mamba or one-mixer block saves for backward is not modelled.
-    if (config.mode == Mode::training)
-        errors.push_back({"mode", "mode must be inference for a layer pattern (layer_pattern = " + quoted(pattern.substr(0, 16)) +
-                                      (pattern.size() > 16 ? "…" : "") +
-                                      "): what its blocks save in training is not modelled, and would not be counted as "
-                                      "transformer layers silently"});
-}
-
-}  // namespace
-
-std::vector<Problem> validateRanges(const Config& config) {
-    std::vector<Problem> errors;
-    for (const auto& field : fields()) {
-        const std::string key(field.key);
-        if (field.kind == FieldKind::integer || field.kind == FieldKind::number) {
-            const double v = config.*std::get<double Config::*>(field.member);
-            if (!inFieldRange(field, v))
-                errors.push_back({key, key + " must be " + describeRange(field) + "; got " +
-                                           (std::isfinite(v) ? detail::formatNumber(v) : std::string("a non-finite value"))});
-        } else if (field.kind == FieldKind::choice) {
-            // An enum holds only its own values, except one set directly from JavaScript with an unknown id.
-            const std::string_view v = choiceText(config, field);
-            const auto choices = field.choices();
-            if (std::find(choices.begin(), choices.end(), v) == choices.end())
-                errors.push_back(
-                    {key, key + " must be " + describeRange(field) + "; got " + (v.empty() ? std::string("an unknown value") : quoted(v))});
-        } else if (field.kind == FieldKind::text) {
-            if (const auto problem = fieldTextProblem(field, config.*std::get<std::string Config::*>(field.member)))
-                errors.push_back({key, *problem});
-        }
-    }
-    return errors;
-}
-
-std::vector<Problem> validate(const Config& config) {
-    std::vector<Problem> errors = validateRanges(config);
-    if (!errors.empty()) return errors;  // the consistency checks below assume every field is in range
-
+// Decides whether the heads fit together: KV heads group the query heads, and the head width is known.
+void checkHeads(const Config& config, std::vector<Problem>& errors) {
     const auto n = detail::groupedNumber;
     if (config.kvHeads > config.heads)
         errors.push_back({"kv_heads", "kv_heads must be at most heads (" + n(config.heads) + "); got " + n(config.kvHeads)});
@@ -144,6 +78,11 @@ std::vector<Problem> validate(const Config& config) {
     if (config.headDim == 0 && std::fmod(config.hidden, config.heads) != 0)
         errors.push_back({"head_dim", "head_dim must be set (1 to 65,536) when hidden (" + n(config.hidden) +
                                           ") is not divisible by heads (" + n(config.heads) + ")"});
+}
+
+// Decides whether TP splits the model: whole attention heads on every rank, KV heads split or replicated evenly.
+void checkTensorParallel(const Config& config, std::vector<Problem>& errors) {
+    const auto n = detail::groupedNumber;
     // The TP sizes this model allows, named in every TP error so that a user (and the page) can pick one.
     const auto validTp = [&config, &n] {
         std::string list;
@@ -162,6 +101,12 @@ std::vector<Problem> validate(const Config& config) {
                                     ") or be a multiple of it, so that KV heads are "
                                     "split or replicated evenly; got " +
                                     n(config.tp) + validTp()});
+}
+
+// Decides whether PP and CP split the layers and the sequence: at most one layer or token a rank, and an uneven
+// split (first_stage_layers, last_stage_layers) that leaves every other stage a layer.
+void checkPipelineSplit(const Config& config, std::vector<Problem>& errors) {
+    const auto n = detail::groupedNumber;
     if (config.pp > config.layers) errors.push_back({"pp", "pp must be at most layers (" + n(config.layers) + "); got " + n(config.pp)});
     if (config.cp > config.seq) errors.push_back({"cp", "cp must be at most seq (" + n(config.seq) + "); got " + n(config.cp)});
     if (config.pp == 1 && (config.firstStageLayers != 0 || config.lastStageLayers != 0)) {
@@ -183,6 +128,12 @@ std::vector<Problem> validate(const Config& config) {
                                    n(config.layers) + ", and a layer for each other pipeline stage); got " + n(config.firstStageLayers) +
                                    " + " + n(config.lastStageLayers)});
     }
+}
+
+// Decides whether Megatron-LM's and DeepSpeed's own switches are set only under their framework, with what they
+// need.
+void checkFrameworkSwitches(const Config& config, std::vector<Problem>& errors) {
+    const auto n = detail::groupedNumber;
     // Megatron-LM's overlap switches; the other frameworks overlap as they ship (PyTorch DDP and FSDP reduce during
     // backward and prefetch their gathers), which the step time takes without a switch.
     for (const auto& [on, key] :
@@ -211,6 +162,11 @@ std::vector<Problem> validate(const Config& config) {
             errors.push_back({"overlap_moe_comm", "overlap_moe_comm with pp > 1 needs interleaving (vpp > 1); got pp = " + n(config.pp) +
                                                       ", vpp = " + n(config.vpp)});
     }
+}
+
+// Decides whether Megatron-LM's accounted split (split_accounts) can be laid out.
+void checkSplitAccounts(const Config& config, std::vector<Problem>& errors) {
+    const auto n = detail::groupedNumber;
     if (config.splitAccounts != SplitAccounts::none) {
         // Megatron-LM's accounted split: its own option (TransformerConfig refuses it beside the first and last stages'
         // layer counts), over at least two stages, with layers + the accounted embedding and loss divisible by pp.
@@ -226,6 +182,12 @@ std::vector<Problem> validate(const Config& config) {
             errors.push_back({"split_accounts", "split_accounts: layers + " + n(accounted) + " accounted (" + n(config.layers + accounted) +
                                                     ") must be divisible by pp (" + n(config.pp) + ")" + accounts});
     }
+}
+
+// Decides whether a mixture of experts can be laid out: EP and ETP over the ranks of a stage, and at least one MoE
+// layer.
+void checkExperts(const Config& config, std::vector<Problem>& errors) {
+    const auto n = detail::groupedNumber;
     if (config.experts != 0) {
         const double etp = config.etp != 0 ? config.etp : config.tp;
         if (std::fmod(config.experts, config.ep) != 0)
@@ -245,7 +207,12 @@ std::vector<Problem> validate(const Config& config) {
             errors.push_back(
                 {"shared_expert_gate", "shared_expert_gate needs a shared expert (shared_expert_ffn > 0); got shared_expert_ffn = 0"});
     }
-    if (!config.pipelineLayout.empty()) checkPipelineLayout(config, errors);
+}
+
+// Decides whether interleaving (vpp > 1) splits every stage into equal model chunks and the micro-batches into
+// groups of pp; after the other pipeline rules, whose errors it reads.
+void checkInterleaving(const Config& config, std::vector<Problem>& errors) {
+    const auto n = detail::groupedNumber;
     if (config.vpp > 1 && config.pp == 1)
         errors.push_back({"vpp", "vpp (virtual pipeline stages) needs pp > 1; got vpp = " + n(config.vpp) + " with pp = 1"});
     else if (config.vpp > 1 && config.pipelineLayout.empty() && std::none_of(errors.begin(), errors.end(), [](const Problem& p) {
@@ -270,169 +237,11 @@ std::vector<Problem> validate(const Config& config) {
             errors.push_back({"microbatches", "microbatches must be a multiple of pp (" + n(config.pp) +
                                                   ") with interleaving (vpp > 1); got " + n(config.microbatches)});
     }
-    // Framework behaviours, each where the framework has it (docs/frameworks.md).
-    const std::string frameworkName(toString(config.framework));
-    const bool fsdpFramework = shardsAllOrNothing(config.framework);
-    if (fsdpFramework && config.mode == Mode::training && config.zero != 0 && config.zero != 3)
-        errors.push_back(
-            {"zero", "zero must be 0 (replicated) or 3 (FSDP2's fully_shard) with framework " + frameworkName + "; got " + n(config.zero)});
-    if (config.ckpt == Checkpointing::op) {
-        if (config.framework != Framework::torchtitan)
-            errors.push_back({"ckpt", "ckpt = op is torchtitan's op-level selective checkpointing: it needs framework torchtitan; got " +
-                                          frameworkName});
-        else if (config.experts != 0 || config.mtpLayers != 0 || config.bias || config.attentionBias || config.mlpBias ||
-                 config.attention != Attention::flash)
-            errors.push_back({"ckpt",
-                              "ckpt = op is modelled for dense models without biases or MTP layers, with flash attention "
-                              "(torchtitan's Llama); use full or none here"});
-    }
-    if (config.ckptEvery > 1 && config.ckpt != Checkpointing::full)
-        errors.push_back({"ckpt_every",
-                          "ckpt_every (every Nth layer checkpointed) needs ckpt = full; got ckpt = " + std::string(toString(config.ckpt))});
-    if (config.recomputeLayers > 0 && config.ckpt != Checkpointing::full)
-        errors.push_back({"recompute_layers", "recompute_layers (Megatron-LM's block recomputation) needs ckpt = full; got ckpt = " +
-                                                  std::string(toString(config.ckpt))});
-    if (config.recomputeLayers > 0 && config.ckptEvery > 1)
-        errors.push_back({"recompute_layers",
-                          "give recompute_layers (the first N layers of each stage) or ckpt_every (every Nth "
-                          "layer), not both"});
-    if (config.optimizerInBackward && config.mode == Mode::training && (config.microbatches != 1 || config.pp != 1))
-        errors.push_back({"optimizer_in_backward",
-                          "optimizer_in_backward applies each gradient as soon as it is computed, so it needs one micro-batch per "
-                          "step and no pipeline (microbatches = 1, pp = 1); got microbatches = " +
-                              n(config.microbatches) + ", pp = " + n(config.pp)});
-    if (config.activationOffload && (config.framework != Framework::torchtune || config.ckpt != Checkpointing::full))
-        errors.push_back({"activation_offload",
-                          "activation_offload is torchtune's offloading of the checkpointed layers' inputs: it "
-                          "needs framework torchtune and ckpt = full"});
-    if (config.fp8AllGather && (config.precision != Precision::fp8 || config.fp8Recipe != Fp8Recipe::torchao || config.zero < 3 ||
-                                config.framework == Framework::megatron || config.framework == Framework::deepspeed))
-        errors.push_back({"fp8_all_gather", "fp8_all_gather needs precision fp8, fp8_recipe torchao, zero 3 and an FSDP2 framework"});
-    if (config.compile && config.framework == Framework::megatron)
-        errors.push_back({"compile",
-                          "compile (torch.compile of each block) applies to the PyTorch frameworks; Megatron-LM runs "
-                          "Transformer Engine's fused modules: choose another framework or compile = false"});
-    // LoRA and QLoRA (detail/lora.hpp): what the base can be and which matrices it has.
-    if (config.finetune != Finetune::full) {
-        const std::string mode(toString(config.finetune));
-        if (config.method != Method::membudget || config.mode != Mode::training)
-            errors.push_back({"finetune", "finetune = " + mode + " is modelled by method membudget in training; got method " +
-                                              std::string(toString(config.method)) + ", mode " + std::string(toString(config.mode))});
-        if (config.finetune == Finetune::qlora && config.framework == Framework::megatron && config.method == Method::membudget)
-            errors.push_back({"framework",
-                              "finetune = qlora (bitsandbytes' NF4 base) has no Megatron-LM path: choose framework torchtune or "
-                              "hf_accelerate; got megatron"});
-        if (config.finetune == Finetune::qlora && config.precision != Precision::bf16 && config.precision != Precision::fp16)
-            errors.push_back({"finetune",
-                              "finetune = qlora stores the base in NF4 and computes in BF16 or FP16: it needs precision bf16 "
-                              "or fp16; got " +
-                                  std::string(toString(config.precision))});
-        std::string bad;
-        const detail::LoraTargets targets = detail::parseLoraTargets(config.loraTargets, &bad);
-        const bool any = targets.attention() || targets.mlp() || targets.output;
-        if (!bad.empty() || !any)
-            errors.push_back({"lora_targets",
-                              "lora_targets must list q, k, v, o, gate, up, down, output, attention, mlp or all_linear, "
-                              "comma-separated; got " +
-                                  quoted(config.loraTargets)});
-        else if (targets.gate && !config.gatedFfn && std::string_view(config.loraTargets).find("gate") != std::string_view::npos)
-            errors.push_back({"lora_targets", "lora_targets lists gate, but the model's MLP has no gate (gated_ffn = false)"});
-        else if (targets.attention() && config.kvLoraRank > 0)
-            errors.push_back({"lora_targets", "adapters on MLA's attention (kv_lora_rank > 0) are not modelled; target mlp or output"});
-        // The rank cannot exceed the smaller side of a matrix it adapts.
-        const double headDim = config.headDim > 0 ? config.headDim : config.hidden / config.heads;
-        double smallest = 1e300;
-        if (targets.q || targets.o) smallest = std::min({smallest, config.hidden, config.heads * headDim});
-        if (targets.k || targets.v) smallest = std::min({smallest, config.hidden, config.kvHeads * headDim});
-        if (targets.mlp())
-            smallest = std::min({smallest, config.hidden, config.experts > 0 && config.moeFfn > 0 ? config.moeFfn : config.ffn});
-        if (targets.output) smallest = std::min({smallest, config.hidden, config.vocab});
-        if (any && bad.empty() && config.loraRank > smallest)
-            errors.push_back({"lora_rank", "lora_rank must be at most " + n(smallest) +
-                                               ", the smaller side of the smallest matrix it adapts; got " + n(config.loraRank)});
-    }
-    if (config.experts == 0 && config.firstDenseLayers != 0)
-        errors.push_back({"first_dense_layers", "first_dense_layers needs a mixture-of-experts model (experts > 0); got " +
-                                                    n(config.firstDenseLayers) + " with experts = 0"});
-    // vLLM refuses a max_model_len beyond the model's window (max_position_embeddings) unless told to override it.
-    // vLLM's SlidingWindowSpec: "MLA is not supported for sliding window".
-    if (config.slidingWindow > 0 && config.kvLoraRank != 0)
-        errors.push_back({"sliding_window", "sliding_window must be 0 with multi-head latent attention (kv_lora_rank = " +
-                                                n(config.kvLoraRank) + "): vLLM has no sliding window for MLA"});
-    // MLA normalises its latents (q_a_layernorm, kv_a_layernorm, counted with it), not the per-head queries and keys.
-    if (config.qkNorm != QkNorm::none && config.kvLoraRank != 0)
-        errors.push_back({"qk_norm", "qk_norm must be none with multi-head latent attention (kv_lora_rank = " + n(config.kvLoraRank) +
-                                         "), whose latent norms are counted with it; got " + std::string(toString(config.qkNorm))});
-    // The indexer reads MLA's query latent (vLLM's Indexer.wq_b takes q_lora_rank inputs).
-    if (config.indexHeads > 0 && (config.kvLoraRank == 0 || config.qLoraRank == 0))
-        errors.push_back({"index_heads",
-                          "index_heads needs multi-head latent attention with a query latent (kv_lora_rank > 0 and "
-                          "q_lora_rank > 0), which the indexer reads (DeepSeek-V3.2); got " +
-                              n(config.indexHeads) + " with kv_lora_rank = " + n(config.kvLoraRank) +
-                              ", q_lora_rank = " + n(config.qLoraRank)});
-    if (config.attentionChunk > 0 && config.slidingWindow > 0)
-        errors.push_back(
-            {"attention_chunk", "attention_chunk must be 0 with a sliding window (sliding_window = " + n(config.slidingWindow) +
-                                    "): a local layer either slides or attends within its chunk; got " + n(config.attentionChunk)});
-    if (config.attentionChunk > 0 && config.kvLoraRank != 0)
-        errors.push_back({"attention_chunk", "attention_chunk must be 0 with multi-head latent attention (kv_lora_rank = " +
-                                                 n(config.kvLoraRank) + "); got " + n(config.attentionChunk)});
-    if (config.slidingWindow == 0 && config.attentionChunk == 0 && config.linearValueHeads == 0 && config.fullAttentionEvery != 0)
-        errors.push_back({"full_attention_every",
-                          "full_attention_every must be 0 without a sliding window, an attention chunk or linear attention "
-                          "(sliding_window = 0, attention_chunk = 0, linear_value_heads = 0); got " +
-                              n(config.fullAttentionEvery)});
-    if (config.linearValueHeads > 0) {
-        // Gated DeltaNet (Qwen3-Next): the value heads group the key heads, and vLLM splits both over TP.
-        if (std::fmod(config.linearValueHeads, config.linearKeyHeads) != 0)
-            errors.push_back({"linear_value_heads", "linear_value_heads must be a multiple of linear_key_heads (" +
-                                                        n(config.linearKeyHeads) + "); got " + n(config.linearValueHeads)});
-        else if (std::fmod(config.linearKeyHeads, config.tp) != 0)
-            errors.push_back({"tp", "tp must divide linear_key_heads (" + n(config.linearKeyHeads) +
-                                        ") and linear_value_heads: vLLM splits the linear-attention heads over TP; got " + n(config.tp)});
-        if (config.slidingWindow > 0 || config.attentionChunk > 0 || config.kvLoraRank > 0)
-            errors.push_back({"linear_value_heads",
-                              "linear attention (linear_value_heads > 0) is modelled beside full attention only, not with a "
-                              "sliding window, an attention chunk or MLA; got linear_value_heads = " +
-                                  n(config.linearValueHeads)});
-        // What a linear-attention layer saves for backward (the chunked delta rule's states) is not modelled yet.
-        // (The gated output's saved tensors neither: attn_output_gate is refused in training below.)
-        // At the mode, the user's choice: a config.json with linear attention still imports.
-        if (config.mode == Mode::training)
-            errors.push_back(
-                {"mode", "mode must be inference for linear attention (Gated DeltaNet, linear_value_heads = " + n(config.linearValueHeads) +
-                             "): what its layers save in training is not modelled, and "
-                             "would not be counted as full attention silently"});
-    }
-    if (!config.layerPattern.empty()) checkLayerPattern(config, errors);
-    if (config.attnOutputGate && config.mode == Mode::training && config.linearValueHeads == 0)
-        errors.push_back({"mode",
-                          "mode must be inference for a gated attention output (attn_output_gate = true): the "
-                          "gate's saved tensors in training are not counted"});
-    if (config.mode == Mode::inference && config.contextWindow > 0 && config.seq > config.contextWindow)
-        errors.push_back({"seq", "seq must be at most the model's context window (context_window = " + n(config.contextWindow) +
-                                     ") in inference; got " + n(config.seq)});
-    if (config.mode == Mode::inference && config.inputTokens + config.outputTokens > config.seq)
-        errors.push_back({config.outputTokens > 0 ? "output_tokens" : "input_tokens",
-                          "input_tokens + output_tokens must be at most seq (" + n(config.seq) +
-                              ", the longest request served, vLLM's max_model_len); got " + n(config.inputTokens) + " + " +
-                              n(config.outputTokens)});
-    if (config.mode == Mode::inference && config.inputTokens == 0 && config.outputTokens >= config.seq)
-        errors.push_back(
-            {"output_tokens", "output_tokens must be below seq (" + n(config.seq) + ") to leave a prompt; got " + n(config.outputTokens)});
-    if (config.mode == Mode::inference && config.outputTokens == 0 && config.inputTokens >= config.seq)
-        errors.push_back({"input_tokens",
-                          "input_tokens must be below seq (" + n(config.seq) + ") to leave an output token; got " + n(config.inputTokens)});
-    if (config.mode == Mode::inference && config.method == Method::membudget && !servesInference(config.framework))
-        errors.push_back({"framework", "framework must be vllm or sglang in inference mode (the serving engine); got " +
-                                           std::string(toString(config.framework))});
-    if (config.mode == Mode::training && servesInference(config.framework))
-        errors.push_back({"framework", "framework must be megatron, torchtitan, torchtune, deepspeed or hf_accelerate in training mode (" +
-                                           std::string(toString(config.framework)) + " serves: mode inference); got " +
-                                           std::string(toString(config.framework))});
-    if (config.mode == Mode::inference && config.method != Method::membudget)
-        errors.push_back({"method", "method must be membudget in inference mode (the other sources model training); got " +
-                                        quoted(toString(config.method))});
+}
+
+// Decides whether the GPU count, when given, matches the layout.
+void checkGpuCount(const Config& config, std::vector<Problem>& errors) {
+    const auto n = detail::groupedNumber;
     // The GPU count, when given, is a constraint on the layout (assignments make DP follow it where it divides).
     const double modelParallel = config.tp * config.pp * config.cp;
     if (config.gpus != 0 && std::fmod(config.gpus, modelParallel) != 0) {
@@ -445,6 +254,57 @@ std::vector<Problem> validate(const Config& config) {
                                     n(config.gpus / modelParallel) + "; got " + n(config.dp) + " (" + n(config.dp * modelParallel) +
                                     " GPUs; set gpus = 0 to count the layout's GPUs)"});
     }
+}
+
+}  // namespace
+
+std::vector<Problem> validateRanges(const Config& config) {
+    std::vector<Problem> errors;
+    for (const auto& field : fields()) {
+        const std::string key(field.key);
+        if (field.kind == FieldKind::integer || field.kind == FieldKind::number) {
+            const double v = config.*std::get<double Config::*>(field.member);
+            if (!inFieldRange(field, v))
+                errors.push_back({key, key + " must be " + describeRange(field) + "; got " +
+                                           (std::isfinite(v) ? detail::formatNumber(v) : std::string("a non-finite value"))});
+        } else if (field.kind == FieldKind::choice) {
+            // An enum holds only its own values, except one set directly from JavaScript with an unknown id.
+            const std::string_view v = choiceText(config, field);
+            const auto choices = field.choices();
+            if (std::find(choices.begin(), choices.end(), v) == choices.end())
+                errors.push_back(
+                    {key, key + " must be " + describeRange(field) + "; got " + (v.empty() ? std::string("an unknown value") : quoted(v))});
+        } else if (field.kind == FieldKind::text) {
+            if (const auto problem = fieldTextProblem(field, config.*std::get<std::string Config::*>(field.member)))
+                errors.push_back({key, *problem});
+        }
+    }
+    return errors;
+}
+std::vector<Problem> validate(const Config& config) {
+    std::vector<Problem> errors = validateRanges(config);
+    if (!errors.empty()) return errors;  // the consistency checks below assume every field is in range
+
+    // Each group of rules in turn, in the order their messages have always come.
+    checkHeads(config, errors);
+    checkTensorParallel(config, errors);
+    checkPipelineSplit(config, errors);
+    checkFrameworkSwitches(config, errors);
+    checkSplitAccounts(config, errors);
+    checkExperts(config, errors);
+    if (!config.pipelineLayout.empty()) checkPipelineLayout(config, errors);
+    checkInterleaving(config, errors);
+    detail::checkFrameworkBehaviours(config, errors);
+    detail::checkAdapters(config, errors);
+    detail::checkAttentionVariants(config, errors);
+    detail::checkLinearAttention(config, errors);
+    if (!config.layerPattern.empty()) detail::checkLayerPattern(config, errors);
+    if (config.attnOutputGate && config.mode == Mode::training && config.linearValueHeads == 0)
+        errors.push_back({"mode",
+                          "mode must be inference for a gated attention output (attn_output_gate = true): the "
+                          "gate's saved tensors in training are not counted"});
+    detail::checkServing(config, errors);
+    checkGpuCount(config, errors);
     return errors;
 }
 

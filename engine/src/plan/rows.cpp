@@ -12,109 +12,130 @@
 
 namespace membudget {
 
+namespace {
+
+using Costs = std::array<double, 6>;
+
+// Decides which rows lead their own group of equal discrete costs (the candidates of the front): marks them and
+// returns them.
+std::vector<size_t> frontOfEachGroup(std::vector<PlanRow>& rows, const std::vector<Costs>& keys) {
+    // Sorted by the discrete costs, then bubble and peak: within a run of equal discrete costs the
+    // front is a staircase over (bubble, peak); only those candidates are then compared across runs.
+    std::vector<size_t> order(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i) order[i] = i;
+    auto sortKey = [&](size_t i) { return std::tie(keys[i][0], keys[i][2], keys[i][3], keys[i][4], keys[i][1], keys[i][5]); };
+    std::sort(order.begin(), order.end(),
+              [&](size_t a, size_t b) { return sortKey(a) < sortKey(b) || (sortKey(a) == sortKey(b) && a < b); });
+    std::vector<size_t> candidates;
+    double bestPeak = INFINITY;
+    for (size_t k = 0; k < order.size(); ++k) {
+        const size_t i = order[k];
+        const bool newGroup =
+            k == 0 || std::tie(keys[i][0], keys[i][2], keys[i][3], keys[i][4]) !=
+                          std::tie(keys[order[k - 1]][0], keys[order[k - 1]][2], keys[order[k - 1]][3], keys[order[k - 1]][4]);
+        if (newGroup) bestPeak = INFINITY;
+        const bool tiesPrevious = !newGroup && keys[order[k - 1]] == keys[i] && rows[order[k - 1]].pareto;
+        if (keys[i][5] < bestPeak || tiesPrevious) {
+            rows[i].pareto = true;
+            candidates.push_back(i);
+            bestPeak = std::min(bestPeak, keys[i][5]);
+        }
+    }
+    return candidates;
+}
+
+// Decides which candidates another group dominates, and unmarks them.
+void unmarkDominated(std::vector<PlanRow>& rows, const std::vector<Costs>& keys, const std::vector<size_t>& candidates) {
+    // A candidate is dominated only by a candidate of a group no worse in every discrete cost. Each group's
+    // candidates form a staircase (bubble rising, peak falling): the one with the least peak among those of
+    // bubble at most this one's is the last of them, found by binary search. This keeps the check near
+    // linear in the candidates where comparing every pair was quadratic.
+    struct Staircase {
+        std::array<double, 4> discrete;
+        std::vector<std::pair<double, double>> steps;  // (bubble, peak), bubble ascending, peak descending
+    };
+    std::map<std::array<double, 4>, size_t> groupIndex;
+    std::vector<Staircase> groups;
+    for (size_t i : candidates) {
+        const std::array<double, 4> discrete{keys[i][0], keys[i][2], keys[i][3], keys[i][4]};
+        auto [it, added] = groupIndex.try_emplace(discrete, groups.size());
+        if (added) groups.push_back({discrete, {}});
+        auto& steps = groups[it->second].steps;
+        // Candidates arrive sorted by bubble then peak within a group; equal (bubble, peak) ties count once.
+        if (steps.empty() || steps.back() != std::make_pair(keys[i][1], keys[i][5])) steps.emplace_back(keys[i][1], keys[i][5]);
+    }
+    for (size_t i : candidates) {
+        const std::array<double, 4> mine{keys[i][0], keys[i][2], keys[i][3], keys[i][4]};
+        const double bubble = keys[i][1], peak = keys[i][5];
+        for (const auto& group : groups) {
+            bool noWorse = true, strictly = false;
+            for (size_t d = 0; d < 4; ++d) {
+                noWorse = noWorse && group.discrete[d] <= mine[d];
+                strictly = strictly || group.discrete[d] < mine[d];
+            }
+            if (!noWorse) continue;
+            // The last step with bubble <= this bubble has the least peak among them.
+            const auto after =
+                std::upper_bound(group.steps.begin(), group.steps.end(), std::make_pair(bubble, static_cast<double>(INFINITY)));
+            if (after == group.steps.begin()) continue;
+            const auto& [b, p] = *std::prev(after);
+            if (p <= peak && (strictly || b < bubble || p < peak)) {
+                rows[i].pareto = false;
+                break;
+            }
+        }
+    }
+}
+
+// Decides the order rows come back in, and moves them into it.
+void sortParetoFirst(std::vector<PlanRow>& rows) {
+    // Pareto first, then by peak memory; ties by the layout itself, so that a whole plan and joined slices of it
+    // list the same rows in the same order (checkpointing by its id: the order plans have always had).
+    std::vector<size_t> order(rows.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    auto layout = [&rows](size_t i) {
+        const PlanRow& r = rows[i];
+        return std::make_tuple(r.tp, r.pp, r.cp, r.dp, r.ep, r.zero, r.sp, toString(r.ckpt), r.mb, r.firstStageLayers, r.lastStageLayers);
+    };
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        if (rows[a].pareto != rows[b].pareto) return rows[a].pareto;
+        if (rows[a].peakBytes != rows[b].peakBytes) return rows[a].peakBytes < rows[b].peakBytes;
+        if (layout(a) != layout(b)) return layout(a) < layout(b);
+        return a < b;
+    });
+    // Rows moved into that order in place, cycle by cycle (order[k] is the row that goes to k; a placed k is marked
+    // order[k] = k): a copy of the rows would be as large as they are, fresh pages the kernel has to fault in.
+    for (size_t start = 0; start < order.size(); ++start) {
+        if (order[start] == start) continue;
+        PlanRow held = std::move(rows[start]);
+        size_t k = start;
+        while (order[k] != start) {
+            rows[k] = std::move(rows[order[k]]);
+            const size_t from = order[k];
+            order[k] = k;
+            k = from;
+        }
+        rows[k] = std::move(held);
+        order[k] = k;
+    }
+}
+
+}  // namespace
+
 void markPareto(std::vector<PlanRow>& rows) noexcept {
     try {
-        using Costs = std::array<double, 6>;
         auto costs = [](const PlanRow& r) {
             return Costs{
                 r.recomputeOverhead, r.bubble, r.tp * r.cp, r.zero >= 3 ? 1.0 : 0.0, (r.tpCrossesNode || r.cpCrossesNode) ? 1.0 : 0.0,
                 r.peakBytes};
         };
-        // Sorted by the discrete costs, then bubble and peak: within a run of equal discrete costs the
-        // front is a staircase over (bubble, peak); only those candidates are then compared across runs.
-        std::vector<size_t> order(rows.size());
         std::vector<Costs> keys(rows.size());
         for (size_t i = 0; i < rows.size(); ++i) {
-            order[i] = i;
             keys[i] = costs(rows[i]);
             rows[i].pareto = false;
         }
-        auto sortKey = [&](size_t i) { return std::tie(keys[i][0], keys[i][2], keys[i][3], keys[i][4], keys[i][1], keys[i][5]); };
-        std::sort(order.begin(), order.end(),
-                  [&](size_t a, size_t b) { return sortKey(a) < sortKey(b) || (sortKey(a) == sortKey(b) && a < b); });
-        std::vector<size_t> candidates;
-        double bestPeak = INFINITY;
-        for (size_t k = 0; k < order.size(); ++k) {
-            const size_t i = order[k];
-            const bool newGroup =
-                k == 0 || std::tie(keys[i][0], keys[i][2], keys[i][3], keys[i][4]) !=
-                              std::tie(keys[order[k - 1]][0], keys[order[k - 1]][2], keys[order[k - 1]][3], keys[order[k - 1]][4]);
-            if (newGroup) bestPeak = INFINITY;
-            const bool tiesPrevious = !newGroup && keys[order[k - 1]] == keys[i] && rows[order[k - 1]].pareto;
-            if (keys[i][5] < bestPeak || tiesPrevious) {
-                rows[i].pareto = true;
-                candidates.push_back(i);
-                bestPeak = std::min(bestPeak, keys[i][5]);
-            }
-        }
-        // A candidate is dominated only by a candidate of a group no worse in every discrete cost. Each group's
-        // candidates form a staircase (bubble rising, peak falling): the one with the least peak among those of
-        // bubble at most this one's is the last of them, found by binary search. This keeps the check near
-        // linear in the candidates where comparing every pair was quadratic.
-        struct Staircase {
-            std::array<double, 4> discrete;
-            std::vector<std::pair<double, double>> steps;  // (bubble, peak), bubble ascending, peak descending
-        };
-        std::map<std::array<double, 4>, size_t> groupIndex;
-        std::vector<Staircase> groups;
-        for (size_t i : candidates) {
-            const std::array<double, 4> discrete{keys[i][0], keys[i][2], keys[i][3], keys[i][4]};
-            auto [it, added] = groupIndex.try_emplace(discrete, groups.size());
-            if (added) groups.push_back({discrete, {}});
-            auto& steps = groups[it->second].steps;
-            // Candidates arrive sorted by bubble then peak within a group; equal (bubble, peak) ties count once.
-            if (steps.empty() || steps.back() != std::make_pair(keys[i][1], keys[i][5])) steps.emplace_back(keys[i][1], keys[i][5]);
-        }
-        for (size_t i : candidates) {
-            const std::array<double, 4> mine{keys[i][0], keys[i][2], keys[i][3], keys[i][4]};
-            const double bubble = keys[i][1], peak = keys[i][5];
-            for (const auto& group : groups) {
-                bool noWorse = true, strictly = false;
-                for (size_t d = 0; d < 4; ++d) {
-                    noWorse = noWorse && group.discrete[d] <= mine[d];
-                    strictly = strictly || group.discrete[d] < mine[d];
-                }
-                if (!noWorse) continue;
-                // The last step with bubble <= this bubble has the least peak among them.
-                const auto after =
-                    std::upper_bound(group.steps.begin(), group.steps.end(), std::make_pair(bubble, static_cast<double>(INFINITY)));
-                if (after == group.steps.begin()) continue;
-                const auto& [b, p] = *std::prev(after);
-                if (p <= peak && (strictly || b < bubble || p < peak)) {
-                    rows[i].pareto = false;
-                    break;
-                }
-            }
-        }
-        // Pareto first, then by peak memory; ties by the layout itself, so that a whole plan and joined slices of it
-        // list the same rows in the same order (checkpointing by its id: the order plans have always had).
-        for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-        auto layout = [&rows](size_t i) {
-            const PlanRow& r = rows[i];
-            return std::make_tuple(r.tp, r.pp, r.cp, r.dp, r.ep, r.zero, r.sp, toString(r.ckpt), r.mb, r.firstStageLayers,
-                                   r.lastStageLayers);
-        };
-        std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-            if (rows[a].pareto != rows[b].pareto) return rows[a].pareto;
-            if (rows[a].peakBytes != rows[b].peakBytes) return rows[a].peakBytes < rows[b].peakBytes;
-            if (layout(a) != layout(b)) return layout(a) < layout(b);
-            return a < b;
-        });
-        // Rows moved into that order in place, cycle by cycle (order[k] is the row that goes to k; a placed k is marked
-        // order[k] = k): a copy of the rows would be as large as they are, fresh pages the kernel has to fault in.
-        for (size_t start = 0; start < order.size(); ++start) {
-            if (order[start] == start) continue;
-            PlanRow held = std::move(rows[start]);
-            size_t k = start;
-            while (order[k] != start) {
-                rows[k] = std::move(rows[order[k]]);
-                const size_t from = order[k];
-                order[k] = k;
-                k = from;
-            }
-            rows[k] = std::move(held);
-            order[k] = k;
-        }
+        unmarkDominated(rows, keys, frontOfEachGroup(rows, keys));
+        sortParetoFirst(rows);
     } catch (...) {
         // Allocation failure: the rows keep their order and no Pareto marks.
     }

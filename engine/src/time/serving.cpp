@@ -76,167 +76,198 @@ struct Rates {
     detail::Bandwidths links;
 };
 
-}  // namespace
+// What every forward pass of the estimate reads, derived once per configuration: the dimensions, the rank's weights,
+// the rates, the bytes of a weight and of a cached token, and the experts.
+struct ServingModel {
+    detail::Dims x;
+    detail::RankParams rank;
+    Rates rates;
+    double perWeight, perExpertWeight, kvTokenBytes, pairFlops, stateBytes;
+    double expertParamsOnRank, expertsOnRank, replicasPerExpertGroup, nodes;
+    bool graphs;
+};
 
-ServingTime estimateServingTime(const Config& c) noexcept {
-    ServingTime out;
-    if (c.mode != Mode::inference || !(c.peakTflops > 0) || !(c.hbmTbps > 0) || !(c.nvlinkGbps > 0) || !(c.networkGbps > 0) ||
-        !(c.matmulEfficiency > 0) || !(c.seq > 0) || !(c.mb > 0))
-        return out;
+// One forward pass's tokens: `decode` requests each one token forward at mean context `context`, plus `prompt` prompt
+// tokens attending `promptContext` tokens each on average.
+struct Batch {
+    double decode, context, prompt, promptContext;
+};
+
+// One forward pass of the whole replica, stage after stage (a decode token and a prompt chunk pass every stage).
+struct Pass {
+    double memory = 0, weights = 0, kv = 0, compute = 0, tp = 0, ep = 0, pp = 0, launch = 0, total = 0;
+};
+
+// Decides the request's lengths; false where either is under one token.
+bool requestLengths(const Config& c, ServingTime& out) {
     // The request: input_tokens in and output_tokens out; where neither is given, seq split in half (stated).
     out.lengthsAssumed = c.inputTokens == 0 && c.outputTokens == 0;
     const double input = out.lengthsAssumed ? std::ceil(c.seq / 2) : c.inputTokens != 0 ? c.inputTokens : c.seq - c.outputTokens;
     const double output = out.lengthsAssumed ? c.seq - input : c.outputTokens != 0 ? c.outputTokens : c.seq - c.inputTokens;
-    if (!(input >= 1) || !(output >= 1)) return ServingTime{};
+    if (!(input >= 1) || !(output >= 1)) return false;
     out.inputTokens = input;
     out.outputTokens = output;
-    out.concurrency = c.mb;
-    out.gpusPerReplica = c.tp * c.pp * c.cp;
+    return true;
+}
 
-    const detail::Dims x = detail::dimsOf(c);
-    const detail::RankParams rank = detail::rankParams(c, x, !c.tiedEmbeddings || c.pp > 1);
+// Decides what a served step of this configuration runs at and moves: the rates, a weight's and a cached token's
+// bytes, the attention FLOPs of a (query, key) pair, the experts on the rank, and whether CUDA graphs replay it.
+void servingModel(const Config& c, ServingModel& m) {
+    m.x = detail::dimsOf(c);
+    const detail::Dims& x = m.x;
+    m.rank = detail::rankParams(c, x, !c.tiedEmbeddings || c.pp > 1);
     const GpuPreset* gpu = findGpuPreset(c.gpu);
     // FP8 weights run FP8 GEMMs (vLLM's W8A8 FP8 on tensor cores that have it); INT4 and INT8 weight-only kernels
     // (Marlin, Machete) dequantize into BF16 GEMMs, MXFP4 experts likewise on GPUs without FP4 tensor cores.
     const double fp8Efficiency = c.fp8MatmulEfficiency > 0 ? c.fp8MatmulEfficiency : c.matmulEfficiency;
     const double bf16Rate = c.peakTflops * 1e12 * c.matmulEfficiency;
-    const Rates rates{c.weightDtype == WeightDtype::fp8 && c.fp8Tflops > 0 ? c.fp8Tflops * 1e12 * fp8Efficiency : bf16Rate,
-                      c.peakTflops * 1e12 * detail::flashAttentionShare(gpu),
-                      c.hbmTbps * 1e12 * kHbmEfficiency,
-                      {c.nvlinkGbps * 1e9 * kLinkEfficiency, c.networkGbps * 1e9 * kLinkEfficiency}};
-    const double perWeight = detail::inferenceWeightBytes(c), perExpertWeight = detail::expertWeightBytes(c);
+    m.rates = {c.weightDtype == WeightDtype::fp8 && c.fp8Tflops > 0 ? c.fp8Tflops * 1e12 * fp8Efficiency : bf16Rate,
+               c.peakTflops * 1e12 * detail::flashAttentionShare(gpu),
+               c.hbmTbps * 1e12 * kHbmEfficiency,
+               {c.nvlinkGbps * 1e9 * kLinkEfficiency, c.networkGbps * 1e9 * kLinkEfficiency}};
+    m.perWeight = detail::inferenceWeightBytes(c);
+    m.perExpertWeight = detail::expertWeightBytes(c);
     const double kvBytes = detail::bytesOfDtype(c.kvDtype);
     // Per token and layer in the cache: K and V of the rank's KV heads (at least one, vLLM get_num_kv_heads), or MLA's
     // latent, whole on every rank, and DeepSeek-V3.2's indexer key.
     const double kvHeads = std::max(1.0, std::floor(c.kvHeads / c.tp));
     const double indexerKey = c.indexHeads > 0 ? c.indexHeadDim + std::floor(c.indexHeadDim / 128) * 4 : 0;
-    const double kvTokenBytes = c.kvLoraRank != 0 ? (c.kvLoraRank + c.qkRopeDim) * kvBytes + indexerKey : 2 * kvHeads * x.d * kvBytes;
+    m.kvTokenBytes = c.kvLoraRank != 0 ? (c.kvLoraRank + c.qkRopeDim) * kvBytes + indexerKey : 2 * kvHeads * x.d * kvBytes;
     // Attention FLOPs per (query, key) pair and layer on the rank: QKᵀ over the query-key width and AV over the value
     // width, 2 FLOPs a multiply-add.
     const double qkWidth = c.kvLoraRank != 0 ? (c.qkNopeDim != 0 ? c.qkNopeDim : x.d) + c.qkRopeDim : x.d;
     const double vWidth = c.kvLoraRank != 0 && c.vHeadDim != 0 ? c.vHeadDim : x.d;
-    const double pairFlops = 2 * x.headsRank * (qkWidth + vWidth);
-    const double stateBytes = detail::recurrentStateBytes(c);
+    m.pairFlops = 2 * x.headsRank * (qkWidth + vWidth);
+    m.stateBytes = detail::recurrentStateBytes(c);
     const double matrices = x.gated ? 3 : 2;
-    const double expertParamsOnRank = c.experts != 0 ? matrices * x.h * detail::expertFfn(c) / detail::expertTensorParallel(c) : 0;
-    const double expertsOnRank = c.experts != 0 ? c.experts / c.ep : 0;
+    m.expertParamsOnRank = c.experts != 0 ? matrices * x.h * detail::expertFfn(c) / detail::expertTensorParallel(c) : 0;
+    m.expertsOnRank = c.experts != 0 ? c.experts / c.ep : 0;
     // The tokens that reach one EP group's experts: each replica's own, and with EP across data-parallel replicas (vLLM's
     // --enable-expert-parallel: EP = TP × DP) every replica's of the group.
-    const double replicasPerExpertGroup = std::max(1.0, c.ep / (c.tp * c.cp));
-    const double nodes = std::ceil(c.tp / c.gpusPerNode);
-    const bool graphs = !c.enforceEager && c.mb <= cudaGraphMaxBatch(c);
-    out.cudaGraphs = graphs;
+    m.replicasPerExpertGroup = std::max(1.0, c.ep / (c.tp * c.cp));
+    m.nodes = std::ceil(c.tp / c.gpusPerNode);
+    m.graphs = !c.enforceEager && c.mb <= cudaGraphMaxBatch(c);
+}
 
-    auto stageWork = [&](double stage, double from, double layers, double decode, double context, double prompt, double promptContext) {
-        StageWork w;
-        const double moeLayers = detail::moeLayersIn(c, from, layers);
-        const bool last = stage == c.pp - 1;
-        const double tokens = decode + prompt;
-        // Weights: the stage's parameters on this GPU less the input embedding (a step reads only its tokens' rows) and the
-        // routed experts, which are read as the tokens route (below); the output layer on the last stage.
-        const detail::StageParameterCount params = detail::stageParameterCount(c, stage, from, layers);
-        const double experts = moeLayers * rank.moeLayerExperts;
-        const double embedding = stage == 0 ? rank.embedding : 0, outputLayer = last ? rank.output : 0;
-        const double denseParams = std::max(0.0, params.perGpu - experts - embedding - outputLayer);
-        w.weightBytes = denseParams * perWeight + outputLayer * 2;
-        double matmulFlops = 2 * tokens * (denseParams + outputLayer * (prompt > 0 ? decode / tokens : 1));
-        if (moeLayers > 0) {
-            const double routed = tokens * replicasPerExpertGroup;
-            const double touched = expectedExpertsTouched(expertsOnRank, c.expertsPerToken * expertsOnRank / c.experts, routed);
-            // Each token picks k of E; on this rank's E/EP experts it lands k/EP times on average.
-            w.weightBytes += moeLayers * touched * expertParamsOnRank * perExpertWeight;
-            matmulFlops += moeLayers * 2 * routed * c.expertsPerToken / c.ep * expertParamsOnRank;
-            // Dispatch and combine: one all-to-all each way of the tokens' top-k copies (moe_time.cpp), or under TP alone
-            // the experts' partial sums join the layer's all-reduce.
-            w.expertParallel = moeLayers * 2 * detail::expertAllToAllSeconds(c, tokens, rates.links.intraNode, rates.links.interNode);
-            w.kernels += moeLayers * (kSmallKernelsPerMoeLayer + kWorkKernelsPerMoeLayer);
-            w.smallKernels += moeLayers * kSmallKernelsPerMoeLayer;
-        }
-        // Only the output layer's rows for the requests that sample: a prompt chunk's other tokens skip it.
-        w.matmulSeconds = matmulFlops / rates.linear;
-        // Attention: each decode token reads its sequence's cache in every full layer, the window in a sliding one, and
-        // a linear-attention or Mamba layer's state is read and written back.
-        const double fullLayers = detail::fullAttentionLayersIn(c, from, layers);
-        const bool recurrent = stateBytes > 0;
-        const double attentionLayers =
-            c.layerPattern.empty() ? (recurrent ? fullLayers : layers) : detail::patternBlocksIn(c, from, layers).attention;
-        const double localLayers = recurrent ? 0 : layers - fullLayers;
-        const double window = c.slidingWindow > 0 ? c.slidingWindow : c.attentionChunk;
-        const double stateLayers = recurrent ? layers - attentionLayers : 0;
-        const double fullReads = c.layerPattern.empty() && !recurrent ? fullLayers : attentionLayers;
-        const double tokensRead = fullReads * context + localLayers * std::min(context, window);
-        w.kvBytes = decode * (tokensRead * kvTokenBytes + stateLayers * 2 * stateBytes);
-        const double promptPairs = prompt * (fullReads * promptContext + localLayers * std::min(promptContext, window));
-        w.attentionSeconds = (decode * tokensRead + promptPairs) * pairFlops / rates.attention;
-        // TP: an all-reduce of the tokens' hidden states after attention and after the MLP (vLLM's custom all-reduce or
-        // NCCL; NCCL's model here, collectives.hpp).
-        if (c.tp > 1)
-            w.tensorParallel = 2 * layers *
-                               detail::ncclRingSeconds(detail::ringAllReduce(tokens * x.h * 2, c.tp), rates.links.of(c.tp, c.gpusPerNode),
-                                                       2 * (c.tp - 1), 2 * (nodes - 1));
-        if (c.pp > 1 && !last)
-            w.pipeline =
-                detail::ncclHopSeconds(2 * tokens * x.h * 2, rates.links.of(c.tp * c.pp, c.gpusPerNode), c.tp * c.pp > c.gpusPerNode);
-        const double small =
-            layers * (kSmallKernelsPerLayer + (c.kvLoraRank != 0 ? kSmallKernelsPerMlaLayer : 0)) + (last ? kSmallKernelsPerStep : 0);
-        w.smallKernels += small;
-        w.kernels += small + layers * kWorkKernelsPerLayer;
-        return w;
-    };
-    // One forward pass of the whole replica, stage after stage (a decode token and a prompt chunk pass every stage).
-    struct Pass {
-        double memory = 0, weights = 0, kv = 0, compute = 0, tp = 0, ep = 0, pp = 0, launch = 0, total = 0;
-    };
-    auto pass = [&](double decode, double context, double prompt, double promptContext) {
-        Pass p;
-        double from = 0;
-        for (double stage = 0; stage < c.pp; ++stage) {
-            const double layers = detail::stageLayerCount(c, stage);
-            const StageWork w = stageWork(stage, from, layers, decode, context, prompt, promptContext);
-            from += layers;
-            const double weights = w.weightBytes / rates.hbm, kv = w.kvBytes / rates.hbm;
-            const double compute = w.matmulSeconds + w.attentionSeconds;
-            p.weights += weights;
-            p.kv += kv;
-            p.compute += std::max(0.0, compute - weights - kv);
-            p.tp += w.tensorParallel;
-            p.ep += w.expertParallel;
-            p.pp += w.pipeline;
-            // With graphs the launches are replayed back to back (a gap per node); eager launches stall the GPU only where
-            // the host's launches outlast the stage's work.
-            const double work = std::max(weights + kv, compute) + w.tensorParallel + w.expertParallel;
-            const double onGpu = w.smallKernels * kSmallKernelSeconds + w.kernels * kGraphNodeSeconds;
-            p.launch += onGpu + (graphs ? 0 : std::max(0.0, w.kernels * kEagerLaunchSeconds - work - onGpu));
-        }
-        p.memory = p.weights + p.kv;
-        p.total = p.weights + p.kv + p.compute + p.tp + p.ep + p.pp + p.launch;
-        return p;
-    };
+// Decides what the stage's routed experts add to its work: the experts the tokens touch, read and multiplied, their
+// all-to-alls and their kernels.
+void expertWork(const Config& c, const ServingModel& m, double moeLayers, double tokens, StageWork& w, double& matmulFlops) {
+    const double routed = tokens * m.replicasPerExpertGroup;
+    const double touched = expectedExpertsTouched(m.expertsOnRank, c.expertsPerToken * m.expertsOnRank / c.experts, routed);
+    // Each token picks k of E; on this rank's E/EP experts it lands k/EP times on average.
+    w.weightBytes += moeLayers * touched * m.expertParamsOnRank * m.perExpertWeight;
+    matmulFlops += moeLayers * 2 * routed * c.expertsPerToken / c.ep * m.expertParamsOnRank;
+    // Dispatch and combine: one all-to-all each way of the tokens' top-k copies (moe_time.cpp), or under TP alone
+    // the experts' partial sums join the layer's all-reduce.
+    w.expertParallel = moeLayers * 2 * detail::expertAllToAllSeconds(c, tokens, m.rates.links.intraNode, m.rates.links.interNode);
+    w.kernels += moeLayers * (kSmallKernelsPerMoeLayer + kWorkKernelsPerMoeLayer);
+    w.smallKernels += moeLayers * kSmallKernelsPerMoeLayer;
+}
 
+// Decides one pipeline stage's work for a batch: the weights and cache it reads, its matmuls and attention, its
+// communication and its kernels.
+StageWork stageWork(const Config& c, const ServingModel& m, double stage, double from, double layers, const Batch& batch) {
+    const detail::Dims& x = m.x;
+    const double decode = batch.decode, context = batch.context, prompt = batch.prompt, promptContext = batch.promptContext;
+    StageWork w;
+    const double moeLayers = detail::moeLayersIn(c, from, layers);
+    const bool last = stage == c.pp - 1;
+    const double tokens = decode + prompt;
+    // Weights: the stage's parameters on this GPU less the input embedding (a step reads only its tokens' rows) and the
+    // routed experts, which are read as the tokens route (below); the output layer on the last stage.
+    const detail::StageParameterCount params = detail::stageParameterCount(c, stage, from, layers);
+    const double experts = moeLayers * m.rank.moeLayerExperts;
+    const double embedding = stage == 0 ? m.rank.embedding : 0, outputLayer = last ? m.rank.output : 0;
+    const double denseParams = std::max(0.0, params.perGpu - experts - embedding - outputLayer);
+    w.weightBytes = denseParams * m.perWeight + outputLayer * 2;
+    double matmulFlops = 2 * tokens * (denseParams + outputLayer * (prompt > 0 ? decode / tokens : 1));
+    if (moeLayers > 0) expertWork(c, m, moeLayers, tokens, w, matmulFlops);
+    // Only the output layer's rows for the requests that sample: a prompt chunk's other tokens skip it.
+    w.matmulSeconds = matmulFlops / m.rates.linear;
+    // Attention: each decode token reads its sequence's cache in every full layer, the window in a sliding one, and
+    // a linear-attention or Mamba layer's state is read and written back.
+    const double fullLayers = detail::fullAttentionLayersIn(c, from, layers);
+    const bool recurrent = m.stateBytes > 0;
+    const double attentionLayers =
+        c.layerPattern.empty() ? (recurrent ? fullLayers : layers) : detail::patternBlocksIn(c, from, layers).attention;
+    const double localLayers = recurrent ? 0 : layers - fullLayers;
+    const double window = c.slidingWindow > 0 ? c.slidingWindow : c.attentionChunk;
+    const double stateLayers = recurrent ? layers - attentionLayers : 0;
+    const double fullReads = c.layerPattern.empty() && !recurrent ? fullLayers : attentionLayers;
+    const double tokensRead = fullReads * context + localLayers * std::min(context, window);
+    w.kvBytes = decode * (tokensRead * m.kvTokenBytes + stateLayers * 2 * m.stateBytes);
+    const double promptPairs = prompt * (fullReads * promptContext + localLayers * std::min(promptContext, window));
+    w.attentionSeconds = (decode * tokensRead + promptPairs) * m.pairFlops / m.rates.attention;
+    // TP: an all-reduce of the tokens' hidden states after attention and after the MLP (vLLM's custom all-reduce or
+    // NCCL; NCCL's model here, collectives.hpp).
+    if (c.tp > 1)
+        w.tensorParallel = 2 * layers *
+                           detail::ncclRingSeconds(detail::ringAllReduce(tokens * x.h * 2, c.tp), m.rates.links.of(c.tp, c.gpusPerNode),
+                                                   2 * (c.tp - 1), 2 * (m.nodes - 1));
+    if (c.pp > 1 && !last)
+        w.pipeline =
+            detail::ncclHopSeconds(2 * tokens * x.h * 2, m.rates.links.of(c.tp * c.pp, c.gpusPerNode), c.tp * c.pp > c.gpusPerNode);
+    const double small =
+        layers * (kSmallKernelsPerLayer + (c.kvLoraRank != 0 ? kSmallKernelsPerMlaLayer : 0)) + (last ? kSmallKernelsPerStep : 0);
+    w.smallKernels += small;
+    w.kernels += small + layers * kWorkKernelsPerLayer;
+    return w;
+}
+
+// Decides one forward pass's time over every stage: each stage's reads or compute, whichever is longer, its
+// communication and its kernel launches.
+Pass pass(const Config& c, const ServingModel& m, const Batch& batch) {
+    Pass p;
+    double from = 0;
+    for (double stage = 0; stage < c.pp; ++stage) {
+        const double layers = detail::stageLayerCount(c, stage);
+        const StageWork w = stageWork(c, m, stage, from, layers, batch);
+        from += layers;
+        const double weights = w.weightBytes / m.rates.hbm, kv = w.kvBytes / m.rates.hbm;
+        const double compute = w.matmulSeconds + w.attentionSeconds;
+        p.weights += weights;
+        p.kv += kv;
+        p.compute += std::max(0.0, compute - weights - kv);
+        p.tp += w.tensorParallel;
+        p.ep += w.expertParallel;
+        p.pp += w.pipeline;
+        // With graphs the launches are replayed back to back (a gap per node); eager launches stall the GPU only where
+        // the host's launches outlast the stage's work.
+        const double work = std::max(weights + kv, compute) + w.tensorParallel + w.expertParallel;
+        const double onGpu = w.smallKernels * kSmallKernelSeconds + w.kernels * kGraphNodeSeconds;
+        p.launch += onGpu + (m.graphs ? 0 : std::max(0.0, w.kernels * kEagerLaunchSeconds - work - onGpu));
+    }
+    p.memory = p.weights + p.kv;
+    p.total = p.weights + p.kv + p.compute + p.tp + p.ep + p.pp + p.launch;
+    return p;
+}
+
+// Decides the time per output token: a decode step of the running batch, and the share of the prompts' prefill each
+// step carries. Returns the decode step alone, which the time to first token waits for.
+Pass decodeParts(const Config& c, const ServingModel& m, double input, double output, ServingTime& out) {
     // Pipeline parallelism: vLLM and SGLang keep PP micro-batches of the running requests in flight, one per stage, so
     // a request's token passes every stage while the other micro-batches use the rest.
     const double batch = c.mb / c.pp;
     const double meanContext = input + output / 2;
-    const Pass decodeOnly = pass(batch, meanContext, 0, 0);
+    const Pass decodeOnly = pass(c, m, {batch, meanContext, 0, 0});
     // The prompts: per decode step, the running requests bring mb × input / output prompt tokens in steady state.
     const double promptPerStep = c.mb * input / output;
-    const double chunk = std::max(1.0, c.workspaceTokens - c.mb);
     double prefillShare = 0;
     if (c.framework == Framework::sglang) {
         // SGLang runs prefill batches on their own (enable_mixed_chunk off by default): the decode batch waits for them.
         // A prefill batch takes the waiting prompts up to chunked_prefill_size tokens.
         const double batchTokens = std::min(c.workspaceTokens, c.mb * input);
-        const Pass prompt = pass(0, 0, batchTokens, input / 2);
+        const Pass prompt = pass(c, m, {0, 0, batchTokens, input / 2});
         prefillShare = prompt.total * promptPerStep / batchTokens;
     } else {
         // vLLM V1 schedules prompt chunks into the decode step, up to max_num_batched_tokens: their arithmetic fills what
         // the memory-bound step leaves idle, their communication adds.
-        const Pass mixed = pass(batch, meanContext, promptPerStep / c.pp, input / 2);
+        const Pass mixed = pass(c, m, {batch, meanContext, promptPerStep / c.pp, input / 2});
         prefillShare = std::max(0.0, mixed.total - decodeOnly.total);
     }
     if (c.experts != 0)
         out.expertsReadPerLayer =
-            expectedExpertsTouched(expertsOnRank, c.expertsPerToken * expertsOnRank / c.experts, batch * replicasPerExpertGroup);
+            expectedExpertsTouched(m.expertsOnRank, c.expertsPerToken * m.expertsOnRank / c.experts, batch * m.replicasPerExpertGroup);
     auto at = [&out](DecodePart part) -> double& { return out.decodeSeconds[static_cast<size_t>(part)]; };
     at(DecodePart::weights) = decodeOnly.weights;
     at(DecodePart::kvCache) = decodeOnly.kv;
@@ -248,14 +279,19 @@ ServingTime estimateServingTime(const Config& c) noexcept {
     at(DecodePart::prefill) = prefillShare;
     out.computeBound = decodeOnly.compute > 0;
     for (double v : out.decodeSeconds) out.tpotSeconds += v;
+    return decodeOnly;
+}
 
+// Decides the time to first token and its parts.
+void prefillParts(const Config& c, const ServingModel& m, double input, const Pass& decodeOnly, ServingTime& out) {
+    const double chunk = std::max(1.0, c.workspaceTokens - c.mb);
     // Time to first token: the prompt's chunks, each in a step beside the running batch (vLLM), or a prefill batch of its
     // own after the decode step under way (SGLang).
     const double chunks = std::ceil(input / chunk);
-    const Pass first = pass(0, 0, std::min(input, chunk), input / 2);
+    const Pass first = pass(c, m, {0, 0, std::min(input, chunk), input / 2});
     auto pre = [&out](PrefillPart part) -> double& { return out.prefillSeconds[static_cast<size_t>(part)]; };
     // The chunk's attention apart from its matmuls: the same pass without attention context.
-    const Pass noAttention = pass(0, 0, std::min(input, chunk), 0);
+    const Pass noAttention = pass(c, m, {0, 0, std::min(input, chunk), 0});
     const double attention = std::max(0.0, first.total - noAttention.total);
     pre(PrefillPart::matmuls) = chunks * noAttention.compute;
     pre(PrefillPart::attention) = chunks * attention;
@@ -265,6 +301,41 @@ ServingTime estimateServingTime(const Config& c) noexcept {
     pre(PrefillPart::pipeline) = chunks * (first.pp + first.launch);
     pre(PrefillPart::decodeBatch) = chunks * decodeOnly.total;
     for (double v : out.prefillSeconds) out.ttftSeconds += v;
+}
+
+// Decides the plain roofline beside the estimate.
+void roofline(const Config& c, const ServingModel& m, double input, double output, ServingTime& out) {
+    const double meanContext = input + output / 2;
+    // The plain roofline beside it: every weight and the mean context's KV at the rated bandwidth, the prompt's FLOPs at the
+    // dense peak.
+    double allWeights = 0;
+    for (double stage = 0, from = 0; stage < c.pp; ++stage) {
+        const double layers = detail::stageLayerCount(c, stage);
+        allWeights = std::max(allWeights, detail::stageParameterCount(c, stage, from, layers).perGpu * m.perWeight);
+        from += layers;
+    }
+    const double kvPerGpu = c.mb * meanContext * c.layers / c.pp * m.kvTokenBytes;
+    out.rooflineTpotSeconds = c.pp * (allWeights + kvPerGpu / c.pp) / (c.hbmTbps * 1e12);
+    out.rooflineTtftSeconds = 2 * input * activeParameterCount(c) / out.gpusPerReplica / (c.peakTflops * 1e12);
+    out.rooflineOutputTokensPerSecondPerGpu = c.mb / out.rooflineTpotSeconds / out.gpusPerReplica;
+}
+
+}  // namespace
+
+ServingTime estimateServingTime(const Config& c) noexcept {
+    ServingTime out;
+    if (c.mode != Mode::inference || !(c.peakTflops > 0) || !(c.hbmTbps > 0) || !(c.nvlinkGbps > 0) || !(c.networkGbps > 0) ||
+        !(c.matmulEfficiency > 0) || !(c.seq > 0) || !(c.mb > 0))
+        return out;
+    if (!requestLengths(c, out)) return ServingTime{};
+    const double input = out.inputTokens, output = out.outputTokens;
+    out.concurrency = c.mb;
+    out.gpusPerReplica = c.tp * c.pp * c.cp;
+    ServingModel m;  // every field set by servingModel
+    servingModel(c, m);
+    out.cudaGraphs = m.graphs;
+    const Pass decodeOnly = decodeParts(c, m, input, output, out);
+    prefillParts(c, m, input, decodeOnly, out);
 
     out.requestSeconds = out.ttftSeconds + (output - 1) * out.tpotSeconds;
     // Throughput: mb requests in flight, each taking requestSeconds from its arrival to its last token (Little's law, as a
@@ -275,19 +346,7 @@ ServingTime estimateServingTime(const Config& c) noexcept {
     out.framework = c.framework;
     out.replicas = c.dp;
     out.outputTokensPerSecond = out.outputTokensPerSecondPerReplica * c.dp;
-
-    // The plain roofline beside it: every weight and the mean context's KV at the rated bandwidth, the prompt's FLOPs at the
-    // dense peak.
-    double allWeights = 0;
-    for (double stage = 0, from = 0; stage < c.pp; ++stage) {
-        const double layers = detail::stageLayerCount(c, stage);
-        allWeights = std::max(allWeights, detail::stageParameterCount(c, stage, from, layers).perGpu * perWeight);
-        from += layers;
-    }
-    const double kvPerGpu = c.mb * meanContext * c.layers / c.pp * kvTokenBytes;
-    out.rooflineTpotSeconds = c.pp * (allWeights + kvPerGpu / c.pp) / (c.hbmTbps * 1e12);
-    out.rooflineTtftSeconds = 2 * input * activeParameterCount(c) / out.gpusPerReplica / (c.peakTflops * 1e12);
-    out.rooflineOutputTokensPerSecondPerGpu = c.mb / out.rooflineTpotSeconds / out.gpusPerReplica;
+    roofline(c, m, input, output, out);
     out.estimated = std::isfinite(out.tpotSeconds) && out.tpotSeconds > 0 && std::isfinite(out.ttftSeconds);
     if (!out.estimated) return ServingTime{};
     return out;

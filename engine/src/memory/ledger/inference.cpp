@@ -49,80 +49,105 @@ double recurrentStateBytes(const Config& c) {
            c.mambaHeads / c.tp * c.mambaHeadDim * c.mambaState * (c.mambaStateDtype == StateDtype::fp32 ? 4 : 2);
 }
 
-// Inference: weights at their type, the KV cache as vLLM sizes it, the activation workspace of one forward
-// pass, CUDA graphs; per pipeline stage.
-MethodOutput inferenceMethod(const Config& c, double psi) {
-    (void)psi;
-    MethodOutput out;
-    const Dims x = dimsOf(c);
-    const std::vector<double> layers = stageLayers(c);
-    const RankParams p = rankParams(c, x, !c.tiedEmbeddings || c.pp > 1);
-    const double perWeight = inferenceWeightBytes(c);
-    const double kvBytes = bytesOfDtype(c.kvDtype);
+namespace {
+
+// What every stage of the served model shares, derived once: the KV cache's geometry, the profiling run's
+// workspace, the weight type and its text, MXFP4 experts and the hybrid allocator's pages.
+struct Served {
+    Dims x;
+    RankParams p;
+    double perWeight, kvBytes, kvHeads, blocksPerSequence, tokensCached, slidingBlocks;
+    bool local;
+    double forwardTokens, attentionWidth, mlpWidth, moeWidth, mambaWidth, forwardRaw, samplerRequests, samplerRaw, receivedRaw;
+    bool mamba;
+    std::string forwardText, samplerText, perWeightText, dtypeNote;
+    bool mxfp4;
+    double paddedExpertFfn, mxfp4Experts, mxfp4Biases;
+    bool stateful;
+    double stateBytes, attentionTokenPage, hybridBlock, hybridPage, hybridBlocks;
+};
+
+// Decides the KV cache's pages per sequence: full layers keep the sequence, local layers at most their window or
+// chunk and the scheduled tokens.
+void cacheGeometry(const Config& c, Served& s) {
+    s.kvBytes = bytesOfDtype(c.kvDtype);
     // vLLM ModelConfig.get_num_kv_heads: max(1, total_kv_heads // TP).
-    const double kvHeads = std::max(1.0, std::floor(c.kvHeads / c.tp));
-    const double blocksPerSequence = std::ceil(c.seq / c.kvBlock);
-    const double tokensCached = c.mb * blocksPerSequence * c.kvBlock;
+    s.kvHeads = std::max(1.0, std::floor(c.kvHeads / c.tp));
+    s.blocksPerSequence = std::ceil(c.seq / c.kvBlock);
+    s.tokensCached = c.mb * s.blocksPerSequence * c.kvBlock;
     // A sliding-window layer keeps the last W − 1 tokens and the T newly scheduled ones of chunked prefill, never
     // more than the sequence, plus one block because the window may start inside one (vLLM kv_cache_interface.py
     // SlidingWindowSpec.max_memory_usage_bytes, with max_model_len = s and T = max_num_batched_tokens).
     // A chunked local layer keeps at most its chunk and the T scheduled tokens, never more than the sequence (vLLM's
     // ChunkedLocalAttentionSpec.max_admission_blocks_per_request: cdiv(min(C + T, max_model_len), block)).
-    const double slidingBlocks = c.slidingWindow > 0 ? std::ceil(std::min(c.slidingWindow - 1 + c.workspaceTokens, c.seq) / c.kvBlock) + 1
-                                 : c.attentionChunk > 0 ? std::ceil(std::min(c.attentionChunk + c.workspaceTokens, c.seq) / c.kvBlock)
-                                                        : 0;
-    const bool local = c.slidingWindow > 0 || c.attentionChunk > 0;
+    s.slidingBlocks = c.slidingWindow > 0    ? std::ceil(std::min(c.slidingWindow - 1 + c.workspaceTokens, c.seq) / c.kvBlock) + 1
+                      : c.attentionChunk > 0 ? std::ceil(std::min(c.attentionChunk + c.workspaceTokens, c.seq) / c.kvBlock)
+                                             : 0;
+    s.local = c.slidingWindow > 0 || c.attentionChunk > 0;
+}
+
+// Decides the profiling run's workspace: the widest moment of one layer's forward, and the sampler's pass.
+void profilingWorkspace(const Config& c, Served& s) {
+    const Dims& x = s.x;
     // vLLM's profiling run (gpu_worker.determine_available_memory → gpu_model_runner.profile_run) is what sizes
     // the KV cache: a dummy forward of T = max_num_batched_tokens tokens, then on the last pipeline stage a dummy
     // sampler pass over min(max_num_seqs, T) requests. The forward's widest moment of a layer holds the hidden
     // state and residual with either attention's Q/K/V and output or the MLP's gate/up and activation.
-    const double forwardTokens = std::min(c.workspaceTokens, c.mb * c.seq);
-    const double attentionWidth = 2 * (x.headsRank * x.d * 2 + 2 * kvHeads * x.d);
-    const double mlpWidth = x.gated ? 6 * x.f / x.t : 4 * x.f / x.t;
+    s.forwardTokens = std::min(c.workspaceTokens, c.mb * c.seq);
+    s.attentionWidth = 2 * (x.headsRank * x.d * 2 + 2 * s.kvHeads * x.d);
+    s.mlpWidth = x.gated ? 6 * x.f / x.t : 4 * x.f / x.t;
     // A MoE layer's fused experts hold, per token and each of its top-k experts, the gate/up output (2·d_expert),
     // the activation (d_expert) and the down projection's output (h), BF16 (vLLM fused_moe.py,
     // fused_experts_impl: intermediate_cache1/2/3 of M × top_k × N, N/2 and K), with d_expert split by ETP.
-    const double moeWidth = c.experts != 0 ? 2 * c.expertsPerToken * (3 * expertFfn(c) / expertTensorParallel(c) + x.h) : 0;
+    s.moeWidth = c.experts != 0 ? 2 * c.expertsPerToken * (3 * expertFfn(c) / expertTensorParallel(c) + x.h) : 0;
     // A Mamba-2 mixer holds in_proj's output, the convolved x, B and C, and the scan's output, BF16 (vLLM
     // MambaMixer2.forward: projected_states, hidden_states_B_C, preallocated_ssm_out).
-    const bool mamba = c.layerPattern.find('M') != std::string::npos;
+    s.mamba = c.layerPattern.find('M') != std::string::npos;
     const double mambaChannels = c.mambaHeads * c.mambaHeadDim, mambaBc = 2 * mambaGroupsOverTp(c) * c.mambaState;
-    const double mambaWidth =
-        mamba ? 2 * ((2 * mambaChannels + mambaBc + c.mambaHeads) / x.t + (mambaChannels + mambaBc) / x.t + mambaChannels / x.t) : 0;
-    const double widest = std::max({attentionWidth, mlpWidth, moeWidth, mambaWidth});
-    const double forwardRaw = forwardTokens * (4 * x.h + widest);
+    s.mambaWidth =
+        s.mamba ? 2 * ((2 * mambaChannels + mambaBc + c.mambaHeads) / x.t + (mambaChannels + mambaBc) / x.t + mambaChannels / x.t) : 0;
+    const double widest = std::max({s.attentionWidth, s.mlpWidth, s.moeWidth, s.mambaWidth});
+    s.forwardRaw = s.forwardTokens * (4 * x.h + widest);
     // The sampler's pass, per element of requests × vocabulary: compute_logits' BF16 logits, gathered to the
     // full vocabulary on every TP rank (LogitsProcessor._gather_logits, all-gather on CUDA) and held by
     // _dummy_sampler_run (2 B); Sampler.forward's FP32 copy (4 B); top-k/top-p masked in place
     // (apply_top_k_top_p), then TopKTopPSampler.forward_native's FP32 softmax (4 B) and random_sample's FP32
     // exponential noise (4 B): 14 B. The forward's output hidden states (T × h) stay alive through it, with the
     // requests' last-token rows and their random stand-in (2 × requests × h).
-    const double samplerRequests = std::min(c.mb, forwardTokens);
-    const double samplerRaw = forwardTokens * x.h * 2 + 2 * samplerRequests * x.h * 2 + samplerRequests * x.V * 14;
+    s.samplerRequests = std::min(c.mb, s.forwardTokens);
+    s.samplerRaw = s.forwardTokens * x.h * 2 + 2 * s.samplerRequests * x.h * 2 + s.samplerRequests * x.V * 14;
     // A stage after the first receives the hidden state and residual of T tokens: _dummy_run allocates
     // intermediate_tensors (make_empty_intermediate_tensors at max_num_tokens, BF16) during the profile and
     // keeps them.
-    const double receivedRaw = 2 * forwardTokens * x.h * 2;
-    const double thirdWidth = moeWidth > 0 ? moeWidth : mambaWidth;
-    const std::string forwardText = thirdWidth > 0
-                                        ? fill("# × (4 × # + max(#, #, #))", {forwardTokens, x.h, attentionWidth, mlpWidth, thirdWidth})
-                                        : fill("# × (4 × # + max(#, #))", {forwardTokens, x.h, attentionWidth, mlpWidth});
-    const std::string samplerText =
-        fill("# × # × 2 + 2 × # × # × 2 + # × # × 14", {forwardTokens, x.h, samplerRequests, x.h, samplerRequests, x.V});
-    const std::string perWeightText = c.weightDtype == WeightDtype::int4   ? fill("(0.5 + 2.5 / #)", {c.quantGroup})
-                                      : c.weightDtype == WeightDtype::int8 ? fill("(1 + 2 / #)", {c.hidden})
-                                      : c.weightDtype == WeightDtype::fp8  ? fill("(1 + 4 / #)", {kFp8BlockWeights})
-                                                                           : exprNumber(perWeight);
-    const std::string dtypeNote = c.weightDtype == WeightDtype::int4
-                                      ? "INT4 with an FP16 scale and INT4 zero per " + n(c.quantGroup) + " input channels"
-                                  : c.weightDtype == WeightDtype::int8 ? "INT8 with an FP16 scale per output channel"
-                                  : c.weightDtype == WeightDtype::fp8  ? "FP8 with an FP32 scale per 128 × 128 block"
-                                                                       : std::string(toString(c.weightDtype));
-    const bool mxfp4 = c.experts != 0 && c.expertWeightDtype == ExpertWeights::mxfp4;
+    s.receivedRaw = 2 * s.forwardTokens * x.h * 2;
+    const double thirdWidth = s.moeWidth > 0 ? s.moeWidth : s.mambaWidth;
+    s.forwardText = thirdWidth > 0 ? fill("# × (4 × # + max(#, #, #))", {s.forwardTokens, x.h, s.attentionWidth, s.mlpWidth, thirdWidth})
+                                   : fill("# × (4 × # + max(#, #))", {s.forwardTokens, x.h, s.attentionWidth, s.mlpWidth});
+    s.samplerText = fill("# × # × 2 + 2 × # × # × 2 + # × # × 14", {s.forwardTokens, x.h, s.samplerRequests, x.h, s.samplerRequests, x.V});
+}
+
+// Decides how a weight is stored and says so: the weight type's bytes and their text, and MXFP4 experts.
+void weightFormat(const Config& c, Served& s) {
+    const Dims& x = s.x;
+    s.perWeight = inferenceWeightBytes(c);
+    s.perWeightText = c.weightDtype == WeightDtype::int4   ? fill("(0.5 + 2.5 / #)", {c.quantGroup})
+                      : c.weightDtype == WeightDtype::int8 ? fill("(1 + 2 / #)", {c.hidden})
+                      : c.weightDtype == WeightDtype::fp8  ? fill("(1 + 4 / #)", {kFp8BlockWeights})
+                                                           : exprNumber(s.perWeight);
+    s.dtypeNote = c.weightDtype == WeightDtype::int4   ? "INT4 with an FP16 scale and INT4 zero per " + n(c.quantGroup) + " input channels"
+                  : c.weightDtype == WeightDtype::int8 ? "INT8 with an FP16 scale per output channel"
+                  : c.weightDtype == WeightDtype::fp8  ? "FP8 with an FP32 scale per 128 × 128 block"
+                                                       : std::string(toString(c.weightDtype));
+    s.mxfp4 = c.experts != 0 && c.expertWeightDtype == ExpertWeights::mxfp4;
     const double matrices = x.gated ? 3 : 2;
-    const double paddedExpertFfn = std::ceil(expertFfn(c) / expertTensorParallel(c) / 64) * 64;
-    const double mxfp4Experts = c.experts / c.ep * matrices * x.h * paddedExpertFfn;
-    const double mxfp4Biases = x.mlpBias ? c.experts / c.ep * ((matrices - 1) * paddedExpertFfn + x.h) : 0;
+    s.paddedExpertFfn = std::ceil(expertFfn(c) / expertTensorParallel(c) / 64) * 64;
+    s.mxfp4Experts = c.experts / c.ep * matrices * x.h * s.paddedExpertFfn;
+    s.mxfp4Biases = x.mlpBias ? c.experts / c.ep * ((matrices - 1) * s.paddedExpertFfn + x.h) : 0;
+}
+
+// Decides the hybrid allocator's page, where layers keep a recurrent state rather than tokens.
+void hybridPages(const Config& c, Served& s) {
+    const Dims& x = s.x;
     // Gated DeltaNet layers (Qwen3-Next) keep a state per sequence, not tokens: a convolution state of
     // (2·key + value)/TP channels × (kernel − 1) and a delta-rule state of value heads/TP × key dim × value dim, in the
     // model's dtype (vLLM MambaStateShapeCalculator.gated_delta_net_state_shape, mamba_cache_dtype auto). vLLM's
@@ -136,150 +161,216 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
     // state in mamba_ssm_cache_dtype, which NemotronH's hook takes from the config (float32 by default;
     // NemotronHForCausalLMConfig, MambaStateDtypeCalculator.mamba2_state_dtype). Paged as the linear layers' are.
     // (recurrentStateBytes)
-    const bool stateful = c.linearValueHeads > 0 || mamba;
-    const double stateBytes = recurrentStateBytes(c);
-    const double attentionTokenPage = 2 * kvHeads * x.d * kvBytes;
-    const double hybridBlock = stateful ? std::max(c.kvBlock, 16 * std::ceil(stateBytes / (16 * attentionTokenPage))) : 0;
+    s.stateful = c.linearValueHeads > 0 || s.mamba;
+    s.stateBytes = recurrentStateBytes(c);
+    s.attentionTokenPage = 2 * s.kvHeads * x.d * s.kvBytes;
+    s.hybridBlock = s.stateful ? std::max(c.kvBlock, 16 * std::ceil(s.stateBytes / (16 * s.attentionTokenPage))) : 0;
     // Without attention layers a page is the state alone (vLLM MambaSpec.page_size_bytes).
-    const bool attentionFree = stateful && fullAttentionLayersIn(c, 0, c.layers) == 0;
-    const double hybridPage = attentionFree ? stateBytes : stateful ? hybridBlock * attentionTokenPage : 0;
-    const double hybridBlocks = stateful ? std::ceil(c.seq / hybridBlock) : 0;
+    const bool attentionFree = s.stateful && fullAttentionLayersIn(c, 0, c.layers) == 0;
+    s.hybridPage = attentionFree ? s.stateBytes : s.stateful ? s.hybridBlock * s.attentionTokenPage : 0;
+    s.hybridBlocks = s.stateful ? std::ceil(c.seq / s.hybridBlock) : 0;
+}
+
+// The layers of one stage by kind, and where the stage sits in the pipeline.
+struct StageKinds {
+    bool first, last;
+    double moeLayers, denseLayers, fullLayers, linearLayers, slidingLayers, stateLayers;
+    PatternBlocks blocks;
+    BlockParams hybrid;
+};
+
+// Decides what kind each layer of the stage is: MoE or dense, full, local or linear attention, hybrid blocks.
+StageKinds stageKinds(const Config& c, const Served& s, double i, double from, double layers) {
+    StageKinds k;
+    k.first = i == 0;
+    k.last = i == c.pp - 1;
+    // Every layer of the stage at its own kind: a MoE layer holds its attention, shared expert, router and
+    // norms, and its routed experts split over EP (and within each expert over ETP; vLLM's
+    // --enable-expert-parallel is ep = TP × DP with etp = 1, without it the experts are split by TP).
+    k.moeLayers = moeLayersIn(c, from, layers);
+    k.denseLayers = layers - k.moeLayers;
+    k.fullLayers = fullAttentionLayersIn(c, from, layers);
+    k.linearLayers = c.linearValueHeads > 0 ? layers - k.fullLayers : 0;
+    // A hybrid stack's blocks, each at its own kind (layer_pattern).
+    k.blocks = patternBlocksIn(c, from, layers);
+    k.hybrid = c.layerPattern.empty() ? BlockParams{} : hybridStageParams(c, s.x, from, layers);
+    k.stateLayers = c.linearValueHeads > 0 ? k.linearLayers : k.blocks.mamba;
+    k.slidingLayers = s.local ? layers - k.fullLayers : 0;
+    return k;
+}
+
+// Decides the stage's weights: linear layers at the weight type, the rest in BF16, MXFP4 experts at their own.
+Line weightsLine(const Config& c, const Served& s, const StageKinds& k, double layers) {
+    const RankParams& p = s.p;
+    // Linear layers are stored at the weight type; routers (vLLM's ReplicatedLinear gate without a quant
+    // config), norms, biases, embeddings and the output layer stay BF16.
+    // MXFP4 experts (vLLM quantization/mxfp4.py, Mxfp4MoEMethod.create_weights): w13 and w2 as uint8 pairs of
+    // E2M1 values (0.5 B) with one uint8 E8M0 scale per 32, d_expert per rank padded to a multiple of 64
+    // (round_up(intermediate_size_per_partition, 64) on CUDA), and the biases made FP32 after loading.
+    const double expertsMxfp4 = s.mxfp4 ? k.moeLayers * s.mxfp4Experts : 0, expertBiasesFp32 = s.mxfp4 ? k.moeLayers * s.mxfp4Biases : 0;
+    const double linear = c.layerPattern.empty()
+                              ? k.denseLayers * p.layerLinear + k.moeLayers * (p.moeLayerLinear + (s.mxfp4 ? 0 : p.moeLayerExperts)) +
+                                    k.linearLayers * p.linearLayerLinearDelta
+                              : k.hybrid.linear;
+    const double rest = (c.layerPattern.empty() ? k.denseLayers * (p.layer - p.layerLinear) + k.linearLayers * p.linearLayerRestDelta +
+                                                      k.moeLayers * (p.moeLayer - p.moeLayerLinear - (s.mxfp4 ? p.moeLayerExpertBiases : 0))
+                                                : k.hybrid.rest) +
+                        (k.first ? p.embedding : 0) + (k.last ? p.finalNorm + p.output : 0);
+    const double weightsRaw = linear * s.perWeight + rest * 2 + expertsMxfp4 * (0.5 + 1.0 / 32) + expertBiasesFp32 * 4;
+    const double weights = std::ceil(weightsRaw);
+    const std::string weightsText =
+        wholeBytes(exprNumber(linear) + " × " + s.perWeightText + fill(" + # × 2", {rest}) +
+                       (s.mxfp4 ? fill(" + # × (0.5 + 1/32) + # × 4", {expertsMxfp4, expertBiasesFp32}) : std::string()),
+                   weightsRaw);
+    return {
+        LineId::parameters,
+        "Weights",
+        "P_linear × bytes(weight_dtype) + P_other × 2",
+        weightsText,
+        weights,
+        "Linear layers in " + s.dtypeNote + "; embeddings, output layer, norms" + (c.experts != 0 ? ", routers" : "") +
+            " and biases in BF16; " + n(layers) + " layers on this stage" +
+            (c.layerPattern.empty()
+                 ? ""
+                 : " (" + n(k.blocks.mamba) + " Mamba-2, " + n(k.blocks.attention) + " attention and " + n(k.blocks.mlp) + " MLP blocks)") +
+            (k.moeLayers > 0 ? " (" + n(k.moeLayers) + " MoE layers, " + n(c.experts / c.ep) + " routed experts each on this GPU" +
+                                   (expertTensorParallel(c) > 1 ? ", each split over " + n(expertTensorParallel(c)) + " ranks" : "") + ")"
+                             : "") +
+            (s.mxfp4 ? "; the routed experts in MXFP4 (0.5 B and a 1-byte scale per 32 weights, d_expert padded to " +
+                           n(s.paddedExpertFfn) + "), their biases FP32 (vLLM's Mxfp4MoEMethod)"
+                     : ""),
+        Method::membudget};
+}
+
+// Decides the KV cache line of a hybrid stack: full layers' pages and one state page per stateful layer.
+Line hybridCacheLine(const Config& c, const Served& s, const StageKinds& k, double kv) {
+    const std::string stateName = c.linearValueHeads > 0 ? "linear" : "Mamba";
+    const std::string stateText = c.linearValueHeads > 0
+                                      ? "the Gated DeltaNet state of " + n(s.stateBytes) + " B per sequence in each of " +
+                                            n(k.stateLayers) + " linear-attention layers"
+                                      : "the Mamba-2 state of " + n(s.stateBytes) + " B per sequence (convolution BF16, SSM " +
+                                            std::string(toString(c.mambaStateDtype)) + ") in each of " + n(k.stateLayers) + " Mamba layers";
+    return {LineId::kvCache,
+            "KV cache and states",
+            "b × page × (full layers × ⌈s/block⌉ + " + stateName + " layers), block = max(kv_block, 16 × ⌈state / (16 × token page)⌉)",
+            n(c.mb) + " × " + n(s.hybridPage) + " × (" + n(k.fullLayers) + " × " + n(s.hybridBlocks) + " + " + n(k.stateLayers) + ")",
+            kv,
+            "K and V of " + n(c.mb) + " sequences × " + n(c.seq) + " tokens in " + n(k.fullLayers) + " full-attention layers (" +
+                n(s.attentionTokenPage) + " B per token, blocks of " + n(s.hybridBlock) + " tokens), and " + stateText +
+                ", padded to a page of " + n(s.hybridPage) +
+                " B (vLLM's hybrid allocator: MambaSpec beside FullAttentionSpec, one page size; prefix caching off)",
+            Method::membudget};
+}
+
+// Decides the stage's KV cache: MLA's latent, K and V by layer kind, or the hybrid allocator's pages.
+Line kvCacheLine(const Config& c, const Served& s, const StageKinds& k, double layers) {
+    const Dims& x = s.x;
+    // MLA caches one latent of kv_lora_rank + qk_rope_dim per token and layer, the same on every TP rank
+    // (vLLM MLAAttentionSpec: no factor 2, one head).
+    // DeepSeek-V3.2's indexer keeps one key per token and layer beside it, FP8 with an FP32 scale per 128
+    // (vLLM's Indexer: DeepseekV32IndexerCache of head_dim + head_dim // 128 × 4 bytes, uint8, in the KV cache's
+    // pages), whatever kv_dtype is.
+    const double indexerKeyBytes = c.indexHeads > 0 ? c.indexHeadDim + std::floor(c.indexHeadDim / 128) * 4 : 0;
+    double kv = c.kvLoraRank != 0 ? layers * ((c.kvLoraRank + c.qkRopeDim) * s.kvBytes + indexerKeyBytes) * s.tokensCached
+                                  : 2 * s.kvHeads * x.d * s.kvBytes * c.mb * c.kvBlock *
+                                        (k.fullLayers * s.blocksPerSequence + k.slidingLayers * s.slidingBlocks);
+    if (s.stateful) kv = c.mb * s.hybridPage * (k.fullLayers * s.hybridBlocks + k.stateLayers);
+    const bool mla = c.kvLoraRank != 0;
+    const std::string kvNote =
+        mla ? "MLA's compressed latent and RoPE key of " + n(c.mb) + " sequences × " + n(c.seq) + " tokens, " +
+                  std::string(toString(c.kvDtype)) + ", the same on every TP rank (vLLM's MLAAttentionSpec)" +
+                  (indexerKeyBytes > 0 ? "; with the indexer's key of " + n(indexerKeyBytes) +
+                                             " B per token and layer (FP8 and its scales; vLLM's DeepseekV32IndexerCache)"
+                                       : std::string())
+            : "K and V of " + n(c.mb) + " sequences × " + n(c.seq) + " tokens, " + std::string(toString(c.kvDtype)) + ", " + n(s.kvHeads) +
+                  " KV heads per GPU" + (c.kvHeads < c.tp ? " (replicated: TP > kv_heads)" : "") +
+                  (c.slidingWindow > 0 ? "; " + n(k.slidingLayers) + " of the " + n(layers) + " layers slide over " + n(c.slidingWindow) +
+                                             " tokens and keep at most the window, the chunk of " + n(c.workspaceTokens) +
+                                             " prefill tokens and one block (vLLM's SlidingWindowSpec)"
+                   : c.attentionChunk > 0 ? "; " + n(k.slidingLayers) + " of the " + n(layers) + " layers attend within chunks of " +
+                                                n(c.attentionChunk) + " tokens and keep at most one chunk and " + n(c.workspaceTokens) +
+                                                " prefill tokens (vLLM's ChunkedLocalAttentionSpec)"
+                                          : " (vLLM's formula)");
+    if (s.stateful) return hybridCacheLine(c, s, k, kv);
+    if (!mla && s.local)
+        return {LineId::kvCache,
+                "KV cache",
+                c.slidingWindow > 0 ? "2 × max(1, kv/TP) × head_dim × bytes × b × block × (full layers × ⌈s/block⌉ + "
+                                      "sliding layers × (⌈min(W − 1 + T, s)/block⌉ + 1))"
+                                    : "2 × max(1, kv/TP) × head_dim × bytes × b × block × (full layers × ⌈s/block⌉ + "
+                                      "chunked layers × ⌈min(C + T, s)/block⌉)",
+                "2 × " + n(s.kvHeads) + " × " + n(x.d) + " × " + n(s.kvBytes) + " × " + n(c.mb) + " × " + n(c.kvBlock) + " × (" +
+                    n(k.fullLayers) + " × " + n(s.blocksPerSequence) + " + " + n(k.slidingLayers) + " × " + n(s.slidingBlocks) + ")",
+                kv,
+                kvNote,
+                Method::membudget};
+    return {LineId::kvCache,
+            "KV cache",
+            mla ? (indexerKeyBytes > 0 ? "layers × ((kv_lora_rank + qk_rope_dim) × bytes + indexer key) × b × ⌈s/block⌉ × block"
+                                       : "layers × (kv_lora_rank + qk_rope_dim) × bytes × b × ⌈s/block⌉ × block")
+                : "2 × layers × max(1, kv/TP) × head_dim × bytes × b × ⌈s/block⌉ × block",
+            (mla ? (indexerKeyBytes > 0 ? n(layers) + " × ((" + n(c.kvLoraRank) + " + " + n(c.qkRopeDim) + ") × " + n(s.kvBytes) + " + " +
+                                              n(indexerKeyBytes) + ")"
+                                        : n(layers) + " × (" + n(c.kvLoraRank) + " + " + n(c.qkRopeDim) + ") × " + n(s.kvBytes))
+                 : "2 × " + n(layers) + " × " + n(s.kvHeads) + " × " + n(x.d) + " × " + n(s.kvBytes)) +
+                " × " + n(c.mb) + " × " + n(s.blocksPerSequence) + " × " + n(c.kvBlock),
+            kv,
+            kvNote,
+            Method::membudget};
+}
+
+// Decides the stage's workspace: the profiling forward, the sampler on the last stage, the received tensors after
+// the first.
+Line workspaceLine(const Served& s, bool first, bool last) {
+    const Dims& x = s.x;
+    const double workspaceRaw = (first ? 0 : s.receivedRaw) + (last ? std::max(s.forwardRaw, s.samplerRaw) : s.forwardRaw);
+    const double workspace = std::ceil(workspaceRaw);
+    const std::string workspaceText = wholeBytes((first ? std::string() : fill("2 × # × # × 2 + ", {s.forwardTokens, x.h})) +
+                                                     (last ? "max(" + s.forwardText + ", " + s.samplerText + ")" : s.forwardText),
+                                                 workspaceRaw);
+    const std::string workspaceNote =
+        "vLLM's profiling run: a forward of " + n(s.forwardTokens) + " tokens (attention " + n(s.attentionWidth) + " B, MLP " +
+        n(s.mlpWidth) + " B" + (s.moeWidth > 0 ? ", fused MoE " + n(s.moeWidth) + " B" : "") +
+        (s.mambaWidth > 0 ? ", Mamba-2 mixer " + n(s.mambaWidth) + " B" : "") + " per token)" +
+        (last ? ", then the sampler over " + n(s.samplerRequests) + " requests × " + n(x.V) + " logits at 14 B" : "") +
+        (first ? "" : "; the previous stage's hidden state and residual") + "; compiled graphs' buffers not modelled";
+    return {LineId::activations,
+            "Workspace",
+            std::string(first ? "" : "2·T·h·2 + ") +
+                (last ? "max(T × (4h + max(attention, MLP, MoE or Mamba width)), T·h·2 + 4·r·h + r × V × 14)"
+                      : "T × (4h + max(attention, MLP, MoE or Mamba width))"),
+            workspaceText,
+            workspace,
+            workspaceNote,
+            Method::membudget};
+}
+
+}  // namespace
+
+// Inference: weights at their type, the KV cache as vLLM sizes it, the activation workspace of one forward
+// pass, CUDA graphs; per pipeline stage.
+MethodOutput inferenceMethod(const Config& c, double psi) {
+    (void)psi;
+    MethodOutput out;
+    Served s;
+    s.x = dimsOf(c);
+    const std::vector<double> layers = stageLayers(c);
+    s.p = rankParams(c, s.x, !c.tiedEmbeddings || c.pp > 1);
+    cacheGeometry(c, s);
+    profilingWorkspace(c, s);
+    weightFormat(c, s);
+    hybridPages(c, s);
     double firstLayer = 0;
     for (double i = 0; i < c.pp; ++i) {
         StageOutput stage;
         stage.index = i;
         stage.layers = layers[static_cast<size_t>(i)];
         stage.inFlightMicrobatches = c.mb;
-        const bool first = i == 0, last = i == c.pp - 1;
-        // Every layer of the stage at its own kind: a MoE layer holds its attention, shared expert, router and
-        // norms, and its routed experts split over EP (and within each expert over ETP; vLLM's
-        // --enable-expert-parallel is ep = TP × DP with etp = 1, without it the experts are split by TP).
-        const double moeLayers = moeLayersIn(c, firstLayer, stage.layers), denseLayers = stage.layers - moeLayers;
+        const StageKinds kinds = stageKinds(c, s, i, firstLayer, stage.layers);
         firstLayer += stage.layers;
-        // Linear layers are stored at the weight type; routers (vLLM's ReplicatedLinear gate without a quant
-        // config), norms, biases, embeddings and the output layer stay BF16.
-        // MXFP4 experts (vLLM quantization/mxfp4.py, Mxfp4MoEMethod.create_weights): w13 and w2 as uint8 pairs of
-        // E2M1 values (0.5 B) with one uint8 E8M0 scale per 32, d_expert per rank padded to a multiple of 64
-        // (round_up(intermediate_size_per_partition, 64) on CUDA), and the biases made FP32 after loading.
-        const double expertsMxfp4 = mxfp4 ? moeLayers * mxfp4Experts : 0, expertBiasesFp32 = mxfp4 ? moeLayers * mxfp4Biases : 0;
-        const double fullLayers = fullAttentionLayersIn(c, firstLayer - stage.layers, stage.layers);
-        const double linearLayers = c.linearValueHeads > 0 ? stage.layers - fullLayers : 0;
-        // A hybrid stack's blocks, each at its own kind (layer_pattern).
-        const PatternBlocks blocks = patternBlocksIn(c, firstLayer - stage.layers, stage.layers);
-        const BlockParams hybrid =
-            c.layerPattern.empty() ? BlockParams{} : hybridStageParams(c, x, firstLayer - stage.layers, stage.layers);
-        const double stateLayers = c.linearValueHeads > 0 ? linearLayers : blocks.mamba;
-        const double linear = c.layerPattern.empty()
-                                  ? denseLayers * p.layerLinear + moeLayers * (p.moeLayerLinear + (mxfp4 ? 0 : p.moeLayerExperts)) +
-                                        linearLayers * p.linearLayerLinearDelta
-                                  : hybrid.linear;
-        const double rest = (c.layerPattern.empty() ? denseLayers * (p.layer - p.layerLinear) + linearLayers * p.linearLayerRestDelta +
-                                                          moeLayers * (p.moeLayer - p.moeLayerLinear - (mxfp4 ? p.moeLayerExpertBiases : 0))
-                                                    : hybrid.rest) +
-                            (first ? p.embedding : 0) + (last ? p.finalNorm + p.output : 0);
-        const double weightsRaw = linear * perWeight + rest * 2 + expertsMxfp4 * (0.5 + 1.0 / 32) + expertBiasesFp32 * 4;
-        const double weights = std::ceil(weightsRaw);
-        const std::string weightsText =
-            wholeBytes(exprNumber(linear) + " × " + perWeightText + fill(" + # × 2", {rest}) +
-                           (mxfp4 ? fill(" + # × (0.5 + 1/32) + # × 4", {expertsMxfp4, expertBiasesFp32}) : std::string()),
-                       weightsRaw);
-        // MLA caches one latent of kv_lora_rank + qk_rope_dim per token and layer, the same on every TP rank
-        // (vLLM MLAAttentionSpec: no factor 2, one head).
-        const double slidingLayers = local ? stage.layers - fullLayers : 0;
-        // DeepSeek-V3.2's indexer keeps one key per token and layer beside it, FP8 with an FP32 scale per 128
-        // (vLLM's Indexer: DeepseekV32IndexerCache of head_dim + head_dim // 128 × 4 bytes, uint8, in the KV cache's
-        // pages), whatever kv_dtype is.
-        const double indexerKeyBytes = c.indexHeads > 0 ? c.indexHeadDim + std::floor(c.indexHeadDim / 128) * 4 : 0;
-        double kv = c.kvLoraRank != 0
-                        ? stage.layers * ((c.kvLoraRank + c.qkRopeDim) * kvBytes + indexerKeyBytes) * tokensCached
-                        : 2 * kvHeads * x.d * kvBytes * c.mb * c.kvBlock * (fullLayers * blocksPerSequence + slidingLayers * slidingBlocks);
-        if (stateful) kv = c.mb * hybridPage * (fullLayers * hybridBlocks + stateLayers);
-        stage.lines.push_back(
-            {LineId::parameters, "Weights", "P_linear × bytes(weight_dtype) + P_other × 2", weightsText, weights,
-             "Linear layers in " + dtypeNote + "; embeddings, output layer, norms" + (c.experts != 0 ? ", routers" : "") +
-                 " and biases in BF16; " + n(stage.layers) + " layers on this stage" +
-                 (c.layerPattern.empty()
-                      ? ""
-                      : " (" + n(blocks.mamba) + " Mamba-2, " + n(blocks.attention) + " attention and " + n(blocks.mlp) + " MLP blocks)") +
-                 (moeLayers > 0
-                      ? " (" + n(moeLayers) + " MoE layers, " + n(c.experts / c.ep) + " routed experts each on this GPU" +
-                            (expertTensorParallel(c) > 1 ? ", each split over " + n(expertTensorParallel(c)) + " ranks" : "") + ")"
-                      : "") +
-                 (mxfp4 ? "; the routed experts in MXFP4 (0.5 B and a 1-byte scale per 32 weights, d_expert padded to " +
-                              n(paddedExpertFfn) + "), their biases FP32 (vLLM's Mxfp4MoEMethod)"
-                        : ""),
-             Method::membudget});
-        const bool mla = c.kvLoraRank != 0;
-        const std::string kvNote =
-            mla ? "MLA's compressed latent and RoPE key of " + n(c.mb) + " sequences × " + n(c.seq) + " tokens, " +
-                      std::string(toString(c.kvDtype)) + ", the same on every TP rank (vLLM's MLAAttentionSpec)" +
-                      (indexerKeyBytes > 0 ? "; with the indexer's key of " + n(indexerKeyBytes) +
-                                                 " B per token and layer (FP8 and its scales; vLLM's DeepseekV32IndexerCache)"
-                                           : std::string())
-                : "K and V of " + n(c.mb) + " sequences × " + n(c.seq) + " tokens, " + std::string(toString(c.kvDtype)) + ", " +
-                      n(kvHeads) + " KV heads per GPU" + (c.kvHeads < c.tp ? " (replicated: TP > kv_heads)" : "") +
-                      (c.slidingWindow > 0 ? "; " + n(slidingLayers) + " of the " + n(stage.layers) + " layers slide over " +
-                                                 n(c.slidingWindow) + " tokens and keep at most the window, the chunk of " +
-                                                 n(c.workspaceTokens) + " prefill tokens and one block (vLLM's SlidingWindowSpec)"
-                       : c.attentionChunk > 0
-                           ? "; " + n(slidingLayers) + " of the " + n(stage.layers) + " layers attend within chunks of " +
-                                 n(c.attentionChunk) + " tokens and keep at most one chunk and " + n(c.workspaceTokens) +
-                                 " prefill tokens (vLLM's ChunkedLocalAttentionSpec)"
-                           : " (vLLM's formula)");
-        if (stateful) {
-            const std::string stateName = c.linearValueHeads > 0 ? "linear" : "Mamba";
-            const std::string stateText =
-                c.linearValueHeads > 0 ? "the Gated DeltaNet state of " + n(stateBytes) + " B per sequence in each of " + n(stateLayers) +
-                                             " linear-attention layers"
-                                       : "the Mamba-2 state of " + n(stateBytes) + " B per sequence (convolution BF16, SSM " +
-                                             std::string(toString(c.mambaStateDtype)) + ") in each of " + n(stateLayers) + " Mamba layers";
-            stage.lines.push_back(
-                {LineId::kvCache, "KV cache and states",
-                 "b × page × (full layers × ⌈s/block⌉ + " + stateName + " layers), block = max(kv_block, 16 × ⌈state / (16 × token page)⌉)",
-                 n(c.mb) + " × " + n(hybridPage) + " × (" + n(fullLayers) + " × " + n(hybridBlocks) + " + " + n(stateLayers) + ")", kv,
-                 "K and V of " + n(c.mb) + " sequences × " + n(c.seq) + " tokens in " + n(fullLayers) + " full-attention layers (" +
-                     n(attentionTokenPage) + " B per token, blocks of " + n(hybridBlock) + " tokens), and " + stateText +
-                     ", padded to a page of " + n(hybridPage) +
-                     " B (vLLM's hybrid allocator: MambaSpec beside FullAttentionSpec, one page size; prefix caching off)",
-                 Method::membudget});
-        } else if (!mla && local)
-            stage.lines.push_back({LineId::kvCache, "KV cache",
-                                   c.slidingWindow > 0 ? "2 × max(1, kv/TP) × head_dim × bytes × b × block × (full layers × ⌈s/block⌉ + "
-                                                         "sliding layers × (⌈min(W − 1 + T, s)/block⌉ + 1))"
-                                                       : "2 × max(1, kv/TP) × head_dim × bytes × b × block × (full layers × ⌈s/block⌉ + "
-                                                         "chunked layers × ⌈min(C + T, s)/block⌉)",
-                                   "2 × " + n(kvHeads) + " × " + n(x.d) + " × " + n(kvBytes) + " × " + n(c.mb) + " × " + n(c.kvBlock) +
-                                       " × (" + n(fullLayers) + " × " + n(blocksPerSequence) + " + " + n(slidingLayers) + " × " +
-                                       n(slidingBlocks) + ")",
-                                   kv, kvNote, Method::membudget});
-        else
-            stage.lines.push_back(
-                {LineId::kvCache, "KV cache",
-                 mla ? (indexerKeyBytes > 0 ? "layers × ((kv_lora_rank + qk_rope_dim) × bytes + indexer key) × b × ⌈s/block⌉ × block"
-                                            : "layers × (kv_lora_rank + qk_rope_dim) × bytes × b × ⌈s/block⌉ × block")
-                     : "2 × layers × max(1, kv/TP) × head_dim × bytes × b × ⌈s/block⌉ × block",
-                 (mla ? (indexerKeyBytes > 0 ? n(stage.layers) + " × ((" + n(c.kvLoraRank) + " + " + n(c.qkRopeDim) + ") × " + n(kvBytes) +
-                                                   " + " + n(indexerKeyBytes) + ")"
-                                             : n(stage.layers) + " × (" + n(c.kvLoraRank) + " + " + n(c.qkRopeDim) + ") × " + n(kvBytes))
-                      : "2 × " + n(stage.layers) + " × " + n(kvHeads) + " × " + n(x.d) + " × " + n(kvBytes)) +
-                     " × " + n(c.mb) + " × " + n(blocksPerSequence) + " × " + n(c.kvBlock),
-                 kv, kvNote, Method::membudget});
-        const double workspaceRaw = (first ? 0 : receivedRaw) + (last ? std::max(forwardRaw, samplerRaw) : forwardRaw);
-        const double workspace = std::ceil(workspaceRaw);
-        const std::string workspaceText = wholeBytes((first ? std::string() : fill("2 × # × # × 2 + ", {forwardTokens, x.h})) +
-                                                         (last ? "max(" + forwardText + ", " + samplerText + ")" : forwardText),
-                                                     workspaceRaw);
-        const std::string workspaceNote =
-            "vLLM's profiling run: a forward of " + n(forwardTokens) + " tokens (attention " + n(attentionWidth) + " B, MLP " +
-            n(mlpWidth) + " B" + (moeWidth > 0 ? ", fused MoE " + n(moeWidth) + " B" : "") +
-            (mambaWidth > 0 ? ", Mamba-2 mixer " + n(mambaWidth) + " B" : "") + " per token)" +
-            (last ? ", then the sampler over " + n(samplerRequests) + " requests × " + n(x.V) + " logits at 14 B" : "") +
-            (first ? "" : "; the previous stage's hidden state and residual") + "; compiled graphs' buffers not modelled";
-        stage.lines.push_back({LineId::activations, "Workspace",
-                               std::string(first ? "" : "2·T·h·2 + ") +
-                                   (last ? "max(T × (4h + max(attention, MLP, MoE or Mamba width)), T·h·2 + 4·r·h + r × V × 14)"
-                                         : "T × (4h + max(attention, MLP, MoE or Mamba width))"),
-                               workspaceText, workspace, workspaceNote, Method::membudget});
+        stage.lines.push_back(weightsLine(c, s, kinds, stage.layers));
+        stage.lines.push_back(kvCacheLine(c, s, kinds, stage.layers));
+        stage.lines.push_back(workspaceLine(s, kinds.first, kinds.last));
         stage.lines.push_back({LineId::cudaGraphs, "CUDA graphs", "cuda_graphs_gb × 10⁹", gigabytesText(c.cudaGraphsGb),
                                gigabytesToBytes(c.cudaGraphsGb), "Captured CUDA graphs (an allowance; vLLM reports it at start-up)",
                                std::nullopt});
