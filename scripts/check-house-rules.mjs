@@ -19,7 +19,6 @@ const DATA_FUNCTIONS = new Set(['wasm/bindings.cpp:EMSCRIPTEN_BINDINGS']);
 const NOT_YET_SPLIT = new Set([
   'engine/src/formats/deepspeed.cpp:importDeepspeed',
   'engine/src/formats/torchtitan.cpp:importTorchtitan',
-  'engine/src/formats/torchtune.cpp:importTorchtune',
   'engine/src/io/json_write.cpp:resultToJson',
   'engine/src/io/measured.cpp:readMeasuredFile',
   'engine/src/memory/ledger/inference.cpp:inferenceMethod',
