@@ -30,7 +30,6 @@ const NOT_YET_SPLIT = new Set([
   'engine/src/plan/rows.cpp:markPareto',
   'engine/src/time/serving.cpp:estimateServingTime',
   'engine/src/time/steptime.cpp:detail::estimateStepTime',
-  'cli/render.cpp:printTable',
 ]);
 /** Files of the page over the ceiling today, each to be split into its views; the list only shrinks. */
 const PAGES_NOT_YET_SPLIT = new Set(['web/src/planner-view.ts']);
