@@ -15,7 +15,7 @@
 #include "formats/hf.hpp"
 #include "formats/reader.hpp"
 #include "membudget/base/text.hpp"
-#include "membudget/formats/import.hpp"
+#include "membudget/formats/format_types.hpp"
 #include "membudget/model/assignments.hpp"
 #include "membudget/model/config.hpp"
 #include "membudget/model/fields.hpp"

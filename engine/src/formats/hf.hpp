@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "formats/reader.hpp"
+#include "membudget/formats/format_types.hpp"
 #include "membudget/formats/hf.hpp"
-#include "membudget/formats/import.hpp"
 #include "membudget/model/assignments.hpp"
 
 namespace membudget::detail {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "membudget/base/choices.hpp"
-#include "membudget/formats/export.hpp"
+#include "membudget/formats/format_types.hpp"
 #include "membudget/model/config.hpp"
 
 namespace membudget::detail {
