@@ -342,19 +342,8 @@ int runCheck(const Options& o, const Loaded& loaded, bool jsonOutput, std::ostre
     return exitFor(result);
 }
 
-}  // namespace
-
-int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& out, std::ostream& err) {
-    // Nothing from the input reaches the terminal raw: both streams escape control characters (terminal.hpp).
-    cli::EscapedStream safeErr(err, false);
-    cli::EscapedStream safeOut(out, false);
-    CLI::App app{
-        "membudget: does this parallel training configuration fit in GPU memory, and what eats it?\n"
-        "Prints the per-GPU verification checklist of the chapter \"Memory Budget Verification\".\n"
-        "Exit status: 0 fits, 1 tight or does not fit, 2 bad input.",
-        "membudget"};
-    app.get_formatter()->column_width(34);
-    Options o;
+// The options of the input and of the output.
+void addInputOptions(CLI::App& app, Options& o) {
     app.add_option("--config", o.configFile, "JSON configuration file ('-' for standard input); flags override it")
         ->type_name("FILE")
         ->group("Input");
@@ -375,8 +364,10 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
     app.add_flag("--json", o.asJson, "Print the result as JSON (the eval format) instead of a table")->group("Output");
     app.add_flag("--gib", o.gib, "Show GiB (2^30 bytes) instead of GB (10^9 bytes)")->group("Output");
     app.add_flag("--tensors", o.showTensors, "List every saved activation tensor (method membudget)")->group("Output");
+}
 
-    // One option per field of the table, with its range and default in the help.
+// One option per field of the table, with its range and default in the help.
+void addFieldOptions(CLI::App& app, Options& o) {
     const auto table = fields();
     o.flagValues.resize(table.size());
     for (size_t i = 0; i < table.size(); ++i) {
@@ -393,21 +384,10 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
                                                                   : "NUM";
         o.flagOptions.push_back(app.add_option("--" + std::string(field.key), o.flagValues[i], help)->type_name(typeName)->group(group));
     }
+}
 
-    auto* evalCommand = app.add_subcommand("eval",
-                                           "Read a JSON configuration (FILE or - for standard input) and print "
-                                           "the result as JSON");
-    evalCommand->add_option("file", o.evalFile, "JSON configuration file, or - for standard input")->required();
-    evalCommand->fallthrough();
-    auto* compareCommand = app.add_subcommand("compare",
-                                              "Every method's ledger for the same configuration, side by side, "
-                                              "with why they differ");
-    compareCommand->fallthrough();
-    auto* measuredCommand = app.add_subcommand("compare-measured",
-                                               "Compare a run measured by tools/measure/measure.py (FILE or -) "
-                                               "with the prediction for its configuration, line by line");
-    measuredCommand->add_option("file", o.measuredFile, "Measured JSON (format membudget-measured/1), or - for standard input")->required();
-    measuredCommand->fallthrough();
+// `membudget plan` and its options.
+CLI::App* addPlanCommand(CLI::App& app, Options& o) {
     auto* planCommand = app.add_subcommand("plan",
                                            "Every layout of TP, PP, CP, DP (and EP), ZeRO stage, SP, checkpointing and "
                                            "micro-batch that fits on --gpus GPUs, Pareto front first");
@@ -433,6 +413,77 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
                             "Inference: the most time per output token a row may take, ms (default: no target)");
     planCommand->add_option("--max-concurrency", o.maxConcurrency, "Inference: the most requests one replica runs at once (default 1024)");
     planCommand->fallthrough();
+    return planCommand;
+}
+
+// `membudget import`: the file's keys as JSON, or its problems.
+int runImport(const Options& o, std::istream& in, std::ostream& out, std::ostream& err) {
+    const ImportResult imported = readImport(o.importCommandFile, o.importFormat, in);
+    if (!imported.ok()) {
+        cli::printProblems(err, imported.errors);
+        return kExitBadInput;
+    }
+    // A value membudget cannot take (a negative micro-batch, a padded vocabulary that is not a number) is an
+    // error here as under --import, not a mapping shown as if it held.
+    if (const std::vector<Problem> problems = importProblems(imported); !problems.empty()) {
+        cli::printProblems(err, problems);
+        return kExitBadInput;
+    }
+    out << importToJson(imported) << "\n";
+    return kExitFits;
+}
+
+// `membudget export`: the configuration in a framework's own form, what it cannot say on standard error.
+int runExport(const Options& o, const Config& config, cli::EscapedStream& safeOut, std::ostream& out, std::ostream& err) {
+    const auto format = parseChoice<ImportFormat>(o.exportFormat);
+    if (!format || *format == ImportFormat::hf) {
+        cli::printProblems(err, {{"format", "--format must be one of megatron, torchtitan, torchtune, deepspeed, vllm, sglang; got \"" +
+                                                o.exportFormat + "\""}});
+        return kExitBadInput;
+    }
+    const ExportResult exported = exportConfig(*format, config);
+    if (o.asJson) {
+        safeOut.setJsonStrings(true);
+        out << exportToJson(*format, exported) << "\n";
+    } else {
+        out << exported.text;
+        for (const auto& u : exported.notExported)
+            err << "membudget: not exported: " << u.key << (u.value.empty() ? "" : " = " + u.value) << " (" << u.reason << ")\n";
+    }
+    return kExitFits;
+}
+
+}  // namespace
+
+int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& out, std::ostream& err) {
+    // Nothing from the input reaches the terminal raw: both streams escape control characters (terminal.hpp).
+    cli::EscapedStream safeErr(err, false);
+    cli::EscapedStream safeOut(out, false);
+    CLI::App app{
+        "membudget: does this parallel training configuration fit in GPU memory, and what eats it?\n"
+        "Prints the per-GPU verification checklist of the chapter \"Memory Budget Verification\".\n"
+        "Exit status: 0 fits, 1 tight or does not fit, 2 bad input.",
+        "membudget"};
+    app.get_formatter()->column_width(34);
+    Options o;
+    addInputOptions(app, o);
+    addFieldOptions(app, o);
+
+    auto* evalCommand = app.add_subcommand("eval",
+                                           "Read a JSON configuration (FILE or - for standard input) and print "
+                                           "the result as JSON");
+    evalCommand->add_option("file", o.evalFile, "JSON configuration file, or - for standard input")->required();
+    evalCommand->fallthrough();
+    auto* compareCommand = app.add_subcommand("compare",
+                                              "Every method's ledger for the same configuration, side by side, "
+                                              "with why they differ");
+    compareCommand->fallthrough();
+    auto* measuredCommand = app.add_subcommand("compare-measured",
+                                               "Compare a run measured by tools/measure/measure.py (FILE or -) "
+                                               "with the prediction for its configuration, line by line");
+    measuredCommand->add_option("file", o.measuredFile, "Measured JSON (format membudget-measured/1), or - for standard input")->required();
+    measuredCommand->fallthrough();
+    auto* planCommand = addPlanCommand(app, o);
     auto* adviseCommand = app.add_subcommand("advise",
                                              "The smallest changes that make the configuration fit, with what each "
                                              "saves and costs");
@@ -478,19 +529,7 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
     if (*measuredCommand) return runMeasured(o, in, out, err);
     if (*importCommand) {
         safeOut.setJsonStrings(true);
-        const ImportResult imported = readImport(o.importCommandFile, o.importFormat, in);
-        if (!imported.ok()) {
-            cli::printProblems(err, imported.errors);
-            return kExitBadInput;
-        }
-        // A value membudget cannot take (a negative micro-batch, a padded vocabulary that is not a number) is an
-        // error here as under --import, not a mapping shown as if it held.
-        if (const std::vector<Problem> problems = importProblems(imported); !problems.empty()) {
-            cli::printProblems(err, problems);
-            return kExitBadInput;
-        }
-        out << importToJson(imported) << "\n";
-        return kExitFits;
+        return runImport(o, in, out, err);
     }
 
     const Loaded loaded = loadConfiguration(o, evalCommand->parsed(), in, err);
@@ -498,25 +537,7 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
         if (*planCommand) return runPlan(o, loaded.parsed.config, out, err);
         if (*adviseCommand) return runAdvise(o, loaded, out);
         if (*compareCommand) return runCompare(o, loaded, out);
-        if (*exportCommand) {
-            const auto format = parseChoice<ImportFormat>(o.exportFormat);
-            if (!format || *format == ImportFormat::hf) {
-                cli::printProblems(err,
-                                   {{"format", "--format must be one of megatron, torchtitan, torchtune, deepspeed, vllm, sglang; got \"" +
-                                                   o.exportFormat + "\""}});
-                return kExitBadInput;
-            }
-            const ExportResult exported = exportConfig(*format, loaded.parsed.config);
-            if (o.asJson) {
-                safeOut.setJsonStrings(true);
-                out << exportToJson(*format, exported) << "\n";
-            } else {
-                out << exported.text;
-                for (const auto& u : exported.notExported)
-                    err << "membudget: not exported: " << u.key << (u.value.empty() ? "" : " = " + u.value) << " (" << u.reason << ")\n";
-            }
-            return kExitFits;
-        }
+        if (*exportCommand) return runExport(o, loaded.parsed.config, safeOut, out, err);
     }
     return runCheck(o, loaded, o.asJson || *evalCommand, out, err);
 }

@@ -69,11 +69,12 @@ std::string runText(const StepTime& st, const Config& c) {
     return text;
 }
 
-void printTable(std::ostream& out, const Result& result, const Config& c, ByteUnit unit, bool showTensors) {
-    auto value = [unit](double bytes) { return unit.amount(bytes); };
+namespace {
+
+// The heading: the method, the model and its parameters, the layout, the GPU and the accuracy.
+void printHeading(std::ostream& out, const Result& result, const Config& c, ByteUnit unit) {
     const auto* model = findModelPreset(c.model);
     const auto* gpu = findGpuPreset(c.gpu);
-
     // The framework decides what membudget's own method counts in training (docs/frameworks.md).
     const bool framework = c.method == Method::membudget && c.mode == Mode::training;
     out << "membudget · method " << result.method << (framework ? " · framework " + std::string(toString(c.framework)) : std::string())
@@ -94,10 +95,15 @@ void printTable(std::ostream& out, const Result& result, const Config& c, ByteUn
         out << "TP " << g(c.tp) << " · PP " << g(c.pp) << " · DP " << g(c.dp) << " · CP " << g(c.cp) << " · SP " << (c.sp ? "on" : "off")
             << " · ZeRO " << g(c.zero) << " · b_μ " << g(c.mb) << " · s " << g(c.seq) << " · ckpt " << c.ckpt << " · micro-batches "
             << g(c.microbatches) << "\n";
-    out << "GPU " << (gpu ? gpu->label : c.gpu) << " · capacity " << value(result.capacityBytes) << " " << unit.name << " · headroom "
+    out << "GPU " << (gpu ? gpu->label : c.gpu) << " · capacity " << unit.amount(result.capacityBytes) << " " << unit.name << " · headroom "
         << detail::formatNumber(c.headroom * 100) << "%\n";
     out << "Accuracy: " << result.errorBand.text << "\n\n";
+}
 
+// The ledger: a line per component with its formula, then the total, the reserve, the capacity and what is usable.
+void printLedger(std::ostream& out, const Result& result, const Config& c, ByteUnit unit) {
+    auto value = [unit](double bytes) { return unit.amount(bytes); };
+    const auto* gpu = findGpuPreset(c.gpu);
     size_t labelWidth = std::string_view("Component").size(), formulaWidth = std::string_view("Formula").size();
     for (const auto& line : result.lines) {
         labelWidth = std::max(labelWidth, displayWidth(line.label));
@@ -133,7 +139,11 @@ void printTable(std::ostream& out, const Result& result, const Config& c, ByteUn
     }
     summary("Capacity", gpu ? std::string(gpu->id) : "gpu_gb", result.capacityBytes);
     summary("Usable", "capacity × (1 − " + detail::formatNumber(c.headroom) + ")", result.usableBytes);
+}
 
+// The verdict, and how far the total is from the headroom line or the capacity.
+void printVerdict(std::ostream& out, const Result& result, ByteUnit unit) {
+    auto value = [unit](double bytes) { return unit.amount(bytes); };
     const std::string verdictText = result.verdict == Verdict::fits ? "fits" : result.verdict == Verdict::tight ? "tight" : "does not fit";
     out << "\nVerdict: " << verdictText << " — total " << value(result.totalBytes) << " " << unit.name << "; ";
     if (result.verdict == Verdict::fits)
@@ -149,6 +159,10 @@ void printTable(std::ostream& out, const Result& result, const Config& c, ByteUn
     else
         out << value(result.totalBytes - result.capacityBytes) << " " << unit.name << " over capacity";
     out << "\n";
+}
+
+// The speed estimates: the training step's or the serving's, each with its parts over 1% of it.
+void printSpeed(std::ostream& out, const Result& result, const Config& c) {
     if (result.stepTime.estimated) {
         // The step-time estimate: its total and the parts that take more than 1% of it.
         const StepTime& st = result.stepTime;
@@ -183,6 +197,12 @@ void printTable(std::ostream& out, const Result& result, const Config& c, ByteUn
         }
         out << "\n";
     }
+}
+
+// What the ledger holds beyond its lines: the stages, the phases, the saved tensors, the sequences that fit, the
+// CPU memory offloaded and the warnings.
+void printDetails(std::ostream& out, const Result& result, const Config& c, ByteUnit unit, bool showTensors) {
+    auto value = [unit](double bytes) { return unit.amount(bytes); };
     if (result.stages.size() > 1) {
         out << "\nStages (the peak decides the verdict):\n";
         for (const auto& stage : result.stages)
@@ -215,6 +235,16 @@ void printTable(std::ostream& out, const Result& result, const Config& c, ByteUn
         out << "\nWarnings:\n";
         for (const auto& w : result.warnings) out << "  - " << (w.field.empty() ? "" : w.field + ": ") << w.message << "\n";
     }
+}
+
+}  // namespace
+
+void printTable(std::ostream& out, const Result& result, const Config& c, ByteUnit unit, bool showTensors) {
+    printHeading(out, result, c, unit);
+    printLedger(out, result, c, unit);
+    printVerdict(out, result, unit);
+    printSpeed(out, result, c);
+    printDetails(out, result, c, unit, showTensors);
     out << "\nLink query: " << encodeQuery(c) << "\n";
 }
 

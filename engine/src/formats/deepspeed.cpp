@@ -12,7 +12,7 @@
 #include "formats/writer.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/base/text.hpp"
-#include "membudget/formats/export.hpp"
+#include "membudget/formats/format_types.hpp"
 #include "membudget/model/assignments.hpp"
 #include "membudget/model/config.hpp"
 
@@ -71,6 +71,110 @@ constexpr std::string_view kDeepspeedIgnored[] = {"optimizer.params",
                                                   "memory_breakdown",
                                                   "sparse_gradients"};
 
+namespace {
+
+// A config's values, where "auto" means the HF Trainer integration fills them in from its own arguments.
+struct AutoValues {
+    Document& d;
+    Mapping& m;
+
+    // A number, or nothing: "auto" and what is not a number listed as unmapped.
+    std::optional<double> numberOrAuto(std::string_view path) {
+        const JsonValue* v = d.get(path);
+        if (!v) return std::nullopt;
+        if (v->type == "string" && v->text == "auto") {
+            m.unmapped(std::string(path), "auto", "filled in by the Hugging Face Trainer from its own arguments; set it here");
+            return std::nullopt;
+        }
+        const auto n = d.number(path);
+        if (!n) m.unmapped(std::string(path), v->text, "not a number");
+        return n;
+    }
+    // A switch, false for "auto" (listed as unmapped) or where absent.
+    bool boolOrAuto(std::string_view path) {
+        const JsonValue* v = d.get(path);
+        if (v && v->type == "string" && v->text == "auto") {
+            m.unmapped(std::string(path), "auto", "filled in by the Hugging Face Trainer from its own arguments; set precision");
+            return false;
+        }
+        return d.boolean(path).value_or(false);
+    }
+    bool isAuto(std::string_view path) { return d.string(path) == std::optional<std::string>("auto"); }
+};
+
+// The training precision, the dtypes of the master weights and the optimizer's states, and autocast.
+void readPrecision(AutoValues& a) {
+    Mapping& m = a.m;
+    const bool bf16 = a.boolOrAuto("bf16.enabled") || a.boolOrAuto("bfloat16.enabled");
+    const bool fp16 = a.boolOrAuto("fp16.enabled");
+    if (bf16 || fp16 || !(a.isAuto("bf16.enabled") || a.isAuto("fp16.enabled"))) m.set("precision", bf16 ? "bf16" : fp16 ? "fp16" : "fp32");
+    // DeepSpeed's BF16 options (runtime/bf16_optimizer.py; ZeRO-3 with bf16_master_weights_and_grads): the master
+    // weights and gradients kept in BF16 instead of an FP32 copy, the optimizer states in BF16. Always set, so that
+    // a previous configuration's choice does not survive the import.
+    m.set("master_weights", bf16 && a.boolOrAuto("bf16.bf16_master_weights_and_grads") ? "false" : "true");
+    m.set("optimizer_dtype", bf16 && a.boolOrAuto("bf16.bf16_optimizer_states") ? "bf16" : "auto");
+    // torch_autocast (runtime/torch_autocast.py): the forward under torch.autocast; always set, as above.
+    const bool autocast = (bf16 || fp16) && a.boolOrAuto("torch_autocast.enabled");
+    m.setBool("autocast", autocast);
+    if (const auto dtype = a.d.string("torch_autocast.dtype");
+        dtype && autocast && *dtype != (bf16 ? "torch.bfloat16" : "torch.float16") && *dtype != (bf16 ? "bfloat16" : "float16"))
+        m.unmapped("torch_autocast.dtype", *dtype, "membudget's autocast lowers to the training precision's type");
+}
+
+// The batch: the micro-batch, the micro-batches of a step, and DP from the global batch.
+void readBatch(AutoValues& a) {
+    Mapping& m = a.m;
+    const auto mb = a.numberOrAuto("train_micro_batch_size_per_gpu");
+    const auto gas = a.numberOrAuto("gradient_accumulation_steps");
+    const auto total = a.numberOrAuto("train_batch_size");
+    if (mb) m.setNumber("mb", *mb);
+    if (gas || !a.d.present("gradient_accumulation_steps")) m.setNumber("microbatches", gas.value_or(1));
+    if (total && mb) {
+        const double perStep = *mb * gas.value_or(1);
+        if (std::fmod(*total, perStep) == 0)
+            m.setNumber("dp", *total / perStep);
+        else
+            m.unmapped("train_batch_size", formatNumber(*total),
+                       "not a multiple of train_micro_batch_size_per_gpu × gradient_accumulation_steps");
+    } else if (total) {
+        m.unmapped("train_batch_size", formatNumber(*total), "needs train_micro_batch_size_per_gpu to give the data-parallel size; set dp");
+    } else if (!a.d.present("train_batch_size")) {
+        m.unmapped("dp", "", "train_batch_size and train_micro_batch_size_per_gpu give the data-parallel size; set dp");
+    }
+}
+
+// DeepSpeed's own buffers (zero/config.py): each set, to the file's value or DeepSpeed's default, so that no
+// earlier configuration's survives; "auto" (reduce and prefetch buckets) is the HF Trainer's hidden-size rule,
+// 0 here (integrations/deepspeed.py trainer_config_finalize: hidden², 0.9 × hidden²).
+void readBuffers(AutoValues& a) {
+    Mapping& m = a.m;
+    const Config defaults;
+    for (const auto& [path, key, value, hfAuto] :
+         {std::tuple<std::string_view, std::string_view, double, bool>{"zero_optimization.reduce_bucket_size", "reduce_bucket_size",
+                                                                       defaults.reduceBucketSize, true},
+          {"zero_optimization.sub_group_size", "sub_group_size", defaults.subGroupSize, false},
+          {"zero_optimization.stage3_prefetch_bucket_size", "stage3_prefetch_bucket_size", defaults.prefetchBucketSize, true},
+          {"zero_optimization.stage3_max_live_parameters", "stage3_max_live_parameters", defaults.maxLiveParameters, false}}) {
+        if (hfAuto && a.isAuto(path))
+            m.setNumber(key, 0);
+        else if (const auto n = a.numberOrAuto(path))
+            m.setNumber(key, *n);
+        else
+            m.setNumber(key, value);
+    }
+    // stage3_param_persistence_threshold (default 1e5): "auto" is the HF Trainer's 10 × hidden_size, which the file
+    // cannot say; below any matrix either way, so DeepSpeed's default is taken and said.
+    const std::string_view persistence = "zero_optimization.stage3_param_persistence_threshold";
+    if (a.isAuto(persistence)) {
+        m.setNumber("stage3_param_persistence_threshold", defaults.persistenceThreshold);
+        m.warn("stage3_param_persistence_threshold auto (10 × hidden): 1e5 taken");
+    } else {
+        m.setNumber("stage3_param_persistence_threshold", a.numberOrAuto(persistence).value_or(defaults.persistenceThreshold));
+    }
+}
+
+}  // namespace
+
 void importDeepspeed(Document& d, Mapping& m) {
     m.training(Framework::deepspeed);
     // AutoTP (tensor_parallel.autotp_size) shards the model's linears over TP ranks; no pipeline or context parallelism.
@@ -81,91 +185,17 @@ void importDeepspeed(Document& d, Mapping& m) {
     m.setNumber("ep", 1);
     m.setNumber("vpp", 1);
     m.setBool("sp", false);
-    // "auto": the HF Trainer integration fills these in from its own arguments.
-    auto numberOrAuto = [&](std::string_view path) -> std::optional<double> {
-        const JsonValue* v = d.get(path);
-        if (!v) return std::nullopt;
-        if (v->type == "string" && v->text == "auto") {
-            m.unmapped(std::string(path), "auto", "filled in by the Hugging Face Trainer from its own arguments; set it here");
-            return std::nullopt;
-        }
-        const auto n = d.number(path);
-        if (!n) m.unmapped(std::string(path), v->text, "not a number");
-        return n;
-    };
-    const auto stage = numberOrAuto("zero_optimization.stage");
+    AutoValues a{d, m};
+    const auto stage = a.numberOrAuto("zero_optimization.stage");
     m.setNumber("zero", stage.value_or(0));
     const auto optimizerDevice = d.string("zero_optimization.offload_optimizer.device").value_or("none");
     const auto paramDevice = d.string("zero_optimization.offload_param.device").value_or("none");
     m.set("offload", paramDevice == "cpu" || paramDevice == "nvme"           ? "all"
                      : optimizerDevice == "cpu" || optimizerDevice == "nvme" ? "optimizer"
                                                                              : "none");
-    const auto boolOrAuto = [&](std::string_view path) {
-        const JsonValue* v = d.get(path);
-        if (v && v->type == "string" && v->text == "auto") {
-            m.unmapped(std::string(path), "auto", "filled in by the Hugging Face Trainer from its own arguments; set precision");
-            return false;
-        }
-        return d.boolean(path).value_or(false);
-    };
-    const auto isAuto = [&](std::string_view path) { return d.string(path) == std::optional<std::string>("auto"); };
-    const bool bf16 = boolOrAuto("bf16.enabled") || boolOrAuto("bfloat16.enabled");
-    const bool fp16 = boolOrAuto("fp16.enabled");
-    if (bf16 || fp16 || !(isAuto("bf16.enabled") || isAuto("fp16.enabled"))) m.set("precision", bf16 ? "bf16" : fp16 ? "fp16" : "fp32");
-    // DeepSpeed's BF16 options (runtime/bf16_optimizer.py; ZeRO-3 with bf16_master_weights_and_grads): the master
-    // weights and gradients kept in BF16 instead of an FP32 copy, the optimizer states in BF16. Always set, so that
-    // a previous configuration's choice does not survive the import.
-    m.set("master_weights", bf16 && boolOrAuto("bf16.bf16_master_weights_and_grads") ? "false" : "true");
-    m.set("optimizer_dtype", bf16 && boolOrAuto("bf16.bf16_optimizer_states") ? "bf16" : "auto");
-    // torch_autocast (runtime/torch_autocast.py): the forward under torch.autocast; always set, as above.
-    const bool autocast = (bf16 || fp16) && boolOrAuto("torch_autocast.enabled");
-    m.setBool("autocast", autocast);
-    if (const auto dtype = d.string("torch_autocast.dtype");
-        dtype && autocast && *dtype != (bf16 ? "torch.bfloat16" : "torch.float16") && *dtype != (bf16 ? "bfloat16" : "float16"))
-        m.unmapped("torch_autocast.dtype", *dtype, "membudget's autocast lowers to the training precision's type");
-    const auto mb = numberOrAuto("train_micro_batch_size_per_gpu");
-    const auto gas = numberOrAuto("gradient_accumulation_steps");
-    const auto total = numberOrAuto("train_batch_size");
-    if (mb) m.setNumber("mb", *mb);
-    if (gas || !d.present("gradient_accumulation_steps")) m.setNumber("microbatches", gas.value_or(1));
-    if (total && mb) {
-        const double perStep = *mb * gas.value_or(1);
-        if (std::fmod(*total, perStep) == 0)
-            m.setNumber("dp", *total / perStep);
-        else
-            m.unmapped("train_batch_size", formatNumber(*total),
-                       "not a multiple of train_micro_batch_size_per_gpu × gradient_accumulation_steps");
-    } else if (total) {
-        m.unmapped("train_batch_size", formatNumber(*total), "needs train_micro_batch_size_per_gpu to give the data-parallel size; set dp");
-    } else if (!d.present("train_batch_size")) {
-        m.unmapped("dp", "", "train_batch_size and train_micro_batch_size_per_gpu give the data-parallel size; set dp");
-    }
-    // DeepSpeed's own buffers (zero/config.py): each set, to the file's value or DeepSpeed's default, so that no
-    // earlier configuration's survives; "auto" (reduce and prefetch buckets) is the HF Trainer's hidden-size rule,
-    // 0 here (integrations/deepspeed.py trainer_config_finalize: hidden², 0.9 × hidden²).
-    const Config defaults;
-    for (const auto& [path, key, value, hfAuto] :
-         {std::tuple<std::string_view, std::string_view, double, bool>{"zero_optimization.reduce_bucket_size", "reduce_bucket_size",
-                                                                       defaults.reduceBucketSize, true},
-          {"zero_optimization.sub_group_size", "sub_group_size", defaults.subGroupSize, false},
-          {"zero_optimization.stage3_prefetch_bucket_size", "stage3_prefetch_bucket_size", defaults.prefetchBucketSize, true},
-          {"zero_optimization.stage3_max_live_parameters", "stage3_max_live_parameters", defaults.maxLiveParameters, false}}) {
-        if (hfAuto && isAuto(path))
-            m.setNumber(key, 0);
-        else if (const auto n = numberOrAuto(path))
-            m.setNumber(key, *n);
-        else
-            m.setNumber(key, value);
-    }
-    // stage3_param_persistence_threshold (default 1e5): "auto" is the HF Trainer's 10 × hidden_size, which the file
-    // cannot say; below any matrix either way, so DeepSpeed's default is taken and said.
-    const std::string_view persistence = "zero_optimization.stage3_param_persistence_threshold";
-    if (isAuto(persistence)) {
-        m.setNumber("stage3_param_persistence_threshold", defaults.persistenceThreshold);
-        m.warn("stage3_param_persistence_threshold auto (10 × hidden): 1e5 taken");
-    } else {
-        m.setNumber("stage3_param_persistence_threshold", numberOrAuto(persistence).value_or(defaults.persistenceThreshold));
-    }
+    readPrecision(a);
+    readBatch(a);
+    readBuffers(a);
     // DeepSpeed's activation_checkpointing section configures the checkpointing the model code calls.
     const bool checkpointing = d.present("activation_checkpointing");
     m.set("ckpt", checkpointing ? "full" : "none");

@@ -1,6 +1,6 @@
 // A configuration written in a framework's own form (docs/import.md), the inverse of that framework's import
 // mapping: import(export(config)) gives the configuration back for every key the format can say. exportConfig
-// hands the configuration to the framework's file (megatron.cpp, torchtitan.cpp, torchtune.cpp, deepspeed.cpp,
+// hands the configuration to the framework's file (megatron_export.cpp, torchtitan.cpp, torchtune.cpp, deepspeed.cpp,
 // vllm.cpp, sglang.cpp), each written over the shared writer (writer.cpp).
 #include "membudget/formats/export.hpp"
 

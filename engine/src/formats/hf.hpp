@@ -2,20 +2,49 @@
 // formats: its architecture fields as assignments. Internal: import.cpp dispatches here.
 #pragma once
 
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "formats/reader.hpp"
+#include "membudget/formats/format_types.hpp"
 #include "membudget/formats/hf.hpp"
-#include "membudget/formats/import.hpp"
 #include "membudget/model/assignments.hpp"
 
 namespace membudget::detail {
 
 // A config.json value by its flattened key (nullptr where absent or null).
 const HfValue* findHfValue(std::span<const HfValue> fields, std::string_view key);
+
+// The architecture rules a config.json's model_type selects (kHfModelTypes, formats/hf.cpp). Each family is read
+// with its own keys and layer shape (transformers' modeling_<type>.py).
+enum class HfFamily : std::uint8_t { llama, gpt2, neox, opt, falcon, gptj, phi, bloom, chatglm };
+
+// What importHfFields reads a config.json with: its values by key, the notices and errors it gives, and the
+// assignments it makes, in the order it makes them.
+struct HfReader {
+    std::span<const HfValue> fields;
+    HfImport& out;
+    std::vector<Assignment>& assignments;
+
+    const HfValue* find(const char* name) const { return findHfValue(fields, name); }
+    std::string text(const char* name, const std::string& fallback) const;
+    bool boolean(const char* name, bool fallback) const;
+    static double numberOf(const HfValue& v);
+    // One field from the first of its spellings present; a required size that is missing is an error.
+    std::optional<double> number(std::initializer_list<const char*> names, const char* field, bool required);
+    void set(const char* field, std::string text) { assignments.push_back({field, std::move(text)}); }
+    void flag(const char* field, bool value) { set(field, value ? "true" : "false"); }
+};
+
+// The layer shape of `family`: its sizes, heads, MLP, positions, norms and biases by the family's own spellings
+// (formats/hf_families.cpp). listed: the model type has rules of its own in kHfModelTypes.
+void readFamilyShape(HfReader& r, HfFamily family, const std::string& type, bool listed);
 
 // A name fit for the `name` field or a notice: control characters dropped, cut to whole UTF-8 characters.
 std::string displayName(std::string_view text);

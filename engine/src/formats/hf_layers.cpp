@@ -272,6 +272,84 @@ void readAttentionPattern(const std::string& type, std::span<const HfValue> fiel
                                                  ": vLLM caches at most the window in the sliding layers"});
 }
 
+namespace {
+
+// What a quantization_config says of the layers' linear weights: their weight_dtype (empty: a format weight_dtype
+// cannot hold), quant_group, and what was read, for the notice.
+struct WeightFormat {
+    std::string dtype, group, read;
+};
+
+// The first of `keys` present as a number.
+std::optional<double> firstNumber(std::span<const HfValue> fields, std::initializer_list<const char*> keys) {
+    for (const char* key : keys)
+        if (const auto* v = findHfValue(fields, key); v && v->type == "number") return parseNumber(v->text);
+    return std::nullopt;
+}
+
+// compressed-tensors' QuantizationScheme per group of targets (config_groups.<name>.weights): num_bits,
+// strategy group (with group_size) or channel. Where groups differ, the one with the most bytes: the most
+// bits and the smallest group, so that nothing is under-counted.
+WeightFormat packedFormat(std::span<const HfValue> fields) {
+    WeightFormat f;
+    double bits = 0, smallest = 0;
+    bool channel = false;
+    for (const auto& v : fields) {
+        const std::string_view key = v.key;
+        if (key.rfind("quantization_config.config_groups.", 0) != 0) continue;
+        const double value = v.type == "number" ? parseNumber(v.text).value_or(0) : 0;
+        if (key.ends_with(".weights.num_bits")) bits = std::max(bits, value);
+        if (key.ends_with(".weights.group_size") && value > 0) smallest = smallest == 0 ? value : std::min(smallest, value);
+        if (key.ends_with(".weights.strategy") && v.type == "string" && v.text == "channel") channel = true;
+    }
+    if (bits == 8) {
+        f.dtype = "int8";
+        f.read = "8-bit packed weights (config_groups)";
+    } else if (bits == 0 || bits == 4) {
+        f.dtype = "int4";
+        if (smallest >= 8 && smallest <= 8192) {
+            f.group = formatNumber(smallest);
+            f.read = "4-bit packed weights, groups of " + f.group + " (config_groups)";
+        } else if (channel) {
+            f.group = "8192";
+            f.read = "4-bit packed weights, per channel (config_groups)";
+        } else {
+            f.group = "128";
+            f.read = "4-bit packed weights (config_groups states no group size: 128 assumed)";
+        }
+    }
+    return f;
+}
+
+// The weights' format by quant_method (and compressed-tensors' format).
+WeightFormat quantizedFormat(std::span<const HfValue> fields, const std::string& method, const std::string& format) {
+    WeightFormat f;
+    if (method == "fp8" || method == "fbgemm_fp8" || (method == "compressed-tensors" && format == "float-quantized")) {
+        f.dtype = "fp8";
+        f.read = "FP8 weights";
+    } else if (method == "awq" || method == "gptq" || method == "awq_marlin" || method == "gptq_marlin") {
+        const auto bits = firstNumber(fields, {"quantization_config.bits", "quantization_config.w_bit"});
+        const auto size = firstNumber(fields, {"quantization_config.group_size", "quantization_config.q_group_size"});
+        if (bits && *bits == 8) {
+            f.dtype = "int8";
+            f.read = "8-bit weights";
+        } else if (bits && *bits == 4) {
+            f.dtype = "int4";
+            // group_size -1 is one scale per output channel: the largest group the field holds, as near as it gets.
+            f.group = size && *size >= 8 && *size <= 8192 ? formatNumber(*size) : "8192";
+            f.read = "4-bit weights, " + (size && *size > 0 ? "groups of " + formatNumber(*size) : std::string("per channel"));
+        }
+    } else if (method == "compressed-tensors" && format == "pack-quantized") {
+        f = packedFormat(fields);
+    } else if (method == "compressed-tensors" && format == "int-quantized") {
+        f.dtype = "int8";
+        f.read = "8-bit weights";
+    }
+    return f;
+}
+
+}  // namespace
+
 // The checkpoint's weight format (quantization_config, transformers' quantizers and vLLM's quantization methods of
 // the same names) as weight_dtype and quant_group, with a notice saying what was read; a format weight_dtype cannot
 // hold is named and the weights stay at the checkpoint's dtype, an over-count. vLLM keeps the embedding, the
@@ -284,11 +362,6 @@ void readWeightFormat(std::span<const HfValue> fields, HfImport& out, std::vecto
         std::transform(t.begin(), t.end(), t.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
         return t;
     };
-    auto number = [&find](std::initializer_list<const char*> keys) -> std::optional<double> {
-        for (const char* key : keys)
-            if (const auto* v = find(key); v && v->type == "number") return parseNumber(v->text);
-        return std::nullopt;
-    };
     const auto* quantization = find("quantization_config");
     assignments.push_back({"expert_weight_dtype", "same"});
     if (!quantization || quantization->type != "object") {
@@ -299,56 +372,7 @@ void readWeightFormat(std::span<const HfValue> fields, HfImport& out, std::vecto
     }
     const std::string method = text("quantization_config.quant_method");
     const std::string format = text("quantization_config.format");
-    std::string dtype, group, read;
-    if (method == "fp8" || method == "fbgemm_fp8" || (method == "compressed-tensors" && format == "float-quantized")) {
-        dtype = "fp8";
-        read = "FP8 weights";
-    } else if (method == "awq" || method == "gptq" || method == "awq_marlin" || method == "gptq_marlin") {
-        const auto bits = number({"quantization_config.bits", "quantization_config.w_bit"});
-        const auto size = number({"quantization_config.group_size", "quantization_config.q_group_size"});
-        if (bits && *bits == 8) {
-            dtype = "int8";
-            read = "8-bit weights";
-        } else if (bits && *bits == 4) {
-            dtype = "int4";
-            // group_size -1 is one scale per output channel: the largest group the field holds, as near as it gets.
-            group = size && *size >= 8 && *size <= 8192 ? formatNumber(*size) : "8192";
-            read = "4-bit weights, " + (size && *size > 0 ? "groups of " + formatNumber(*size) : std::string("per channel"));
-        }
-    } else if (method == "compressed-tensors" && format == "pack-quantized") {
-        // compressed-tensors' QuantizationScheme per group of targets (config_groups.<name>.weights): num_bits,
-        // strategy group (with group_size) or channel. Where groups differ, the one with the most bytes: the most
-        // bits and the smallest group, so that nothing is under-counted.
-        double bits = 0, smallest = 0;
-        bool channel = false;
-        for (const auto& f : fields) {
-            const std::string_view key = f.key;
-            if (key.rfind("quantization_config.config_groups.", 0) != 0) continue;
-            const double value = f.type == "number" ? parseNumber(f.text).value_or(0) : 0;
-            if (key.ends_with(".weights.num_bits")) bits = std::max(bits, value);
-            if (key.ends_with(".weights.group_size") && value > 0) smallest = smallest == 0 ? value : std::min(smallest, value);
-            if (key.ends_with(".weights.strategy") && f.type == "string" && f.text == "channel") channel = true;
-        }
-        if (bits == 8) {
-            dtype = "int8";
-            read = "8-bit packed weights (config_groups)";
-        } else if (bits == 0 || bits == 4) {
-            dtype = "int4";
-            if (smallest >= 8 && smallest <= 8192) {
-                group = formatNumber(smallest);
-                read = "4-bit packed weights, groups of " + group + " (config_groups)";
-            } else if (channel) {
-                group = "8192";
-                read = "4-bit packed weights, per channel (config_groups)";
-            } else {
-                group = "128";
-                read = "4-bit packed weights (config_groups states no group size: 128 assumed)";
-            }
-        }
-    } else if (method == "compressed-tensors" && format == "int-quantized") {
-        dtype = "int8";
-        read = "8-bit weights";
-    }
+    const auto [dtype, group, read] = quantizedFormat(fields, method, format);
     const std::string name = method.empty() ? std::string("no quant_method") : displayName(method.substr(0, 40));
     const auto* experts = find("num_local_experts");
     if (method == "mxfp4" && experts && experts->type == "number" && parseNumber(experts->text).value_or(0) > 1) {

@@ -1,24 +1,20 @@
-// Megatron-LM (megatron/training/arguments.py): its flags read into membudget's keys over the shared reader,
-// and a configuration written back as its flags over the shared writer. The flag tables are in megatron_flags.cpp.
+// Megatron-LM (megatron/training/arguments.py): its flags read into membudget's keys over the shared reader. The
+// flag tables are in megatron_flags.cpp; a configuration is written back as its flags in megatron_export.cpp.
 #include "formats/megatron.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "formats/megatron_flags.hpp"
 #include "formats/reader.hpp"
-#include "formats/writer.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/base/text.hpp"
-#include "membudget/formats/export.hpp"
-#include "membudget/model/architecture.hpp"
-#include "membudget/model/config.hpp"
-#include "membudget/model/fields.hpp"
-#include "membudget/model/layout.hpp"
 #include "model/pipeline_layout.hpp"
 
 namespace membudget::detail {
@@ -38,11 +34,8 @@ std::optional<double> worldSize(Mapping& m, Words& w) {
     return *g * *n;
 }
 
-}  // namespace
-
-void importMegatron(Words& w, Mapping& m) {
-    m.training(Framework::megatron);
-    // Parallelism: Megatron-LM's defaults are 1.
+// Parallelism: Megatron-LM's defaults are 1.
+void readParallelism(Words& w, Mapping& m) {
     if (!setFromFlag(m, w, "tp", {"--tensor-model-parallel-size"})) m.setNumber("tp", 1);
     if (!setFromFlag(m, w, "pp", {"--pipeline-model-parallel-size"})) m.setNumber("pp", 1);
     if (!setFromFlag(m, w, "cp", {"--context-parallel-size"})) m.setNumber("cp", 1);
@@ -59,125 +52,129 @@ void importMegatron(Words& w, Mapping& m) {
             m.unmapped(strategy->name, strategy->value, "not one of no_shard, optim, optim_grads, optim_grads_params");
     }
     m.setNumber("zero", zero);
+}
 
-    // The architecture, where the script gives it.
-    Flag* layersFlag = w.find({"--num-layers"});
-    Flag* hiddenFlag = w.find({"--hidden-size"});
-    Flag* headsFlag = w.find({"--num-attention-heads"});
-    const auto layers = flagNumber(m, layersFlag);
-    const auto hidden = flagNumber(m, hiddenFlag);
-    const auto heads = flagNumber(m, headsFlag);
-    const auto tp = m.number("tp").value_or(1);
-    const auto pp = m.number("pp").value_or(1);
-    const auto cp = m.number("cp").value_or(1);
-    if (layersFlag || hiddenFlag || headsFlag) {
-        m.set("model", "custom");
-        m.set("name", "");  // a script names no model: nothing of an earlier one stays
-        m.setNumber("params", 0);
-        if (layers) m.setNumber("layers", *layers);
-        if (hidden) m.setNumber("hidden", *hidden);
-        if (heads) m.setNumber("heads", *heads);
-        const bool swiglu = w.has({"--swiglu"});
-        m.setBool("gated_ffn", swiglu);
-        if (!setFromFlag(m, w, "ffn", {"--ffn-hidden-size"}) && hidden)
-            // arguments.py: ffn_hidden_size defaults to 4h, or with SwiGLU to int(4h · 2/3 / 64) × 64.
-            m.setNumber("ffn", swiglu ? std::floor(4 * *hidden * 2 / 3 / 64) * 64 : 4 * *hidden);
-        if (w.has({"--group-query-attention"})) {
-            if (!setFromFlag(m, w, "kv_heads", {"--num-query-groups"}))
-                m.unmapped("--group-query-attention", "", "without --num-query-groups");
-        } else if (heads) {
-            m.setNumber("kv_heads", *heads);
-        }
-        if (!setFromFlag(m, w, "head_dim", {"--kv-channels"})) m.setNumber("head_dim", 0);
-        const Flag* normFlag = w.find({"--normalization"});
-        m.set("norm", normFlag && lower(normFlag->value) == "rmsnorm" ? "rmsnorm" : "layernorm");
-        m.setBool("bias", !w.has({"--disable-bias-linear"}));
-        m.setBool("qkv_bias", w.has({"--add-qkv-bias"}));
-        // Megatron-LM's --qk-layernorm norms the queries and keys over each head (q_layernorm of
-        // hidden_size_per_attention_head in SelfAttention); under --multi-latent-attention it is MLA's own norms of
-        // the compressed query and key-value (q_layernorm, kv_layernorm in MLASelfAttention), which MLA has anyway.
-        m.set("qk_norm", w.has({"--qk-layernorm"}) && !w.has({"--multi-latent-attention"}) ? "per_head" : "none");
-        m.setBool("tied_embeddings", !w.has({"--untie-embeddings-and-output-weights"}));
-        // Positions: learned_absolute (the default) keeps a table of max_position_embeddings rows.
-        const Flag* posFlag = w.find({"--position-embedding-type"});
-        const bool learned =
-            (!posFlag || posFlag->value == "learned_absolute") && !w.has({"--use-rotary-position-embeddings", "--no-position-embedding"});
-        if (!learned) {
-            m.setNumber("pos_emb", 0);
-        } else if (!setFromFlag(m, w, "pos_emb", {"--max-position-embeddings"})) {
-            if (const auto seq = flagNumber(m, w.find({"--seq-length"}))) m.setNumber("pos_emb", *seq);
-        }
-        // --max-position-embeddings is also the longest sequence the model takes (its rotary cache, the HF
-        // conversions' max_position_embeddings): the context window.
-        setFromFlag(m, w, "context_window", {"--max-position-embeddings"});
-        // The vocabulary: --vocab-size, or the GPT-2 or Llama-2 tokenizer's, padded as _vocab_size_with_padding
-        // pads it, to a multiple of make_vocab_size_divisible_by (128) × TP.
-        double divisible = 128;
-        if (const auto d = flagNumber(m, w.find({"--make-vocab-size-divisible-by"}))) {
-            // _vocab_size_with_padding divides by it: anything but a positive integer stops Megatron-LM at start-up.
-            if (*d >= 1 && std::floor(*d) == *d)
-                divisible = *d;
-            else
-                m.error("--make-vocab-size-divisible-by " + formatNumber(*d) +
-                        ": must be a positive integer (_vocab_size_with_padding pads to a multiple of it)");
-        }
-        const Flag* tokenizer = w.find({"--tokenizer-type"});
-        std::optional<double> vocab;
-        if (Flag* size = w.find({"--vocab-size"})) {
-            vocab = flagNumber(m, size);
-            if (vocab && tokenizer && tokenizer->value == "NullTokenizer") *vocab += 1;  // NullTokenizer adds its EOD token
-        } else if ((tokenizer && tokenizer->value == "GPT2BPETokenizer") || (!tokenizer && w.has({"--merge-file", "--vocab-file"}))) {
-            vocab = 50257;  // GPT-2's BPE (a --vocab-file and --merge-file with no --tokenizer-type: older Megatron-LM's default)
-        } else {
-            m.unmapped(tokenizer ? "--tokenizer-type" : "vocab", tokenizer ? tokenizer->value : "",
-                       "the vocabulary comes from the tokenizer's files; set vocab");
-        }
-        if (vocab) m.setNumber("vocab", ceilTo(*vocab, divisible * tp));
-        // Mixture of experts.
-        if (setFromFlag(m, w, "experts", {"--num-experts"})) {
-            if (!setFromFlag(m, w, "experts_per_token", {"--moe-router-topk"})) m.setNumber("experts_per_token", 2);
-            if (!setFromFlag(m, w, "moe_ffn", {"--moe-ffn-hidden-size"})) m.setNumber("moe_ffn", 0);
-            if (!setFromFlag(m, w, "shared_expert_ffn", {"--moe-shared-expert-intermediate-size"})) m.setNumber("shared_expert_ffn", 0);
-            m.setBool("shared_expert_gate", w.has({"--moe-shared-expert-gate"}));
-            m.setNumber("moe_layer_freq", 1);
-            if (Flag* freq = w.find({"--moe-layer-freq"})) {
-                if (const auto f = parseNumber(freq->value); f && freq->unresolved.empty())
-                    m.setNumber("moe_layer_freq", *f);
-                else {
-                    m.erase("moe_layer_freq");
-                    m.unmapped(freq->name, freq->value,
-                               "a layer pattern; membudget takes a frequency N (every N-th layer) and first_dense_layers");
-                }
-            }
-            if (!setFromFlag(m, w, "capacity_factor", {"--moe-expert-capacity-factor"})) m.setNumber("capacity_factor", 1);
-            // The flex dispatcher with DeepEP (--moe-enable-deepep, or --moe-flex-dispatcher-backend deepep) holds
-            // DeepEP's Buffer (fused_a2a.py); alltoall does not. allgather's gathered tokens are not modelled.
-            const Flag* dispatcher = w.find({"--moe-token-dispatcher-type"});
-            const Flag* backend = w.find({"--moe-flex-dispatcher-backend"});
-            const bool flex = dispatcher && dispatcher->value == "flex";
-            const bool deepep = flex && (w.has({"--moe-enable-deepep"}) || !backend || backend->value == "deepep");
-            m.set("moe_dispatcher", deepep ? "deepep" : "alltoall");
-            if (dispatcher && dispatcher->value == "allgather")
-                m.unmapped(dispatcher->name, dispatcher->value,
-                           "the all-gather dispatcher's gathered tokens are not modelled; computed as alltoall");
-            if (flex && backend && backend->value != "deepep")
-                m.unmapped(backend->name, backend->value, "only DeepEP's buffer is modelled; computed as alltoall");
-        } else {
-            m.setNumber("experts", 0);
-        }
-        if (w.has({"--multi-latent-attention"})) {
-            if (!setFromFlag(m, w, "q_lora_rank", {"--q-lora-rank"})) m.setNumber("q_lora_rank", 0);
-            setFromFlag(m, w, "kv_lora_rank", {"--kv-lora-rank"});
-            setFromFlag(m, w, "qk_nope_dim", {"--qk-head-dim"});
-            setFromFlag(m, w, "qk_rope_dim", {"--qk-pos-emb-head-dim"});
-            setFromFlag(m, w, "v_head_dim", {"--v-head-dim"});
-        } else {
-            m.setNumber("kv_lora_rank", 0);
-        }
-        if (!setFromFlag(m, w, "mtp_layers", {"--mtp-num-layers"})) m.setNumber("mtp_layers", 0);
+// The layer's shape: its sizes, MLP, attention heads, norms and biases.
+void readLayerShape(Words& w, Mapping& m, std::optional<double> layers, std::optional<double> hidden, std::optional<double> heads) {
+    m.set("model", "custom");
+    m.set("name", "");  // a script names no model: nothing of an earlier one stays
+    m.setNumber("params", 0);
+    if (layers) m.setNumber("layers", *layers);
+    if (hidden) m.setNumber("hidden", *hidden);
+    if (heads) m.setNumber("heads", *heads);
+    const bool swiglu = w.has({"--swiglu"});
+    m.setBool("gated_ffn", swiglu);
+    if (!setFromFlag(m, w, "ffn", {"--ffn-hidden-size"}) && hidden)
+        // arguments.py: ffn_hidden_size defaults to 4h, or with SwiGLU to int(4h · 2/3 / 64) × 64.
+        m.setNumber("ffn", swiglu ? std::floor(4 * *hidden * 2 / 3 / 64) * 64 : 4 * *hidden);
+    if (w.has({"--group-query-attention"})) {
+        if (!setFromFlag(m, w, "kv_heads", {"--num-query-groups"})) m.unmapped("--group-query-attention", "", "without --num-query-groups");
+    } else if (heads) {
+        m.setNumber("kv_heads", *heads);
     }
+    if (!setFromFlag(m, w, "head_dim", {"--kv-channels"})) m.setNumber("head_dim", 0);
+    const Flag* normFlag = w.find({"--normalization"});
+    m.set("norm", normFlag && lower(normFlag->value) == "rmsnorm" ? "rmsnorm" : "layernorm");
+    m.setBool("bias", !w.has({"--disable-bias-linear"}));
+    m.setBool("qkv_bias", w.has({"--add-qkv-bias"}));
+    // Megatron-LM's --qk-layernorm norms the queries and keys over each head (q_layernorm of
+    // hidden_size_per_attention_head in SelfAttention); under --multi-latent-attention it is MLA's own norms of
+    // the compressed query and key-value (q_layernorm, kv_layernorm in MLASelfAttention), which MLA has anyway.
+    m.set("qk_norm", w.has({"--qk-layernorm"}) && !w.has({"--multi-latent-attention"}) ? "per_head" : "none");
+    m.setBool("tied_embeddings", !w.has({"--untie-embeddings-and-output-weights"}));
+}
 
-    // Pipeline layout.
+// Positions: learned_absolute (the default) keeps a table of max_position_embeddings rows.
+void readPositions(Words& w, Mapping& m) {
+    const Flag* posFlag = w.find({"--position-embedding-type"});
+    const bool learned =
+        (!posFlag || posFlag->value == "learned_absolute") && !w.has({"--use-rotary-position-embeddings", "--no-position-embedding"});
+    if (!learned) {
+        m.setNumber("pos_emb", 0);
+    } else if (!setFromFlag(m, w, "pos_emb", {"--max-position-embeddings"})) {
+        if (const auto seq = flagNumber(m, w.find({"--seq-length"}))) m.setNumber("pos_emb", *seq);
+    }
+    // --max-position-embeddings is also the longest sequence the model takes (its rotary cache, the HF
+    // conversions' max_position_embeddings): the context window.
+    setFromFlag(m, w, "context_window", {"--max-position-embeddings"});
+}
+
+// The vocabulary: --vocab-size, or the GPT-2 or Llama-2 tokenizer's, padded as _vocab_size_with_padding
+// pads it, to a multiple of make_vocab_size_divisible_by (128) × TP.
+void readVocabulary(Words& w, Mapping& m, double tp) {
+    double divisible = 128;
+    if (const auto d = flagNumber(m, w.find({"--make-vocab-size-divisible-by"}))) {
+        // _vocab_size_with_padding divides by it: anything but a positive integer stops Megatron-LM at start-up.
+        if (*d >= 1 && std::floor(*d) == *d)
+            divisible = *d;
+        else
+            m.error("--make-vocab-size-divisible-by " + formatNumber(*d) +
+                    ": must be a positive integer (_vocab_size_with_padding pads to a multiple of it)");
+    }
+    const Flag* tokenizer = w.find({"--tokenizer-type"});
+    std::optional<double> vocab;
+    if (Flag* size = w.find({"--vocab-size"})) {
+        vocab = flagNumber(m, size);
+        if (vocab && tokenizer && tokenizer->value == "NullTokenizer") *vocab += 1;  // NullTokenizer adds its EOD token
+    } else if ((tokenizer && tokenizer->value == "GPT2BPETokenizer") || (!tokenizer && w.has({"--merge-file", "--vocab-file"}))) {
+        vocab = 50257;  // GPT-2's BPE (a --vocab-file and --merge-file with no --tokenizer-type: older Megatron-LM's default)
+    } else {
+        m.unmapped(tokenizer ? "--tokenizer-type" : "vocab", tokenizer ? tokenizer->value : "",
+                   "the vocabulary comes from the tokenizer's files; set vocab");
+    }
+    if (vocab) m.setNumber("vocab", ceilTo(*vocab, divisible * tp));
+}
+
+// Mixture of experts.
+void readExperts(Words& w, Mapping& m) {
+    if (!setFromFlag(m, w, "experts", {"--num-experts"})) {
+        m.setNumber("experts", 0);
+        return;
+    }
+    if (!setFromFlag(m, w, "experts_per_token", {"--moe-router-topk"})) m.setNumber("experts_per_token", 2);
+    if (!setFromFlag(m, w, "moe_ffn", {"--moe-ffn-hidden-size"})) m.setNumber("moe_ffn", 0);
+    if (!setFromFlag(m, w, "shared_expert_ffn", {"--moe-shared-expert-intermediate-size"})) m.setNumber("shared_expert_ffn", 0);
+    m.setBool("shared_expert_gate", w.has({"--moe-shared-expert-gate"}));
+    m.setNumber("moe_layer_freq", 1);
+    if (Flag* freq = w.find({"--moe-layer-freq"})) {
+        if (const auto f = parseNumber(freq->value); f && freq->unresolved.empty())
+            m.setNumber("moe_layer_freq", *f);
+        else {
+            m.erase("moe_layer_freq");
+            m.unmapped(freq->name, freq->value, "a layer pattern; membudget takes a frequency N (every N-th layer) and first_dense_layers");
+        }
+    }
+    if (!setFromFlag(m, w, "capacity_factor", {"--moe-expert-capacity-factor"})) m.setNumber("capacity_factor", 1);
+    // The flex dispatcher with DeepEP (--moe-enable-deepep, or --moe-flex-dispatcher-backend deepep) holds
+    // DeepEP's Buffer (fused_a2a.py); alltoall does not. allgather's gathered tokens are not modelled.
+    const Flag* dispatcher = w.find({"--moe-token-dispatcher-type"});
+    const Flag* backend = w.find({"--moe-flex-dispatcher-backend"});
+    const bool flex = dispatcher && dispatcher->value == "flex";
+    const bool deepep = flex && (w.has({"--moe-enable-deepep"}) || !backend || backend->value == "deepep");
+    m.set("moe_dispatcher", deepep ? "deepep" : "alltoall");
+    if (dispatcher && dispatcher->value == "allgather")
+        m.unmapped(dispatcher->name, dispatcher->value,
+                   "the all-gather dispatcher's gathered tokens are not modelled; computed as alltoall");
+    if (flex && backend && backend->value != "deepep")
+        m.unmapped(backend->name, backend->value, "only DeepEP's buffer is modelled; computed as alltoall");
+}
+
+// Multi-latent attention, and the multi-token prediction layers.
+void readLatentAttention(Words& w, Mapping& m) {
+    if (w.has({"--multi-latent-attention"})) {
+        if (!setFromFlag(m, w, "q_lora_rank", {"--q-lora-rank"})) m.setNumber("q_lora_rank", 0);
+        setFromFlag(m, w, "kv_lora_rank", {"--kv-lora-rank"});
+        setFromFlag(m, w, "qk_nope_dim", {"--qk-head-dim"});
+        setFromFlag(m, w, "qk_rope_dim", {"--qk-pos-emb-head-dim"});
+        setFromFlag(m, w, "v_head_dim", {"--v-head-dim"});
+    } else {
+        m.setNumber("kv_lora_rank", 0);
+    }
+    if (!setFromFlag(m, w, "mtp_layers", {"--mtp-num-layers"})) m.setNumber("mtp_layers", 0);
+}
+
+// Pipeline layout.
+void readPipelineLayout(Words& w, Mapping& m, std::optional<double> layers, double pp) {
     if (!setFromFlag(m, w, "first_stage_layers", {"--decoder-first-pipeline-num-layers"})) m.setNumber("first_stage_layers", 0);
     if (!setFromFlag(m, w, "last_stage_layers", {"--decoder-last-pipeline-num-layers"})) m.setNumber("last_stage_layers", 0);
     m.setBool("overlap_grad_reduce", w.has({"--overlap-grad-reduce"}));
@@ -204,18 +201,20 @@ void importMegatron(Words& w, Mapping& m) {
     } else if (!setFromFlag(m, w, "vpp", {"--num-virtual-stages-per-pipeline-rank", "--virtual-pipeline-model-parallel-size"})) {
         m.setNumber("vpp", 1);
     }
+}
 
-    // Batch: the world size gives DP, and the global batch the micro-batches.
+// Batch: the world size gives DP, and the global batch the micro-batches.
+void readBatch(Words& w, Mapping& m, double modelParallel) {
     setFromFlag(m, w, "seq", {"--seq-length", "--encoder-seq-length"});
     const auto mb = flagNumber(m, w.find({"--micro-batch-size"}));
     if (mb) m.setNumber("mb", *mb);
     std::optional<double> dp;
     if (const auto world = worldSize(m, w)) {
-        if (std::fmod(*world, tp * pp * cp) == 0)
-            dp = *world / (tp * pp * cp);
+        if (std::fmod(*world, modelParallel) == 0)
+            dp = *world / modelParallel;
         else
             m.unmapped("dp", formatNumber(*world) + " GPUs",
-                       "the world size is not a multiple of TP × PP × CP = " + formatNumber(tp * pp * cp) + "; set dp");
+                       "the world size is not a multiple of TP × PP × CP = " + formatNumber(modelParallel) + "; set dp");
     } else {
         m.unmapped("dp", "", "the script does not say how many GPUs it runs on (torchrun --nproc-per-node and --nnodes); set dp");
     }
@@ -228,9 +227,11 @@ void importMegatron(Words& w, Mapping& m) {
     } else if (dp && mb) {
         m.setNumber("microbatches", 1);  // the global batch defaults to mb × dp
     }
+}
 
-    // A value outside a flag's argparse choices stops Megatron-LM before it starts (arguments.py): an error naming
-    // the flag and what it takes, never a default in its place.
+// A value outside a flag's argparse choices stops Megatron-LM before it starts (arguments.py): an error naming
+// the flag and what it takes, never a default in its place.
+void refuseOutsideChoices(Words& w, Mapping& m) {
     for (const auto& [name, choices] : std::initializer_list<std::pair<const char*, std::vector<std::string>>>{
              {"--recompute-granularity", {"full", "selective"}},
              {"--recompute-method", {"uniform", "block"}},
@@ -244,9 +245,11 @@ void importMegatron(Words& w, Mapping& m) {
                     " (arguments.py); it stops at start-up");
         }
     }
+}
 
-    // Memory-saving choices. --recompute-activations is the older spelling of selective recomputation
-    // (arguments.py validate_args: recompute_granularity = 'selective').
+// Memory-saving choices. --recompute-activations is the older spelling of selective recomputation
+// (arguments.py validate_args: recompute_granularity = 'selective').
+void readRecomputation(Words& w, Mapping& m) {
     const Flag* granularity = w.find({"--recompute-granularity"});
     m.set("ckpt", granularity && (granularity->value == "full" || granularity->value == "selective") ? granularity->value
                   : w.has({"--recompute-activations"})                                               ? "selective"
@@ -262,6 +265,10 @@ void importMegatron(Words& w, Mapping& m) {
                 m.unmapped(n->name, n->value, "uniform recomputation of groups of layers: membudget keeps every layer's input");
         }
     }
+}
+
+// Precision, the gradients' dtype, attention's kernel, dropout and the optimizer.
+void readPrecisionAndOptimizer(Words& w, Mapping& m) {
     const bool bf16 = w.has({"--bf16"}), fp16 = w.has({"--fp16"});
     const Flag* fp8 = w.find({"--fp8-format", "--fp8"});
     m.set("precision", fp8 ? "fp8" : bf16 ? "bf16" : fp16 ? "fp16" : "fp32");
@@ -283,6 +290,37 @@ void importMegatron(Words& w, Mapping& m) {
     } else {
         m.set("optimizer", "adamw");
     }
+}
+
+}  // namespace
+
+void importMegatron(Words& w, Mapping& m) {
+    m.training(Framework::megatron);
+    readParallelism(w, m);
+
+    // The architecture, where the script gives it.
+    Flag* layersFlag = w.find({"--num-layers"});
+    Flag* hiddenFlag = w.find({"--hidden-size"});
+    Flag* headsFlag = w.find({"--num-attention-heads"});
+    const auto layers = flagNumber(m, layersFlag);
+    const auto hidden = flagNumber(m, hiddenFlag);
+    const auto heads = flagNumber(m, headsFlag);
+    const auto tp = m.number("tp").value_or(1);
+    const auto pp = m.number("pp").value_or(1);
+    const auto cp = m.number("cp").value_or(1);
+    if (layersFlag || hiddenFlag || headsFlag) {
+        readLayerShape(w, m, layers, hidden, heads);
+        readPositions(w, m);
+        readVocabulary(w, m, tp);
+        readExperts(w, m);
+        readLatentAttention(w, m);
+    }
+
+    readPipelineLayout(w, m, layers, pp);
+    readBatch(w, m, tp * pp * cp);
+    refuseOutsideChoices(w, m);
+    readRecomputation(w, m);
+    readPrecisionAndOptimizer(w, m);
     const bool megatron = std::any_of(w.flags().begin(), w.flags().end(), [](const Flag& f) {
         return kMegatronSwitches.count(f.name) > 0 || f.name == "--num-layers" || f.name == "--hidden-size" ||
                f.name == "--micro-batch-size" || f.name == "--tensor-model-parallel-size" || f.name == "--pipeline-model-parallel-size" ||
@@ -294,150 +332,6 @@ void importMegatron(Words& w, Mapping& m) {
         m.warn("${" + d.substr(0, d.find(' ')) + "} is set nowhere in the script: its default " + d.substr(d.find(' ') + 1) + " was used");
     readAllocatorConf(m, w);
     w.listUnread(m, kMegatronIgnored, "not modelled by membudget");
-}
-
-ExportResult exportMegatron(const Config& c) {
-    Exporter e(c);
-    e.skipTrainingExtras(ImportFormat::megatron);
-    const double world = worldSize(c);
-    const double perNode = std::fmod(world, c.gpusPerNode) == 0 ? c.gpusPerNode : world;
-    std::vector<std::string> l{"torchrun --nproc-per-node " + formatNumber(perNode) + " --nnodes " + formatNumber(world / perNode) +
-                               " pretrain_gpt.py"};
-    auto flag = [&l](std::string text) { l.push_back(std::move(text)); };
-    flag("--tensor-model-parallel-size " + formatNumber(c.tp));
-    flag("--pipeline-model-parallel-size " + formatNumber(c.pp));
-    if (c.cp > 1) flag("--context-parallel-size " + formatNumber(c.cp));
-    if (c.ep > 1) flag("--expert-model-parallel-size " + formatNumber(c.ep));
-    if (c.etp > 0) flag("--expert-tensor-parallel-size " + formatNumber(c.etp));
-    if (c.sp) flag("--sequence-parallel");
-    if (c.zero == 1) flag("--use-distributed-optimizer");
-    if (c.zero >= 2)
-        flag("--use-megatron-fsdp --data-parallel-sharding-strategy " + std::string(c.zero == 2 ? "optim_grads" : "optim_grads_params"));
-    if (c.overlapGradReduce) flag("--overlap-grad-reduce");
-    if (c.overlapParamGather) flag("--overlap-param-gather");
-    if (c.overlapMoeComm) flag("--overlap-moe-expert-parallel-comm");
-    // The layout's characters (E, L, t, m, digits, | ( ) * ,) need the shell's single quotes, and hold none.
-    if (!c.pipelineLayout.empty())
-        flag("--pipeline-model-parallel-layout '" + c.pipelineLayout + "'");
-    else if (c.vpp > 1)
-        flag("--num-virtual-stages-per-pipeline-rank " + formatNumber(c.vpp));
-    if (c.firstStageLayers > 0) flag("--decoder-first-pipeline-num-layers " + formatNumber(c.firstStageLayers));
-    if (c.lastStageLayers > 0) flag("--decoder-last-pipeline-num-layers " + formatNumber(c.lastStageLayers));
-    if (c.splitAccounts == SplitAccounts::embedding || c.splitAccounts == SplitAccounts::both)
-        flag("--account-for-embedding-in-pipeline-split");
-    if (c.splitAccounts == SplitAccounts::loss || c.splitAccounts == SplitAccounts::both) flag("--account-for-loss-in-pipeline-split");
-    // Flags carry an architecture, not a name: it comes back as model = custom, its count derived from it.
-    if (c.model != "custom") e.skip("model", c.model, "flags name no model (read back as custom)");
-    if (c.params != 0 && c.params != derivedParameterCount(c))
-        e.skip("params", formatNumber(c.params), "flags give the architecture, of " + formatNumber(derivedParameterCount(c)));
-    flag("--num-layers " + formatNumber(c.layers));
-    flag("--hidden-size " + formatNumber(c.hidden));
-    flag("--ffn-hidden-size " + formatNumber(c.ffn));
-    flag("--num-attention-heads " + formatNumber(c.heads));
-    if (c.kvHeads != c.heads) flag("--group-query-attention --num-query-groups " + formatNumber(c.kvHeads));
-    if (c.headDim > 0) flag("--kv-channels " + formatNumber(c.headDim));
-    if (c.gatedFfn) flag("--swiglu");
-    if (c.norm == Norm::rmsnorm) flag("--normalization RMSNorm");
-    if (!c.bias) flag("--disable-bias-linear");
-    if (c.qkvBias) flag("--add-qkv-bias");
-    // Megatron-LM's --add-bias-linear is every linear or none, and its GPT layer has two norms and a plain head.
-    if (c.attentionBias && !c.bias) e.skip("attention_bias", "true", "Megatron-LM has no biases on attention alone");
-    if (c.mlpBias && !c.bias) e.skip("mlp_bias", "true", "Megatron-LM has no biases on the MLP alone");
-    if (c.outputBias) e.skip("output_bias", "true", "Megatron-LM's output layer has no bias");
-    if (c.sharedNorm) e.skip("shared_norm", "true", "Megatron-LM's GPT layer has a norm before attention and one before the MLP");
-    if (c.embeddingNorm) e.skip("embedding_norm", "true", "Megatron-LM has no norm on the embeddings");
-    if (!c.layerPattern.empty())
-        e.skip("layer_pattern", c.layerPattern.substr(0, 16) + (c.layerPattern.size() > 16 ? "…" : ""),
-               "a hybrid stack is Megatron-LM's Mamba model (pretrain_mamba.py, --hybrid-override-pattern), not a GPT layer");
-    if (!c.tiedEmbeddings) flag("--untie-embeddings-and-output-weights");
-    if (c.qkNorm == QkNorm::perHead) flag("--qk-layernorm");
-    if (c.qkNorm == QkNorm::fullWidth) e.skip("qk_norm", "full_width", "--qk-layernorm norms each head");
-    // --max-position-embeddings is the learned table's rows and the longest sequence alike (the context window).
-    if (c.posEmb > 0) {
-        flag("--position-embedding-type learned_absolute --max-position-embeddings " + formatNumber(c.posEmb));
-        if (c.contextWindow != c.posEmb)
-            e.skip("context_window", formatNumber(c.contextWindow), "--max-position-embeddings is the learned table too");
-    } else {
-        flag("--position-embedding-type rope" +
-             (c.contextWindow > 0 ? " --max-position-embeddings " + formatNumber(c.contextWindow) : std::string()));
-    }
-    // What a GPT layer of Megatron-LM's flags here does not write.
-    for (const auto& [key, value] : {std::pair<const char*, double>{"sliding_window", c.slidingWindow},
-                                     {"full_attention_every", c.fullAttentionEvery},
-                                     {"attention_chunk", c.attentionChunk},
-                                     {"attention_sinks", c.attentionSinks ? 1 : 0},
-                                     {"post_norms", c.postNorms ? 1 : 0},
-                                     {"index_heads", c.indexHeads}})
-        if (value != 0) e.skip(key, fieldText(c, *findField(key)), "not written here");
-    // NullTokenizer adds its EOD token to --vocab-size; divisible-by 1 keeps the padding to a multiple of TP.
-    flag("--tokenizer-type NullTokenizer --vocab-size " + formatNumber(c.vocab - 1) + " --make-vocab-size-divisible-by 1");
-    if (std::fmod(c.vocab, c.tp) != 0) e.skip("vocab", formatNumber(c.vocab), "Megatron-LM pads the vocabulary to a multiple of TP");
-    if (c.experts > 0) {
-        flag("--num-experts " + formatNumber(c.experts) + " --moe-router-topk " + formatNumber(c.expertsPerToken));
-        if (c.moeFfn > 0) flag("--moe-ffn-hidden-size " + formatNumber(c.moeFfn));
-        if (c.sharedExpertFfn > 0) flag("--moe-shared-expert-intermediate-size " + formatNumber(c.sharedExpertFfn));
-        if (c.sharedExpertGate) flag("--moe-shared-expert-gate");
-        if (c.moeLayerFreq != 1) flag("--moe-layer-freq " + formatNumber(c.moeLayerFreq));
-        if (c.capacityFactor != 1) flag("--moe-expert-capacity-factor " + formatNumber(c.capacityFactor));
-        if (c.moeDispatcher == MoeDispatcher::deepep) flag("--moe-token-dispatcher-type flex --moe-enable-deepep");
-        if (c.firstDenseLayers > 0)
-            e.skip("first_dense_layers", formatNumber(c.firstDenseLayers), "write it in --moe-layer-freq's pattern form");
-        if (c.routerBias) e.skip("router_bias", "true", "--moe-router-enable-expert-bias has no memory model here");
-    }
-    if (c.kvLoraRank > 0) {
-        flag("--multi-latent-attention --q-lora-rank " + formatNumber(c.qLoraRank) + " --kv-lora-rank " + formatNumber(c.kvLoraRank));
-        flag("--qk-head-dim " + formatNumber(c.qkNopeDim) + " --qk-pos-emb-head-dim " + formatNumber(c.qkRopeDim) + " --v-head-dim " +
-             formatNumber(c.vHeadDim));
-    }
-    if (c.mtpLayers > 0) flag("--mtp-num-layers " + formatNumber(c.mtpLayers));
-    flag("--seq-length " + formatNumber(c.seq));
-    flag("--micro-batch-size " + formatNumber(c.mb) + " --global-batch-size " + formatNumber(c.mb * c.microbatches * c.dp));
-    if (c.ckpt == Checkpointing::full)
-        flag(c.recomputeLayers > 0
-                 ? "--recompute-granularity full --recompute-method block --recompute-num-layers " + formatNumber(c.recomputeLayers)
-                 : "--recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
-    else if (c.ckpt == Checkpointing::selective)
-        flag("--recompute-granularity selective");
-    else if (c.ckpt == Checkpointing::op)
-        e.skip("ckpt", "op", "torchtitan's op-level checkpointing; Megatron-LM has selective or full");
-    if (c.ckptEvery != 1)
-        e.skip("ckpt_every", formatNumber(c.ckptEvery), "Megatron-LM checkpoints consecutive layers (--recompute-num-layers)");
-    switch (c.precision) {
-        case Precision::bf16:
-            flag(c.staticBytes == 18 ? "--bf16" : "--bf16 --grad-reduce-in-bf16");
-            break;
-        case Precision::fp16:
-            flag(c.staticBytes == 18 ? "--fp16 --accumulate-allreduce-grads-in-fp32" : "--fp16");
-            break;
-        case Precision::fp8:
-            flag(c.staticBytes == 18 ? "--bf16 --fp8-format hybrid" : "--bf16 --grad-reduce-in-bf16 --fp8-format hybrid");
-            break;
-        case Precision::fp32:
-            break;
-    }
-    if (c.attention == Attention::eager) flag("--attention-backend unfused");
-    if (!c.dropout) flag("--hidden-dropout 0 --attention-dropout 0");
-    switch (c.optimizer) {
-        case Optimizer::adamw:
-            flag("--optimizer adam");
-            break;
-        case Optimizer::sgd:
-            flag("--optimizer sgd");
-            break;
-        case Optimizer::muon:
-            flag("--optimizer muon");
-            break;
-        default:
-            e.skip("optimizer", std::string(toString(c.optimizer)), "Megatron-LM has adam, sgd and muon");
-    }
-    ExportResult r = std::move(e.result());
-    // PyTorch's allocator settings, as the launch script exports them (readAllocatorConf reads them back).
-    std::string allocator;
-    if (c.expandableSegments) allocator = "expandable_segments:True";
-    if (c.maxSplitSizeMb > 0) allocator += (allocator.empty() ? "" : ",") + ("max_split_size_mb:" + formatNumber(c.maxSplitSizeMb));
-    if (!allocator.empty()) allocator = "export PYTORCH_CUDA_ALLOC_CONF=" + allocator + "\n";
-    r.text = "# membudget export: Megatron-LM (" + (c.name.empty() ? c.model : c.name) + ")\n" + notes(r, "#") + allocator + command(l);
-    return r;
 }
 
 }  // namespace membudget::detail

@@ -7,7 +7,7 @@
 
 #include "membudget/base/choices.hpp"
 #include "membudget/base/text.hpp"
-#include "membudget/formats/import.hpp"
+#include "membudget/formats/format_types.hpp"
 #include "membudget/model/assignments.hpp"
 #include "membudget/model/fields.hpp"
 #include "membudget/model/presets.hpp"

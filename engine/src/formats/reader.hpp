@@ -20,7 +20,7 @@
 #include "membudget/base/choices.hpp"
 #include "membudget/base/problem.hpp"
 #include "membudget/base/text.hpp"
-#include "membudget/formats/import.hpp"
+#include "membudget/formats/format_types.hpp"
 #include "membudget/model/assignments.hpp"
 
 namespace membudget::detail {

@@ -15,7 +15,7 @@
 #include "formats/writer.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/base/text.hpp"
-#include "membudget/formats/export.hpp"
+#include "membudget/formats/format_types.hpp"
 #include "membudget/model/config.hpp"
 
 namespace membudget::detail {
@@ -134,11 +134,10 @@ const std::set<std::string_view> kSglangIgnored{"--host",
                                                 "--enable-deterministic-inference",
                                                 "--enable-priority-scheduling"};
 
-void importSglang(Words& w, Mapping& m) {
-    m.set("mode", "inference");
-    m.set("framework", "sglang");
-    m.set("method", "membudget");
-    // --model-path MODEL, or its alias --model (ServerArgs.model_path).
+namespace {
+
+// --model-path MODEL, or its alias --model (ServerArgs.model_path).
+std::optional<std::string> readModel(Words& w, Mapping& m) {
     std::optional<std::string> model;
     if (Flag* f = w.find({"--model-path", "--model"})) model = f->value;
     if (model) {
@@ -148,6 +147,11 @@ void importSglang(Words& w, Mapping& m) {
         else
             m.unmapped("model", *model, "not a preset; import its config.json (format hf) for the architecture");
     }
+    return model;
+}
+
+// The layout: TP, PP, DP, and the experts' EP and ETP within the TP group.
+void readLayout(Words& w, Mapping& m) {
     // tp_size, pp_size, dp_size and ep_size are 1 unless given (ServerArgs).
     const double tp = setFromFlag(m, w, "tp", kTp) ? m.number("tp").value_or(1) : (m.setNumber("tp", 1), 1.0);
     if (!setFromFlag(m, w, "pp", kPp)) m.setNumber("pp", 1);
@@ -181,6 +185,10 @@ void importSglang(Words& w, Mapping& m) {
     if (std::fmod(tp, ep) != 0)
         m.warn("ep " + formatNumber(ep) + " does not divide tp " + formatNumber(tp) +
                ": SGLang splits the experts within the TP group and refuses it");
+}
+
+// The requests: the context length, how many run at once, the tokens a prefill batch holds and the KV cache's page.
+void readRequests(Words& w, Mapping& m) {
     setFromFlag(m, w, "seq", {"--context-length"});
     // max_running_requests unset: the request pool holds min(max(pool tokens / context length × 512, 2048), 4096)
     // slots (model_executor/model_runner_kv_cache_mixin.py ModelRunnerKVCacheMixin.init_memory; _resolve_max_num_reqs in
@@ -224,6 +232,10 @@ void importSglang(Words& w, Mapping& m) {
             "--page-size not given: SGLang's default page of 1 token (arg_groups/overrides.py _page_size_default) taken "
             "as kv_block 1; some attention backends raise it (FlashMLA 64, TRT-LLM MLA 32 or 64)");
     }
+}
+
+// The weights' and the KV cache's dtypes.
+void readDtypes(Words& w, Mapping& m) {
     // --dtype is the activations' (and an unquantized model's weights' and the KV cache's) dtype; auto is the
     // checkpoint's, BF16 for a BF16 model (ServerArgs.dtype).
     const std::string dtypeText = servingDtype(m, w);
@@ -256,6 +268,10 @@ void importSglang(Words& w, Mapping& m) {
             m.unmapped(cache->name, cache->value, "not auto, bf16, fp8_e4m3 or fp8_e5m2");
     }
     m.set("kv_dtype", kv);
+}
+
+// The GPU's share for the weights and the KV pool, and the decode's CUDA graphs.
+void readGpuShare(Words& w, Mapping& m) {
     // mem_fraction_static is the share of the GPU for the weights and the KV pool (profile_max_num_token: the pool is
     // what is free after the weights less (1 − fraction) × the GPU); the rest holds activations and CUDA graphs.
     if (const auto fraction = flagNumber(m, w.find({"--mem-fraction-static"})))
@@ -275,14 +291,10 @@ void importSglang(Words& w, Mapping& m) {
     } else if (graphs) {
         m.unmapped(graphs->name, graphs->value, "a decode CUDA-graph backend; its memory is cuda_graphs_gb");
     }
-    if (Flag* config = w.find({"--config"}))
-        m.unmapped(config->name, config->value, "a YAML file of further flags, not read: import its flags as a command");
-    // SGLang's argparse knows each flag by its dashes only (arg_utils.py _field_to_cli_name): --tp_size is refused there.
-    for (Flag& f : w.flags())
-        if (!f.read && f.name.find('_') != std::string::npos) {
-            f.read = true;
-            m.unmapped(f.name, f.value, "SGLang's parser takes dashes only (--tp-size, not --tp_size) and refuses this flag");
-        }
+}
+
+// Whether the text is an SGLang launch at all: its command, a model or one of its own flags.
+bool namesSglang(Words& w, bool model) {
     const auto& all = w.all();
     const bool launcher =
         std::any_of(all.begin(), all.end(), [](const std::string& word) { return contains(word, "sglang.launch_server"); }) ||
@@ -292,7 +304,29 @@ void importSglang(Words& w, Mapping& m) {
         return f.name == "--tp-size" || f.name == "--mem-fraction-static" || f.name == "--context-length" ||
                f.name == "--max-running-requests";
     });
-    if (!launcher && !model && !flags)
+    return launcher || model || flags;
+}
+
+}  // namespace
+
+void importSglang(Words& w, Mapping& m) {
+    m.set("mode", "inference");
+    m.set("framework", "sglang");
+    m.set("method", "membudget");
+    const std::optional<std::string> model = readModel(w, m);
+    readLayout(w, m);
+    readRequests(w, m);
+    readDtypes(w, m);
+    readGpuShare(w, m);
+    if (Flag* config = w.find({"--config"}))
+        m.unmapped(config->name, config->value, "a YAML file of further flags, not read: import its flags as a command");
+    // SGLang's argparse knows each flag by its dashes only (arg_utils.py _field_to_cli_name): --tp_size is refused there.
+    for (Flag& f : w.flags())
+        if (!f.read && f.name.find('_') != std::string::npos) {
+            f.read = true;
+            m.unmapped(f.name, f.value, "SGLang's parser takes dashes only (--tp-size, not --tp_size) and refuses this flag");
+        }
+    if (!namesSglang(w, model.has_value()))
         m.error(
             "no sglang.launch_server or sglang serve command and no SGLang flags (--model-path, --tp-size, "
             "--mem-fraction-static, …) in the text");

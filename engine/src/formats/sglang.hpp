@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "formats/reader.hpp"
-#include "membudget/formats/export.hpp"
+#include "membudget/formats/format_types.hpp"
 #include "membudget/model/config.hpp"
 
 namespace membudget::detail {

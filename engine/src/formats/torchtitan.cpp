@@ -13,7 +13,7 @@
 #include "formats/writer.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/base/text.hpp"
-#include "membudget/formats/export.hpp"
+#include "membudget/formats/format_types.hpp"
 #include "membudget/model/config.hpp"
 
 namespace membudget::detail {
@@ -68,8 +68,16 @@ constexpr std::string_view kTorchtitanIgnored[] = {"job",
                                                    "model.converters",
                                                    "training.global_batch_size"};
 
-void importTorchtitan(Document& d, Mapping& m) {
-    m.training(Framework::torchtitan);
+namespace {
+
+// The parallel degrees the file states, and DP where they give it.
+struct Degrees {
+    double tp, pp, cp, ep, shard;
+    std::optional<double> dp;
+};
+
+// The model: a preset by its name and flavor.
+void readModel(Document& d, Mapping& m) {
     const auto name = d.string("model.name");
     const auto flavor = d.string("model.flavor");
     if (name && flavor) {
@@ -80,17 +88,11 @@ void importTorchtitan(Document& d, Mapping& m) {
         else
             m.unmapped("model.flavor", *name + " " + *flavor, "no preset for this model and flavor; import its config.json");
     }
-    const double tp = d.number("parallelism.tensor_parallel_degree").value_or(1);
-    const double pp = d.number("parallelism.pipeline_parallel_degree").value_or(1);
-    const double cp = d.number("parallelism.context_parallel_degree").value_or(1);
-    const double ep = d.number("parallelism.expert_parallel_degree").value_or(1);
-    m.setNumber("tp", tp);
-    m.setNumber("pp", pp);
-    m.setNumber("cp", cp);
-    m.setNumber("ep", ep);
-    m.setBool("async_tp", d.boolean("parallelism.enable_async_tensor_parallel").value_or(false));
-    // [parallelism] expert_parallel_comm_backend (torchtitan config/configs.py until the token dispatchers moved
-    // into the model config): "standard" all-to-all, or DeepEP's buffer.
+}
+
+// [parallelism] expert_parallel_comm_backend (torchtitan config/configs.py until the token dispatchers moved
+// into the model config): "standard" all-to-all, or DeepEP's buffer.
+void readDispatcher(Document& d, Mapping& m, double ep) {
     if (const auto backend = d.string("parallelism.expert_parallel_comm_backend")) {
         if (*backend == "deepep")
             m.set("moe_dispatcher", "deepep");
@@ -103,24 +105,42 @@ void importTorchtitan(Document& d, Mapping& m) {
     } else if (ep > 1) {
         m.set("moe_dispatcher", "alltoall");  // experts over EP ranks through all-to-all: an earlier DeepEP does not survive
     }
-    const double shard = d.number("parallelism.data_parallel_shard_degree").value_or(-1);
+}
+
+// The layout: the parallel degrees, and FSDP2 or DDP.
+Degrees readLayout(Document& d, Mapping& m) {
+    Degrees g{};
+    g.tp = d.number("parallelism.tensor_parallel_degree").value_or(1);
+    g.pp = d.number("parallelism.pipeline_parallel_degree").value_or(1);
+    g.cp = d.number("parallelism.context_parallel_degree").value_or(1);
+    g.ep = d.number("parallelism.expert_parallel_degree").value_or(1);
+    m.setNumber("tp", g.tp);
+    m.setNumber("pp", g.pp);
+    m.setNumber("cp", g.cp);
+    m.setNumber("ep", g.ep);
+    m.setBool("async_tp", d.boolean("parallelism.enable_async_tensor_parallel").value_or(false));
+    readDispatcher(d, m, g.ep);
+    g.shard = d.number("parallelism.data_parallel_shard_degree").value_or(-1);
     const double replicate = d.number("parallelism.data_parallel_replicate_degree").value_or(1);
-    std::optional<double> dp;
-    if (shard == -1)
+    if (g.shard == -1)
         m.unmapped("parallelism.data_parallel_shard_degree", "-1",
                    "-1 takes the GPUs the other degrees leave, and the file does not say how many GPUs; set dp");
     else
-        dp = shard * replicate;
-    if (dp) m.setNumber("dp", *dp);
+        g.dp = g.shard * replicate;
+    if (g.dp) m.setNumber("dp", *g.dp);
     // FSDP2 wherever the shard degree is not 1 or CP splits the sequence (ParallelDims.fsdp_enabled: dp_shard_enabled
     // or cp_enabled: the parameters are sharded over dp_shard × cp), else DDP (replicate).
-    const bool fsdp = shard != 1 || cp > 1;
+    const bool fsdp = g.shard != 1 || g.cp > 1;
     m.setNumber("zero", fsdp ? 3 : 0);
-    m.setBool("sp", tp > 1);  // torchtitan's TP plan shards the norms' regions (SequenceParallel)
+    m.setBool("sp", g.tp > 1);  // torchtitan's TP plan shards the norms' regions (SequenceParallel)
+    return g;
+}
 
+// The batch: the micro-batch, the micro-batches of a step and the pipeline's stages per rank.
+void readBatch(Document& d, Mapping& m, const Degrees& g) {
     const auto local = d.number("training.local_batch_size") ? d.number("training.local_batch_size") : d.number("training.batch_size");
     const auto global = d.number("training.global_batch_size");
-    if (pp > 1) {
+    if (g.pp > 1) {
         const double mb = d.number("parallelism.pipeline_parallel_microbatch_size").value_or(1);
         m.setNumber("mb", mb);
         if (local && std::fmod(*local, mb) == 0) m.setNumber("microbatches", *local / mb);
@@ -129,9 +149,9 @@ void importTorchtitan(Document& d, Mapping& m) {
         m.setNumber("vpp", schedule == "1F1B" || schedule == "GPipe" ? 1 : 2);
     } else {
         if (local) m.setNumber("mb", *local);
-        if (local && dp && global && *global > 0) {
-            if (std::fmod(*global, *local * *dp) == 0)
-                m.setNumber("microbatches", *global / (*local * *dp));
+        if (local && g.dp && global && *global > 0) {
+            if (std::fmod(*global, *local * *g.dp) == 0)
+                m.setNumber("microbatches", *global / (*local * *g.dp));
             else
                 m.unmapped("training.global_batch_size", formatNumber(*global), "not a multiple of local_batch_size × dp");
         } else {
@@ -139,7 +159,10 @@ void importTorchtitan(Document& d, Mapping& m) {
         }
         m.setNumber("vpp", 1);
     }
-    if (const auto seq = d.number("training.seq_len")) m.setNumber("seq", *seq);
+}
+
+// Activation checkpointing: none, full, or selective by op or by a layer interval.
+void readCheckpointing(Document& d, Mapping& m) {
     const auto mode = d.string("activation_checkpoint.mode").value_or("selective");
     const auto option = d.string("activation_checkpoint.selective_ac_option").value_or("2");
     m.setNumber("ckpt_every", 1);
@@ -155,7 +178,10 @@ void importTorchtitan(Document& d, Mapping& m) {
     } else {
         m.unmapped("activation_checkpoint.mode", mode, "not none, full or selective (op or a layer interval)");
     }
-    // compile.components (newer torchtitan) says what is compiled: the model's blocks, the loss, or both.
+}
+
+// compile.components (newer torchtitan) says what is compiled: the model's blocks, the loss, or both.
+void readCompile(Document& d, Mapping& m) {
     bool compiled = d.boolean("compile.enable").value_or(false) || d.boolean("training.compile").value_or(false);
     if (compiled && d.present("compile.components")) {
         const auto components = d.strings("compile.components");
@@ -174,6 +200,10 @@ void importTorchtitan(Document& d, Mapping& m) {
         m.setBool("compile_loss",
                   !d.present("compile.components") || std::find(components.begin(), components.end(), "loss") != components.end());
     }
+}
+
+// Precision (Float8 linears among it), the optimizer and CPU offload.
+void readPrecisionAndOptimizer(Document& d, Mapping& m, double shard) {
     const auto converters = d.strings("model.converters");
     const bool float8 = std::find(converters.begin(), converters.end(), "float8") != converters.end() ||
                         std::find(converters.begin(), converters.end(), "quantize.linear.float8") != converters.end() ||
@@ -195,6 +225,19 @@ void importTorchtitan(Document& d, Mapping& m) {
     const bool fp8Gather = d.boolean("float8.enable_fsdp_float8_all_gather").value_or(false) ||
                            d.boolean("quantize.linear.float8.enable_fsdp_float8_all_gather").value_or(false);
     if (float8) m.setBool("fp8_all_gather", fp8Gather && shard != 1);
+}
+
+}  // namespace
+
+void importTorchtitan(Document& d, Mapping& m) {
+    m.training(Framework::torchtitan);
+    readModel(d, m);
+    const Degrees degrees = readLayout(d, m);
+    readBatch(d, m, degrees);
+    if (const auto seq = d.number("training.seq_len")) m.setNumber("seq", *seq);
+    readCheckpointing(d, m);
+    readCompile(d, m);
+    readPrecisionAndOptimizer(d, m, degrees.shard);
     d.listUnread(m, kTorchtitanIgnored, "not modelled by membudget");
 }
 

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "formats/reader.hpp"
-#include "membudget/formats/export.hpp"
+#include "membudget/formats/format_types.hpp"
 #include "membudget/model/config.hpp"
 
 namespace membudget::detail {

@@ -17,7 +17,7 @@
 #include "formats/writer.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/base/text.hpp"
-#include "membudget/formats/export.hpp"
+#include "membudget/formats/format_types.hpp"
 #include "membudget/model/assignments.hpp"
 #include "membudget/model/config.hpp"
 #include "model/lora.hpp"
@@ -103,69 +103,77 @@ constexpr std::string_view kTorchtuneIgnored[] = {"output_dir",
                                                   "data_parallel_replicate_dim",
                                                   "parallelize_plan"};
 
-void importTorchtune(Document& d, Mapping& m, const TorchtuneLaunch& launch) {
-    const std::optional<double>& world = launch.world;
-    m.training(Framework::torchtune);
-    if (auto component = d.string("model._component_")) {
-        // LoRA and QLoRA builders (lora_llama3_1_8b, qlora_llama3_1_8b) wrap the base builder of the same name.
-        const size_t dot = component->rfind('.');
-        const std::string builder = dot == std::string::npos ? *component : component->substr(dot + 1);
-        if (builder.starts_with("lora_") || builder.starts_with("qlora_")) {
-            const bool quantized = builder.starts_with("qlora_");
-            m.set("finetune", quantized ? "qlora" : "lora");
-            *component = component->substr(0, dot + 1) + builder.substr(quantized ? 6 : 5);
-            if (const auto rank = d.number("model.lora_rank")) m.setNumber("lora_rank", *rank);
-            std::string targets;
-            for (const auto& module : d.strings("model.lora_attn_modules")) {
-                const auto* known = std::find_if(std::begin(kTorchtuneLoraModules), std::end(kTorchtuneLoraModules),
-                                                 [&module](const TorchtuneLoraModule& t) { return t.module == module; });
-                if (known != std::end(kTorchtuneLoraModules))
-                    targets += (targets.empty() ? "" : ",") + std::string(known->target);
-                else
-                    m.unmapped("model.lora_attn_modules", module, "not q_proj, k_proj, v_proj or output_proj");
-            }
-            if (d.boolean("model.apply_lora_to_mlp").value_or(false)) targets += (targets.empty() ? "" : ",") + std::string("mlp");
-            if (d.boolean("model.apply_lora_to_output").value_or(false)) targets += (targets.empty() ? "" : ",") + std::string("output");
-            if (!targets.empty()) m.set("lora_targets", canonicalLoraTargets(parseLoraTargets(targets)));
-            const auto dropout = d.number("model.lora_dropout");
-            m.setBool("lora_dropout", dropout.value_or(0) > 0);
-            m.set("lora_dtype", "auto");
-        } else {
-            m.set("finetune", "full");
-        }
-        const auto* preset = std::find_if(std::begin(kTorchtuneBuilders), std::end(kTorchtuneBuilders),
-                                          [&](const TorchtuneBuilder& b) { return b.component == *component; });
-        const auto* architecture = std::find_if(std::begin(kTorchtuneArchitectures), std::end(kTorchtuneArchitectures),
-                                                [&](const TorchtuneArchitecture& a) { return a.component == *component; });
-        if (preset != std::end(kTorchtuneBuilders) && !preset->preset.empty()) {
-            m.set("model", std::string(preset->preset));
-            if (contains(*component, "llama3.llama3_") || contains(*component, "llama3_3"))
-                m.warn(*component + " has the architecture of the " + std::string(preset->preset) + " preset (only RoPE scaling differs)");
-        } else if (architecture != std::end(kTorchtuneArchitectures)) {
-            const TorchtuneArchitecture& a = *architecture;
-            m.set("model", "custom");
-            m.set("name", std::string(a.name));
-            m.setNumber("params", 0);
-            m.setNumber("layers", a.layers);
-            m.setNumber("hidden", a.hidden);
-            m.setNumber("heads", a.heads);
-            m.setNumber("kv_heads", a.kvHeads);
-            m.setNumber("head_dim", 0);
-            m.setNumber("ffn", a.ffn);
-            m.setNumber("vocab", a.vocab);
-            m.setBool("gated_ffn", true);
-            m.setBool("tied_embeddings", true);
-            m.set("norm", "rmsnorm");
-            m.setBool("bias", false);
-            m.setBool("qkv_bias", false);
-            m.setNumber("pos_emb", 0);
-            m.setNumber("experts", 0);
-            m.setNumber("kv_lora_rank", 0);
-            m.setNumber("mtp_layers", 0);
-        } else {
-            m.unmapped("model._component_", *component, "no preset for this model builder; import its config.json");
-        }
+namespace {
+
+// LoRA and QLoRA builders (lora_llama3_1_8b, qlora_llama3_1_8b) wrap the base builder of the same name: the
+// fine-tuning they say, and `component` made the base builder's.
+void readFinetune(Document& d, Mapping& m, std::string& component) {
+    const size_t dot = component.rfind('.');
+    const std::string builder = dot == std::string::npos ? component : component.substr(dot + 1);
+    if (!builder.starts_with("lora_") && !builder.starts_with("qlora_")) {
+        m.set("finetune", "full");
+        return;
     }
+    const bool quantized = builder.starts_with("qlora_");
+    m.set("finetune", quantized ? "qlora" : "lora");
+    component = component.substr(0, dot + 1) + builder.substr(quantized ? 6 : 5);
+    if (const auto rank = d.number("model.lora_rank")) m.setNumber("lora_rank", *rank);
+    std::string targets;
+    for (const auto& module : d.strings("model.lora_attn_modules")) {
+        const auto* known = std::find_if(std::begin(kTorchtuneLoraModules), std::end(kTorchtuneLoraModules),
+                                         [&module](const TorchtuneLoraModule& t) { return t.module == module; });
+        if (known != std::end(kTorchtuneLoraModules))
+            targets += (targets.empty() ? "" : ",") + std::string(known->target);
+        else
+            m.unmapped("model.lora_attn_modules", module, "not q_proj, k_proj, v_proj or output_proj");
+    }
+    if (d.boolean("model.apply_lora_to_mlp").value_or(false)) targets += (targets.empty() ? "" : ",") + std::string("mlp");
+    if (d.boolean("model.apply_lora_to_output").value_or(false)) targets += (targets.empty() ? "" : ",") + std::string("output");
+    if (!targets.empty()) m.set("lora_targets", canonicalLoraTargets(parseLoraTargets(targets)));
+    const auto dropout = d.number("model.lora_dropout");
+    m.setBool("lora_dropout", dropout.value_or(0) > 0);
+    m.set("lora_dtype", "auto");
+}
+
+// The model a base builder builds: a preset, or an architecture of torchtune's own.
+void readBuilder(Mapping& m, const std::string& component) {
+    const auto* preset = std::find_if(std::begin(kTorchtuneBuilders), std::end(kTorchtuneBuilders),
+                                      [&](const TorchtuneBuilder& b) { return b.component == component; });
+    const auto* architecture = std::find_if(std::begin(kTorchtuneArchitectures), std::end(kTorchtuneArchitectures),
+                                            [&](const TorchtuneArchitecture& a) { return a.component == component; });
+    if (preset != std::end(kTorchtuneBuilders) && !preset->preset.empty()) {
+        m.set("model", std::string(preset->preset));
+        if (contains(component, "llama3.llama3_") || contains(component, "llama3_3"))
+            m.warn(component + " has the architecture of the " + std::string(preset->preset) + " preset (only RoPE scaling differs)");
+    } else if (architecture != std::end(kTorchtuneArchitectures)) {
+        const TorchtuneArchitecture& a = *architecture;
+        m.set("model", "custom");
+        m.set("name", std::string(a.name));
+        m.setNumber("params", 0);
+        m.setNumber("layers", a.layers);
+        m.setNumber("hidden", a.hidden);
+        m.setNumber("heads", a.heads);
+        m.setNumber("kv_heads", a.kvHeads);
+        m.setNumber("head_dim", 0);
+        m.setNumber("ffn", a.ffn);
+        m.setNumber("vocab", a.vocab);
+        m.setBool("gated_ffn", true);
+        m.setBool("tied_embeddings", true);
+        m.set("norm", "rmsnorm");
+        m.setBool("bias", false);
+        m.setBool("qkv_bias", false);
+        m.setNumber("pos_emb", 0);
+        m.setNumber("experts", 0);
+        m.setNumber("kv_lora_rank", 0);
+        m.setNumber("mtp_layers", 0);
+    } else {
+        m.unmapped("model._component_", component, "no preset for this model builder; import its config.json");
+    }
+}
+
+// The layout: TP from the config, DP from the GPUs the launch gives, FSDP2 by the recipe.
+void readLayout(Document& d, Mapping& m, const TorchtuneLaunch& launch) {
+    const std::optional<double>& world = launch.world;
     m.setNumber("tp", d.number("tensor_parallel_dim").value_or(1));
     m.setNumber("pp", 1);
     m.setNumber("cp", 1);
@@ -187,12 +195,10 @@ void importTorchtune(Document& d, Mapping& m, const TorchtuneLaunch& launch) {
         m.warn(launch.recipe + " runs on one GPU; --nproc_per_node " + formatNumber(dp * tp) + " starts copies of it, not a sharded job");
     m.setNumber("zero", distributed || (!singleDevice && dp > 1) ? 3 : 0);
     m.setBool("sp", tp > 1);
-    if (const auto b = d.number("batch_size")) m.setNumber("mb", *b);
-    m.setNumber("microbatches", d.number("gradient_accumulation_steps").value_or(1));
-    if (const auto seq = d.number("tokenizer.max_seq_len"))
-        m.setNumber("seq", *seq);
-    else
-        m.unmapped("tokenizer.max_seq_len", "", "samples are padded to the longest in each batch; set seq");
+}
+
+// Activation checkpointing.
+void readCheckpointing(Document& d, Mapping& m) {
     // full_finetune_distributed.py _setup_model: enable_activation_checkpointing wraps every layer only when
     // ac_mode is unset; ac_mode (selective: every ac_option-th layer) applies only when it is False.
     const bool enabled = d.boolean("enable_activation_checkpointing").value_or(false);
@@ -218,9 +224,10 @@ void importTorchtune(Document& d, Mapping& m, const TorchtuneLaunch& launch) {
         if (enabled && acMode)
             m.warn("enable_activation_checkpointing with ac_mode set: the recipe applies neither, so nothing is checkpointed");
     }
-    m.setBool("activation_offload", d.boolean("enable_activation_offloading").value_or(false));
-    m.setBool("optimizer_in_backward", d.boolean("optimizer_in_bwd").value_or(false));
-    m.setBool("compile", d.boolean("compile").value_or(false));
+}
+
+// Precision and the optimizer, its state's dtype and where it steps.
+void readPrecisionAndOptimizer(Document& d, Mapping& m) {
     const auto dtype = d.string("dtype").value_or("bf16");
     if (dtype == "bf16" || dtype == "fp32")
         m.set("precision", dtype);
@@ -241,6 +248,10 @@ void importTorchtune(Document& d, Mapping& m, const TorchtuneLaunch& launch) {
         else
             m.unmapped("optimizer._component_", *optimizer, "not AdamW, 8-bit AdamW or SGD");
     }
+}
+
+// The loss: chunked over the output, or one cross-entropy.
+void readLoss(Document& d, Mapping& m) {
     if (const auto loss = d.string("loss._component_")) {
         if (contains(*loss, "CEWithChunkedOutputLoss"))
             m.setNumber("loss_chunks", d.number("loss.num_output_chunks").value_or(8));
@@ -249,6 +260,29 @@ void importTorchtune(Document& d, Mapping& m, const TorchtuneLaunch& launch) {
         else
             m.unmapped("loss._component_", *loss, "a fused linear cross-entropy is not modelled");
     }
+}
+
+}  // namespace
+
+void importTorchtune(Document& d, Mapping& m, const TorchtuneLaunch& launch) {
+    m.training(Framework::torchtune);
+    if (auto component = d.string("model._component_")) {
+        readFinetune(d, m, *component);
+        readBuilder(m, *component);
+    }
+    readLayout(d, m, launch);
+    if (const auto b = d.number("batch_size")) m.setNumber("mb", *b);
+    m.setNumber("microbatches", d.number("gradient_accumulation_steps").value_or(1));
+    if (const auto seq = d.number("tokenizer.max_seq_len"))
+        m.setNumber("seq", *seq);
+    else
+        m.unmapped("tokenizer.max_seq_len", "", "samples are padded to the longest in each batch; set seq");
+    readCheckpointing(d, m);
+    m.setBool("activation_offload", d.boolean("enable_activation_offloading").value_or(false));
+    m.setBool("optimizer_in_backward", d.boolean("optimizer_in_bwd").value_or(false));
+    m.setBool("compile", d.boolean("compile").value_or(false));
+    readPrecisionAndOptimizer(d, m);
+    readLoss(d, m);
     if (d.boolean("fsdp_cpu_offload").value_or(false))
         m.unmapped("fsdp_cpu_offload", "true", "FSDP's CPU offload of parameters and gradients is not modelled for torchtune");
     d.listUnread(m, kTorchtuneIgnored, "not modelled by membudget");

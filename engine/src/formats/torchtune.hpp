@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "formats/reader.hpp"
-#include "membudget/formats/export.hpp"
+#include "membudget/formats/format_types.hpp"
 #include "membudget/model/assignments.hpp"
 #include "membudget/model/config.hpp"
 

@@ -7,7 +7,7 @@
 
 #include "membudget/base/choices.hpp"
 #include "membudget/base/text.hpp"
-#include "membudget/formats/export.hpp"
+#include "membudget/formats/format_types.hpp"
 #include "membudget/model/config.hpp"
 
 namespace membudget::detail {

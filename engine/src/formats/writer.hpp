@@ -1,6 +1,6 @@
 // The writer the framework exports share (docs/import.md): text built with <<, what an export could not say
 // (Exporter), a shell command's lines and the comments that list what was not exported. Each framework's file
-// (megatron.cpp, torchtitan.cpp, torchtune.cpp, deepspeed.cpp, vllm.cpp, sglang.cpp) writes its format with these.
+// (megatron_export.cpp, torchtitan.cpp, torchtune.cpp, deepspeed.cpp, vllm.cpp, sglang.cpp) writes its format with these.
 // Internal.
 #pragma once
 
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "membudget/base/choices.hpp"
-#include "membudget/formats/export.hpp"
+#include "membudget/formats/format_types.hpp"
 #include "membudget/model/config.hpp"
 
 namespace membudget::detail {

@@ -36,31 +36,23 @@ std::string shown(const JsonValue& value) {
 
 std::string bytesRange() { return "a whole number of bytes from 0 to " + detail::groupedNumber(kMaxMeasuredBytes); }
 
-}  // namespace
+void problem(MeasuredFile& out, std::string field, std::string message) { out.errors.push_back({std::move(field), std::move(message)}); }
 
-MeasuredFile readMeasuredFile(std::string_view rootType, std::span<const JsonValue> values, std::string_view invalidReason) {
-    MeasuredFile out;
-    auto problem = [&out](std::string field, std::string message) { out.errors.push_back({std::move(field), std::move(message)}); };
-    if (rootType == "invalid") {
-        problem("", "the measured file is not JSON: " + std::string(invalidReason));
-        return out;
+// The document's values by path, in a map: a hostile file of many keys costs N log N, never N² (a later duplicate
+// wins, as in JSON.parse).
+class MeasuredValues {
+public:
+    explicit MeasuredValues(std::span<const JsonValue> values) : values_(values) {
+        for (const auto& v : values) byPath_[v.key] = &v;
     }
-    if (rootType != "object") {
-        problem("", "the measured file must be a JSON object; got " + jsonTypeWords(rootType));
-        return out;
+    const JsonValue* find(const std::string& path) const {
+        const auto it = byPath_.find(path);
+        return it == byPath_.end() ? nullptr : it->second;
     }
-    // Values by path, in a map: a hostile file of many keys costs N log N, never N² (a later duplicate wins, as
-    // in JSON.parse).
-    std::map<std::string_view, const JsonValue*> byPath;
-    for (const auto& v : values) byPath[v.key] = &v;
-    auto find = [&byPath](const std::string& path) -> const JsonValue* {
-        const auto it = byPath.find(path);
-        return it == byPath.end() ? nullptr : it->second;
-    };
     // The items of an array: "phases[3]" under "phases".
-    auto arrayItems = [&values](std::string_view parent) {
+    std::vector<const JsonValue*> arrayItems(std::string_view parent) const {
         std::vector<const JsonValue*> items;
-        for (const auto& v : values) {
+        for (const auto& v : values_) {
             if (v.key.size() < parent.size() + 3 || v.key.compare(0, parent.size(), parent) != 0 || v.key[parent.size()] != '[' ||
                 v.key.back() != ']')
                 continue;
@@ -69,27 +61,40 @@ MeasuredFile readMeasuredFile(std::string_view rootType, std::span<const JsonVal
                 items.push_back(&v);
         }
         return items;
-    };
-    const JsonValue* format = find("format");
+    }
+
+private:
+    std::span<const JsonValue> values_;
+    std::map<std::string_view, const JsonValue*> byPath_;
+};
+
+// Whether the file has what every measured file has: its format, the config and the lines, each of its type.
+bool readShape(const MeasuredValues& v, MeasuredFile& out) {
+    const JsonValue* format = v.find("format");
     if (!format || format->type != "string" || format->text != kMeasuredFormat) {
-        problem("format", "format must be \"" + std::string(kMeasuredFormat) + "\" (a file written by tools/measure/measure.py); got " +
-                              (format ? shown(*format) : std::string("nothing")));
-        return out;
+        problem(out, "format",
+                "format must be \"" + std::string(kMeasuredFormat) + "\" (a file written by tools/measure/measure.py); got " +
+                    (format ? shown(*format) : std::string("nothing")));
+        return false;
     }
-    const JsonValue* config = find("config");
+    const JsonValue* config = v.find("config");
     if (!config || config->type != "object") {
-        problem("config",
+        problem(out, "config",
                 "config must be the object of membudget keys the run used; got " + (config ? jsonTypeWords(config->type) : "nothing"));
-        return out;
+        return false;
     }
-    const JsonValue* lines = find("lines");
+    const JsonValue* lines = v.find("lines");
     if (!lines || lines->type != "object") {
-        problem("lines",
+        problem(out, "lines",
                 "lines must be an object of ledger line ids to measured bytes; got " + (lines ? jsonTypeWords(lines->type) : "nothing"));
-        return out;
+        return false;
     }
-    // Keys of the config and the lines are whatever follows "config." / "lines." (a key may hold a dot itself);
-    // only the values directly under them count, so nested ones are reported through their parent's type.
+    return true;
+}
+
+// Keys of the config and the lines are whatever follows "config." / "lines." (a key may hold a dot itself);
+// only the values directly under them count, so nested ones are reported through their parent's type.
+void readConfigAndLines(std::span<const JsonValue> values, MeasuredFile& out) {
     AssignmentList assignments;
     for (const auto& v : values) {
         if (v.key.rfind("config.", 0) != 0) continue;
@@ -99,7 +104,7 @@ MeasuredFile readMeasuredFile(std::string_view rootType, std::span<const JsonVal
             out.namesMethod = out.namesMethod || key == "method";
         }
     }
-    for (const auto& p : assignments.problems) problem("config." + p.field, "config: " + p.message);
+    for (const auto& p : assignments.problems) problem(out, "config." + p.field, "config: " + p.message);
     out.config = std::move(assignments.assignments);
     std::string nested;  // a container inside lines: reported once, its own values skipped
     for (const auto& v : values) {
@@ -111,57 +116,84 @@ MeasuredFile readMeasuredFile(std::string_view rootType, std::span<const JsonVal
         const std::string id = v.key.substr(6);
         const auto bytes = byteCount(v);
         if (!bytes)
-            problem(v.key, v.key + " must be " + bytesRange() + "; got " + shown(v));
+            problem(out, v.key, v.key + " must be " + bytesRange() + "; got " + shown(v));
         else
             out.lines.emplace_back(id, *bytes);
     }
-    if (const JsonValue* peak = find("peak")) {
-        if (peak->type != "object") {
-            problem("peak", "peak must be an object of allocator peaks in bytes; got " + jsonTypeWords(peak->type));
-        } else {
-            for (const char* key : {"allocated_bytes", "reserved_bytes", "active_bytes"}) {
-                const std::string path = std::string("peak.") + key;
-                const JsonValue* value = find(path);
-                if (!value) continue;
-                const auto bytes = byteCount(*value);
-                if (!bytes) {
-                    problem(path, path + " must be " + bytesRange() + "; got " + shown(*value));
-                    continue;
-                }
-                (std::string_view(key) == "allocated_bytes"  ? out.peakAllocatedBytes
-                 : std::string_view(key) == "reserved_bytes" ? out.peakReservedBytes
-                                                             : out.peakActiveBytes) = bytes;
-            }
-        }
+}
+
+// The allocator's peaks, where the file has them.
+void readPeak(const MeasuredValues& v, MeasuredFile& out) {
+    const JsonValue* peak = v.find("peak");
+    if (!peak) return;
+    if (peak->type != "object") {
+        problem(out, "peak", "peak must be an object of allocator peaks in bytes; got " + jsonTypeWords(peak->type));
+        return;
     }
-    if (const JsonValue* phases = find("phases")) {
-        if (phases->type != "array") {
-            problem("phases", "phases must be an array; got " + jsonTypeWords(phases->type));
-        } else {
-            for (const JsonValue* entry : arrayItems("phases")) {
-                const std::string& where = entry->key;
-                const JsonValue* name = find(where + ".phase");
-                if (entry->type != "object" || !name || name->type != "string") {
-                    problem(where + ".phase", where + " must be an object with a phase name");
-                    continue;
-                }
-                const JsonValue* stepValue = find(where + ".step");
-                const JsonValue* peakValue = find(where + ".peak_allocated_bytes");
-                const auto step = stepValue ? byteCount(*stepValue) : std::nullopt;
-                const auto peak = peakValue ? byteCount(*peakValue) : std::nullopt;
-                if (!step) problem(where + ".step", where + ".step must be a whole number, 0 or more");
-                if (!peak) problem(where + ".peak_allocated_bytes", where + ".peak_allocated_bytes must be " + bytesRange());
-                if (step && peak) out.phases.push_back({name->text, *step, *peak});
-            }
+    for (const char* key : {"allocated_bytes", "reserved_bytes", "active_bytes"}) {
+        const std::string path = std::string("peak.") + key;
+        const JsonValue* value = v.find(path);
+        if (!value) continue;
+        const auto bytes = byteCount(*value);
+        if (!bytes) {
+            problem(out, path, path + " must be " + bytesRange() + "; got " + shown(*value));
+            continue;
         }
+        (std::string_view(key) == "allocated_bytes"  ? out.peakAllocatedBytes
+         : std::string_view(key) == "reserved_bytes" ? out.peakReservedBytes
+                                                     : out.peakActiveBytes) = bytes;
     }
-    if (const JsonValue* device = find("device")) {
+}
+
+// The peak of each phase of the step, where the file has them.
+void readPhases(const MeasuredValues& v, MeasuredFile& out) {
+    const JsonValue* phases = v.find("phases");
+    if (!phases) return;
+    if (phases->type != "array") {
+        problem(out, "phases", "phases must be an array; got " + jsonTypeWords(phases->type));
+        return;
+    }
+    for (const JsonValue* entry : v.arrayItems("phases")) {
+        const std::string& where = entry->key;
+        const JsonValue* name = v.find(where + ".phase");
+        if (entry->type != "object" || !name || name->type != "string") {
+            problem(out, where + ".phase", where + " must be an object with a phase name");
+            continue;
+        }
+        const JsonValue* stepValue = v.find(where + ".step");
+        const JsonValue* peakValue = v.find(where + ".peak_allocated_bytes");
+        const auto step = stepValue ? byteCount(*stepValue) : std::nullopt;
+        const auto peak = peakValue ? byteCount(*peakValue) : std::nullopt;
+        if (!step) problem(out, where + ".step", where + ".step must be a whole number, 0 or more");
+        if (!peak) problem(out, where + ".peak_allocated_bytes", where + ".peak_allocated_bytes must be " + bytesRange());
+        if (step && peak) out.phases.push_back({name->text, *step, *peak});
+    }
+}
+
+}  // namespace
+
+MeasuredFile readMeasuredFile(std::string_view rootType, std::span<const JsonValue> values, std::string_view invalidReason) {
+    MeasuredFile out;
+    if (rootType == "invalid") {
+        problem(out, "", "the measured file is not JSON: " + std::string(invalidReason));
+        return out;
+    }
+    if (rootType != "object") {
+        problem(out, "", "the measured file must be a JSON object; got " + jsonTypeWords(rootType));
+        return out;
+    }
+    const MeasuredValues v(values);
+    if (!readShape(v, out)) return out;
+    readConfigAndLines(values, out);
+    readPeak(v, out);
+    readPhases(v, out);
+    if (const JsonValue* device = v.find("device")) {
         if (device->type != "object")
-            problem("device", "device must be an object; got " + jsonTypeWords(device->type));
-        else if (const JsonValue* name = find("device.name"); name && name->type == "string")
+            problem(out, "device", "device must be an object; got " + jsonTypeWords(device->type));
+        else if (const JsonValue* name = v.find("device.name"); name && name->type == "string")
             out.deviceName = name->text;
     }
-    if (const JsonValue* source = find("source"); source && source->type == "string") out.source = source->text;
+    if (const JsonValue* source = v.find("source"); source && source->type == "string") out.source = source->text;
     return out;
 }
 

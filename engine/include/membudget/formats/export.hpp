@@ -1,11 +1,8 @@
 // A configuration written back in a framework's own form (docs/import.md).
 #pragma once
 
-#include <string>
-#include <vector>
-
 #include "membudget/base/choices.hpp"
-#include "membudget/formats/import.hpp"
+#include "membudget/formats/format_types.hpp"
 #include "membudget/model/config.hpp"
 
 namespace membudget {
@@ -14,10 +11,6 @@ namespace membudget {
 // command with overrides, a DeepSpeed JSON config, a `vllm serve` command, a `python -m sglang.launch_server`
 // command, a config.json (hf). What the format cannot say is listed in `notExported` (key, value, why) and, where the
 // format has comments, as comments.
-struct ExportResult {
-    std::string text;
-    std::vector<Unmapped> notExported;
-};
 ExportResult exportConfig(ImportFormat format, const Config& config);
 
 }  // namespace membudget

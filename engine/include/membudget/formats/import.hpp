@@ -5,7 +5,8 @@
 // The engine parses nothing here: the CLI (nlohmann/json, toml++, yaml-cpp, a shell tokenizer) and the page
 // (JSON.parse, smol-toml, yaml, shell-quote) each parse the text and hand over the same ImportInput, and one
 // mapping per format, in its framework's file of engine/src/formats/ (megatron.cpp, torchtitan.cpp, torchtune.cpp,
-// deepspeed.cpp, vllm.cpp, sglang.cpp, hf.cpp), turns it into assignments, so the two cannot disagree.
+// deepspeed.cpp, vllm.cpp, sglang.cpp, hf.cpp), turns it into assignments, so the two cannot disagree. The types the
+// formats share are in format_types.hpp.
 #pragma once
 
 #include <optional>
@@ -15,6 +16,7 @@
 
 #include "membudget/base/choices.hpp"
 #include "membudget/base/problem.hpp"
+#include "membudget/formats/format_types.hpp"
 #include "membudget/model/assignments.hpp"
 
 namespace membudget {
@@ -34,42 +36,7 @@ std::string unrecognisedImport(std::string_view subject);
 // key=value overrides (words).
 ImportSyntax importSyntax(ImportFormat format, std::string_view text);
 
-// What the parser made of the text. Structured syntaxes: every node with its path ("parallelism.tensor_parallel_degree",
-// "model.converters[0]"), its JSON type and its text (numbers as shortest decimals; an array's first string),
-// rootType "object" when the document is a mapping. Words: each logical line's words (continuations joined,
-// quotes removed, comments and operators dropped, `$NAME` and `${NAME}` kept as written for the mapping to
-// resolve). `error`: the parser's own message (with line and column where it gives them).
-struct ImportInput {
-    ImportFormat format = ImportFormat::megatron;
-    std::string rootType = "object";
-    std::string error;
-    std::vector<JsonValue> values;
-    std::vector<std::vector<std::string>> lines;
-};
-
-// A key or flag of the file that changes memory but that membudget could not map, with its value and why.
-struct Unmapped {
-    std::string key;
-    std::string value;
-    std::string reason;
-
-    bool operator==(const Unmapped&) const = default;
-};
-
-struct ImportResult {
-    ImportFormat format = ImportFormat::megatron;
-    std::vector<Assignment> assignments;  // membudget keys in the field table's order, values as field text
-    std::vector<Unmapped> unmapped;
-    std::vector<std::string> warnings;
-    std::vector<Problem> errors;  // the text could not be read as the format (field "import")
-    // What the result depends on that the file does not say (the world size, so DP; the micro-batches of a global
-    // batch; the batch; the sequence length): each field and why, computed with the value the field then holds
-    // (a default, or one the importer had to take) and shown as needing the user's input, never taken silently.
-    std::vector<Problem> assumed;
-
-    bool ok() const { return errors.empty(); }
-};
-
+// The text mapped by its format's mapping (input.format): membudget's keys, and what could not be mapped.
 ImportResult importConfig(const ImportInput& input);
 
 // What an import applies over, so that it sets what the file says and nothing of the previous configuration
