@@ -43,7 +43,7 @@ const NOT_YET_SPLIT = new Set([
   'cli/render.cpp:printTable',
 ]);
 /** Files of the page over the ceiling today, each to be split into its views; the list only shrinks. */
-const PAGES_NOT_YET_SPLIT = new Set(['web/src/planner-view.ts']);
+const PAGES_NOT_YET_SPLIT = new Set();
 
 /** @param {string} dir @param {RegExp} pattern @returns {string[]} */
 function walk(dir, pattern) {

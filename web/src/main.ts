@@ -14,7 +14,8 @@ import { MeasuredView } from './measured-view';
 import { loadErrorView, NoticesView, startErrorView } from './notices-view';
 import { EXAMPLES } from './examples';
 import { examplesRow, footer, masthead, skipLink, startStrip } from './page-chrome';
-import { AdviceView, PlannerView } from './planner-view';
+import { AdviceView } from './advice-view';
+import { PlannerView } from './planner-view';
 import { ToolbarView } from './toolbar-view';
 import { UrlState, type ViewState } from './url-state';
 
