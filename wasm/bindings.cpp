@@ -123,7 +123,8 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("help", &WasmField::help)
         .field("section", &WasmField::section)
         .field("range", &WasmField::range)
-        .field("defaultText", &WasmField::defaultText);
+        .field("defaultText", &WasmField::defaultText)
+        .field("essential", &WasmField::essential);
 
     value_object<WasmModelPreset>("ModelPreset")
         .field("id", &WasmModelPreset::id)

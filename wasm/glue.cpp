@@ -291,7 +291,8 @@ val fieldTable() {
                     std::string(f.help),
                     std::string(f.section),
                     describeRange(f),
-                    fieldText(defaults, f)};
+                    fieldText(defaults, f),
+                    static_cast<double>(f.essential)};
         out.call<void>("push", val(w));
     }
     return out;

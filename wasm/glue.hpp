@@ -75,6 +75,7 @@ struct WasmField {
     val allowed = val::array();
     val choices = val::array();
     std::string unit, help, section, range, defaultText;
+    double essential = 0;  // FieldSpec::essential: the place among the essentials the form shows first; 0: not one
 };
 
 struct WasmModelPreset {

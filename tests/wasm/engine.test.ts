@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadEngine, MembudgetError, type Config, type Engine } from '../../web/src/engine';
+import { essentials } from '../../web/src/form';
 import { resultJson } from '../../web/src/result-json';
 import { cliResultForQuery, runCli } from '../support/cli';
 import { fixture, WASM, WASM_DATA } from '../support/paths';
@@ -203,6 +204,35 @@ describe('the field table answers for the form', () => {
     expect(states.auto.last_stage_layers).toBe(27);
     expect(states.auto.head_dim).toBe(128);
     expect(engine.fieldStates(configFrom({ model: 'mixtral-8x7b' })).hidden).not.toContain('ep');
+  });
+
+  it('the essentials the form shows first, in their order, are the field table’s, in the CLI and the wasm', () => {
+    const cli = JSON.parse(runCli(['fields']).stdout) as { key: string; essential: number }[];
+    expect(engine.fields.map((f) => [f.key, f.essential])).toEqual(cli.map((f) => [f.key, f.essential]));
+    expect(essentials(engine.fields).map((f) => f.key)).toEqual([
+      'model',
+      'gpu',
+      'gpus',
+      'mode',
+      'finetune',
+      'lora_rank',
+      'lora_targets',
+      'tp',
+      'pp',
+      'dp',
+      'cp',
+      'ep',
+      'mb',
+      'seq',
+      'microbatches',
+      'ckpt',
+      'zero',
+      'sp',
+      'method',
+      'framework',
+    ]);
+    // One place each: no two essentials share a rank.
+    expect(essentials(engine.fields).map((f) => f.essential)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
   });
 
   it('the page’s module leaves the help out; the generated table beside the page has the CLI’s', async () => {

@@ -367,6 +367,8 @@ export interface Field {
   section: string;
   range: string;
   defaultText: string;
+  /** The field's place among the essentials, which the form shows first (1: first); 0: not one. */
+  essential: number;
 }
 
 export interface FieldStates {
