@@ -3,8 +3,10 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadEngine, MembudgetError, type Config, type Engine } from '../../web/src/engine';
+import { START } from '../../web/src/examples';
 import { essentials } from '../../web/src/form';
 import { resultJson } from '../../web/src/result-json';
+import { readLink } from '../../web/src/url-state';
 import { cliResultForQuery, runCli } from '../support/cli';
 import { fixture, WASM, WASM_DATA } from '../support/paths';
 
@@ -184,6 +186,41 @@ describe('the link codec', () => {
       const decoded = engine.decodeQuery(query);
       expect(decoded.notices, query).toEqual([]);
       expect(decoded.config, query).toEqual(config);
+    }
+  });
+});
+
+describe('a link’s configuration, as the page reads it', () => {
+  const start = () => engine.decodeQuery(START.query).config;
+
+  it('is stated by any field of the field table, a new field included without an edit of the page', () => {
+    const texts = engine.fieldTexts(engine.defaultConfig());
+    for (const { key } of engine.fields) {
+      const query = `${key}=${encodeURIComponent(texts[key])}`;
+      const link = readLink(engine, `?${query}&embed=1`);
+      expect(link.config, key).toEqual(engine.decodeQuery(query).config);
+      expect(link.config, key).not.toEqual(start());
+      expect(link.view.embed).toBe(true);
+    }
+  });
+
+  it('opens the newcomer’s start where the link holds the view and the Hub source alone, or nothing', () => {
+    for (const search of ['', '?', '?embed=1', '?unit=gib&embed=1', '?hf=Qwen/Qwen2-7B&hf_revision=main&hf_file=config.json']) {
+      const link = readLink(engine, search);
+      expect(link.config, search).toEqual(start());
+      expect(link.notices, search).toEqual([]);
+    }
+    // A Hub id without the model's fields is offered, not claimed as the source of fields the link does not hold.
+    const hub = readLink(engine, '?hf=Qwen/Qwen2-7B');
+    expect(hub.view.hub).toBeUndefined();
+    expect(hub.hubToFetch).toBe('Qwen/Qwen2-7B@main');
+  });
+
+  it('is stated by a parameter the engine skips, which the page then names, as before', () => {
+    for (const search of ['?TP=8', '?embed=1&zz=1', '?%ZZ=1']) {
+      const link = readLink(engine, search);
+      expect(link.config, search).toEqual(engine.defaultConfig());
+      expect(link.notices.length, search).toBe(1);
     }
   });
 });
