@@ -190,6 +190,22 @@ describe('the link codec', () => {
   });
 });
 
+describe('the run’s GPUs', () => {
+  it('are the engine’s world size, the count its GPU-hours are on: with EP, context parallelism and a stated count', () => {
+    for (const query of [
+      'model=llama-3.1-70b&gpu=h100-80gb&tp=8&pp=2&dp=4',
+      'model=mixtral-8x7b&gpu=h100-80gb&tp=2&ep=8&dp=8',
+      'model=llama-3.1-8b&gpu=h100-80gb&tp=2&cp=2&dp=4&seq=32768',
+      'model=llama-3.1-8b&gpu=h100-80gb&gpus=64&tp=2',
+    ]) {
+      const config = engine.decodeQuery(`${query}&train_tokens=1000000000000`).config;
+      const st = engine.evaluate(config).stepTime!;
+      expect(st.runSteps, query).toBeGreaterThan(0);
+      expect(st.runGpuHours, query).toBe((engine.worldSize(config) * st.runSeconds) / 3600);
+    }
+  });
+});
+
 describe('a link’s configuration, as the page reads it', () => {
   const start = () => engine.decodeQuery(START.query).config;
 
@@ -237,6 +253,7 @@ describe('the field table answers for the form', () => {
       if (f.applies === '') expect(states.hidden, f.key).not.toContain(f.key);
     }
     expect(states.auto.gpus).toBe(96);
+    expect(engine.worldSize(dense)).toBe(96);
     expect(states.auto.first_stage_layers).toBe(26);
     expect(states.auto.last_stage_layers).toBe(27);
     expect(states.auto.head_dim).toBe(128);

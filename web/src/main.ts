@@ -45,7 +45,7 @@ class App {
   // Holds the form's column from the first frame, so that the ledger does not move when the form arrives.
   readonly #formSlot = el('div', { class: 'form-slot' });
   readonly #notices = new NoticesView();
-  readonly #ledgerView = new LedgerView();
+  readonly #ledgerView: LedgerView;
   readonly #adviceView: AdviceView;
   /** The panels below the ledger, built once the ledger is on screen (#panels). */
   #below: BelowPanels | undefined;
@@ -53,6 +53,7 @@ class App {
 
   constructor(engine: Engine, root: HTMLElement) {
     this.#engine = engine;
+    this.#ledgerView = new LedgerView(engine);
     // The embed's "open full" follows the link as it is written.
     this.#url = new UrlState(engine, (fullLink) => this.#toolbar.setFullLink(fullLink));
     const link = this.#url.read();
