@@ -239,6 +239,7 @@ EMSCRIPTEN_BINDINGS(membudget) {
     function("gpuPresets", &gpuPresetList);
     function("encodeQuery", &encodeQuery);
     function("decodeQuery", &decode);
+    function("applyQuery", &applyQueryTo);
     function("measurableLines", &measurableLinesOf);
     function("validTensorParallel", &validTp);
     function("formats", &formatList);

@@ -241,6 +241,17 @@ export class Engine {
     return { config: parsed.config, notices: parsed.problems, chosen: parsed.notices };
   }
 
+  /**
+   * A query over a configuration (an advice's change, `zero=3&ckpt=full`), read as the link codec reads a link, the
+   * keys it leaves out kept from `config`. Unlike a link's, its parameters are the engine's own: one it cannot read
+   * is thrown (MembudgetError), not skipped.
+   */
+  applyQuery(config: Config, query: string): Decoded {
+    const parsed = this.#call(() => this.#module.applyQuery(this.#complete(config), query));
+    if (parsed.problems.length > 0) throw new MembudgetError(parsed.problems);
+    return { config: parsed.config, notices: [], chosen: parsed.notices };
+  }
+
   /** Every method's ledger for the configuration; a method that refuses it carries its errors (planner's module). */
   compare(config: Config): MethodColumn[] {
     const tools = this.#planner();

@@ -61,7 +61,11 @@ class App {
     this.#config = link.config;
     this.#hubModel = link.view.hub && this.#modelTexts(engine.fieldTexts(link.config));
     this.#adviceView = new AdviceView(
-      (query) => this.#setConfig(this.#withQuery(query)),
+      (query) => {
+        // The change as the engine evaluated it: all its keys at once, through the link's codec.
+        const applied = this.#engine.applyQuery(this.#config, query);
+        this.#setConfig(applied.config, applied.chosen);
+      },
       (fitting) => this.#ledgerView.setWays(fitting),
     );
     // The sticky answer covers the top of the page: whatever the browser scrolls into view (a focused field, its
@@ -327,16 +331,6 @@ class App {
     this.#hubSource.hidden = !hub;
     if (!hub) return replaceChildren(this.#hubSource);
     replaceChildren(this.#hubSource, `Model: ${hub.file} of ${hub.id} on huggingface.co, at `, hubFileLink(hub), '.');
-  }
-
-  /** The configuration with an advice's change (key=value&…) through the engine's field parser. */
-  #withQuery(query: string): Config {
-    let config = this.#config;
-    for (const pair of query.split('&')) {
-      const eq = pair.indexOf('=');
-      config = this.#engine.setField(config, pair.slice(0, eq), pair.slice(eq + 1));
-    }
-    return config;
   }
 }
 
