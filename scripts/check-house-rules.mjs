@@ -23,7 +23,7 @@ const DATA_FUNCTIONS = new Set(['wasm/bindings.cpp:EMSCRIPTEN_BINDINGS']);
 const NOT_YET_SPLIT = new Set([
 ]);
 /** Files of the page over the ceiling today, each to be split into its views; the list only shrinks. */
-const PAGES_NOT_YET_SPLIT = new Set(['web/src/planner-view.ts']);
+const PAGES_NOT_YET_SPLIT = new Set();
 
 /** @param {string} dir @param {RegExp} pattern @returns {string[]} */
 function walk(dir, pattern) {

@@ -123,7 +123,8 @@ EMSCRIPTEN_BINDINGS(membudget) {
         .field("help", &WasmField::help)
         .field("section", &WasmField::section)
         .field("range", &WasmField::range)
-        .field("defaultText", &WasmField::defaultText);
+        .field("defaultText", &WasmField::defaultText)
+        .field("essential", &WasmField::essential);
 
     value_object<WasmModelPreset>("ModelPreset")
         .field("id", &WasmModelPreset::id)
@@ -238,6 +239,7 @@ EMSCRIPTEN_BINDINGS(membudget) {
     function("gpuPresets", &gpuPresetList);
     function("encodeQuery", &encodeQuery);
     function("decodeQuery", &decode);
+    function("applyQuery", &applyQueryTo);
     function("measurableLines", &measurableLinesOf);
     function("validTensorParallel", &validTp);
     function("formats", &formatList);

@@ -219,6 +219,8 @@ val validateConfig(const Config& config) { return toArray(validate(config)); }
 
 WasmParsed decode(const std::string& query) { return toWasm(decodeQuery(query)); }
 
+WasmParsed applyQueryTo(const Config& base, const std::string& query) { return toWasm(applyQuery(base, query)); }
+
 WasmParsed setField(const Config& config, const std::string& key, const std::string& text) {
     const std::vector<Assignment> assignment{{key, text}};
     return toWasm(applyAssignments(assignment, config));
@@ -291,7 +293,8 @@ val fieldTable() {
                     std::string(f.help),
                     std::string(f.section),
                     describeRange(f),
-                    fieldText(defaults, f)};
+                    fieldText(defaults, f),
+                    static_cast<double>(f.essential)};
         out.call<void>("push", val(w));
     }
     return out;

@@ -75,6 +75,7 @@ struct WasmField {
     val allowed = val::array();
     val choices = val::array();
     std::string unit, help, section, range, defaultText;
+    double essential = 0;  // FieldSpec::essential: the place among the essentials the form shows first; 0: not one
 };
 
 struct WasmModelPreset {
@@ -106,6 +107,8 @@ val measurableLinesOf(const Config& config);
 val validTp(const Config& config);
 val validateConfig(const Config& config);
 WasmParsed decode(const std::string& query);
+// A query over a configuration (an advice's change): decode's reading, the keys it leaves out kept from `base`.
+WasmParsed applyQueryTo(const Config& base, const std::string& query);
 // One field from the text a form holds; a preset id also fills the fields its preset sets.
 WasmParsed setField(const Config& config, const std::string& key, const std::string& text);
 std::string fieldTexts(const Config& config);  // "key\x1etext" joined by \x1f (engine.ts splits it)

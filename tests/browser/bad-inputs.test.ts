@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadEngine, MembudgetError, type Engine } from '../../web/src/engine';
-import { applies, ESSENTIALS } from '../../web/src/form';
+import { applies } from '../../web/src/form';
 import { launchChromium } from '../support/browser.mjs';
 import { runCli } from '../support/cli';
 import { DIST, fixture, WASM, WASM_DATA } from '../support/paths';
@@ -53,6 +53,7 @@ function firstOfEachKind(entries: BadInput[], kindOf: (entry: BadInput) => strin
 }
 
 const isField = (key: string) => engine.fields.some((f) => f.key === key);
+const isEssential = (key: string) => engine.fields.some((f) => f.key === key && f.essential > 0);
 const names = (problems: Problem[], entry: BadInput) =>
   problems.some((p) => p.field === entry.field && p.message.includes(entry.message_contains ?? ''));
 
@@ -64,7 +65,7 @@ function linkPlacement(entry: BadInput): string {
   if (names(decoded.notices, entry))
     return isField(key) ? 'the link’s notices, for a field' : 'the link’s notices, for a key that is no field';
   if (!isField(key)) return 'the form’s general messages';
-  if (ESSENTIALS.includes(key)) return 'an essential field’s message';
+  if (isEssential(key)) return 'an essential field’s message';
   if (!applies(engine, key, decoded.config)) return 'the message of a field hidden where it does not apply';
   return 'the message of a field in a collapsed group';
 }
@@ -263,7 +264,7 @@ describe('the form, one field typed at a time, one per place and kind of refusal
       if (!(error instanceof MembudgetError)) throw error;
       unreadable = true;
     }
-    return `${unreadable ? 'text the engine cannot read' : 'a value the engine refuses'} in ${ESSENTIALS.includes(key) ? 'an essential field' : 'a field of a group'}`;
+    return `${unreadable ? 'text the engine cannot read' : 'a value the engine refuses'} in ${isEssential(key) ? 'an essential field' : 'a field of a group'}`;
   };
   const typed = firstOfEachKind(typeable, typedPlacement);
 

@@ -191,6 +191,41 @@ TEST_CASE("the query codec reports malformed, unknown and repeated parameters an
     CHECK(hasProblem(parsed.problems, "seq", "got \"<script>\""));
 }
 
+TEST_CASE("a query over a configuration: the link's reading, the rest kept from the base", "[config][codec]") {
+    const Config base = decodeQuery("model=llama-3.1-70b&gpu=h100-80gb&tp=4&dp=16&mb=2&ckpt=none").config;
+
+    // An advice's change: its keys set, every other field the base's.
+    const ParsedConfig changed = applyQuery(base, "zero=3&ckpt=full");
+    CHECK(changed.problems.empty());
+    CHECK(changed.config.zero == 3);
+    CHECK(changed.config.ckpt == Checkpointing::full);
+    CHECK(changed.config.tp == 4);
+    CHECK(changed.config.dp == 16);
+    CHECK(changed.config.hidden == 8192);
+    CHECK(changed.config.gpu == base.gpu);
+
+    // As a link is read: percent-decoded, the preset first whatever the order, view keys passed over.
+    const ParsedConfig linked = applyQuery(base, "?name=My%20model&hidden=1024&model=llama-3.1-8b&unit=gib");
+    CHECK(linked.problems.empty());
+    CHECK(linked.config.name == "My model");
+    CHECK(linked.config.layers == 32);
+    CHECK(linked.config.hidden == 1024);
+
+    // What cannot be read is a value, as in a link: reported by key and skipped, the rest applied.
+    const ParsedConfig bad = applyQuery(base, "bogus=1&tp=8&pp=x");
+    CHECK(hasProblem(bad.problems, "bogus", "unknown key"));
+    CHECK(hasProblem(bad.problems, "pp", "pp"));
+    CHECK(bad.config.tp == 8);
+    CHECK(bad.config.pp == base.pp);
+
+    // What the engine chooses for the user it says, as decodeQuery does; decodeQuery is applyQuery over the defaults.
+    const ParsedConfig serving = applyQuery(base, "mode=inference");
+    CHECK(serving.config.framework == Framework::vllm);
+    CHECK(hasProblem(serving.notices, "framework", "inference is served by vllm"));
+    const std::string query = "model=mixtral-8x7b&tp=2&ep=4&dp=4&mode=inference";
+    CHECK(encodeQuery(applyQuery(Config{}, query).config) == encodeQuery(decodeQuery(query).config));
+}
+
 TEST_CASE("JSON configurations: types are checked, duplicates and bad documents reported", "[config][json]") {
     auto problemsOf = [](std::string_view text) { return parseJsonConfig(text).problems; };
     CHECK(problemsOf(R"({"tp": 4, "sp": true, "ckpt": "none"})").empty());

@@ -122,9 +122,11 @@ describe('membudget.d.ts', () => {
       maxRows: 100,
       maxEvaluations: 2e6,
     });
-    // engine.ts's PlanRow has exactly the columns of the engine's plan row table, which the flat rows follow.
+    // plan-rows.ts's PlanRow has exactly the columns of the engine's plan row table, which the flat rows follow.
     const columns = planner.planRowColumns();
-    expect(sorted(declaredInterfaces(resolve(ROOT, 'web/src/engine.ts')).get('PlanRow') ?? [])).toEqual(sorted(columns.map((c) => c.key)));
+    expect(sorted(declaredInterfaces(resolve(ROOT, 'web/src/plan-rows.ts')).get('PlanRow') ?? [])).toEqual(
+      sorted(columns.map((c) => c.key)),
+    );
     expect(raw.rows.length % columns.length).toBe(0);
     expect(sorted(Object.keys(raw))).toEqual(sorted(declaredInterfaces().get('RawPlan')!));
     expect(raw.rows).toBeInstanceOf(Float64Array);

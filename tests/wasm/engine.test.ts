@@ -3,7 +3,10 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadEngine, MembudgetError, type Config, type Engine } from '../../web/src/engine';
+import { START } from '../../web/src/examples';
+import { essentials } from '../../web/src/form';
 import { resultJson } from '../../web/src/result-json';
+import { readLink } from '../../web/src/url-state';
 import { cliResultForQuery, runCli } from '../support/cli';
 import { fixture, WASM, WASM_DATA } from '../support/paths';
 
@@ -187,6 +190,57 @@ describe('the link codec', () => {
   });
 });
 
+describe('the run’s GPUs', () => {
+  it('are the engine’s world size, the count its GPU-hours are on: with EP, context parallelism and a stated count', () => {
+    for (const query of [
+      'model=llama-3.1-70b&gpu=h100-80gb&tp=8&pp=2&dp=4',
+      'model=mixtral-8x7b&gpu=h100-80gb&tp=2&ep=8&dp=8',
+      'model=llama-3.1-8b&gpu=h100-80gb&tp=2&cp=2&dp=4&seq=32768',
+      'model=llama-3.1-8b&gpu=h100-80gb&gpus=64&tp=2',
+    ]) {
+      const config = engine.decodeQuery(`${query}&train_tokens=1000000000000`).config;
+      const st = engine.evaluate(config).stepTime!;
+      expect(st.runSteps, query).toBeGreaterThan(0);
+      expect(st.runGpuHours, query).toBe((engine.worldSize(config) * st.runSeconds) / 3600);
+    }
+  });
+});
+
+describe('a link’s configuration, as the page reads it', () => {
+  const start = () => engine.decodeQuery(START.query).config;
+
+  it('is stated by any field of the field table, a new field included without an edit of the page', () => {
+    const texts = engine.fieldTexts(engine.defaultConfig());
+    for (const { key } of engine.fields) {
+      const query = `${key}=${encodeURIComponent(texts[key])}`;
+      const link = readLink(engine, `?${query}&embed=1`);
+      expect(link.config, key).toEqual(engine.decodeQuery(query).config);
+      expect(link.config, key).not.toEqual(start());
+      expect(link.view.embed).toBe(true);
+    }
+  });
+
+  it('opens the newcomer’s start where the link holds the view and the Hub source alone, or nothing', () => {
+    for (const search of ['', '?', '?embed=1', '?unit=gib&embed=1', '?hf=Qwen/Qwen2-7B&hf_revision=main&hf_file=config.json']) {
+      const link = readLink(engine, search);
+      expect(link.config, search).toEqual(start());
+      expect(link.notices, search).toEqual([]);
+    }
+    // A Hub id without the model's fields is offered, not claimed as the source of fields the link does not hold.
+    const hub = readLink(engine, '?hf=Qwen/Qwen2-7B');
+    expect(hub.view.hub).toBeUndefined();
+    expect(hub.hubToFetch).toBe('Qwen/Qwen2-7B@main');
+  });
+
+  it('is stated by a parameter the engine skips, which the page then names, as before', () => {
+    for (const search of ['?TP=8', '?embed=1&zz=1', '?%ZZ=1']) {
+      const link = readLink(engine, search);
+      expect(link.config, search).toEqual(engine.defaultConfig());
+      expect(link.notices.length, search).toBe(1);
+    }
+  });
+});
+
 describe('the field table answers for the form', () => {
   it('which fields apply and what each 0 stands for, as the CLI’s field table says', () => {
     const fields = JSON.parse(runCli(['fields']).stdout) as { key: string; applies: string; help: string; section: string }[];
@@ -199,10 +253,40 @@ describe('the field table answers for the form', () => {
       if (f.applies === '') expect(states.hidden, f.key).not.toContain(f.key);
     }
     expect(states.auto.gpus).toBe(96);
+    expect(engine.worldSize(dense)).toBe(96);
     expect(states.auto.first_stage_layers).toBe(26);
     expect(states.auto.last_stage_layers).toBe(27);
     expect(states.auto.head_dim).toBe(128);
     expect(engine.fieldStates(configFrom({ model: 'mixtral-8x7b' })).hidden).not.toContain('ep');
+  });
+
+  it('the essentials the form shows first, in their order, are the field table’s, in the CLI and the wasm', () => {
+    const cli = JSON.parse(runCli(['fields']).stdout) as { key: string; essential: number }[];
+    expect(engine.fields.map((f) => [f.key, f.essential])).toEqual(cli.map((f) => [f.key, f.essential]));
+    expect(essentials(engine.fields).map((f) => f.key)).toEqual([
+      'model',
+      'gpu',
+      'gpus',
+      'mode',
+      'finetune',
+      'lora_rank',
+      'lora_targets',
+      'tp',
+      'pp',
+      'dp',
+      'cp',
+      'ep',
+      'mb',
+      'seq',
+      'microbatches',
+      'ckpt',
+      'zero',
+      'sp',
+      'method',
+      'framework',
+    ]);
+    // One place each: no two essentials share a rank.
+    expect(essentials(engine.fields).map((f) => f.essential)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
   });
 
   it('the page’s module leaves the help out; the generated table beside the page has the CLI’s', async () => {

@@ -185,4 +185,39 @@ describe('the planner in the wasm build', () => {
     // Each change says what it costs in estimated step time.
     for (const a of advice) expect(a.cost).toMatch(/^estimated step time [+−]\d/);
   });
+
+  it('applies a change as the engine evaluated it: its query over the configuration, through the link codec', () => {
+    for (const query of [
+      'model=llama-3.1-70b&gpu=h100-80gb&tp=4&dp=16&mb=2&ckpt=none&microbatches=8',
+      'model=mixtral-8x7b&gpu=h100-80gb&method=membudget&framework=torchtitan&tp=1&dp=8&zero=3&mb=4&ckpt=none',
+      'model=llama-3.1-70b&gpu=a100-40gb&gpus=64&tp=2&mb=2&ckpt=none&seq=8192',
+    ]) {
+      const config = engine.decodeQuery(query).config;
+      const advice = engine.advise(config);
+      expect(advice.length, query).toBeGreaterThan(0);
+      for (const a of advice) {
+        const applied = page.applyQuery(config, a.query);
+        expect(engine.evaluate(applied.config).totalBytes, `${query}: ${a.query}`).toBe(a.totalBytes);
+        expect(engine.applyQuery(config, a.query)).toEqual(applied);
+      }
+    }
+  });
+
+  it('reads a change as a link is read, and throws what it cannot read instead of skipping it', () => {
+    const config = page.decodeQuery('model=llama-3.1-70b&gpu=h100-80gb&tp=4&dp=16').config;
+    // Percent-decoded, the model preset first whatever the order, every key the query leaves out the base's.
+    const applied = page.applyQuery(config, 'name=My%20model&hidden=1024&model=llama-3.1-8b');
+    expect(applied.config).toEqual({
+      ...page.decodeQuery('model=llama-3.1-8b&gpu=h100-80gb&tp=4&dp=16&hidden=1024').config,
+      name: 'My model',
+    });
+    // What the engine chooses for the user comes back to be said, as setField's does.
+    expect(page.applyQuery(config, 'mode=inference').chosen!.map((n) => n.field)).toContain('framework');
+    expect(() => page.applyQuery(config, 'tp=2&bogus=1')).toThrowError(MembudgetError);
+    try {
+      page.applyQuery(config, 'tp=2&bogus=1');
+    } catch (error) {
+      expect((error as MembudgetError).problems.map((p) => p.field)).toEqual(['bogus']);
+    }
+  });
 });

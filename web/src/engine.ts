@@ -42,6 +42,7 @@ import wasmUrl from './wasm/membudget.wasm?url';
 import { inflateModuleData, writeModuleData } from './wasm-data';
 import { parseJsonWithPythonConstants } from './python-json';
 import { STEP_ASSUMPTIONS, STEP_PART_FORMULA } from './generated/step-text';
+import { decodeRows, encodeRows, type PlanRow } from './plan-rows';
 import plannerWasmUrl from './wasm/membudget-planner.wasm?url';
 
 export type {
@@ -73,39 +74,7 @@ export type {
   Tensor,
   Verdict,
 };
-
-/** One fitting configuration of a plan (the CLI's `plan --json` row). */
-export interface PlanRow {
-  tp: number;
-  pp: number;
-  dp: number;
-  cp: number;
-  ep: number;
-  zero: number;
-  mb: number;
-  microbatches: number;
-  sp: boolean;
-  ckpt: Checkpointing;
-  firstStageLayers: number;
-  lastStageLayers: number;
-  peakBytes: number;
-  headroomBytes: number;
-  peakStage: number;
-  verdict: Verdict;
-  recomputeOverhead: number;
-  bubble: number;
-  tpCrossesNode: boolean;
-  cpCrossesNode: boolean;
-  pareto: boolean;
-  /** The step-time estimate of the row (0 where the GPU has no speed figures). */
-  stepTimeSeconds: number;
-  tokensPerSecondPerGpu: number;
-  mfu: number;
-  /** The run on train_tokens at that step (0 where it is not set; the cost 0 without a price). */
-  runDays: number;
-  runGpuHours: number;
-  runCostUsd: number;
-}
+export type { PlanRow } from './plan-rows';
 
 /** The row to run: the fastest that fits (index into rows; -1 when there are none) and why. */
 export interface Recommendation {
@@ -132,39 +101,6 @@ function withStepText(result: Result): Result {
     st.assumptions ||= STEP_ASSUMPTIONS;
   }
   return result;
-}
-
-// A plan row crosses as one number per column of the module's planRowColumns() (engine/src/plan/plan_row.cpp).
-function decodeRows(flat: Float64Array, columns: readonly PlanRowColumn[]): PlanRow[] {
-  const rows: PlanRow[] = [];
-  for (let i = 0; i + columns.length <= flat.length; i += columns.length) {
-    const row: Record<string, number | boolean | string> = {};
-    columns.forEach((column, k) => {
-      const value = flat[i + k]!;
-      row[column.key] = column.kind === 'boolean' ? value !== 0 : column.kind === 'choice' ? (column.choices[value] ?? '') : value;
-    });
-    rows.push(row as unknown as PlanRow);
-  }
-  return rows;
-}
-
-function encodeRows(rows: readonly PlanRow[], columns: readonly PlanRowColumn[]): Float64Array {
-  const flat = new Float64Array(rows.length * columns.length);
-  rows.forEach((r, i) => {
-    const row = r as unknown as Record<string, number | boolean | string>;
-    columns.forEach((column, k) => {
-      const value = row[column.key];
-      flat[i * columns.length + k] =
-        column.kind === 'boolean'
-          ? value
-            ? 1
-            : 0
-          : column.kind === 'choice'
-            ? Math.max(0, column.choices.indexOf(String(value)))
-            : Number(value);
-    });
-  });
-  return flat;
 }
 
 /** A valid configuration's ledger. */
@@ -303,6 +239,17 @@ export class Engine {
   decodeQuery(query: string): Decoded {
     const parsed = this.#call(() => this.#module.decodeQuery(query));
     return { config: parsed.config, notices: parsed.problems, chosen: parsed.notices };
+  }
+
+  /**
+   * A query over a configuration (an advice's change, `zero=3&ckpt=full`), read as the link codec reads a link, the
+   * keys it leaves out kept from `config`. Unlike a link's, its parameters are the engine's own: one it cannot read
+   * is thrown (MembudgetError), not skipped.
+   */
+  applyQuery(config: Config, query: string): Decoded {
+    const parsed = this.#call(() => this.#module.applyQuery(this.#complete(config), query));
+    if (parsed.problems.length > 0) throw new MembudgetError(parsed.problems);
+    return { config: parsed.config, notices: [], chosen: parsed.notices };
   }
 
   /** Every method's ledger for the configuration; a method that refuses it carries its errors (planner's module). */

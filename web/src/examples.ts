@@ -35,6 +35,3 @@ export const EXAMPLES: readonly Example[] = [
   // The chapter's generic 70B on its generic 80 GB GPU (membudget's defaults, the CLI's default).
   { id: 'chapter', label: "The chapter's worked example", query: 'model=chapter-70b' },
 ];
-
-/** The keys of a link that are the view (and the model's Hub source), not the configuration. */
-export const VIEW_KEYS: readonly string[] = ['embed', 'unit', 'hf', 'hf_revision', 'hf_file'];

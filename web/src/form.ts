@@ -18,29 +18,11 @@ const GROUP_TITLES: Record<string, string> = {
   method: 'Method',
 };
 
-/** What most people set, in this order, before anything else. */
-export const ESSENTIALS: readonly string[] = [
-  'model',
-  'gpu',
-  'gpus',
-  'mode',
-  'finetune',
-  'lora_rank',
-  'lora_targets',
-  'tp',
-  'pp',
-  'dp',
-  'cp',
-  'ep',
-  'mb',
-  'seq',
-  'microbatches',
-  'ckpt',
-  'zero',
-  'sp',
-  'method',
-  'framework',
-];
+/** What most people set, in the order the form shows them before anything else: the field table's essentials
+ * (FieldSpec::essential), so that a field becomes one in the engine alone. */
+export function essentials(fields: readonly Field[]): Field[] {
+  return fields.filter((f) => f.essential > 0).sort((a, b) => a.essential - b.essential);
+}
 
 /** Whether a field applies to the configuration (hidden otherwise, unless it holds an error): the field table's
  * `applies`, asked of the engine. */
@@ -101,16 +83,12 @@ export class Form {
     this.element = el('form', { id: 'config-form', novalidate: true, 'aria-label': 'Configuration' });
     this.element.addEventListener('submit', (event) => event.preventDefault());
     this.#general = el('div', { class: 'message general', role: 'alert', id: 'form-general' });
-    const byKey = new Map(engine.fields.map((f) => [f.key as string, f]));
-    const essentials = el('fieldset', { class: 'group group-essentials', id: 'essentials' }, el('legend', {}, GROUP_TITLES.essentials!));
-    for (const key of ESSENTIALS) {
-      const field = byKey.get(key);
-      if (field) essentials.appendChild(this.#fieldRow(engine, field, onInput));
-    }
-    this.element.appendChild(essentials);
+    const first = el('fieldset', { class: 'group group-essentials', id: 'essentials' }, el('legend', {}, GROUP_TITLES.essentials!));
+    for (const field of essentials(engine.fields)) first.appendChild(this.#fieldRow(engine, field, onInput));
+    this.element.appendChild(first);
     const groups = new Map<string, HTMLFieldSetElement>();
     for (const field of engine.fields) {
-      if (ESSENTIALS.includes(field.key)) continue;
+      if (field.essential > 0) continue;
       let fieldset = groups.get(field.group);
       if (!fieldset) {
         fieldset = el('fieldset', { class: `group group-${field.group}` });

@@ -63,6 +63,7 @@ interface Marker {
 const STALE_CAPTION = 'Out of date (the last valid configuration; fix the fields above):';
 
 export class LedgerView {
+  readonly #engine: Engine;
   readonly element: HTMLElement;
   /** The answer at a glance, kept in view: the verdict, what it is for (#summary), the bar. */
   readonly answer: HTMLElement;
@@ -108,7 +109,8 @@ export class LedgerView {
   #verdictMargin = el('span', { class: 'margin' });
   #warningsKey = '';
 
-  constructor() {
+  constructor(engine: Engine) {
+    this.#engine = engine;
     this.answer = el(
       'section',
       { id: 'answer', class: 'answer', 'aria-label': 'Verdict' },
@@ -258,7 +260,8 @@ export class LedgerView {
     const shown = st !== null && config !== undefined && st.runSteps > 0;
     this.#run.hidden = !shown;
     if (!shown) return;
-    const gpus = config.tp * config.pp * config.cp * config.dp;
+    // The GPUs the engine counts the run's GPU-hours on: its world size, not a product restated here.
+    const gpus = this.#engine.worldSize(config);
     const cost = config.gpu_hour_usd > 0 ? `, $${formatCount(Math.round(st.runCostUsd))} at $${config.gpu_hour_usd} per GPU-hour` : '';
     setText(
       this.#run,

@@ -14,7 +14,8 @@ import { MeasuredView } from './measured-view';
 import { loadErrorView, NoticesView, startErrorView } from './notices-view';
 import { EXAMPLES } from './examples';
 import { examplesRow, footer, masthead, skipLink, startStrip } from './page-chrome';
-import { AdviceView, PlannerView } from './planner-view';
+import { AdviceView } from './advice-view';
+import { PlannerView } from './planner-view';
 import { ToolbarView } from './toolbar-view';
 import { UrlState, type ViewState } from './url-state';
 
@@ -44,7 +45,7 @@ class App {
   // Holds the form's column from the first frame, so that the ledger does not move when the form arrives.
   readonly #formSlot = el('div', { class: 'form-slot' });
   readonly #notices = new NoticesView();
-  readonly #ledgerView = new LedgerView();
+  readonly #ledgerView: LedgerView;
   readonly #adviceView: AdviceView;
   /** The panels below the ledger, built once the ledger is on screen (#panels). */
   #below: BelowPanels | undefined;
@@ -52,6 +53,7 @@ class App {
 
   constructor(engine: Engine, root: HTMLElement) {
     this.#engine = engine;
+    this.#ledgerView = new LedgerView(engine);
     // The embed's "open full" follows the link as it is written.
     this.#url = new UrlState(engine, (fullLink) => this.#toolbar.setFullLink(fullLink));
     const link = this.#url.read();
@@ -59,7 +61,11 @@ class App {
     this.#config = link.config;
     this.#hubModel = link.view.hub && this.#modelTexts(engine.fieldTexts(link.config));
     this.#adviceView = new AdviceView(
-      (query) => this.#setConfig(this.#withQuery(query)),
+      (query) => {
+        // The change as the engine evaluated it: all its keys at once, through the link's codec.
+        const applied = this.#engine.applyQuery(this.#config, query);
+        this.#setConfig(applied.config, applied.chosen);
+      },
       (fitting) => this.#ledgerView.setWays(fitting),
     );
     // The sticky answer covers the top of the page: whatever the browser scrolls into view (a focused field, its
@@ -325,16 +331,6 @@ class App {
     this.#hubSource.hidden = !hub;
     if (!hub) return replaceChildren(this.#hubSource);
     replaceChildren(this.#hubSource, `Model: ${hub.file} of ${hub.id} on huggingface.co, at `, hubFileLink(hub), '.');
-  }
-
-  /** The configuration with an advice's change (key=value&…) through the engine's field parser. */
-  #withQuery(query: string): Config {
-    let config = this.#config;
-    for (const pair of query.split('&')) {
-      const eq = pair.indexOf('=');
-      config = this.#engine.setField(config, pair.slice(0, eq), pair.slice(eq + 1));
-    }
-    return config;
   }
 }
 

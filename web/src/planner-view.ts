@@ -1,12 +1,13 @@
 // "What fits": every layout of the model on N GPUs (the CLI's `membudget plan`), searched in a Web Worker
 // with a progress bar and a Cancel button, the Pareto front first, sortable and filterable; a row loads
-// into the checklist. In inference the section is the serving planner instead (serving-view.ts, loaded then).
-// And "What to change" for a configuration that does not fit (`membudget advise`).
-import type { Advice, Config, Engine, GpuPlan, Ledger, Plan, PlanRequest, PlanRow, Problem } from './engine';
+// into the checklist; "Which GPU?" runs it on every GPU preset (gpu-plans-view.ts draws that table). In inference
+// the section is the serving planner instead (serving-view.ts, loaded then).
+import type { Config, Engine, GpuPlan, Plan, PlanRequest, PlanRow, Problem } from './engine';
 import { loadPlannerEngine, MembudgetError } from './engine';
 import { el, replaceChildren } from './dom';
 import { formatBytes, formatCount, formatDays, formatPercentTenth, UNIT_LABEL, type Unit } from './format';
 import { runPlan, type PlanMessage, type PlanProgress, type PlanReply } from './plan-run';
+import { renderGpuPlans } from './gpu-plans-view';
 import type { ServingView } from './serving-view';
 import { startWorker } from './tools';
 
@@ -237,7 +238,7 @@ export class PlannerView {
     const finish = (gpus: GpuPlan[]) => {
       if (id !== this.#runId) return;
       this.#running(false);
-      this.#renderGpus(config, request, gpus);
+      renderGpuPlans(config, request, gpus, this.#unit, this.#onLoad, this.#status, this.#gpuTable);
     };
     const fail = (problems: Problem[]) => {
       if (id !== this.#runId) return;
@@ -256,82 +257,6 @@ export class PlannerView {
         .then((planner) => finish(planner.planEachGpu(request)))
         .catch((error: unknown) => fail(error instanceof MembudgetError ? error.problems : [{ field: '', message: String(error) }]));
     }
-  }
-
-  /** One row per GPU preset: how many layouts fit, the recommended one and its speed; a row loads it (without a
-   * price, which is one GPU type's, as the engine's plans have none). */
-  #renderGpus(config: Config, request: PlanRequest, gpus: GpuPlan[]): void {
-    const refused = gpus.every((g) => g.errors.length > 0);
-    if (gpus.length === 0 || refused) {
-      replaceChildren(this.#gpuTable);
-      replaceChildren(this.#status, el('span', { class: 'error' }, gpus[0]?.errors.map((p) => p.message).join('; ') ?? 'no GPU presets'));
-      return;
-    }
-    const run = config.train_tokens > 0;
-    const fastest = gpus.reduce<GpuPlan | undefined>(
-      (best, g) =>
-        g.recommended &&
-        g.recommended.stepTimeSeconds > 0 &&
-        (!best || g.recommended.tokensPerSecondPerGpu > best.recommended!.tokensPerSecondPerGpu)
-          ? g
-          : best,
-      undefined,
-    );
-    replaceChildren(
-      this.#status,
-      `The same job on ${formatCount(gpus.length)} GPUs (${formatCount(request.gpus)} of each, global batch ${formatCount(request.globalBatch)}): each GPU's fastest layout that fits${fastest ? `; fastest per GPU: ${fastest.label}` : ''} (estimated). Prices differ by GPU: set one GPU and its price for the run's cost. Click a row to load it.`,
-    );
-    const unit = UNIT_LABEL[this.#unit];
-    const head = [
-      'GPU',
-      `capacity ${unit}`,
-      'layouts that fit',
-      'recommended layout',
-      `peak ${unit}`,
-      'tokens/s/GPU',
-      'MFU',
-      ...(run ? ['run days', 'GPU-hours'] : []),
-    ];
-    const body = gpus.map((g) => {
-      const r = g.recommended;
-      const cells = (values: string[]) => values.map((v) => el('td', {}, v));
-      if (!r)
-        return el(
-          'tr',
-          { 'data-gpu': g.gpu },
-          ...cells([g.label, formatBytes(g.capacityBytes, this.#unit), formatCount(g.fitting)]),
-          el('td', { colspan: head.length - 3 }, g.errors.map((p) => p.message).join('; ') || 'nothing fits'),
-        );
-      const layout = `TP ${r.tp} PP ${r.pp} CP ${r.cp} DP ${r.dp}${config.experts > 0 ? ` EP ${r.ep}` : ''} ZeRO ${r.zero} ${r.ckpt} mb ${r.mb}${r.verdict === 'tight' ? ' (tight)' : ''}`;
-      const timed = r.stepTimeSeconds > 0;
-      const row = el(
-        'tr',
-        { 'data-gpu': g.gpu, class: g === fastest ? 'recommended' : '', tabindex: 0, title: g.reason },
-        ...cells([
-          g.label,
-          formatBytes(g.capacityBytes, this.#unit),
-          formatCount(g.fitting),
-          layout,
-          formatBytes(r.peakBytes, this.#unit),
-          timed ? formatCount(Math.round(r.tokensPerSecondPerGpu)) : '–',
-          timed ? formatPercentTenth(r.mfu) : '–',
-          ...(run ? [timed ? formatDays(r.runDays) : '–', timed ? formatCount(Math.round(r.runGpuHours)) : '–'] : []),
-        ]),
-      );
-      const load = () =>
-        void loadPlannerEngine().then((planner) =>
-          this.#onLoad(planner.planRowConfig(planner.setField(planner.setField(request.base, 'gpu', g.gpu), 'gpu_hour_usd', '0'), r)),
-        );
-      row.addEventListener('click', load);
-      row.addEventListener('keydown', (event) => {
-        if ((event as KeyboardEvent).key === 'Enter') load();
-      });
-      return row;
-    });
-    replaceChildren(
-      this.#gpuTable,
-      el('table', {}, el('thead', {}, el('tr', {}, ...head.map((h) => el('th', { scope: 'col' }, h)))), el('tbody', {}, ...body)),
-    );
   }
 
   #start(): void {
@@ -598,112 +523,6 @@ export class PlannerView {
             `${formatCount(SHOWN_ROWS)} of ${formatCount(distinct.length)} rows shown; sort or filter to see others.`,
           )
         : null,
-    );
-  }
-}
-
-/**
- * How long the advice waits after the change that asked for it. The advice evaluates dozens of changed
- * configurations in the planner's module (10–20 ms on a 2-vCPU machine) and, the first time, loads that module
- * (715 KB of wasm, compiled on the same cores): run inside the change, both delayed the change's own frame. Like the
- * link's write (url-state.ts), it runs at most once per this interval, for the configuration shown then.
- */
-const ADVICE_DELAY_MS = 120;
-
-/** What to change when the configuration does not fit: each change, its total, what it saves and costs. */
-// The advice comes from the planner's module, loaded the first time a configuration does not fit; until it
-// answers, the section says so (data-state="loading", or "updating" over the list of the configuration before),
-// and an answer for an older configuration is dropped.
-export class AdviceView {
-  readonly element = el('section', { id: 'advice', class: 'advice', hidden: true });
-  readonly #onApply: (query: string) => void;
-  readonly #onCount: (fitting: number) => void;
-  #generation = 0;
-  /** The configuration the advice is to be computed for, once the timer fires. */
-  #pending: { generation: number; config: Config; unit: Unit } | undefined;
-  #timer: number | undefined;
-
-  /** `onCount`: how many of the changes make it fit (the verdict links to them), 0 while none is known. */
-  constructor(onApply: (query: string) => void, onCount: (fitting: number) => void = () => {}) {
-    this.#onApply = onApply;
-    this.#onCount = onCount;
-  }
-
-  show(ledger: Ledger | undefined, config: Config, unit: Unit): void {
-    const generation = ++this.#generation;
-    this.#onCount(0);
-    if (!ledger || ledger.verdict === 'fits') {
-      this.#pending = undefined;
-      this.element.hidden = true;
-      delete this.element.dataset.state;
-      this.element.removeAttribute('aria-busy');
-      replaceChildren(this.element);
-      return;
-    }
-    this.element.hidden = false;
-    this.element.setAttribute('aria-busy', 'true');
-    if (this.element.dataset.state === 'ready' || this.element.dataset.state === 'updating') {
-      // The list stays, greyed by the stylesheet, until the advice for this configuration replaces it.
-      this.element.dataset.state = 'updating';
-    } else {
-      this.element.dataset.state = 'loading';
-      replaceChildren(this.element, el('h2', {}, 'What to change'), el('p', {}, 'Looking for changes that make it fit…'));
-    }
-    this.#pending = { generation, config, unit };
-    if (this.#timer === undefined) this.#timer = window.setTimeout(() => this.#compute(), ADVICE_DELAY_MS);
-  }
-
-  #compute(): void {
-    this.#timer = undefined;
-    const pending = this.#pending; // the last configuration shown, or none once it fits
-    if (!pending) return;
-    this.#pending = undefined;
-    loadPlannerEngine()
-      .then((tools) => {
-        if (pending.generation === this.#generation) this.#render(tools.advise(pending.config), pending.unit);
-      })
-      .catch((error: unknown) => {
-        if (pending.generation !== this.#generation) return;
-        this.element.dataset.state = 'error';
-        this.element.removeAttribute('aria-busy');
-        const message = error instanceof MembudgetError ? error.problems.map((p) => p.message).join('; ') : String(error);
-        replaceChildren(this.element, el('h2', {}, 'What to change'), el('p', {}, `The advice could not be computed: ${message}`));
-      });
-  }
-
-  #render(advice: Advice[], unit: Unit): void {
-    this.element.dataset.state = 'ready';
-    this.element.removeAttribute('aria-busy');
-    this.#onCount(advice.filter((a) => a.verdict === 'fits').length);
-    if (advice.length === 0) {
-      replaceChildren(
-        this.element,
-        el('h2', {}, 'What to change'),
-        el('p', {}, 'No change or combination of zero, ckpt, sp, mb, tp, pp, cp, offload or fine-tuning lowers the peak by 1% or more.'),
-      );
-      return;
-    }
-    replaceChildren(
-      this.element,
-      el('h2', {}, 'What to change'),
-      el(
-        'ul',
-        { class: 'advice-list' },
-        ...advice.slice(0, 8).map((a) => {
-          const apply = el('button', { type: 'button', class: 'advice-apply', 'data-query': a.query }, 'Apply');
-          apply.addEventListener('click', () => this.#onApply(a.query));
-          return el(
-            'li',
-            { 'data-verdict': a.verdict, 'data-total-bytes': String(a.totalBytes), 'data-saved-bytes': String(a.savedBytes) },
-            el('code', {}, a.change),
-            a.keepsTask ? '' : el('span', { class: 'task-change' }, ' (changes what is trained)'),
-            ` → ${formatBytes(a.totalBytes, unit)} ${UNIT_LABEL[unit]} (saves ${formatBytes(a.savedBytes, unit)}), ${a.verdict === 'fits' ? 'fits' : a.verdict === 'tight' ? 'tight' : 'still does not fit'}. `,
-            el('span', { class: 'note' }, `Cost: ${a.cost}.`),
-            ' ',
-            apply,
-          );
-        }),
-      ),
     );
   }
 }

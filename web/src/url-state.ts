@@ -5,7 +5,7 @@
 // milliseconds and browsers cap its rate), and at once before the link is copied.
 import type { Config, Engine, Problem } from './engine';
 import type { Unit } from './format';
-import { START, VIEW_KEYS } from './examples';
+import { START } from './examples';
 import { blobUrl, hubRefFromLink } from './hub';
 import type { HubSource } from './import-view';
 
@@ -63,6 +63,28 @@ function hubOfLink(params: URLSearchParams): { hub?: HubSource; notices: Problem
   }
 }
 
+/** What a link (its query, `?…`) holds: the configuration, the view, what was skipped and chosen. */
+export function readLink(engine: Engine, search: string): LinkState {
+  const params = new URLSearchParams(search);
+  const decoded = engine.decodeQuery(search);
+  // A link states a configuration when the engine reads one in it: a field of the field table, or a parameter it
+  // skips with a notice (an unknown key, a malformed one). The view's keys and the Hub's it passes over, so that a
+  // link of those alone (or none) opens the newcomer's start, not the engine's defaults (the chapter's generic
+  // example, one click away among the examples); a new view key is the engine's (isViewKey) alone.
+  const statesConfig = [...params.keys()].some((key) => engine.fields.some((f) => f.key === key)) || decoded.notices.length > 0;
+  const { config, notices, chosen } = statesConfig ? decoded : engine.decodeQuery(START.query);
+  const hub = hubOfLink(params);
+  // A Hub source is the model's fields' provenance: with no fields in the link it would claim what is not shown.
+  const stated = hub.hub && statesConfig ? hub.hub : undefined;
+  return {
+    config,
+    view: { embed: params.get('embed') === '1', unit: params.get('unit') === 'gib' ? 'gib' : 'gb', hub: stated },
+    notices: [...notices, ...hub.notices],
+    chosen: chosen ?? [],
+    hubToFetch: hub.hub && !statesConfig ? hubInput(hub.hub) : undefined,
+  };
+}
+
 export class UrlState {
   readonly #engine: Engine;
   /** What the next write will say, kept as it was given: its query is encoded only when the link is written. */
@@ -80,21 +102,7 @@ export class UrlState {
 
   /** The configuration and the view of the page's link. */
   read(): LinkState {
-    const params = new URLSearchParams(location.search);
-    // A link that states no configuration (none, or only the view) opens the newcomer's start, not the engine's
-    // defaults (the chapter's generic example, one click away among the examples).
-    const statesConfig = [...params.keys()].some((key) => !VIEW_KEYS.includes(key));
-    const decoded = this.#engine.decodeQuery(statesConfig ? location.search : START.query);
-    const hub = hubOfLink(params);
-    // A Hub source is the model's fields' provenance: with no fields in the link it would claim what is not shown.
-    const stated = hub.hub && statesConfig ? hub.hub : undefined;
-    return {
-      config: decoded.config,
-      view: { embed: params.get('embed') === '1', unit: params.get('unit') === 'gib' ? 'gib' : 'gb', hub: stated },
-      notices: [...decoded.notices, ...hub.notices],
-      chosen: decoded.chosen ?? [],
-      hubToFetch: hub.hub && !statesConfig ? hubInput(hub.hub) : undefined,
-    };
+    return readLink(this.#engine, location.search);
   }
 
   /**

@@ -82,7 +82,8 @@ std::string fieldsToJson(int indent) {
                        {"unit", field.unit},
                        {"help", field.help},
                        {"section", field.section},
-                       {"applies", appliesText(field.applies)}};
+                       {"applies", appliesText(field.applies)},
+                       {"essential", field.essential}};
         if (field.kind == FieldKind::integer || field.kind == FieldKind::number) {
             f["min"] = number(field.min);
             f["max"] = number(field.max);

@@ -80,11 +80,13 @@ AssignmentList parseQuery(std::string_view query) {
     return out;
 }
 
-ParsedConfig decodeQuery(std::string_view query) {
+ParsedConfig applyQuery(const Config& base, std::string_view query) {
     AssignmentList list = parseQuery(query);
-    ParsedConfig out = applyAssignments(list.assignments);
+    ParsedConfig out = applyAssignments(list.assignments, base);
     out.problems.insert(out.problems.begin(), list.problems.begin(), list.problems.end());
     return out;
 }
+
+ParsedConfig decodeQuery(std::string_view query) { return applyQuery(Config{}, query); }
 
 }  // namespace membudget

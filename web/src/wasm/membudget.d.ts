@@ -367,6 +367,8 @@ export interface Field {
   section: string;
   range: string;
   defaultText: string;
+  /** The field's place among the essentials, which the form shows first (1: first); 0: not one. */
+  essential: number;
 }
 
 export interface FieldStates {
@@ -613,6 +615,9 @@ export interface MembudgetModule {
   gpuPresets(): GpuPreset[];
   encodeQuery(config: Config): string;
   decodeQuery(query: string): ParsedConfig;
+  /** A query over a configuration (an advice's change): decodeQuery's reading, the keys it leaves out kept from
+   * `base` (membudget/model/query.hpp applyQuery). */
+  applyQuery(base: Config, query: string): ParsedConfig;
   /** The peak stage's lines during forward and backward, where a measurement records them; empty on errors. */
   measurableLines(config: Config): Line[];
   /** The TP sizes the model's heads allow (dividing the heads, and dividing or a multiple of the KV heads). */

@@ -68,6 +68,9 @@ struct FieldSpec {
     Applies applies = Applies::always;
     // The label where the field means something else in inference (mb: the sequences decoded together); empty: label.
     std::string_view inferenceLabel;
+    // The field's place among the essentials, what most people set before anything else (1: first); 0: not one.
+    // The page's form shows them first, in this order, and the other fields by group in table order.
+    std::uint8_t essential = 0;
 
     // The ids of a choice field (none for the other kinds).
     std::span<const std::string_view> choices() const { return choiceIds ? choiceIds() : std::span<const std::string_view>(); }

@@ -18,5 +18,9 @@ bool isViewKey(std::string_view key);
 std::string encodeQuery(const Config& config);
 AssignmentList parseQuery(std::string_view query);
 ParsedConfig decodeQuery(std::string_view query);
+// A query over a configuration (an advice's change, `zero=3&ckpt=full`): decoded as decodeQuery decodes a link,
+// percent-decoding and presets first included, with the keys the query leaves out kept from `base`. What could
+// not be read is in problems and left unapplied, as in a link; decodeQuery is applyQuery over the defaults.
+ParsedConfig applyQuery(const Config& base, std::string_view query);
 
 }  // namespace membudget
