@@ -444,7 +444,7 @@ int runExport(const Options& o, const Config& config, cli::EscapedStream& safeOu
     const ExportResult exported = exportConfig(*format, config);
     if (o.asJson) {
         safeOut.setJsonStrings(true);
-        out << exportToJson(*format, exported) << "\n";
+        out << exportToJson(exported) << "\n";
     } else {
         out << exported.text;
         for (const auto& u : exported.notExported)
@@ -503,6 +503,7 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
     auto* presetsCommand = app.add_subcommand("presets", "Print the model and GPU presets with their sources as JSON");
     auto* stepPartsCommand =
         app.add_subcommand("step-parts", "Print the step-time estimate's parts, their formulas and its assumptions as JSON");
+    auto* recordsCommand = app.add_subcommand("records", "Print every output record's columns, the choices and the keys' types as JSON");
     app.require_subcommand(0, 1);
 
     try {
@@ -513,9 +514,9 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
     }
 
     // JSON on standard output: C1 controls inside its strings become \u00NN, which keeps the document valid.
-    safeOut.setJsonStrings(o.asJson || *evalCommand || *fieldsCommand || *presetsCommand || *stepPartsCommand);
-    if (*stepPartsCommand) {
-        out << stepPartsToJson() << "\n";
+    safeOut.setJsonStrings(o.asJson || *evalCommand || *fieldsCommand || *presetsCommand || *stepPartsCommand || *recordsCommand);
+    if (*stepPartsCommand || *recordsCommand) {
+        out << (*recordsCommand ? recordTablesToJson() : stepPartsToJson()) << "\n";
         return kExitFits;
     }
     if (*fieldsCommand) {

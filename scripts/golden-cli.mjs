@@ -8,8 +8,8 @@
 //
 // The configurations are the product of every model preset with a few GPUs, layouts, methods, frameworks and
 // modes (filtered to those validate() is asked about, accepted or refused: a refusal's message is output too),
-// plus every file under tests/fixtures/import (import, eval, export to each format), every measured fixture
-// (compare-measured), compare and advise on a sample, and plan --json on a few layouts.
+// plus every file under tests/fixtures/import (import, eval, export to each format, as text and as JSON), every
+// measured fixture (compare-measured), compare and advise on a sample (text and JSON), and plan --json on a few layouts.
 import { spawnSync } from 'node:child_process';
 import { URLSearchParams } from 'node:url';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -81,6 +81,7 @@ for (const model of models)
 for (const model of models.slice(0, 12)) {
   emit(['--url', `model=${model}&gpu=h100-80gb&tp=8&dp=4&method=membudget&ckpt=selective`, '--tensors', '--gib']);
   emit(['compare', '--url', `model=${model}&gpu=h100-80gb&tp=8&pp=2&dp=4`]);
+  emit(['compare', '--url', `model=${model}&gpu=h100-80gb&tp=8&pp=2&dp=4`, '--json']);
   emit(['advise', '--url', `model=${model}&gpu=h100-80gb&tp=4&dp=16&ckpt=none&mb=2&method=membudget`, '--json']);
 }
 // Every import fixture: what it reads, its checklist, and its export to each format.
@@ -89,6 +90,7 @@ for (const file of files(join(root, 'tests/fixtures/import'))) {
   emit(['import', rel]);
   emit(['--import', rel, '--json']);
   for (const format of ['megatron', 'torchtitan', 'torchtune', 'deepspeed', 'vllm']) emit(['export', '--format', format, '--import', rel]);
+  emit(['export', '--format', 'sglang', '--import', rel, '--json']);
 }
 // Every measured run's configuration, and the published throughput rows' (the step-time estimate).
 for (const file of files(join(root, 'tests/fixtures/measured')))

@@ -2,15 +2,18 @@
 # for the Node tests. Included from the top-level CMakeLists.txt when EMSCRIPTEN is set.
 # No JSON library in the wasm: the page parses with JSON.parse and writes the CLI's JSON in TypeScript
 # (web/src/result-json.ts), which keeps a serializer's 10 KB gzipped out of the module.
-add_executable(membudget_wasm wasm/bindings.cpp wasm/glue.cpp)
+add_executable(membudget_wasm wasm/bindings.cpp wasm/glue.cpp wasm/record_val.cpp)
 set_target_properties(membudget_wasm PROPERTIES OUTPUT_NAME membudget SUFFIX ".js")
 target_link_libraries(membudget_wasm PRIVATE membudget_engine membudget_warnings)
 # Chosen by measurement (README, "WebAssembly size flags"): -Oz with LTO gave the smallest gzipped .wasm + .js.
 set(MEMBUDGET_WASM_OPT "-Oz;-flto" CACHE STRING "Optimisation flags for the wasm build (a CMake list)")
 target_compile_options(membudget_engine PRIVATE ${MEMBUDGET_WASM_OPT})
-# The fields' help and sources come to the page from web/src/generated/field-text.ts, not from its module.
-target_compile_definitions(membudget_engine PRIVATE MEMBUDGET_PAGE_TEXT_OUTSIDE=1)
+# The fields' help and sources come to the page from web/src/generated/field-text.ts, not from its module; the record
+# tables' JSON keys and documentation, which no wasm reads, from web/src/generated/records.ts.
+target_compile_definitions(membudget_engine PRIVATE MEMBUDGET_PAGE_TEXT_OUTSIDE=1 MEMBUDGET_RECORD_TEXT_OUTSIDE=1)
 target_compile_options(membudget_wasm PRIVATE ${MEMBUDGET_WASM_OPT})
+# The glue walks the same record tables, whose columns have no JSON key or documentation here (base/record.hpp).
+target_compile_definitions(membudget_wasm PRIVATE MEMBUDGET_RECORD_TEXT_OUTSIDE=1)
 target_link_options(membudget_wasm PRIVATE
   ${MEMBUDGET_WASM_OPT}
   --bind
@@ -26,9 +29,9 @@ target_link_options(membudget_wasm PRIVATE
 
 # The planner's module: the same bindings plus plan() and markPareto(), for the page's Web Worker only, so
 # that the page's own module stays within its size budget (README "Budgets").
-add_executable(membudget_planner_wasm wasm/bindings.cpp wasm/glue.cpp)
+add_executable(membudget_planner_wasm wasm/bindings.cpp wasm/glue.cpp wasm/record_val.cpp)
 set_target_properties(membudget_planner_wasm PROPERTIES OUTPUT_NAME membudget-planner SUFFIX ".js")
-target_compile_definitions(membudget_planner_wasm PRIVATE MEMBUDGET_WASM_PLANNER=1)
+target_compile_definitions(membudget_planner_wasm PRIVATE MEMBUDGET_WASM_PLANNER=1 MEMBUDGET_RECORD_TEXT_OUTSIDE=1)
 # The planner evaluates millions of ledgers: its module, loaded on demand, is built for speed (-O3), from its
 # own compilation of the engine, while the page's module stays built for size.
 set(MEMBUDGET_PLANNER_WASM_OPT "-O3;-flto" CACHE STRING "Optimisation flags for the planner's wasm module")
@@ -36,7 +39,7 @@ get_target_property(membudget_engine_sources membudget_engine SOURCES)
 add_library(membudget_engine_fast STATIC ${membudget_engine_sources})
 target_include_directories(membudget_engine_fast PUBLIC engine/include PRIVATE engine/src)
 target_compile_options(membudget_engine_fast PRIVATE ${MEMBUDGET_PLANNER_WASM_OPT})
-target_compile_definitions(membudget_engine_fast PRIVATE MEMBUDGET_PAGE_TEXT_OUTSIDE=1)
+target_compile_definitions(membudget_engine_fast PRIVATE MEMBUDGET_PAGE_TEXT_OUTSIDE=1 MEMBUDGET_RECORD_TEXT_OUTSIDE=1)
 target_link_libraries(membudget_engine_fast PRIVATE membudget_warnings)
 target_link_libraries(membudget_planner_wasm PRIVATE membudget_engine_fast membudget_warnings)
 # What is built for speed is a property of the topic folder (docs/build.md), so that a new file cannot land in the

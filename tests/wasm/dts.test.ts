@@ -1,6 +1,7 @@
-// The hand-written membudget.d.ts against the real module: the functions and value objects that
-// wasm/bindings.cpp registers, the ones the .d.ts declares, and the ones the built module has, must be
-// the same sets; and the TypeScript that uses the .d.ts must type-check.
+// The module's declarations against the real module: the functions and value objects that wasm/bindings.cpp
+// registers, the ones the hand-written membudget.d.ts declares, and the ones the built module has, must be the same
+// sets; every record a function returns has exactly the members web/src/generated/records.ts (written from the
+// engine's record tables) declares, at every depth; and the TypeScript that uses them must type-check.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import ts from 'typescript';
@@ -9,11 +10,13 @@ import createMembudget from '../../web/src/wasm/membudget.js';
 import type { MembudgetModule } from '../../web/src/wasm/membudget.js';
 import createMembudgetPlanner from '../../web/src/wasm/membudget-planner.js';
 import type { PlannerModule } from '../../web/src/wasm/membudget-planner.js';
+import { flattenJson } from '../../web/src/engine';
 import { inflateModuleData, writeModuleData } from '../../web/src/wasm-data';
 import { PLANNER_WASM, ROOT, WASM, WASM_DATA } from '../support/paths';
 
 const DTS = resolve(ROOT, 'web/src/wasm/membudget.d.ts');
 const PLANNER_DTS = resolve(ROOT, 'web/src/wasm/membudget-planner.d.ts');
+const RECORDS = resolve(ROOT, 'web/src/generated/records.ts');
 const BINDINGS = resolve(ROOT, 'wasm/bindings.cpp');
 
 let module: MembudgetModule;
@@ -67,9 +70,42 @@ function registered(): { functions: string[]; planner: string[]; objects: Map<st
 
 const sorted = (names: Iterable<string>) => [...names].sort();
 
-/** `ChoiceNames<E>` lists in engine/include/membudget/base/choices.hpp: each enum's ids, in order. */
+/** Each interface of records.ts: its members and the interfaces their types name (`Line[]`, `StepTime | null`). */
+function recordShapes(): Map<string, Map<string, string[]>> {
+  const source = ts.createSourceFile(RECORDS, readFileSync(RECORDS, 'utf8'), ts.ScriptTarget.ES2022, true);
+  const out = new Map<string, Map<string, string[]>>();
+  source.forEachChild((node) => {
+    if (!ts.isInterfaceDeclaration(node)) return;
+    const members = new Map<string, string[]>();
+    for (const m of node.members)
+      if (ts.isPropertySignature(m) && m.type && ts.isIdentifier(m.name))
+        members.set(
+          m.name.text,
+          [...m.type.getText(source).matchAll(/\b[A-Z]\w*/g)].map((t) => t[0]),
+        );
+    out.set(node.name.text, members);
+  });
+  return out;
+}
+
+/** The value has exactly the declared members, and so has every record inside it (the first of a list). */
+function expectShape(shapes: Map<string, Map<string, string[]>>, value: unknown, name: string, path = name): void {
+  const members = shapes.get(name);
+  expect(members, `${path}: ${name} is declared`).toBeDefined();
+  expect(sorted(Object.keys(value as object)), path).toEqual(sorted(members!.keys()));
+  for (const [key, types] of members!) {
+    const inner = (value as Record<string, unknown>)[key];
+    const item = Array.isArray(inner) ? inner[0] : inner;
+    const record = types.find((t) => shapes.has(t) && t !== 'Config' && t !== 'Record' && t !== 'Partial');
+    if (record && item !== null && item !== undefined && typeof item === 'object') expectShape(shapes, item, record, `${path}.${key}`);
+  }
+}
+
+/** `ChoiceNames<E>` lists in the engine's public headers (choices.hpp, and FieldKind's in fields.hpp): each enum's ids. */
 function engineChoices(): Map<string, string[]> {
-  const text = readFileSync(resolve(ROOT, 'engine/include/membudget/base/choices.hpp'), 'utf8');
+  const text = ['base/choices.hpp', 'model/fields.hpp']
+    .map((h) => readFileSync(resolve(ROOT, 'engine/include/membudget', h), 'utf8'))
+    .join('\n');
   const out = new Map<string, string[]>();
   for (const m of text.matchAll(/struct ChoiceNames<(\w+)> \{\s*static constexpr std::array<std::string_view, \d+> names\{([^}]*)\}/g))
     out.set(
@@ -81,7 +117,7 @@ function engineChoices(): Map<string, string[]> {
 
 /** The string-literal unions the .d.ts declares (`export type X = 'a' | 'b'`). */
 function declaredUnions(): Map<string, string[]> {
-  const source = ts.createSourceFile(DTS, readFileSync(DTS, 'utf8'), ts.ScriptTarget.ES2022, true);
+  const source = ts.createSourceFile(RECORDS, readFileSync(RECORDS, 'utf8'), ts.ScriptTarget.ES2022, true);
   const out = new Map<string, string[]>();
   source.forEachChild((node) => {
     if (ts.isTypeAliasDeclaration(node) && ts.isUnionTypeNode(node.type))
@@ -122,11 +158,9 @@ describe('membudget.d.ts', () => {
       maxRows: 100,
       maxEvaluations: 2e6,
     });
-    // plan-rows.ts's PlanRow has exactly the columns of the engine's plan row table, which the flat rows follow.
+    // The generated PlanRow has exactly the columns of the engine's plan row table, which the flat rows follow.
     const columns = planner.planRowColumns();
-    expect(sorted(declaredInterfaces(resolve(ROOT, 'web/src/plan-rows.ts')).get('PlanRow') ?? [])).toEqual(
-      sorted(columns.map((c) => c.key)),
-    );
+    expect(sorted(declaredInterfaces(RECORDS).get('PlanRow') ?? [])).toEqual(sorted(columns.map((c) => c.key)));
     expect(raw.rows.length % columns.length).toBe(0);
     expect(sorted(Object.keys(raw))).toEqual(sorted(declaredInterfaces().get('RawPlan')!));
     expect(raw.rows).toBeInstanceOf(Float64Array);
@@ -162,7 +196,7 @@ describe('membudget.d.ts', () => {
     expect(engine.size).toBeGreaterThan(10);
     expect(declaredUnions()).toEqual(engine);
     // Each choice field of the table that is an enum has its union, with the field's choices.
-    const source = ts.createSourceFile(DTS, readFileSync(DTS, 'utf8'), ts.ScriptTarget.ES2022, true);
+    const source = ts.createSourceFile(RECORDS, readFileSync(RECORDS, 'utf8'), ts.ScriptTarget.ES2022, true);
     const configTypes = new Map<string, string>();
     source.forEachChild((node) => {
       if (ts.isInterfaceDeclaration(node) && node.name.text === 'Config')
@@ -177,21 +211,43 @@ describe('membudget.d.ts', () => {
     }
   });
 
-  it('matches the shapes the module returns at run time', () => {
-    const declared = declaredInterfaces();
-    const keys = (value: object) => sorted(Object.keys(value));
+  it('matches the shapes the module returns at run time, every record at every depth', () => {
+    const shapes = recordShapes();
     const config = module.defaultConfig();
-    const result = module.evaluate(config);
-    expect(keys(config)).toEqual(sorted(declared.get('Config')!));
-    expect(keys(result)).toEqual(sorted(declared.get('Result')!));
-    expect(keys(result.lines[0])).toEqual(sorted(declared.get('Line')!));
-    expect(keys(module.decodeQuery('tp=2'))).toEqual(sorted(declared.get('ParsedConfig')!));
-    expect(keys(module.fields()[0])).toEqual(sorted(declared.get('Field')!));
-    expect(keys(module.modelPresets()[0])).toEqual(sorted(declared.get('ModelPreset')!));
-    expect(keys(module.gpuPresets()[0])).toEqual(sorted(declared.get('GpuPreset')!));
-    expect(keys(module.formats()[0])).toEqual(sorted(declared.get('Format')!));
-    expect(keys(module.validate({ ...config, tp: 0 })[0])).toEqual(sorted(declared.get('Problem')!));
-    const kinds = new Set(module.fields().map((f) => f.kind));
-    expect([...kinds].every((k) => ['integer', 'number', 'boolean', 'choice', 'text'].includes(k))).toBe(true);
+    const inference = module.setField(module.setField(config, 'model', 'mixtral-8x7b').config, 'mode', 'inference').config;
+    const offload = module.decodeQuery(
+      'model=llama-3.1-70b&method=membudget&framework=deepspeed&zero=3&offload=all&train_tokens=1e12&gpu_hour_usd=2',
+    );
+    expect(offload.problems).toEqual([]);
+    expectShape(shapes, config, 'Config');
+    for (const c of [config, inference, offload.config]) {
+      expectShape(shapes, module.evaluate(c), 'Result');
+      expectShape(shapes, module.fieldStates(c), 'FieldStates');
+    }
+    expect(module.evaluate(offload.config).stepTime?.runSteps).toBeGreaterThan(0);
+    expect(module.evaluate(inference).servingTime).not.toBeNull();
+    expectShape(shapes, module.evaluate({ ...config, tp: 0 }), 'Result');
+    expectShape(shapes, module.decodeQuery('tp=2&nope=1'), 'ParsedConfig');
+    for (const f of module.fields()) expectShape(shapes, f, 'Field');
+    expectShape(shapes, module.modelPresets()[0], 'ModelPreset');
+    expectShape(shapes, module.gpuPresets()[0], 'GpuPreset');
+    expectShape(shapes, module.formats()[0], 'Format');
+    expectShape(shapes, module.validate({ ...config, tp: 0 })[0], 'Problem');
+    expectShape(shapes, module.measurableLines(config)[0], 'Line');
+    // The planner's module's own records.
+    for (const column of planner.compare(config)) expectShape(shapes, column, 'MethodColumn');
+    const slow = planner.decodeQuery('model=llama-3.1-405b&gpu=a100-40gb&tp=1&dp=8').config;
+    for (const advice of planner.advise(slow)) expectShape(shapes, advice, 'Advice');
+    expect(planner.advise(slow).length).toBeGreaterThan(0);
+    expectShape(shapes, planner.exportConfig(config, 'megatron'), 'ConfigExport');
+    expectShape(
+      shapes,
+      planner.importConfig(config, 'megatron', 'object', '', [], [['--tensor-model-parallel-size', '4']]),
+      'ConfigImport',
+    );
+    expectShape(shapes, planner.importHfFields(config, 'invalid', []), 'HfImport');
+    const measured = readFileSync(resolve(ROOT, 'tests/fixtures/measured-sample.json'), 'utf8');
+    const flat = flattenJson(measured);
+    expectShape(shapes, planner.readMeasuredFile(flat.rootType, flat.values, flat.error), 'MeasuredFile');
   });
 });

@@ -69,6 +69,29 @@ describe('wasm and native agree', () => {
     }
   });
 
+  it('on every kind of result the record tables describe, as the CLI’s eval JSON, byte for byte', () => {
+    // Each exercises a part of the tables: serving (spliced, nested groups, roofline), pipeline stages (lines by id),
+    // offload (host lines), MoE and MLA, the optimizer-step peak phase, the reserved bytes, a refused configuration
+    // (method and errors only), a method's own ledger, a measured family's band.
+    const queries = [
+      'model=mixtral-8x7b&gpu=h200&mode=inference&tp=2&dp=1&seq=8192&mb=64',
+      'model=deepseek-v3&gpu=h200&mode=inference&tp=8&dp=2&seq=4096&mb=32&framework=sglang',
+      'model=llama-3.1-70b&gpu=h100-80gb&tp=4&pp=4&dp=8&mb=2&microbatches=16&method=membudget&ckpt=selective',
+      'model=llama-3.1-70b&method=membudget&framework=deepspeed&zero=3&offload=all&dp=8',
+      'model=qwen3-30b-a3b&method=membudget&framework=torchtitan&ep=8&dp=8&zero=3&compile=true',
+      'model=llama-3.1-8b&method=membudget&framework=torchtitan&dp=8&zero=3&ckpt=none',
+      'model=llama-3.1-8b&tp=3',
+      'model=llama-3.1-8b&method=korthikanti&ckpt=selective',
+      'model=llama-3.1-8b&method=zero&zero=3&dp=64',
+    ];
+    for (const query of queries) {
+      const decoded = engine.decodeQuery(query);
+      const native = runCli(['--json', '--url', query]).stdout;
+      expect(native, query).toMatch(/^\{/);
+      expect(resultJson(engine, decoded.config) + '\n', query).toBe(native);
+    }
+  });
+
   it('on a run with a token budget and a price, as the CLI’s eval JSON, byte for byte', () => {
     for (const extra of [{ train_tokens: 15e12 }, { train_tokens: 15e12, gpu_hour_usd: 2.49 }, { train_tokens: 1 }]) {
       const object = { model: 'llama-3.1-70b', gpu: 'h200', tp: 8, pp: 2, dp: 64, gpus: 1024, sp: true, ...extra };

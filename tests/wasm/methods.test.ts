@@ -118,9 +118,9 @@ describe('methods in the wasm build', () => {
     const columns = planner.compare(planner.decodeQuery(query).config);
     expect(columns.map((c) => c.method)).toEqual(native.methods.map((m: { method: string }) => m.method));
     columns.forEach((column, i) => {
-      expect(column.result.totalBytes).toBe(native.methods[i].total_bytes);
+      expect(column.totalBytes).toBe(native.methods[i].total_bytes);
       expect(column.sourceBytes).toBe(native.methods[i].source_bytes);
-      expect(column.result.lines.map((l) => l.bytes)).toEqual(native.methods[i].lines.map((l: { bytes: number }) => l.bytes));
+      expect(column.lines.map((l) => l.bytes)).toEqual(native.methods[i].lines.map((l: { bytes: number }) => l.bytes));
     });
     expect(planner.differenceReason('megatron', 'gradients')).toContain('18 vs 16 bytes');
   });

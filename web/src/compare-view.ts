@@ -53,17 +53,17 @@ export class CompareView {
   #draw(planner: Engine, config: Config, unit: Unit): void {
     delete this.#body.dataset.state;
     const columns = planner.compare(config);
-    const base = columns.find((c) => c.method === config.method && c.result.errors.length === 0);
+    const base = columns.find((c) => c.method === config.method && c.errors.length === 0);
     if (!base) {
       replaceChildren(this.#body, el('p', {}, 'Fix the configuration to compare methods.'));
       return;
     }
     // Rows by line id: the configured method's lines, then any a source alone has (membudget's workspaces).
-    const lineOf = (column: MethodColumn, id: string) => column.result.lines.find((l) => l.id === id);
-    const rows = [...base.result.lines];
-    for (const column of columns) for (const line of column.result.lines) if (!rows.some((r) => r.id === line.id)) rows.push(line);
+    const lineOf = (column: MethodColumn, id: string) => column.lines.find((l) => l.id === id);
+    const rows = [...base.lines];
+    for (const column of columns) for (const line of column.lines) if (!rows.some((r) => r.id === line.id)) rows.push(line);
     const cell = (column: MethodColumn, id: string) => {
-      const line = column.result.errors.length > 0 ? undefined : lineOf(column, id);
+      const line = column.errors.length > 0 ? undefined : lineOf(column, id);
       if (!line) return el('td', { class: 'value' }, '—');
       const own = line.origin === column.method || line.origin === 'allowance';
       return el(
@@ -90,12 +90,12 @@ export class CompareView {
         'tr',
         { class: 'summary' },
         el('th', { scope: 'row' }, label),
-        ...columns.map((c) => el('td', { class: 'value' }, c.result.errors.length ? '—' : value(c))),
+        ...columns.map((c) => el('td', { class: 'value' }, c.errors.length ? '—' : value(c))),
       );
     const reasons: HTMLElement[] = [];
     for (const column of columns) {
-      if (column === base || column.result.errors.length > 0) continue;
-      column.result.lines.forEach((line) => {
+      if (column === base || column.errors.length > 0) continue;
+      column.lines.forEach((line) => {
         const baseBytes = lineOf(base, line.id)?.bytes ?? 0;
         const delta = line.bytes - baseBytes;
         if (line.origin === 'allowance' || Math.abs(delta) < 0.005 * Math.max(1, baseBytes)) return;
@@ -120,9 +120,9 @@ export class CompareView {
           'tbody',
           {},
           ...body,
-          summary('Total', (c) => formatBytes(c.result.totalBytes, unit)),
+          summary('Total', (c) => formatBytes(c.totalBytes, unit)),
           summary('Source’s own figure', (c) => formatBytes(c.sourceBytes, unit)),
-          summary('Verdict', (c) => c.result.verdict.replace(/_/g, ' ')),
+          summary('Verdict', (c) => c.verdict.replace(/_/g, ' ')),
         ),
       ),
       el(

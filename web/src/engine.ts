@@ -331,8 +331,8 @@ export class Engine {
     return {
       config: file.config,
       configProblems: file.configProblems,
-      lines: new Map(file.lineIds.map((id, i) => [id, file.lineBytes[i]!])),
-      peakAllocatedBytes: file.peakAllocatedBytes >= 0 ? file.peakAllocatedBytes : undefined,
+      lines: new Map(file.lines.map((line) => [line.id, line.bytes])),
+      peakAllocatedBytes: file.peakAllocatedBytes ?? undefined,
       device: file.deviceName || undefined,
     };
   }

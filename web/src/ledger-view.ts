@@ -266,7 +266,7 @@ export class LedgerView {
     setText(
       this.#run,
       `Run (estimate): ${formatCount(config.train_tokens)} tokens in ${formatCount(st.runSteps)} optimizer steps: ` +
-        `${formatDays(st.runSeconds / 86400)} days on ${formatCount(gpus)} GPUs, ` +
+        `${formatDays(st.runDays)} days on ${formatCount(gpus)} GPUs, ` +
         `${formatCount(Math.round(st.runGpuHours))} GPU-hours${cost}`,
     );
   }

@@ -1,39 +1,9 @@
 // A plan's rows as the page reads them, and as they cross the wasm boundary: one number per column of the
 // module's planRowColumns() (engine/src/plan/plan_row.cpp), a Float64Array instead of an object per row.
-import type { Checkpointing, PlanRowColumn, Verdict } from './wasm/membudget.js';
+import type { PlanRow } from './generated/records';
+import type { PlanRowColumn } from './wasm/membudget.js';
 
-/** One fitting configuration of a plan (the CLI's `plan --json` row). */
-export interface PlanRow {
-  tp: number;
-  pp: number;
-  dp: number;
-  cp: number;
-  ep: number;
-  zero: number;
-  mb: number;
-  microbatches: number;
-  sp: boolean;
-  ckpt: Checkpointing;
-  firstStageLayers: number;
-  lastStageLayers: number;
-  peakBytes: number;
-  headroomBytes: number;
-  peakStage: number;
-  verdict: Verdict;
-  recomputeOverhead: number;
-  bubble: number;
-  tpCrossesNode: boolean;
-  cpCrossesNode: boolean;
-  pareto: boolean;
-  /** The step-time estimate of the row (0 where the GPU has no speed figures). */
-  stepTimeSeconds: number;
-  tokensPerSecondPerGpu: number;
-  mfu: number;
-  /** The run on train_tokens at that step (0 where it is not set; the cost 0 without a price). */
-  runDays: number;
-  runGpuHours: number;
-  runCostUsd: number;
-}
+export type { PlanRow };
 
 // A plan row crosses as one number per column of the module's planRowColumns() (engine/src/plan/plan_row.cpp).
 export function decodeRows(flat: Float64Array, columns: readonly PlanRowColumn[]): PlanRow[] {

@@ -5,7 +5,6 @@ import type { Config, Engine, ImportFormat, Ledger } from './engine';
 import { exportAs } from './tools';
 import { el } from './dom';
 import { ledgerMarkdown, type Unit } from './format';
-import { resultJson } from './result-json';
 
 const TOAST_MS = 2500;
 
@@ -72,7 +71,7 @@ export class ToolbarView {
       unit,
       button('copy-link', 'Copy link', () => void this.#copy(host.link(), 'Link copied')),
       button('copy-markdown', 'Copy Markdown', () => this.#copyMarkdown()),
-      button('download-json', 'Download JSON', () => this.#downloadJson()),
+      button('download-json', 'Download JSON', () => void this.#downloadJson()),
       copyAsFormat,
       button('copy-as', 'Copy as', () => this.#copyAs(copyAsFormat.value as ImportFormat)),
     );
@@ -133,8 +132,11 @@ export class ToolbarView {
     void this.#copy(ledgerMarkdown(ledger, this.#host.config(), this.#host.unit(), link), 'Markdown copied');
   }
 
-  #downloadJson(): void {
-    const blob = new Blob([resultJson(this.#engine, this.#host.config())], { type: 'application/json' });
+  async #downloadJson(): Promise<void> {
+    // The JSON writer and the record tables it walks load with the first download, not with the page.
+    const config = this.#host.config();
+    const { resultJson } = await import('./result-json');
+    const blob = new Blob([resultJson(this.#engine, config)], { type: 'application/json' });
     const url = URL.createObjectURL(blob);
     const a = el('a', { href: url, download: 'membudget.json' });
     document.body.appendChild(a);

@@ -15,7 +15,7 @@ constexpr Column kColumns[] = {
 
 }  // namespace
 
-constinit const RecordTable kProblemRecord{"Problem", kColumns, kAlways, kAlways,
+constinit const RecordTable kProblemRecord{RECORD_NAME("Problem"), kColumns, kAlways, kAlways,
                                            RECORD_DOC("What is wrong with an input, or what the engine chose: the field and a message.")};
 
 }  // namespace membudget

@@ -34,6 +34,7 @@ constexpr Column kErrorBandColumns[] = {
              }),
     member<&ErrorBand::text>("text", RECORD_JSON("text")),
 };
+static_assert(record::at(kErrorBandColumns, "runs") == kBandRuns);
 
 // In inference the result carries the serving speed and the most sequences and longest context that fit; in training
 // the step time. Each is spliced into the JSON at its keys, and left out of the other mode's.
@@ -91,6 +92,8 @@ constexpr Column kResultColumns[] = {
     member<&Result::warnings>("warnings", RECORD_JSON("warnings"), {.child = &kProblemRecord}),
     member<&Result::errors>("errors", RECORD_JSON("errors"), {.child = &kProblemRecord}),
 };
+static_assert(record::at(kResultColumns, "mode") == kResultMode);
+constexpr std::uint8_t kResultErrors = record::at(kResultColumns, "errors");
 
 constexpr std::uint8_t kColumnErrors = 7;
 constexpr Column kMethodColumnColumns[] = {
@@ -113,16 +116,17 @@ constexpr Column kMethodColumnColumns[] = {
              [](const void* r, Cell& c) { record::readValue(as<MethodColumn>(r).result.errors, c); },
              {.flags = kOmitIfAbsent, .child = &kProblemRecord, .presentIf = kColumnErrors}),
 };
+static_assert(record::at(kMethodColumnColumns, "errors") == kColumnErrors);
 
 }  // namespace
 
 constinit const RecordTable kErrorBandRecord{
-    "ErrorBand", kErrorBandColumns, kAlways, kAlways,
+    RECORD_NAME("ErrorBand"), kErrorBandColumns, kAlways, kAlways,
     RECORD_DOC("How far membudget's method has been from measured runs like this one (membudget/evaluate/error_band.hpp).")};
 constinit const RecordTable kResultRecord{
-    "Result", kResultColumns, kAlways, /*errors*/ 23,
+    RECORD_NAME("Result"), kResultColumns, kAlways, kResultErrors,
     RECORD_DOC("A configuration's ledger, its verdict and its speed (membudget/evaluate/evaluate.hpp).")};
-constinit const RecordTable kMethodColumnRecord{"MethodColumn", kMethodColumnColumns, kAlways, kColumnErrors,
+constinit const RecordTable kMethodColumnRecord{RECORD_NAME("MethodColumn"), kMethodColumnColumns, kAlways, kColumnErrors,
                                                 RECORD_DOC("One method's ledger of the configuration, for the methods compared.")};
 
 }  // namespace membudget

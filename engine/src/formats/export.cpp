@@ -15,7 +15,9 @@
 
 namespace membudget {
 
-ExportResult exportConfig(ImportFormat format, const Config& config) {
+namespace {
+
+ExportResult exportIn(ImportFormat format, const Config& config) {
     switch (format) {
         case ImportFormat::megatron:
             return detail::exportMegatron(config);
@@ -35,6 +37,14 @@ ExportResult exportConfig(ImportFormat format, const Config& config) {
     ExportResult r;
     r.notExported.push_back({"format", "hf", "membudget writes no config.json: the Hub's own file is the source"});
     return r;
+}
+
+}  // namespace
+
+ExportResult exportConfig(ImportFormat format, const Config& config) {
+    ExportResult out = exportIn(format, config);
+    out.format = format;
+    return out;
 }
 
 }  // namespace membudget

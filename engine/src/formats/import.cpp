@@ -230,4 +230,42 @@ ImportBase importBase(const Config& current, const ImportResult& result) {
     return out;
 }
 
+AppliedImport applyImport(const Config& current, ImportResult imported) {
+    AppliedImport out;
+    // The file's keys over the defaults, keeping only the GPU, the method and (when the file names none) the model.
+    const ImportBase start = importBase(current, imported);
+    const ParsedConfig parsed = applyAssignments(imported.assignments, start.config);
+    if (start.modelKept && imported.ok()) out.modelKept = current.name.empty() ? current.model : current.name;
+    out.problems = importProblems(imported, current);
+    out.config = imported.ok() && out.problems.empty() ? parsed.config : current;
+    out.imported = std::move(imported);
+    return out;
+}
+
+namespace {
+
+using record::member;
+
+constexpr Column kAppliedColumns[] = {
+    member<&AppliedImport::imported>("", RECORD_JSON(""), {.child = &kImportResultRecord}),
+    member<&AppliedImport::config>(
+        "config", RECORD_JSON("config"),
+        {.kind = CellKind::config,
+         .doc = RECORD_DOC("The keys applied over the configuration in use; it unchanged where there are errors or problems.")}),
+    member<&AppliedImport::problems>(
+        "problems", RECORD_JSON("problems"),
+        {.child = &kProblemRecord,
+         .doc = RECORD_DOC(
+             "What the file maps that the configuration cannot take (a value outside its field's range): any refuses the whole import.")}),
+    member<&AppliedImport::modelKept>(
+        "modelKept", RECORD_JSON("model_kept"),
+        {.doc = RECORD_DOC(
+             "The model kept because the file names none (a DeepSpeed JSON, a vLLM command for the loaded model); \"\" otherwise.")}),
+};
+
+}  // namespace
+
+constinit const RecordTable kAppliedImportRecord{RECORD_NAME("ConfigImport"), kAppliedColumns, kAlways, kAlways,
+                                                 RECORD_DOC("A framework's configuration mapped by the engine and applied over the base.")};
+
 }  // namespace membudget

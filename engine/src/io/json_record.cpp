@@ -65,6 +65,20 @@ ordered_json childJson(const void* record, const RecordTable& table, Walk walk) 
     return out;
 }
 
+ordered_json valueJson(const Column& column, const Cell& cell, Walk walk);
+
+// Records of (key, value) as one object: each record's first column the key, its second the value.
+ordered_json keyedJson(const unsigned char* item, const Cell& cell, const RecordTable& table, Walk walk) {
+    ordered_json out = ordered_json::object();
+    for (std::size_t i = 0; i < cell.count; ++i, item += cell.stride) {
+        Cell key, value;
+        table.columns[0].read(item, key);
+        table.columns[1].read(item, value);
+        out[std::string(key.text)] = valueJson(table.columns[1], value, walk);
+    }
+    return out;
+}
+
 ordered_json valueJson(const Column& column, const Cell& cell, Walk walk) {
     switch (column.kind) {
         case CellKind::number:
@@ -101,8 +115,9 @@ ordered_json valueJson(const Column& column, const Cell& cell, Walk walk) {
             return out;
         }
         case CellKind::records: {
-            ordered_json out = ordered_json::array();
             const auto* item = static_cast<const unsigned char*>(cell.child);
+            if (column.has(kByKey)) return keyedJson(item, cell, *column.child, walk);
+            ordered_json out = ordered_json::array();
             for (std::size_t i = 0; i < cell.count; ++i) out.push_back(childJson(item + i * cell.stride, *column.child, walk));
             return out;
         }

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <span>
+#include <vector>
 
 #include "membudget/base/record.hpp"
 
@@ -21,10 +23,15 @@ nlohmann::ordered_json recordJson(const T& record, const RecordTable& table) {
 
 // A list of records as a JSON array.
 template <class T>
-nlohmann::ordered_json recordsJson(const std::vector<T>& records, const RecordTable& table) {
+nlohmann::ordered_json recordsJson(std::span<const T> records, const RecordTable& table) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const T& item : records) out.push_back(recordJson(static_cast<const void*>(&item), table));
     return out;
+}
+
+template <class T>
+nlohmann::ordered_json recordsJson(const std::vector<T>& records, const RecordTable& table) {
+    return recordsJson(std::span<const T>(records), table);
 }
 
 // The configuration as JSON: every field of the table, in canonical order.

@@ -69,31 +69,7 @@ std::string compareToJson(const std::vector<MethodColumn>& columns, const Config
 }
 
 std::string fieldsToJson(int indent) {
-    const Config defaults;
-    ordered_json out = ordered_json::array();
-    for (const auto& field : fields()) {
-        static constexpr const char* kinds[] = {"integer", "number", "boolean", "choice", "text"};
-        ordered_json f{{"key", field.key},
-                       {"label", field.label},
-                       {"group", field.group},
-                       {"kind", kinds[static_cast<int>(field.kind)]},
-                       {"default", fieldText(defaults, field)},
-                       {"range", describeRange(field)},
-                       {"unit", field.unit},
-                       {"help", field.help},
-                       {"section", field.section},
-                       {"applies", appliesText(field.applies)},
-                       {"essential", field.essential}};
-        if (field.kind == FieldKind::integer || field.kind == FieldKind::number) {
-            f["min"] = number(field.min);
-            f["max"] = number(field.max);
-            f["zero_means_auto"] = field.zeroMeansAuto;
-        }
-        if (!field.allowed.empty()) f["allowed"] = std::vector<double>(field.allowed.begin(), field.allowed.end());
-        if (const auto choices = field.choices(); !choices.empty()) f["choices"] = std::vector<std::string>(choices.begin(), choices.end());
-        out.push_back(std::move(f));
-    }
-    return out.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
+    return detail::recordsJson(fields(), kFieldRecord).dump(indent, ' ', false, ordered_json::error_handler_t::replace);
 }
 
 std::string stepPartsToJson(int indent) {
@@ -105,33 +81,9 @@ std::string stepPartsToJson(int indent) {
 }
 
 std::string presetsToJson(int indent) {
-    ordered_json models = ordered_json::array();
-    for (const auto& preset : modelPresets()) {
-        Config config;
-        applyModelPreset(config, preset);
-        models.push_back({{"id", preset.id},
-                          {"label", preset.label},
-                          {"family", preset.family},
-                          {"parameter_count", number(preset.params != 0 ? preset.params : derivedParameterCount(config))},
-                          {"context_window", number(preset.contextWindow)},
-                          {"weight_dtype", toString(preset.weightDtype)},
-                          {"expert_weight_dtype", toString(preset.expertWeightDtype)},
-                          {"source", preset.source}});
-    }
-    ordered_json gpus = ordered_json::array();
-    for (const auto& preset : gpuPresets())
-        gpus.push_back({{"id", preset.id},
-                        {"label", preset.label},
-                        {"capacity_bytes", number(preset.capacityBytes)},
-                        {"source", preset.source},
-                        {"peak_tflops", number(preset.peakTflops)},
-                        {"fp8_tflops", number(preset.fp8Tflops)},
-                        {"matmul_efficiency", number(preset.matmulEfficiency)},
-                        {"hbm_tbps", number(preset.hbmTbps)},
-                        {"nvlink_gbps", number(preset.nvlinkGbps)},
-                        {"network_gbps", number(preset.networkGbps)},
-                        {"speed_source", preset.speedSource}});
-    return ordered_json{{"models", models}, {"gpus", gpus}}.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
+    return ordered_json{{"models", detail::recordsJson(modelPresets(), kModelPresetRecord)},
+                        {"gpus", detail::recordsJson(gpuPresets(), kGpuPresetRecord)}}
+        .dump(indent, ' ', false, ordered_json::error_handler_t::replace);
 }
 
 namespace {
@@ -201,47 +153,12 @@ std::string measuredComparisonToJson(const MeasuredComparison& comparison, int i
     return detail::recordJson(comparison, kMeasuredComparisonRecord).dump(indent, ' ', false, ordered_json::error_handler_t::replace);
 }
 
-namespace {
-
-ordered_json unmappedArray(const std::vector<Unmapped>& list) {
-    ordered_json out = ordered_json::array();
-    for (const auto& u : list) out.push_back({{"key", u.key}, {"value", u.value}, {"reason", u.reason}});
-    return out;
-}
-
-// An assignment's text as the field's JSON type (numbers, true/false, strings).
-ordered_json typedValue(const Assignment& a) {
-    const FieldSpec* field = findField(a.key);
-    if (field && (field->kind == FieldKind::integer || field->kind == FieldKind::number))
-        if (const auto value = detail::parseNumber(a.text)) return number(*value);
-    if (field && field->kind == FieldKind::boolean) return a.text == "true";
-    return a.text;
-}
-
-}  // namespace
-
 std::string importToJson(const ImportResult& result, int indent) {
-    ordered_json out;
-    out["format"] = std::string(toString(result.format));
-    if (!result.ok()) {
-        out["errors"] = problems(result.errors);
-        return out.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
-    }
-    ordered_json config = ordered_json::object();
-    for (const auto& a : result.assignments) config[a.key] = typedValue(a);
-    out["config"] = config;
-    out["unmapped"] = unmappedArray(result.unmapped);
-    out["warnings"] = result.warnings;
-    out["assumed"] = problems(result.assumed);  // needs the user's input: the file does not say
-    return out.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
+    return detail::recordJson(result, kImportResultRecord).dump(indent, ' ', false, ordered_json::error_handler_t::replace);
 }
 
-std::string exportToJson(ImportFormat format, const ExportResult& result, int indent) {
-    ordered_json out;
-    out["format"] = std::string(toString(format));
-    out["text"] = result.text;
-    out["not_exported"] = unmappedArray(result.notExported);
-    return out.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
+std::string exportToJson(const ExportResult& result, int indent) {
+    return detail::recordJson(result, kExportResultRecord).dump(indent, ' ', false, ordered_json::error_handler_t::replace);
 }
 
 }  // namespace membudget

@@ -33,7 +33,7 @@ constexpr Column kLineColumns[] = {
              {.flags = kOptional}),
     member<&MeasuredLine::allowance>("allowance", RECORD_JSON("allowance")),
 };
-constinit const RecordTable kLine{"MeasuredLine", kLineColumns};
+constinit const RecordTable kLine{RECORD_NAME("MeasuredLine"), kLineColumns};
 
 constexpr Column kTotalColumns[] = {
     member<&MeasuredTotal::predicted>("predicted", RECORD_JSON("predicted")),
@@ -49,7 +49,7 @@ constexpr Column kTotalColumns[] = {
              },
              {.flags = kOptional}),
 };
-constinit const RecordTable kTotal{"MeasuredTotal", kTotalColumns};
+constinit const RecordTable kTotal{RECORD_NAME("MeasuredTotal"), kTotalColumns};
 
 // The ids of the lines the run did not measure (or the engine did not predict).
 template <std::optional<double> MeasuredLine::*Side>
@@ -82,10 +82,59 @@ constexpr Column kColumns[] = {
     member<&MeasuredComparison::config>("config", RECORD_JSON("config"), {.kind = CellKind::config}),
 };
 
+using MeasuredValue = std::pair<std::string, double>;
+constexpr Column kValueColumns[] = {
+    member<&MeasuredValue::first>("id", RECORD_JSON("id")),
+    member<&MeasuredValue::second>("bytes", RECORD_JSON("bytes")),
+};
+constinit const RecordTable kValue{RECORD_NAME("MeasuredValue"), kValueColumns};
+
+constexpr Column kPhaseColumns[] = {
+    member<&MeasuredPhase::name>("name", RECORD_JSON("name")),
+    member<&MeasuredPhase::step>("step", RECORD_JSON("step")),
+    member<&MeasuredPhase::peakAllocatedBytes>("peakAllocatedBytes", RECORD_JSON("peak_allocated_bytes")),
+};
+constinit const RecordTable kPhase{RECORD_NAME("MeasuredPhase"), kPhaseColumns};
+
+// Each problem names its path (format, config.tp, lines.gradients, peak.allocated_bytes, phases[0].step).
+constexpr Column kReadColumns[] = {
+    computed("lines", RECORD_JSON("lines"), CellKind::records,
+             [](const void* r, Cell& c) { record::readValue(as<MeasuredRead>(r).file.lines, c); },
+             {.child = &kValue, .doc = RECORD_DOC("The bytes measured per ledger line, by the line's id.")}),
+    computed("peakAllocatedBytes", RECORD_JSON("peak_allocated_bytes"), CellKind::number,
+             [](const void* r, Cell& c) { record::readValue(as<MeasuredRead>(r).file.peakAllocatedBytes, c); }, {.flags = kOptional}),
+    computed("peakReservedBytes", RECORD_JSON("peak_reserved_bytes"), CellKind::number,
+             [](const void* r, Cell& c) { record::readValue(as<MeasuredRead>(r).file.peakReservedBytes, c); }, {.flags = kOptional}),
+    computed("phases", RECORD_JSON("phases"), CellKind::records,
+             [](const void* r, Cell& c) { record::readValue(as<MeasuredRead>(r).file.phases, c); }, {.child = &kPhase}),
+    computed("deviceName", RECORD_JSON("device"), CellKind::text,
+             [](const void* r, Cell& c) { c.text = as<MeasuredRead>(r).file.deviceName; }),
+    computed("config", RECORD_JSON("config"), CellKind::config,
+             [](const void* r, Cell& c) { c.child = &as<MeasuredRead>(r).parsed.config; },
+             {.doc = RECORD_DOC("The file's keys on the defaults, method membudget unless it names one.")}),
+    computed("configProblems", RECORD_JSON("config_problems"), CellKind::records,
+             [](const void* r, Cell& c) { record::readValue(as<MeasuredRead>(r).parsed.problems, c); },
+             {.child = &kProblemRecord, .doc = RECORD_DOC("Problems of its configuration, each named config.<key>.")}),
+    computed("errors", RECORD_JSON("errors"), CellKind::records,
+             [](const void* r, Cell& c) { record::readValue(as<MeasuredRead>(r).file.errors, c); },
+             {.child = &kProblemRecord, .doc = RECORD_DOC("What cannot be read, each named by its path.")}),
+};
+
 }  // namespace
 
+MeasuredRead readMeasuredRun(std::string_view rootType, std::span<const JsonValue> values, std::string_view invalidReason) {
+    MeasuredRead out;
+    out.file = readMeasuredFile(rootType, values, invalidReason);
+    if (out.file.errors.empty()) out.parsed = measuredConfig(out.file);
+    return out;
+}
+
+constinit const RecordTable kMeasuredReadRecord{
+    RECORD_NAME("MeasuredFile"), kReadColumns, kAlways, kAlways,
+    RECORD_DOC("A measured file (membudget-measured/1) as the engine's reader reads it (the CLI's compare-measured).")};
+
 constinit const RecordTable kMeasuredComparisonRecord{
-    "MeasuredComparison", kColumns, kAlways, kAlways,
+    RECORD_NAME("MeasuredComparison"), kColumns, kAlways, kAlways,
     RECORD_DOC("A measured run against its prediction, line by line and total by total.")};
 
 }  // namespace membudget

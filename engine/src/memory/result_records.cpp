@@ -57,11 +57,11 @@ constexpr Column kPhaseColumns[] = {
 
 }  // namespace
 
-constinit const RecordTable kLineRecord{"Line", kLineColumns, kAlways, kAlways, RECORD_DOC("One line of the ledger.")};
-constinit const RecordTable kTensorRecord{"Tensor", kTensorColumns, kAlways, kAlways,
+constinit const RecordTable kLineRecord{RECORD_NAME("Line"), kLineColumns, kAlways, kAlways, RECORD_DOC("One line of the ledger.")};
+constinit const RecordTable kTensorRecord{RECORD_NAME("Tensor"), kTensorColumns, kAlways, kAlways,
                                           RECORD_DOC("One saved activation tensor of the membudget method's sub-ledger.")};
-constinit const RecordTable kStageRecord{"Stage", kStageColumns, kAlways, kAlways, RECORD_DOC("One pipeline stage's ledger.")};
-constinit const RecordTable kPhaseRecord{"Phase", kPhaseColumns, kAlways, kAlways,
+constinit const RecordTable kStageRecord{RECORD_NAME("Stage"), kStageColumns, kAlways, kAlways, RECORD_DOC("One pipeline stage's ledger.")};
+constinit const RecordTable kPhaseRecord{RECORD_NAME("Phase"), kPhaseColumns, kAlways, kAlways,
                                          RECORD_DOC("A phase of the training step and its total.")};
 
 }  // namespace membudget

@@ -26,7 +26,7 @@ constexpr Column kColumns[] = {
 
 }  // namespace
 
-constinit const RecordTable kAdviceRecord{"Advice", kColumns, kAlways, kAlways,
+constinit const RecordTable kAdviceRecord{RECORD_NAME("Advice"), kColumns, kAlways, kAlways,
                                           RECORD_DOC("One change that lowers the peak (the CLI's `advise`).")};
 
 }  // namespace membudget

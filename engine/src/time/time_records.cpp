@@ -34,7 +34,7 @@ constexpr Column kStepDetailColumns[] = {
                                      {.doc = RECORD_DOC("The global batch: DP × mb × microbatches × seq.")}),
     computed("assumptions", RECORD_JSON("assumptions"), CellKind::text, [](const void*, Cell& c) { c.text = stepTimeAssumptions(); }),
 };
-constinit const RecordTable kStepDetail{"StepTimeDetail", kStepDetailColumns};
+constinit const RecordTable kStepDetail{RECORD_NAME("StepTimeDetail"), kStepDetailColumns};
 
 // The run on train_tokens: there where it is set (runSteps > 0), null in the JSON otherwise.
 constexpr Column kRunColumns[] = {
@@ -48,7 +48,7 @@ constexpr Column kRunColumns[] = {
     member<&StepTime::runCostUsd>("runCostUsd", RECORD_JSON("cost_usd"),
                                   {.round = 2, .flags = kNullIfFalsy, .doc = RECORD_DOC("USD; 0 (null in JSON) without a price.")}),
 };
-constinit const RecordTable kRun{"StepTimeRun", kRunColumns, /*presentIf runSteps*/ 1};
+constinit const RecordTable kRun{RECORD_NAME("StepTimeRun"), kRunColumns, record::at(kRunColumns, "runSteps")};
 
 constexpr Column kStepColumns[] = {
     member<&StepTime::estimated>("estimated", RECORD_JSON(""), {.flags = kHidden}),
@@ -85,7 +85,7 @@ constexpr Column kRooflineColumns[] = {
     member<&ServingTime::rooflineOutputTokensPerSecondPerGpu>("rooflineOutputTokensPerSecondPerGpu",
                                                               RECORD_JSON("output_tokens_per_second_per_gpu"), {.round = kMilli}),
 };
-constinit const RecordTable kRoofline{"ServingRoofline", kRooflineColumns};
+constinit const RecordTable kRoofline{RECORD_NAME("ServingRoofline"), kRooflineColumns};
 
 constexpr Column kServingDetailColumns[] = {
     member<&ServingTime::framework>("framework", RECORD_JSON("framework")),
@@ -112,7 +112,7 @@ constexpr Column kServingDetailColumns[] = {
     computed("", RECORD_JSON("roofline"), CellKind::record, &record::readSelf<ServingTime>, {.child = &kRoofline}),
     computed("assumptions", RECORD_JSON("assumptions"), CellKind::text, [](const void*, Cell& c) { c.text = servingAssumptions(); }),
 };
-constinit const RecordTable kServingDetail{"ServingTimeDetail", kServingDetailColumns};
+constinit const RecordTable kServingDetail{RECORD_NAME("ServingTimeDetail"), kServingDetailColumns};
 
 constexpr Column kServingColumns[] = {
     member<&ServingTime::estimated>("estimated", RECORD_JSON(""), {.flags = kHidden}),
@@ -126,10 +126,10 @@ constexpr Column kServingColumns[] = {
 }  // namespace
 
 constinit const RecordTable kStepTimeRecord{
-    "StepTime", kStepColumns, /*presentIf estimated*/ 0, kAlways,
+    RECORD_NAME("StepTime"), kStepColumns, record::at(kStepColumns, "estimated"), kAlways,
     RECORD_DOC("The step-time estimate of a training configuration (docs/planner.md, \"Step time\").")};
 constinit const RecordTable kServingTimeRecord{
-    "ServingTime", kServingColumns, /*presentIf estimated*/ 0, kAlways,
+    RECORD_NAME("ServingTime"), kServingColumns, record::at(kServingColumns, "estimated"), kAlways,
     RECORD_DOC("The serving-speed estimate of an inference configuration (docs/inference.md, \"Serving speed\").")};
 
 }  // namespace membudget

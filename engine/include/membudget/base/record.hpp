@@ -16,13 +16,16 @@
 
 #include "membudget/base/choices.hpp"
 
-// The wasm modules write no JSON and show no documentation: their tables leave both texts out (wasm/wasm.cmake).
+// The wasm modules write no JSON and show no documentation: their tables leave both texts out (wasm/wasm.cmake), and
+// a table's last columns where only the JSON has them (#ifndef MEMBUDGET_RECORD_TEXT_OUTSIDE around them).
 #ifdef MEMBUDGET_RECORD_TEXT_OUTSIDE
 #define RECORD_JSON(key) nullptr
 #define RECORD_DOC(text) nullptr
+#define RECORD_NAME(name) nullptr
 #else
 #define RECORD_JSON(key) key
 #define RECORD_DOC(text) text
+#define RECORD_NAME(name) name
 #endif
 
 namespace membudget {
@@ -56,6 +59,8 @@ enum ColumnFlag : std::uint16_t {
     kKeepOnError = 1u << 4,           // written beside the errors of a record that has some (the table's errorsColumn)
     kPresentIfNot = 1u << 5,          // presentIf's column must be falsy, not truthy
     kOptional = 1u << 6,              // may hold no value: null on the page and in JSON, or `none` for a choice
+    kFieldKey = 1u << 7,              // a key of the field table (text, texts, or the key of a kByKey record)
+    kByKey = 1u << 8,                 // records of (key, value): an object by key, on the page and in JSON
     kHidden = kPageOnly | kJsonOnly,  // read by the walkers (a record's presence), written nowhere
 };
 
@@ -83,23 +88,25 @@ struct Cell {
 
 struct Column {
     const char* page;  // the page's key (camelCase); "" for a record whose columns the page's object holds itself
-    const char* json;  // the JSON's key (snake_case); "" for a record whose columns the JSON object holds itself
-    CellKind kind;
-    std::uint8_t roundDigits = kExact;  // JSON rounds to 10^−digits (halves away from zero)
-    std::uint8_t scaleDigits = 0;       // JSON multiplies by 10^digits first (seconds → ms)
-    std::uint8_t presentIf = kAlways;   // a column of the same table that must be truthy for this one to be written
-    std::uint16_t flags = 0;
     void (*read)(const void* record, Cell& out) = nullptr;
     const RecordTable* child = nullptr;         // record, records: the child's table (a group: this record's own)
     std::span<const std::string_view> choices;  // choice: the ids by index
     const char* none = nullptr;                 // choice with kOptional: the id written for none (nullptr: null)
-    const char* doc = nullptr;                  // what it is, for the generated types
+#ifndef MEMBUDGET_RECORD_TEXT_OUTSIDE
+    const char* json = nullptr;  // the JSON's key (snake_case); "" for a record whose columns the JSON object holds itself
+    const char* doc = nullptr;   // what it is, for the generated types
+#endif
+    CellKind kind = CellKind::number;
+    std::uint8_t roundDigits = kExact;  // JSON rounds to 10^−digits (halves away from zero)
+    std::uint8_t scaleDigits = 0;       // JSON multiplies by 10^digits first (seconds → ms)
+    std::uint8_t presentIf = kAlways;   // a column of the same table that must be truthy for this one to be written
+    std::uint16_t flags = 0;
 
     constexpr bool has(std::uint16_t flag) const { return (flags & flag) == flag; }
 };
 
 struct RecordTable {
-    const char* name;  // the page's type ("Result")
+    const char* name;  // the page's type ("Result"); nullptr in the wasm (RECORD_NAME)
     std::span<const Column> columns;
     // A column that must be truthy for the record to be there: absent, the page gets null and the JSON each column's
     // absence (null, or nothing with kOmitIfAbsent).
@@ -107,7 +114,7 @@ struct RecordTable {
     // Its errors: where not empty, the JSON holds only the kKeepOnError columns and these (a refused record says
     // what it is and why, and nothing else).
     std::uint8_t errorsColumn = kAlways;
-    const char* doc = nullptr;
+    const char* doc = nullptr;  // nullptr in the wasm (RECORD_DOC)
 };
 
 // 10^digits, exactly, for the rounding digits a column names.
@@ -159,7 +166,7 @@ template <class V>
 constexpr CellKind kindOf() {
     if constexpr (IsOptional<V>::value)
         return kindOf<typename IsOptional<V>::Item>();
-    else if constexpr (std::is_same_v<V, double>)
+    else if constexpr (std::is_same_v<V, double> || (std::is_integral_v<V> && !std::is_same_v<V, bool>))
         return CellKind::number;
     else if constexpr (std::is_same_v<V, bool>)
         return CellKind::flag;
@@ -167,9 +174,9 @@ constexpr CellKind kindOf() {
         return CellKind::text;
     else if constexpr (Choice<V>)
         return CellKind::choice;
-    else if constexpr (std::is_same_v<V, std::vector<double>>)
+    else if constexpr (std::is_same_v<V, std::vector<double>> || std::is_same_v<V, std::span<const double>>)
         return CellKind::numbers;
-    else if constexpr (std::is_same_v<V, std::vector<std::string>>)
+    else if constexpr (std::is_same_v<V, std::vector<std::string>> || std::is_same_v<V, std::vector<std::string_view>>)
         return CellKind::texts;
     else if constexpr (IsVector<V>::value)
         return CellKind::records;
@@ -184,17 +191,17 @@ void readValue(const V& v, Cell& c) {
             readValue(*v, c);
         else
             c.none = true;
-    } else if constexpr (std::is_same_v<V, double>) {
-        c.number = v;
+    } else if constexpr (std::is_same_v<V, double> || (std::is_integral_v<V> && !std::is_same_v<V, bool>)) {
+        c.number = static_cast<double>(v);
     } else if constexpr (std::is_same_v<V, bool>) {
         c.number = v ? 1 : 0;
     } else if constexpr (std::is_same_v<V, std::string> || std::is_same_v<V, std::string_view>) {
         c.text = v;
     } else if constexpr (Choice<V>) {
         c.number = static_cast<double>(static_cast<std::size_t>(v));
-    } else if constexpr (std::is_same_v<V, std::vector<double>>) {
+    } else if constexpr (std::is_same_v<V, std::vector<double>> || std::is_same_v<V, std::span<const double>>) {
         c.numbers = v;
-    } else if constexpr (std::is_same_v<V, std::vector<std::string>>) {
+    } else if constexpr (std::is_same_v<V, std::vector<std::string>> || std::is_same_v<V, std::vector<std::string_view>>) {
         c.texts.assign(v.begin(), v.end());
     } else if constexpr (IsVector<V>::value) {
         c.child = v.data();
@@ -234,8 +241,19 @@ constexpr std::span<const std::string_view> choiceIds() {
 
 constexpr Column make(const char* page, const char* json, CellKind kind, void (*read)(const void*, Cell&), const Options& o,
                       std::span<const std::string_view> choices, std::uint16_t flags) {
-    return Column{page, json,    kind,    o.round, o.scale, o.presentIf, static_cast<std::uint16_t>(o.flags | flags),
-                  read, o.child, choices, o.none,  o.doc};
+    Column column{page, read, o.child, choices, o.none};
+#ifndef MEMBUDGET_RECORD_TEXT_OUTSIDE
+    column.json = json;
+    column.doc = o.doc;
+#else
+    (void)json;
+#endif
+    column.kind = kind;
+    column.roundDigits = o.round;
+    column.scaleDigits = o.scale;
+    column.presentIf = o.presentIf;
+    column.flags = static_cast<std::uint16_t>(o.flags | flags);
+    return column;
 }
 
 // A member's column: `member<&Line::bytes>("bytes", RECORD_JSON("bytes"))`.
@@ -250,6 +268,14 @@ constexpr Column member(const char* page, const char* json, const Options& o = {
 constexpr Column computed(const char* page, const char* json, CellKind kind, void (*read)(const void*, Cell&), const Options& o = {},
                           std::span<const std::string_view> choices = {}) {
     return make(page, json, kind, read, o, choices, 0);
+}
+
+// The index of the column whose page key is `page`: what a table's presentIf and errorsColumn name, checked where the
+// table is defined (static_assert(at(kColumns, "runs") == kBandRuns)).
+constexpr std::uint8_t at(std::span<const Column> columns, std::string_view page) {
+    for (std::size_t i = 0; i < columns.size() && i < kAlways; ++i)
+        if (std::string_view(columns[i].page) == page) return static_cast<std::uint8_t>(i);
+    return kAlways;
 }
 
 // Reads a record as itself: a group of its columns that the JSON nests under `json` (or the page under `page`).

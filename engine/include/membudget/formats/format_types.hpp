@@ -4,11 +4,14 @@
 // list of every format.
 #pragma once
 
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "membudget/base/choices.hpp"
 #include "membudget/base/problem.hpp"
+#include "membudget/base/record.hpp"
 #include "membudget/model/assignments.hpp"
 
 namespace membudget {
@@ -34,6 +37,7 @@ struct Unmapped {
 
     bool operator==(const Unmapped&) const = default;
 };
+extern const RecordTable kUnmappedRecord;
 
 struct ImportResult {
     ImportFormat format = ImportFormat::megatron;
@@ -48,12 +52,28 @@ struct ImportResult {
 
     bool ok() const { return errors.empty(); }
 };
+// `membudget import --json`: {format, config: {key: value typed by its field}, unmapped, warnings, assumed}, or
+// {format, errors}.
+extern const RecordTable kImportResultRecord;
 
 // A configuration in a framework's own form: the text, and what the format cannot say (key, value, why), which
 // the text also lists as comments where the format has them.
 struct ExportResult {
+    ImportFormat format = ImportFormat::megatron;
     std::string text;
     std::vector<Unmapped> notExported;
 };
+// `membudget export --json`: {format, text, not_exported}.
+extern const RecordTable kExportResultRecord;
+
+// What the page calls each format, and whether membudget also writes it (the CLI's export; no config.json: the Hub's
+// own file is the source), in the engine's order of ImportFormat.
+struct FormatInfo {
+    ImportFormat id;
+    std::string_view label;  // "Megatron-LM flags", "torchtitan TOML", …
+    bool exports = false;
+};
+extern const RecordTable kFormatInfoRecord;
+std::span<const FormatInfo> formatInfos();
 
 }  // namespace membudget

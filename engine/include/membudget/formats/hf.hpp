@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "membudget/base/problem.hpp"
+#include "membudget/base/record.hpp"
 #include "membudget/model/assignments.hpp"
 #include "membudget/model/config.hpp"
 
@@ -21,6 +22,7 @@ struct HfImport {
     std::vector<Problem> errors;
     std::vector<Problem> notices;
 };
+extern const RecordTable kHfImportRecord;
 
 using HfValue = JsonValue;  // a config.json's values by path (flattenJson's)
 

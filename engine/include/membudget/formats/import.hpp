@@ -10,12 +10,14 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "membudget/base/choices.hpp"
 #include "membudget/base/problem.hpp"
+#include "membudget/base/record.hpp"
 #include "membudget/formats/format_types.hpp"
 #include "membudget/model/assignments.hpp"
 
@@ -55,5 +57,16 @@ ImportBase importBase(const Config& current, const ImportResult& result);
 // the file leaves unsaid (`assumed`: the world size, the micro-batches), which `--import` asks for. An import with
 // any is refused whole, in the CLI and on the page: none of its keys is applied.
 std::vector<Problem> importProblems(const ImportResult& result, const Config& current = Config{});
+
+// An import applied over the configuration in use, as the page applies it and `--import` refuses it: the file's keys
+// over importBase(current, imported), all or nothing (any of importProblems refuses the whole file).
+struct AppliedImport {
+    ImportResult imported;
+    Config config;                  // the keys applied; `current` itself where the file has errors or problems
+    std::vector<Problem> problems;  // importProblems: what the file maps that the configuration cannot take
+    std::string modelKept;          // the model kept because the file names none ("" where it names one)
+};
+extern const RecordTable kAppliedImportRecord;
+AppliedImport applyImport(const Config& current, ImportResult imported);
 
 }  // namespace membudget

@@ -54,7 +54,7 @@ std::string adviceToJson(const std::vector<Advice>& advice, int indent = 2);
 std::string importToJson(const ImportResult& result, int indent = 2);
 
 // `membudget export --json`: {format, text, not_exported: [{key, value, reason}]}.
-std::string exportToJson(ImportFormat format, const ExportResult& result, int indent = 2);
+std::string exportToJson(const ExportResult& result, int indent = 2);
 
 // The field table and the presets, for tools that build forms or completions from them.
 std::string fieldsToJson(int indent = 2);
@@ -62,6 +62,10 @@ std::string presetsToJson(int indent = 2);
 // The step-time estimate's parts and assumptions: {parts: [{id, label, formula}], assumptions}, which the page reads
 // from web/src/generated/step-text.ts (scripts/field-table.mjs) rather than from its module.
 std::string stepPartsToJson(int indent = 2);
+
+// Every record table that leaves the engine, the choices and the configuration's key types (`membudget records`):
+// what scripts/record-types.mjs writes the page's types from.
+std::string recordTablesToJson(int indent = 2);
 
 // A measured run's comparison with its prediction (compareMeasured, json.hpp) as JSON (format
 // membudget-compare-measured/1), for `membudget compare-measured FILE`.

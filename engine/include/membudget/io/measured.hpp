@@ -84,6 +84,14 @@ struct MeasuredFile {
 // "invalid" when it did not parse (the reason in `invalidReason`).
 MeasuredFile readMeasuredFile(std::string_view rootType, std::span<const JsonValue> values, std::string_view invalidReason = "");
 
+// What the page reads of a measured file: the file's lines, peaks and device, and its configuration (measuredConfig).
+struct MeasuredRead {
+    MeasuredFile file;
+    ParsedConfig parsed;
+};
+extern const RecordTable kMeasuredReadRecord;
+MeasuredRead readMeasuredRun(std::string_view rootType, std::span<const JsonValue> values, std::string_view invalidReason = "");
+
 // The file's configuration: its keys on the defaults, method membudget unless it names one; problems named
 // "config.<key>".
 ParsedConfig measuredConfig(const MeasuredFile& file);

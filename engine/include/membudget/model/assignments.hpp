@@ -33,6 +33,7 @@ struct ParsedConfig {
     std::vector<Problem> problems;  // unknown keys and malformed values, which were skipped
     std::vector<Problem> notices;   // what the engine chose for the user (mode = inference selects method membudget)
 };
+extern const RecordTable kParsedConfigRecord;
 
 // Reports every key given more than once and keeps only its last assignment.
 std::vector<Problem> duplicateKeys(std::vector<Assignment>& assignments);

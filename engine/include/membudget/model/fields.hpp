@@ -9,12 +9,18 @@
 #include <variant>
 #include <vector>
 
+#include "membudget/base/choices.hpp"
 #include "membudget/base/problem.hpp"
+#include "membudget/base/record.hpp"
 #include "membudget/model/config.hpp"
 
 namespace membudget {
 
 enum class FieldKind { integer, number, boolean, choice, text };
+template <>
+struct ChoiceNames<FieldKind> {
+    static constexpr std::array<std::string_view, 5> names{"integer", "number", "boolean", "choice", "text"};
+};
 
 // Longest text of a text field (characters).
 inline constexpr size_t kMaxTextLength = 100;
@@ -75,6 +81,9 @@ struct FieldSpec {
     // The ids of a choice field (none for the other kinds).
     std::span<const std::string_view> choices() const { return choiceIds ? choiceIds() : std::span<const std::string_view>(); }
 };
+
+// A field as `membudget fields` writes it and the page's form reads it (Field).
+extern const RecordTable kFieldRecord;
 
 // The field table, in canonical order (the order of URL queries, CLI help and the form).
 std::span<const FieldSpec> fields();

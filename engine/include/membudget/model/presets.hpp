@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "membudget/base/choices.hpp"
+#include "membudget/base/record.hpp"
 #include "membudget/model/config.hpp"
 
 namespace membudget {
@@ -58,6 +59,9 @@ struct ModelPreset {
     StateDtype mambaStateDtype = StateDtype::fp32;
 };
 
+// `membudget presets`'s models and the page's picker (which leaves the source out: docs/presets.md has it).
+extern const RecordTable kModelPresetRecord;
+
 struct GpuPreset {
     std::string_view id;
     std::string_view label;
@@ -76,6 +80,7 @@ struct GpuPreset {
     // 132); 0 where no count is published, and no quantization is applied.
     double sms = 0;
 };
+extern const RecordTable kGpuPresetRecord;
 
 std::span<const ModelPreset> modelPresets();
 std::span<const GpuPreset> gpuPresets();
