@@ -105,6 +105,10 @@ TEST_CASE("cli: a token budget gives the run's days, GPU-hours and, with a price
     const auto& runJson = budget["run"];
     REQUIRE(runJson.is_object());
     const double tokensPerStep = budget["step_time"]["tokens_per_step"].get<double>();
+    // The whole job's rate: the global batch over the step, the per-GPU rate on all 16 GPUs.
+    const double tokensPerSecond = budget["step_time"]["tokens_per_second"].get<double>();
+    CHECK(tokensPerSecond == Approx(tokensPerStep / budget["step_time_s"].get<double>()).epsilon(1e-6));
+    CHECK(tokensPerSecond == Approx(16 * budget["tokens_per_second_per_gpu"].get<double>()).epsilon(1e-6));
     CHECK(runJson["train_tokens"] == 2000000000000.0);
     CHECK(runJson["optimizer_steps"].get<double>() == std::ceil(2e12 / tokensPerStep));
     const double days = runJson["optimizer_steps"].get<double>() * budget["step_time_s"].get<double>() / 86400;

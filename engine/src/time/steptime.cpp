@@ -248,6 +248,7 @@ StepTime stepTotals(const Config& c, const detail::StepConstants& constants, Ste
     out.stepSeconds = step;
     out.tokensPerStep = c.dp * c.mb * m * c.seq;
     const double gpus = worldSize(c);
+    out.tokensPerSecond = step > 0 ? out.tokensPerStep / step : 0;
     out.tokensPerSecondPerGpu = step > 0 ? out.tokensPerStep / step / gpus : 0;
     out.modelFlopsPerToken = constants.modelFlopsPerToken;
     out.mfu = out.tokensPerSecondPerGpu * out.modelFlopsPerToken / (c.peakTflops * 1e12);

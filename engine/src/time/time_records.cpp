@@ -32,6 +32,8 @@ constexpr Column kStepDetailColumns[] = {
     member<&StepTime::modelFlopsPerToken>("modelFlopsPerToken", RECORD_JSON("model_flops_per_token")),
     member<&StepTime::tokensPerStep>("tokensPerStep", RECORD_JSON("tokens_per_step"),
                                      {.doc = RECORD_DOC("The global batch: DP × mb × microbatches × seq.")}),
+    member<&StepTime::tokensPerSecond>("tokensPerSecond", RECORD_JSON("tokens_per_second"),
+                                       {.round = kMilli, .doc = RECORD_DOC("The whole job's: the global batch over the step time.")}),
     computed("assumptions", RECORD_JSON("assumptions"), CellKind::text, [](const void*, Cell& c) { c.text = stepTimeAssumptions(); }),
 };
 constinit const RecordTable kStepDetail{RECORD_NAME("StepTimeDetail"), kStepDetailColumns};

@@ -342,6 +342,12 @@ export const RECORD_TABLES: RecordTables = {
         "kind": "number"
       },
       {
+        "page": "tokensPerSecond",
+        "json": "tokens_per_second",
+        "kind": "number",
+        "round": 3
+      },
+      {
         "page": "assumptions",
         "json": "assumptions",
         "kind": "text"

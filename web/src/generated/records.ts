@@ -299,6 +299,8 @@ export interface StepTime {
   modelFlopsPerToken: number;
   /** The global batch: DP × mb × microbatches × seq. */
   tokensPerStep: number;
+  /** The whole job's: the global batch over the step time. */
+  tokensPerSecond: number;
   assumptions: string;
   /** The run's token budget (train_tokens); 0 where it is not set. */
   runTokens: number;

@@ -40,6 +40,7 @@ struct StepTime {
     double mfu = 0;
     double modelFlopsPerToken = 0;
     double tokensPerStep = 0;                      // the global batch: DP × mb × microbatches × seq
+    double tokensPerSecond = 0;                    // the whole job's: tokensPerStep / stepSeconds
     double bubbleFraction = 0;                     // (PP − 1) / (m·v + PP − 1)
     std::array<double, kStepParts> partSeconds{};  // indexed by StepPart
     // The run (train_tokens > 0): whole optimizer steps until train_tokens are seen, at this step time on the
