@@ -9,7 +9,8 @@
 // The configurations are the product of every model preset with a few GPUs, layouts, methods, frameworks and
 // modes (filtered to those validate() is asked about, accepted or refused: a refusal's message is output too),
 // plus every file under tests/fixtures/import (import, eval, export to each format, as text and as JSON), every
-// measured fixture (compare-measured), compare and advise on a sample (text and JSON), and plan --json on a few layouts.
+// measured fixture (compare-measured), compare and advise on a sample (text and JSON), and plan --json on a few
+// layouts, for training and serving.
 import { spawnSync } from 'node:child_process';
 import { URLSearchParams } from 'node:url';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -113,6 +114,16 @@ const plans = [
 for (const plan of plans) {
   emit(['plan', ...plan, '--json']);
   emit(['plan', ...plan, '--sort', 'speed']);
+}
+// Serving plans: every row with its query, under targets, and each GPU's recommended row.
+const servingPlans = [
+  ['--model', 'llama-3.1-8b', '--mode', 'inference', '--gpus', '8'],
+  ['--model', 'mixtral-8x7b', '--mode', 'inference', '--gpus', '16', '--ttft-ms', '500'],
+  ['--model', 'llama-3.1-70b', '--mode', 'inference', '--gpus', '8', '--which-gpu'],
+];
+for (const plan of servingPlans) {
+  emit(['plan', ...plan, '--json']);
+  emit(['plan', ...plan]);
 }
 process.stdout.write(out);
 process.stderr.write(`golden-cli: ${count} invocations\n`);

@@ -131,67 +131,11 @@ val rowsToArray(const std::vector<PlanRow>& rows) {
     return val::global("Float64Array").new_(val(emscripten::typed_memory_view(flat.size(), flat.data())));
 }
 
-// A serving plan row's numbers by the page's names (engine.ts ServingPlanRow), in one table rather than a value
-// object per row.
-constexpr std::pair<const char*, double ServingPlanRow::*> kServingRowNumbers[] = {
-    {"tp", &ServingPlanRow::tp},
-    {"pp", &ServingPlanRow::pp},
-    {"dp", &ServingPlanRow::dp},
-    {"ep", &ServingPlanRow::ep},
-    {"concurrency", &ServingPlanRow::concurrency},
-    {"maxConcurrency", &ServingPlanRow::maxConcurrency},
-    {"peakBytes", &ServingPlanRow::peakBytes},
-    {"usableBytes", &ServingPlanRow::usableBytes},
-    {"ttftSeconds", &ServingPlanRow::ttftSeconds},
-    {"tpotSeconds", &ServingPlanRow::tpotSeconds},
-    {"outputTokensPerSecondPerGpu", &ServingPlanRow::outputTokensPerSecondPerGpu},
-    {"outputTokensPerSecond", &ServingPlanRow::outputTokensPerSecond},
-};
-
-val servingRowObject(const ServingPlanRow& row, const Config& base) {
-    val out = val::object();
-    for (const auto& [key, member] : kServingRowNumbers) out.set(key, row.*member);
-    out.set("meetsTargets", row.meetsTargets);
-    out.set("query", encodeQuery(servingRowConfig(base, row)));
-    return out;
-}
-
 }  // namespace
 
-val planServingObject(const ServingPlanRequest& request) {
-    const ServingPlan plan = planServing(request);
-    val rows = val::array();
-    for (const ServingPlanRow& row : plan.rows) rows.call<void>("push", servingRowObject(row, request.base));
-    val out = val::object();
-    out.set("rows", rows);
-    out.set("recommended", plan.recommended);
-    out.set("reason", plan.reason);
-    out.set("layouts", plan.layouts);
-    out.set("evaluated", plan.evaluated);
-    out.set("errors", recordsVal(plan.errors, kProblemRecord));
-    return out;
-}
+val planServingObject(const ServingPlanRequest& request) { return recordVal(planServing(request), kServingPlanRecord); }
 
-val planServingEachGpuList(const ServingPlanRequest& request) {
-    val out = val::array();
-    for (const GpuServingPlan& gpu : planServingEachGpu(request)) {
-        // The row's configuration on its own GPU, without a price (one GPU type's), as the plan and the CLI's JSON.
-        Config base = request.base;
-        if (const GpuPreset* preset = findGpuPreset(gpu.gpu)) applyGpuPreset(base, *preset);
-        base.gpu = gpu.gpu;
-        base.gpuHourUsd = 0;
-        const ServingPlan& plan = gpu.plan;
-        val item = val::object();
-        item.set("gpu", gpu.gpu);
-        item.set("label", gpu.label);
-        item.set("recommended",
-                 plan.recommended >= 0 ? servingRowObject(plan.rows[static_cast<size_t>(plan.recommended)], base) : val::null());
-        item.set("reason", plan.reason);
-        item.set("errors", recordsVal(plan.errors, kProblemRecord));
-        out.call<void>("push", item);
-    }
-    return out;
-}
+val planServingEachGpuList(const ServingPlanRequest& request) { return recordsVal(planServingEachGpu(request), kGpuServingPlanRecord); }
 
 Config planRowConfigOf(const Config& base, const val& row) {
     const std::vector<PlanRow> rows = rowsFromArray(row);

@@ -13,7 +13,7 @@ namespace membudget::wasm {
 
 namespace {
 
-void writeColumns(val& out, const void* record, const RecordTable& table);
+void writeColumns(val& out, const void* record, const RecordTable& table, const void* context);
 
 val textVal(std::string_view text) { return val(std::string(text)); }
 
@@ -67,6 +67,8 @@ val settingsVal(const Cell& cell) {
 }
 
 val valueVal(const Column& column, const Cell& cell);
+val recordAt(const void* record, const RecordTable& table, const void* context);
+val arrayAt(const void* first, std::size_t count, std::size_t stride, const RecordTable& table, const void* context);
 
 // Records of (key, value) as one object: each record's first column the key, its second the value.
 val keyedVal(const Cell& cell, const RecordTable& table) {
@@ -104,45 +106,54 @@ val valueVal(const Column& column, const Cell& cell) {
             return partsVal(cell);
         case CellKind::records:
             if (column.has(kByKey)) return keyedVal(cell, *column.child);
-            return recordArray(cell.child, cell.count, cell.stride, *column.child);
+            return arrayAt(cell.child, cell.count, cell.stride, *column.child, cell.childContext ? cell.childContext : cell.context);
         case CellKind::settings:
             return settingsVal(cell);
         case CellKind::config:
             return val(*static_cast<const Config*>(cell.child));
         case CellKind::record:
-            return recordPresent(*column.child, cell.child) ? recordObject(cell.child, *column.child) : val::null();
+            return recordPresent(*column.child, cell.child)
+                       ? recordAt(cell.child, *column.child, cell.childContext ? cell.childContext : cell.context)
+                       : val::null();
     }
     return val::undefined();
 }
 
-void writeColumns(val& out, const void* record, const RecordTable& table) {
+void writeColumns(val& out, const void* record, const RecordTable& table, const void* context) {
     for (const Column& column : table.columns) {
         if (column.has(kJsonOnly)) continue;
         Cell cell;
+        cell.context = context;
         column.read(record, cell);
         // A record whose page key is "" holds its columns in this object, there or not (a group the JSON nests, which
         // it leaves out or nulls where absent, as web/src/record-json.ts does from these columns).
         if (column.kind == CellKind::record && *column.page == '\0') {
-            writeColumns(out, cell.child, *column.child);
+            writeColumns(out, cell.child, *column.child, cell.childContext ? cell.childContext : context);
             continue;
         }
         out.set(column.page, valueVal(column, cell));
     }
 }
 
-}  // namespace
-
-val recordObject(const void* record, const RecordTable& table) {
+val recordAt(const void* record, const RecordTable& table, const void* context) {
     val out = val::object();
-    writeColumns(out, record, table);
+    writeColumns(out, record, table, context);
     return out;
 }
 
-val recordArray(const void* first, std::size_t count, std::size_t stride, const RecordTable& table) {
+val arrayAt(const void* first, std::size_t count, std::size_t stride, const RecordTable& table, const void* context) {
     val out = val::array();
     const auto* item = static_cast<const unsigned char*>(first);
-    for (std::size_t i = 0; i < count; ++i) out.call<void>("push", recordObject(item + i * stride, table));
+    for (std::size_t i = 0; i < count; ++i) out.call<void>("push", recordAt(item + i * stride, table, context));
     return out;
+}
+
+}  // namespace
+
+val recordObject(const void* record, const RecordTable& table) { return recordAt(record, table, nullptr); }
+
+val recordArray(const void* first, std::size_t count, std::size_t stride, const RecordTable& table) {
+    return arrayAt(first, count, stride, table, nullptr);
 }
 
 }  // namespace membudget::wasm

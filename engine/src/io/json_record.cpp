@@ -19,10 +19,18 @@ using nlohmann::ordered_json;
 
 namespace {
 
-// What a walk carries down: the line ids of the nearest record above with lines, which a byLine column keys by.
+// What a walk carries down: the line ids of the nearest record above with lines, which a byLine column keys by, and
+// the context a record above gives (Cell::context).
 struct Walk {
     std::span<const Line> lines;
+    const void* context = nullptr;
 };
+
+// A child's walk: the context its parent's read gave, if any.
+Walk below(Walk walk, const Cell& cell) {
+    if (cell.childContext) walk.context = cell.childContext;
+    return walk;
+}
 
 void writeColumns(ordered_json& out, const void* record, const RecordTable& table, Walk walk);
 
@@ -140,7 +148,9 @@ void writeColumn(ordered_json& out, const void* record, const RecordTable& table
     if (column.has(kPageOnly)) return;
     if (!columnPresent(table, index, record)) return writeAbsent(out, column);
     Cell cell;
+    cell.context = walk.context;
     column.read(record, cell);
+    walk = below(walk, cell);
     if (column.kind == CellKind::record && !recordPresent(*column.child, cell.child)) return writeAbsent(out, column);
     if (column.kind == CellKind::record && *column.json == '\0') return writeColumns(out, cell.child, *column.child, walk);
     if (cell.none && column.none != nullptr) {
@@ -162,6 +172,7 @@ void writeColumns(ordered_json& out, const void* record, const RecordTable& tabl
         }
     if (table.errorsColumn != kAlways) {
         Cell errors;
+        errors.context = walk.context;
         table.columns[table.errorsColumn].read(record, errors);
         if (errors.count > 0) {
             // A refused record says what it is and why, and nothing else.
@@ -176,9 +187,13 @@ void writeColumns(ordered_json& out, const void* record, const RecordTable& tabl
 
 }  // namespace
 
-void writeRecord(ordered_json& out, const void* record, const RecordTable& table) { writeColumns(out, record, table, Walk{}); }
+void writeRecord(ordered_json& out, const void* record, const RecordTable& table, const void* context) {
+    writeColumns(out, record, table, Walk{{}, context});
+}
 
-ordered_json recordJson(const void* record, const RecordTable& table) { return childJson(record, table, Walk{}); }
+ordered_json recordJson(const void* record, const RecordTable& table, const void* context) {
+    return childJson(record, table, Walk{{}, context});
+}
 
 ordered_json configJson(const Config& config) {
     ordered_json out = ordered_json::object();

@@ -23,6 +23,7 @@
 #include "membudget/model/presets.hpp"
 #include "membudget/plan/advice.hpp"
 #include "membudget/plan/plan.hpp"
+#include "membudget/plan/serving_plan.hpp"
 
 namespace membudget {
 
@@ -79,10 +80,12 @@ struct Root {
     bool page;
 };
 const Root kRoots[] = {
-    {&kResultRecord, true},       {&kMethodColumnRecord, true}, {&kAdviceRecord, true},        {&kAppliedImportRecord, true},
-    {&kExportResultRecord, true}, {&kHfImportRecord, true},     {&kParsedConfigRecord, true},  {&kFieldRecord, true},
-    {&kFieldStatesRecord, true},  {&kModelPresetRecord, true},  {&kGpuPresetRecord, true},     {&kFormatInfoRecord, true},
-    {&kMeasuredReadRecord, true}, {&kProblemRecord, true},      {&kImportResultRecord, false}, {&kMeasuredComparisonRecord, false},
+    {&kResultRecord, true},         {&kMethodColumnRecord, true},  {&kAdviceRecord, true},
+    {&kAppliedImportRecord, true},  {&kExportResultRecord, true},  {&kHfImportRecord, true},
+    {&kParsedConfigRecord, true},   {&kFieldRecord, true},         {&kFieldStatesRecord, true},
+    {&kModelPresetRecord, true},    {&kGpuPresetRecord, true},     {&kFormatInfoRecord, true},
+    {&kMeasuredReadRecord, true},   {&kProblemRecord, true},       {&kServingPlanRecord, true},
+    {&kGpuServingPlanRecord, true}, {&kImportResultRecord, false}, {&kMeasuredComparisonRecord, false},
 };
 
 std::string_view choiceName(std::span<const std::string_view> ids) {

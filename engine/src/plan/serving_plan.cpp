@@ -44,6 +44,7 @@ Config servingRowConfig(const Config& base, const ServingPlanRow& row) {
 ServingPlan planServing(const ServingPlanRequest& request) noexcept {
     ServingPlan out;
     try {
+        out.base = request.base;
         const Config& base = request.base;
         if (base.mode != Mode::inference) {
             out.errors.push_back({"mode", "mode must be inference for a serving plan; got " + std::string(toString(base.mode))});

@@ -1384,5 +1384,153 @@ export const RECORD_TABLES: RecordTables = {
         "kind": "number"
       }
     ]
+  },
+  "ServingPlan": {
+    "columns": [
+      {
+        "page": "rows",
+        "json": "rows",
+        "kind": "records",
+        "child": "ServingPlanRow"
+      },
+      {
+        "page": "recommended",
+        "json": "recommended",
+        "kind": "number"
+      },
+      {
+        "page": "reason",
+        "json": "reason",
+        "kind": "text"
+      },
+      {
+        "page": "layouts",
+        "json": "layouts",
+        "kind": "number"
+      },
+      {
+        "page": "evaluated",
+        "json": "evaluated",
+        "kind": "number"
+      },
+      {
+        "page": "errors",
+        "json": "errors",
+        "kind": "records",
+        "child": "Problem"
+      }
+    ]
+  },
+  "ServingPlanRow": {
+    "columns": [
+      {
+        "page": "tp",
+        "json": "tp",
+        "kind": "number"
+      },
+      {
+        "page": "pp",
+        "json": "pp",
+        "kind": "number"
+      },
+      {
+        "page": "dp",
+        "json": "dp",
+        "kind": "number"
+      },
+      {
+        "page": "ep",
+        "json": "ep",
+        "kind": "number"
+      },
+      {
+        "page": "concurrency",
+        "json": "concurrency",
+        "kind": "number"
+      },
+      {
+        "page": "maxConcurrency",
+        "json": "max_concurrency",
+        "kind": "number"
+      },
+      {
+        "page": "peakBytes",
+        "json": "peak_bytes",
+        "kind": "number"
+      },
+      {
+        "page": "usableBytes",
+        "json": "",
+        "kind": "number",
+        "flags": [
+          "pageOnly"
+        ]
+      },
+      {
+        "page": "ttftSeconds",
+        "json": "ttft_s",
+        "kind": "number",
+        "round": 6
+      },
+      {
+        "page": "tpotSeconds",
+        "json": "tpot_s",
+        "kind": "number",
+        "round": 6
+      },
+      {
+        "page": "outputTokensPerSecondPerGpu",
+        "json": "output_tokens_per_second_per_gpu",
+        "kind": "number",
+        "round": 3
+      },
+      {
+        "page": "outputTokensPerSecond",
+        "json": "output_tokens_per_second",
+        "kind": "number",
+        "round": 3
+      },
+      {
+        "page": "meetsTargets",
+        "json": "meets_targets",
+        "kind": "flag"
+      },
+      {
+        "page": "query",
+        "json": "query",
+        "kind": "text"
+      }
+    ]
+  },
+  "GpuServingPlan": {
+    "columns": [
+      {
+        "page": "gpu",
+        "json": "gpu",
+        "kind": "text"
+      },
+      {
+        "page": "label",
+        "json": "label",
+        "kind": "text"
+      },
+      {
+        "page": "recommended",
+        "json": "recommended",
+        "kind": "record",
+        "child": "ServingPlanRow"
+      },
+      {
+        "page": "reason",
+        "json": "reason",
+        "kind": "text"
+      },
+      {
+        "page": "errors",
+        "json": "errors",
+        "kind": "records",
+        "child": "Problem"
+      }
+    ]
   }
 };

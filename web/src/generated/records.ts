@@ -560,3 +560,46 @@ export interface MeasuredPhase {
   step: number;
   peakAllocatedBytes: number;
 }
+
+/** A serving plan: every fitting row, those meeting the targets first, fastest per GPU first. */
+export interface ServingPlan {
+  rows: ServingPlanRow[];
+  /** Index into rows; -1 when nothing fits. */
+  recommended: number;
+  reason: string;
+  layouts: number;
+  evaluated: number;
+  errors: Problem[];
+}
+
+/** One (layout, concurrency) of a serving plan. */
+export interface ServingPlanRow {
+  tp: number;
+  pp: number;
+  /** Replicas. */
+  dp: number;
+  ep: number;
+  /** Requests per replica. */
+  concurrency: number;
+  /** The most requests of seq tokens that fit per replica (capped at the request's maxConcurrency). */
+  maxConcurrency: number;
+  peakBytes: number;
+  usableBytes: number;
+  ttftSeconds: number;
+  tpotSeconds: number;
+  outputTokensPerSecondPerGpu: number;
+  /** The whole deployment's: × replicas. */
+  outputTokensPerSecond: number;
+  meetsTargets: boolean;
+  /** The link query of the configuration the row stands for. */
+  query: string;
+}
+
+/** One GPU preset's serving plan of the same workload: its recommended row, or null. */
+export interface GpuServingPlan {
+  gpu: string;
+  label: string;
+  recommended: ServingPlanRow;
+  reason: string;
+  errors: Problem[];
+}

@@ -72,46 +72,6 @@ export interface ServingPlanRequest {
   tpAcrossNodes: boolean;
 }
 
-export interface ServingPlanRow {
-  tp: number;
-  pp: number;
-  /** Replicas. */
-  dp: number;
-  ep: number;
-  /** Requests per replica. */
-  concurrency: number;
-  /** The most requests of seq tokens that fit per replica (capped at the request's maxConcurrency). */
-  maxConcurrency: number;
-  peakBytes: number;
-  usableBytes: number;
-  ttftSeconds: number;
-  tpotSeconds: number;
-  outputTokensPerSecondPerGpu: number;
-  /** The whole deployment's: × replicas. */
-  outputTokensPerSecond: number;
-  meetsTargets: boolean;
-  /** The link query of the configuration the row stands for. */
-  query: string;
-}
-
-export interface ServingPlan {
-  rows: ServingPlanRow[];
-  /** Index into rows; -1 when nothing fits. */
-  recommended: number;
-  reason: string;
-  layouts: number;
-  evaluated: number;
-  errors: Problem[];
-}
-
-export interface GpuServingPlan {
-  gpu: string;
-  label: string;
-  recommended: ServingPlanRow | null;
-  reason: string;
-  errors: Problem[];
-}
-
 export interface MembudgetModule {
   evaluate(config: Config): Result;
   /** evaluate, fieldTexts and fieldStates of one configuration in one call (wasm/glue.cpp pageView). */

@@ -84,6 +84,10 @@ struct Cell {
     std::vector<std::string_view> texts;            // texts
     std::vector<std::string> ownedTexts;            // texts computed for the read (`texts` views them)
     PartLabel (*partLabel)(std::size_t) = nullptr;  // parts: the label of each
+    // What the record alone cannot say, which the record above gives (a plan row's query: the plan's base
+    // configuration): the walker hands it to every read, and a read of a child sets childContext for its children.
+    const void* context = nullptr;
+    const void* childContext = nullptr;
 };
 
 struct Column {

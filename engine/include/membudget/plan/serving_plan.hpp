@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "membudget/base/problem.hpp"
+#include "membudget/base/record.hpp"
 #include "membudget/model/config.hpp"
 
 namespace membudget {
@@ -29,6 +30,9 @@ struct ServingPlanRow {
     double outputTokensPerSecondPerGpu = 0, outputTokensPerSecond = 0;  // the whole deployment: × replicas
     bool meetsTargets = true;
 };
+// A row as `plan --json` writes it and the page reads it, with the link query of the configuration it stands for (the
+// plan's base, given as the walk's context).
+extern const RecordTable kServingPlanRowRecord;
 
 struct ServingPlan {
     std::vector<ServingPlanRow> rows;  // every fitting (layout, concurrency), fastest per GPU first among those meeting the targets
@@ -36,15 +40,19 @@ struct ServingPlan {
     std::string reason;
     double layouts = 0, evaluated = 0;
     std::vector<Problem> errors;
+    Config base;  // the request's: what each row changes (its query)
 };
+extern const RecordTable kServingPlanRecord;
 
 ServingPlan planServing(const ServingPlanRequest& request) noexcept;
 
 // "Which GPU" for serving: the same workload on every GPU preset, each preset's recommended row.
 struct GpuServingPlan {
     std::string gpu, label;
-    ServingPlan plan;
+    ServingPlan plan;  // its base on this GPU: the preset's capacity and speed, without a price
 };
+// {gpu, label, recommended: a row or null, reason, errors}.
+extern const RecordTable kGpuServingPlanRecord;
 std::vector<GpuServingPlan> planServingEachGpu(const ServingPlanRequest& request) noexcept;
 
 // The configuration a row stands for.
