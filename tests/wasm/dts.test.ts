@@ -163,6 +163,8 @@ describe('membudget.d.ts', () => {
     expect(sorted(declaredInterfaces(RECORDS).get('PlanRow') ?? [])).toEqual(sorted(columns.map((c) => c.key)));
     expect(raw.rows.length % columns.length).toBe(0);
     expect(sorted(Object.keys(raw))).toEqual(sorted(declaredInterfaces().get('RawPlan')!));
+    // The request the page built crossed whole: the engine's own defaults, as the generated PlanRequest types them.
+    expectShape(recordShapes(), planner.defaultPlanRequest(), 'PlanRequest');
     expect(raw.rows).toBeInstanceOf(Float64Array);
     // The serving plan's records have exactly their generated members, rows and each GPU's recommended row included.
     const shapes = recordShapes();
@@ -183,8 +185,9 @@ describe('membudget.d.ts', () => {
     for (const gpu of gpus) expectShape(shapes, gpu, 'GpuServingPlan');
   });
 
-  it('declares every value object with exactly its registered fields', () => {
-    const declared = declaredInterfaces();
+  it('types every value object (an input) with exactly its registered fields, from its record table', () => {
+    const declared = declaredInterfaces(RECORDS);
+    expect([...registered().objects.keys()].sort()).toEqual(['HfValue', 'PlanRequest', 'ServingPlanRequest']);
     for (const [name, fields] of registered().objects) {
       expect(declared.has(name), name).toBe(true);
       expect(sorted(declared.get(name) ?? []), name).toEqual(sorted(fields));

@@ -73,8 +73,8 @@ constexpr ChoiceType kChoices[] = {
     choice<FieldKind>("FieldKind"),
 };
 
-// The records the page receives (each function of the modules returns one, or a list of them) and those only the
-// CLI writes.
+// The records the page receives (each function of the modules returns one, or a list of them) or hands over (a plan's
+// request, a JSON document's values), and those only the CLI writes.
 struct Root {
     const RecordTable* table;
     bool page;
@@ -85,7 +85,8 @@ const Root kRoots[] = {
     {&kParsedConfigRecord, true},   {&kFieldRecord, true},         {&kFieldStatesRecord, true},
     {&kModelPresetRecord, true},    {&kGpuPresetRecord, true},     {&kFormatInfoRecord, true},
     {&kMeasuredReadRecord, true},   {&kProblemRecord, true},       {&kServingPlanRecord, true},
-    {&kGpuServingPlanRecord, true}, {&kImportResultRecord, false}, {&kMeasuredComparisonRecord, false},
+    {&kGpuServingPlanRecord, true}, {&kPlanRequestRecord, true},   {&kServingPlanRequestRecord, true},
+    {&kJsonValueRecord, true},      {&kImportResultRecord, false}, {&kMeasuredComparisonRecord, false},
 };
 
 std::string_view choiceName(std::span<const std::string_view> ids) {

@@ -114,8 +114,22 @@ constexpr Column kGpuPresetColumns[] = {
 #endif
 };
 
+#ifndef MEMBUDGET_RECORD_TEXT_OUTSIDE
+// An input the page hands the importers and the measured-file reader; no wasm walks it (engine/src/plan/request_records.cpp's note).
+constexpr Column kJsonValueColumns[] = {
+    member<&JsonValue::key>("key", RECORD_JSON("key")),
+    member<&JsonValue::type>("type", RECORD_JSON("type"),
+                             {.doc = RECORD_DOC("Its JSON type: number, string, boolean, null, array, object.")}),
+    member<&JsonValue::text>("text", RECORD_JSON("text")),
+};
+#endif
+
 }  // namespace
 
+#ifndef MEMBUDGET_RECORD_TEXT_OUTSIDE
+constinit const RecordTable kJsonValueRecord{RECORD_NAME("HfValue"), kJsonValueColumns, kAlways, kAlways,
+                                             RECORD_DOC("One value of a JSON document by its path: key, JSON type and text.")};
+#endif
 constinit const RecordTable kParsedConfigRecord{RECORD_NAME("ParsedConfig"), kParsedColumns, kAlways, kAlways,
                                                 RECORD_DOC("A configuration read from text, with what was skipped and what was chosen.")};
 constinit const RecordTable kFieldRecord{RECORD_NAME("Field"), kFieldColumns, kAlways, kAlways,

@@ -1532,5 +1532,122 @@ export const RECORD_TABLES: RecordTables = {
         "child": "Problem"
       }
     ]
+  },
+  "PlanRequest": {
+    "columns": [
+      {
+        "page": "base",
+        "json": "base",
+        "kind": "config"
+      },
+      {
+        "page": "gpus",
+        "json": "gpus",
+        "kind": "number"
+      },
+      {
+        "page": "globalBatch",
+        "json": "global_batch",
+        "kind": "number"
+      },
+      {
+        "page": "tpAcrossNodes",
+        "json": "tp_across_nodes",
+        "kind": "flag"
+      },
+      {
+        "page": "unevenPipeline",
+        "json": "uneven_pipeline",
+        "kind": "flag"
+      },
+      {
+        "page": "maxMicroBatch",
+        "json": "max_micro_batch",
+        "kind": "number"
+      },
+      {
+        "page": "maxCp",
+        "json": "max_cp",
+        "kind": "number"
+      },
+      {
+        "page": "includeTight",
+        "json": "include_tight",
+        "kind": "flag"
+      },
+      {
+        "page": "layoutBegin",
+        "json": "layout_begin",
+        "kind": "number"
+      },
+      {
+        "page": "layoutEnd",
+        "json": "layout_end",
+        "kind": "number"
+      },
+      {
+        "page": "maxRows",
+        "json": "max_rows",
+        "kind": "number"
+      },
+      {
+        "page": "maxEvaluations",
+        "json": "max_evaluations",
+        "kind": "number"
+      }
+    ]
+  },
+  "ServingPlanRequest": {
+    "columns": [
+      {
+        "page": "base",
+        "json": "base",
+        "kind": "config"
+      },
+      {
+        "page": "gpus",
+        "json": "gpus",
+        "kind": "number"
+      },
+      {
+        "page": "ttftLimitSeconds",
+        "json": "ttft_limit_s",
+        "kind": "number"
+      },
+      {
+        "page": "tpotLimitSeconds",
+        "json": "tpot_limit_s",
+        "kind": "number"
+      },
+      {
+        "page": "maxConcurrency",
+        "json": "max_concurrency",
+        "kind": "number"
+      },
+      {
+        "page": "tpAcrossNodes",
+        "json": "tp_across_nodes",
+        "kind": "flag"
+      }
+    ]
+  },
+  "HfValue": {
+    "columns": [
+      {
+        "page": "key",
+        "json": "key",
+        "kind": "text"
+      },
+      {
+        "page": "type",
+        "json": "type",
+        "kind": "text"
+      },
+      {
+        "page": "text",
+        "json": "text",
+        "kind": "text"
+      }
+    ]
   }
 };

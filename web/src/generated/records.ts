@@ -603,3 +603,45 @@ export interface GpuServingPlan {
   reason: string;
   errors: Problem[];
 }
+
+/** A search over parallel layouts (the CLI's `plan`; membudget/plan/plan.hpp PlanRequest). */
+export interface PlanRequest {
+  /** Model, GPU, sequence, precision, optimizer; its parallel fields are what the plan sets. */
+  base: Config;
+  /** TP × PP × CP × DP. */
+  gpus: number;
+  /** Sequences per optimizer step: DP × mb × microbatches. */
+  globalBatch: number;
+  tpAcrossNodes: boolean;
+  unevenPipeline: boolean;
+  maxMicroBatch: number;
+  maxCp: number;
+  includeTight: boolean;
+  /** The slice of layouts [layoutBegin, layoutEnd) to search; layoutEnd 0 means all. */
+  layoutBegin: number;
+  layoutEnd: number;
+  maxRows: number;
+  /** Ledgers the search may evaluate before it stops as too large. */
+  maxEvaluations: number;
+}
+
+/** A plan for serving: every layout of TP × PP (× EP) replicas on `gpus` GPUs and every concurrency that fits. */
+export interface ServingPlanRequest {
+  /** Model, GPU, engine, dtypes, input_tokens, output_tokens and seq; its parallel fields are what the plan sets. */
+  base: Config;
+  gpus: number;
+  /** 0: no target (the CLI's --ttft-ms and --tpot-ms, in seconds). */
+  ttftLimitSeconds: number;
+  tpotLimitSeconds: number;
+  /** The most requests one replica runs at once (vLLM's max_num_seqs, SGLang's max_running_requests). */
+  maxConcurrency: number;
+  tpAcrossNodes: boolean;
+}
+
+/** One value of a JSON document by its path: key, JSON type and text. */
+export interface HfValue {
+  key: string;
+  /** Its JSON type: number, string, boolean, null, array, object. */
+  type: string;
+  text: string;
+}

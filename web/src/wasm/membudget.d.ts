@@ -1,38 +1,15 @@
-// The Embind module registered in wasm/bindings.cpp: its functions, the requests they take and the plans' envelopes
-// (Emscripten 3.1.6 has no --emit-tsd). Every record they return is typed in web/src/generated/records.ts, written
-// from the engine's record tables. tests/wasm/dts.test.ts checks both against the real exports. Only
+// The Embind module registered in wasm/bindings.cpp: its functions, and the envelopes of a training plan's flat rows
+// (Emscripten 3.1.6 has no --emit-tsd). Every record they take or return is typed in web/src/generated/records.ts,
+// written from the engine's record tables. tests/wasm/dts.test.ts checks both against the real exports. Only
 // web/src/engine.ts imports this module.
 import type { Config, Field, FieldStates, Format, GpuPreset, Line, ModelPreset, ParsedConfig, Problem, Result } from '../generated/records';
 
 export type * from '../generated/records';
 
-export interface HfValue {
-  key: string;
-  type: string;
-  text: string;
-}
-
 export interface PlanRowColumn {
   key: string;
   kind: 'number' | 'boolean' | 'choice';
   choices: string[];
-}
-
-export interface PlanRequest {
-  base: Config;
-  gpus: number;
-  globalBatch: number;
-  tpAcrossNodes: boolean;
-  unevenPipeline: boolean;
-  maxMicroBatch: number;
-  maxCp: number;
-  includeTight: boolean;
-  /** The slice of layouts [layoutBegin, layoutEnd) to search; layoutEnd 0 means all. */
-  layoutBegin: number;
-  layoutEnd: number;
-  maxRows: number;
-  /** Ledgers the search may evaluate before it stops as too large (the engine's PlanRequest::maxEvaluations). */
-  maxEvaluations: number;
 }
 
 export interface RawPlan {
@@ -58,18 +35,6 @@ export interface RawGpuPlan {
   rows: Float64Array;
   recommendedReason: string;
   errors: Problem[];
-}
-
-export interface ServingPlanRequest {
-  /** Model, GPU, engine, dtypes, input_tokens, output_tokens and seq; its parallel fields are what the plan sets. */
-  base: Config;
-  gpus: number;
-  /** 0: no target (the CLI's --ttft-ms and --tpot-ms, in seconds). */
-  ttftLimitSeconds: number;
-  tpotLimitSeconds: number;
-  /** The most requests one replica runs at once (vLLM's max_num_seqs, SGLang's max_running_requests). */
-  maxConcurrency: number;
-  tpAcrossNodes: boolean;
 }
 
 export interface MembudgetModule {

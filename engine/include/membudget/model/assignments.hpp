@@ -55,6 +55,8 @@ struct JsonValue {
     std::string type;
     std::string text;
 };
+// An input (the page's HfValue), as PlanRequest's table.
+extern const RecordTable kJsonValueRecord;
 
 // One configuration key's JSON value, type-checked as the field's kind wants it (numbers for integer and number
 // fields, true/false for booleans, strings for choices and text): an assignment, or a problem naming the key.

@@ -10,6 +10,7 @@
 
 #include "membudget/base/choices.hpp"
 #include "membudget/base/problem.hpp"
+#include "membudget/base/record.hpp"
 #include "membudget/model/config.hpp"
 
 namespace membudget {
@@ -36,6 +37,8 @@ struct PlanRequest {
     // stops with an error saying what to narrow. A caller running slices passes what is left of it.
     double maxEvaluations = 2e6;
 };
+// The page's PlanRequest (an input: wasm/bindings.cpp registers it; the table gives its generated type).
+extern const RecordTable kPlanRequestRecord;
 
 struct PlanRow {
     double tp = 1, pp = 1, dp = 1, cp = 1, ep = 1, zero = 0, mb = 1, microbatches = 1;

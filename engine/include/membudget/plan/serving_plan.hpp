@@ -20,6 +20,8 @@ struct ServingPlanRequest {
     double maxConcurrency = 1024;  // the most requests one replica runs at once (vLLM's max_num_seqs, SGLang's max_running_requests)
     bool tpAcrossNodes = false;    // TP groups larger than a node
 };
+// An input, as PlanRequest's table.
+extern const RecordTable kServingPlanRequestRecord;
 
 struct ServingPlanRow {
     double tp = 1, pp = 1, dp = 1, ep = 1;  // dp: replicas
