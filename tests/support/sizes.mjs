@@ -24,6 +24,8 @@ import { gzipSync } from 'node:zlib';
 // module, code only, 87.9 KB, and the page 166.0 KB: budgets 89 and 168 KB. Then the methods compared side by side
 // moved to the on-demand module, one copy of the ledger's describing code instead of one a tensor kind, and Binaryen
 // once more after emscripten's steps: 84.0 KB and 162.4 KB measured, budgets 85 KB (issue 31's goal) and 164 KB.
+// Issue 57's record tables kept all four: 83.7, 27.6, 162.8 and 273.0 KB measured (the data file 1.1 KB more: the
+// tables' columns; their JSON keys and documentation stay out of the wasm).
 // The page's module holds what every evaluation needs (framework model, LoRA, step time, presets); the on-demand
 // module (planner, advice, importers, exporters, the methods compared) loads only for a plan, advice, an import, an
 // export or the methods side by side.
