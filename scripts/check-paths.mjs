@@ -30,6 +30,8 @@ const UPSTREAM = new Set([
   'tests/unit_tests/training/test_weight_and_optimizer_memory.py', // Megatron-LM
   'scripts/train/benchmarking/README.md', // llm-foundry
   'tools/autograd/derivatives.yaml', // PyTorch
+  'deep_ep.cpp', // DeepEP csrc/
+  'docs/api-guide/core/generalized_tensor_parallel.md', // Megatron-LM
 ]);
 const TOP = '(?:engine|web|wasm|cli|tests|scripts|docs|tools|bench|public|\\.ci)';
 const pathPattern = new RegExp(`(?<![\\w./-])(${TOP}/[\\w.@+-]+(?:/[\\w.@+-]+)*\\.[A-Za-z]{1,5})(?![\\w/])`, 'g');
