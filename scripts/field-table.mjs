@@ -9,16 +9,10 @@
 //
 //   node scripts/field-table.mjs --write build/membudget
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { generatorArgs, root, withBlock, writeOrCheck } from './generated-files.mjs';
 
-const root = new URL('..', import.meta.url).pathname;
-const mode = process.argv[2];
-const cli = process.argv[3] ?? join(root, 'build/membudget');
-if (mode !== '--write' && mode !== '--check') {
-  console.error('usage: node scripts/field-table.mjs --write|--check [path/to/membudget]');
-  process.exit(2);
-}
+const { write, cli } = generatorArgs('field-table.mjs');
 
 /** @typedef {{ key: string; label: string; group: string; kind: string; default: string; range: string; unit: string; help: string; section: string; applies: string }} Field */
 /** @type {Field[]} */
@@ -43,13 +37,7 @@ const block = [
 ].join('\n');
 
 const path = join(root, 'docs/cli.md');
-const doc = readFileSync(path, 'utf8');
-const pattern = /<!-- field-table:begin[^>]*-->[\s\S]*?<!-- field-table:end -->/;
-if (!pattern.test(doc)) {
-  console.error('docs/cli.md has no field-table markers');
-  process.exit(1);
-}
-const current = doc.replace(pattern, block);
+const current = withBlock(path, 'field-table', block);
 
 const textPath = join(root, 'web/src/generated/field-text.ts');
 /** @type {Record<string, { help: string; section: string }>} */
@@ -77,29 +65,13 @@ const stepText = [
   `export const STEP_ASSUMPTIONS = ${JSON.stringify(steps.assumptions)};`,
   '',
 ].join('\n');
-/** @param {string} path */
-const read = (path) => {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return '';
-  }
-};
-if (mode === '--write') {
-  writeFileSync(path, current);
-  mkdirSync(dirname(textPath), { recursive: true });
-  writeFileSync(textPath, text);
-  writeFileSync(stepPath, stepText);
-  console.log(`docs/cli.md, web/src/generated/field-text.ts and step-text.ts: ${fields.length} keys written`);
-} else if (current !== doc) {
-  console.error('docs/cli.md: the key table is not the field table (node scripts/field-table.mjs --write build/membudget)');
-  process.exit(1);
-} else if (read(textPath) !== text) {
-  console.error('web/src/generated/field-text.ts is not the field table (node scripts/field-table.mjs --write build/membudget)');
-  process.exit(1);
-} else if (read(stepPath) !== stepText) {
-  console.error("web/src/generated/step-text.ts is not the engine's step texts (node scripts/field-table.mjs --write build/membudget)");
-  process.exit(1);
-} else {
-  console.log(`docs/cli.md and web/src/generated/field-text.ts hold all ${fields.length} keys of the field table`);
-}
+writeOrCheck(
+  write,
+  'field-table.mjs',
+  [
+    { path, text: current, what: 'the field table' },
+    { path: textPath, text, what: 'the field table' },
+    { path: stepPath, text: stepText, what: "the engine's step texts" },
+  ],
+  `all ${fields.length} keys of the field table`,
+);

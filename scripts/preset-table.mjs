@@ -5,16 +5,10 @@
 //
 //   node scripts/preset-table.mjs --write build/membudget
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { generatorArgs, root, withBlock, writeOrCheck } from './generated-files.mjs';
 
-const root = new URL('..', import.meta.url).pathname;
-const mode = process.argv[2];
-const cli = process.argv[3] ?? join(root, 'build/membudget');
-if (mode !== '--write' && mode !== '--check') {
-  console.error('usage: node scripts/preset-table.mjs --write|--check [path/to/membudget]');
-  process.exit(2);
-}
+const { write, cli } = generatorArgs('preset-table.mjs');
 
 /** @typedef {{ id: string; label: string; family: string; parameter_count: number; context_window: number; weight_dtype: string; expert_weight_dtype: string; source: string }} ModelPreset */
 /** @typedef {{ id: string; label: string; capacity_bytes: number; source: string; peak_tflops: number; fp8_tflops: number; hbm_tbps: number }} GpuPreset */
@@ -54,20 +48,9 @@ const block = [
 ].join('\n');
 
 const path = join(root, 'docs/presets.md');
-const doc = readFileSync(path, 'utf8');
-const pattern = /<!-- preset-table:begin[^>]*-->[\s\S]*?<!-- preset-table:end -->/;
-if (!pattern.test(doc)) {
-  console.error('docs/presets.md has no preset-table markers');
-  process.exit(1);
-}
-const current = doc.replace(pattern, block);
-const count = `${presets.models.length} models and ${presets.gpus.length} GPUs`;
-if (mode === '--write') {
-  writeFileSync(path, current);
-  console.log(`docs/presets.md: ${count} written`);
-} else if (current !== doc) {
-  console.error("docs/presets.md: the preset tables are not the engine's presets (node scripts/preset-table.mjs --write build/membudget)");
-  process.exit(1);
-} else {
-  console.log(`docs/presets.md: the tables hold all ${count}`);
-}
+writeOrCheck(
+  write,
+  'preset-table.mjs',
+  [{ path, text: withBlock(path, 'preset-table', block), what: "the engine's presets" }],
+  `all ${presets.models.length} models and ${presets.gpus.length} GPUs`,
+);

@@ -8,16 +8,10 @@
 //
 //   node scripts/record-types.mjs --write build/membudget
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { generatorArgs, root, writeOrCheck } from './generated-files.mjs';
 
-const root = new URL('..', import.meta.url).pathname;
-const mode = process.argv[2];
-const cli = process.argv[3] ?? join(root, 'build/membudget');
-if (mode !== '--write' && mode !== '--check') {
-  console.error('usage: node scripts/record-types.mjs --write|--check [path/to/membudget]');
-  process.exit(2);
-}
+const { write, cli } = generatorArgs('record-types.mjs');
 
 /**
  * @typedef {{ page: string; json: string | null; kind: string; round: number | null; scale: number; flags: string[];
@@ -161,29 +155,12 @@ const tablesText = [
   '',
 ].join('\n');
 
-const typesPath = join(root, 'web/src/generated/records.ts');
-const tablesPath = join(root, 'web/src/generated/record-tables.ts');
-/** @param {string} path */
-const read = (path) => {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return '';
-  }
-};
-if (mode === '--write') {
-  mkdirSync(dirname(typesPath), { recursive: true });
-  writeFileSync(typesPath, types);
-  writeFileSync(tablesPath, tablesText);
-  console.log(`web/src/generated/records.ts and record-tables.ts: ${described.records.length} records written`);
-} else {
-  for (const [path, text] of [
-    [typesPath, types],
-    [tablesPath, tablesText],
-  ])
-    if (read(path) !== text) {
-      console.error(`${path.slice(root.length)} is not the engine's record tables (node scripts/record-types.mjs --write build/membudget)`);
-      process.exit(1);
-    }
-  console.log(`web/src/generated/records.ts and record-tables.ts hold the engine's ${described.records.length} records`);
-}
+writeOrCheck(
+  write,
+  'record-types.mjs',
+  [
+    { path: join(root, 'web/src/generated/records.ts'), text: types, what: "the engine's record tables" },
+    { path: join(root, 'web/src/generated/record-tables.ts'), text: tablesText, what: "the engine's record tables" },
+  ],
+  `the engine's ${described.records.length} records`,
+);
