@@ -24,7 +24,7 @@ std::string servingPlanToJson(const ServingPlan& plan, const ServingPlanRequest&
                         {"recommended", plan.recommended >= 0 ? ordered_json{{"index", number(plan.recommended)}, {"reason", plan.reason}}
                                                               : ordered_json(nullptr)},
                         {"reason", plan.reason},
-                        {"errors", detail::problemsJson(plan.errors)}}
+                        {"errors", detail::recordsJson(plan.errors, kProblemRecord)}}
         .dump(indent, ' ', false, ordered_json::error_handler_t::replace);
 }
 

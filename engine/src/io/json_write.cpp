@@ -37,27 +37,18 @@ template <class E>
 requires requires { ChoiceNames<E>::names; }
 void to_json(nlohmann::ordered_json& out, E value) { out = std::string(toString(value)); }
 
-namespace {
-
+using detail::number;
 using nlohmann::ordered_json;
 
-using detail::number;
-
-ordered_json problems(const std::vector<Problem>& list) { return detail::problemsJson(list); }
-
-ordered_json configObject(const Config& config) { return detail::configJson(config); }
-
-}  // namespace
-
 std::string configToJson(const Config& config, int indent) {
-    return configObject(config).dump(indent, ' ', false, ordered_json::error_handler_t::replace);
+    return detail::configJson(config).dump(indent, ' ', false, ordered_json::error_handler_t::replace);
 }
 
 std::string resultToJson(const Result& result, const Config& config, int indent) {
     ordered_json out = ordered_json::object();
     detail::writeRecord(out, &result, kResultRecord);
     if (result.ok()) out["query"] = encodeQuery(config);
-    out["config"] = configObject(config);
+    out["config"] = detail::configJson(config);
     return out.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
 }
 
@@ -120,7 +111,7 @@ std::string gpuPlansToJson(const std::vector<GpuPlan>& plans, const PlanRequest&
                         {"recommended",
                          found ? planRowJson(plan.rows[static_cast<std::size_t>(plan.recommended.index)], base) : ordered_json(nullptr)},
                         {"reason", found ? plan.recommended.reason : std::string()},
-                        {"errors", problems(plan.errors)}});
+                        {"errors", detail::recordsJson(plan.errors, kProblemRecord)}});
     }
     return ordered_json{{"gpus", number(request.gpus)}, {"global_batch", number(request.globalBatch)}, {"which_gpu", std::move(list)}}.dump(
         indent, ' ', false, ordered_json::error_handler_t::replace);
@@ -141,7 +132,7 @@ std::string planToJson(const PlanResult& plan, const PlanRequest& request, int i
                                             ? ordered_json{{"index", number(plan.recommended.index)}, {"reason", plan.recommended.reason}}
                                             : ordered_json(nullptr)},
                         {"rows", rows},
-                        {"errors", problems(plan.errors)}}
+                        {"errors", detail::recordsJson(plan.errors, kProblemRecord)}}
         .dump(indent, ' ', false, ordered_json::error_handler_t::replace);
 }
 
