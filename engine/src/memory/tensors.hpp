@@ -430,16 +430,27 @@ void attentionOutputTensors(const Config& c, const Dims& x, const LayerStyle& st
     if (x.dropout) v.tensor(TensorKind::attentionResidualDropoutMask, Dtype::uint8, q.bsh, 1, [&c] { return hiddenShape(c); });
 }
 
+// The rows a MoE layer's routed tensors have, as text: the copies this rank's
+// experts receive (moeRows), or those its tokens send.
+inline std::string sentRowsShape(const Config& c) { return "[b·" + seqShape(c, true) + "·k"; }
+inline std::string routedRowsShape(const Config& c, const Dims& x) {
+    const double etp = expertTensorParallel(c);
+    const std::string rows =
+        x.spDivisor > 1 && etp != c.tp ? sentRowsShape(c) + (etp > 1 ? "·ETP" : "") : "[b·" + seqShape(c, false) + "·k";
+    return rows + (c.capacityFactor != 1 ? "·cf" : "");
+}
+
 // Decides what a MoE layer's router and routed experts save: the router's
 // scores, the tokens dispatched to this EP rank, the experts' activations and
 // the routing weights.
 template <class Visitor>
 void routedExpertTensors(const Config& c, const Dims& x, const LayerStyle& style, const LayerSizes& q, Visitor& v) {
     const double act = q.act, bsh = q.bsh, gemmBytes = q.gemmBytes;
-    // Router scores for every expert, then the top-k copies of each token
-    // dispatched to the experts of this EP rank (on average b·s·k, times the
+    // Router scores for every expert, then the top-k copies the experts of this
+    // EP rank receive (model/rank.hpp moeRows: b·s/TP·k·ETP under SP, times the
     // capacity factor), through experts split by ETP.
-    const double routed = x.b * x.sRank * c.expertsPerToken * c.capacityFactor;
+    const MoeRows rows = moeRows(c, x, c.capacityFactor);
+    const double routed = rows.received;
     const double fe = expertFfn(c) / expertTensorParallel(c);
     auto routedShape = [](std::string shape) { return TensorText{std::move(shape), "experts split by EP, ETP"}; };
     // torchtitan's MoE (models/common/moe.py, token_dispatcher.py): the router's
@@ -459,31 +470,35 @@ void routedExpertTensors(const Config& c, const Dims& x, const LayerStyle& style
             return TensorText{"2 × [b, " + seqShape(c, true) + ", E]", spSharding(c)};
         });
     }
-    v.tensor(TensorKind::dispatchedTokens, q.gemm, gemmBytes * routed * x.h, 1, [] {
-        return TensorText{"[b·s·k·cf, h]", "tokens routed to this EP rank"};
+    v.tensor(TensorKind::dispatchedTokens, q.gemm, gemmBytes * routed * x.h, 1, [&] {
+        return TensorText{routedRowsShape(c, x) + ", h]", "tokens routed to this EP rank"};
     });
     if (x.gated) {
         v.tensor(TensorKind::expertGateUp, Dtype::activation, 2 * act * routed * fe, 1,
-                 [&] { return routedShape("2 × [b·s·k·cf, d_expert/ETP]"); });
+                 [&] { return routedShape("2 × " + routedRowsShape(c, x) + ", d_expert/ETP]"); });
         if (titan && style.unfusedSwiglu)
             v.tensor(TensorKind::expertSiluOutput, Dtype::activation, act * routed * fe, 1,
-                     [&] { return routedShape("[b·s·k·cf, d_expert/ETP]"); });
+                     [&] { return routedShape(routedRowsShape(c, x) + ", d_expert/ETP]"); });
         v.tensor(TensorKind::expertSwigluOutput, q.gemm, gemmBytes * routed * fe, 1,
-                 [&] { return routedShape("[b·s·k·cf, d_expert/ETP]"); });
+                 [&] { return routedShape(routedRowsShape(c, x) + ", d_expert/ETP]"); });
     } else {
         v.tensor(TensorKind::expertFc1Output, Dtype::activation, act * routed * fe, 1,
-                 [&] { return routedShape("[b·s·k·cf, d_expert/ETP]"); });
+                 [&] { return routedShape(routedRowsShape(c, x) + ", d_expert/ETP]"); });
         v.tensor(TensorKind::expertActivationOutput, q.gemm, gemmBytes * routed * fe, 1,
-                 [&] { return routedShape("[b·s·k·cf, d_expert/ETP]"); });
+                 [&] { return routedShape(routedRowsShape(c, x) + ", d_expert/ETP]"); });
     }
-    v.tensor(TensorKind::routingWeights, Dtype::fp32, 4 * x.b * x.sRank * c.expertsPerToken, 1, [] {
-        return TensorText{"[b·s·k]", "tokens routed to this EP rank"};
+    // The routing weights: on the received copies where the experts apply them
+    // (Megatron-LM's permuted probs; torchtitan's DeepEP combine_tokens), on the
+    // sent ones where torchtitan's all-to-all combine does.
+    const bool weightsSent = titan && c.moeDispatcher == MoeDispatcher::alltoall;
+    v.tensor(TensorKind::routingWeights, Dtype::fp32, 4 * (weightsSent ? rows.sent : routed), 1, [&] {
+        return TensorText{(weightsSent ? sentRowsShape(c) : routedRowsShape(c, x)) + "]", "tokens routed to this EP rank"};
     });
     // Compiled, the partitioner keeps the BF16 outputs and recomputes the upcast.
     if (titan)
         v.tensor(TensorKind::combinedExpertOutputs, style.compiled ? Dtype::activation : Dtype::fp32,
-                 (style.compiled ? act : 4) * x.b * x.sRank * c.expertsPerToken * x.h, 1, [] {
-                     return TensorText{"[b·s·k, h]",
+                 (style.compiled ? act : 4) * rows.sent * x.h, 1, [&] {
+                     return TensorText{sentRowsShape(c) + ", h]",
                                        "the token copies this rank's tokens "
                                        "sent out, back from the experts"};
                  });

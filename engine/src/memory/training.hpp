@@ -357,9 +357,9 @@ void forEachStageTensor(const Config& c, const MembudgetTraining& t, const Stage
         // scatter_add): MulBackward0 holds the incoming FP32 gradient of every token copy, the gradient of the FP32
         // outputs and the product for the scores' gradient before its sum, 12 B per element. Compiled, the fused
         // backward writes the BF16 gradients only: the gathered one and the outputs'.
-        const double copiesOfTokens = x.b * x.sRank * c.expertsPerToken * x.h;
-        v.tensor(TensorKind::moeCombineBackward, Dtype::mixed, (t.style.compiled ? 4 : 12) * copiesOfTokens, 1, [] {
-            return TensorText{"[b·s·k, h]", "one MoE layer at a time"};
+        const double copiesOfTokens = moeRows(c, x, 1).sent * x.h;
+        v.tensor(TensorKind::moeCombineBackward, Dtype::mixed, (t.style.compiled ? 4 : 12) * copiesOfTokens, 1, [&c] {
+            return TensorText{sentRowsShape(c) + ", h]", "one MoE layer at a time"};
         });
     }
     if (t.deepspeedZero3 && !c.zeroInit) zero3SavedWeightTensors(c, t, st, v);

@@ -31,6 +31,25 @@ void fillDims(const Config& c, Dims& x);
 inline double expertTensorParallel(const Config& c) { return c.etp != 0 ? c.etp : c.tp; }
 inline double expertFfn(const Config& c) { return c.moeFfn != 0 ? c.moeFfn : c.ffn; }
 
+// A MoE layer's token rows on one rank, per micro-batch (docs/frameworks.md, "Mixture of experts"):
+// - tokens: those the rank routes, its sequence shard under SP (Megatron-LM's MoELayer takes [s/TP, b, h], and
+//   arguments.py requires SP with TP and EP; torchtitan's ReordererSequenceParallel splits them over TP);
+// - sent: their top-k copies, which come back through the combine;
+// - received: the copies the rank's experts take, the EP group's copies for its experts, gathered over the expert-TP
+//   group under SP (Megatron-LM token_dispatcher.py MoEAlltoAllTokenDispatcher.dispatch_postprocess,
+//   gather_from_sequence_parallel_region over the ETP group), so tokens × k × ETP on an even split, times
+//   `imbalance`, the busiest rank's share over the even one.
+struct MoeRows {
+    double tokens, sent, received;
+};
+inline MoeRows moeRows(const Config& c, const Dims& x, double imbalance) {
+    MoeRows r;
+    r.tokens = x.b * x.sRank / x.spDivisor;
+    r.sent = r.tokens * c.expertsPerToken;
+    r.received = r.sent * (x.spDivisor > 1 ? expertTensorParallel(c) : 1) * imbalance;
+    return r;
+}
+
 // Parameters of each kind of layer on one rank (its TP shard, and its EP × ETP shard of the experts).
 struct RankParams {
     double moeLayerLinear = 0;          // a MoE layer's attention and shared-expert matrices on one TP rank
