@@ -259,6 +259,7 @@ TEST_CASE("torchtitan's MoE layer keeps the router's FP32 input, the SiLU output
     c.seq = 4096;
     c.microbatches = 1;
     c.ckpt = Checkpointing::full;
+    c.moeForceBalance = true;  // every EP rank receives the even share
     REQUIRE(validate(c).empty());
     const double tokens = 8 * 4096.0, h = 2048, k = 8, f = 768;
     auto moeLayer = [](const Config& config) {
@@ -276,6 +277,22 @@ TEST_CASE("torchtitan's MoE layer keeps the router's FP32 input, the SiLU output
     CHECK(eager[TensorKind::expertSiluOutput] == 2 * tokens * k * f);
     CHECK(eager[TensorKind::expertSwigluOutput] == 2 * tokens * k * f);
     CHECK(eager[TensorKind::combinedExpertOutputs] == 4 * tokens * k * h);
+    // Dropless routing that is not forced: the busiest rank's received copies are 1.25 times the even share (the
+    // assumption, model/rank.hpp kDroplessImbalance), or moe_imbalance, at most a capacity factor; the copies this
+    // rank's tokens send (the combine's outputs) stay the even share.
+    Config dropless = c;
+    dropless.moeForceBalance = false;
+    auto skewed = moeLayer(dropless);
+    CHECK(skewed[TensorKind::dispatchedTokens] == 1.25 * 2 * tokens * k * h);
+    CHECK(skewed[TensorKind::expertGateUp] == 1.25 * 2 * 2 * tokens * k * f);
+    CHECK(skewed[TensorKind::combinedExpertOutputs] == 4 * tokens * k * h);
+    dropless.moeImbalance = 2;
+    CHECK(moeLayer(dropless)[TensorKind::dispatchedTokens] == 2 * 2 * tokens * k * h);
+    dropless.capacityFactor = 1.5;
+    CHECK(moeLayer(dropless)[TensorKind::dispatchedTokens] == 1.5 * 2 * tokens * k * h);
+    // Without expert parallelism the one rank takes every copy, whatever the router does.
+    dropless.ep = 1;
+    CHECK(moeLayer(dropless)[TensorKind::dispatchedTokens] == 2 * tokens * k * h);
     // Compiled: the partitioner recomputes SiLU and the upcast; the BF16 outputs stay.
     Config compiled = c;
     compiled.compile = true;

@@ -657,9 +657,24 @@ TEST_CASE("the MoE token dispatcher comes from the launch file: torchtitan's com
     for (const auto& u : overlapped.unmapped) CHECK(u.key.find("overlap") == std::string::npos);
     CHECK(assignedText(a2a, "overlap_moe_comm") == "false");
 
+    // Routing balance: dropless unless a capacity factor is given (arguments.py's default None), and the benchmarks'
+    // forced balance, in both formats.
+    CHECK(assignedText(a2a, "capacity_factor") == "0");
+    CHECK(assignedText(a2a, "moe_force_balance") == "false");
+    const ImportResult forced =
+        importText(megatron + "--moe-router-force-load-balancing --moe-expert-capacity-factor 1.5", ImportFormat::megatron);
+    CHECK(assignedText(forced, "moe_force_balance") == "true");
+    CHECK(assignedText(forced, "capacity_factor") == "1.5");
+    const ImportResult roundRobin = importText(
+        "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[parallelism]\nexpert_parallel_degree = 8\n[debug]\n"
+        "moe_force_load_balance = true\n",
+        ImportFormat::torchtitan);
+    CHECK(assignedText(roundRobin, "moe_force_balance") == "true");
+
     // Both write it back.
     Config c;
     applyModelPreset(c, *findModelPreset("mixtral-8x7b"));
+    c.moeForceBalance = true;
     c.method = Method::membudget;
     c.ep = 8;
     c.dp = 8;

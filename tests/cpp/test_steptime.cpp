@@ -193,7 +193,8 @@ TEST_CASE(
                                        {"mb", "1"},
                                        {"seq", "4096"},
                                        {"microbatches", "1"},
-                                       {"zero", "1"}};
+                                       {"zero", "1"},
+                                       {"moe_force_balance", "true"}};
     auto with = [&](std::vector<Assignment> changes) {
         std::vector<Assignment> all = base;
         all.insert(all.end(), changes.begin(), changes.end());
@@ -209,6 +210,10 @@ TEST_CASE(
     const double nvlinkHop = (8.4 + 3.4) * 1e-6, networkHop = (8.4 + 9.6) * 1e-6;
     const double inNode = nvlinkHop + 7.0 / 8 * copies * 2 / intra;
     CHECK(part(estimateStepTime(ep8), StepPart::expertParallel) == Approx(4 * layers * inNode).epsilon(1e-9));
+    // Dropless routing: the all-to-all lasts as long as the busiest rank's 1.25 times the even share takes.
+    const Config dropless = with({{"ep", "8"}, {"ckpt", "none"}, {"moe_force_balance", "false"}});
+    CHECK(part(estimateStepTime(dropless), StepPart::expertParallel) ==
+          Approx(4 * layers * (nvlinkHop + 1.25 * 7.0 / 8 * copies * 2 / intra)).epsilon(1e-9));
     // Full recomputation runs each layer's dispatch and combine again: six.
     const Config full = with({{"ep", "8"}, {"ckpt", "full"}});
     CHECK(part(estimateStepTime(full), StepPart::expertParallel) == Approx(6 * layers * inNode).epsilon(1e-9));

@@ -144,7 +144,10 @@ void readExperts(Words& w, Mapping& m) {
             m.unmapped(freq->name, freq->value, "a layer pattern; membudget takes a frequency N (every N-th layer) and first_dense_layers");
         }
     }
-    if (!setFromFlag(m, w, "capacity_factor", {"--moe-expert-capacity-factor"})) m.setNumber("capacity_factor", 1);
+    // Dropless unless a capacity factor is given (arguments.py: --moe-expert-capacity-factor defaults to None); the
+    // benchmarks' even routing (router.py apply_random_logits under --moe-router-force-load-balancing).
+    if (!setFromFlag(m, w, "capacity_factor", {"--moe-expert-capacity-factor"})) m.setNumber("capacity_factor", 0);
+    m.setBool("moe_force_balance", w.has({"--moe-router-force-load-balancing"}));
     // The flex dispatcher with DeepEP (--moe-enable-deepep, or --moe-flex-dispatcher-backend deepep) holds
     // DeepEP's Buffer (fused_a2a.py); alltoall does not. allgather's gathered tokens are not modelled.
     const Flag* dispatcher = w.find({"--moe-token-dispatcher-type"});

@@ -109,7 +109,8 @@ void writeVocabularyAndExperts(Exporter& e, const Config& c, Flags& flag) {
         if (c.sharedExpertFfn > 0) flag("--moe-shared-expert-intermediate-size " + formatNumber(c.sharedExpertFfn));
         if (c.sharedExpertGate) flag("--moe-shared-expert-gate");
         if (c.moeLayerFreq != 1) flag("--moe-layer-freq " + formatNumber(c.moeLayerFreq));
-        if (c.capacityFactor != 1) flag("--moe-expert-capacity-factor " + formatNumber(c.capacityFactor));
+        if (c.capacityFactor != 0) flag("--moe-expert-capacity-factor " + formatNumber(c.capacityFactor));
+        if (c.moeForceBalance) flag("--moe-router-force-load-balancing");
         if (c.moeDispatcher == MoeDispatcher::deepep) flag("--moe-token-dispatcher-type flex --moe-enable-deepep");
         if (c.firstDenseLayers > 0)
             e.skip("first_dense_layers", formatNumber(c.firstDenseLayers), "write it in --moe-layer-freq's pattern form");

@@ -105,6 +105,9 @@ void readDispatcher(Document& d, Mapping& m, double ep) {
     } else if (ep > 1) {
         m.set("moe_dispatcher", "alltoall");  // experts over EP ranks through all-to-all: an earlier DeepEP does not survive
     }
+    // [debug] moe_force_load_balance: round-robin routing (moe.py _debug_force_load_balance_routing); torchtitan has no
+    // capacity factor, its routing is dropless.
+    if (const auto forced = d.boolean("debug.moe_force_load_balance")) m.setBool("moe_force_balance", *forced);
 }
 
 // The layout: the parallel degrees, and FSDP2 or DDP.
@@ -275,6 +278,8 @@ ExportResult exportTorchtitan(const Config& c) {
       << "\npipeline_parallel_degree = " << formatNumber(c.pp) << "\ncontext_parallel_degree = " << formatNumber(c.cp)
       << "\nexpert_parallel_degree = " << formatNumber(c.ep) << "\n";
     if (c.experts > 0 && c.moeDispatcher == MoeDispatcher::deepep) t << "expert_parallel_comm_backend = \"deepep\"\n";
+    if (c.experts > 0 && c.capacityFactor > 0)
+        e.skip("capacity_factor", formatNumber(c.capacityFactor), "torchtitan's routing is dropless: no capacity factor");
     if (c.asyncTp) t << "enable_async_tensor_parallel = true\n";
     if (pipelined) {
         t << "pipeline_parallel_microbatch_size = " << formatNumber(c.mb) << "\npipeline_parallel_schedule = \""
@@ -305,6 +310,7 @@ ExportResult exportTorchtitan(const Config& c) {
     if (c.compile) t << "\n[compile]\nenable = true\ncomponents = " << (c.compileLoss ? "[\"model\", \"loss\"]" : "[\"model\"]") << "\n";
     if (c.optimizer != Optimizer::adamw) e.skip("optimizer", std::string(toString(c.optimizer)), "torchtitan's optimizers here: AdamW");
     t << "\n[optimizer]\nname = \"AdamW\"\n";
+    if (c.experts > 0 && c.moeForceBalance) t << "\n[debug]\nmoe_force_load_balance = true\n";
     ExportResult r = std::move(e.result());
     r.text = "# membudget export: torchtitan job config (" + (c.name.empty() ? c.model : c.name) + ")\n" + notes(r, "#") + t.str();
     return r;

@@ -437,7 +437,7 @@ inline std::string routedRowsShape(const Config& c, const Dims& x) {
     const double etp = expertTensorParallel(c);
     const std::string rows =
         x.spDivisor > 1 && etp != c.tp ? sentRowsShape(c) + (etp > 1 ? "·ETP" : "") : "[b·" + seqShape(c, false) + "·k";
-    return rows + (c.capacityFactor != 1 ? "·cf" : "");
+    return rows + (moeImbalance(c) != 1 ? "·f" : "");
 }
 
 // Decides what a MoE layer's router and routed experts save: the router's
@@ -448,8 +448,8 @@ void routedExpertTensors(const Config& c, const Dims& x, const LayerStyle& style
     const double act = q.act, bsh = q.bsh, gemmBytes = q.gemmBytes;
     // Router scores for every expert, then the top-k copies the experts of this
     // EP rank receive (model/rank.hpp moeRows: b·s/TP·k·ETP under SP, times the
-    // capacity factor), through experts split by ETP.
-    const MoeRows rows = moeRows(c, x, c.capacityFactor);
+    // routing imbalance f), through experts split by ETP.
+    const MoeRows rows = moeRows(c, x, moeImbalance(c));
     const double routed = rows.received;
     const double fe = expertFfn(c) / expertTensorParallel(c);
     auto routedShape = [](std::string shape) { return TensorText{std::move(shape), "experts split by EP, ETP"}; };

@@ -39,6 +39,21 @@ inline double expertFfn(const Config& c) { return c.moeFfn != 0 ? c.moeFfn : c.f
 //   group under SP (Megatron-LM token_dispatcher.py MoEAlltoAllTokenDispatcher.dispatch_postprocess,
 //   gather_from_sequence_parallel_region over the ETP group), so tokens × k × ETP on an even split, times
 //   `imbalance`, the busiest rank's share over the even one.
+// The busiest EP rank's routed tokens over an even split (docs/frameworks.md, "Routing balance"): 1 without expert
+// parallelism (the rank takes every copy) or where the run forces balanced routing (Megatron-LM router.py
+// apply_random_logits; torchtitan's round-robin _debug_force_load_balance_routing); otherwise moe_imbalance, or
+// kDroplessImbalance, and never above a capacity factor, past which an expert drops its tokens (moe_utils.py
+// get_capacity). The default is an assumption, not a measurement of the run: no framework bounds dropless routing,
+// and no token ratio is published; Megatron-MoE-ModelZoo's Qwen3-235B-A22B runs lose 9 to 24% of their throughput
+// to dropless routing against forced balance on H100 (best_practice/qwen3/readme.md: "295 (forced balance) / 237
+// (dropless)" TFLOPS at 16k), which a busiest rank of at least 1.09 to 1.25 times the even share accounts for.
+inline constexpr double kDroplessImbalance = 1.25;
+inline double moeImbalance(const Config& c) {
+    if (c.experts == 0 || c.ep <= 1 || c.moeForceBalance) return 1;
+    const double f = c.moeImbalance > 0 ? c.moeImbalance : kDroplessImbalance;
+    return c.capacityFactor > 0 ? std::min(f, std::max(1.0, c.capacityFactor)) : f;
+}
+
 struct MoeRows {
     double tokens, sent, received;
 };

@@ -143,8 +143,12 @@ LayerWork layerWork(const Config& c, StepModel& m) {
     // routed experts are the top-k a token passes through, spread over the expert-parallel group like the TP shard).
     const double matrices = x.gated ? 3 : 2;
     w.denseLinear = m.rank.layerLinear;
-    m.moeLinear =
-        c.experts != 0 ? m.rank.moeLayerLinear + c.expertsPerToken * matrices * x.h * expertFfn(c) / x.t + x.h * c.experts / x.t : 0;
+    // The step waits for the busiest EP rank, whose experts take moeImbalance times the even share of the copies
+    // (model/rank.hpp: 1 where the run forces balanced routing).
+    const double imbalance = moeImbalance(c);
+    m.moeLinear = c.experts != 0
+                      ? m.rank.moeLayerLinear + c.expertsPerToken * imbalance * matrices * x.h * expertFfn(c) / x.t + x.h * c.experts / x.t
+                      : 0;
     // QKᵀ and AV: 4·b·s_rank·s·a·d per layer over the TP heads; FlashAttention skips the masked half of a causal
     // attention, eager attention computes all of it.
     w.attentionFlops = 4 * x.b * x.sRank * x.s * x.headsRank * x.d * (x.flash ? 0.5 : 1);
@@ -212,8 +216,8 @@ void layerCommunication(const Config& c, StepModel& m) {
     // Each pass is one message to the next rank of the ring, with its latency (collectives.hpp).
     const double kvChunk = 2 * x.b * x.sRank * x.kvHeadsRank * x.d * 2;
     m.cpExchange = c.cp > 1 ? 3 * (c.cp - 1) * ncclHopSeconds(kvChunk, m.links.of(c.tp * c.cp, perNode), c.tp * c.cp > perNode) : 0;
-    // EP: one all-to-all of the top-k copies of each token (time/moe_time.cpp).
-    m.epAllToAll = expertAllToAllSeconds(c, m.routedTokens, m.links.intraNode, m.links.interNode);
+    // EP: one all-to-all of the top-k copies of each token (time/moe_time.cpp), as long as the busiest rank takes.
+    m.epAllToAll = expertAllToAllSeconds(c, m.routedTokens * moeImbalance(c), m.links.intraNode, m.links.interNode);
 }
 
 // Decides how much of a MoE layer's four all-to-alls shows, where Megatron-LM overlaps them with another

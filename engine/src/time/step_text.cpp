@@ -31,7 +31,7 @@ std::span<const StepPartText> stepPartTexts() {
                    "under Megatron-LM's ring; torchtitan's all-gather: the first of CP sub-attentions))")},
         {StepPart::expertParallel, "expert_parallel", "EP communication",
          PAGE_TEXT("m × MoE layers × 4 all-to-alls (6 with full recomputation) of top-k × b·(s/CP)·h·2 B (÷ TP with SP: a rank routes its "
-                   "sequence shard), in-node share over NVLink, "
+                   "sequence shard) × the busiest rank's share (moe_imbalance), in-node share over NVLink, "
                    "the rest over the network (DeepEP: a token once per remote node), each with one hop's latency; overlapped only by "
                    "Megatron-LM's overlap_moe_comm")},
         {StepPart::pipelineTransfer, "pipeline_transfer", "PP transfers",

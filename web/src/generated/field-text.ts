@@ -239,8 +239,16 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "section": "vLLM model_executor/models/config.py NemotronHForCausalLMConfig, mamba_utils.py"
   },
   "capacity_factor": {
-    "help": "Routed tokens an expert rank holds, relative to a perfectly even split",
+    "help": "An expert keeps at most this multiple of an even split of the tokens and drops the rest (--moe-expert-capacity-factor)",
     "section": "Mixture of experts (Megatron-LM --num-experts, --moe-*; Mixtral, Qwen MoE config.json)"
+  },
+  "moe_force_balance": {
+    "help": "The router's choice replaced by an even one, as benchmarks run (--moe-router-force-load-balancing, debug.moe_force_load_balance)",
+    "section": "Megatron-LM router.py; torchtitan moe.py"
+  },
+  "moe_imbalance": {
+    "help": "Tokens the busiest expert-parallel rank receives over an even split: set it from your router's logged tokens per expert",
+    "section": "docs/frameworks.md, Routing balance"
   },
   "moe_dispatcher": {
     "help": "alltoall: NCCL all-to-all (torchtitan's standard, Megatron-LM's alltoall); deepep: DeepEP's kernels, which hold a communication buffer of their own outside PyTorch's allocator",

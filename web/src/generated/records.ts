@@ -92,6 +92,8 @@ export interface Config {
   mamba_conv_bias: boolean;
   mamba_state_dtype: StateDtype;
   capacity_factor: number;
+  moe_force_balance: boolean;
+  moe_imbalance: number;
   moe_dispatcher: MoeDispatcher;
   tp: number;
   pp: number;

@@ -8,7 +8,7 @@ export const STEP_PART_FORMULA: Record<string, string> = {
   "recomputation": "m × the forward parts activation checkpointing runs again",
   "tensor_parallel": "m × layers × 4 all-reduces (6 with full recomputation) of b·(s/CP)·h·2 B ÷ link bandwidth + NCCL's ring latency; not overlapped",
   "context_parallel": "m × layers × max(0, 3·(CP − 1) K/V chunks, each ÷ link bandwidth + one hop's latency, − the attention it hides behind (the whole core under Megatron-LM's ring; torchtitan's all-gather: the first of CP sub-attentions))",
-  "expert_parallel": "m × MoE layers × 4 all-to-alls (6 with full recomputation) of top-k × b·(s/CP)·h·2 B (÷ TP with SP: a rank routes its sequence shard), in-node share over NVLink, the rest over the network (DeepEP: a token once per remote node), each with one hop's latency; overlapped only by Megatron-LM's overlap_moe_comm",
+  "expert_parallel": "m × MoE layers × 4 all-to-alls (6 with full recomputation) of top-k × b·(s/CP)·h·2 B (÷ TP with SP: a rank routes its sequence shard) × the busiest rank's share (moe_imbalance), in-node share over NVLink, the rest over the network (DeepEP: a token once per remote node), each with one hop's latency; overlapped only by Megatron-LM's overlap_moe_comm",
   "pipeline_transfer": "m × v × 2 sends of b·(s/CP)·h·2 B (÷ TP with SP), each with one hop's latency",
   "pipeline_bubble": "(PP − 1)/v idle micro-batch slots of the slowest stage: (PP − 1)/(m·v + PP − 1) of the step",
   "data_parallel": "gradient reduce-scatter/all-reduce and parameter all-gather over DP × CP, the routed experts' over their own group (TP × CP × DP ÷ (ETP × EP)) (ZeRO-3: every micro-batch) ÷ link bandwidth, less what backward hides",

@@ -63,7 +63,11 @@ struct Config {
     bool routerBias = false;        // a per-expert router bias (DeepSeek-V3's e_score_correction_bias)
     bool sharedExpertGate = false;  // a sigmoid gate h -> 1 on the shared expert's output (Qwen2-MoE)
     double mtpLayers = 0;           // multi-token-prediction layers (DeepSeek-V3: 1), on the last stage
-    double capacityFactor = 1;
+    // Routing balance (docs/frameworks.md, "Routing balance"): Megatron-LM's --moe-expert-capacity-factor (0: dropless,
+    // its default), a run that forces balanced routing, and the busiest EP rank's received tokens over an even split.
+    double capacityFactor = 0;
+    bool moeForceBalance = false;
+    double moeImbalance = 0;                                // 0: 1 when forced, else kDroplessImbalance, at most the capacity factor
     MoeDispatcher moeDispatcher = MoeDispatcher::alltoall;  // moe_dispatcher: all-to-all, or DeepEP and its buffer
     // multi-head latent attention (kv_lora_rank = 0: standard attention)
     double kvLoraRank = 0;

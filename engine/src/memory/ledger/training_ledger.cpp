@@ -171,6 +171,18 @@ struct DescribeStatic {
     }
 };
 
+// What the activations line says of a MoE stack's routing: the busiest EP rank's share of the routed tokens and where
+// it comes from (model/rank.hpp moeImbalance; docs/frameworks.md, "Routing balance").
+std::string routingNote(const Config& c) {
+    if (c.experts == 0 || c.ep <= 1) return "";
+    const double f = moeImbalance(c);
+    if (c.moeForceBalance) return "; routing forced even: every EP rank receives an even share of the token copies";
+    const std::string why =
+        c.moeImbalance > 0 ? "moe_imbalance" : "dropless routing, an assumption: set moe_imbalance from your router's logs";
+    return "; the busiest EP rank receives " + n(f) + " × an even share of the token copies (" +
+           (c.capacityFactor > 0 && f == std::max(1.0, c.capacityFactor) ? "capped by capacity_factor" : why) + ")";
+}
+
 // The activations line: the saved tensors' terms, or nothing when the optimizer step is the stage's peak.
 Line activationsLine(const Config& c, const MembudgetStage& sn, const DescribeStage& describe, double stage) {
     const std::string inFlight = n(sn.copies) + " layer-copies (" + n(sn.layers) + " layers, " + n(sn.microbatches) + " micro-batch" +
@@ -203,7 +215,7 @@ Line activationsLine(const Config& c, const MembudgetStage& sn, const DescribeSt
                         : c.ckpt == Checkpointing::selective ? "Selective recomputation: attention core rebuilt in backward"
                                                              : "No recomputation") +
                 "; " + (describe.x.flash ? "FlashAttention (no s × s scores)" : "eager attention (s × s probabilities kept)") + "; " +
-                inFlight + "; see the tensor sub-ledger",
+                inFlight + routingNote(c) + "; see the tensor sub-ledger",
             Method::membudget};
 }
 
