@@ -231,6 +231,77 @@ TEST_CASE("full recomputation of a MoE model rebuilds a MoE layer in backward", 
     }
 }
 
+// Megatron-LM's --recompute-modules (transformer_config.py; model/recompute_modules.hpp): each module frees what its
+// checkpoint rebuilds, and one layer's worth is rebuilt at a time in backward.
+TEST_CASE("Megatron-LM's recompute_modules free what each module rebuilds, and one layer's worth returns in backward",
+          "[census][moe][recompute]") {
+    Config c;
+    applyModelPreset(c, *findModelPreset("qwen3-30b-a3b"));
+    c.method = Method::membudget;
+    c.framework = Framework::megatron;
+    c.tp = 2;
+    c.sp = true;
+    c.etp = 1;
+    c.pp = 1;
+    c.dp = 4;
+    c.ep = 8;
+    c.zero = 1;
+    c.mb = 1;
+    c.seq = 4096;
+    c.microbatches = 1;
+    c.moeForceBalance = true;
+    c.ckpt = Checkpointing::selective;
+    auto moeLayer = [](const Config& config) {
+        const MembudgetTraining t = membudgetTraining(config);
+        ByKind v;
+        forEachKeptLayerTensor(config, t.x, LayerSpec{true, true, false, false, true}, v);
+        return v.bytes;
+    };
+    const double bsh = 2 * 4096.0 / 2 * 2048, rows = 4096.0 / 2 * 8, f = 768;
+    // The default, core_attn: the log-sum-exp goes; the router's BF16 input (its gate saves it) stays.
+    auto core = moeLayer(c);
+    CHECK(core.count(TensorKind::softmaxLse) == 0);
+    CHECK(core[TensorKind::routerInput] == bsh);
+    CHECK(core[TensorKind::expertSwigluOutput] == 2 * rows * f);
+    // moe_act and layernorm (Megatron-MoE-ModelZoo's Qwen3-235B on H100): the core stays, the experts' FC2 input and the
+    // pre-MLP norm's output go.
+    c.recomputeModules = "moe_act,layernorm";
+    REQUIRE(validate(c).empty());
+    auto act = moeLayer(c);
+    CHECK(act.count(TensorKind::softmaxLse) == 1);
+    CHECK(act.count(TensorKind::routerInput) == 0);
+    CHECK(act.count(TensorKind::expertSwigluOutput) == 0);
+    CHECK(act[TensorKind::expertGateUp] == 2 * 2 * rows * f);
+    // moe: the whole MoE block from its input, the router's input.
+    c.recomputeModules = "moe";
+    auto whole = moeLayer(c);
+    CHECK(whole[TensorKind::routerInput] == bsh);
+    for (const TensorKind gone : {TensorKind::routerLogits, TensorKind::dispatchedTokens, TensorKind::expertGateUp,
+                                  TensorKind::expertSwigluOutput, TensorKind::routingWeights})
+        CHECK(whole.count(gone) == 0);
+    // The stage keeps what the modules do not rebuild and rebuilds one layer's worth at a time.
+    const MembudgetTraining t = membudgetTraining(c);
+    CHECK(t.moeLayerBytes < t.fullMoeLayerBytes);
+    const MembudgetStage s = membudgetStage(c, t, 0, c.layers, 0, false);
+    ByKind stage;
+    forEachStageTensor(c, t, {c.layers, s.moeLayers, s.copies, s.microbatches, 0, true, true, s.checkpointed}, stage);
+    CHECK(stage.bytes[TensorKind::recomputedModules] == t.fullMoeLayerBytes - t.moeLayerBytes);
+    // Nothing listed: nothing rebuilt, everything kept.
+    c.recomputeModules = "";
+    CHECK(membudgetTraining(c).moeLayerBytes == t.fullMoeLayerBytes);
+    // Megatron-LM's list only: elsewhere, or outside selective, it is an error naming the key; a module it does not
+    // know is named.
+    c.recomputeModules = "moe";
+    c.ckpt = Checkpointing::full;
+    CHECK_FALSE(validate(c).empty());
+    c.ckpt = Checkpointing::selective;
+    c.recomputeModules = "moe,experts";
+    const auto problems = validate(c);
+    REQUIRE(problems.size() == 1);
+    CHECK(problems[0].field == "recompute_modules");
+    CHECK(problems[0].message.find("\"moe,experts\"") != std::string::npos);
+}
+
 // torchtitan's MoE layer as its code saves it (models/common/moe.py, token_dispatcher.py; torch._grouped_mm has no
 // CPU kernel in the census's torch, so this is read from the source): the gate under FP32 autocast, the eager
 // SwiGLU of the grouped GEMMs, the combine's FP32 expert outputs.

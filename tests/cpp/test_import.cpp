@@ -671,6 +671,23 @@ TEST_CASE("the MoE token dispatcher comes from the launch file: torchtitan's com
         ImportFormat::torchtitan);
     CHECK(assignedText(roundRobin, "moe_force_balance") == "true");
 
+    // --recompute-modules is a list (nargs "*"), read under selective granularity only; a module membudget does not
+    // know is named and the rest kept.
+    const ImportResult modules =
+        importText(megatron + "--recompute-granularity selective --recompute-modules moe_act layernorm --use-distributed-optimizer",
+                   ImportFormat::megatron);
+    CHECK(assignedText(modules, "recompute_modules") == "moe_act,layernorm");
+    CHECK(assignedText(modules, "ckpt") == "selective");
+    const ImportResult newer =
+        importText(megatron + "--recompute-granularity selective --recompute-modules gdn_norm_out moe", ImportFormat::megatron);
+    CHECK(assignedText(newer, "recompute_modules") == "moe");
+    CHECK(std::any_of(newer.unmapped.begin(), newer.unmapped.end(),
+                      [](const Unmapped& u) { return u.key == "--recompute-modules" && u.value == "gdn_norm_out"; }));
+    const ImportResult underFull = importText(megatron + "--recompute-granularity full --recompute-modules moe", ImportFormat::megatron);
+    CHECK(assignedText(underFull, "recompute_modules") == "core_attn");
+    CHECK(std::any_of(underFull.unmapped.begin(), underFull.unmapped.end(),
+                      [](const Unmapped& u) { return u.key == "--recompute-modules"; }));
+
     // Both write it back.
     Config c;
     applyModelPreset(c, *findModelPreset("mixtral-8x7b"));
@@ -687,6 +704,11 @@ TEST_CASE("the MoE token dispatcher comes from the launch file: torchtitan's com
         if (framework == Framework::megatron) c.zero = 1;
         c.overlapMoeComm = framework == Framework::megatron;
         checkRoundTrip(c, framework == Framework::megatron ? ImportFormat::megatron : ImportFormat::torchtitan);
+    }
+    c.ckpt = Checkpointing::selective;
+    for (const char* listed : {"moe_act,layernorm", "moe", ""}) {
+        c.recomputeModules = listed;
+        checkRoundTrip(c, ImportFormat::megatron);
     }
 }
 

@@ -217,6 +217,14 @@ TEST_CASE(
     // Full recomputation runs each layer's dispatch and combine again: six.
     const Config full = with({{"ep", "8"}, {"ckpt", "full"}});
     CHECK(part(estimateStepTime(full), StepPart::expertParallel) == Approx(6 * layers * inNode).epsilon(1e-9));
+    // So does Megatron-LM's selective moe module, which checkpoints dispatch and combine with the experts, and it runs
+    // the MoE block's matmuls again; moe_act frees an output and reruns no matmul, nor any all-to-all.
+    const Config moeModule = with({{"ep", "8"}, {"ckpt", "selective"}, {"recompute_modules", "moe"}});
+    CHECK(part(estimateStepTime(moeModule), StepPart::expertParallel) == Approx(6 * layers * inNode).epsilon(1e-9));
+    const Config actModule = with({{"ep", "8"}, {"ckpt", "selective"}, {"recompute_modules", "moe_act"}});
+    CHECK(part(estimateStepTime(actModule), StepPart::expertParallel) == Approx(4 * layers * inNode).epsilon(1e-9));
+    CHECK(part(estimateStepTime(moeModule), StepPart::recomputation) > part(estimateStepTime(actModule), StepPart::recomputation));
+    CHECK(part(estimateStepTime(actModule), StepPart::recomputation) == 0);
     // EP 16 over two 8-GPU nodes: 7/16 over NVLink while 8/16 go over the network; the network's share sets the time.
     const Config ep16 = with({{"ep", "16"}, {"dp", "16"}, {"ckpt", "none"}});
     const double twoNodes = std::max(nvlinkHop + 7.0 / 16 * copies * 2 / intra, networkHop + 8.0 / 16 * copies * 2 / inter);

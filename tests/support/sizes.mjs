@@ -26,10 +26,13 @@ import { gzipSync } from 'node:zlib';
 // once more after emscripten's steps: 84.0 KB and 162.4 KB measured, budgets 85 KB (issue 31's goal) and 164 KB.
 // Issue 57's record tables kept all four: 83.7, 27.6, 162.8 and 273.0 KB measured (the data file 1.1 KB more: the
 // tables' columns; their JSON keys and documentation stay out of the wasm).
+// Issue 58's MoE memory (the routed rows, the routing balance's three keys, Megatron-LM's recompute_modules with
+// their validation, the ledger's notes on both and the selective walk) raised the page's module to 87.5 KB and the
+// page to 167 KB: 86.8 and 166.4 KB measured (data file 27.99 KB, on-demand module 278.5 KB).
 // The page's module holds what every evaluation needs (framework model, LoRA, step time, presets); the on-demand
 // module (planner, advice, importers, exporters, the methods compared) loads only for a plan, advice, an import, an
 // export or the methods side by side.
-export const BUDGETS = { pageGzipBytes: 164_000, wasmGzipBytes: 85_000, wasmDataGzipBytes: 28_000, plannerWasmGzipBytes: 280_000 };
+export const BUDGETS = { pageGzipBytes: 167_000, wasmGzipBytes: 87_500, wasmDataGzipBytes: 28_000, plannerWasmGzipBytes: 280_000 };
 
 /**
  * @param {string} dist

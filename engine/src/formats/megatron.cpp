@@ -16,6 +16,7 @@
 #include "membudget/base/choices.hpp"
 #include "membudget/base/text.hpp"
 #include "model/pipeline_layout.hpp"
+#include "model/recompute_modules.hpp"
 
 namespace membudget::detail {
 
@@ -250,6 +251,24 @@ void refuseOutsideChoices(Words& w, Mapping& m) {
     }
 }
 
+// --recompute-modules, a list (nargs "*"; transformer_config.py default ["core_attn"]), read under selective
+// granularity only, as Megatron-LM reads it; a module membudget does not know is named, the rest kept.
+void readRecomputeModules(Words& w, Mapping& m, bool selective) {
+    m.set("recompute_modules", "core_attn");
+    Flag* modules = w.find({"--recompute-modules"});
+    if (!modules) return;
+    std::string listed = modules->value;
+    for (const std::string& more : modules->more) listed += "," + more;
+    if (!selective) {
+        m.unmapped(modules->name, listed, "read only under --recompute-granularity selective");
+        return;
+    }
+    std::string bad;
+    const RecomputeModules parsed = parseRecomputeModules(listed, &bad);
+    m.set("recompute_modules", canonicalRecomputeModules(parsed));
+    if (!bad.empty()) m.unmapped(modules->name, bad, "a module membudget does not model; the others are read");
+}
+
 // Memory-saving choices. --recompute-activations is the older spelling of selective recomputation
 // (arguments.py validate_args: recompute_granularity = 'selective').
 void readRecomputation(Words& w, Mapping& m) {
@@ -268,6 +287,7 @@ void readRecomputation(Words& w, Mapping& m) {
                 m.unmapped(n->name, n->value, "uniform recomputation of groups of layers: membudget keeps every layer's input");
         }
     }
+    readRecomputeModules(w, m, granularity && granularity->value == "selective");
 }
 
 // Precision, the gradients' dtype, attention's kernel, dropout and the optimizer.

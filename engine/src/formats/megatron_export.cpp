@@ -2,6 +2,7 @@
 // pretrain_gpt.py, over the shared writer (megatron.cpp reads them).
 #include "formats/megatron.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -14,6 +15,7 @@
 #include "membudget/model/config.hpp"
 #include "membudget/model/fields.hpp"
 #include "membudget/model/layout.hpp"
+#include "model/recompute_modules.hpp"
 
 namespace membudget::detail {
 
@@ -132,9 +134,12 @@ void writeTraining(Exporter& e, const Config& c, Flags& flag) {
         flag(c.recomputeLayers > 0
                  ? "--recompute-granularity full --recompute-method block --recompute-num-layers " + formatNumber(c.recomputeLayers)
                  : "--recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
-    else if (c.ckpt == Checkpointing::selective)
+    else if (c.ckpt == Checkpointing::selective) {
         flag("--recompute-granularity selective");
-    else if (c.ckpt == Checkpointing::op)
+        std::string modules = canonicalRecomputeModules(parseRecomputeModules(c.recomputeModules));
+        std::replace(modules.begin(), modules.end(), ',', ' ');
+        if (modules != "core_attn") flag("--recompute-modules" + (modules.empty() ? "" : " " + modules));
+    } else if (c.ckpt == Checkpointing::op)
         e.skip("ckpt", "op", "torchtitan's op-level checkpointing; Megatron-LM has selective or full");
     if (c.ckptEvery != 1)
         e.skip("ckpt_every", formatNumber(c.ckptEvery), "Megatron-LM checkpoints consecutive layers (--recompute-num-layers)");

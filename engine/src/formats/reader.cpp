@@ -273,6 +273,7 @@ Words::Words(const std::vector<std::vector<std::string>>& lines, const std::set<
                     flag.unresolved = unresolvedOf[k + 1];
                     all_.push_back(flag.value);
                     ++k;
+                    for (size_t j = k + 1; j < expanded.size() && !looksLikeFlag(expanded[j]); ++j) flag.more.push_back(expanded[j]);
                 }
             }
             flags_.push_back(std::move(flag));

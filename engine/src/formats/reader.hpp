@@ -139,6 +139,9 @@ struct Flag {
     bool hasValue = false;
     std::string unresolved;  // the first variable the value needs that the script does not set literally
     bool read = false;
+    // The words after the value up to the next flag: the other values of a list flag (argparse nargs "*" or "+",
+    // --recompute-modules moe_act layernorm).
+    std::vector<std::string> more;
 };
 
 class Words {

@@ -55,6 +55,7 @@ enum class TensorKind : std::uint8_t {
     sharedExpertInput,
     sharedExpertGateUpOutput,
     sharedExpertGate,
+    routerInput,  // Megatron-LM: the MLP norm's output the router's gate saves
     mlpResidualDropoutMask,
     attentionNormInputFp32,
     attentionNormalised,
@@ -91,6 +92,7 @@ enum class TensorKind : std::uint8_t {
     layerInputCheckpoint,
     recomputedLayer,
     recomputedAttentionCore,
+    recomputedModules,  // Megatron-LM's recompute_modules beyond the core
     moeCombineBackward,
     zero3SavedWeights,
     tokenIds,
@@ -145,6 +147,7 @@ struct LayerSpec {
     bool opSaveList = false;  // torchtitan's op-level selective checkpointing: the
                               // block input and its save list only
     bool inputOnly = false;   // checkpointed: the layer's input only
+    bool selective = false;   // selective recomputation: without what Dims::recompute rebuilds
 };
 
 // How a framework's layer code saves its tensors, beyond the architecture
@@ -232,6 +235,22 @@ constexpr bool isAttentionCore(TensorKind kind) {
     return kind == TensorKind::softmaxLse || kind == TensorKind::flashRngState || kind == TensorKind::attentionProbabilities ||
            kind == TensorKind::attentionDropoutMask || kind == TensorKind::droppedAttentionProbabilities;
 }
+
+// What selective recomputation frees of a layer (Dims::recompute; model/recompute_modules.hpp), by Megatron-LM's
+// modules as its layer specs build them with Transformer Engine (gpt_layer_specs.py):
+// - core_attn: the attention core (TransformerBlock's _checkpointed core_attention);
+// - layernorm: the output of a norm that is its own TENorm (CheckpointWithoutOutput in TransformerLayer): a MoE
+//   layer's pre-MLP norm, whose output the router and the shared expert save, and MLA's input norm, whose output the
+//   down-projections save; a norm fused into its linear (TELayerNormColumnParallelLinear) is an IdentityOp;
+// - mla_up_proj: MLA's queries, keys and values after the up-projections and RoPE (freed after core attention);
+// - moe_act: the experts' activation output, the FC2 input (experts.py TEGroupedMLP, CheckpointWithoutOutput);
+// - moe: the whole MoE block, router, dispatch, experts, combine and shared expert, from its input
+//   (moe_layer.py MoELayer.forward, tensor_parallel.checkpoint(custom_forward, False, hidden_states));
+// - shared_experts: the shared expert, from its input (MoELayer.shared_experts_compute);
+// - mlp: a dense layer's MLP with its fused norm, from the layer's residual (mlp.py through
+//   TransformerLayer._forward_mlp).
+// Out of line: every tensor of every walk asks, and inlined at each it would grow the walks (the page's module).
+bool droppedBySelective(TensorKind kind, const RecomputeModules& m, bool moeLayer, bool mla);
 
 // The shapes most of a layer's tensors have, as text (only the describing
 // visitor asks): the hidden states [b, s, h] and a norm's statistics [b, s],
@@ -466,6 +485,10 @@ void routedExpertTensors(const Config& c, const Dims& x, const LayerStyle& style
             return TensorText{"[b, " + seqShape(c, true) + ", E]", spSharding(c)};
         });
     } else {
+        // Megatron-LM's gate (moe_utils.py RouterGatingLinearFunction) saves its BF16 input, the MLP norm's output,
+        // which the shared expert's FC1 reads too.
+        if (c.framework == Framework::megatron)
+            v.tensor(TensorKind::routerInput, Dtype::activation, act * bsh, 1, [&c] { return hiddenShape(c); });
         v.tensor(TensorKind::routerLogits, Dtype::fp32, 8 * x.b * x.sRank * c.experts / x.spDivisor, 1, [&] {
             return TensorText{"2 × [b, " + seqShape(c, true) + ", E]", spSharding(c)};
         });
@@ -509,7 +532,9 @@ void routedExpertTensors(const Config& c, const Dims& x, const LayerStyle& style
 template <class Visitor>
 void sharedExpertTensors(const Config& c, const Dims& x, const LayerSizes& q, Visitor& v) {
     const double bss = x.b * x.sRank * c.sharedExpertFfn / x.t;
-    v.tensor(TensorKind::sharedExpertInput, q.gemm, q.gemmBytes * q.bsh, 1, [&c] { return hiddenShape(c); });
+    // Megatron-LM's shared expert reads the router's input (one tensor, listed there) unless FP8 casts its own copy.
+    if (c.framework != Framework::megatron || q.fp8)
+        v.tensor(TensorKind::sharedExpertInput, q.gemm, q.gemmBytes * q.bsh, 1, [&c] { return hiddenShape(c); });
     v.tensor(TensorKind::sharedExpertGateUpOutput, Dtype::activation, (x.gated ? 3 : 2) * q.act * bss, 1, [&] {
         return TensorText{"[b, " + seqShape(c, false) + ", 3 × d_shared/TP]", "split by TP"};
     });
@@ -586,7 +611,7 @@ void adapterTensors(const Config& c, const Dims& x, LayerSpec spec, const LayerS
 // order of the ledger's tensor list. `style`: layerStyle(c), which the
 // planner's kernel resolves once per configuration rather than once per walk.
 template <class Visitor>
-void forEachLayerTensor(const Config& c, const Dims& x, const LayerStyle& style, LayerSpec spec, Visitor& v) {
+void forEachLayerTensorKept(const Config& c, const Dims& x, const LayerStyle& style, LayerSpec spec, Visitor& v) {
     const LayerSizes q = layerSizes(c, x);
     if (spec.opSaveList) {
         opSaveListTensors(c, x, q, v);
@@ -629,6 +654,33 @@ void forEachLayerTensor(const Config& c, const Dims& x, const LayerStyle& style,
     if (q.lora) adapterTensors(c, x, spec, q, v);
 }
 
+// Passes on what selective recomputation keeps.
+// A walk of what selective recomputation keeps (LayerSpec::selective), for the visitors that list tensors (the
+// ledger's sub-ledger, the census): the summing visitors read LayerBytes::selective instead, so that the filter's
+// branch is not inlined into every walk of theirs.
+template <class Visitor>
+struct SelectiveKept {
+    Visitor& v;
+    const RecomputeModules& modules;
+    bool moe, mla, active;
+    template <class Describe>
+    void tensor(TensorKind kind, Dtype dtype, double bytesPerCopy, double copies, const Describe& describe) {
+        if (!active || !droppedBySelective(kind, modules, moe, mla)) v.tensor(kind, dtype, bytesPerCopy, copies, describe);
+    }
+};
+
+template <class Visitor>
+void forEachKeptLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor& v) {
+    SelectiveKept<Visitor> kept{v, x.recompute, spec.moe, c.kvLoraRank > 0, spec.selective && x.recompute.any()};
+    forEachLayerTensorKept(c, x, layerStyle(c), spec, kept);
+}
+
+// Every tensor of the layer, whatever LayerSpec::selective says (the summing visitors; see forEachKeptLayerTensor).
+template <class Visitor>
+void forEachLayerTensor(const Config& c, const Dims& x, const LayerStyle& style, LayerSpec spec, Visitor& v) {
+    forEachLayerTensorKept(c, x, style, spec, v);
+}
+
 template <class Visitor>
 void forEachLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor& v) {
     forEachLayerTensor(c, x, layerStyle(c), spec, v);
@@ -652,19 +704,26 @@ inline double layerTensorBytes(const Config& c, const Dims& x, LayerSpec spec) {
 // A layer's bytes with its attention core kept and without it, from one walk
 // (LayerSpec::attentionCore set): each sum adds the same tensors in the same
 // order as its own walk would, so both are those walks' sums exactly.
+// `selective` sums what selective recomputation keeps (Dims::recompute), as forEachKeptLayerTensor would walk it.
+// The walk adds each tensor under its kind, and the sums are read off after it (one add per tensor in the walk).
 struct LayerBytes {
-    double withCore = 0, withoutCore = 0;
+    double withCore = 0, withoutCore = 0, selective = 0;
+};
+struct LayerBytesByKind {
+    double bytes[static_cast<size_t>(TensorKind::compiledOutputWeightCast) + 1] = {};
     template <class Describe>
     void tensor(TensorKind kind, Dtype, double bytesPerCopy, double copies, const Describe&) {
-        withCore += bytesPerCopy * copies;
-        if (!isAttentionCore(kind)) withoutCore += bytesPerCopy * copies;
+        bytes[static_cast<size_t>(kind)] += bytesPerCopy * copies;
     }
 };
 
+// Out of line: the sums of one walk (the planner's kernel calls it twice per configuration).
+LayerBytes layerBytesOf(const LayerBytesByKind& walked, const RecomputeModules& modules, bool moe, bool mla);
+
 inline LayerBytes layerBytes(const Config& c, const Dims& x, const LayerStyle& style, bool moe) {
-    LayerBytes sum;
-    forEachLayerTensor(c, x, style, LayerSpec{true, moe}, sum);
-    return sum;
+    LayerBytesByKind walked;
+    forEachLayerTensorKept(c, x, style, LayerSpec{true, moe}, walked);
+    return layerBytesOf(walked, x.recompute, moe, c.kvLoraRank > 0);
 }
 
 }  // namespace membudget::detail

@@ -186,8 +186,14 @@ Gathering gatheringOf(const Config& c) {
     const LayerBytes moe = c.experts != 0 ? layerBytes(c, t.x, t.style, true) : LayerBytes{};
     t.fullMoeLayerBytes = moe.withCore;
     t.moeLayerBytes = keepCore ? moe.withCore : moe.withoutCore;
-    // Selective recomputation (Megatron-LM: core attention) rebuilds one layer's attention core.
-    t.coreBytes = t.fullLayerBytes - dense.withoutCore;
+    // Selective recomputation (the attention core; Megatron-LM's recompute_modules) keeps what it does not rebuild,
+    // and rebuilds one layer's worth at a time.
+    if (c.ckpt == Checkpointing::selective) {
+        t.denseLayerBytes = dense.selective;
+        t.moeLayerBytes = moe.selective;
+    }
+    t.coreBytes = t.fullLayerBytes - (c.ckpt == Checkpointing::selective ? dense.selective : dense.withoutCore);
+    t.moeRebuiltBytes = c.ckpt == Checkpointing::selective ? moe.withCore - moe.selective : 0;
     t.mtpLayerBytes = c.ckpt == Checkpointing::full ? activationBytes(c) * t.x.b * t.x.sRank * t.x.h / t.x.spDivisor
                       : t.mtpMoe                    ? t.moeLayerBytes
                                                     : t.denseLayerBytes;

@@ -64,6 +64,7 @@ struct MembudgetTraining {
     bool gradientsInBackward;
     bool outputOnLast, offloadOptimizer, offloadParameters, mtpMoe;
     double shardGroup, expertShardGroup, fullLayerBytes, fullMoeLayerBytes, denseLayerBytes, moeLayerBytes, coreBytes, mtpLayerBytes;
+    double moeRebuiltBytes;  // selective: what one MoE layer rebuilds (coreBytes: one dense layer)
 };
 
 MembudgetTraining membudgetTraining(const Config& c);
@@ -139,12 +140,16 @@ void layerCopyTensors(const Config& c, const MembudgetTraining& t, const StageAc
         // Layer-copies split between dense and MoE layers in the proportion the stage holds them.
         const double moeCopies = st.layers > 0 ? st.copies * st.moeLayers / st.layers : 0;
         const double denseCopies = st.copies - moeCopies;
-        const bool keepCore = c.ckpt == Checkpointing::none;
-        if (denseCopies > 0) v.layers(LayerGroup::dense, LayerSpec{keepCore, false}, t.denseLayerBytes, denseCopies);
-        if (moeCopies > 0) v.layers(LayerGroup::moe, LayerSpec{keepCore, true}, t.moeLayerBytes, moeCopies);
-        if (c.ckpt == Checkpointing::selective && st.layers > 0 && t.coreBytes > 0)
-            v.tensor(TensorKind::recomputedAttentionCore, Dtype::mixed, t.coreBytes, 1, [] {
-                return TensorText{"one layer", "heads split by TP"};
+        const bool selective = c.ckpt == Checkpointing::selective;
+        if (denseCopies > 0) v.layers(LayerGroup::dense, LayerSpec{true, false, false, false, selective}, t.denseLayerBytes, denseCopies);
+        if (moeCopies > 0) v.layers(LayerGroup::moe, LayerSpec{true, true, false, false, selective}, t.moeLayerBytes, moeCopies);
+        // Backward rebuilds one layer's recomputed tensors at a time: the larger kind the stage holds.
+        const double rebuilt = std::max(st.moeLayers < st.layers ? t.coreBytes : 0.0, st.moeLayers > 0 ? t.moeRebuiltBytes : 0.0);
+        const RecomputeModules& r = t.x.recompute;
+        const bool coreOnly = !(r.mlp || r.moe || r.sharedExperts || r.moeAct || r.layernorm || r.mlaUpProj);
+        if (selective && st.layers > 0 && rebuilt > 0)
+            v.tensor(coreOnly ? TensorKind::recomputedAttentionCore : TensorKind::recomputedModules, Dtype::mixed, rebuilt, 1, [coreOnly] {
+                return coreOnly ? TensorText{"one layer", "heads split by TP"} : TensorText{"one layer", "as the layer's tensors"};
             });
     }
 }
@@ -307,8 +312,9 @@ void mtpTensors(const Config& c, const MembudgetTraining& t, const StageActivati
     const double bsh = x.b * x.sRank * x.h / x.spDivisor;
     // Each MTP depth is one more layer for the one micro-batch of the last stage, its norm and
     // projection inputs and its own logits and loss, all alive until the backward pass.
-    v.layers(LayerGroup::mtp, LayerSpec{c.ckpt == Checkpointing::none, t.mtpMoe, false, c.ckpt == Checkpointing::full}, t.mtpLayerBytes,
-             st.mtpLayers);
+    v.layers(LayerGroup::mtp,
+             LayerSpec{c.ckpt != Checkpointing::full, t.mtpMoe, false, c.ckpt == Checkpointing::full, c.ckpt == Checkpointing::selective},
+             t.mtpLayerBytes, st.mtpLayers);
     v.tensor(TensorKind::mtpNormInputs, Dtype::activation, 2 * act * bsh, st.mtpLayers, [&c] {
         return TensorText{"2 × [b, " + seqShape(c, true) + ", h]", "sharded by SP over TP"};
     });

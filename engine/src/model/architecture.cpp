@@ -122,6 +122,13 @@ void fillDims(const Config& c, Dims& x) {
     x.kvHeadsRank = std::max(1.0, std::ceil(c.kvHeads / c.tp));
     // The adapters' set, read from its text here once for every layer walk of this configuration.
     x.adapted = c.finetune != Finetune::full ? parseLoraTargets(c.loraTargets) : LoraTargets{};
+    x.recompute = {};
+    if (c.ckpt == Checkpointing::selective) {
+        if (c.framework == Framework::megatron)
+            x.recompute = parseRecomputeModules(c.recomputeModules);
+        else
+            x.recompute.coreAttn = true;
+    }
 }
 
 LinearAttentionParams linearAttentionParams(const Config& c, double tp) {

@@ -10,6 +10,7 @@
 #include "membudget/base/choices.hpp"
 #include "membudget/model/config.hpp"
 #include "model/lora_targets.hpp"
+#include "model/recompute_modules.hpp"
 
 namespace membudget::detail {
 
@@ -20,6 +21,9 @@ struct Dims {
     bool attentionBias, mlpBias;  // biases on attention's projections (bias or attention_bias), on the MLP's (bias or mlp_bias)
     double headsRank, kvHeadsRank;
     LoraTargets adapted;  // the matrices with adapters (finetune ≠ full), lora_targets parsed once
+    // What selective recomputation rebuilds (ckpt selective; none otherwise): Megatron-LM's recompute_modules parsed
+    // once, the attention core alone for the other frameworks.
+    RecomputeModules recompute;
 };
 
 Dims dimsOf(const Config& c);

@@ -16,7 +16,25 @@ namespace membudget::detail {
 
 // Decides whether each framework behaviour is asked of a framework that has it: FSDP2's sharding, checkpointing
 // policies, offloading, FP8 gathers and torch.compile.
+// Decides whether recompute_modules names Megatron-LM's modules, where Megatron-LM's selective recomputation reads it.
+void checkRecomputeModules(const Config& config, std::vector<Problem>& errors) {
+    std::string bad;
+    parseRecomputeModules(config.recomputeModules, &bad);
+    if (!bad.empty())
+        errors.push_back({"recompute_modules",
+                          "recompute_modules must list core_attn, moe_act, layernorm, mla_up_proj, mlp, moe or shared_experts, "
+                          "comma-separated; got " +
+                              quoted(config.recomputeModules)});
+    else if (canonicalRecomputeModules(parseRecomputeModules(config.recomputeModules)) != "core_attn" &&
+             (config.framework != Framework::megatron || config.ckpt != Checkpointing::selective) && config.mode == Mode::training)
+        errors.push_back({"recompute_modules",
+                          "recompute_modules is Megatron-LM's --recompute-modules: it needs framework megatron and ckpt = "
+                          "selective; got framework " +
+                              std::string(toString(config.framework)) + ", ckpt = " + std::string(toString(config.ckpt))});
+}
+
 void checkFrameworkBehaviours(const Config& config, std::vector<Problem>& errors) {
+    checkRecomputeModules(config, errors);
     const auto n = detail::groupedNumber;
     // Framework behaviours, each where the framework has it (docs/frameworks.md).
     const std::string frameworkName(toString(config.framework));

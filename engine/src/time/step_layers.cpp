@@ -249,6 +249,24 @@ double expertParallelPerMoeLayer(const Config& c, const StepModel& m) {
     return epPerMoeLayer;
 }
 
+// Decides what selective recomputation runs again (Dims::recompute): the attention core (Korthikanti et al. 2022 §5),
+// and Megatron-LM's modules that hold matmuls: mlp a dense layer's MLP, moe a MoE layer's router, experts and shared
+// expert (with its dispatch and combine, counted with the EP all-to-alls), shared_experts the shared expert alone, each
+// as its share of its layer's linear FLOPs. The output-discarding modules (moe_act, layernorm, mla_up_proj) rebuild
+// pointwise work and up-projections the estimate leaves out.
+void selectiveRecompute(const Config& c, StepModel& m) {
+    const RecomputeModules& r = m.x.recompute;
+    const double attention = r.coreAttn ? 1 : 0, matrices = m.x.gated ? 3 : 2;
+    const double mlpLinear = matrices * m.x.h * m.x.f / m.x.t;
+    m.rc = {r.mlp && m.rank.layerLinear > 0 ? mlpLinear / m.rank.layerLinear : 0, attention, 0};
+    m.rcMoe = {0, attention, 0};
+    if (c.experts != 0 && m.moeLinear > 0) {
+        const double attentionLinear = std::max(0.0, m.rank.layerLinear - mlpLinear);
+        const double sharedLinear = matrices * m.x.h * c.sharedExpertFfn / m.x.t;
+        m.rcMoe.matmul = r.moe ? (m.moeLinear - attentionLinear) / m.moeLinear : r.sharedExperts ? sharedLinear / m.moeLinear : 0;
+    }
+}
+
 }  // namespace
 
 void stepModel(const Config& c, const StepConstants& constants, StepModel& m) {
@@ -276,8 +294,9 @@ void stepModel(const Config& c, const StepConstants& constants, StepModel& m) {
     // Recomputation.
     m.rc = {};
     if (c.ckpt == Checkpointing::full) m.rc = {1, 1, 1};
-    if (c.ckpt == Checkpointing::selective) m.rc = {0, 1, 0};
     if (c.ckpt == Checkpointing::op) m.rc = {0.5, 0, 1};
+    m.rcMoe = m.rc;
+    if (c.ckpt == Checkpointing::selective) selectiveRecompute(c, m);
 }
 
 }  // namespace membudget::detail

@@ -28,8 +28,9 @@ inline double waveEfficiency(double m, double n, double sms) {
 }
 
 // Recomputed forward work of one stage, as a fraction of each forward part. full: every checkpointed layer runs
-// its forward again; selective: the attention core only (Korthikanti et al. 2022 §5); op (torchtitan's op-level
-// SAC): every other matmul and the pointwise operations between them (torchtitan _save_list keeps the rest).
+// its forward again; selective: the attention core (Korthikanti et al. 2022 §5) and the matmuls of Megatron-LM's
+// recompute_modules (step_layers.cpp selectiveRecompute); op (torchtitan's op-level SAC): every other matmul and the
+// pointwise operations between them (torchtitan _save_list keeps the rest).
 struct Recompute {
     double matmul = 0, attention = 0, memory = 0;
 };
@@ -52,7 +53,7 @@ struct StepModel {
     bool frozenBase;
     LayerTime dense, moe;
     double tpAllReduce, cpExchange, epAllToAll, epPerMoeLayer;
-    Recompute rc;
+    Recompute rc, rcMoe;  // a dense layer's, a MoE layer's
 };
 
 // Decides what a step of this configuration is made of, once: the rates, one layer of each kind, the communication

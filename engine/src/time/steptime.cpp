@@ -73,7 +73,7 @@ struct StageTime {
 StageTime stageTime(const Config& c, const StepModel& m, const detail::StageSpan& stageSpan) {
     const detail::Dims& x = m.x;
     const LayerTime &dense = m.dense, &moe = m.moe;
-    const Recompute& rc = m.rc;
+    const Recompute &rc = m.rc, &rcMoe = m.rcMoe;
     const double tokens = m.tokens, sms = m.sms;
     const double stages = c.pp;
     const double stage = stageSpan.index, from = stageSpan.firstLayer, layers = stageSpan.layers;
@@ -87,7 +87,7 @@ StageTime stageTime(const Config& c, const StepModel& m, const detail::StageSpan
     at(StepPart::memoryBound) = denseLayers * dense.memory + moeLayers * moe.memory;
     at(StepPart::recomputation) =
         recomputedDense * (rc.matmul * dense.fwdMatmul + rc.attention * dense.fwdAttention + rc.memory * dense.fwdMemory) +
-        recomputedMoe * (rc.matmul * moe.fwdMatmul + rc.attention * moe.fwdAttention + rc.memory * moe.fwdMemory);
+        recomputedMoe * (rcMoe.matmul * moe.fwdMatmul + rcMoe.attention * moe.fwdAttention + rcMoe.memory * moe.fwdMemory);
     const double tpCollectives = 4 + (c.ckpt == Checkpointing::full ? 2 * recomputed / std::max(layers, 1.0) : 0);
     at(StepPart::tensorParallel) = layers * tpCollectives * m.tpAllReduce;
     // Transformer Engine passes K/V chunks around the ring while each chunk's attention runs; torchtitan's default
@@ -98,7 +98,9 @@ StageTime stageTime(const Config& c, const StepModel& m, const detail::StageSpan
     // Dispatch and combine in forward and their gradients in backward; full recomputation runs the forward's
     // dispatch and combine again (the checkpointed layer's forward includes them; torchtitan's op-level SAC saves
     // the all-to-all's output, _save_list, so it does not).
-    const double recomputedMoeForward = c.ckpt == Checkpointing::full ? recomputedMoe : 0;
+    // Megatron-LM's selective moe module checkpoints dispatch and combine with the experts: they run again too.
+    const double recomputedMoeForward =
+        c.ckpt == Checkpointing::full || (c.ckpt == Checkpointing::selective && x.recompute.moe) ? recomputedMoe : 0;
     at(StepPart::expertParallel) = moeLayers * m.epPerMoeLayer + 2 * recomputedMoeForward * m.epAllToAll;
     if (stage == stages - 1) {
         // The output layer (BF16 under FP8 recipes) and the loss over the vocabulary shard.

@@ -239,15 +239,15 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "section": "vLLM model_executor/models/config.py NemotronHForCausalLMConfig, mamba_utils.py"
   },
   "capacity_factor": {
-    "help": "An expert keeps at most this multiple of an even split of the tokens and drops the rest (--moe-expert-capacity-factor)",
+    "help": "An expert keeps at most this multiple of an even split, dropping the rest",
     "section": "Mixture of experts (Megatron-LM --num-experts, --moe-*; Mixtral, Qwen MoE config.json)"
   },
   "moe_force_balance": {
-    "help": "The router's choice replaced by an even one, as benchmarks run (--moe-router-force-load-balancing, debug.moe_force_load_balance)",
+    "help": "Routing made even, as benchmarks run it",
     "section": "Megatron-LM router.py; torchtitan moe.py"
   },
   "moe_imbalance": {
-    "help": "Tokens the busiest expert-parallel rank receives over an even split: set it from your router's logged tokens per expert",
+    "help": "The busiest EP rank's tokens over an even split, from your router's logs",
     "section": "docs/frameworks.md, Routing balance"
   },
   "moe_dispatcher": {
@@ -345,6 +345,10 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
   "recompute_layers": {
     "help": "With full checkpointing, the first N layers of each stage are checkpointed and the rest keep their activations (Megatron-LM --recompute-method block --recompute-num-layers N)",
     "section": "Megatron-LM transformer_block.py (_checkpointed_forward)"
+  },
+  "recompute_modules": {
+    "help": "What Megatron-LM's selective checkpointing rebuilds: core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts",
+    "section": "Megatron-LM transformer_config.py recompute_modules"
   },
   "microbatches": {
     "help": "Gradient-accumulation steps; 1F1B keeps min(PP, this) in flight on stage 0",

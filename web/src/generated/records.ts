@@ -118,6 +118,7 @@ export interface Config {
   ckpt: Checkpointing;
   ckpt_every: number;
   recompute_layers: number;
+  recompute_modules: string;
   microbatches: number;
   static_bytes: number;
   act_formula: ActFormula;

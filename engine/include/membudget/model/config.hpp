@@ -134,6 +134,9 @@ struct Config {
     Checkpointing ckpt = Checkpointing::full;
     double ckptEvery = 1;        // checkpoint every Nth layer (torchtitan selective_ac_option = N; 1: every layer)
     double recomputeLayers = 0;  // Megatron-LM recompute_num_layers (recompute_method block); 0: every layer
+    // Megatron-LM's --recompute-modules under ckpt selective (model/recompute_modules.hpp), comma-separated; the other
+    // frameworks' selective recomputation is the attention core's.
+    std::string recomputeModules = "core_attn";
     double microbatches = 32;
     double staticBytes = 16;
     ActFormula actFormula = ActFormula::table;

@@ -46,6 +46,7 @@ constexpr std::string_view kTensorNames[] = {
     "shared expert FC1 input",                                                          // sharedExpertInput
     "shared expert gate/up and output",                                                 // sharedExpertGateUpOutput
     "shared expert gate (sigmoid output)",                                              // sharedExpertGate
+    "router input (the MLP norm's output)",                                             // routerInput
     "MLP residual dropout mask",                                                        // mlpResidualDropoutMask
     "attention norm input, FP32 copy",                                                  // attentionNormInputFp32
     "attention norm: normalised input (before the scale)",                              // attentionNormalised
@@ -74,6 +75,7 @@ constexpr std::string_view kTensorNames[] = {
     "layer input (checkpoint)",                                                         // layerInputCheckpoint
     "one layer recomputed in backward (transient)",                                     // recomputedLayer
     "attention core recomputed in backward (transient)",                                // recomputedAttentionCore
+    "recomputed modules of one layer (transient)",                                      // recomputedModules
     "MoE layer backward: the combine's FP32 gradients (transient)",                     // moeCombineBackward
     "gathered weights autograd saved (ZeRO-3 without zero.Init)",                       // zero3SavedWeights
     "input token ids",                                                                  // tokenIds

@@ -51,7 +51,7 @@ struct DescribeStage {
     std::vector<Tensor> tensors;
     std::string prefix;
     double groupCopies = 1;
-    bool inGroup = false;
+    bool inGroup = false, selectiveGroup = false, moeGroup = false;
     Terms groups;
     double extras = 0;
 
@@ -61,6 +61,8 @@ struct DescribeStage {
     }
     // The work of tensor() once, not once per tensor kind's describing lambda (14 copies in the page's module).
     [[gnu::noinline]] void add(TensorKind kind, Dtype dtype, double bytesPerCopy, double copies, TensorText text) {
+        // A layer under selective recomputation lists what it keeps (its bytes, LayerBytes::selective, say the same).
+        if (selectiveGroup && droppedBySelective(kind, x.recompute, moeGroup, c.kvLoraRank > 0)) return;
         std::string name = prefix + std::string(tensorName(kind));
         std::string type = kind == TensorKind::mtpLogits ? dtypeText(c, Dtype::activation) + " + fp32" : dtypeText(c, dtype);
         const double n = copies * groupCopies;
@@ -77,13 +79,15 @@ struct DescribeStage {
         prefix = group == LayerGroup::moe ? "MoE layer: " : group == LayerGroup::mtp ? "MTP layer: " : "";
         groupCopies = copies;
         inGroup = true;
+        selectiveGroup = spec.selective;
+        moeGroup = spec.moe;
         if (spec.inputOnly)
             tensor(TensorKind::layerInputCheckpoint, Dtype::activation, activationBytes(c) * x.b * x.sRank * x.h / x.spDivisor, 1, [this] {
                 return TensorText{"[b, " + seqShape(c, true) + ", h]", "sharded by SP over TP"};
             });
         else
             forEachLayerTensor(c, x, spec, *this);
-        inGroup = false;
+        inGroup = selectiveGroup = false;
         prefix.clear();
         groupCopies = 1;
     }
@@ -183,6 +187,15 @@ std::string routingNote(const Config& c) {
            (c.capacityFactor > 0 && f == std::max(1.0, c.capacityFactor) ? "capped by capacity_factor" : why) + ")";
 }
 
+// What selective recomputation rebuilds, as the activations line says it: the attention core, or Megatron-LM's modules.
+std::string selectiveNote(const RecomputeModules& modules) {
+    std::string listed = canonicalRecomputeModules(modules);
+    if (listed == "core_attn") return "Selective recomputation: attention core rebuilt in backward";
+    if (listed.empty()) return "Selective recomputation of no module (recompute_modules empty): nothing rebuilt";
+    std::replace(listed.begin(), listed.end(), ',', ' ');
+    return "Selective recomputation: modules " + listed + " rebuilt in backward";
+}
+
 // The activations line: the saved tensors' terms, or nothing when the optimizer step is the stage's peak.
 Line activationsLine(const Config& c, const MembudgetStage& sn, const DescribeStage& describe, double stage) {
     const std::string inFlight = n(sn.copies) + " layer-copies (" + n(sn.layers) + " layers, " + n(sn.microbatches) + " micro-batch" +
@@ -212,7 +225,7 @@ Line activationsLine(const Config& c, const MembudgetStage& sn, const DescribeSt
             describe.expression(),
             sn.activations,
             std::string(c.ckpt == Checkpointing::full        ? "Full recomputation: layer inputs kept, one layer rebuilt in backward"
-                        : c.ckpt == Checkpointing::selective ? "Selective recomputation: attention core rebuilt in backward"
+                        : c.ckpt == Checkpointing::selective ? selectiveNote(describe.x.recompute)
                                                              : "No recomputation") +
                 "; " + (describe.x.flash ? "FlashAttention (no s × s scores)" : "eager attention (s × s probabilities kept)") + "; " +
                 inFlight + routingNote(c) + "; see the tensor sub-ledger",
