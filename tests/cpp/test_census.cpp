@@ -302,6 +302,61 @@ TEST_CASE("Megatron-LM's recompute_modules free what each module rebuilds, and o
     CHECK(problems[0].message.find("\"moe,experts\"") != std::string::npos);
 }
 
+// torchtitan's op-level SAC of a MoE block (activation_checkpoint.py SelectiveAC, _get_default_save_ops): the block's
+// input, the attention's saved mms and SDPA, the router's topk, the dispatch's and the combine's outputs, the shared
+// expert's w1 and w2; not torch._grouped_mm, so the routed experts are rebuilt in backward from the saved dispatch.
+TEST_CASE("torchtitan's op-level SAC keeps a MoE block's topk, dispatch and combine outputs, not its grouped GEMMs",
+          "[census][moe][torchtitan]") {
+    Config c;
+    applyModelPreset(c, *findModelPreset("qwen3-30b-a3b"));
+    c.method = Method::membudget;
+    c.framework = Framework::torchtitan;
+    c.tp = 1;
+    c.pp = 1;
+    c.dp = 8;
+    c.ep = 8;
+    c.zero = 3;
+    c.mb = 4;
+    c.seq = 4096;
+    c.microbatches = 1;
+    c.moeForceBalance = true;
+    c.ckpt = Checkpointing::op;
+    REQUIRE(validate(c).empty());
+    const double tokens = 4 * 4096.0, h = 2048, k = 8;
+    auto moeLayer = [](const Config& config) {
+        const MembudgetTraining t = membudgetTraining(config);
+        ByKind v;
+        forEachLayerTensor(config, t.x, LayerSpec{true, true, true}, v);
+        return v.bytes;
+    };
+    auto a2a = moeLayer(c);
+    CHECK(a2a[TensorKind::topkOutputs] == 12 * tokens * k);
+    CHECK(a2a[TensorKind::dispatchReceived] == 2 * tokens * k * h);
+    CHECK(a2a[TensorKind::combineOutput] == 2 * tokens * k * h);
+    for (const TensorKind rebuilt : {TensorKind::dispatchedTokens, TensorKind::expertGateUp, TensorKind::expertSwigluOutput,
+                                     TensorKind::gateProjection, TensorKind::downProjection})
+        CHECK(a2a.count(rebuilt) == 0);
+    // DeepEP receives a token once per rank it reaches: of 128 experts over 8 ranks, a token's 8 picks miss a given
+    // rank's 16 with probability C(112, 8) / C(128, 8); its combine returns this rank's tokens, not their copies.
+    Config deepep = c;
+    deepep.moeDispatcher = MoeDispatcher::deepep;
+    double none = 1;
+    for (int i = 0; i < 8; ++i) none *= (112.0 - i) / (128.0 - i);
+    auto dp = moeLayer(deepep);
+    CHECK(dp[TensorKind::dispatchReceived] == Approx(tokens * 8 * (1 - none) * (2 * h + 12 * k)).epsilon(1e-12));
+    CHECK(dp[TensorKind::combineOutput] == 2 * tokens * h);
+    // The stage keeps a MoE block's save set per layer-copy and rebuilds the rest of one block in backward.
+    const MembudgetTraining t = membudgetTraining(c);
+    const MembudgetStage st = membudgetStage(c, t, 0, c.layers, 0, false);
+    ByKind stage;
+    forEachStageTensor(c, t, {c.layers, st.moeLayers, st.copies, st.microbatches, 0, true, true, st.checkpointed}, stage);
+    CHECK(stage.bytes[TensorKind::recomputedLayer] == t.fullMoeLayerBytes - t.moeLayerBytes);
+    // MLA's attention has its own mms: not modelled under op, refused.
+    Config mla = c;
+    mla.kvLoraRank = 512;
+    CHECK_FALSE(validate(mla).empty());
+}
+
 // torchtitan's MoE layer as its code saves it (models/common/moe.py, token_dispatcher.py; torch._grouped_mm has no
 // CPU kernel in the census's torch, so this is read from the source): the gate under FP32 autocast, the eager
 // SwiGLU of the grouped GEMMs, the combine's FP32 expert outputs.

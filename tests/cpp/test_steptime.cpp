@@ -221,6 +221,12 @@ TEST_CASE(
     // the MoE block's matmuls again; moe_act frees an output and reruns no matmul, nor any all-to-all.
     const Config moeModule = with({{"ep", "8"}, {"ckpt", "selective"}, {"recompute_modules", "moe"}});
     CHECK(part(estimateStepTime(moeModule), StepPart::expertParallel) == Approx(6 * layers * inNode).epsilon(1e-9));
+    // torchtitan's op-level SAC saves no grouped GEMM: a MoE block's routed experts run again whole, so it recomputes
+    // more than half of what full recomputation does (every other mm of a dense block), and no all-to-all.
+    const Config titanOp = with({{"ep", "8"}, {"ckpt", "op"}, {"framework", "torchtitan"}, {"zero", "3"}});
+    const Config titanFull = with({{"ep", "8"}, {"ckpt", "full"}, {"framework", "torchtitan"}, {"zero", "3"}});
+    CHECK(part(estimateStepTime(titanOp), StepPart::recomputation) > 0.5 * part(estimateStepTime(titanFull), StepPart::recomputation));
+    CHECK(part(estimateStepTime(titanOp), StepPart::expertParallel) == Approx(4 * layers * inNode).epsilon(1e-9));
     const Config actModule = with({{"ep", "8"}, {"ckpt", "selective"}, {"recompute_modules", "moe_act"}});
     CHECK(part(estimateStepTime(actModule), StepPart::expertParallel) == Approx(4 * layers * inNode).epsilon(1e-9));
     CHECK(part(estimateStepTime(moeModule), StepPart::recomputation) > part(estimateStepTime(actModule), StepPart::recomputation));

@@ -88,6 +88,11 @@ enum class TensorKind : std::uint8_t {
     gateProjection,
     downProjection,
     mlpReduceScatter,
+    topkOutputs,       // torchtitan's op-level SAC of a MoE layer: the router's top-k scores and ids
+    dispatchReceived,  // the dispatch's output: the all-to-all's received copies, or DeepEP's received tokens
+    combineOutput,     // the combine's output: the all-to-all's returned copies, or DeepEP's combined tokens
+    sharedExpertW1,    // the shared expert's saved mm outputs (w1 and w2 of w1, w3, w2)
+    sharedExpertW2,
     // Stage-level tensors.
     layerInputCheckpoint,
     recomputedLayer,
@@ -292,8 +297,66 @@ inline LayerSizes layerSizes(const Config& c, const Dims& x) {
 
 // Decides what torchtitan's op-level selective checkpointing keeps of a block:
 // its input and its save list.
+// The rows a MoE layer's routed tensors have, as text: the copies this rank's
+// experts receive (moeRows), or those its tokens send.
+inline std::string sentRowsShape(const Config& c) { return "[b·" + seqShape(c, true) + "·k"; }
+inline std::string routedRowsShape(const Config& c, const Dims& x) {
+    const double etp = expertTensorParallel(c);
+    const std::string rows =
+        x.spDivisor > 1 && etp != c.tp ? sentRowsShape(c) + (etp > 1 ? "·ETP" : "") : "[b·" + seqShape(c, false) + "·k";
+    return rows + (moeImbalance(c) != 1 ? "·f" : "");
+}
+
+// Decides what torchtitan's op-level selective checkpointing keeps of a MoE layer's MLP
+// (distributed/activation_checkpoint.py SelectiveAC, _get_default_save_ops, at the snapshot membudget models): the
+// router's topk (saved "to keep MoE expert assignments"), its gate forced to recompute and not counted among the
+// mms (force_recompute_mm_shapes_by_fqns = ["moe.router.gate"]); the dispatch's and the combine's outputs
+// (_c10d_functional.all_to_all_single, or deepep.dispatch and deepep.combine); not torch._grouped_mm, which is on no
+// save list, so the routed experts are rebuilt from the saved dispatch; and the shared expert's mms after the
+// attention's four, w1 (the fifth) and w2 (the seventh) of w1, w3, w2 (every second mm recomputed).
 template <class Visitor>
-void opSaveListTensors(const Config& c, const Dims& x, const LayerSizes& q, Visitor& v) {
+void opSaveMoeTensors(const Config& c, const Dims& x, const LayerSizes& q, Visitor& v) {
+    const double act = q.act;
+    const MoeRows rows = moeRows(c, x, moeImbalance(c));
+    const double k = c.expertsPerToken;
+    v.tensor(TensorKind::topkOutputs, Dtype::mixed, (4 + 8) * rows.tokens * k, 1, [&] {
+        return TensorText{"2 × [b·" + seqShape(c, true) + ", k]", ""};
+    });
+    if (c.moeDispatcher == MoeDispatcher::deepep) {
+        // DeepEP's recv_x holds a token once per rank it reaches (torchtitan deepep.py _permute_tokens: "one row per
+        // unique received token"), with its top-k ids (int64) and scores (FP32): of the EP group's tokens, those that
+        // route at least one of their k picks to this rank's E/EP experts, 1 − C(E − E/EP, k) / C(E, k) of them on an
+        // even routing, times the busiest rank's share.
+        const double e = c.experts / c.ep;
+        double none = 1;
+        for (double i = 0; i < k; ++i) none *= std::max(0.0, (c.experts - e - i) / (c.experts - i));
+        const double unique = rows.tokens * c.ep * (1 - none) * moeImbalance(c);
+        v.tensor(TensorKind::dispatchReceived, Dtype::mixed, unique * (act * x.h + 12 * k), 1, [&] {
+            return TensorText{"[U, h] + 2 × [U, k]", "once per rank (DeepEP)"};
+        });
+        v.tensor(TensorKind::combineOutput, Dtype::activation, act * rows.tokens * x.h, 1, [&] {
+            return TensorText{"[b·" + seqShape(c, true) + ", h]", ""};
+        });
+    } else {
+        v.tensor(TensorKind::dispatchReceived, Dtype::activation, act * rows.received * x.h, 1, [&] {
+            return TensorText{routedRowsShape(c, x) + ", h]", "tokens routed to this EP rank"};
+        });
+        v.tensor(TensorKind::combineOutput, Dtype::activation, act * rows.sent * x.h, 1, [&] {
+            return TensorText{sentRowsShape(c) + ", h]", "sent by this rank"};
+        });
+    }
+    if (c.sharedExpertFfn > 0) {
+        v.tensor(TensorKind::sharedExpertW1, Dtype::activation, act * x.b * x.sRank * c.sharedExpertFfn / x.t, 1, [&] {
+            return TensorText{"[b·" + seqShape(c, false) + ", d_shared/TP]", "split by TP"};
+        });
+        v.tensor(TensorKind::sharedExpertW2, Dtype::activation, act * x.b * x.sRank * x.h, 1, [&] {
+            return TensorText{"[b·" + seqShape(c, false) + ", h]", x.t > 1 ? "partial sums on every TP rank" : ""};
+        });
+    }
+}
+
+template <class Visitor>
+void opSaveListTensors(const Config& c, const Dims& x, const LayerSizes& q, bool moe, Visitor& v) {
     const double act = q.act, bsh = q.bsh;
     auto hidden = [&c] { return hiddenShape(c); };
     // torchtitan parallelize.py _op_sac_save_list: the outputs of every aten.mm
@@ -312,6 +375,11 @@ void opSaveListTensors(const Config& c, const Dims& x, const LayerSizes& q, Visi
     v.tensor(TensorKind::softmaxLse, Dtype::fp32, 4 * x.b * x.headsRank * x.sRank, 1,
              [&] { return headsShape("[b, a/TP, " + seqShape(c, false) + "]"); });
     if (x.t > 1) v.tensor(TensorKind::attentionReduceScatter, Dtype::activation, act * bsh, 1, hidden);
+    if (moe) {
+        opSaveMoeTensors(c, x, q, v);
+        v.tensor(TensorKind::flashRngState, Dtype::int64, 24, 1, [] { return TensorText{"[2] + []", ""}; });
+        return;
+    }
     v.tensor(TensorKind::gateProjection, Dtype::activation, act * tokens * x.f / x.t, 1, [&] { return local("d_ff/TP"); });
     if (x.gated)
         v.tensor(TensorKind::downProjection, Dtype::activation, act * tokens * x.h, 1, [&] {
@@ -447,16 +515,6 @@ void attentionOutputTensors(const Config& c, const Dims& x, const LayerStyle& st
             return TensorText{"[b·" + seqShape(c, false) + ", a/TP·d]", "heads split by TP"};
         });
     if (x.dropout) v.tensor(TensorKind::attentionResidualDropoutMask, Dtype::uint8, q.bsh, 1, [&c] { return hiddenShape(c); });
-}
-
-// The rows a MoE layer's routed tensors have, as text: the copies this rank's
-// experts receive (moeRows), or those its tokens send.
-inline std::string sentRowsShape(const Config& c) { return "[b·" + seqShape(c, true) + "·k"; }
-inline std::string routedRowsShape(const Config& c, const Dims& x) {
-    const double etp = expertTensorParallel(c);
-    const std::string rows =
-        x.spDivisor > 1 && etp != c.tp ? sentRowsShape(c) + (etp > 1 ? "·ETP" : "") : "[b·" + seqShape(c, false) + "·k";
-    return rows + (moeImbalance(c) != 1 ? "·f" : "");
 }
 
 // Decides what a MoE layer's router and routed experts save: the router's
@@ -614,7 +672,7 @@ template <class Visitor>
 void forEachLayerTensorKept(const Config& c, const Dims& x, const LayerStyle& style, LayerSpec spec, Visitor& v) {
     const LayerSizes q = layerSizes(c, x);
     if (spec.opSaveList) {
-        opSaveListTensors(c, x, q, v);
+        opSaveListTensors(c, x, q, spec.moe, v);
         return;
     }
     attentionInputTensors(c, x, style, q, v);

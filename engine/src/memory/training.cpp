@@ -186,6 +186,11 @@ Gathering gatheringOf(const Config& c) {
     const LayerBytes moe = c.experts != 0 ? layerBytes(c, t.x, t.style, true) : LayerBytes{};
     t.fullMoeLayerBytes = moe.withCore;
     t.moeLayerBytes = keepCore ? moe.withCore : moe.withoutCore;
+    if (c.ckpt == Checkpointing::op && c.experts != 0) {
+        SumTensors saveList;
+        forEachLayerTensor(c, t.x, t.style, {true, true, true}, saveList);
+        t.moeLayerBytes = saveList.total;
+    }
     // Selective recomputation (the attention core; Megatron-LM's recompute_modules) keeps what it does not rebuild,
     // and rebuilds one layer's worth at a time.
     if (c.ckpt == Checkpointing::selective) {

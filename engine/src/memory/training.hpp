@@ -130,10 +130,14 @@ void layerCopyTensors(const Config& c, const MembudgetTraining& t, const StageAc
         checkpointedLayerTensors(c, t, st, v);
     } else if (c.ckpt == Checkpointing::op) {
         // torchtitan's op-level selective checkpointing: each block keeps its input and the outputs of the ops on
-        // its save list; backward recomputes the rest of one block at a time.
-        v.layers(LayerGroup::dense, LayerSpec{true, false, true}, t.denseLayerBytes, st.copies);
+        // its save list; backward recomputes the rest of one block at a time (the larger kind the stage holds).
+        const double moeCopies = st.layers > 0 ? st.copies * st.moeLayers / st.layers : 0;
+        if (st.copies - moeCopies > 0) v.layers(LayerGroup::dense, LayerSpec{true, false, true}, t.denseLayerBytes, st.copies - moeCopies);
+        if (moeCopies > 0) v.layers(LayerGroup::moe, LayerSpec{true, true, true}, t.moeLayerBytes, moeCopies);
+        const double rebuilt = std::max(st.moeLayers < st.layers ? t.fullLayerBytes - t.denseLayerBytes : 0.0,
+                                        st.moeLayers > 0 ? t.fullMoeLayerBytes - t.moeLayerBytes : 0.0);
         if (st.layers > 0)
-            v.tensor(TensorKind::recomputedLayer, Dtype::mixed, t.fullLayerBytes - t.denseLayerBytes, 1, [] {
+            v.tensor(TensorKind::recomputedLayer, Dtype::mixed, rebuilt, 1, [] {
                 return TensorText{"a layer's tensors off the save list", "as the layer's tensors"};
             });
     } else {

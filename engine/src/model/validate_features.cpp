@@ -46,11 +46,11 @@ void checkFrameworkBehaviours(const Config& config, std::vector<Problem>& errors
         if (config.framework != Framework::torchtitan)
             errors.push_back({"ckpt", "ckpt = op is torchtitan's op-level selective checkpointing: it needs framework torchtitan; got " +
                                           frameworkName});
-        else if (config.experts != 0 || config.mtpLayers != 0 || config.bias || config.attentionBias || config.mlpBias ||
+        else if (config.kvLoraRank > 0 || config.mtpLayers != 0 || config.bias || config.attentionBias || config.mlpBias ||
                  config.attention != Attention::flash)
             errors.push_back({"ckpt",
-                              "ckpt = op is modelled for dense models without biases or MTP layers, with flash attention "
-                              "(torchtitan's Llama); use full or none here"});
+                              "ckpt = op is modelled for standard attention (no MLA) without biases or MTP layers, with flash "
+                              "attention; use full or none here"});
     }
     if (config.ckptEvery > 1 && config.ckpt != Checkpointing::full)
         errors.push_back({"ckpt_every",

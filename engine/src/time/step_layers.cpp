@@ -296,6 +296,12 @@ void stepModel(const Config& c, const StepConstants& constants, StepModel& m) {
     if (c.ckpt == Checkpointing::full) m.rc = {1, 1, 1};
     if (c.ckpt == Checkpointing::op) m.rc = {0.5, 0, 1};
     m.rcMoe = m.rc;
+    // torchtitan's op-level SAC keeps every other mm of the attention and the shared expert, but no grouped GEMM and
+    // not the router's gate (forced to recompute): a MoE block's routed experts and gate run again whole.
+    if (c.ckpt == Checkpointing::op && c.experts != 0 && m.moeLinear > 0) {
+        const double gate = m.x.h * c.experts / m.x.t, routed = m.moeLinear - m.rank.moeLayerLinear - gate;
+        m.rcMoe.matmul = (0.5 * m.rank.moeLayerLinear + routed + gate) / m.moeLinear;
+    }
     if (c.ckpt == Checkpointing::selective) selectiveRecompute(c, m);
 }
 

@@ -72,6 +72,11 @@ constexpr std::string_view kTensorNames[] = {
     "gate projection output (saved mm)",                                                // gateProjection
     "down projection output (saved mm)",                                                // downProjection
     "MLP output reduce-scatter (saved)",                                                // mlpReduceScatter
+    "router top-k (saved)",                                                             // topkOutputs
+    "dispatch output (saved)",                                                          // dispatchReceived
+    "combine output (saved)",                                                           // combineOutput
+    "shared expert w1 (saved mm)",                                                      // sharedExpertW1
+    "shared expert w2 (saved mm)",                                                      // sharedExpertW2
     "layer input (checkpoint)",                                                         // layerInputCheckpoint
     "one layer recomputed in backward (transient)",                                     // recomputedLayer
     "attention core recomputed in backward (transient)",                                // recomputedAttentionCore

@@ -180,10 +180,9 @@ struct DescribeStatic {
 std::string routingNote(const Config& c) {
     if (c.experts == 0 || c.ep <= 1) return "";
     const double f = moeImbalance(c);
-    if (c.moeForceBalance) return "; routing forced even: every EP rank receives an even share of the token copies";
-    const std::string why =
-        c.moeImbalance > 0 ? "moe_imbalance" : "dropless routing, an assumption: set moe_imbalance from your router's logs";
-    return "; the busiest EP rank receives " + n(f) + " × an even share of the token copies (" +
+    if (c.moeForceBalance) return "; routing forced even over the EP ranks";
+    const std::string why = c.moeImbalance > 0 ? "moe_imbalance" : "assumed for dropless routing: set moe_imbalance";
+    return "; the busiest EP rank receives " + n(f) + " × an even share of the tokens (" +
            (c.capacityFactor > 0 && f == std::max(1.0, c.capacityFactor) ? "capped by capacity_factor" : why) + ")";
 }
 
