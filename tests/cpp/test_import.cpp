@@ -816,6 +816,13 @@ TEST_CASE("Megatron-LM's custom pipeline layout: read as Megatron-LM reads it, v
     // 23 forwards all hold 4 layers.
     CHECK(detail::inFlightLayerCopies(c, 5, 7) == 33);
     CHECK(detail::inFlightLayerCopies(c, 8, 0) == 23 * 4);
+    // The EP all-to-all overlap schedules one more forward before the 1F1B stages (schedules.py
+    // get_pp_rank_microbatches): rank 0 holds a 24th chunk; the last rank a second forward through its second chunk.
+    Config overlapped = c;
+    overlapped.overlapMoeComm = true;
+    REQUIRE(validate(overlapped).empty());
+    CHECK(detail::inFlightLayerCopies(overlapped, 8, 0) == 24 * 4);
+    CHECK(detail::inFlightLayerCopies(overlapped, 5, 7) == 33 + 1);
     CHECK(evaluate(c).ok());
     checkRoundTrip(c, ImportFormat::megatron);
     // Megatron-LM's checks (PipelineParallelLayerLayout.__init__, validate_layer_layout) and membudget's own.

@@ -9,6 +9,7 @@
 
 #include "membudget/base/choices.hpp"
 #include "membudget/model/config.hpp"
+#include "membudget/model/layout.hpp"
 #include "model/lora_targets.hpp"
 #include "model/recompute_modules.hpp"
 
@@ -179,9 +180,14 @@ double stageLayerCount(const Config& config, double stage);
 inline double inFlightMicrobatches(const Config& c, double stage) { return std::min(c.pp - stage, c.microbatches); }
 // With a custom pipeline layout, the layer-copies of the warm-up's `chunks` in-flight model chunks, each its own.
 double inFlightLayoutCopies(const Config& c, double chunks, double stage);
+// Megatron-LM's EP all-to-all overlap (overlap_moe_comm) schedules one more forward first (schedules.py
+// get_pp_rank_microbatches: "we schedule one extra micro-batch forward step before the 1f1b stages", one more model
+// chunk in flight), and without a pipeline runs each micro-batch's forward beside the previous one's backward, layer
+// by layer (combined_1f1b.py combined_1f1b_schedule_for_no_pipelining): one layer of the next one more.
 inline double inFlightLayerCopies(const Config& c, double stageLayerCount, double stage) {
-    if (c.vpp <= 1) return inFlightMicrobatches(c, stage) * stageLayerCount;
-    const double chunks = std::min(2 * (c.pp - stage - 1) + (c.vpp - 1) * c.pp + 1, c.microbatches * c.vpp);
+    const bool overlap = c.overlapMoeComm && c.framework == Framework::megatron && moeCommOverlapAllowed(c) && c.microbatches > 1;
+    if (c.vpp <= 1) return inFlightMicrobatches(c, stage) * stageLayerCount + (overlap && c.pp == 1 && stageLayerCount > 0 ? 1 : 0);
+    const double chunks = std::min(2 * (c.pp - stage - 1) + (c.vpp - 1) * c.pp + 1 + (overlap ? 1 : 0), c.microbatches * c.vpp);
     if (c.pipelineLayout.empty()) return chunks * stageLayerCount / c.vpp;
     return inFlightLayoutCopies(c, chunks, stage);
 }
