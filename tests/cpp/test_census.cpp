@@ -351,10 +351,41 @@ TEST_CASE("torchtitan's op-level SAC keeps a MoE block's topk, dispatch and comb
     ByKind stage;
     forEachStageTensor(c, t, {c.layers, st.moeLayers, st.copies, st.microbatches, 0, true, true, st.checkpointed}, stage);
     CHECK(stage.bytes[TensorKind::recomputedLayer] == t.fullMoeLayerBytes - t.moeLayerBytes);
-    // MLA's attention has its own mms: not modelled under op, refused.
-    Config mla = c;
-    mla.kvLoraRank = 512;
-    CHECK_FALSE(validate(mla).empty());
+    // DeepSeek's MLA runs its own mms (deepseek_v3/model.py Attention.forward). Without a query LoRA, wq, wkv_a, wkv_b,
+    // wo keep wq and wkv_b, and the shared expert's w1 and w2 stay the fifth and seventh.
+    Config lite;
+    applyModelPreset(lite, *findModelPreset("deepseek-v2-lite"));
+    lite.method = Method::membudget;
+    lite.framework = Framework::torchtitan;
+    lite.tp = 1;
+    lite.pp = 1;
+    lite.dp = 8;
+    lite.ep = 8;
+    lite.zero = 3;
+    lite.mb = 2;
+    lite.seq = 4096;
+    lite.microbatches = 1;
+    lite.mtpLayers = 0;
+    lite.moeForceBalance = true;
+    lite.ckpt = Checkpointing::op;
+    REQUIRE(validate(lite).empty());
+    REQUIRE(lite.qLoraRank == 0);
+    const double liteTokens = 2 * 4096.0, heads = lite.heads, nope = lite.qkNopeDim, vDim = lite.vHeadDim;
+    auto noLora = moeLayer(lite);
+    CHECK(noLora[TensorKind::queryProjection] == 2 * liteTokens * heads * (nope + lite.qkRopeDim));
+    CHECK(noLora[TensorKind::valueProjection] == 2 * liteTokens * heads * (nope + vDim));
+    CHECK(noLora[TensorKind::attentionOutput] == 2 * liteTokens * heads * vDim);
+    CHECK(noLora[TensorKind::sharedExpertW1] == 2 * liteTokens * lite.sharedExpertFfn);
+    CHECK(noLora.count(TensorKind::sharedExpertW3) == 0);
+    // With one, wq_a, wq_b, wkv_a, wkv_b, wo keep wq_a, wkv_a and wo, and the shared expert's w3 is the seventh.
+    Config lora = lite;
+    lora.qLoraRank = 1536;
+    auto withLora = moeLayer(lora);
+    CHECK(withLora[TensorKind::queryProjection] == 2 * liteTokens * 1536);
+    CHECK(withLora[TensorKind::valueProjection] == 2 * liteTokens * (lite.kvLoraRank + lite.qkRopeDim));
+    CHECK(withLora[TensorKind::outputProjection] == 2 * liteTokens * lite.hidden);
+    CHECK(withLora[TensorKind::sharedExpertW3] == 2 * liteTokens * lite.sharedExpertFfn);
+    CHECK(withLora.count(TensorKind::sharedExpertW1) == 0);
 }
 
 // torchtitan's MoE layer as its code saves it (models/common/moe.py, token_dispatcher.py; torch._grouped_mm has no

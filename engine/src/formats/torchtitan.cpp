@@ -83,9 +83,12 @@ void readModel(Document& d, Mapping& m) {
     if (name && flavor) {
         const auto* found = std::find_if(std::begin(kTorchtitanFlavors), std::end(kTorchtitanFlavors),
                                          [&](const TorchtitanFlavor& f) { return f.name == *name && f.flavor == *flavor; });
-        if (found != std::end(kTorchtitanFlavors))
+        if (found != std::end(kTorchtitanFlavors)) {
             m.set("model", std::string(found->preset));
-        else
+            // torchtitan's flavors build no multi-token-prediction layer unless asked (deepseek_v3/__init__.py
+            // num_mtp_layers: int = 0), where the Hugging Face preset has DeepSeek-V3's one.
+            m.setNumber("mtp_layers", 0);
+        } else
             m.unmapped("model.flavor", *name + " " + *flavor, "no preset for this model and flavor; import its config.json");
     }
 }
@@ -278,6 +281,9 @@ ExportResult exportTorchtitan(const Config& c) {
       << "\npipeline_parallel_degree = " << formatNumber(c.pp) << "\ncontext_parallel_degree = " << formatNumber(c.cp)
       << "\nexpert_parallel_degree = " << formatNumber(c.ep) << "\n";
     if (c.experts > 0 && c.moeDispatcher == MoeDispatcher::deepep) t << "expert_parallel_comm_backend = \"deepep\"\n";
+    if (c.mtpLayers > 0)
+        e.skip("mtp_layers", formatNumber(c.mtpLayers),
+               "torchtitan's flavors build none (num_mtp_layers = 0): set it in the model's config");
     if (c.experts > 0 && c.capacityFactor > 0)
         e.skip("capacity_factor", formatNumber(c.capacityFactor), "torchtitan's routing is dropless: no capacity factor");
     if (c.asyncTp) t << "enable_async_tensor_parallel = true\n";

@@ -91,8 +91,11 @@ enum class TensorKind : std::uint8_t {
     topkOutputs,       // torchtitan's op-level SAC of a MoE layer: the router's top-k scores and ids
     dispatchReceived,  // the dispatch's output: the all-to-all's received copies, or DeepEP's received tokens
     combineOutput,     // the combine's output: the all-to-all's returned copies, or DeepEP's combined tokens
-    sharedExpertW1,    // the shared expert's saved mm outputs (w1 and w2 of w1, w3, w2)
+    sharedExpertW1,    // the shared expert's saved mm outputs (w1 and w2 of w1, w3, w2; w3 after an odd count)
     sharedExpertW2,
+    sharedExpertW3,
+    outputProjection,  // MLA with a query LoRA: wo is the fifth mm, saved
+    upProjection,      // the MLP's w3, saved after an odd count of attention mms
     // Stage-level tensors.
     layerInputCheckpoint,
     recomputedLayer,
@@ -315,7 +318,7 @@ inline std::string routedRowsShape(const Config& c, const Dims& x) {
 // save list, so the routed experts are rebuilt from the saved dispatch; and the shared expert's mms after the
 // attention's four, w1 (the fifth) and w2 (the seventh) of w1, w3, w2 (every second mm recomputed).
 template <class Visitor>
-void opSaveMoeTensors(const Config& c, const Dims& x, const LayerSizes& q, Visitor& v) {
+void opSaveMoeTensors(const Config& c, const Dims& x, const LayerSizes& q, bool oddAttentionMms, Visitor& v) {
     const double act = q.act;
     const MoeRows rows = moeRows(c, x, moeImbalance(c));
     const double k = c.expertsPerToken;
@@ -346,13 +349,50 @@ void opSaveMoeTensors(const Config& c, const Dims& x, const LayerSizes& q, Visit
         });
     }
     if (c.sharedExpertFfn > 0) {
-        v.tensor(TensorKind::sharedExpertW1, Dtype::activation, act * x.b * x.sRank * c.sharedExpertFfn / x.t, 1, [&] {
-            return TensorText{"[b·" + seqShape(c, false) + ", d_shared/TP]", "split by TP"};
-        });
+        auto shared = [&] { return TensorText{"[b·" + seqShape(c, false) + ", d_shared/TP]", "split by TP"}; };
+        const double sharedBytes = act * x.b * x.sRank * c.sharedExpertFfn / x.t;
+        if (oddAttentionMms) {  // w1, w3, w2 are the 6th to 8th mms: w3 is kept
+            v.tensor(TensorKind::sharedExpertW3, Dtype::activation, sharedBytes, 1, shared);
+            return;
+        }
+        v.tensor(TensorKind::sharedExpertW1, Dtype::activation, sharedBytes, 1, shared);
         v.tensor(TensorKind::sharedExpertW2, Dtype::activation, act * x.b * x.sRank * x.h, 1, [&] {
             return TensorText{"[b·" + seqShape(c, false) + ", h]", x.t > 1 ? "partial sums on every TP rank" : ""};
         });
     }
+}
+
+// Decides which of the attention's mm outputs torchtitan's op-level SAC keeps (every other one, counted from 1 in each
+// block), and returns how many mms the attention ran: standard attention's wq, wk, wv, wo keep wq and wv; DeepSeek-V3's
+// MLA (models/deepseek_v3/model.py Attention.forward) runs wq, wkv_a, wkv_b, wo without a query LoRA and keeps wq and
+// wkv_b, or wq_a, wq_b, wkv_a, wkv_b, wo with one and keeps wq_a, wkv_a (both whole on every TP rank: NoParallel)
+// and wo (partial sums under TP).
+template <class Visitor>
+double opSaveAttentionMms(const Config& c, const Dims& x, const LayerSizes& q, Visitor& v) {
+    const double act = q.act, tokens = x.b * x.sRank;
+    auto local = [&c](std::string width) { return TensorText{"[b·" + seqShape(c, false) + ", " + width + "]", "split by TP"}; };
+    if (c.kvLoraRank == 0) {
+        v.tensor(TensorKind::queryProjection, Dtype::activation, act * tokens * x.headsRank * x.d, 1, [&] { return local("a/TP·d"); });
+        v.tensor(TensorKind::valueProjection, Dtype::activation, act * tokens * x.kvHeadsRank * x.d, 1,
+                 [&] { return local("max(1, kv/TP)·d"); });
+        return 4;
+    }
+    const double nope = c.qkNopeDim != 0 ? c.qkNopeDim : x.d, vDim = c.vHeadDim != 0 ? c.vHeadDim : x.d;
+    if (c.qLoraRank == 0) {
+        v.tensor(TensorKind::queryProjection, Dtype::activation, act * tokens * x.headsRank * (nope + c.qkRopeDim), 1,
+                 [&] { return local("a/TP·(d_nope + d_rope)"); });
+        v.tensor(TensorKind::valueProjection, Dtype::activation, act * tokens * x.headsRank * (nope + vDim), 1,
+                 [&] { return local("a/TP·(d_nope + d_v)"); });
+        return 4;
+    }
+    auto whole = [&c](std::string width) { return TensorText{"[b·" + seqShape(c, false) + ", " + width + "]", "whole on every TP rank"}; };
+    v.tensor(TensorKind::queryProjection, Dtype::activation, act * tokens * c.qLoraRank, 1, [&] { return whole("q_lora"); });
+    v.tensor(TensorKind::valueProjection, Dtype::activation, act * tokens * (c.kvLoraRank + c.qkRopeDim), 1,
+             [&] { return whole("kv_lora + d_rope"); });
+    v.tensor(TensorKind::outputProjection, Dtype::activation, act * tokens * x.h, 1, [&] {
+        return TensorText{"[b·" + seqShape(c, false) + ", h]", x.t > 1 ? "partial sums on every TP rank" : ""};
+    });
+    return 5;
 }
 
 template <class Visitor>
@@ -367,21 +407,29 @@ void opSaveListTensors(const Config& c, const Dims& x, const LayerSizes& q, bool
     const double tokens = x.b * x.sRank;
     auto local = [&c](std::string width) { return TensorText{"[b·" + seqShape(c, false) + ", " + width + "]", "split by TP"}; };
     v.tensor(TensorKind::blockInput, Dtype::activation, act * bsh, 1, hidden);
-    v.tensor(TensorKind::queryProjection, Dtype::activation, act * tokens * x.headsRank * x.d, 1, [&] { return local("a/TP·d"); });
-    v.tensor(TensorKind::valueProjection, Dtype::activation, act * tokens * x.kvHeadsRank * x.d, 1,
-             [&] { return local("max(1, kv/TP)·d"); });
-    v.tensor(TensorKind::attentionOutput, Dtype::activation, act * tokens * x.headsRank * x.d, 1,
-             [&] { return headsShape("[b, " + seqShape(c, false) + ", a/TP, d]"); });
+    const bool oddAttentionMms = opSaveAttentionMms(c, x, q, v) == 5;
+    const double valueDim = c.kvLoraRank > 0 && c.vHeadDim != 0 ? c.vHeadDim : x.d;
+    v.tensor(TensorKind::attentionOutput, Dtype::activation, act * tokens * x.headsRank * valueDim, 1,
+             [&] { return headsShape("[b, " + seqShape(c, false) + (c.kvLoraRank > 0 ? ", a/TP, d_v]" : ", a/TP, d]")); });
     v.tensor(TensorKind::softmaxLse, Dtype::fp32, 4 * x.b * x.headsRank * x.sRank, 1,
              [&] { return headsShape("[b, a/TP, " + seqShape(c, false) + "]"); });
     if (x.t > 1) v.tensor(TensorKind::attentionReduceScatter, Dtype::activation, act * bsh, 1, hidden);
     if (moe) {
-        opSaveMoeTensors(c, x, q, v);
+        opSaveMoeTensors(c, x, q, oddAttentionMms, v);
         v.tensor(TensorKind::flashRngState, Dtype::int64, 24, 1, [] { return TensorText{"[2] + []", ""}; });
         return;
     }
-    v.tensor(TensorKind::gateProjection, Dtype::activation, act * tokens * x.f / x.t, 1, [&] { return local("d_ff/TP"); });
-    if (x.gated)
+    if (oddAttentionMms) {  // w1, w3, w2 (or w1, w2) are the 6th to 8th mms: w3 (or w2) is kept
+        if (x.gated)
+            v.tensor(TensorKind::upProjection, Dtype::activation, act * tokens * x.f / x.t, 1, [&] { return local("d_ff/TP"); });
+        else
+            v.tensor(TensorKind::downProjection, Dtype::activation, act * tokens * x.h, 1, [&] {
+                return TensorText{"[b·" + seqShape(c, false) + ", h]", x.t > 1 ? "partial sums on every TP rank" : ""};
+            });
+    } else {
+        v.tensor(TensorKind::gateProjection, Dtype::activation, act * tokens * x.f / x.t, 1, [&] { return local("d_ff/TP"); });
+    }
+    if (x.gated && !oddAttentionMms)
         v.tensor(TensorKind::downProjection, Dtype::activation, act * tokens * x.h, 1, [&] {
             return TensorText{"[b·" + seqShape(c, false) + ", h]", x.t > 1 ? "partial sums on every TP rank" : ""};
         });

@@ -46,10 +46,9 @@ void checkFrameworkBehaviours(const Config& config, std::vector<Problem>& errors
         if (config.framework != Framework::torchtitan)
             errors.push_back({"ckpt", "ckpt = op is torchtitan's op-level selective checkpointing: it needs framework torchtitan; got " +
                                           frameworkName});
-        else if (config.kvLoraRank > 0 || config.mtpLayers != 0 || config.bias || config.attentionBias || config.mlpBias ||
-                 config.attention != Attention::flash)
+        else if (config.mtpLayers != 0 || config.bias || config.attentionBias || config.mlpBias || config.attention != Attention::flash)
             errors.push_back({"ckpt",
-                              "ckpt = op is modelled for standard attention (no MLA) without biases or MTP layers, with flash "
+                              "ckpt = op is modelled for models without biases or MTP layers, with flash "
                               "attention; use full or none here"});
     }
     if (config.ckptEvery > 1 && config.ckpt != Checkpointing::full)

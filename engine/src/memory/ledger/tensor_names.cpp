@@ -77,6 +77,9 @@ constexpr std::string_view kTensorNames[] = {
     "combine output (saved)",                                                           // combineOutput
     "shared expert w1 (saved mm)",                                                      // sharedExpertW1
     "shared expert w2 (saved mm)",                                                      // sharedExpertW2
+    "shared expert w3 (saved mm)",                                                      // sharedExpertW3
+    "attention output projection (saved mm)",                                           // outputProjection
+    "up projection output (saved mm)",                                                  // upProjection
     "layer input (checkpoint)",                                                         // layerInputCheckpoint
     "one layer recomputed in backward (transient)",                                     // recomputedLayer
     "attention core recomputed in backward (transient)",                                // recomputedAttentionCore

@@ -225,7 +225,8 @@ Line activationsLine(const Config& c, const MembudgetStage& sn, const DescribeSt
             sn.activations,
             std::string(c.ckpt == Checkpointing::full        ? "Full recomputation: layer inputs kept, one layer rebuilt in backward"
                         : c.ckpt == Checkpointing::selective ? selectiveNote(describe.x.recompute)
-                                                             : "No recomputation") +
+                        : c.ckpt == Checkpointing::op ? "Op-level selective checkpointing: each block's save list kept, the rest rebuilt"
+                                                      : "No recomputation") +
                 "; " + (describe.x.flash ? "FlashAttention (no s × s scores)" : "eager attention (s × s probabilities kept)") + "; " +
                 inFlight + routingNote(c) + "; see the tensor sub-ledger",
             Method::membudget};
