@@ -670,6 +670,12 @@ TEST_CASE("the MoE token dispatcher comes from the launch file: torchtitan's com
         "moe_force_load_balance = true\n",
         ImportFormat::torchtitan);
     CHECK(assignedText(roundRobin, "moe_force_balance") == "true");
+    // torchtitan's DeepSeek-V3 16B flavor is DeepSeek-V2-Lite's architecture (deepseek_v3/__init__.py _16b: dim 2048,
+    // 27 layers, 16 heads, MLA without a query LoRA, 64 experts of 1,408, top-6, 2 shared, the first layer dense),
+    // and a flavor builds no MTP layer.
+    const ImportResult sixteen = importText("[model]\nname = \"deepseek_v3\"\nflavor = \"16B\"\n", ImportFormat::torchtitan);
+    CHECK(assignedText(sixteen, "model") == "deepseek-v2-lite");
+    CHECK(assignedText(sixteen, "mtp_layers") == "0");
 
     // --recompute-modules is a list (nargs "*"), read under selective granularity only; a module membudget does not
     // know is named and the rest kept.

@@ -15,6 +15,7 @@ struct TorchtitanFlavor {
 inline constexpr TorchtitanFlavor kTorchtitanFlavors[] = {{"llama3", "8B", "llama-3.1-8b"},
                                                           {"llama3", "70B", "llama-3.1-70b"},
                                                           {"llama3", "405B", "llama-3.1-405b"},
+                                                          {"deepseek_v3", "16B", "deepseek-v2-lite"},
                                                           {"deepseek_v3", "671B", "deepseek-v3"}};
 
 // torchtune's model builders (torchtune/models/*/_model_builders.py) and the recipe config written for each on

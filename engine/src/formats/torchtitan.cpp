@@ -259,7 +259,8 @@ ExportResult exportTorchtitan(const Config& c) {
             named = true;
         }
     if (!named)
-        e.skip("model", c.name.empty() ? c.model : c.name, "torchtitan names its models by flavor: llama3 8B/70B/405B, deepseek_v3 671B");
+        e.skip("model", c.name.empty() ? c.model : c.name,
+               "torchtitan names its models by flavor: llama3 8B/70B/405B, deepseek_v3 16B/671B");
     if (c.precision == Precision::fp8) t << "converters = [\"float8\"]\n";
     if (c.fp8AllGather) t << "\n[float8]\nenable_fsdp_float8_all_gather = true\n";
     if (c.precision == Precision::fp8 && c.fp8Recipe != Fp8Recipe::torchao) e.skip("fp8_recipe", "te", "torchtitan's Float8 is torchao's");
