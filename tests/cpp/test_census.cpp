@@ -231,26 +231,39 @@ TEST_CASE("full recomputation of a MoE model rebuilds a MoE layer in backward", 
     }
 }
 
+namespace {
+
+// A MoE preset trained by `framework` with balanced routing on one node of 8 GPUs: EP 8, one micro-batch of mb × 4,096
+// tokens (Megatron-LM: the distributed optimizer; the others: FSDP2).
+Config balancedMoeRun(const char* preset, Framework framework, double mb, Checkpointing ckpt) {
+    Config c;
+    applyModelPreset(c, *findModelPreset(preset));
+    c.method = Method::membudget;
+    c.framework = framework;
+    c.tp = 1;
+    c.pp = 1;
+    c.dp = 8;
+    c.ep = 8;
+    c.zero = framework == Framework::megatron ? 1 : 3;
+    c.mb = mb;
+    c.seq = 4096;
+    c.microbatches = 1;
+    c.moeForceBalance = true;
+    c.ckpt = ckpt;
+    return c;
+}
+
+}  // namespace
+
 // Megatron-LM's --recompute-modules (transformer_config.py; model/recompute_modules.hpp): each module frees what its
 // checkpoint rebuilds, and one layer's worth is rebuilt at a time in backward.
 TEST_CASE("Megatron-LM's recompute_modules free what each module rebuilds, and one layer's worth returns in backward",
           "[census][moe][recompute]") {
-    Config c;
-    applyModelPreset(c, *findModelPreset("qwen3-30b-a3b"));
-    c.method = Method::membudget;
-    c.framework = Framework::megatron;
+    Config c = balancedMoeRun("qwen3-30b-a3b", Framework::megatron, 1, Checkpointing::selective);
     c.tp = 2;
     c.sp = true;
     c.etp = 1;
-    c.pp = 1;
     c.dp = 4;
-    c.ep = 8;
-    c.zero = 1;
-    c.mb = 1;
-    c.seq = 4096;
-    c.microbatches = 1;
-    c.moeForceBalance = true;
-    c.ckpt = Checkpointing::selective;
     auto moeLayer = [](const Config& config) {
         const MembudgetTraining t = membudgetTraining(config);
         ByKind v;
@@ -307,20 +320,7 @@ TEST_CASE("Megatron-LM's recompute_modules free what each module rebuilds, and o
 // expert's w1 and w2; not torch._grouped_mm, so the routed experts are rebuilt in backward from the saved dispatch.
 TEST_CASE("torchtitan's op-level SAC keeps a MoE block's topk, dispatch and combine outputs, not its grouped GEMMs",
           "[census][moe][torchtitan]") {
-    Config c;
-    applyModelPreset(c, *findModelPreset("qwen3-30b-a3b"));
-    c.method = Method::membudget;
-    c.framework = Framework::torchtitan;
-    c.tp = 1;
-    c.pp = 1;
-    c.dp = 8;
-    c.ep = 8;
-    c.zero = 3;
-    c.mb = 4;
-    c.seq = 4096;
-    c.microbatches = 1;
-    c.moeForceBalance = true;
-    c.ckpt = Checkpointing::op;
+    const Config c = balancedMoeRun("qwen3-30b-a3b", Framework::torchtitan, 4, Checkpointing::op);
     REQUIRE(validate(c).empty());
     const double tokens = 4 * 4096.0, h = 2048, k = 8;
     auto moeLayer = [](const Config& config) {
@@ -353,21 +353,8 @@ TEST_CASE("torchtitan's op-level SAC keeps a MoE block's topk, dispatch and comb
     CHECK(stage.bytes[TensorKind::recomputedLayer] == t.fullMoeLayerBytes - t.moeLayerBytes);
     // DeepSeek's MLA runs its own mms (deepseek_v3/model.py Attention.forward). Without a query LoRA, wq, wkv_a, wkv_b,
     // wo keep wq and wkv_b, and the shared expert's w1 and w2 stay the fifth and seventh.
-    Config lite;
-    applyModelPreset(lite, *findModelPreset("deepseek-v2-lite"));
-    lite.method = Method::membudget;
-    lite.framework = Framework::torchtitan;
-    lite.tp = 1;
-    lite.pp = 1;
-    lite.dp = 8;
-    lite.ep = 8;
-    lite.zero = 3;
-    lite.mb = 2;
-    lite.seq = 4096;
-    lite.microbatches = 1;
+    Config lite = balancedMoeRun("deepseek-v2-lite", Framework::torchtitan, 2, Checkpointing::op);
     lite.mtpLayers = 0;
-    lite.moeForceBalance = true;
-    lite.ckpt = Checkpointing::op;
     REQUIRE(validate(lite).empty());
     REQUIRE(lite.qLoraRank == 0);
     const double liteTokens = 2 * 4096.0, heads = lite.heads, nope = lite.qkNopeDim, vDim = lite.vHeadDim;

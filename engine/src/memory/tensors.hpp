@@ -330,10 +330,7 @@ void opSaveMoeTensors(const Config& c, const Dims& x, const LayerSizes& q, bool 
         // unique received token"), with its top-k ids (int64) and scores (FP32): of the EP group's tokens, those that
         // route at least one of their k picks to this rank's E/EP experts, 1 − C(E − E/EP, k) / C(E, k) of them on an
         // even routing, times the busiest rank's share.
-        const double e = c.experts / c.ep;
-        double none = 1;
-        for (double i = 0; i < k; ++i) none *= std::max(0.0, (c.experts - e - i) / (c.experts - i));
-        const double unique = rows.tokens * c.ep * (1 - none) * moeImbalance(c);
+        const double unique = rows.tokens * c.ep * (1 - missesExperts(c.experts, c.experts / c.ep, k)) * moeImbalance(c);
         v.tensor(TensorKind::dispatchReceived, Dtype::mixed, unique * (act * x.h + 12 * k), 1, [&] {
             return TensorText{"[U, h] + 2 × [U, k]", "once per rank (DeepEP)"};
         });

@@ -59,6 +59,15 @@ inline double moeImbalance(const Config& c) {
     return c.capacityFactor > 0 ? std::min(f, std::max(1.0, c.capacityFactor)) : f;
 }
 
+// The chance that a token's k distinct experts, drawn evenly from E, all miss a given `group` of them:
+// C(E − group, k) / C(E, k). DeepEP sends a token once to each node (moe_time.cpp) or rank (its received tokens,
+// tensors.hpp) that holds one of its experts, 1 − this of the time.
+inline double missesExperts(double experts, double group, double k) {
+    double none = 1;
+    for (double i = 0; i < k; ++i) none *= std::max(0.0, (experts - group - i) / (experts - i));
+    return none;
+}
+
 struct MoeRows {
     double tokens, sent, received;
 };

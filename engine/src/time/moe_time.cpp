@@ -49,8 +49,7 @@ double expertAllToAllSeconds(const Config& c, double tokens, double intraNodeByt
     double nvlinkBytes = (epPerNode - 1) / ep * sendBytes, networkBytes = (ep - epPerNode) / ep * sendBytes;
     if (c.moeDispatcher == MoeDispatcher::deepep && ep > epPerNode) {
         const double nodes = std::ceil(ep / epPerNode), perNode = c.experts / nodes;
-        double none = 1;  // a given node holds none of the token's k experts
-        for (double i = 0; i < c.expertsPerToken; ++i) none *= std::max(0.0, (c.experts - perNode - i) / (c.experts - i));
+        const double none = missesExperts(c.experts, perNode, c.expertsPerToken);  // a given node holds none of them
         networkBytes = (nodes - 1) * (1 - none) * tokenBytes;
         nvlinkBytes += (ep - epPerNode) / ep * sendBytes * (epPerNode - 1) / epPerNode;
     }
