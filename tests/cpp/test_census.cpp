@@ -202,35 +202,6 @@ TEST_CASE("torchtitan's loss_parallel holds three FP32 logit copies in its backw
     CHECK(mg.count(TensorKind::lossParallelBackward) == 0);
 }
 
-// Under full recomputation backward rebuilds one layer at a time; in a MoE model that is a MoE layer (its routed
-// tokens and experts), not the dense layer the model's ffn describes.
-TEST_CASE("full recomputation of a MoE model rebuilds a MoE layer in backward", "[census][moe]") {
-    for (const Framework framework : {Framework::megatron, Framework::torchtitan}) {
-        Config c;
-        applyModelPreset(c, *findModelPreset("mixtral-8x7b"));
-        c.method = Method::membudget;
-        c.framework = framework;
-        c.tp = 1;
-        c.pp = 1;
-        c.dp = 8;
-        c.ep = 8;
-        c.zero = framework == Framework::megatron ? 1 : 3;
-        c.mb = 1;
-        c.seq = 4096;
-        c.microbatches = 1;
-        c.ckpt = Checkpointing::full;
-        c.ffn = 4096;  // a narrow dense FFN the model never uses: every layer is MoE
-        REQUIRE(validate(c).empty());
-        const MembudgetTraining t = membudgetTraining(c);
-        const MembudgetStage s = membudgetStage(c, t, 0, c.layers, 0, false);
-        ByKind stage;
-        forEachStageTensor(c, t, {c.layers, s.moeLayers, s.copies, s.microbatches, 0, true, true, s.checkpointed}, stage);
-        REQUIRE(s.moeLayers == c.layers);
-        CHECK(t.fullMoeLayerBytes > t.fullLayerBytes);
-        CHECK(stage.bytes[TensorKind::recomputedLayer] == t.fullMoeLayerBytes);
-    }
-}
-
 namespace {
 
 // A MoE preset trained by `framework` with balanced routing on one node of 8 GPUs: EP 8, one micro-batch of mb × 4,096
@@ -254,6 +225,23 @@ Config balancedMoeRun(const char* preset, Framework framework, double mb, Checkp
 }
 
 }  // namespace
+
+// Under full recomputation backward rebuilds one layer at a time; in a MoE model that is a MoE layer (its routed
+// tokens and experts), not the dense layer the model's ffn describes.
+TEST_CASE("full recomputation of a MoE model rebuilds a MoE layer in backward", "[census][moe]") {
+    for (const Framework framework : {Framework::megatron, Framework::torchtitan}) {
+        Config c = balancedMoeRun("mixtral-8x7b", framework, 1, Checkpointing::full);
+        c.ffn = 4096;  // a narrow dense FFN the model never uses: every layer is MoE
+        REQUIRE(validate(c).empty());
+        const MembudgetTraining t = membudgetTraining(c);
+        const MembudgetStage s = membudgetStage(c, t, 0, c.layers, 0, false);
+        ByKind stage;
+        forEachStageTensor(c, t, {c.layers, s.moeLayers, s.copies, s.microbatches, 0, true, true, s.checkpointed}, stage);
+        REQUIRE(s.moeLayers == c.layers);
+        CHECK(t.fullMoeLayerBytes > t.fullLayerBytes);
+        CHECK(stage.bytes[TensorKind::recomputedLayer] == t.fullMoeLayerBytes);
+    }
+}
 
 // Megatron-LM's --recompute-modules (transformer_config.py; model/recompute_modules.hpp): each module frees what its
 // checkpoint rebuilds, and one layer's worth is rebuilt at a time in backward.
