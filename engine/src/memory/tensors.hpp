@@ -758,27 +758,8 @@ void forEachLayerTensorKept(const Config& c, const Dims& x, const LayerStyle& st
 }
 
 // Passes on what selective recomputation keeps.
-// A walk of what selective recomputation keeps (LayerSpec::selective), for the visitors that list tensors (the
-// ledger's sub-ledger, the census): the summing visitors read LayerBytes::selective instead, so that the filter's
-// branch is not inlined into every walk of theirs.
-template <class Visitor>
-struct SelectiveKept {
-    Visitor& v;
-    const RecomputeModules& modules;
-    bool moe, mla, active;
-    template <class Describe>
-    void tensor(TensorKind kind, Dtype dtype, double bytesPerCopy, double copies, const Describe& describe) {
-        if (!active || !droppedBySelective(kind, modules, moe, mla)) v.tensor(kind, dtype, bytesPerCopy, copies, describe);
-    }
-};
-
-template <class Visitor>
-void forEachKeptLayerTensor(const Config& c, const Dims& x, LayerSpec spec, Visitor& v) {
-    SelectiveKept<Visitor> kept{v, x.recompute, spec.moe, c.kvLoraRank > 0, spec.selective && x.recompute.any()};
-    forEachLayerTensorKept(c, x, layerStyle(c), spec, kept);
-}
-
-// Every tensor of the layer, whatever LayerSpec::selective says (the summing visitors; see forEachKeptLayerTensor).
+// Every tensor of the layer, whatever LayerSpec::selective says: the summing visitors read LayerBytes::selective, and
+// the ledger's describing visitor leaves out what droppedBySelective names.
 template <class Visitor>
 void forEachLayerTensor(const Config& c, const Dims& x, const LayerStyle& style, LayerSpec spec, Visitor& v) {
     forEachLayerTensorKept(c, x, style, spec, v);
@@ -807,7 +788,7 @@ inline double layerTensorBytes(const Config& c, const Dims& x, LayerSpec spec) {
 // A layer's bytes with its attention core kept and without it, from one walk
 // (LayerSpec::attentionCore set): each sum adds the same tensors in the same
 // order as its own walk would, so both are those walks' sums exactly.
-// `selective` sums what selective recomputation keeps (Dims::recompute), as forEachKeptLayerTensor would walk it.
+// `selective` sums what selective recomputation keeps (Dims::recompute), as the ledger lists it.
 // The walk adds each tensor under its kind, and the sums are read off after it (one add per tensor in the walk).
 struct LayerBytes {
     double withCore = 0, withoutCore = 0, selective = 0;
