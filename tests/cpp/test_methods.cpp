@@ -716,6 +716,45 @@ TEST_CASE("DeepEP's communication buffer: torchtitan's ElasticBuffer and Megatro
     CHECK(evaluate(one).totalBytes == evaluate(onePlain).totalBytes);
 }
 
+TEST_CASE("Megatron-LM MoE: Transformer Engine's grouped GEMMs keep one workspace per compute stream", "[methods][megatron]") {
+    Config c;
+    applyModelPreset(c, *findModelPreset("qwen3-30b-a3b"));
+    c.method = Method::membudget;
+    c.framework = Framework::megatron;
+    c.zero = 1;
+    c.ep = 8;
+    c.dp = 8;
+    c.mb = 1;
+    c.seq = 4096;
+    c.microbatches = 1;
+    c.ckpt = Checkpointing::full;
+    REQUIRE(validate(c).empty());
+    auto line = [](const Result& r, LineId id) {
+        for (const auto& l : r.lines)
+            if (l.id == id) return l.bytes;
+        return 0.0;
+    };
+    // get_cublas_workspace(grouped_gemm=True): tex.get_num_cublas_streams() = 4 workspaces of 32 MiB + 1 KiB on
+    // Hopper, beside PyTorch's two cuBLAS handles (32 MiB) and TE's own one, all inside the caching allocator.
+    const double te = 32 * 1048576.0 + 1024;
+    const Result moe = evaluate(c);
+    REQUIRE(moe.ok());
+    CHECK(line(moe, LineId::workspace) == 2 * 32 * 1048576.0 + 5 * te);
+    // A dense model runs no grouped GEMM; torchtitan's experts run torch._grouped_mm, not TE.
+    Config dense = c;
+    dense.experts = 0;
+    dense.ep = 1;
+    CHECK(line(evaluate(dense), LineId::workspace) == 2 * 32 * 1048576.0 + te);
+    Config titan = c;
+    titan.framework = Framework::torchtitan;
+    titan.zero = 3;
+    CHECK(line(evaluate(titan), LineId::workspace) == 2 * 32 * 1048576.0);
+    // Before Hopper each TE workspace is 4 MiB and PyTorch's :4096:2:16:8 = 8,519,680 B.
+    Config ampere = c;
+    ampere.gpu = "a100-80gb";
+    CHECK(line(evaluate(ampere), LineId::workspace) == 2 * 8519680.0 + 5 * 4 * 1048576.0);
+}
+
 TEST_CASE("AsyncTP's symmetric-memory workspace: two BF16 output chunks of the rank's sequence shard, outside the allocator",
           "[methods][torchtitan]") {
     Config c;

@@ -275,19 +275,35 @@ double asyncTpWorkspaceBytes(const Config& c) {
     return 2 * 2 * std::ceil(c.mb * c.seq / (c.cp * c.tp)) * c.hidden;
 }
 
-double workspaceBytes(const Config& c) {
+double cublasWorkspaceBytes(const Config& c) {
     if (c.method != Method::membudget || c.mode != Mode::training) return 0;
     // PyTorch's cuBLAS workspace (aten/src/ATen/cuda/CublasHandlePool.cpp, getChosenWorkspaceSize): 32 MiB on
     // Hopper and newer, else :4096:2:16:8 = 8,519,680 bytes, allocated through the caching allocator; handles are
     // per thread, so the forward and autograd's backward thread each hold one.
     const GpuPreset* gpu = findGpuPreset(c.gpu);
-    const double capability = gpu ? gpu->computeCapability : 9.0;
-    const double cublas = capability >= 9.0 ? 32 * kBytesPerMiB : 8519680;
-    double bytes = 2 * cublas;
+    return (gpu ? gpu->computeCapability : 9.0) >= 9.0 ? 32 * kBytesPerMiB : 8519680;
+}
+
+double teWorkspaceBytes(const Config& c) {
+    if (c.method != Method::membudget || c.mode != Mode::training || c.framework != Framework::megatron) return 0;
     // Transformer Engine's GEMM workspace (transformer_engine/pytorch/cpp_extensions/gemm.py
     // get_cublas_workspace_size_bytes): 32 MiB + 1 KiB on sm 9.0 and newer, else 4 MiB.
-    if (c.framework == Framework::megatron) bytes += capability >= 9.0 ? 32 * kBytesPerMiB + 1024 : 4 * kBytesPerMiB;
-    return bytes + deepepBufferBytes(c) + asyncTpWorkspaceBytes(c);
+    const GpuPreset* gpu = findGpuPreset(c.gpu);
+    return (gpu ? gpu->computeCapability : 9.0) >= 9.0 ? 32 * kBytesPerMiB + 1024 : 4 * kBytesPerMiB;
+}
+
+double teGroupedGemmWorkspaces(const Config& c) {
+    // Megatron-LM's MoE layers with Transformer Engine run the experts as TE's GroupedLinear (TEGroupedMLP under
+    // --moe-grouped-gemm, which its MoE recipes set). general_grouped_gemm takes get_cublas_workspace(device,
+    // ub=False, grouped_gemm=True), cached for the process: one more TE workspace per compute stream,
+    // tex.get_num_cublas_streams() = 4 (common/util/multi_stream.cpp, num_compute_streams; TransformerEngine d0067d0).
+    return teWorkspaceBytes(c) > 0 && c.experts > 0 ? 4 : 0;
+}
+
+double workspaceBytes(const Config& c) {
+    if (c.method != Method::membudget || c.mode != Mode::training) return 0;
+    return 2 * cublasWorkspaceBytes(c) + (1 + teGroupedGemmWorkspaces(c)) * teWorkspaceBytes(c) + deepepBufferBytes(c) +
+           asyncTpWorkspaceBytes(c);
 }
 
 double checkpointedLayers(const Config& c, double firstLayerOfStage, double stageLayers) {

@@ -406,6 +406,11 @@ PeakBytes membudgetTrainingPeak(const Config& config, std::span<const StageSpan>
 // published sources have no such line and show 0): cuBLAS's, one per handle of the forward thread and of
 // autograd's backward thread, and Transformer Engine's GEMM workspace under Megatron-LM.
 double workspaceBytes(const Config& config);
+// Its parts: one cuBLAS workspace (there are two); Transformer Engine's GEMM workspace under Megatron-LM (0
+// otherwise), and how many more of those its grouped GEMMs keep, one per compute stream, where MoE layers run.
+double cublasWorkspaceBytes(const Config& config);
+double teWorkspaceBytes(const Config& config);
+double teGroupedGemmWorkspaces(const Config& config);
 // DeepEP's communication buffer (moe_dispatcher = deepep), part of the workspaces; allocated outside PyTorch's
 // caching allocator, so its counters (and membudget's reserved model) leave it out.
 double deepepBufferBytes(const Config& config);

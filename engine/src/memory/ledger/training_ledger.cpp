@@ -262,7 +262,8 @@ double reservedBytes(const Config& c, const MembudgetTraining& t, const Membudge
         r.add(sn.backwardEndActivations, 1);
     else if (!sn.stepPeaks)
         for (const Tensor& tensor : tensors) r.add(tensor.bytesPerCopy, tensor.copies);
-    r.add((workspaceBytes(c) - deepepBufferBytes(c) - asyncTpWorkspaceBytes(c)) / 2, 2);
+    r.add(cublasWorkspaceBytes(c), 2);
+    r.add(teWorkspaceBytes(c), 1 + teGroupedGemmWorkspaces(c));
     Reserve allGatherPool;
     if (t.gathering == Gathering::fsdp2Layers || t.gathering == Gathering::fsdp2Stage)
         allGatherPool.add(t.rates.compute * sn.gatheredLayer - (t.rates.compute - 1) * sn.gatheredLayerFp8, 2);
@@ -310,13 +311,14 @@ void addWarnings(const Config& c, MethodOutput& out) {
 
 Line workspaceLine(const Config& c) {
     const double bytes = workspaceBytes(c), deepep = deepepBufferBytes(c), asyncTp = asyncTpWorkspaceBytes(c);
-    const bool te = c.framework == Framework::megatron;
-    const GpuPreset* gpu = findGpuPreset(c.gpu);
-    const double capability = gpu ? gpu->computeCapability : 9.0;
-    const double perHandle = capability >= 9.0 ? 32 * kBytesPerMiB : 8519680;
-    const double transformerEngine = bytes - deepep - asyncTp - 2 * perHandle;
+    const double perHandle = cublasWorkspaceBytes(c), transformerEngine = teWorkspaceBytes(c), grouped = teGroupedGemmWorkspaces(c);
+    const bool te = transformerEngine > 0, hopper = perHandle == 32 * kBytesPerMiB;
     std::string symbol = te ? "2 × cuBLAS workspace + Transformer Engine workspace" : "2 × cuBLAS workspace";
     std::string expression = te ? fill("2 × # + #", {perHandle, transformerEngine}) : fill("2 × #", {perHandle});
+    if (grouped > 0) {
+        symbol += " × (1 + grouped-GEMM streams)";
+        expression += fill(" × (1 + #)", {grouped});
+    }
     if (deepep > 0) {
         symbol += " + DeepEP buffer";
         expression += fill(" + #", {deepep});
@@ -331,9 +333,11 @@ Line workspaceLine(const Config& c) {
             expression,
             bytes,
             std::string("PyTorch's cuBLAS workspace, one per handle of the forward and the backward thread (") +
-                (capability >= 9.0 ? "32 MiB on Hopper and newer" : "8,519,680 B before Hopper") + ", CublasHandlePool.cpp)" +
-                (te ? std::string(", and Transformer Engine's GEMM workspace (") + (capability >= 9.0 ? "32 MiB + 1 KiB" : "4 MiB") + ")"
-                    : "") +
+                (hopper ? "32 MiB on Hopper and newer" : "8,519,680 B before Hopper") + ", CublasHandlePool.cpp)" +
+                (te ? std::string(", and Transformer Engine's GEMM workspace (") + (hopper ? "32 MiB + 1 KiB" : "4 MiB") + ")" : "") +
+                (grouped > 0 ? ", and one more per compute stream for the experts' grouped GEMMs (TE GroupedLinear under "
+                               "--moe-grouped-gemm, gemm.py get_cublas_workspace)"
+                             : "") +
                 "; inside the caching allocator, so allocator counters see it" +
                 (deepep > 0 ? c.framework == Framework::megatron
                                   ? "; and DeepEP's Buffer for the flex dispatcher (its NVLink and RDMA size hints for " +
