@@ -308,6 +308,48 @@ TEST_CASE("Megatron-LM's recompute_modules free what each module rebuilds, and o
 // torchtitan's op-level SAC of a MoE block (activation_checkpoint.py SelectiveAC, _get_default_save_ops): the block's
 // input, the attention's saved mms and SDPA, the router's topk, the dispatch's and the combine's outputs, the shared
 // expert's w1 and w2; not torch._grouped_mm, so the routed experts are rebuilt in backward from the saved dispatch.
+// Megatron-LM's MLA (multi_latent_attention.py get_query_key_value_tensors): the normed latents its up-projections
+// read, at the hidden states' SP sharding, then queries and keys of d_nope + d_rope per head and values of d_v; under
+// mla_up_proj the up-projection's checkpoint keeps only its inputs, the latents.
+TEST_CASE("MLA keeps its latents and its d_nope + d_rope queries and keys; mla_up_proj keeps only the latents", "[census][mla]") {
+    Config c = balancedMoeRun("deepseek-v2-lite", Framework::megatron, 1, Checkpointing::selective);
+    c.tp = 2;
+    c.sp = true;
+    c.etp = 1;
+    c.dp = 4;
+    c.qLoraRank = 1536;  // DeepSeek-V3's query LoRA on V2-Lite's dimensions
+    REQUIRE(validate(c).empty());
+    auto layer = [](const Config& config) {
+        const MembudgetTraining t = membudgetTraining(config);
+        ByKind v;
+        forEachLayerTensor(config, t.x, LayerSpec{true, true, false, false, true}, v);
+        std::erase_if(v.bytes, [&](const auto& kv) { return droppedBySelective(kv.first, t.x.recompute, true, config.kvLoraRank > 0); });
+        return v.bytes;
+    };
+    const double tokens = 4096.0, local = tokens / 2, headsRank = c.heads / 2;
+    const double latents = c.qLoraRank + c.kvLoraRank, qk = c.qkNopeDim + c.qkRopeDim;
+    auto kept = layer(c);
+    CHECK(kept[TensorKind::queryKeyNormInput] == 2 * local * latents);
+    CHECK(kept[TensorKind::queryKeyNormStatistics] == 2 * 4 * local);
+    CHECK(kept[TensorKind::latentProjectionInput] == 2 * local * latents);
+    CHECK(kept[TensorKind::queryAfterRope] == 2 * tokens * headsRank * qk);
+    CHECK(kept[TensorKind::keyValue] == 2 * tokens * headsRank * (qk + c.vHeadDim));
+    CHECK(kept.count(TensorKind::query) == 0);
+    c.recomputeModules = "mla_up_proj";
+    REQUIRE(validate(c).empty());
+    auto upProj = layer(c);
+    CHECK(upProj[TensorKind::queryKeyNormInput] == 2 * local * latents);
+    for (const TensorKind gone :
+         {TensorKind::queryKeyNormStatistics, TensorKind::latentProjectionInput, TensorKind::queryAfterRope, TensorKind::keyValue})
+        CHECK(upProj.count(gone) == 0);
+    // Without a query LoRA only the key-value latent is normed and read.
+    c.qLoraRank = 0;
+    c.recomputeModules = "core_attn";
+    auto noLora = layer(c);
+    CHECK(noLora[TensorKind::latentProjectionInput] == 2 * local * c.kvLoraRank);
+    CHECK(noLora[TensorKind::queryKeyNormStatistics] == 4 * local);
+}
+
 TEST_CASE("torchtitan's op-level SAC keeps a MoE block's topk, dispatch and combine outputs, not its grouped GEMMs",
           "[census][moe][torchtitan]") {
     const Config c = balancedMoeRun("qwen3-30b-a3b", Framework::torchtitan, 4, Checkpointing::op);

@@ -106,7 +106,8 @@ void writeVocabularyAndExperts(Exporter& e, const Config& c, Flags& flag) {
     flag("--tokenizer-type NullTokenizer --vocab-size " + formatNumber(c.vocab - 1) + " --make-vocab-size-divisible-by 1");
     if (std::fmod(c.vocab, c.tp) != 0) e.skip("vocab", formatNumber(c.vocab), "Megatron-LM pads the vocabulary to a multiple of TP");
     if (c.experts > 0) {
-        flag("--num-experts " + formatNumber(c.experts) + " --moe-router-topk " + formatNumber(c.expertsPerToken));
+        // --moe-grouped-gemm: the experts as Transformer Engine's GroupedLinear, whose workspaces the ledger counts.
+        flag("--num-experts " + formatNumber(c.experts) + " --moe-router-topk " + formatNumber(c.expertsPerToken) + " --moe-grouped-gemm");
         if (c.moeFfn > 0) flag("--moe-ffn-hidden-size " + formatNumber(c.moeFfn));
         if (c.sharedExpertFfn > 0) flag("--moe-shared-expert-intermediate-size " + formatNumber(c.sharedExpertFfn));
         if (c.sharedExpertGate) flag("--moe-shared-expert-gate");
@@ -119,7 +120,9 @@ void writeVocabularyAndExperts(Exporter& e, const Config& c, Flags& flag) {
         if (c.routerBias) e.skip("router_bias", "true", "--moe-router-enable-expert-bias has no memory model here");
     }
     if (c.kvLoraRank > 0) {
-        flag("--multi-latent-attention --q-lora-rank " + formatNumber(c.qLoraRank) + " --kv-lora-rank " + formatNumber(c.kvLoraRank));
+        // --qk-layernorm: MLA's norms of its latents (DeepSeek's q_a_layernorm, kv_a_layernorm), which the ledger counts.
+        flag("--multi-latent-attention --q-lora-rank " + formatNumber(c.qLoraRank) + " --kv-lora-rank " + formatNumber(c.kvLoraRank) +
+             " --qk-layernorm");
         flag("--qk-head-dim " + formatNumber(c.qkNopeDim) + " --qk-pos-emb-head-dim " + formatNumber(c.qkRopeDim) + " --v-head-dim " +
              formatNumber(c.vHeadDim));
     }

@@ -30,6 +30,11 @@ bool droppedBySelective(TensorKind kind, const RecomputeModules& m, bool moeLaye
         case TensorKind::query:
         case TensorKind::queryAfterRope:
         case TensorKind::keyValue:
+        // MLA: the latents' norms run inside the up-projection's checkpoint, whose inputs (the latents) stay.
+        case TensorKind::queryKeyNormInputFp32:
+        case TensorKind::queryKeyNormStatistics:
+        case TensorKind::queryKeyNormalised:
+        case TensorKind::latentProjectionInput:
             return m.mlaUpProj && mla;
         case TensorKind::expertSwigluOutput:
         case TensorKind::expertActivationOutput:

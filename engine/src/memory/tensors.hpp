@@ -70,6 +70,7 @@ enum class TensorKind : std::uint8_t {
     queryKeyNormInputFp32,
     queryKeyNormStatistics,
     queryKeyNormalised,
+    latentProjectionInput,  // MLA: the normed latents its up-projections read
     postNormInput,
     postNormInputFp32,
     postNormStatistics,
@@ -250,7 +251,8 @@ constexpr bool isAttentionCore(TensorKind kind) {
 // - layernorm: the output of a norm that is its own TENorm (CheckpointWithoutOutput in TransformerLayer): a MoE
 //   layer's pre-MLP norm, whose output the router and the shared expert save, and MLA's input norm, whose output the
 //   down-projections save; a norm fused into its linear (TELayerNormColumnParallelLinear) is an IdentityOp;
-// - mla_up_proj: MLA's queries, keys and values after the up-projections and RoPE (freed after core attention);
+// - mla_up_proj: MLA's queries, keys and values after the up-projections and RoPE (freed after core attention),
+//   and the latents' norms inside that checkpoint (its inputs, the latents, stay);
 // - moe_act: the experts' activation output, the FC2 input (experts.py TEGroupedMLP, CheckpointWithoutOutput);
 // - moe: the whole MoE block, router, dispatch, experts, combine and shared expert, from its input
 //   (moe_layer.py MoELayer.forward, tensor_parallel.checkpoint(custom_forward, False, hidden_states));
@@ -475,6 +477,31 @@ void layerNormTensors(const Config& c, const LayerStyle& style, const LayerSizes
         style, q.act, k, q.bsh, q.statsBytes, 1, [&c] { return hiddenShape(c); }, [&c] { return statsShape(c); }, v);
 }
 
+// Decides what MLA's inputs save past the down-projections' input (DeepSeek-V2 §2.1; Megatron-LM
+// multi_latent_attention.py MLASelfAttention.get_query_key_value_tensors, core_v0.15.0): the compressed query and
+// key-value latents, each normed (q_a_layernorm and kv_a_layernorm; Megatron-LM's --qk-layernorm, fused into the
+// up-projection as TELayerNormColumnParallelLinear) and read by its up-projection, at the hidden states' sequence
+// sharding (scatter_to_sequence_parallel_region under SP); then the queries and keys at d_nope + d_rope per head
+// and the values at d_v, which the attention core reads (RoPE saves only its cos and sin).
+template <class Visitor>
+void mlaInputTensors(const Config& c, const Dims& x, const LayerStyle& style, const LayerSizes& q, Visitor& v) {
+    const double act = q.act, tokens = q.bsh / c.hidden;
+    const double latents = c.qLoraRank + c.kvLoraRank, norms = c.qLoraRank > 0 ? 2 : 1;
+    const std::string width = c.qLoraRank > 0 ? ", q_lora + kv_lora]" : ", kv_lora]";
+    auto latentShape = [&c, &width] { return TensorText{"[b, " + seqShape(c, true) + width, spSharding(c)}; };
+    auto latentStatsShape = [&c, norms] { return TensorText{(norms > 1 ? "2 × [b, " : "[b, ") + seqShape(c, true) + "]", spSharding(c)}; };
+    normTensors(style, act,
+                {TensorKind::queryKeyNormInput, TensorKind::queryKeyNormInputFp32, TensorKind::queryKeyNormStatistics,
+                 TensorKind::queryKeyNormalised},
+                tokens * latents, norms * q.statsBytes, 1, latentShape, latentStatsShape, v);
+    v.tensor(TensorKind::latentProjectionInput, q.gemm, q.gemmBytes * tokens * latents, 1, latentShape);
+    const double nope = c.qkNopeDim != 0 ? c.qkNopeDim : x.d, vDim = c.vHeadDim != 0 ? c.vHeadDim : x.d;
+    v.tensor(TensorKind::queryAfterRope, Dtype::activation, act * x.b * x.sRank * x.headsRank * (nope + c.qkRopeDim), 1,
+             [&] { return headsShape("[b, " + seqShape(c, false) + ", a/TP, d_nope + d_rope]"); });
+    v.tensor(TensorKind::keyValue, Dtype::activation, act * x.b * x.sRank * x.headsRank * (nope + c.qkRopeDim + vDim), 1,
+             [&] { return headsShape("[b, " + seqShape(c, false) + ", a/TP, d_nope + d_rope + d_v]"); });
+}
+
 // Decides what attention's inputs save: the norm before it, the projections'
 // input, the queries and the keys and values (and their norms).
 template <class Visitor>
@@ -490,6 +517,10 @@ void attentionInputTensors(const Config& c, const Dims& x, const LayerStyle& sty
                       TensorKind::attentionNormalised},
                      v);
     if (keepQkvInput) v.tensor(TensorKind::qkvInput, q.gemm, qkvCopies * q.gemmBytes * q.bsh, 1, [&c] { return hiddenShape(c); });
+    if (c.kvLoraRank > 0) {
+        mlaInputTensors(c, x, style, q, v);
+        return;
+    }
     v.tensor(c.posEmb > 0 ? TensorKind::query : TensorKind::queryAfterRope, Dtype::activation, act * x.b * x.sRank * x.headsRank * x.d, 1,
              [&] { return headsShape("[b, " + seqShape(c, false) + ", a/TP, d]"); });
     v.tensor(TensorKind::keyValue, Dtype::activation, 2 * act * x.b * x.sRank * (style.expandedKv ? x.headsRank : x.kvHeadsRank) * x.d, 1,

@@ -58,6 +58,7 @@ constexpr std::string_view kTensorNames[] = {
     "query/key norm input, FP32 copy",                                                  // queryKeyNormInputFp32
     "query/key norm statistics",                                                        // queryKeyNormStatistics
     "query/key norm: normalised input (before the scale)",                              // queryKeyNormalised
+    "MLA latents (the up-projections' input)",                                          // latentProjectionInput
     "post-attention and post-MLP norm inputs",                                          // postNormInput
     "post-attention and post-MLP norm inputs, FP32 copies",                             // postNormInputFp32
     "post-attention and post-MLP norm statistics",                                      // postNormStatistics
