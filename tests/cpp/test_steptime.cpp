@@ -17,6 +17,7 @@
 #include "membudget/plan/advice.hpp"
 #include "membudget/plan/plan.hpp"
 #include "membudget/time/steptime.hpp"
+#include "time/runtime_constants.hpp"
 
 using namespace membudget;
 using membudget::test::configFrom;
@@ -254,7 +255,8 @@ TEST_CASE(
     // A rank of more than one expert sorts the received copies by expert and back: 4 more passes over them, forward
     // and backward, BF16 (EP 1 holds every expert and sorts nothing; its all-to-alls are none).
     const Config ep1 = with({{"ep", "1"}, {"ckpt", "none"}});
-    const double hbm = ep8.hbmTbps * 1e12;
+    // At the share of HBM's bandwidth a streaming kernel reaches (BabelStream on the H100, docs/constants.md).
+    const double hbm = ep8.hbmTbps * 1e12 * 0.876;
     CHECK(part(estimateStepTime(ep8), StepPart::memoryBound) - part(estimateStepTime(ep1), StepPart::memoryBound) ==
           Approx(layers * 2 * 4 * copies * 2 / hbm).epsilon(1e-6));
     CHECK(part(estimateStepTime(ep1), StepPart::expertParallel) == 0);
@@ -582,4 +584,41 @@ TEST_CASE("every GPU preset states its speed figures and their source", "[stepti
         CHECK(c.peakTflops == gpu.peakTflops);
         CHECK(c.networkGbps == gpu.networkGbps);
     }
+}
+
+// docs/constants.md: one data file (engine/data/runtime-constants.json) gives each constant per GPU preset or vendor,
+// with the published range it stays within; a preset without a CUDA compute capability takes AMD's rows.
+TEST_CASE("runtime constants: each GPU's row, else its vendor's, inside its published range", "[steptime][constants]") {
+    using namespace membudget::detail;
+    for (const GpuPreset& gpu : gpuPresets())
+        for (const RuntimeConstant id :
+             {RuntimeConstant::eagerLaunchSeconds, RuntimeConstant::graphNodeSeconds, RuntimeConstant::smallKernelSeconds,
+              RuntimeConstant::hbmStreamFraction, RuntimeConstant::decodeHbmFraction, RuntimeConstant::linkFraction}) {
+            Config c;
+            applyGpuPreset(c, gpu);
+            const ConstantRange r = runtimeConstant(id, c);
+            INFO(gpu.id << " constant " << static_cast<int>(id));
+            CHECK(r.value > 0);
+            CHECK(r.low <= r.value);
+            CHECK(r.value <= r.high);
+        }
+    auto of = [](RuntimeConstant id, const char* gpu) {
+        Config c;
+        c.gpu = gpu;
+        return runtimeConstant(id, c).value;
+    };
+    // BabelStream per GPU where measured (H100 2.90–2.97 of 3.35 TB/s, H200 4.01–4.15 of 4.8, MI300X 4.09–4.26 of 5.3);
+    // the B200 has none and takes NVIDIA's fallback.
+    CHECK(of(RuntimeConstant::hbmStreamFraction, "h100-80gb") == 0.876);
+    CHECK(of(RuntimeConstant::hbmStreamFraction, "h200") == 0.85);
+    CHECK(of(RuntimeConstant::hbmStreamFraction, "mi300x") == 0.78);
+    CHECK(of(RuntimeConstant::hbmStreamFraction, "b200") == 0.86);
+    // A decode pass without kernel boundaries (78% on an H100); CDNA's derived from it.
+    CHECK(of(RuntimeConstant::decodeHbmFraction, "h100-80gb") == 0.78);
+    CHECK(of(RuntimeConstant::decodeHbmFraction, "mi300x") == 0.69);
+    // Launches: NVIDIA's measured host cost and graph gap; hipGraph's larger gap on AMD. A GPU that is no preset is
+    // taken as NVIDIA's.
+    CHECK(of(RuntimeConstant::eagerLaunchSeconds, "h100-80gb") == 7.5e-6);
+    CHECK(of(RuntimeConstant::graphNodeSeconds, "mi300x") > of(RuntimeConstant::graphNodeSeconds, "h100-80gb"));
+    CHECK(of(RuntimeConstant::graphNodeSeconds, "no-such-gpu") == of(RuntimeConstant::graphNodeSeconds, "b200"));
 }

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Measure on a GPU the four figures the serving-speed model states as assumptions (engine/src/time/serving.cpp):
+"""Measure on a GPU the four figures the serving-speed model takes from published measurements (docs/constants.md):
 
-- the share of HBM's bandwidth a decode step's weight reads reach (kHbmEfficiency): F.linear of batch B against a
+- the share of HBM's bandwidth a decode step's weight reads reach (decodeHbmFraction): F.linear of batch B against a
   layer stack's weights larger than L2, B = 1 … 512, bytes read ÷ time; and a plain copy and a read-only sum;
-- the host time of one eager launch (kEagerLaunchSeconds): a Python loop of N ops, host time per op, for the ops a
+- the host time of one eager launch (eagerLaunchSeconds): a Python loop of N ops, host time per op, for the ops a
   decode step launches (an in-place add, an add that allocates, a small linear, RMSNorm, decode attention);
-- a small kernel's time on the GPU (kSmallKernelSeconds) and the gap between graph nodes (kGraphNodeSeconds): a CUDA
+- a small kernel's time on the GPU (smallKernelSeconds) and the gap between graph nodes (graphNodeSeconds): a CUDA
   graph of N tiny kernels replayed, each kernel's start and end from the profiler (CUPTI), so per node = duration +
   gap, apart;
 - a real decode step: a Llama-3.1-8B-shaped stack (random bf16 weights, preallocated KV cache, SDPA decode

@@ -6,11 +6,6 @@
 
 namespace membudget::detail {
 
-// The share of a link's bandwidth NCCL's large collectives reach: nccl-tests' bus bandwidth (doc/PERFORMANCE.md) is
-// the figure to hold against the link's, and it stays below it by the protocol's overhead. 80% is this model's
-// stated round figure, an assumption, not a measurement.
-inline constexpr double kLinkEfficiency = 0.8;
-
 // FlashAttention's share of the BF16 peak, forward and backward together. Ampere/Ada: FlashAttention-2 "reaching
 // 50-73% of the theoretical maximum FLOPs/s on A100" (Dao 2023, abstract): the low end, as the backward pass is
 // the slower one. Hopper and later: FlashAttention-2 forward and backward on an H100 SXM5, "up to 335 TFLOPs/s"

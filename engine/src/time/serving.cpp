@@ -18,29 +18,25 @@
 #include "time/collectives.hpp"
 #include "time/moe_time.hpp"
 #include "time/rates.hpp"
+#include "time/runtime_constants.hpp"
 
 namespace membudget {
 
 namespace {
 
-using detail::kLinkEfficiency;
+using detail::runtimeConstant;
+using detail::RuntimeConstant;
 
-// The share of HBM's rated bandwidth a streamed read reaches, a stated round figure like the links' (the same 80%):
-// an assumption, not a measurement; decode's weight and KV reads are long, coalesced streams.
-constexpr double kHbmEfficiency = 0.8;
-
-// Kernel launches (stated assumptions, not measurements; docs/inference.md). Without CUDA graphs every kernel is
-// launched from Python through PyTorch's dispatcher, about 4 µs of host time each, and the GPU waits wherever its
-// kernels are shorter than their launches. With graphs (NVIDIA, "Getting Started with CUDA Graphs": the host launches
-// the whole step at once) about 0.5 µs is left between kernels, and a small kernel still takes about 3 µs on the GPU
-// however little it does. The small kernels of a decode step, as vLLM's models run them: per layer the two fused
+// Kernel launches (docs/inference.md). Without CUDA graphs every kernel is launched from Python through PyTorch's
+// dispatcher (eagerLaunchSeconds of host time each), and the GPU waits wherever its kernels are shorter than their
+// launches. With graphs the host launches the whole step at once and graphNodeSeconds is left between kernels, and a
+// small kernel still takes smallKernelSeconds on the GPU however little it does; decode's weight and KV reads reach
+// decodeHbmFraction of HBM's rated bandwidth. Each constant is a published measurement, per vendor (docs/constants.md,
+// time/runtime_constants.hpp). The small kernels of a decode step, as vLLM's models run them: per layer the two fused
 // residual-add RMSNorms, rotary, the KV-cache write and SiLU-and-mul (5); MLA's latent norms, its Q/K split and the
 // absorbed up-projections add 3; a fused-MoE layer adds the router's top-k, the align-and-sort of token ids, the expert
 // activation and the weighted sum (4); per step the embedding, the final norm and about a dozen sampler kernels (15).
 // The GEMMs and attention (4 and 1 per layer, 2 more per MoE layer) take their own time, counted above.
-constexpr double kEagerLaunchSeconds = 4e-6;
-constexpr double kGraphNodeSeconds = 0.5e-6;
-constexpr double kSmallKernelSeconds = 3e-6;
 constexpr double kSmallKernelsPerLayer = 5, kSmallKernelsPerMlaLayer = 3, kSmallKernelsPerMoeLayer = 4, kSmallKernelsPerStep = 15;
 constexpr double kWorkKernelsPerLayer = 5, kWorkKernelsPerMoeLayer = 2;
 
@@ -84,6 +80,7 @@ struct ServingModel {
     Rates rates;
     double perWeight, perExpertWeight, kvTokenBytes, pairFlops, stateBytes;
     double expertParamsOnRank, expertsOnRank, replicasPerExpertGroup, nodes;
+    double eagerLaunchSeconds, graphNodeSeconds, smallKernelSeconds;  // the GPU's (docs/constants.md)
     bool graphs;
 };
 
@@ -121,10 +118,14 @@ void servingModel(const Config& c, ServingModel& m) {
     // (Marlin, Machete) dequantize into BF16 GEMMs, MXFP4 experts likewise on GPUs without FP4 tensor cores.
     const double fp8Efficiency = c.fp8MatmulEfficiency > 0 ? c.fp8MatmulEfficiency : c.matmulEfficiency;
     const double bf16Rate = c.peakTflops * 1e12 * c.matmulEfficiency;
+    const double link = runtimeConstant(RuntimeConstant::linkFraction, c).value;
     m.rates = {c.weightDtype == WeightDtype::fp8 && c.fp8Tflops > 0 ? c.fp8Tflops * 1e12 * fp8Efficiency : bf16Rate,
                c.peakTflops * 1e12 * detail::flashAttentionShare(gpu),
-               c.hbmTbps * 1e12 * kHbmEfficiency,
-               {c.nvlinkGbps * 1e9 * kLinkEfficiency, c.networkGbps * 1e9 * kLinkEfficiency}};
+               c.hbmTbps * 1e12 * runtimeConstant(RuntimeConstant::decodeHbmFraction, c).value,
+               {c.nvlinkGbps * 1e9 * link, c.networkGbps * 1e9 * link}};
+    m.eagerLaunchSeconds = runtimeConstant(RuntimeConstant::eagerLaunchSeconds, c).value;
+    m.graphNodeSeconds = runtimeConstant(RuntimeConstant::graphNodeSeconds, c).value;
+    m.smallKernelSeconds = runtimeConstant(RuntimeConstant::smallKernelSeconds, c).value;
     m.perWeight = detail::inferenceWeightBytes(c);
     m.perExpertWeight = detail::expertWeightBytes(c);
     const double kvBytes = detail::bytesOfDtype(c.kvDtype);
@@ -234,8 +235,8 @@ Pass pass(const Config& c, const ServingModel& m, const Batch& batch) {
         // With graphs the launches are replayed back to back (a gap per node); eager launches stall the GPU only where
         // the host's launches outlast the stage's work.
         const double work = std::max(weights + kv, compute) + w.tensorParallel + w.expertParallel;
-        const double onGpu = w.smallKernels * kSmallKernelSeconds + w.kernels * kGraphNodeSeconds;
-        p.launch += onGpu + (m.graphs ? 0 : std::max(0.0, w.kernels * kEagerLaunchSeconds - work - onGpu));
+        const double onGpu = w.smallKernels * m.smallKernelSeconds + w.kernels * m.graphNodeSeconds;
+        p.launch += onGpu + (m.graphs ? 0 : std::max(0.0, w.kernels * m.eagerLaunchSeconds - work - onGpu));
     }
     p.memory = p.weights + p.kv;
     p.total = p.weights + p.kv + p.compute + p.tp + p.ep + p.pp + p.launch;

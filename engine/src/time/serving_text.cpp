@@ -17,7 +17,8 @@ constexpr std::array<ServingPartText, kDecodeParts> kDecodeTexts{{
     {"tensor_parallel", "TP all-reduces", "2 per layer of mb × h × 2 B, NCCL's latency and bandwidth (α + n/β)"},
     {"expert_parallel", "EP all-to-alls", "dispatch and combine per MoE layer of the tokens' top-k copies, α + n/β"},
     {"pipeline", "PP sends", "hidden state and residual per stage boundary, α + n/β"},
-    {"launch", "kernel launches", "CUDA graphs: 0.5 µs per kernel node; eager: 4 µs per kernel where the launches outlast the work"},
+    {"launch", "kernel launches",
+     "CUDA graphs: a measured gap per kernel node; eager: a host launch per kernel where the launches outlast the work"},
     {"prefill", "other requests' prefill",
      "vLLM: the step with mb × input ÷ output prompt tokens scheduled in, less the step without; "
      "SGLang: its prefill batches between decode steps, per step"},
@@ -26,7 +27,7 @@ constexpr std::array<ServingPartText, kDecodeParts> kDecodeTexts{{
 constexpr std::array<ServingPartText, kPrefillParts> kPrefillTexts{{
     {"matmuls", "prompt matmuls", "2 · parameters · input tokens ÷ (peak × matmul_efficiency), per chunk of max_num_batched_tokens"},
     {"attention", "prompt attention", "causal: input² / 2 pairs × 2 · heads · (d_qk + d_v) ÷ FlashAttention rate"},
-    {"weights", "weights read", "the rank's weights once per chunk ÷ (HBM × 0.8), where the chunk is memory-bound"},
+    {"weights", "weights read", "the rank's weights once per chunk ÷ (HBM × a decode pass's share), where the chunk is memory-bound"},
     {"tensor_parallel", "TP all-reduces", "2 per layer of input × h × 2 B"},
     {"expert_parallel", "EP all-to-alls", "dispatch and combine per MoE layer of the prompt's copies"},
     {"pipeline", "PP sends and launches", "stage boundaries and kernel launches of the prefill pass"},
@@ -40,13 +41,14 @@ std::span<const ServingPartText> prefillPartTexts() { return kPrefillTexts; }
 
 std::string_view servingAssumptions() {
     return "Steady state of a replica serving mb requests at once (a closed loop at that concurrency), each input_tokens in and "
-           "output_tokens out. A decode step reads the rank's weights and the requests' KV cache at 80% of the rated HBM bandwidth "
+           "output_tokens out. A decode step reads the rank's weights and the requests' KV cache at the share of the rated HBM bandwidth a "
+           "decode pass reaches "
            "and runs their arithmetic at the GPU's achievable matmul and FlashAttention rates, the larger setting the pace; a MoE "
            "layer reads the expected distinct experts its tokens route to under balanced top-k routing. TP all-reduces, EP "
            "all-to-alls and PP sends use NCCL's latency and bandwidth model at 80% of the links. CUDA graphs (vLLM up to 512 "
-           "sequences, SGLang up to its cuda_graph_max_bs by GPU memory and TP) leave 0.5 µs per kernel; eager launches cost 4 µs each "
-           "(NVIDIA, Getting Started with CUDA "
-           "Graphs). vLLM schedules prompt chunks into decode steps (chunked prefill); SGLang runs prefill batches between them. "
+           "sequences, SGLang up to its cuda_graph_max_bs by GPU memory and TP) leave a measured gap per kernel; eager launches cost "
+           "a measured host time each (docs/constants.md: each constant per vendor with its published range). vLLM schedules prompt chunks "
+           "into decode steps (chunked prefill); SGLang runs prefill batches between them. "
            "Not modelled: speculative decoding, prefix-cache hits, the API server and tokenizer, request arrival bursts (TTFT is the "
            "steady state's, not a cold start's), DeepSeek-V3.2's sparse attention (its full attention is counted).";
 }

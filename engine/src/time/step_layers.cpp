@@ -19,6 +19,7 @@
 #include "time/collectives.hpp"
 #include "time/moe_time.hpp"
 #include "time/rates.hpp"
+#include "time/runtime_constants.hpp"
 
 namespace membudget::detail {
 
@@ -72,8 +73,10 @@ void stepRates(const Config& c, const StepConstants& constants, StepModel& m) {
                    : c.precision == Precision::fp32                 ? m.bf16Rate / 2
                                                                     : m.bf16Rate;
     m.attentionRate = c.peakTflops * 1e12 * constants.attentionEfficiency * clockScale * (c.precision == Precision::fp32 ? 0.5 : 1);
-    m.hbm = c.hbmTbps * 1e12;
-    m.links = {c.nvlinkGbps * 1e9 * kLinkEfficiency, c.networkGbps * 1e9 * kLinkEfficiency};
+    // The shares of HBM's and the links' rated bandwidths that streamed reads and NCCL reach (docs/constants.md).
+    m.hbm = c.hbmTbps * 1e12 * runtimeConstant(RuntimeConstant::hbmStreamFraction, c).value;
+    const double link = runtimeConstant(RuntimeConstant::linkFraction, c).value;
+    m.links = {c.nvlinkGbps * 1e9 * link, c.networkGbps * 1e9 * link};
     m.perNode = c.gpusPerNode;
     m.sms = gpu != nullptr ? gpu->sms : 0;
 }
