@@ -252,6 +252,27 @@ double expertParallelPerMoeLayer(const Config& c, const StepModel& m) {
     return epPerMoeLayer;
 }
 
+// Decides how long a Megatron-LM MoE layer's forward waits on the host, per micro-batch. The layer blocks the host once
+// (token_dispatcher.py _maybe_dtoh_and_synchronize at before_ep_alltoall: the per-expert token counts reach the CPU to
+// size the all-to-all and TE GroupedLinear's m_splits), so the GPU's queue is empty and the rest of the layer's
+// launches are paced by the CPU. Counted from the code (Megatron-LM d98e8a64, Transformer Engine d0067d0d; docs/planner.md,
+// "The MoE launch path"): about 30 fixed launches in forward (router, top-k, aux loss, preprocess, the fused permute and
+// unpermute, sort_chunks_by_idxs, the NCCL calls), and per local expert one GEMM each for fc1 and fc2
+// (multi_stream_cublas_gemm loops once per expert), with FP8 8 to 16 more quantizing each expert's split (four kernels a
+// tensor, Float8CurrentScalingQuantizer): 12. Each at the host's cost of a Python-issued launch (docs/constants.md);
+// what shows is what the GPU's work after the sync (the routed experts' forward GEMMs, the dispatch and the combine)
+// does not cover. Backward has no sync: its launches run ahead of the GPU.
+double moeHostPacedSeconds(const Config& c, const StepModel& m) {
+    if (c.framework != Framework::megatron || c.experts == 0 || m.moeLinear <= 0) return 0;
+    constexpr double kFixedForwardLaunches = 30, kGemmsPerExpert = 2, kFp8QuantizeLaunchesPerExpert = 12;
+    const double localExperts = c.experts / std::max(1.0, c.ep);
+    const bool fp8 = c.precision == Precision::fp8;
+    const double launches = kFixedForwardLaunches + localExperts * (kGemmsPerExpert + (fp8 ? kFp8QuantizeLaunchesPerExpert : 0));
+    const double host = launches * runtimeConstant(RuntimeConstant::eagerLaunchSeconds, c).value;
+    const double routedShare = (m.moeLinear - m.rank.moeLayerLinear) / m.moeLinear;
+    return std::max(0.0, host - (m.moe.fwdMatmul * routedShare + 2 * m.epAllToAll));
+}
+
 // Decides what selective recomputation runs again (Dims::recompute): the attention core (Korthikanti et al. 2022 §5),
 // and Megatron-LM's modules that hold matmuls: mlp a dense layer's MLP, moe a MoE layer's router, experts and shared
 // expert (with its dispatch and combine, counted with the EP all-to-alls), shared_experts the shared expert alone, each
@@ -294,6 +315,7 @@ void stepModel(const Config& c, const StepConstants& constants, StepModel& m) {
     m.moe = c.experts != 0 ? layerTime(m, w, m.moeLinear, w.moeBytes, false) : m.dense;
     layerCommunication(c, m);
     m.epPerMoeLayer = expertParallelPerMoeLayer(c, m);
+    m.moeHostPaced = moeHostPacedSeconds(c, m);
     // Recomputation.
     m.rc = {};
     if (c.ckpt == Checkpointing::full) m.rc = {1, 1, 1};

@@ -53,6 +53,7 @@ struct StepModel {
     bool frozenBase;
     LayerTime dense, moe;
     double tpAllReduce, cpExchange, epAllToAll, epPerMoeLayer;
+    double moeHostPaced;  // a MoE layer's forward waiting on the host's launches after its sync, per micro-batch
     Recompute rc, rcMoe;  // a dense layer's, a MoE layer's
 };
 

@@ -30,10 +30,12 @@ std::span<const StepPartText> stepPartTexts() {
                    "(the whole core "
                    "under Megatron-LM's ring; torchtitan's all-gather: the first of CP sub-attentions))")},
         {StepPart::expertParallel, "expert_parallel", "EP communication",
-         PAGE_TEXT("m × MoE layers × 4 all-to-alls (6 with full recomputation) of top-k × b·(s/CP)·h·2 B (÷ TP with SP: a rank routes its "
-                   "sequence shard) × the busiest rank's share (moe_imbalance), in-node share over NVLink, "
-                   "the rest over the network (DeepEP: a token once per remote node), each with one hop's latency; overlapped only by "
-                   "Megatron-LM's overlap_moe_comm")},
+         PAGE_TEXT(
+             "m × MoE layers × 4 all-to-alls (6 with full recomputation) of top-k × b·(s/CP)·h·2 B (÷ TP with SP: a rank routes its "
+             "sequence shard) × the busiest rank's share (moe_imbalance), in-node share over NVLink, "
+             "the rest over the network (DeepEP: a token once per remote node), each with one hop's latency; overlapped only by "
+             "Megatron-LM's overlap_moe_comm; plus Megatron-LM's forward launches after the layer's host sync (30 + 2 a local expert, "
+             "12 more under FP8) at a host launch each, past the GPU work they pace")},
         {StepPart::pipelineTransfer, "pipeline_transfer", "PP transfers",
          PAGE_TEXT("m × v × 2 sends of b·(s/CP)·h·2 B (÷ TP with SP), each with one hop's latency")},
         {StepPart::pipelineBubble, "pipeline_bubble", "Pipeline bubble",
@@ -53,13 +55,15 @@ std::string_view stepTimeAssumptions() {
         "less their wave quantization, "
         "FlashAttention at 50% (Ampere/Ada) or 34% (Hopper and later) of the peak (FlashAttention-2 paper), both slowed "
         "by a power cap below the rated power, "
-        "pointwise work at HBM bandwidth (each eager op a kernel; fused under Megatron-LM and torch.compile), "
+        "pointwise work at a streaming kernel's share of HBM bandwidth (each eager op a kernel; fused under Megatron-LM and "
+        "torch.compile), "
         "collectives at 80% of the link bandwidth, ring algorithms, two network tiers (inside a node, "
         "between nodes), NCCL's latency per message on TP, CP, EP and PP messages (not DP's); TP and EP communication not overlapped, CP "
         "overlapped "
         "with attention, DP "
-        "overlapped with backward except under Megatron-LM's defaults; no stragglers, kernel launch gaps or topology "
-        "beyond two tiers.");
+        "overlapped with backward except under Megatron-LM's defaults; no stragglers, kernel launch gaps (but a Megatron-LM MoE layer's "
+        "host-paced "
+        "launches) or topology beyond two tiers.");
 }
 
 }  // namespace membudget

@@ -101,7 +101,9 @@ StageTime stageTime(const Config& c, const StepModel& m, const detail::StageSpan
     // Megatron-LM's selective moe module checkpoints dispatch and combine with the experts: they run again too.
     const double recomputedMoeForward =
         c.ckpt == Checkpointing::full || (c.ckpt == Checkpointing::selective && x.recompute.moe) ? recomputedMoe : 0;
-    at(StepPart::expertParallel) = moeLayers * m.epPerMoeLayer + 2 * recomputedMoeForward * m.epAllToAll;
+    // A Megatron-LM MoE layer's forward (and its rerun under full recomputation) waits on the host past its sync.
+    at(StepPart::expertParallel) = moeLayers * m.epPerMoeLayer + 2 * recomputedMoeForward * m.epAllToAll +
+                                   (moeLayers + (c.ckpt == Checkpointing::full ? recomputedMoe : 0)) * m.moeHostPaced;
     if (stage == stages - 1) {
         // The output layer (BF16 under FP8 recipes) and the loss over the vocabulary shard.
         const double logits = tokens * x.V / x.t;
