@@ -17,7 +17,18 @@ const DATA = resolve(root, 'engine/data/runtime-constants.json');
 const INC = resolve(root, 'engine/src/time/runtime_constants.inc');
 const DOC = resolve(root, 'docs/constants.md');
 // The engine's enums (engine/src/time/runtime_constants.hpp), in their order.
-const IDS = ['eagerLaunchSeconds', 'graphNodeSeconds', 'smallKernelSeconds', 'hbmStreamFraction', 'decodeHbmFraction', 'linkFraction'];
+const IDS = [
+  'eagerLaunchSeconds',
+  'graphNodeSeconds',
+  'smallKernelSeconds',
+  'hbmStreamFraction',
+  'decodeHbmFraction',
+  'linkFraction',
+  'allReduceFloorSeconds',
+  'allGatherFloorSeconds',
+  'allToAllFloorSeconds',
+  'allToAllInterNodeFloorSeconds',
+];
 const VENDORS = ['nvidia', 'amd'];
 
 const data = JSON.parse(readFileSync(DATA, 'utf8'));

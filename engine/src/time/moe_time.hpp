@@ -12,7 +12,10 @@ namespace membudget::detail {
 double routingBytes(const Config& c, double tokens, double hidden);
 
 // Seconds of one dispatch (or combine) all-to-all of the top-k copies of `tokens` tokens, at the stated NVLink and
-// network bandwidths (bytes per second per GPU); 0 without expert parallelism.
-double expertAllToAllSeconds(const Config& c, double tokens, double intraNodeBytesPerSecond, double interNodeBytesPerSecond);
+// network bandwidths (bytes per second per GPU); 0 without expert parallelism. `eager`: NCCL launched eagerly (a
+// training step), whose measured floors (docs/constants.md) hold under the latency model; a graphed decode step's are
+// not applied.
+double expertAllToAllSeconds(const Config& c, double tokens, double intraNodeBytesPerSecond, double interNodeBytesPerSecond,
+                             bool eager = false);
 
 }  // namespace membudget::detail

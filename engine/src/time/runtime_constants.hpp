@@ -15,7 +15,11 @@ enum class RuntimeConstant : std::uint8_t {
     smallKernelSeconds,
     hbmStreamFraction,
     decodeHbmFraction,
-    linkFraction
+    linkFraction,
+    allReduceFloorSeconds,
+    allGatherFloorSeconds,
+    allToAllFloorSeconds,
+    allToAllInterNodeFloorSeconds
 };
 enum class Vendor : std::uint8_t { nvidia, amd };
 

@@ -209,18 +209,22 @@ void layerCommunication(const Config& c, StepModel& m) {
     // reduce-scatter move the same bytes, Korthikanti §4.2.2); full recomputation repeats the forward's two.
     const double tpBandwidth = m.links.of(c.tp, perNode);
     // Each all-reduce a ring of 2(t − 1) hops (with SP an all-gather and a reduce-scatter of t − 1 each, two launches).
+    // Training launches NCCL eagerly: each collective takes at least its measured floor (docs/constants.md; 31 µs for an
+    // all-reduce, 30 for an all-gather or reduce-scatter among 8 GPUs, scaled by the ring's steps below 8).
     const double tpNodes = std::ceil(c.tp / perNode);
-    m.tpAllReduce = c.tp > 1
-                        ? (c.sp ? 2 * ncclRingSeconds(ringGather(tokens * x.h * 2, c.tp), tpBandwidth, c.tp - 1, tpNodes - 1)
-                                : ncclRingSeconds(ringAllReduce(tokens * x.h * 2, c.tp), tpBandwidth, 2 * (c.tp - 1), 2 * (tpNodes - 1)))
-                        : 0;
+    const double arFloor = floorForRanks(runtimeConstant(RuntimeConstant::allReduceFloorSeconds, c).value, c.tp);
+    const double agFloor = floorForRanks(runtimeConstant(RuntimeConstant::allGatherFloorSeconds, c).value, c.tp);
+    m.tpAllReduce =
+        c.tp > 1 ? (c.sp ? 2 * ncclRingSeconds(ringGather(tokens * x.h * 2, c.tp), tpBandwidth, c.tp - 1, tpNodes - 1, agFloor)
+                         : ncclRingSeconds(ringAllReduce(tokens * x.h * 2, c.tp), tpBandwidth, 2 * (c.tp - 1), 2 * (tpNodes - 1), arFloor))
+                 : 0;
     // CP: each rank's K and V chunk goes to every other rank in forward, and K, V, dK, dV in backward (ring
     // attention's passes or torchtitan's all-gather: the same bytes).
     // Each pass is one message to the next rank of the ring, with its latency (collectives.hpp).
     const double kvChunk = 2 * x.b * x.sRank * x.kvHeadsRank * x.d * 2;
     m.cpExchange = c.cp > 1 ? 3 * (c.cp - 1) * ncclHopSeconds(kvChunk, m.links.of(c.tp * c.cp, perNode), c.tp * c.cp > perNode) : 0;
     // EP: one all-to-all of the top-k copies of each token (time/moe_time.cpp), as long as the busiest rank takes.
-    m.epAllToAll = expertAllToAllSeconds(c, m.routedTokens * moeImbalance(c), m.links.intraNode, m.links.interNode);
+    m.epAllToAll = expertAllToAllSeconds(c, m.routedTokens * moeImbalance(c), m.links.intraNode, m.links.interNode, true);
 }
 
 // Decides how much of a MoE layer's four all-to-alls shows, where Megatron-LM overlaps them with another
