@@ -8,7 +8,6 @@
 #include "membudget/base/choices.hpp"
 #include "model/rank.hpp"
 #include "time/collectives.hpp"
-#include "time/runtime_constants.hpp"
 
 namespace membudget::detail {
 
@@ -42,7 +41,8 @@ double routingBytes(const Config& c, double tokens, double hidden) {
 // forwarded via NVLink"; DeepEP's internode normal kernels). With the k experts drawn evenly over the EP group's
 // N nodes (the balanced routing the benchmarks force), a remote node receives a token with probability
 // 1 − C(E − E/N, k) / C(E, k); NVLink carries the node's own copies and the forwarded ones.
-double expertAllToAllSeconds(const Config& c, double tokens, double intraNodeBytesPerSecond, double interNodeBytesPerSecond, bool eager) {
+double expertAllToAllSeconds(const Config& c, double tokens, double intraNodeBytesPerSecond, double interNodeBytesPerSecond,
+                             AllToAllFloors floors) {
     const double ep = c.experts != 0 ? c.ep : 1;
     if (ep <= 1) return 0;
     const double epPerNode = std::clamp(std::floor(c.gpusPerNode / expertTensorParallel(c)), 1.0, ep);
@@ -56,8 +56,7 @@ double expertAllToAllSeconds(const Config& c, double tokens, double intraNodeByt
     }
     // An eager all-to-all takes at least its measured floor: 50 µs among 8 GPUs of a node at 0 bytes (scaled by the
     // peers below 8), 37 µs across 2 nodes (more across more nodes, not followed yet).
-    const double intraFloor = eager ? floorForRanks(runtimeConstant(RuntimeConstant::allToAllFloorSeconds, c).value, epPerNode) : 0;
-    const double interFloor = eager ? runtimeConstant(RuntimeConstant::allToAllInterNodeFloorSeconds, c).value : 0;
+    const double intraFloor = floorForRanks(floors.intraNodeEightGpus, epPerNode), interFloor = floors.interNode;
     const double intra = epPerNode > 1 ? ncclHopSeconds(nvlinkBytes, intraNodeBytesPerSecond, false, intraFloor) : 0;
     const double inter = ep > epPerNode ? ncclHopSeconds(networkBytes, interNodeBytesPerSecond, true, interFloor) : 0;
     return std::max(intra, inter);

@@ -11,11 +11,15 @@ namespace membudget::detail {
 // scores.
 double routingBytes(const Config& c, double tokens, double hidden);
 
+// The least time of an eager all-to-all inside a node among 8 GPUs and across nodes (docs/constants.md); zero where
+// NCCL runs in a graph (a decode step).
+struct AllToAllFloors {
+    double intraNodeEightGpus = 0, interNode = 0;
+};
+
 // Seconds of one dispatch (or combine) all-to-all of the top-k copies of `tokens` tokens, at the stated NVLink and
-// network bandwidths (bytes per second per GPU); 0 without expert parallelism. `eager`: NCCL launched eagerly (a
-// training step), whose measured floors (docs/constants.md) hold under the latency model; a graphed decode step's are
-// not applied.
+// network bandwidths (bytes per second per GPU), at least its floors; 0 without expert parallelism.
 double expertAllToAllSeconds(const Config& c, double tokens, double intraNodeBytesPerSecond, double interNodeBytesPerSecond,
-                             bool eager = false);
+                             AllToAllFloors floors = {});
 
 }  // namespace membudget::detail

@@ -31,6 +31,14 @@ double attentionEfficiency(const Config& c, const GpuPreset* gpu) {
 
 StepConstants stepConstants(const Config& c) {
     StepConstants k{};
+    auto at = [&](RuntimeConstant id) { return runtimeConstant(id, c).value; };
+    k.runtime = {at(RuntimeConstant::eagerLaunchSeconds),
+                 at(RuntimeConstant::hbmStreamFraction),
+                 at(RuntimeConstant::linkFraction),
+                 at(RuntimeConstant::allReduceFloorSeconds),
+                 at(RuntimeConstant::allGatherFloorSeconds),
+                 at(RuntimeConstant::allToAllFloorSeconds),
+                 at(RuntimeConstant::allToAllInterNodeFloorSeconds)};
     k.gpu = findGpuPreset(c.gpu);
     k.attentionEfficiency = attentionEfficiency(c, k.gpu);
     // 6·N + 12·L·a·d·s FLOPs per token (torchtitan get_num_flops_per_token): N without the input embedding.

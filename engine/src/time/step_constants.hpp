@@ -10,13 +10,21 @@
 #include "membudget/model/presets.hpp"
 #include "membudget/time/steptime.hpp"
 #include "memory/ledgers.hpp"
+#include "time/runtime_constants.hpp"
 
 namespace membudget::detail {
+
+// The runtime constants the training estimate reads (docs/constants.md), resolved once for the GPU.
+struct StepRuntime {
+    double eagerLaunchSeconds, hbmStreamFraction, linkFraction;
+    double allReduceFloorSeconds, allGatherFloorSeconds, allToAllFloorSeconds, allToAllInterNodeFloorSeconds;
+};
 
 struct StepConstants {
     const GpuPreset* gpu;        // the GPU preset (the attention kernel's generation, the SM count); null for none
     double attentionEfficiency;  // the attention core's share of the BF16 peak (FlashAttention's, or Triton's)
     double modelFlopsPerToken;   // 6·N + 12·L·a·d·s, N the active parameters without the input embedding
+    StepRuntime runtime;
 };
 
 // Of the model, the sequence, the attention kernel and the GPU: the same for every layout, ZeRO stage,

@@ -19,7 +19,6 @@
 #include "time/collectives.hpp"
 #include "time/moe_time.hpp"
 #include "time/rates.hpp"
-#include "time/runtime_constants.hpp"
 
 namespace membudget::detail {
 
@@ -74,8 +73,9 @@ void stepRates(const Config& c, const StepConstants& constants, StepModel& m) {
                                                                     : m.bf16Rate;
     m.attentionRate = c.peakTflops * 1e12 * constants.attentionEfficiency * clockScale * (c.precision == Precision::fp32 ? 0.5 : 1);
     // The shares of HBM's and the links' rated bandwidths that streamed reads and NCCL reach (docs/constants.md).
-    m.hbm = c.hbmTbps * 1e12 * runtimeConstant(RuntimeConstant::hbmStreamFraction, c).value;
-    const double link = runtimeConstant(RuntimeConstant::linkFraction, c).value;
+    m.runtime = constants.runtime;
+    m.hbm = c.hbmTbps * 1e12 * m.runtime.hbmStreamFraction;
+    const double link = m.runtime.linkFraction;
     m.links = {c.nvlinkGbps * 1e9 * link, c.networkGbps * 1e9 * link};
     m.perNode = c.gpusPerNode;
     m.sms = gpu != nullptr ? gpu->sms : 0;
@@ -212,8 +212,8 @@ void layerCommunication(const Config& c, StepModel& m) {
     // Training launches NCCL eagerly: each collective takes at least its measured floor (docs/constants.md; 31 µs for an
     // all-reduce, 30 for an all-gather or reduce-scatter among 8 GPUs, scaled by the ring's steps below 8).
     const double tpNodes = std::ceil(c.tp / perNode);
-    const double arFloor = floorForRanks(runtimeConstant(RuntimeConstant::allReduceFloorSeconds, c).value, c.tp);
-    const double agFloor = floorForRanks(runtimeConstant(RuntimeConstant::allGatherFloorSeconds, c).value, c.tp);
+    const double arFloor = floorForRanks(m.runtime.allReduceFloorSeconds, c.tp);
+    const double agFloor = floorForRanks(m.runtime.allGatherFloorSeconds, c.tp);
     m.tpAllReduce =
         c.tp > 1 ? (c.sp ? 2 * ncclRingSeconds(ringGather(tokens * x.h * 2, c.tp), tpBandwidth, c.tp - 1, tpNodes - 1, agFloor)
                          : ncclRingSeconds(ringAllReduce(tokens * x.h * 2, c.tp), tpBandwidth, 2 * (c.tp - 1), 2 * (tpNodes - 1), arFloor))
@@ -224,7 +224,8 @@ void layerCommunication(const Config& c, StepModel& m) {
     const double kvChunk = 2 * x.b * x.sRank * x.kvHeadsRank * x.d * 2;
     m.cpExchange = c.cp > 1 ? 3 * (c.cp - 1) * ncclHopSeconds(kvChunk, m.links.of(c.tp * c.cp, perNode), c.tp * c.cp > perNode) : 0;
     // EP: one all-to-all of the top-k copies of each token (time/moe_time.cpp), as long as the busiest rank takes.
-    m.epAllToAll = expertAllToAllSeconds(c, m.routedTokens * moeImbalance(c), m.links.intraNode, m.links.interNode, true);
+    m.epAllToAll = expertAllToAllSeconds(c, m.routedTokens * moeImbalance(c), m.links.intraNode, m.links.interNode,
+                                         {m.runtime.allToAllFloorSeconds, m.runtime.allToAllInterNodeFloorSeconds});
 }
 
 // Decides how much of a MoE layer's four all-to-alls shows, where Megatron-LM overlaps them with another
@@ -272,7 +273,7 @@ double moeHostPacedSeconds(const Config& c, const StepModel& m) {
     const double localExperts = c.experts / std::max(1.0, c.ep);
     const bool fp8 = c.precision == Precision::fp8;
     const double launches = kFixedForwardLaunches + localExperts * (kGemmsPerExpert + (fp8 ? kFp8QuantizeLaunchesPerExpert : 0));
-    const double host = launches * runtimeConstant(RuntimeConstant::eagerLaunchSeconds, c).value;
+    const double host = launches * m.runtime.eagerLaunchSeconds;
     const double routedShare = (m.moeLinear - m.rank.moeLayerLinear) / m.moeLinear;
     return std::max(0.0, host - (m.moe.fwdMatmul * routedShare + 2 * m.epAllToAll));
 }

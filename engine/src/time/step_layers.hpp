@@ -48,6 +48,7 @@ struct StepModel {
     RankParams rank;
     Gathering gathering;
     double bf16Rate, linearRate, attentionRate, hbm, perNode, sms;
+    StepRuntime runtime;  // the runtime constants (docs/constants.md)
     Bandwidths links;
     double tokens, routedTokens, backwardMatmul, moeLinear;
     bool frozenBase;
