@@ -89,7 +89,7 @@ lines.push(
   '',
   `The ${dense.length - rated.length} dense rows marked * (incomplete: hardware the model cannot express, or settings the source does not state; each says why): ${stats(dense.filter((r) => !r.rated))}.`,
   '',
-  `The ${moe.length} MoE rows (Megatron-Bridge): ${stats(moe)}; complete ${moe.filter((r) => r.rated).length}: ${stats(moe.filter((r) => r.rated))}.`,
+  `The ${moe.length} MoE rows (Megatron-Bridge, Megatron-MoE-ModelZoo): ${stats(moe)}; complete ${moe.filter((r) => r.rated).length}: ${stats(moe.filter((r) => r.rated))}.`,
   '',
   `Published layout among the planner's 10 fastest rows or within 10% of the recommended row's estimate: ${within.length} of ${rows.length}.`,
   '',
