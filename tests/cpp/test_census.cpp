@@ -224,6 +224,15 @@ Config balancedMoeRun(const char* preset, Framework framework, double mb, Checkp
     return c;
 }
 
+// What the ledger lists of a MoE layer under selective recomputation: its tensors less what droppedBySelective names.
+auto selectiveMoeLayer(const Config& config) {
+    const MembudgetTraining t = membudgetTraining(config);
+    ByKind v;
+    forEachLayerTensor(config, t.x, LayerSpec{true, true, false, false, true}, v);
+    std::erase_if(v.bytes, [&](const auto& kv) { return droppedBySelective(kv.first, t.x.recompute, true, config.kvLoraRank > 0); });
+    return v.bytes;
+}
+
 }  // namespace
 
 // Under full recomputation backward rebuilds one layer at a time; in a MoE model that is a MoE layer (its routed
@@ -252,17 +261,9 @@ TEST_CASE("Megatron-LM's recompute_modules free what each module rebuilds, and o
     c.sp = true;
     c.etp = 1;
     c.dp = 4;
-    auto moeLayer = [](const Config& config) {
-        const MembudgetTraining t = membudgetTraining(config);
-        ByKind v;
-        forEachLayerTensor(config, t.x, LayerSpec{true, true, false, false, true}, v);
-        // What the ledger lists of a layer under selective recomputation: what droppedBySelective does not name.
-        std::erase_if(v.bytes, [&](const auto& kv) { return droppedBySelective(kv.first, t.x.recompute, true, config.kvLoraRank > 0); });
-        return v.bytes;
-    };
     const double bsh = 2 * 4096.0 / 2 * 2048, rows = 4096.0 / 2 * 8, f = 768;
     // The default, core_attn: the log-sum-exp goes; the router's BF16 input (its gate saves it) stays.
-    auto core = moeLayer(c);
+    auto core = selectiveMoeLayer(c);
     CHECK(core.count(TensorKind::softmaxLse) == 0);
     CHECK(core[TensorKind::routerInput] == bsh);
     CHECK(core[TensorKind::expertSwigluOutput] == 2 * rows * f);
@@ -270,14 +271,14 @@ TEST_CASE("Megatron-LM's recompute_modules free what each module rebuilds, and o
     // pre-MLP norm's output go.
     c.recomputeModules = "moe_act,layernorm";
     REQUIRE(validate(c).empty());
-    auto act = moeLayer(c);
+    auto act = selectiveMoeLayer(c);
     CHECK(act.count(TensorKind::softmaxLse) == 1);
     CHECK(act.count(TensorKind::routerInput) == 0);
     CHECK(act.count(TensorKind::expertSwigluOutput) == 0);
     CHECK(act[TensorKind::expertGateUp] == 2 * 2 * rows * f);
     // moe: the whole MoE block from its input, the router's input.
     c.recomputeModules = "moe";
-    auto whole = moeLayer(c);
+    auto whole = selectiveMoeLayer(c);
     CHECK(whole[TensorKind::routerInput] == bsh);
     for (const TensorKind gone : {TensorKind::routerLogits, TensorKind::dispatchedTokens, TensorKind::expertGateUp,
                                   TensorKind::expertSwigluOutput, TensorKind::routingWeights})
@@ -319,16 +320,9 @@ TEST_CASE("MLA keeps its latents and its d_nope + d_rope queries and keys; mla_u
     c.dp = 4;
     c.qLoraRank = 1536;  // DeepSeek-V3's query LoRA on V2-Lite's dimensions
     REQUIRE(validate(c).empty());
-    auto layer = [](const Config& config) {
-        const MembudgetTraining t = membudgetTraining(config);
-        ByKind v;
-        forEachLayerTensor(config, t.x, LayerSpec{true, true, false, false, true}, v);
-        std::erase_if(v.bytes, [&](const auto& kv) { return droppedBySelective(kv.first, t.x.recompute, true, config.kvLoraRank > 0); });
-        return v.bytes;
-    };
     const double tokens = 4096.0, local = tokens / 2, headsRank = c.heads / 2;
     const double latents = c.qLoraRank + c.kvLoraRank, qk = c.qkNopeDim + c.qkRopeDim;
-    auto kept = layer(c);
+    auto kept = selectiveMoeLayer(c);
     CHECK(kept[TensorKind::queryKeyNormInput] == 2 * local * latents);
     CHECK(kept[TensorKind::queryKeyNormStatistics] == 2 * 4 * local);
     CHECK(kept[TensorKind::latentProjectionInput] == 2 * local * latents);
@@ -337,7 +331,7 @@ TEST_CASE("MLA keeps its latents and its d_nope + d_rope queries and keys; mla_u
     CHECK(kept.count(TensorKind::query) == 0);
     c.recomputeModules = "mla_up_proj";
     REQUIRE(validate(c).empty());
-    auto upProj = layer(c);
+    auto upProj = selectiveMoeLayer(c);
     CHECK(upProj[TensorKind::queryKeyNormInput] == 2 * local * latents);
     for (const TensorKind gone :
          {TensorKind::queryKeyNormStatistics, TensorKind::latentProjectionInput, TensorKind::queryAfterRope, TensorKind::keyValue})
@@ -345,7 +339,7 @@ TEST_CASE("MLA keeps its latents and its d_nope + d_rope queries and keys; mla_u
     // Without a query LoRA only the key-value latent is normed and read.
     c.qLoraRank = 0;
     c.recomputeModules = "core_attn";
-    auto noLora = layer(c);
+    auto noLora = selectiveMoeLayer(c);
     CHECK(noLora[TensorKind::latentProjectionInput] == 2 * local * c.kvLoraRank);
     CHECK(noLora[TensorKind::queryKeyNormStatistics] == 4 * local);
 }
@@ -444,7 +438,7 @@ TEST_CASE("torchtitan's MoE layer keeps the router's FP32 input, the SiLU output
         forEachLayerTensor(config, t.x, LayerSpec{true, true}, v);
         return v.bytes;
     };
-    auto eager = moeLayer(c);
+    auto eager = selectiveMoeLayer(c);
     CHECK(eager[TensorKind::routerInputFp32] == 4 * tokens * h);
     CHECK(eager[TensorKind::routerScores] == 4 * tokens * 128);
     CHECK(eager.count(TensorKind::routerLogits) == 0);

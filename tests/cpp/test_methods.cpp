@@ -30,6 +30,13 @@ double line(const Result& r, const std::string& id) {
     return 0;
 }
 
+// A line's bytes by id, 0 where the result has no such line.
+double line(const Result& r, LineId id) {
+    for (const auto& l : r.lines)
+        if (l.id == id) return l.bytes;
+    return 0;
+}
+
 const membudget::Line& lineOf(const Result& r, const std::string& id) {
     for (const auto& l : r.lines)
         if (toString(l.id) == id) return l;
@@ -562,11 +569,6 @@ TEST_CASE("DeepSpeed ZeRO-3 keeps its own buffers: the reduce bucket, the gather
             if (p.name == name) return p.totalBytes;
         return 0.0;
     };
-    auto line = [](const Result& r, LineId id) {
-        for (const auto& l : r.lines)
-            if (l.id == id) return l.bytes;
-        return 0.0;
-    };
     // stage3.py _setup_for_real_optimizer: one reduce bucket of reduce_bucket_size elements in BF16.
     Config bucket = c;
     bucket.reduceBucketSize = 1e8;
@@ -608,11 +610,6 @@ TEST_CASE("DeepSpeed's bf16_master_weights_and_grads keeps a BF16 master copy: 1
     c.zero = 3;
     c.precision = Precision::bf16;
     c.ckpt = Checkpointing::full;
-    auto line = [](const Result& r, LineId id) {
-        for (const auto& l : r.lines)
-            if (l.id == id) return l.bytes;
-        return 0.0;
-    };
     auto stepPhase = [](const Result& r) {
         for (const auto& p : r.phases)
             if (p.name == StepPhase::optimizerStep) return p.totalBytes;
@@ -677,11 +674,6 @@ TEST_CASE("DeepEP's communication buffer: torchtitan's ElasticBuffer and Megatro
     c.ckpt = Checkpointing::full;
     c.moeForceBalance = true;  // the same routing weights on the sent and the received copies
     REQUIRE(validate(c).empty());
-    auto line = [](const Result& r, LineId id) {
-        for (const auto& l : r.lines)
-            if (l.id == id) return l.bytes;
-        return 0.0;
-    };
     const Result alltoall = evaluate(c);
     Config deepep = c;
     deepep.moeDispatcher = MoeDispatcher::deepep;
@@ -729,11 +721,6 @@ TEST_CASE("Megatron-LM MoE: Transformer Engine's grouped GEMMs keep one workspac
     c.microbatches = 1;
     c.ckpt = Checkpointing::full;
     REQUIRE(validate(c).empty());
-    auto line = [](const Result& r, LineId id) {
-        for (const auto& l : r.lines)
-            if (l.id == id) return l.bytes;
-        return 0.0;
-    };
     // get_cublas_workspace(grouped_gemm=True): tex.get_num_cublas_streams() = 4 workspaces of 32 MiB + 1 KiB on
     // Hopper, beside PyTorch's two cuBLAS handles (32 MiB) and TE's own one, all inside the caching allocator.
     const double te = 32 * 1048576.0 + 1024;
@@ -769,11 +756,6 @@ TEST_CASE("AsyncTP's symmetric-memory workspace: two BF16 output chunks of the r
     c.seq = 8192;
     c.microbatches = 1;
     c.ckpt = Checkpointing::full;
-    auto line = [](const Result& r, LineId id) {
-        for (const auto& l : r.lines)
-            if (l.id == id) return l.bytes;
-        return 0.0;
-    };
     Config async = c;
     async.asyncTp = true;
     const Result plain = evaluate(c), overlapped = evaluate(async);
