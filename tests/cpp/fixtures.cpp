@@ -9,6 +9,7 @@
 #include "membudget/model/assignments.hpp"
 #include "membudget/model/config.hpp"
 #include "membudget/model/fields.hpp"
+#include "membudget/model/presets.hpp"
 #include "membudget/model/validate.hpp"
 
 namespace membudget::test {
@@ -76,6 +77,26 @@ CliRun cliRun(std::vector<std::string> args, const std::string& input) {
     std::ostringstream out, err;
     const int status = runCli(static_cast<int>(argv.size()), argv.data(), in, out, err);
     return {status, out.str(), err.str()};
+}
+
+// A MoE preset trained by `framework` with balanced routing on one node of 8 GPUs: EP 8, one micro-batch of mb × 4,096
+// tokens (Megatron-LM: the distributed optimizer; the others: FSDP2).
+Config balancedMoeRun(const char* preset, Framework framework, double mb, Checkpointing ckpt) {
+    Config c;
+    applyModelPreset(c, *findModelPreset(preset));
+    c.method = Method::membudget;
+    c.framework = framework;
+    c.tp = 1;
+    c.pp = 1;
+    c.dp = 8;
+    c.ep = 8;
+    c.zero = framework == Framework::megatron ? 1 : 3;
+    c.mb = mb;
+    c.seq = 4096;
+    c.microbatches = 1;
+    c.moeForceBalance = true;
+    c.ckpt = ckpt;
+    return c;
 }
 
 }  // namespace membudget::test

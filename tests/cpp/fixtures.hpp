@@ -25,6 +25,10 @@ namespace membudget::test {
 
 const nlohmann::json& fixture(const std::string& name);  // tests/fixtures/<name>.json, parsed once
 
+// A MoE preset trained by `framework` with balanced routing on one node of 8 GPUs: EP 8, one micro-batch of mb × 4,096
+// tokens (Megatron-LM: the distributed optimizer; the others: FSDP2).
+Config balancedMoeRun(const char* preset, Framework framework, double mb, Checkpointing ckpt);
+
 // One stage's bytes on a ledger line (by its id), -1 when the result has no such line.
 double stageLine(const Result& r, const Stage& stage, const std::string& id);
 

@@ -20,6 +20,7 @@
 using nlohmann::json;
 using namespace membudget;
 using namespace membudget::detail;
+using membudget::test::balancedMoeRun;
 
 namespace {
 
@@ -203,26 +204,6 @@ TEST_CASE("torchtitan's loss_parallel holds three FP32 logit copies in its backw
 }
 
 namespace {
-
-// A MoE preset trained by `framework` with balanced routing on one node of 8 GPUs: EP 8, one micro-batch of mb × 4,096
-// tokens (Megatron-LM: the distributed optimizer; the others: FSDP2).
-Config balancedMoeRun(const char* preset, Framework framework, double mb, Checkpointing ckpt) {
-    Config c;
-    applyModelPreset(c, *findModelPreset(preset));
-    c.method = Method::membudget;
-    c.framework = framework;
-    c.tp = 1;
-    c.pp = 1;
-    c.dp = 8;
-    c.ep = 8;
-    c.zero = framework == Framework::megatron ? 1 : 3;
-    c.mb = mb;
-    c.seq = 4096;
-    c.microbatches = 1;
-    c.moeForceBalance = true;
-    c.ckpt = ckpt;
-    return c;
-}
 
 // What the ledger lists of a MoE layer under selective recomputation: its tensors less what droppedBySelective names.
 auto selectiveMoeLayer(const Config& config) {

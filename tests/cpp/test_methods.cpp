@@ -709,17 +709,7 @@ TEST_CASE("DeepEP's communication buffer: torchtitan's ElasticBuffer and Megatro
 }
 
 TEST_CASE("Megatron-LM MoE: Transformer Engine's grouped GEMMs keep one workspace per compute stream", "[methods][megatron]") {
-    Config c;
-    applyModelPreset(c, *findModelPreset("qwen3-30b-a3b"));
-    c.method = Method::membudget;
-    c.framework = Framework::megatron;
-    c.zero = 1;
-    c.ep = 8;
-    c.dp = 8;
-    c.mb = 1;
-    c.seq = 4096;
-    c.microbatches = 1;
-    c.ckpt = Checkpointing::full;
+    const Config c = membudget::test::balancedMoeRun("qwen3-30b-a3b", Framework::megatron, 1, Checkpointing::full);
     REQUIRE(validate(c).empty());
     // get_cublas_workspace(grouped_gemm=True): tex.get_num_cublas_streams() = 4 workspaces of 32 MiB + 1 KiB on
     // Hopper, beside PyTorch's two cuBLAS handles (32 MiB) and TE's own one, all inside the caching allocator.
