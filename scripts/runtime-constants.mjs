@@ -28,6 +28,7 @@ const IDS = [
   'allGatherFloorSeconds',
   'allToAllFloorSeconds',
   'allToAllInterNodeFloorSeconds',
+  'groupedGemmHalfRateRows',
 ];
 const VENDORS = ['nvidia', 'amd'];
 
@@ -88,7 +89,8 @@ const inc = [
 ].join('\n');
 
 /** A value in its unit for a reader. @param {number} x @param {string} unit */
-const shown = (x, unit) => (unit === 's' ? `${Number((x * 1e6).toPrecision(3))} µs` : `${Number((x * 100).toPrecision(3))}%`);
+const shown = (x, unit) =>
+  unit === 's' ? `${Number((x * 1e6).toPrecision(3))} µs` : unit === 'rows' ? `${x} rows` : `${Number((x * 100).toPrecision(3))}%`;
 /** Markdown table cells keep their pipes. @param {string} text */
 const cell = (text) => String(text).replace(/\|/g, '\\|').replace(/\n/g, ' ');
 

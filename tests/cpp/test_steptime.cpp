@@ -391,6 +391,37 @@ TEST_CASE("Megatron-LM's EP all-to-all overlap hides each all-to-all behind the 
     CHECK(kept);
 }
 
+TEST_CASE("a MoE layer's grouped GEMMs slow down as each expert gets fewer rows", "[steptime][moe]") {
+    // Qwen3-30B-A3B on 8 H100s with EP 8 and forced balance: 16 local experts. At 4,096 tokens a micro-batch each expert
+    // takes 4,096 × 8 × 8 / 128 = 2,048 rows; at 256 tokens, 128. The matmul FLOPs scale with the tokens; the routed
+    // experts' time scales with FLOPs over rows / (rows + M½) (groupedGemmHalfRateRows, DeepGEMM's H800 tables).
+    auto config = [](const char* seq) {
+        return configOf({{"model", "qwen3-30b-a3b"},
+                         {"gpu", "h100-80gb"},
+                         {"method", "membudget"},
+                         {"framework", "megatron"},
+                         {"tp", "1"},
+                         {"dp", "8"},
+                         {"ep", "8"},
+                         {"mb", "1"},
+                         {"seq", seq},
+                         {"zero", "1"},
+                         {"ckpt", "none"},
+                         {"moe_force_balance", "true"}});
+    };
+    const Config large = config("4096"), small = config("256");
+    const double halfRate = detail::runtimeConstant(detail::RuntimeConstant::groupedGemmHalfRateRows, large).value;
+    CHECK(halfRate == 180);
+    const double matmulLarge = part(estimateStepTime(large), StepPart::matmuls);
+    const double matmulSmall = part(estimateStepTime(small), StepPart::matmuls);
+    // Per token, the small run's matmuls take longer: its routed experts run at 128 / 308 of the rate, the large run's
+    // at 2,048 / 2,228 (about 2 times slower per token), while attention's linears lose only their waves (1.25 times
+    // with every grouped GEMM at the full rate).
+    const double perTokenRatio = (matmulSmall / 256) / (matmulLarge / 4096);
+    CHECK(perTokenRatio > 1.6);
+    CHECK(perTokenRatio < (2048.0 / 2228) / (128.0 / 308));
+}
+
 TEST_CASE("TP's all-reduces pay NCCL's ring latency: LL for a small message, Simple for a large one", "[steptime]") {
     // Llama 3.1 8B over TP 8 in one node, no SP, no recomputation: 32 layers × 4 all-reduces of b·s·h·2 B each.
     auto tp = [](const char* seq) {

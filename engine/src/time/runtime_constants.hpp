@@ -19,7 +19,8 @@ enum class RuntimeConstant : std::uint8_t {
     allReduceFloorSeconds,
     allGatherFloorSeconds,
     allToAllFloorSeconds,
-    allToAllInterNodeFloorSeconds
+    allToAllInterNodeFloorSeconds,
+    groupedGemmHalfRateRows
 };
 enum class Vendor : std::uint8_t { nvidia, amd };
 

@@ -38,7 +38,8 @@ StepConstants stepConstants(const Config& c) {
                  at(RuntimeConstant::allReduceFloorSeconds),
                  at(RuntimeConstant::allGatherFloorSeconds),
                  at(RuntimeConstant::allToAllFloorSeconds),
-                 at(RuntimeConstant::allToAllInterNodeFloorSeconds)};
+                 at(RuntimeConstant::allToAllInterNodeFloorSeconds),
+                 at(RuntimeConstant::groupedGemmHalfRateRows)};
     k.gpu = findGpuPreset(c.gpu);
     k.attentionEfficiency = attentionEfficiency(c, k.gpu);
     // 6·N + 12·L·a·d·s FLOPs per token (torchtitan get_num_flops_per_token): N without the input embedding.

@@ -127,6 +127,17 @@ DenseGemms denseGemmSeconds(const Config& c, const StepModel& m, double denseLin
     return {denseForwardSeconds, denseBackwardSeconds};
 }
 
+// The share of the matmul rate a MoE layer's grouped GEMMs reach: each local expert multiplies only its own rows, the
+// busiest EP rank's routed rows over its experts (model/rank.hpp moeRows), and a GEMM of few rows fills few tiles and
+// waves. DeepGEMM's published GEMMs on H800 reach M / (M + M½) of their large-M rate, M½ about 180 rows
+// (groupedGemmHalfRateRows, docs/constants.md): 0.59 at 256 rows per expert, a Qwen3 or DeepSeek-V3 layer at 4,096
+// tokens per micro-batch.
+double groupedGemmShare(const Config& c, const StepModel& m, double imbalance) {
+    const double localExperts = c.experts / std::max(1.0, c.ep);
+    const double rows = moeRows(c, m.x, imbalance).received / localExperts;
+    return rows > 0 ? rows / (rows + m.runtime.groupedGemmHalfRateRows) : 1;
+}
+
 // What one layer of each kind computes and moves per micro-batch on one GPU, before it is turned into seconds.
 struct LayerWork {
     double denseLinear, attentionFlops, eagerCoreSeconds, denseBytes, moeBytes, dequantBytesPerParam;
@@ -148,10 +159,11 @@ LayerWork layerWork(const Config& c, StepModel& m) {
     w.denseLinear = m.rank.layerLinear;
     // The step waits for the busiest EP rank, whose experts take moeImbalance times the even share of the copies
     // (model/rank.hpp: 1 where the run forces balanced routing).
+    // The routed experts' GEMMs are counted at the rate they run at (groupedGemmShare): m.moeLinear is the large-GEMM
+    // FLOPs that take as long as the layer's matmuls.
     const double imbalance = moeImbalance(c);
-    m.moeLinear = c.experts != 0
-                      ? m.rank.moeLayerLinear + c.expertsPerToken * imbalance * matrices * x.h * expertFfn(c) / x.t + x.h * c.experts / x.t
-                      : 0;
+    const double routedLinear = c.expertsPerToken * imbalance * matrices * x.h * expertFfn(c) / x.t;
+    m.moeLinear = c.experts != 0 ? m.rank.moeLayerLinear + routedLinear / groupedGemmShare(c, m, imbalance) + x.h * c.experts / x.t : 0;
     // QKᵀ and AV: 4·b·s_rank·s·a·d per layer over the TP heads; FlashAttention skips the masked half of a causal
     // attention, eager attention computes all of it.
     w.attentionFlops = 4 * x.b * x.sRank * x.s * x.headsRank * x.d * (x.flash ? 0.5 : 1);
