@@ -60,12 +60,22 @@ std::string daysText(double days) {
 }
 
 // The run on train_tokens at the estimated step: its days, GPU-hours and, with a price, its cost.
+// An estimate's band after its value: " (low–high)", each end as `format` writes it.
+template <typename Format>
+std::string bandText(double low, double high, Format format) {
+    return " (" + format(low) + "–" + format(high) + ")";
+}
+
 std::string runText(const StepTime& st, const Config& c) {
+    auto whole = [](double x) { return detail::groupedNumber(std::round(x)); };
+    auto days = [](double seconds) { return daysText(seconds / 86400); };
     std::string text = "Run (estimate): " + detail::groupedNumber(c.trainTokens) + " tokens in " + detail::groupedNumber(st.runSteps) +
-                       " optimizer steps: " + daysText(st.runSeconds / 86400) + " days on " + detail::groupedNumber(worldSize(c)) +
-                       " GPUs, " + detail::groupedNumber(std::round(st.runGpuHours)) + " GPU-hours";
+                        " optimizer steps: " + days(st.runSeconds) + bandText(st.runSecondsLow, st.runSecondsHigh, days) + " days on " +
+                       detail::groupedNumber(worldSize(c)) + " GPUs, " + whole(st.runGpuHours) +
+                       bandText(st.runGpuHoursLow, st.runGpuHoursHigh, whole) + " GPU-hours";
     if (c.gpuHourUsd > 0)
-        text += ", $" + detail::groupedNumber(std::round(st.runCostUsd)) + " at $" + detail::formatNumber(c.gpuHourUsd) + " per GPU-hour";
+        text += ", $" + whole(st.runCostUsd) + bandText(st.runCostUsdLow, st.runCostUsdHigh, whole) + " at $" +
+                detail::formatNumber(c.gpuHourUsd) + " per GPU-hour";
     return text;
 }
 
@@ -166,9 +176,12 @@ void printSpeed(std::ostream& out, const Result& result, const Config& c) {
     if (result.stepTime.estimated) {
         // The step-time estimate: its total and the parts that take more than 1% of it.
         const StepTime& st = result.stepTime;
-        out << "Estimated step: " << detail::formatNumber(std::round(st.stepSeconds * 1000) / 1000) << " s, "
-            << detail::groupedNumber(std::round(st.tokensPerSecondPerGpu)) << " tokens/s per GPU, MFU " << percent(st.mfu)
-            << " (an estimate, docs/planner.md):";
+        auto secondsText = [](double s) { return detail::formatNumber(std::round(s * 1000) / 1000); };
+        auto whole = [](double x) { return detail::groupedNumber(std::round(x)); };
+        out << "Estimated step: " << secondsText(st.stepSeconds) << " s" << bandText(st.stepSecondsLow, st.stepSecondsHigh, secondsText)
+            << ", " << whole(st.tokensPerSecondPerGpu) << bandText(st.tokensPerSecondPerGpuLow, st.tokensPerSecondPerGpuHigh, whole)
+            << " tokens/s per GPU, MFU " << percent(st.mfu) << bandText(st.mfuLow, st.mfuHigh, percent)
+            << " (an estimate, its band from the constants' published ranges, docs/planner.md):";
         std::string separator = " ";
         for (const StepPartText& text : stepPartTexts()) {
             const double seconds = st.partSeconds[static_cast<size_t>(text.part)];
@@ -183,11 +196,14 @@ void printSpeed(std::ostream& out, const Result& result, const Config& c) {
         // The serving speed: TTFT, TPOT and throughput, with the decode step's parts over 1% of it.
         const ServingTime& sv = result.servingTime;
         auto ms = [](double seconds) { return detail::formatNumber(std::round(seconds * 1e5) / 100); };
+        auto whole = [](double x) { return detail::groupedNumber(std::round(x)); };
         out << "Estimated serving (" << toString(c.framework) << ", " << detail::groupedNumber(sv.concurrency) << " requests of "
             << detail::groupedNumber(sv.inputTokens) << " in / " << detail::groupedNumber(sv.outputTokens) << " out"
             << (sv.lengthsAssumed ? ", seq split in half: set input_tokens and output_tokens" : "") << "): TTFT " << ms(sv.ttftSeconds)
-            << " ms, TPOT " << ms(sv.tpotSeconds) << " ms, " << detail::groupedNumber(std::round(sv.outputTokensPerSecondPerGpu))
-            << " output tokens/s per GPU, " << detail::groupedNumber(std::round(sv.outputTokensPerSecondPerReplica * c.dp))
+            << " ms" << bandText(sv.ttftSecondsLow, sv.ttftSecondsHigh, ms) << ", TPOT " << ms(sv.tpotSeconds) << " ms"
+            << bandText(sv.tpotSecondsLow, sv.tpotSecondsHigh, ms) << ", " << whole(sv.outputTokensPerSecondPerGpu)
+            << bandText(sv.outputTokensPerSecondPerGpuLow, sv.outputTokensPerSecondPerGpuHigh, whole) << " output tokens/s per GPU, "
+            << detail::groupedNumber(std::round(sv.outputTokensPerSecondPerReplica * c.dp))
             << " in all (an estimate, docs/inference.md). TPOT:";
         std::string separator = " ";
         for (size_t i = 0; i < kDecodeParts; ++i) {
@@ -409,6 +425,7 @@ void printPlan(std::ostream& out, const PlanResult& plan, const PlanRequest& req
         std::string notes = i == recommended ? "recommended" : "";
         auto note = [&](const std::string& text) { notes += (notes.empty() ? "" : ", ") + text; };
         if (row.pareto) note("Pareto");
+        if (row.asFast && i != recommended) note("as fast (band)");
         if (row.tpCrossesNode) note("TP crosses nodes");
         if (row.cpCrossesNode) note("CP crosses nodes");
         if (std::fmod(c.layers, row.pp) != 0) note("uneven stages");

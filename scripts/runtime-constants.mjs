@@ -29,6 +29,7 @@ const IDS = [
   'allToAllFloorSeconds',
   'allToAllInterNodeFloorSeconds',
   'groupedGemmHalfRateRows',
+  'matmulShapeFraction',
 ];
 const VENDORS = ['nvidia', 'amd'];
 
@@ -101,8 +102,10 @@ const doc = [
   '',
   'The speed estimates ([step time](planner.md), [serving](inference.md)) rest on a few constants of the hardware and',
   'the runtime. Each is taken from published measurements made apart from the end-to-end rows that validate the',
-  'estimates: those rows only score. The value is what the engine uses; the range is what the measurements span, the',
-  'band a figure stays within. A row applies to the GPU presets it names, else to its vendor (a preset without a CUDA',
+  'estimates: those rows only score. The value is the figure the model is built on; the range is what the measurements',
+  'span. Every speed is a band: the estimate is computed with each constant at the end of its range that makes it',
+  'fastest and at the end that makes it slowest, and reported at the middle of the two, "58.7 s (52.1–65.3)" (the figure',
+  'at the values lies inside). A row applies to the GPU presets it names, else to its vendor (a preset without a CUDA',
   "compute capability is AMD's). Where no measurement was found the row says so: an assumption, not a figure.",
   'One data file (`engine/data/runtime-constants.json`) feeds the engine and this page.',
   '',

@@ -25,14 +25,16 @@ function evaluate(input) {
   return JSON.parse(out.stdout);
 }
 
-/** The metrics compared, each as (published, estimate, roofline) from a row and its evaluation. */
+/** The metrics compared, each as (published, estimate, roofline, the band's low and high where it has one) from a row and its evaluation. */
 const METRICS = [
   {
     id: 'tpot',
     label: 'TPOT',
     /** @param {any} row @param {any} r */
     pick: (row, r) =>
-      row.published.tpot_ms !== undefined ? [row.published.tpot_ms, r.tpot_s * 1e3, r.serving.roofline.tpot_s * 1e3] : undefined,
+      row.published.tpot_ms !== undefined
+        ? [row.published.tpot_ms, r.tpot_s * 1e3, r.serving.roofline.tpot_s * 1e3, r.tpot_s_low * 1e3, r.tpot_s_high * 1e3]
+        : undefined,
   },
   {
     id: 'throughput',
@@ -43,7 +45,13 @@ const METRICS = [
         row.published.output_tokens_per_second_per_gpu ??
         (row.published.output_tokens_per_second ?? row.derived?.output_tokens_per_second) / gpus;
       return Number.isFinite(published)
-        ? [published, r.output_tokens_per_second_per_gpu, r.serving.roofline.output_tokens_per_second_per_gpu]
+        ? [
+            published,
+            r.output_tokens_per_second_per_gpu,
+            r.serving.roofline.output_tokens_per_second_per_gpu,
+            r.output_tokens_per_second_per_gpu_low,
+            r.output_tokens_per_second_per_gpu_high,
+          ]
         : undefined;
     },
   },
@@ -63,12 +71,14 @@ const METRICS = [
     id: 'ttft',
     label: 'TTFT',
     pick: (/** @type {any} */ row, /** @type {any} */ r) =>
-      row.published.ttft_ms !== undefined ? [row.published.ttft_ms, r.ttft_s * 1e3, r.serving.roofline.ttft_s * 1e3] : undefined,
+      row.published.ttft_ms !== undefined
+        ? [row.published.ttft_ms, r.ttft_s * 1e3, r.serving.roofline.ttft_s * 1e3, r.ttft_s_low * 1e3, r.ttft_s_high * 1e3]
+        : undefined,
   },
 ];
 
 /**
- * @typedef {{ published: number; estimate: number; roofline: number; error: number; rooflineError: number }} Metric
+ * @typedef {{ published: number; estimate: number; roofline: number; error: number; rooflineError: number; inside?: boolean }} Metric
  * @typedef {{ row: any; r: any; metrics: Record<string, Metric> }} Row
  */
 /** @type {Row[]} */
@@ -76,18 +86,20 @@ const rows = fixture.rows.map((/** @type {any} */ row) => {
   const r = evaluate(row.config);
   if (r.errors.length > 0) throw new Error(`${row.id}: ${r.errors.map((/** @type {any} */ e) => e.message).join('; ')}`);
   if (!r.serving) throw new Error(`${row.id}: no serving estimate`);
-  /** @type {Record<string, { published: number; estimate: number; roofline: number; error: number; rooflineError: number }>} */
+  /** @type {Record<string, Metric>} */
   const metrics = {};
   for (const m of METRICS) {
     const v = m.pick(row, r);
     if (!v) continue;
-    const [published, estimate, roofline] = v;
+    const [published, estimate, roofline, low, high] = v;
     metrics[m.id] = {
       published,
       estimate,
       roofline,
       error: (estimate - published) / published,
       rooflineError: (roofline - published) / published,
+      // Whether the published value lies inside the estimate's band (the runtime constants' published ranges).
+      inside: low === undefined ? undefined : low <= published && published <= high,
     };
   }
   return { row, r, metrics };
@@ -98,8 +110,8 @@ const num = (v) => (v >= 100 ? Math.round(v).toLocaleString('en-US') : v.toFixed
 const engines = [...new Set(rows.map((x) => x.row.config.framework))];
 const lines = [];
 lines.push(
-  '| engine | metric | rows | median abs(error) | worst abs(error) | roofline: median | roofline: worst |',
-  '|---|---|---:|---:|---:|---:|---:|',
+  '| engine | metric | rows | median abs(error) | worst abs(error) | inside the band | estimate faster | roofline: median | roofline: worst |',
+  '|---|---|---:|---:|---:|---:|---:|---:|---:|',
 );
 for (const engine of [...engines, 'all']) {
   for (const m of METRICS) {
@@ -107,8 +119,12 @@ for (const engine of [...engines, 'all']) {
     if (group.length === 0) continue;
     const e = group.map((x) => Math.abs(x.metrics[m.id].error));
     const b = group.map((x) => Math.abs(x.metrics[m.id].rooflineError));
+    const banded = group.filter((x) => x.metrics[m.id].inside !== undefined);
+    const inside = banded.length ? `${banded.filter((x) => x.metrics[m.id].inside).length} of ${banded.length}` : '–';
+    // Faster: a shorter time, or more tokens per second, than measured.
+    const faster = group.filter((x) => (m.id === 'throughput' ? 1 : -1) * x.metrics[m.id].error > 0).length;
     lines.push(
-      `| ${engine} | ${m.label} | ${group.length} | ${(median(e) * 100).toFixed(1)}% | ${(Math.max(...e) * 100).toFixed(1)}% | ${(median(b) * 100).toFixed(1)}% | ${(Math.max(...b) * 100).toFixed(1)}% |`,
+      `| ${engine} | ${m.label} | ${group.length} | ${(median(e) * 100).toFixed(1)}% | ${(Math.max(...e) * 100).toFixed(1)}% | ${inside} | ${faster} | ${(median(b) * 100).toFixed(1)}% | ${(Math.max(...b) * 100).toFixed(1)}% |`,
     );
   }
 }

@@ -102,16 +102,32 @@ describe('the planner on the page', () => {
     const budget = `${query}&train_tokens=15000000000000&gpu_hour_usd=2.5`;
     const page = await open(budget);
     const cli = cliResultForQuery(budget.slice(1)) as {
-      run: { optimizer_steps: number; wall_clock_days: number; gpu_hours: number; cost_usd: number };
+      run: {
+        optimizer_steps: number;
+        wall_clock_days: number;
+        wall_clock_days_low: number;
+        wall_clock_days_high: number;
+        gpu_hours: number;
+        gpu_hours_low: number;
+        gpu_hours_high: number;
+        cost_usd: number;
+        cost_usd_low: number;
+        cost_usd_high: number;
+      };
     };
+    const whole = (x: number): string => Math.round(x).toLocaleString('en-US');
+    const tenth = (x: number): string => (Math.round(x * 10) / 10).toLocaleString('en-US', { minimumFractionDigits: 1 });
     await page.waitForFunction(() => !document.querySelector<HTMLElement>('#run-time')?.hidden);
     const line = (await page.textContent('#run-time'))!;
     expect(line).toContain(`15,000,000,000,000 tokens in ${cli.run.optimizer_steps.toLocaleString('en-US')} optimizer steps`);
-    expect(line).toContain(`${Math.round(cli.run.gpu_hours).toLocaleString('en-US')} GPU-hours`);
-    const days = (Math.round(cli.run.wall_clock_days * 10) / 10).toLocaleString('en-US', { minimumFractionDigits: 1 });
-    expect(line).toContain(`: ${days} days on 64 GPUs`);
+    // Each figure with its band, as the JSON gives them.
+    const r = cli.run;
+    expect(line).toContain(`${whole(r.gpu_hours)} (${whole(r.gpu_hours_low)}–${whole(r.gpu_hours_high)}) GPU-hours`);
+    expect(line).toContain(
+      `: ${tenth(r.wall_clock_days)} (${tenth(r.wall_clock_days_low)}–${tenth(r.wall_clock_days_high)}) days on 64 GPUs`,
+    );
     expect(runCli(['--url', budget.slice(1)]).stdout).toContain(line);
-    expect(line).toContain(`$${Math.round(cli.run.cost_usd).toLocaleString('en-US')} at $2.5 per GPU-hour`);
+    expect(line).toContain(`$${whole(r.cost_usd)} (${whole(r.cost_usd_low)}–${whole(r.cost_usd_high)}) at $2.5 per GPU-hour`);
 
     await page.click('#planner summary');
     await page.click('#plan-run');

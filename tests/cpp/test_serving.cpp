@@ -78,9 +78,9 @@ TEST_CASE("serving: a larger batch raises throughput and TPOT, TP shortens the s
           Approx(one.decodeSeconds[static_cast<size_t>(DecodePart::weights)] / 2).epsilon(0.02));
     CHECK(tp8.decodeSeconds[static_cast<size_t>(DecodePart::tensorParallel)] > 0);
     Config fp8 = serving("llama-3.1-8b", "h100-80gb", 1, 32, 8192, 1024);
-    const double kvBf16 = estimateServingTime(fp8).decodeSeconds[static_cast<size_t>(DecodePart::kvCache)];
+    const double kvBf16 = estimateServingTimeValue(fp8).decodeSeconds[static_cast<size_t>(DecodePart::kvCache)];
     fp8.kvDtype = KvDtype::fp8;
-    CHECK(estimateServingTime(fp8).decodeSeconds[static_cast<size_t>(DecodePart::kvCache)] == Approx(kvBf16 / 2));
+    CHECK(estimateServingTimeValue(fp8).decodeSeconds[static_cast<size_t>(DecodePart::kvCache)] == Approx(kvBf16 / 2));
     // Eager decoding pays launches that CUDA graphs do not, where a small model's kernels are shorter than their launches.
     Config eager = serving("qwen3-0.6b", "h100-80gb", 1, 1, 128, 128);
     const double graphed = estimateServingTime(eager).tpotSeconds;

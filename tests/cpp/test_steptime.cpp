@@ -16,8 +16,10 @@
 #include "membudget/model/validate.hpp"
 #include "membudget/plan/advice.hpp"
 #include "membudget/plan/plan.hpp"
+#include "membudget/time/serving.hpp"
 #include "membudget/time/steptime.hpp"
 #include "time/runtime_constants.hpp"
+#include "time/step_constants.hpp"
 
 using namespace membudget;
 using membudget::test::configFrom;
@@ -34,6 +36,15 @@ Config configOf(std::vector<Assignment> assignments) {
 }
 
 double part(const StepTime& st, StepPart p) { return st.partSeconds[static_cast<size_t>(p)]; }
+
+// The step as the model computes it at the runtime constants' values, before the reported step moves to its band's
+// midpoint: what the tests of its arithmetic check.
+StepTime modelStep(const Config& c) {
+    std::array<detail::StageSpan, 16> stages;
+    const size_t count = detail::stepTimeStages(c, stages);
+    REQUIRE(count <= stages.size());
+    return detail::estimateStepTime(c, detail::stepConstants(c), std::span(stages.data(), count));
+}
 
 double median(std::vector<double> values) {
     std::sort(values.begin(), values.end());
@@ -212,33 +223,33 @@ TEST_CASE(
     CHECK((8.4 + 3.4) * 1e-6 < 50e-6);
     const double nvlinkHop = 50e-6, networkHop = 37e-6;
     const double inNode = nvlinkHop + 7.0 / 8 * copies * 2 / intra;
-    CHECK(part(estimateStepTime(ep8), StepPart::expertParallel) == Approx(4 * layers * inNode).epsilon(1e-9));
+    CHECK(part(modelStep(ep8), StepPart::expertParallel) == Approx(4 * layers * inNode).epsilon(1e-9));
     // Dropless routing: the all-to-all lasts as long as the busiest rank's 1.25 times the even share takes.
     const Config dropless = with({{"ep", "8"}, {"ckpt", "none"}, {"moe_force_balance", "false"}});
-    CHECK(part(estimateStepTime(dropless), StepPart::expertParallel) ==
+    CHECK(part(modelStep(dropless), StepPart::expertParallel) ==
           Approx(4 * layers * (nvlinkHop + 1.25 * 7.0 / 8 * copies * 2 / intra)).epsilon(1e-9));
     // Full recomputation runs each layer's dispatch and combine again: six.
     const Config full = with({{"ep", "8"}, {"ckpt", "full"}});
-    CHECK(part(estimateStepTime(full), StepPart::expertParallel) == Approx(6 * layers * inNode).epsilon(1e-9));
+    CHECK(part(modelStep(full), StepPart::expertParallel) == Approx(6 * layers * inNode).epsilon(1e-9));
     // So does Megatron-LM's selective moe module, which checkpoints dispatch and combine with the experts, and it runs
     // the MoE block's matmuls again; moe_act frees an output and reruns no matmul, nor any all-to-all.
     const Config moeModule = with({{"ep", "8"}, {"ckpt", "selective"}, {"recompute_modules", "moe"}});
-    CHECK(part(estimateStepTime(moeModule), StepPart::expertParallel) == Approx(6 * layers * inNode).epsilon(1e-9));
+    CHECK(part(modelStep(moeModule), StepPart::expertParallel) == Approx(6 * layers * inNode).epsilon(1e-9));
     // torchtitan's op-level SAC saves no grouped GEMM: a MoE block's routed experts run again whole, so it recomputes
     // more than half of what full recomputation does (every other mm of a dense block), and no all-to-all.
     const Config titanOp = with({{"ep", "8"}, {"ckpt", "op"}, {"framework", "torchtitan"}, {"zero", "3"}});
     const Config titanFull = with({{"ep", "8"}, {"ckpt", "full"}, {"framework", "torchtitan"}, {"zero", "3"}});
-    CHECK(part(estimateStepTime(titanOp), StepPart::recomputation) > 0.5 * part(estimateStepTime(titanFull), StepPart::recomputation));
-    CHECK(part(estimateStepTime(titanOp), StepPart::expertParallel) == Approx(4 * layers * inNode).epsilon(1e-9));
+    CHECK(part(modelStep(titanOp), StepPart::recomputation) > 0.5 * part(modelStep(titanFull), StepPart::recomputation));
+    CHECK(part(modelStep(titanOp), StepPart::expertParallel) == Approx(4 * layers * inNode).epsilon(1e-9));
     const Config actModule = with({{"ep", "8"}, {"ckpt", "selective"}, {"recompute_modules", "moe_act"}});
-    CHECK(part(estimateStepTime(actModule), StepPart::expertParallel) == Approx(4 * layers * inNode).epsilon(1e-9));
-    CHECK(part(estimateStepTime(moeModule), StepPart::recomputation) > part(estimateStepTime(actModule), StepPart::recomputation));
-    CHECK(part(estimateStepTime(actModule), StepPart::recomputation) == 0);
+    CHECK(part(modelStep(actModule), StepPart::expertParallel) == Approx(4 * layers * inNode).epsilon(1e-9));
+    CHECK(part(modelStep(moeModule), StepPart::recomputation) > part(modelStep(actModule), StepPart::recomputation));
+    CHECK(part(modelStep(actModule), StepPart::recomputation) == 0);
     // EP 16 over two 8-GPU nodes: 7/16 over NVLink while 8/16 go over the network; the network's share sets the time.
     const Config ep16 = with({{"ep", "16"}, {"dp", "16"}, {"ckpt", "none"}});
     const double twoNodes = std::max(nvlinkHop + 7.0 / 16 * copies * 2 / intra, networkHop + 8.0 / 16 * copies * 2 / inter);
     CHECK(twoNodes == Approx(networkHop + 8.0 / 16 * copies * 2 / inter));
-    CHECK(part(estimateStepTime(ep16), StepPart::expertParallel) == Approx(4 * layers * twoNodes).epsilon(1e-9));
+    CHECK(part(modelStep(ep16), StepPart::expertParallel) == Approx(4 * layers * twoNodes).epsilon(1e-9));
     // DeepEP sends a token once to each remote node that holds one of its experts, and forwards the copies over NVLink
     // (DeepSeek-V3 report §3.2.2): over two nodes of 64 experts each, a token reaches the other node unless all 8 of
     // its experts are local, C(64, 8) / C(128, 8); the network carries that one copy instead of 4 of the 8.
@@ -247,40 +258,40 @@ TEST_CASE(
     for (int i = 0; i < 8; ++i) allLocal *= (64.0 - i) / (128.0 - i);
     const double oncePerNode = networkHop + (1 - allLocal) * tokens * h * 2 / inter;
     CHECK(oncePerNode > nvlinkHop + (7.0 / 16 + 8.0 / 16 * 7.0 / 8) * copies * 2 / intra);  // the network still sets the time
-    CHECK(part(estimateStepTime(deepep), StepPart::expertParallel) == Approx(4 * layers * oncePerNode).epsilon(1e-9));
-    CHECK(part(estimateStepTime(deepep), StepPart::expertParallel) < part(estimateStepTime(ep16), StepPart::expertParallel) / 3);
+    CHECK(part(modelStep(deepep), StepPart::expertParallel) == Approx(4 * layers * oncePerNode).epsilon(1e-9));
+    CHECK(part(modelStep(deepep), StepPart::expertParallel) < part(modelStep(ep16), StepPart::expertParallel) / 3);
     // Under TP with sequence parallelism a rank routes its s/TP shard of the tokens (Megatron-LM's MoELayer takes
     // [s/TP, b, h]): half the copies leave each GPU at TP 2.
     const Config tp2 = with({{"ep", "8"}, {"etp", "1"}, {"tp", "2"}, {"sp", "true"}, {"dp", "4"}, {"ckpt", "none"}});
-    CHECK(part(estimateStepTime(tp2), StepPart::expertParallel) ==
+    CHECK(part(modelStep(tp2), StepPart::expertParallel) ==
           Approx(4 * layers * (nvlinkHop + 7.0 / 8 * copies / 2 * 2 / intra)).epsilon(1e-9));
     // A rank of more than one expert sorts the received copies by expert and back: 4 more passes over them, forward
     // and backward, BF16 (EP 1 holds every expert and sorts nothing; its all-to-alls are none).
     const Config ep1 = with({{"ep", "1"}, {"ckpt", "none"}});
     // At the share of HBM's bandwidth a streaming kernel reaches (BabelStream on the H100, docs/constants.md).
     const double hbm = ep8.hbmTbps * 1e12 * 0.876;
-    CHECK(part(estimateStepTime(ep8), StepPart::memoryBound) - part(estimateStepTime(ep1), StepPart::memoryBound) ==
+    CHECK(part(modelStep(ep8), StepPart::memoryBound) - part(modelStep(ep1), StepPart::memoryBound) ==
           Approx(layers * 2 * 4 * copies * 2 / hbm).epsilon(1e-6));
     // EP 1 has no all-to-all, but a Megatron-LM MoE layer's forward still waits on the host past its sync (the
     // per-expert counts size TE GroupedLinear's m_splits): 30 launches and 2 per local expert (128 here), each a
     // Python-issued launch (7.5 µs, docs/constants.md), less the GPU work they pace; FP8 quantizes each expert's split
     // (12 more a local expert). torchtitan's grouped GEMM is one launch and is not counted.
-    const double hostPaced = part(estimateStepTime(ep1), StepPart::expertParallel);
+    const double hostPaced = part(modelStep(ep1), StepPart::expertParallel);
     CHECK(hostPaced > 0);
     CHECK(hostPaced <= layers * (30 + 2 * 128) * 7.5e-6);
     const Config ep1Fp8 = with({{"ep", "1"}, {"ckpt", "none"}, {"precision", "fp8"}});
-    CHECK(part(estimateStepTime(ep1Fp8), StepPart::expertParallel) > hostPaced + layers * 12 * 128 * 7.5e-6 * 0.9);
+    CHECK(part(modelStep(ep1Fp8), StepPart::expertParallel) > hostPaced + layers * 12 * 128 * 7.5e-6 * 0.9);
     const Config titanEp1 = with({{"ep", "1"}, {"ckpt", "none"}, {"framework", "torchtitan"}, {"zero", "3"}});
-    CHECK(part(estimateStepTime(titanEp1), StepPart::expertParallel) == 0);
+    CHECK(part(modelStep(titanEp1), StepPart::expertParallel) == 0);
     // The experts' gradients are reduced over their own data-parallel group, TP × CP × DP ÷ (ETP × EP): at EP 8 over
     // DP 8 a group of one, so only the dense parameters cross the network; at EP 1 every expert is reduced over DP 8.
-    CHECK(part(estimateStepTime(ep8), StepPart::dataParallel) < 0.2 * part(estimateStepTime(ep1), StepPart::dataParallel));
+    CHECK(part(modelStep(ep8), StepPart::dataParallel) < 0.2 * part(modelStep(ep1), StepPart::dataParallel));
     // The distributed optimizer shards the experts over that group: EP 8 steps all 16 of this rank's experts, EP 1 an
     // eighth of all 128, the same count.
-    CHECK(part(estimateStepTime(ep8), StepPart::optimizer) == Approx(part(estimateStepTime(ep1), StepPart::optimizer)).epsilon(1e-12));
+    CHECK(part(modelStep(ep8), StepPart::optimizer) == Approx(part(modelStep(ep1), StepPart::optimizer)).epsilon(1e-12));
     // With DP 16 over EP 8 the experts' group is 2: half of this rank's experts are stepped.
     const Config dp16 = with({{"ep", "8"}, {"dp", "16"}, {"ckpt", "none"}});
-    CHECK(part(estimateStepTime(dp16), StepPart::optimizer) < part(estimateStepTime(ep8), StepPart::optimizer));
+    CHECK(part(modelStep(dp16), StepPart::optimizer) < part(modelStep(ep8), StepPart::optimizer));
 }
 
 TEST_CASE("Megatron-LM's overlap switches hide the distributed optimizer's reduce and gather behind compute", "[steptime]") {
@@ -422,6 +433,58 @@ TEST_CASE("a MoE layer's grouped GEMMs slow down as each expert gets fewer rows"
     CHECK(perTokenRatio < (2048.0 / 2228) / (128.0 / 308));
 }
 
+TEST_CASE("every speed carries its band: the runtime constants' published ranges around the estimate", "[steptime][band]") {
+    // Llama-3.1-8B on 8 H100s: the band's slow end takes every constant at the slow end of its range (the GEMMs at 74% of
+    // the best shape's rate among them), the fast end the other; the estimate lies between, and the rates and the run
+    // follow the step.
+    const Config c = configOf({{"model", "llama-3.1-8b"},
+                               {"gpu", "h100-80gb"},
+                               {"method", "membudget"},
+                               {"framework", "megatron"},
+                               {"tp", "1"},
+                               {"dp", "8"},
+                               {"mb", "2"},
+                               {"seq", "8192"},
+                               {"zero", "1"},
+                               {"train_tokens", "1e12"},
+                               {"gpu_hour_usd", "2"}});
+    const StepTime st = estimateStepTime(c);
+    REQUIRE(st.estimated);
+    CHECK(st.stepSecondsLow < st.stepSeconds);
+    CHECK(st.stepSecondsHigh > st.stepSeconds);
+    // The matmuls alone at 74% of the rate would make the step 1 / 0.741 as long; the other parts move less.
+    CHECK(st.stepSecondsHigh < st.stepSecondsLow / 0.741);
+    CHECK(st.tokensPerSecondPerGpuLow == Approx(st.tokensPerSecondPerGpu * st.stepSeconds / st.stepSecondsHigh));
+    CHECK(st.tokensPerSecondPerGpuHigh == Approx(st.tokensPerSecondPerGpu * st.stepSeconds / st.stepSecondsLow));
+    CHECK(st.mfuLow < st.mfu);
+    CHECK(st.runSecondsHigh == Approx(st.runSeconds * st.stepSecondsHigh / st.stepSeconds));
+    CHECK(st.runCostUsdLow <= st.runCostUsd);
+    CHECK(st.runCostUsdHigh > st.runCostUsd);
+
+    // Serving: TTFT, TPOT and throughput each inside their band, the slow end slower.
+    Config served = configOf({{"model", "llama-3.1-8b"},
+                              {"gpu", "h100-80gb"},
+                              {"mode", "inference"},
+                              {"framework", "vllm"},
+                              {"tp", "1"},
+                              {"mb", "32"},
+                              {"seq", "2048"}});
+    const ServingTime sv = estimateServingTime(served);
+    REQUIRE(sv.estimated);
+    CHECK(sv.tpotSecondsLow <= sv.tpotSeconds);
+    CHECK(sv.tpotSecondsHigh > sv.tpotSeconds);
+    CHECK(sv.ttftSecondsLow <= sv.ttftSeconds);
+    CHECK(sv.ttftSecondsHigh > sv.ttftSeconds);
+    CHECK(sv.outputTokensPerSecondPerGpuLow < sv.outputTokensPerSecondPerGpu);
+    CHECK(sv.outputTokensPerSecondPerGpuHigh >= sv.outputTokensPerSecondPerGpu);
+    // Reported at the band's midpoint, the model's figure at the constants' values inside the band.
+    CHECK(sv.tpotSeconds == Approx((sv.tpotSecondsLow + sv.tpotSecondsHigh) / 2));
+    const double valueTpot = estimateServingTimeValue(served).tpotSeconds;
+    CHECK(sv.tpotSecondsLow <= valueTpot);
+    CHECK(valueTpot <= sv.tpotSecondsHigh);
+    CHECK(st.stepSeconds == Approx((st.stepSecondsLow + st.stepSecondsHigh) / 2));
+}
+
 TEST_CASE("TP's all-reduces pay NCCL's ring latency: LL for a small message, Simple for a large one", "[steptime]") {
     // Llama 3.1 8B over TP 8 in one node, no SP, no recomputation: 32 layers × 4 all-reduces of b·s·h·2 B each.
     auto tp = [](const char* seq) {
@@ -434,7 +497,7 @@ TEST_CASE("TP's all-reduces pay NCCL's ring latency: LL for a small message, Sim
                                    {"mb", "1"},
                                    {"microbatches", "1"},
                                    {"ckpt", "none"}});
-        return std::pair{part(estimateStepTime(c), StepPart::tensorParallel), c.nvlinkGbps * 1e9 * 0.8};
+        return std::pair{part(modelStep(c), StepPart::tensorParallel), c.nvlinkGbps * 1e9 * 0.8};
     };
     // NCCL src/graph/tuning.cc: a ring all-reduce of 2(t − 1) = 14 hops over NVLink, Simple 8.4 + 14 × 3.4 µs at the
     // bus bandwidth, LL 3.6 + 14 × 0.47 µs at a quarter of it; the faster one. An eager all-reduce among 8 GPUs takes
@@ -527,9 +590,17 @@ TEST_CASE("the plan recommends its fastest fitting row, and an FSDP2 framework's
         if (row.verdict == Verdict::fits) CHECK(best.stepSeconds <= row.stepSeconds);
         // torchtitan shards with FSDP2 or not at all.
         CHECK((row.zero == 0 || row.zero == 3));
-        // The row's estimate is its configuration's.
-        CHECK(row.stepSeconds == estimateStepTime(planRowConfig(request.base, row)).stepSeconds);
+        // The row's estimate is its configuration's, its band too.
+        const StepTime own = estimateStepTime(planRowConfig(request.base, row));
+        CHECK(row.stepSeconds == own.stepSeconds);
+        CHECK(row.tokensPerSecondPerGpuLow == own.tokensPerSecondPerGpuLow);
+        CHECK(row.tokensPerSecondPerGpuHigh == own.tokensPerSecondPerGpuHigh);
+        // As fast within the estimate: its band overlaps the recommended row's.
+        CHECK(row.asFast == (row.verdict == best.verdict && row.tokensPerSecondPerGpuHigh >= best.tokensPerSecondPerGpuLow));
     }
+    CHECK(best.asFast);
+    const auto marked = std::count_if(plan.rows.begin(), plan.rows.end(), [](const PlanRow& r) { return r.asFast; });
+    CHECK(marked < static_cast<long>(plan.rows.size()));  // the band separates some rows from the best
     CHECK_THAT(plan.recommended.reason, Catch::StartsWith("fastest that fits: "));
 }
 

@@ -42,6 +42,9 @@ interface CliRow {
   step_time_s: number;
   tokens_per_second_per_gpu: number;
   mfu: number;
+  tokens_per_second_per_gpu_low: number;
+  tokens_per_second_per_gpu_high: number;
+  as_fast: boolean;
   run_days: number;
   gpu_hours: number;
   cost_usd: number;
@@ -94,6 +97,9 @@ describe('the planner in the wasm build', () => {
         stepTimeSeconds: c.step_time_s,
         tokensPerSecondPerGpu: c.tokens_per_second_per_gpu,
         mfu: c.mfu,
+        tokensPerSecondPerGpuLow: c.tokens_per_second_per_gpu_low,
+        tokensPerSecondPerGpuHigh: c.tokens_per_second_per_gpu_high,
+        asFast: c.as_fast,
         runDays: c.run_days,
         runGpuHours: c.gpu_hours,
         runCostUsd: c.cost_usd,

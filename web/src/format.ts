@@ -92,6 +92,17 @@ export function formatSeconds(seconds: number): string {
   return `${seconds.toPrecision(3)} s`;
 }
 
+/**
+ * An estimate's band after its value, " (low–high)", each end as `format` writes it (the CLI's bandText); a unit both
+ * ends share is written once, after the high end: " (8.11–9.80 s)".
+ */
+export function band(low: number, high: number, format: (x: number) => string): string {
+  const a = format(low),
+    b = format(high);
+  const unit = /[^\d]*$/.exec(b)![0];
+  return ` (${unit && a.endsWith(unit) ? a.slice(0, -unit.length) : a}–${b})`;
+}
+
 export function formatPercent(fraction: number): string {
   if (!Number.isFinite(fraction)) return '—';
   return `${groupedDecimal(fraction * 100, 0, 2)}%`;

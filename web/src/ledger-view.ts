@@ -5,6 +5,7 @@
 import type { Config, Engine, Ledger, Problem } from './engine';
 import { el, replaceChildren, setText, svg } from './dom';
 import {
+  band,
   formatBytes,
   formatCount,
   formatDays,
@@ -262,12 +263,16 @@ export class LedgerView {
     if (!shown) return;
     // The GPUs the engine counts the run's GPU-hours on: its world size, not a product restated here.
     const gpus = this.#engine.worldSize(config);
-    const cost = config.gpu_hour_usd > 0 ? `, $${formatCount(Math.round(st.runCostUsd))} at $${config.gpu_hour_usd} per GPU-hour` : '';
+    const whole = (x: number): string => formatCount(Math.round(x));
+    const cost =
+      config.gpu_hour_usd > 0
+        ? `, $${whole(st.runCostUsd)}${band(st.runCostUsdLow, st.runCostUsdHigh, whole)} at $${config.gpu_hour_usd} per GPU-hour`
+        : '';
     setText(
       this.#run,
       `Run (estimate): ${formatCount(config.train_tokens)} tokens in ${formatCount(st.runSteps)} optimizer steps: ` +
-        `${formatDays(st.runDays)} days on ${formatCount(gpus)} GPUs, ` +
-        `${formatCount(Math.round(st.runGpuHours))} GPU-hours${cost}`,
+        `${formatDays(st.runDays)}${band(st.runDaysLow, st.runDaysHigh, formatDays)} days on ${formatCount(gpus)} GPUs, ` +
+        `${whole(st.runGpuHours)}${band(st.runGpuHoursLow, st.runGpuHoursHigh, whole)} GPU-hours${cost}`,
     );
   }
 
@@ -286,9 +291,13 @@ export class LedgerView {
     const total = st !== null ? st.stepSeconds : sv!.tpotSeconds;
     const line =
       st !== null
-        ? `Estimated step ${formatSeconds(st.stepSeconds)} · ${formatCount(Math.round(st.tokensPerSecondPerGpu))} tokens/s per GPU · MFU ${formatPercentTenth(st.mfu)} (an estimate, not a measurement)`
+        ? `Estimated step ${formatSeconds(st.stepSeconds)}${band(st.stepSecondsLow, st.stepSecondsHigh, formatSeconds)} · ` +
+          `${formatCount(Math.round(st.tokensPerSecondPerGpu))}${band(st.tokensPerSecondPerGpuLow, st.tokensPerSecondPerGpuHigh, (x) => formatCount(Math.round(x)))} tokens/s per GPU · ` +
+          `MFU ${formatPercentTenth(st.mfu)} · an estimate`
         : `Estimated serving (${formatCount(sv!.concurrency)} requests of ${formatCount(sv!.inputTokens)} in / ${formatCount(sv!.outputTokens)} out${sv!.lengthsAssumed ? ', seq split in half: set input and output tokens' : ''}): ` +
-          `TTFT ${formatSeconds(sv!.ttftSeconds)} · TPOT ${formatSeconds(sv!.tpotSeconds)} · ${formatCount(Math.round(sv!.outputTokensPerSecondPerGpu))} output tokens/s per GPU (an estimate, not a measurement)`;
+          `TTFT ${formatSeconds(sv!.ttftSeconds)}${band(sv!.ttftSecondsLow, sv!.ttftSecondsHigh, formatSeconds)} · ` +
+          `TPOT ${formatSeconds(sv!.tpotSeconds)}${band(sv!.tpotSecondsLow, sv!.tpotSecondsHigh, formatSeconds)} · ` +
+          `${formatCount(Math.round(sv!.outputTokensPerSecondPerGpu))}${band(sv!.outputTokensPerSecondPerGpuLow, sv!.outputTokensPerSecondPerGpuHigh, (x) => formatCount(Math.round(x)))} output tokens/s per GPU · an estimate`;
     setText(this.#speed, line);
     // The parts' table is built when its rows change (training or serving, which parts take time) and otherwise
     // updated in place: a field change rewrites a few numbers, not the table (each rebuilt cell is laid out again).

@@ -468,6 +468,7 @@ export class PlannerView {
       const notes = [
         r === best ? 'recommended' : '',
         r.pareto ? 'Pareto' : '',
+        r.asFast && r !== best ? 'as fast (band)' : '',
         r.tpCrossesNode ? 'TP crosses nodes' : '',
         r.cpCrossesNode ? 'CP crosses nodes' : '',
         request.base.layers % r.pp !== 0 ? 'uneven stages' : '',

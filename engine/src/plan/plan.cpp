@@ -112,7 +112,7 @@ struct Search {
     std::vector<Checkpointing> modes;
     bool fsdpOnly;
     double psi = 0, usable = 0, limit = 0;
-    StepConstants stepConstants{};
+    StepBandConstants stepConstants{};
     std::vector<double> overheads;
     size_t end = 0, maxRows = 0, compactAt = 0;
     std::map<double, std::vector<double>> microBatchesOf;  // per DP (the per-replica batch), from few DP values
@@ -181,7 +181,7 @@ void Search::limits() {
     limit = r.includeTight ? capacity : usable;
     // The step time's constants (the model's FLOPs per token, the attention kernel's efficiency, the GPU) are the
     // base's for every row: resolved once here.
-    stepConstants = detail::stepConstants(base);
+    stepConstants = detail::stepBandConstants(base);
     overheads.resize(modes.size());
     for (size_t k = 0; k < modes.size(); ++k) {
         Config c = base;
@@ -280,9 +280,11 @@ PlanRow Search::row(const Group& g, const PeakBytes& kernel) const {
     row.tpCrossesNode = L.tp > base.gpusPerNode;
     row.cpCrossesNode = L.tp * L.cp > base.gpusPerNode && L.cp > 1;
     c.overlapMoeComm = base.overlapMoeComm && moeCommOverlapAllowed(c);
-    const StepTime speed = estimateStepTime(c, stepConstants, g.stages->step);
+    const StepTime speed = estimateStepBand(c, stepConstants, g.stages->step);
     row.stepSeconds = speed.stepSeconds;
     row.tokensPerSecondPerGpu = speed.tokensPerSecondPerGpu;
+    row.tokensPerSecondPerGpuLow = speed.tokensPerSecondPerGpuLow;
+    row.tokensPerSecondPerGpuHigh = speed.tokensPerSecondPerGpuHigh;
     row.mfu = speed.mfu;
     row.runDays = speed.runSeconds / 86400;
     row.runGpuHours = speed.runGpuHours;

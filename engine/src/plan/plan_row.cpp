@@ -39,7 +39,7 @@ PlanColumn column(std::string_view key, std::string_view pageKey, bool setsField
 }  // namespace
 
 std::span<const PlanColumn> planColumns() {
-    static const std::array<PlanColumn, 27> columns{
+    static const std::array<PlanColumn, 30> columns{
         column<&PlanRow::tp>("tp", "tp", true),
         column<&PlanRow::pp>("pp", "pp", true),
         column<&PlanRow::dp>("dp", "dp", true),
@@ -64,6 +64,9 @@ std::span<const PlanColumn> planColumns() {
         column<&PlanRow::stepSeconds>("step_time_s", "stepTimeSeconds", false, true),
         column<&PlanRow::tokensPerSecondPerGpu>("tokens_per_second_per_gpu", "tokensPerSecondPerGpu", false, true),
         column<&PlanRow::mfu>("mfu", "mfu", false, true),
+        column<&PlanRow::tokensPerSecondPerGpuLow>("tokens_per_second_per_gpu_low", "tokensPerSecondPerGpuLow", false, true),
+        column<&PlanRow::tokensPerSecondPerGpuHigh>("tokens_per_second_per_gpu_high", "tokensPerSecondPerGpuHigh", false, true),
+        column<&PlanRow::asFast>("as_fast", "asFast", false),
         column<&PlanRow::runDays>("run_days", "runDays", false, true),
         column<&PlanRow::runGpuHours>("gpu_hours", "runGpuHours", false, true),
         column<&PlanRow::runCostUsd>("cost_usd", "runCostUsd", false, true),

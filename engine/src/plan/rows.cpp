@@ -187,6 +187,24 @@ std::string recommendationReason(const std::vector<PlanRow>& rows, size_t best) 
     return out;
 }
 
+// Marks the rows of the recommended row's verdict whose band overlaps its band (their fast end at or above its slow
+// end): as fast, within the estimate. The bands share their constants, so such a row may still be the slower at every
+// setting of them (docs/planner.md, "The band"); what the mark says is that the estimate's published ranges do not
+// separate the two. Returns what the reason adds.
+std::string markAsFast(std::vector<PlanRow>& rows, size_t best) {
+    const PlanRow& r = rows[best];
+    if (!(r.tokensPerSecondPerGpuLow > 0)) return "";
+    double others = 0;
+    for (size_t i = 0; i < rows.size(); ++i) {
+        PlanRow& row = rows[i];
+        row.asFast = row.verdict == r.verdict && row.tokensPerSecondPerGpuHigh >= r.tokensPerSecondPerGpuLow;
+        if (row.asFast && i != best) ++others;
+    }
+    if (others == 0) return "";
+    return "; " + detail::formatNumber(others) + (others == 1 ? " other row is" : " other rows are") +
+           " as fast within the estimate's band (as_fast)";
+}
+
 }  // namespace
 
 namespace detail {
@@ -208,7 +226,7 @@ Recommendation finishPlanRows(std::vector<PlanRow>& rows, double maxRows) noexce
         const size_t best = fastestRow(rows);
         if (best < rows.size()) {
             out.index = static_cast<double>(best);
-            out.reason = recommendationReason(rows, best);
+            out.reason = recommendationReason(rows, best) + markAsFast(rows, best);
         }
     } catch (...) {
         out = Recommendation{};

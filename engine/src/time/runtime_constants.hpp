@@ -20,13 +20,24 @@ enum class RuntimeConstant : std::uint8_t {
     allGatherFloorSeconds,
     allToAllFloorSeconds,
     allToAllInterNodeFloorSeconds,
-    groupedGemmHalfRateRows
+    groupedGemmHalfRateRows,
+    matmulShapeFraction
 };
 enum class Vendor : std::uint8_t { nvidia, amd };
+
+// Which figure of each constant an estimate takes: the value, or the end of its published range that makes the
+// estimate fastest or slowest (the band's two ends, docs/constants.md).
+enum class EstimateEnd : std::uint8_t { value, fast, slow };
 
 // A constant's value and the published range it stays within.
 struct ConstantRange {
     double value, low, high;
+    // The figure for `end`, for a constant that speeds the estimate as it grows (a bandwidth share) or as it shrinks
+    // (a latency).
+    double at(EstimateEnd end, bool fasterWhenHigher) const {
+        if (end == EstimateEnd::value) return value;
+        return (end == EstimateEnd::fast) == fasterWhenHigher ? high : low;
+    }
 };
 
 // The configuration's GPU: its preset's row, else its vendor's (a preset without a CUDA compute capability is AMD's;

@@ -109,7 +109,8 @@ bool requestLengths(const Config& c, ServingTime& out) {
 
 // Decides what a served step of this configuration runs at and moves: the rates, a weight's and a cached token's
 // bytes, the attention FLOPs of a (query, key) pair, the experts on the rank, and whether CUDA graphs replay it.
-void servingModel(const Config& c, ServingModel& m) {
+// `end`: the runtime constants' values, or the ends of their published ranges that make serving fastest or slowest.
+void servingModel(const Config& c, ServingModel& m, detail::EstimateEnd end) {
     m.x = detail::dimsOf(c);
     const detail::Dims& x = m.x;
     m.rank = detail::rankParams(c, x, !c.tiedEmbeddings || c.pp > 1);
@@ -117,15 +118,18 @@ void servingModel(const Config& c, ServingModel& m) {
     // FP8 weights run FP8 GEMMs (vLLM's W8A8 FP8 on tensor cores that have it); INT4 and INT8 weight-only kernels
     // (Marlin, Machete) dequantize into BF16 GEMMs, MXFP4 experts likewise on GPUs without FP4 tensor cores.
     const double fp8Efficiency = c.fp8MatmulEfficiency > 0 ? c.fp8MatmulEfficiency : c.matmulEfficiency;
-    const double bf16Rate = c.peakTflops * 1e12 * c.matmulEfficiency;
-    const double link = runtimeConstant(RuntimeConstant::linkFraction, c).value;
-    m.rates = {c.weightDtype == WeightDtype::fp8 && c.fp8Tflops > 0 ? c.fp8Tflops * 1e12 * fp8Efficiency : bf16Rate,
+    auto latency = [&](RuntimeConstant id) { return runtimeConstant(id, c).at(end, false); };
+    auto share = [&](RuntimeConstant id) { return runtimeConstant(id, c).at(end, true); };
+    const double shape = share(RuntimeConstant::matmulShapeFraction);
+    const double bf16Rate = c.peakTflops * 1e12 * c.matmulEfficiency * shape;
+    const double link = share(RuntimeConstant::linkFraction);
+    m.rates = {c.weightDtype == WeightDtype::fp8 && c.fp8Tflops > 0 ? c.fp8Tflops * 1e12 * fp8Efficiency * shape : bf16Rate,
                c.peakTflops * 1e12 * detail::flashAttentionShare(gpu),
-               c.hbmTbps * 1e12 * runtimeConstant(RuntimeConstant::decodeHbmFraction, c).value,
+               c.hbmTbps * 1e12 * share(RuntimeConstant::decodeHbmFraction),
                {c.nvlinkGbps * 1e9 * link, c.networkGbps * 1e9 * link}};
-    m.eagerLaunchSeconds = runtimeConstant(RuntimeConstant::eagerLaunchSeconds, c).value;
-    m.graphNodeSeconds = runtimeConstant(RuntimeConstant::graphNodeSeconds, c).value;
-    m.smallKernelSeconds = runtimeConstant(RuntimeConstant::smallKernelSeconds, c).value;
+    m.eagerLaunchSeconds = latency(RuntimeConstant::eagerLaunchSeconds);
+    m.graphNodeSeconds = latency(RuntimeConstant::graphNodeSeconds);
+    m.smallKernelSeconds = latency(RuntimeConstant::smallKernelSeconds);
     m.perWeight = detail::inferenceWeightBytes(c);
     m.perExpertWeight = detail::expertWeightBytes(c);
     const double kvBytes = detail::bytesOfDtype(c.kvDtype);
@@ -323,33 +327,64 @@ void roofline(const Config& c, const ServingModel& m, double input, double outpu
 
 }  // namespace
 
-ServingTime estimateServingTime(const Config& c) noexcept {
+namespace {
+// A request's time and the throughput from TTFT and TPOT: mb requests in flight, each taking TTFT + (output − 1) × TPOT
+// from its arrival to its last token (Little's law, as a benchmark at that concurrency counts it).
+void throughput(const Config& c, ServingTime& out) {
+    out.requestSeconds = out.ttftSeconds + (out.outputTokens - 1) * out.tpotSeconds;
+    out.requestsPerSecondPerReplica = c.mb / out.requestSeconds;
+    out.outputTokensPerSecondPerReplica = out.requestsPerSecondPerReplica * out.outputTokens;
+    out.outputTokensPerSecondPerGpu = out.outputTokensPerSecondPerReplica / out.gpusPerReplica;
+    out.outputTokensPerSecond = out.outputTokensPerSecondPerReplica * c.dp;
+}
+
+// One estimate of the serving speed, with the constants at `end`.
+ServingTime servingAt(const Config& c, detail::EstimateEnd end) noexcept {
     ServingTime out;
-    if (c.mode != Mode::inference || !(c.peakTflops > 0) || !(c.hbmTbps > 0) || !(c.nvlinkGbps > 0) || !(c.networkGbps > 0) ||
-        !(c.matmulEfficiency > 0) || !(c.seq > 0) || !(c.mb > 0))
-        return out;
     if (!requestLengths(c, out)) return ServingTime{};
     const double input = out.inputTokens, output = out.outputTokens;
     out.concurrency = c.mb;
     out.gpusPerReplica = c.tp * c.pp * c.cp;
     ServingModel m;  // every field set by servingModel
-    servingModel(c, m);
+    servingModel(c, m, end);
     out.cudaGraphs = m.graphs;
     const Pass decodeOnly = decodeParts(c, m, input, output, out);
     prefillParts(c, m, input, decodeOnly, out);
-
-    out.requestSeconds = out.ttftSeconds + (output - 1) * out.tpotSeconds;
-    // Throughput: mb requests in flight, each taking requestSeconds from its arrival to its last token (Little's law, as a
-    // benchmark at that concurrency counts it).
-    out.requestsPerSecondPerReplica = c.mb / out.requestSeconds;
-    out.outputTokensPerSecondPerReplica = out.requestsPerSecondPerReplica * output;
-    out.outputTokensPerSecondPerGpu = out.outputTokensPerSecondPerReplica / out.gpusPerReplica;
+    throughput(c, out);
     out.framework = c.framework;
     out.replicas = c.dp;
-    out.outputTokensPerSecond = out.outputTokensPerSecondPerReplica * c.dp;
     roofline(c, m, input, output, out);
     out.estimated = std::isfinite(out.tpotSeconds) && out.tpotSeconds > 0 && std::isfinite(out.ttftSeconds);
     if (!out.estimated) return ServingTime{};
+    return out;
+}
+}  // namespace
+
+ServingTime estimateServingTimeValue(const Config& c) noexcept {
+    if (c.mode != Mode::inference || !(c.peakTflops > 0) || !(c.hbmTbps > 0) || !(c.nvlinkGbps > 0) || !(c.networkGbps > 0) ||
+        !(c.matmulEfficiency > 0) || !(c.seq > 0) || !(c.mb > 0))
+        return ServingTime{};
+    return servingAt(c, detail::EstimateEnd::value);
+}
+
+ServingTime estimateServingTime(const Config& c) noexcept {
+    ServingTime out = estimateServingTimeValue(c);
+    if (!out.estimated) return out;
+    // The band: the same configuration with every constant at its range's fast and slow ends, each bounding the value.
+    // TTFT and TPOT are reported at their bands' midpoints, their parts in proportion; the throughput follows from them.
+    const ServingTime fast = servingAt(c, detail::EstimateEnd::fast), slow = servingAt(c, detail::EstimateEnd::slow);
+    out.ttftSecondsLow = std::min(fast.ttftSeconds, out.ttftSeconds);
+    out.ttftSecondsHigh = std::max(slow.ttftSeconds, out.ttftSeconds);
+    out.tpotSecondsLow = std::min(fast.tpotSeconds, out.tpotSeconds);
+    out.tpotSecondsHigh = std::max(slow.tpotSeconds, out.tpotSeconds);
+    const double ttft = (out.ttftSecondsLow + out.ttftSecondsHigh) / 2, tpot = (out.tpotSecondsLow + out.tpotSecondsHigh) / 2;
+    for (double& part : out.prefillSeconds) part *= ttft / out.ttftSeconds;
+    for (double& part : out.decodeSeconds) part *= tpot / out.tpotSeconds;
+    out.ttftSeconds = ttft;
+    out.tpotSeconds = tpot;
+    throughput(c, out);
+    out.outputTokensPerSecondPerGpuLow = std::min(slow.outputTokensPerSecondPerGpu, out.outputTokensPerSecondPerGpu);
+    out.outputTokensPerSecondPerGpuHigh = std::max(fast.outputTokensPerSecondPerGpu, out.outputTokensPerSecondPerGpu);
     return out;
 }
 

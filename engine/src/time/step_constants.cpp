@@ -29,23 +29,30 @@ double attentionEfficiency(const Config& c, const GpuPreset* gpu) {
 
 }  // namespace
 
-StepConstants stepConstants(const Config& c) {
+StepConstants stepConstants(const Config& c, EstimateEnd end) {
     StepConstants k{};
-    auto at = [&](RuntimeConstant id) { return runtimeConstant(id, c).value; };
-    k.runtime = {at(RuntimeConstant::eagerLaunchSeconds),
-                 at(RuntimeConstant::hbmStreamFraction),
-                 at(RuntimeConstant::linkFraction),
-                 at(RuntimeConstant::allReduceFloorSeconds),
-                 at(RuntimeConstant::allGatherFloorSeconds),
-                 at(RuntimeConstant::allToAllFloorSeconds),
-                 at(RuntimeConstant::allToAllInterNodeFloorSeconds),
-                 at(RuntimeConstant::groupedGemmHalfRateRows)};
+    // Latencies and the grouped GEMM's half-rate rows slow the step as they grow; shares of a rate speed it.
+    auto latency = [&](RuntimeConstant id) { return runtimeConstant(id, c).at(end, false); };
+    auto share = [&](RuntimeConstant id) { return runtimeConstant(id, c).at(end, true); };
+    k.runtime = {latency(RuntimeConstant::eagerLaunchSeconds),
+                 share(RuntimeConstant::hbmStreamFraction),
+                 share(RuntimeConstant::linkFraction),
+                 latency(RuntimeConstant::allReduceFloorSeconds),
+                 latency(RuntimeConstant::allGatherFloorSeconds),
+                 latency(RuntimeConstant::allToAllFloorSeconds),
+                 latency(RuntimeConstant::allToAllInterNodeFloorSeconds),
+                 latency(RuntimeConstant::groupedGemmHalfRateRows),
+                 share(RuntimeConstant::matmulShapeFraction)};
     k.gpu = findGpuPreset(c.gpu);
     k.attentionEfficiency = attentionEfficiency(c, k.gpu);
     // 6·N + 12·L·a·d·s FLOPs per token (torchtitan get_num_flops_per_token): N without the input embedding.
     const double embedding = c.vocab * c.hidden + c.posEmb * c.hidden;
     k.modelFlopsPerToken = 6 * (activeParameterCount(c) - embedding) + 12 * c.layers * c.heads * headDimOf(c) * c.seq;
     return k;
+}
+
+StepBandConstants stepBandConstants(const Config& c) {
+    return {stepConstants(c), stepConstants(c, EstimateEnd::fast), stepConstants(c, EstimateEnd::slow)};
 }
 
 size_t stepTimeStages(const Config& c, std::span<StageSpan> out) {

@@ -18,7 +18,7 @@ namespace membudget::detail {
 struct StepRuntime {
     double eagerLaunchSeconds, hbmStreamFraction, linkFraction;
     double allReduceFloorSeconds, allGatherFloorSeconds, allToAllFloorSeconds, allToAllInterNodeFloorSeconds;
-    double groupedGemmHalfRateRows;
+    double groupedGemmHalfRateRows, matmulShapeFraction;
 };
 
 struct StepConstants {
@@ -30,7 +30,8 @@ struct StepConstants {
 
 // Of the model, the sequence, the attention kernel and the GPU: the same for every layout, ZeRO stage,
 // checkpointing mode and micro-batch of a plan.
-StepConstants stepConstants(const Config& config);
+// `end`: the constants' values, or the ends of their published ranges that make the step fastest or slowest (the band).
+StepConstants stepConstants(const Config& config, EstimateEnd end = EstimateEnd::value);
 
 // The stages whose time the estimate computes, in order: the first two, the last, and each other stage whose layer or
 // MoE-layer count differs from the stage before it (a stage like the one before it takes its time; a pipeline of 128
@@ -38,8 +39,19 @@ StepConstants stepConstants(const Config& config);
 // depend on the layers, PP, the stage split and the MoE layers only, so the planner finds them once per layout.
 size_t stepTimeStages(const Config& config, std::span<StageSpan> out);
 
-// estimateStepTime(config) with the constants and the stages resolved (from a configuration that differs from
-// `config` in no field they read).
+// estimateStepTime(config) at one set of constants, with the stages resolved (from a configuration that differs from
+// `config` in no field they read): the step as the model computes it, no band.
 StepTime estimateStepTime(const Config& config, const StepConstants& constants, std::span<const StageSpan> stages) noexcept;
+
+// The constants at their values and at the two ends of their published ranges, resolved once per plan.
+struct StepBandConstants {
+    StepConstants value, fast, slow;
+};
+StepBandConstants stepBandConstants(const Config& config);
+
+// The estimate as it is reported: the middle of its band. The step at the constants' fast and slow ends bounds the band
+// (the step at their values inside it); the reported step is the band's midpoint, its parts the model's in proportion,
+// and the rates and the run follow from it.
+StepTime estimateStepBand(const Config& config, const StepBandConstants& constants, std::span<const StageSpan> stages) noexcept;
 
 }  // namespace membudget::detail

@@ -64,16 +64,19 @@ void stepRates(const Config& c, const StepConstants& constants, StepModel& m) {
     // proportion (capping an H100 from 700 W to 600 W, a 14% cut, "typically loses 10 to 15% step throughput",
     // factryze.ai Scale Atlas, "Power capping"); the memory-bound work keeps HBM's clock.
     const double clockScale = c.powerLimitW > 0 && c.tdpW > 0 ? std::min(1.0, c.powerLimitW / c.tdpW) : 1.0;
-    m.bf16Rate = c.peakTflops * 1e12 * c.matmulEfficiency * clockScale;
+    // The preset's matmul efficiency is its best GEMM shape's (MAMF); the layer's GEMMs reach matmulShapeFraction of it
+    // (1 in the estimate, the slowest published large GEMMs' share at the band's slow end; docs/constants.md).
+    m.runtime = constants.runtime;
+    m.bf16Rate = c.peakTflops * 1e12 * c.matmulEfficiency * m.runtime.matmulShapeFraction * clockScale;
     // FP8 runs the transformer blocks' linear layers at the FP8 rate (the output layer stays BF16 in TE's and torchao's
     // recipes); FP32 runs on TF32 tensor cores at half the BF16 rate.
     const double fp8Efficiency = c.fp8MatmulEfficiency > 0 ? c.fp8MatmulEfficiency : c.matmulEfficiency;
-    m.linearRate = c.precision == Precision::fp8 && c.fp8Tflops > 0 ? c.fp8Tflops * 1e12 * fp8Efficiency * clockScale
-                   : c.precision == Precision::fp32                 ? m.bf16Rate / 2
-                                                                    : m.bf16Rate;
+    m.linearRate = c.precision == Precision::fp8 && c.fp8Tflops > 0
+                       ? c.fp8Tflops * 1e12 * fp8Efficiency * m.runtime.matmulShapeFraction * clockScale
+                   : c.precision == Precision::fp32 ? m.bf16Rate / 2
+                                                    : m.bf16Rate;
     m.attentionRate = c.peakTflops * 1e12 * constants.attentionEfficiency * clockScale * (c.precision == Precision::fp32 ? 0.5 : 1);
     // The shares of HBM's and the links' rated bandwidths that streamed reads and NCCL reach (docs/constants.md).
-    m.runtime = constants.runtime;
     m.hbm = c.hbmTbps * 1e12 * m.runtime.hbmStreamFraction;
     const double link = m.runtime.linkFraction;
     m.links = {c.nvlinkGbps * 1e9 * link, c.networkGbps * 1e9 * link};

@@ -52,7 +52,7 @@ std::span<const StepPartText> stepPartTexts() {
 std::string_view stepTimeAssumptions() {
     return PAGE_TEXT(
         "An estimate, not a measurement: GEMMs at the GPU's maximum achievable matmul rate (Bekman, ML Engineering) "
-        "less their wave quantization (a MoE layer's grouped GEMMs at rows ÷ (rows + 180) of it, rows per expert), "
+        "less their wave quantization (MoE's grouped GEMMs at rows ÷ (rows + 180) per expert), "
         "FlashAttention at 50% (Ampere/Ada) or 34% (Hopper and later) of the peak (FlashAttention-2 paper), both slowed "
         "by a power cap below the rated power, "
         "pointwise work at a streaming kernel's share of HBM bandwidth (each eager op a kernel; fused under Megatron-LM and "

@@ -274,11 +274,11 @@ StepTime estimateStepTime(const Config& c) noexcept {
     // The few stages of distinct kinds, on the stack; a pipeline of more kinds than that, one per stage.
     std::array<detail::StageSpan, 16> few;
     const size_t count = detail::stepTimeStages(c, few);
-    if (count <= few.size()) return detail::estimateStepTime(c, detail::stepConstants(c), std::span(few.data(), count));
+    if (count <= few.size()) return detail::estimateStepBand(c, detail::stepBandConstants(c), std::span(few.data(), count));
     try {
         std::vector<detail::StageSpan> all(count);
         detail::stepTimeStages(c, all);
-        return detail::estimateStepTime(c, detail::stepConstants(c), all);
+        return detail::estimateStepBand(c, detail::stepBandConstants(c), all);
     } catch (...) {
         return StepTime{};  // no memory for the stages: no estimate
     }
@@ -309,6 +309,33 @@ StepTime detail::estimateStepTime(const Config& c, const StepConstants& constant
     dataParallelPart(c, model, slowest, groups, computeOfMicrobatch, out);
     optimizerPart(c, model, slowest, groups, out);
     return stepTotals(c, constants, out);
+}
+
+StepTime detail::estimateStepBand(const Config& c, const StepBandConstants& constants, std::span<const StageSpan> stages) noexcept {
+    const StepTime value = estimateStepTime(c, constants.value, stages);
+    if (!value.estimated) return value;
+    const double fast = estimateStepTime(c, constants.fast, stages).stepSeconds;
+    const double slow = estimateStepTime(c, constants.slow, stages).stepSeconds;
+    const double low = std::min(fast, value.stepSeconds), high = std::max(slow, value.stepSeconds);
+    StepTime out = value;
+    const double scale = (low + high) / 2 / value.stepSeconds;
+    for (double& part : out.partSeconds) part *= scale;
+    out = stepTotals(c, constants.value, out);
+    if (!out.estimated) return out;
+    const double gpus = worldSize(c);
+    out.stepSecondsLow = low;
+    out.stepSecondsHigh = high;
+    out.tokensPerSecondPerGpuLow = out.tokensPerStep / high / gpus;
+    out.tokensPerSecondPerGpuHigh = out.tokensPerStep / low / gpus;
+    out.mfuLow = out.mfu * out.stepSeconds / high;
+    out.mfuHigh = out.mfu * out.stepSeconds / low;
+    out.runSecondsLow = out.runSteps * low;
+    out.runSecondsHigh = out.runSteps * high;
+    out.runGpuHoursLow = gpus * out.runSecondsLow / 3600;
+    out.runGpuHoursHigh = gpus * out.runSecondsHigh / 3600;
+    out.runCostUsdLow = out.runGpuHoursLow * c.gpuHourUsd;
+    out.runCostUsdHigh = out.runGpuHoursHigh * c.gpuHourUsd;
+    return out;
 }
 
 }  // namespace membudget

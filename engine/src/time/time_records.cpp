@@ -49,6 +49,14 @@ constexpr Column kRunColumns[] = {
     member<&StepTime::runGpuHours>("runGpuHours", RECORD_JSON("gpu_hours"), {.round = kMilli}),
     member<&StepTime::runCostUsd>("runCostUsd", RECORD_JSON("cost_usd"),
                                   {.round = 2, .flags = kNullIfFalsy, .doc = RECORD_DOC("USD; 0 (null in JSON) without a price.")}),
+    computed("runDaysLow", RECORD_JSON("wall_clock_days_low"), CellKind::number,
+             [](const void* r, Cell& c) { c.number = as<StepTime>(r).runSecondsLow / 86400; }, {.round = kMicro}),
+    computed("runDaysHigh", RECORD_JSON("wall_clock_days_high"), CellKind::number,
+             [](const void* r, Cell& c) { c.number = as<StepTime>(r).runSecondsHigh / 86400; }, {.round = kMicro}),
+    member<&StepTime::runGpuHoursLow>("runGpuHoursLow", RECORD_JSON("gpu_hours_low"), {.round = kMilli}),
+    member<&StepTime::runGpuHoursHigh>("runGpuHoursHigh", RECORD_JSON("gpu_hours_high"), {.round = kMilli}),
+    member<&StepTime::runCostUsdLow>("runCostUsdLow", RECORD_JSON("cost_usd_low"), {.round = 2, .flags = kNullIfFalsy}),
+    member<&StepTime::runCostUsdHigh>("runCostUsdHigh", RECORD_JSON("cost_usd_high"), {.round = 2, .flags = kNullIfFalsy}),
 };
 constinit const RecordTable kRun{RECORD_NAME("StepTimeRun"), kRunColumns, record::at(kRunColumns, "runSteps")};
 
@@ -59,6 +67,15 @@ constexpr Column kStepColumns[] = {
     member<&StepTime::mfu>(
         "mfu", RECORD_JSON("mfu"),
         {.round = kMicro, .doc = RECORD_DOC("(6·N + 12·L·a·d·s) FLOPs per token × tokens/s per GPU ÷ the dense BF16 peak.")}),
+    member<&StepTime::stepSecondsLow>("stepSecondsLow", RECORD_JSON("step_time_s_low"),
+                                      {.round = kMicro, .doc = RECORD_DOC("The band's ends (docs/constants.md).")}),
+    member<&StepTime::stepSecondsHigh>("stepSecondsHigh", RECORD_JSON("step_time_s_high"), {.round = kMicro}),
+    member<&StepTime::tokensPerSecondPerGpuLow>("tokensPerSecondPerGpuLow", RECORD_JSON("tokens_per_second_per_gpu_low"),
+                                                {.round = kMilli}),
+    member<&StepTime::tokensPerSecondPerGpuHigh>("tokensPerSecondPerGpuHigh", RECORD_JSON("tokens_per_second_per_gpu_high"),
+                                                 {.round = kMilli}),
+    member<&StepTime::mfuLow>("mfuLow", RECORD_JSON("mfu_low"), {.round = kMicro}),
+    member<&StepTime::mfuHigh>("mfuHigh", RECORD_JSON("mfu_high"), {.round = kMicro}),
     computed("", RECORD_JSON("step_time"), CellKind::record, &record::readSelf<StepTime>, {.flags = kOmitIfAbsent, .child = &kStepDetail}),
     computed("", RECORD_JSON("run"), CellKind::record, &record::readSelf<StepTime>, {.child = &kRun}),
 };
@@ -122,6 +139,14 @@ constexpr Column kServingColumns[] = {
     member<&ServingTime::tpotSeconds>("tpotSeconds", RECORD_JSON("tpot_s"), {.round = kMicro}),
     member<&ServingTime::outputTokensPerSecondPerGpu>("outputTokensPerSecondPerGpu", RECORD_JSON("output_tokens_per_second_per_gpu"),
                                                       {.round = kMilli}),
+    member<&ServingTime::ttftSecondsLow>("ttftSecondsLow", RECORD_JSON("ttft_s_low"), {.round = kMicro}),
+    member<&ServingTime::ttftSecondsHigh>("ttftSecondsHigh", RECORD_JSON("ttft_s_high"), {.round = kMicro}),
+    member<&ServingTime::tpotSecondsLow>("tpotSecondsLow", RECORD_JSON("tpot_s_low"), {.round = kMicro}),
+    member<&ServingTime::tpotSecondsHigh>("tpotSecondsHigh", RECORD_JSON("tpot_s_high"), {.round = kMicro}),
+    member<&ServingTime::outputTokensPerSecondPerGpuLow>("outputTokensPerSecondPerGpuLow",
+                                                         RECORD_JSON("output_tokens_per_second_per_gpu_low"), {.round = kMilli}),
+    member<&ServingTime::outputTokensPerSecondPerGpuHigh>("outputTokensPerSecondPerGpuHigh",
+                                                          RECORD_JSON("output_tokens_per_second_per_gpu_high"), {.round = kMilli}),
     computed("", RECORD_JSON("serving"), CellKind::record, &record::readSelf<ServingTime>, {.child = &kServingDetail}),
 };
 

@@ -300,6 +300,42 @@ export const RECORD_TABLES: RecordTables = {
         "round": 6
       },
       {
+        "page": "stepSecondsLow",
+        "json": "step_time_s_low",
+        "kind": "number",
+        "round": 6
+      },
+      {
+        "page": "stepSecondsHigh",
+        "json": "step_time_s_high",
+        "kind": "number",
+        "round": 6
+      },
+      {
+        "page": "tokensPerSecondPerGpuLow",
+        "json": "tokens_per_second_per_gpu_low",
+        "kind": "number",
+        "round": 3
+      },
+      {
+        "page": "tokensPerSecondPerGpuHigh",
+        "json": "tokens_per_second_per_gpu_high",
+        "kind": "number",
+        "round": 3
+      },
+      {
+        "page": "mfuLow",
+        "json": "mfu_low",
+        "kind": "number",
+        "round": 6
+      },
+      {
+        "page": "mfuHigh",
+        "json": "mfu_high",
+        "kind": "number",
+        "round": 6
+      },
+      {
         "page": "",
         "json": "step_time",
         "kind": "record",
@@ -395,6 +431,48 @@ export const RECORD_TABLES: RecordTables = {
         "flags": [
           "nullIfFalsy"
         ]
+      },
+      {
+        "page": "runDaysLow",
+        "json": "wall_clock_days_low",
+        "kind": "number",
+        "round": 6
+      },
+      {
+        "page": "runDaysHigh",
+        "json": "wall_clock_days_high",
+        "kind": "number",
+        "round": 6
+      },
+      {
+        "page": "runGpuHoursLow",
+        "json": "gpu_hours_low",
+        "kind": "number",
+        "round": 3
+      },
+      {
+        "page": "runGpuHoursHigh",
+        "json": "gpu_hours_high",
+        "kind": "number",
+        "round": 3
+      },
+      {
+        "page": "runCostUsdLow",
+        "json": "cost_usd_low",
+        "kind": "number",
+        "round": 2,
+        "flags": [
+          "nullIfFalsy"
+        ]
+      },
+      {
+        "page": "runCostUsdHigh",
+        "json": "cost_usd_high",
+        "kind": "number",
+        "round": 2,
+        "flags": [
+          "nullIfFalsy"
+        ]
       }
     ]
   },
@@ -425,6 +503,42 @@ export const RECORD_TABLES: RecordTables = {
       {
         "page": "outputTokensPerSecondPerGpu",
         "json": "output_tokens_per_second_per_gpu",
+        "kind": "number",
+        "round": 3
+      },
+      {
+        "page": "ttftSecondsLow",
+        "json": "ttft_s_low",
+        "kind": "number",
+        "round": 6
+      },
+      {
+        "page": "ttftSecondsHigh",
+        "json": "ttft_s_high",
+        "kind": "number",
+        "round": 6
+      },
+      {
+        "page": "tpotSecondsLow",
+        "json": "tpot_s_low",
+        "kind": "number",
+        "round": 6
+      },
+      {
+        "page": "tpotSecondsHigh",
+        "json": "tpot_s_high",
+        "kind": "number",
+        "round": 6
+      },
+      {
+        "page": "outputTokensPerSecondPerGpuLow",
+        "json": "output_tokens_per_second_per_gpu_low",
+        "kind": "number",
+        "round": 3
+      },
+      {
+        "page": "outputTokensPerSecondPerGpuHigh",
+        "json": "output_tokens_per_second_per_gpu_high",
         "kind": "number",
         "round": 3
       },

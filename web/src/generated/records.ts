@@ -208,6 +208,9 @@ export interface PlanRow {
   stepTimeSeconds: number;
   tokensPerSecondPerGpu: number;
   mfu: number;
+  tokensPerSecondPerGpuLow: number;
+  tokensPerSecondPerGpuHigh: number;
+  asFast: boolean;
   runDays: number;
   runGpuHours: number;
   runCostUsd: number;
@@ -295,6 +298,13 @@ export interface StepTime {
   tokensPerSecondPerGpu: number;
   /** (6·N + 12·L·a·d·s) FLOPs per token × tokens/s per GPU ÷ the dense BF16 peak. */
   mfu: number;
+  /** The band's ends (docs/constants.md). */
+  stepSecondsLow: number;
+  stepSecondsHigh: number;
+  tokensPerSecondPerGpuLow: number;
+  tokensPerSecondPerGpuHigh: number;
+  mfuLow: number;
+  mfuHigh: number;
   /** Each part of the step, in seconds on the slowest pipeline stage. */
   parts: StepTimePart[];
   /** (PP − 1) / (m·v + PP − 1) */
@@ -314,6 +324,12 @@ export interface StepTime {
   runGpuHours: number;
   /** USD; 0 (null in JSON) without a price. */
   runCostUsd: number;
+  runDaysLow: number;
+  runDaysHigh: number;
+  runGpuHoursLow: number;
+  runGpuHoursHigh: number;
+  runCostUsdLow: number;
+  runCostUsdHigh: number;
 }
 
 /** The serving-speed estimate of an inference configuration (docs/inference.md, "Serving speed"). */
@@ -321,6 +337,12 @@ export interface ServingTime {
   ttftSeconds: number;
   tpotSeconds: number;
   outputTokensPerSecondPerGpu: number;
+  ttftSecondsLow: number;
+  ttftSecondsHigh: number;
+  tpotSecondsLow: number;
+  tpotSecondsHigh: number;
+  outputTokensPerSecondPerGpuLow: number;
+  outputTokensPerSecondPerGpuHigh: number;
   framework: Framework;
   inputTokens: number;
   outputTokens: number;

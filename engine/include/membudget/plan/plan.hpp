@@ -54,6 +54,10 @@ struct PlanRow {
     bool pareto = false;
     // The step-time estimate of the row's configuration (membudget/time/steptime.hpp): computed for rows that fit.
     double stepSeconds = 0, tokensPerSecondPerGpu = 0, mfu = 0;
+    // Its band (the runtime constants' published ranges), and whether it reaches the recommended row's: as fast, within
+    // the estimate.
+    double tokensPerSecondPerGpuLow = 0, tokensPerSecondPerGpuHigh = 0;
+    bool asFast = false;
     // The run on the base's train_tokens at that step time (0 where it is not set; the cost 0 without a price).
     double runDays = 0, runGpuHours = 0, runCostUsd = 0;
 };

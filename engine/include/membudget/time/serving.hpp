@@ -51,9 +51,13 @@ struct ServingTime {
     double outputTokensPerSecondPerReplica = 0;
     double outputTokensPerSecondPerGpu = 0;
     double requestsPerSecondPerReplica = 0;
-    double gpusPerReplica = 0;                           // TP × PP (× CP)
-    double replicas = 0;                                 // DP: replicas of TP × PP GPUs
-    double outputTokensPerSecond = 0;                    // the whole deployment's: × replicas
+    double gpusPerReplica = 0;         // TP × PP (× CP)
+    double replicas = 0;               // DP: replicas of TP × PP GPUs
+    double outputTokensPerSecond = 0;  // the whole deployment's: × replicas
+    // The band: every runtime constant at the end of its published range that makes serving fastest or slowest
+    // (docs/constants.md); the estimate lies between.
+    double ttftSecondsLow = 0, ttftSecondsHigh = 0, tpotSecondsLow = 0, tpotSecondsHigh = 0;
+    double outputTokensPerSecondPerGpuLow = 0, outputTokensPerSecondPerGpuHigh = 0;
     double expertsReadPerLayer = 0;                      // expected distinct routed experts a MoE layer reads on one GPU per step
     bool computeBound = false;                           // the decode step's arithmetic outlasts its memory reads
     bool cudaGraphs = false;                             // decode steps replay CUDA graphs
@@ -68,8 +72,10 @@ struct ServingTime {
 // page (null where not estimated).
 extern const RecordTable kServingTimeRecord;
 
-// Pure and allocation-free: the serving planner calls it for every layout that fits.
+// Pure and allocation-free, with its band (three estimates).
 ServingTime estimateServingTime(const Config& config) noexcept;
+// The model's figures at the runtime constants' values alone, no band (estimateServingTime reports its band's midpoints).
+ServingTime estimateServingTimeValue(const Config& config) noexcept;
 
 struct ServingPartText {
     std::string_view id;  // snake_case, the JSON's key

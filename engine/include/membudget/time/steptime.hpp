@@ -43,9 +43,14 @@ struct StepTime {
     double tokensPerSecond = 0;                    // the whole job's: tokensPerStep / stepSeconds
     double bubbleFraction = 0;                     // (PP − 1) / (m·v + PP − 1)
     std::array<double, kStepParts> partSeconds{};  // indexed by StepPart
+    // The band: the step with every runtime constant at the end of its published range that makes it fastest (low) or
+    // slowest (high) (docs/constants.md), and the rates that follow; the estimate above lies between them.
+    double stepSecondsLow = 0, stepSecondsHigh = 0;
+    double tokensPerSecondPerGpuLow = 0, tokensPerSecondPerGpuHigh = 0, mfuLow = 0, mfuHigh = 0;
     // The run (train_tokens > 0): whole optimizer steps until train_tokens are seen, at this step time on the
     // configuration's TP × PP × CP × DP GPUs; the cost where gpu_hour_usd is set. 0 where not set.
     double runTokens = 0, runSteps = 0, runSeconds = 0, runGpuHours = 0, runCostUsd = 0;
+    double runSecondsLow = 0, runSecondsHigh = 0, runGpuHoursLow = 0, runGpuHoursHigh = 0, runCostUsdLow = 0, runCostUsdHigh = 0;
 };
 // Spliced into the result's JSON (step_time_s, tokens_per_second_per_gpu, mfu, step_time, run), its own object on the
 // page (null where not estimated).
