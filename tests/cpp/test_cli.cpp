@@ -7,6 +7,7 @@
 
 #include "cli.hpp"
 #include "fixtures.hpp"
+#include "io/json_parts.hpp"
 #include "membudget/base/text.hpp"
 #include "membudget/formats/import.hpp"
 #include "membudget/model/fields.hpp"
@@ -90,6 +91,20 @@ TEST_CASE("cli: eval prints the JSON result, from a file or standard input", "[c
     const Run bad = run({"eval", "-"}, R"({"tp": -1})");
     CHECK(bad.status == 2);
     CHECK(nlohmann::json::parse(bad.out)["errors"][0]["field"] == "tp");
+}
+
+TEST_CASE("cli: JSON numbers are written shortest, as the page writes them", "[cli][json]") {
+    using membudget::detail::shortestNumbers;
+    // nlohmann/json's Grisu2 writes the double nearest 2.463144 with 17 digits; JavaScript, and the page, with 7.
+    nlohmann::ordered_json j = {{"a", 2463144.0 / 1e6}, {"b", "2.4631439999999998 stays inside a string"}, {"c", -0.1}};
+    const std::string text = shortestNumbers(j.dump(2));
+    CHECK(text.find("\"a\": 2.463144,") != std::string::npos);
+    CHECK(text.find("2.4631439999999998 stays inside a string") != std::string::npos);
+    CHECK(text.find("\"c\": -0.1") != std::string::npos);
+    // What is already shortest stays as written: integers, an integral double's point, exponents, escapes in strings.
+    CHECK(shortestNumbers(R"({"n": 17500000000, "x": 3.0, "e": 1e+20, "s": "q\"1.0000000000000002"})") ==
+          R"({"n": 17500000000, "x": 3.0, "e": 1e+20, "s": "q\"1.0000000000000002"})");
+    CHECK(shortestNumbers("[0.30000000000000004]") == "[0.30000000000000004]");
 }
 
 TEST_CASE("cli: a token budget gives the run's days, GPU-hours and, with a price, its cost", "[cli]") {

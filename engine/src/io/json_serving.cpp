@@ -14,24 +14,25 @@ using nlohmann::ordered_json;
 
 std::string servingPlanToJson(const ServingPlan& plan, const ServingPlanRequest& request, int indent) {
     ordered_json rows = detail::recordsJson(plan.rows, kServingPlanRowRecord, &plan.base);
-    return ordered_json{{"mode", "inference"},
-                        {"gpus", number(request.gpus)},
-                        {"ttft_limit_s", request.ttftLimitSeconds > 0 ? number(request.ttftLimitSeconds) : ordered_json(nullptr)},
-                        {"tpot_limit_s", request.tpotLimitSeconds > 0 ? number(request.tpotLimitSeconds) : ordered_json(nullptr)},
-                        {"layouts", number(plan.layouts)},
-                        {"evaluated", number(plan.evaluated)},
-                        {"rows", std::move(rows)},
-                        {"recommended", plan.recommended >= 0 ? ordered_json{{"index", number(plan.recommended)}, {"reason", plan.reason}}
-                                                              : ordered_json(nullptr)},
-                        {"reason", plan.reason},
-                        {"errors", detail::recordsJson(plan.errors, kProblemRecord)}}
-        .dump(indent, ' ', false, ordered_json::error_handler_t::replace);
+    return detail::shortestNumbers(
+        ordered_json{{"mode", "inference"},
+                     {"gpus", number(request.gpus)},
+                     {"ttft_limit_s", request.ttftLimitSeconds > 0 ? number(request.ttftLimitSeconds) : ordered_json(nullptr)},
+                     {"tpot_limit_s", request.tpotLimitSeconds > 0 ? number(request.tpotLimitSeconds) : ordered_json(nullptr)},
+                     {"layouts", number(plan.layouts)},
+                     {"evaluated", number(plan.evaluated)},
+                     {"rows", std::move(rows)},
+                     {"recommended", plan.recommended >= 0 ? ordered_json{{"index", number(plan.recommended)}, {"reason", plan.reason}}
+                                                           : ordered_json(nullptr)},
+                     {"reason", plan.reason},
+                     {"errors", detail::recordsJson(plan.errors, kProblemRecord)}}
+            .dump(indent, ' ', false, ordered_json::error_handler_t::replace));
 }
 
 std::string gpuServingPlansToJson(const std::vector<GpuServingPlan>& plans, const ServingPlanRequest& request, int indent) {
-    return ordered_json{
+    return detail::shortestNumbers(ordered_json{
         {"mode", "inference"}, {"gpus", number(request.gpus)}, {"which_gpu", detail::recordsJson(plans, kGpuServingPlanRecord)}}
-        .dump(indent, ' ', false, ordered_json::error_handler_t::replace);
+                                       .dump(indent, ' ', false, ordered_json::error_handler_t::replace));
 }
 
 }  // namespace membudget

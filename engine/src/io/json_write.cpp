@@ -41,7 +41,7 @@ using detail::number;
 using nlohmann::ordered_json;
 
 std::string configToJson(const Config& config, int indent) {
-    return detail::configJson(config).dump(indent, ' ', false, ordered_json::error_handler_t::replace);
+    return detail::shortestNumbers(detail::configJson(config).dump(indent, ' ', false, ordered_json::error_handler_t::replace));
 }
 
 std::string resultToJson(const Result& result, const Config& config, int indent) {
@@ -49,18 +49,19 @@ std::string resultToJson(const Result& result, const Config& config, int indent)
     detail::writeRecord(out, &result, kResultRecord);
     if (result.ok()) out["query"] = encodeQuery(config);
     out["config"] = detail::configJson(config);
-    return out.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
+    return detail::shortestNumbers(out.dump(indent, ' ', false, ordered_json::error_handler_t::replace));
 }
 
 std::string compareToJson(const std::vector<MethodColumn>& columns, const Config& config, int indent) {
     ordered_json out;
     out["query"] = encodeQuery(config);
     out["methods"] = detail::recordsJson(columns, kMethodColumnRecord);
-    return out.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
+    return detail::shortestNumbers(out.dump(indent, ' ', false, ordered_json::error_handler_t::replace));
 }
 
 std::string fieldsToJson(int indent) {
-    return detail::recordsJson(fields(), kFieldRecord).dump(indent, ' ', false, ordered_json::error_handler_t::replace);
+    return detail::shortestNumbers(
+        detail::recordsJson(fields(), kFieldRecord).dump(indent, ' ', false, ordered_json::error_handler_t::replace));
 }
 
 std::string stepPartsToJson(int indent) {
@@ -68,13 +69,13 @@ std::string stepPartsToJson(int indent) {
     for (const StepPartText& text : stepPartTexts())
         parts.push_back({{"id", std::string(text.id)}, {"label", std::string(text.label)}, {"formula", std::string(text.formula)}});
     ordered_json out{{"parts", std::move(parts)}, {"assumptions", std::string(stepTimeAssumptions())}};
-    return out.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
+    return detail::shortestNumbers(out.dump(indent, ' ', false, ordered_json::error_handler_t::replace));
 }
 
 std::string presetsToJson(int indent) {
-    return ordered_json{{"models", detail::recordsJson(modelPresets(), kModelPresetRecord)},
-                        {"gpus", detail::recordsJson(gpuPresets(), kGpuPresetRecord)}}
-        .dump(indent, ' ', false, ordered_json::error_handler_t::replace);
+    return detail::shortestNumbers(ordered_json{{"models", detail::recordsJson(modelPresets(), kModelPresetRecord)},
+                                                {"gpus", detail::recordsJson(gpuPresets(), kGpuPresetRecord)}}
+                                       .dump(indent, ' ', false, ordered_json::error_handler_t::replace));
 }
 
 namespace {
@@ -120,36 +121,41 @@ std::string gpuPlansToJson(const std::vector<GpuPlan>& plans, const PlanRequest&
 std::string planToJson(const PlanResult& plan, const PlanRequest& request, int indent) {
     ordered_json rows = ordered_json::array();
     for (const auto& row : plan.rows) rows.push_back(planRowJson(row, request.base));
-    return ordered_json{{"gpus", number(request.gpus)},
-                        {"global_batch", number(request.globalBatch)},
-                        {"layouts", number(plan.layouts)},
-                        {"candidates", number(plan.candidates)},
-                        {"evaluated", number(plan.evaluated)},
-                        {"pruned", number(plan.pruned)},
-                        {"fitting", number(plan.fitting)},
-                        {"dropped", number(plan.dropped)},
-                        {"recommended", plan.recommended.index >= 0
-                                            ? ordered_json{{"index", number(plan.recommended.index)}, {"reason", plan.recommended.reason}}
-                                            : ordered_json(nullptr)},
-                        {"rows", rows},
-                        {"errors", detail::recordsJson(plan.errors, kProblemRecord)}}
-        .dump(indent, ' ', false, ordered_json::error_handler_t::replace);
+    return detail::shortestNumbers(
+        ordered_json{{"gpus", number(request.gpus)},
+                     {"global_batch", number(request.globalBatch)},
+                     {"layouts", number(plan.layouts)},
+                     {"candidates", number(plan.candidates)},
+                     {"evaluated", number(plan.evaluated)},
+                     {"pruned", number(plan.pruned)},
+                     {"fitting", number(plan.fitting)},
+                     {"dropped", number(plan.dropped)},
+                     {"recommended", plan.recommended.index >= 0
+                                         ? ordered_json{{"index", number(plan.recommended.index)}, {"reason", plan.recommended.reason}}
+                                         : ordered_json(nullptr)},
+                     {"rows", rows},
+                     {"errors", detail::recordsJson(plan.errors, kProblemRecord)}}
+            .dump(indent, ' ', false, ordered_json::error_handler_t::replace));
 }
 
 std::string adviceToJson(const std::vector<Advice>& advice, int indent) {
-    return detail::recordsJson(advice, kAdviceRecord).dump(indent, ' ', false, ordered_json::error_handler_t::replace);
+    return detail::shortestNumbers(
+        detail::recordsJson(advice, kAdviceRecord).dump(indent, ' ', false, ordered_json::error_handler_t::replace));
 }
 
 std::string measuredComparisonToJson(const MeasuredComparison& comparison, int indent) {
-    return detail::recordJson(comparison, kMeasuredComparisonRecord).dump(indent, ' ', false, ordered_json::error_handler_t::replace);
+    return detail::shortestNumbers(
+        detail::recordJson(comparison, kMeasuredComparisonRecord).dump(indent, ' ', false, ordered_json::error_handler_t::replace));
 }
 
 std::string importToJson(const ImportResult& result, int indent) {
-    return detail::recordJson(result, kImportResultRecord).dump(indent, ' ', false, ordered_json::error_handler_t::replace);
+    return detail::shortestNumbers(
+        detail::recordJson(result, kImportResultRecord).dump(indent, ' ', false, ordered_json::error_handler_t::replace));
 }
 
 std::string exportToJson(const ExportResult& result, int indent) {
-    return detail::recordJson(result, kExportResultRecord).dump(indent, ' ', false, ordered_json::error_handler_t::replace);
+    return detail::shortestNumbers(
+        detail::recordJson(result, kExportResultRecord).dump(indent, ' ', false, ordered_json::error_handler_t::replace));
 }
 
 }  // namespace membudget

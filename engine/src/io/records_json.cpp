@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "io/json_parts.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/base/problem.hpp"
 #include "membudget/base/record.hpp"
@@ -189,9 +190,9 @@ std::string recordTablesToJson(int indent) {
     for (const Root& root : kRoots) collect(*root.table, root.page, tables);
     ordered_json records = ordered_json::array();
     for (const auto& [table, page] : tables) records.push_back(tableJson(*table, page));
-    return ordered_json{
-        {"choices", std::move(choices)}, {"config", configJson()}, {"planRow", planRowJson()}, {"records", std::move(records)}}
-        .dump(indent, ' ', false, ordered_json::error_handler_t::replace);
+    return detail::shortestNumbers(
+        ordered_json{{"choices", std::move(choices)}, {"config", configJson()}, {"planRow", planRowJson()}, {"records", std::move(records)}}
+            .dump(indent, ' ', false, ordered_json::error_handler_t::replace));
 }
 
 }  // namespace membudget
