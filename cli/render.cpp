@@ -70,7 +70,7 @@ std::string runText(const StepTime& st, const Config& c) {
     auto whole = [](double x) { return detail::groupedNumber(std::round(x)); };
     auto days = [](double seconds) { return daysText(seconds / 86400); };
     std::string text = "Run (estimate): " + detail::groupedNumber(c.trainTokens) + " tokens in " + detail::groupedNumber(st.runSteps) +
-                        " optimizer steps: " + days(st.runSeconds) + bandText(st.runSecondsLow, st.runSecondsHigh, days) + " days on " +
+                       " optimizer steps: " + days(st.runSeconds) + bandText(st.runSecondsLow, st.runSecondsHigh, days) + " days on " +
                        detail::groupedNumber(worldSize(c)) + " GPUs, " + whole(st.runGpuHours) +
                        bandText(st.runGpuHoursLow, st.runGpuHoursHigh, whole) + " GPU-hours";
     if (c.gpuHourUsd > 0)

@@ -30,6 +30,7 @@ const IDS = [
   'allToAllInterNodeFloorSeconds',
   'groupedGemmHalfRateRows',
   'matmulShapeFraction',
+  'attentionKernelSpeedup',
 ];
 const VENDORS = ['nvidia', 'amd'];
 
@@ -91,7 +92,13 @@ const inc = [
 
 /** A value in its unit for a reader. @param {number} x @param {string} unit */
 const shown = (x, unit) =>
-  unit === 's' ? `${Number((x * 1e6).toPrecision(3))} µs` : unit === 'rows' ? `${x} rows` : `${Number((x * 100).toPrecision(3))}%`;
+  unit === 's'
+    ? `${Number((x * 1e6).toPrecision(3))} µs`
+    : unit === 'rows'
+      ? `${x} rows`
+      : unit === 'times'
+        ? `${x}×`
+        : `${Number((x * 100).toPrecision(3))}%`;
 /** Markdown table cells keep their pipes. @param {string} text */
 const cell = (text) => String(text).replace(/\|/g, '\\|').replace(/\n/g, ' ');
 

@@ -21,7 +21,8 @@ enum class RuntimeConstant : std::uint8_t {
     allToAllFloorSeconds,
     allToAllInterNodeFloorSeconds,
     groupedGemmHalfRateRows,
-    matmulShapeFraction
+    matmulShapeFraction,
+    attentionKernelSpeedup
 };
 enum class Vendor : std::uint8_t { nvidia, amd };
 

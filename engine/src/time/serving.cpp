@@ -124,7 +124,7 @@ void servingModel(const Config& c, ServingModel& m, detail::EstimateEnd end) {
     const double bf16Rate = c.peakTflops * 1e12 * c.matmulEfficiency * shape;
     const double link = share(RuntimeConstant::linkFraction);
     m.rates = {c.weightDtype == WeightDtype::fp8 && c.fp8Tflops > 0 ? c.fp8Tflops * 1e12 * fp8Efficiency * shape : bf16Rate,
-               c.peakTflops * 1e12 * detail::flashAttentionShare(gpu),
+               c.peakTflops * 1e12 * detail::flashAttentionShare(gpu) * share(RuntimeConstant::attentionKernelSpeedup),
                c.hbmTbps * 1e12 * share(RuntimeConstant::decodeHbmFraction),
                {c.nvlinkGbps * 1e9 * link, c.networkGbps * 1e9 * link}};
     m.eagerLaunchSeconds = latency(RuntimeConstant::eagerLaunchSeconds);

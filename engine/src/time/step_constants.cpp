@@ -34,15 +34,15 @@ StepConstants stepConstants(const Config& c, EstimateEnd end) {
     // Latencies and the grouped GEMM's half-rate rows slow the step as they grow; shares of a rate speed it.
     auto latency = [&](RuntimeConstant id) { return runtimeConstant(id, c).at(end, false); };
     auto share = [&](RuntimeConstant id) { return runtimeConstant(id, c).at(end, true); };
-    k.runtime = {latency(RuntimeConstant::eagerLaunchSeconds),
-                 share(RuntimeConstant::hbmStreamFraction),
-                 share(RuntimeConstant::linkFraction),
-                 latency(RuntimeConstant::allReduceFloorSeconds),
-                 latency(RuntimeConstant::allGatherFloorSeconds),
-                 latency(RuntimeConstant::allToAllFloorSeconds),
-                 latency(RuntimeConstant::allToAllInterNodeFloorSeconds),
-                 latency(RuntimeConstant::groupedGemmHalfRateRows),
-                 share(RuntimeConstant::matmulShapeFraction)};
+    k.runtime = {
+        latency(RuntimeConstant::eagerLaunchSeconds), share(RuntimeConstant::hbmStreamFraction), share(RuntimeConstant::linkFraction),
+        latency(RuntimeConstant::allReduceFloorSeconds), latency(RuntimeConstant::allGatherFloorSeconds),
+        latency(RuntimeConstant::allToAllFloorSeconds), latency(RuntimeConstant::allToAllInterNodeFloorSeconds),
+        latency(RuntimeConstant::groupedGemmHalfRateRows), share(RuntimeConstant::matmulShapeFraction),
+        // PyTorch's SDPA runs FlashAttention-2 itself (its flash backend): torchtitan, torchtune, accelerate and
+        // DeepSpeed take no faster kernel; Megatron-LM runs Transformer Engine's cuDNN attention. Triton's and
+        // eager attention are their own kernels.
+        c.framework == Framework::megatron && c.attention == Attention::flash ? share(RuntimeConstant::attentionKernelSpeedup) : 1.0};
     k.gpu = findGpuPreset(c.gpu);
     k.attentionEfficiency = attentionEfficiency(c, k.gpu);
     // 6·N + 12·L·a·d·s FLOPs per token (torchtitan get_num_flops_per_token): N without the input embedding.

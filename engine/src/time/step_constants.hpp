@@ -18,7 +18,7 @@ namespace membudget::detail {
 struct StepRuntime {
     double eagerLaunchSeconds, hbmStreamFraction, linkFraction;
     double allReduceFloorSeconds, allGatherFloorSeconds, allToAllFloorSeconds, allToAllInterNodeFloorSeconds;
-    double groupedGemmHalfRateRows, matmulShapeFraction;
+    double groupedGemmHalfRateRows, matmulShapeFraction, attentionKernelSpeedup;
 };
 
 struct StepConstants {

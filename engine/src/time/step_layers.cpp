@@ -75,7 +75,10 @@ void stepRates(const Config& c, const StepConstants& constants, StepModel& m) {
                        ? c.fp8Tflops * 1e12 * fp8Efficiency * m.runtime.matmulShapeFraction * clockScale
                    : c.precision == Precision::fp32 ? m.bf16Rate / 2
                                                     : m.bf16Rate;
-    m.attentionRate = c.peakTflops * 1e12 * constants.attentionEfficiency * clockScale * (c.precision == Precision::fp32 ? 0.5 : 1);
+    // FlashAttention-2's measured share, times how much faster the framework's kernel may be (FlashAttention-3 on Hopper:
+    // 1 in the estimate's value, up to 1.8 at the band's fast end; docs/constants.md).
+    m.attentionRate = c.peakTflops * 1e12 * constants.attentionEfficiency * m.runtime.attentionKernelSpeedup * clockScale *
+                      (c.precision == Precision::fp32 ? 0.5 : 1);
     // The shares of HBM's and the links' rated bandwidths that streamed reads and NCCL reach (docs/constants.md).
     m.hbm = c.hbmTbps * 1e12 * m.runtime.hbmStreamFraction;
     const double link = m.runtime.linkFraction;
