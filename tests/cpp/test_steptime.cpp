@@ -37,6 +37,23 @@ Config configOf(std::vector<Assignment> assignments) {
 
 double part(const StepTime& st, StepPart p) { return st.partSeconds[static_cast<size_t>(p)]; }
 
+// Qwen3-30B-A3B under Megatron-LM on 8 H100s, EP 8 over NVLink, one micro-batch of `seq` tokens, then `changes`.
+std::vector<Assignment> qwen3OnEightH100(const char* seq, const std::vector<Assignment>& changes) {
+    std::vector<Assignment> all{{"model", "qwen3-30b-a3b"},
+                                {"gpu", "h100-80gb"},
+                                {"method", "membudget"},
+                                {"framework", "megatron"},
+                                {"tp", "1"},
+                                {"dp", "8"},
+                                {"ep", "8"},
+                                {"mb", "1"},
+                                {"seq", seq},
+                                {"zero", "1"},
+                                {"ckpt", "none"}};
+    all.insert(all.end(), changes.begin(), changes.end());
+    return all;
+}
+
 // The step as the model computes it at the runtime constants' values, before the reported step moves to its band's
 // midpoint: what the tests of its arithmetic check.
 StepTime modelStep(const Config& c) {
@@ -318,21 +335,9 @@ TEST_CASE("Megatron-LM's overlap switches hide the distributed optimizer's reduc
 
 TEST_CASE("Megatron-LM's EP all-to-all overlap hides each all-to-all behind the paired micro-batch's compute", "[steptime][moe]") {
     // Qwen3-30B-A3B on 8 H100s, EP 8 over NVLink.
-    const std::vector<Assignment> base{{"model", "qwen3-30b-a3b"},
-                                       {"gpu", "h100-80gb"},
-                                       {"method", "membudget"},
-                                       {"framework", "megatron"},
-                                       {"tp", "1"},
-                                       {"dp", "8"},
-                                       {"ep", "8"},
-                                       {"mb", "1"},
-                                       {"seq", "4096"},
-                                       {"zero", "1"},
-                                       {"ckpt", "none"}};
-    auto ep = [&](std::vector<Assignment> changes) {
-        std::vector<Assignment> all = base;
-        all.insert(all.end(), changes.begin(), changes.end());
-        return part(estimateStepTime(configOf(all)), StepPart::expertParallel);
+    const std::vector<Assignment> base = qwen3OnEightH100("4096", {});
+    auto ep = [&](const std::vector<Assignment>& changes) {
+        return part(estimateStepTime(configOf(qwen3OnEightH100("4096", changes))), StepPart::expertParallel);
     };
     // One micro-batch has no other to pair with: nothing hidden.
     CHECK(ep({{"microbatches", "1"}, {"overlap_moe_comm", "true"}}) == Approx(ep({{"microbatches", "1"}})).epsilon(1e-12));
@@ -406,20 +411,7 @@ TEST_CASE("a MoE layer's grouped GEMMs slow down as each expert gets fewer rows"
     // Qwen3-30B-A3B on 8 H100s with EP 8 and forced balance: 16 local experts. At 4,096 tokens a micro-batch each expert
     // takes 4,096 × 8 × 8 / 128 = 2,048 rows; at 256 tokens, 128. The matmul FLOPs scale with the tokens; the routed
     // experts' time scales with FLOPs over rows / (rows + M½) (groupedGemmHalfRateRows, DeepGEMM's H800 tables).
-    auto config = [](const char* seq) {
-        return configOf({{"model", "qwen3-30b-a3b"},
-                         {"gpu", "h100-80gb"},
-                         {"method", "membudget"},
-                         {"framework", "megatron"},
-                         {"tp", "1"},
-                         {"dp", "8"},
-                         {"ep", "8"},
-                         {"mb", "1"},
-                         {"seq", seq},
-                         {"zero", "1"},
-                         {"ckpt", "none"},
-                         {"moe_force_balance", "true"}});
-    };
+    auto config = [](const char* seq) { return configOf(qwen3OnEightH100(seq, {{"moe_force_balance", "true"}})); };
     const Config large = config("4096"), small = config("256");
     const double halfRate = detail::runtimeConstant(detail::RuntimeConstant::groupedGemmHalfRateRows, large).value;
     CHECK(halfRate == 180);
