@@ -111,7 +111,7 @@ const doc = [
   'the runtime. Each is taken from published measurements made apart from the end-to-end rows that validate the',
   'estimates: those rows only score. The value is the figure the model is built on; the range is what the measurements',
   'span. Every speed is a band: the estimate is computed with each constant at the end of its range that makes it',
-  'fastest and at the end that makes it slowest, and reported at the middle of the two, "58.7 s (52.1–65.3)" (the figure',
+  'fastest and at the end that makes it slowest, and reported at the middle of the two, "8.821 s (7.841–9.801)" (the figure',
   'at the values lies inside). A row applies to the GPU presets it names, else to its vendor (a preset without a CUDA',
   "compute capability is AMD's). Where no measurement was found the row says so: an assumption, not a figure.",
   'One data file (`engine/data/runtime-constants.json`) feeds the engine and this page.',
