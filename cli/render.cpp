@@ -171,6 +171,18 @@ void printVerdict(std::ostream& out, const Result& result, ByteUnit unit) {
     out << "\n";
 }
 
+// The benchmark's load, as the serving line opens under one: how many requests, how they arrive, their lengths.
+std::string benchmarkText(const ServingTime& sv, const Config& c) {
+    std::string lengths = detail::groupedNumber(sv.inputTokens) + " in / " + detail::groupedNumber(sv.outputTokens) + " out";
+    if (sv.lengthRangeRatio < 1)
+        lengths += " drawn from " + detail::formatNumber(sv.lengthRangeRatio) + " × to 1 × (means " +
+                   detail::groupedNumber(std::round(sv.meanInputTokens)) + " / " + detail::groupedNumber(std::round(sv.meanOutputTokens)) +
+                   ")";
+    return "Estimated benchmark (" + std::string(toString(c.framework)) + ", " + detail::groupedNumber(sv.prompts) + " prompts of " +
+           lengths + ", " + (sv.requestRate > 0 ? detail::formatNumber(sv.requestRate) + " requests/s" : "all sent at once") +
+           ", at most " + detail::groupedNumber(sv.concurrency) + " in flight per replica";
+}
+
 // The speed estimates: the training step's or the serving's, each with its parts over 1% of it.
 void printSpeed(std::ostream& out, const Result& result, const Config& c) {
     if (result.stepTime.estimated) {
@@ -197,14 +209,23 @@ void printSpeed(std::ostream& out, const Result& result, const Config& c) {
         const ServingTime& sv = result.servingTime;
         auto ms = [](double seconds) { return detail::formatNumber(std::round(seconds * 1e5) / 100); };
         auto whole = [](double x) { return detail::groupedNumber(std::round(x)); };
-        out << "Estimated serving (" << toString(c.framework) << ", " << detail::groupedNumber(sv.concurrency) << " requests of "
-            << detail::groupedNumber(sv.inputTokens) << " in / " << detail::groupedNumber(sv.outputTokens) << " out"
-            << (sv.lengthsAssumed ? ", seq split in half: set input_tokens and output_tokens" : "") << "): TTFT " << ms(sv.ttftSeconds)
-            << " ms" << bandText(sv.ttftSecondsLow, sv.ttftSecondsHigh, ms) << ", TPOT " << ms(sv.tpotSeconds) << " ms"
-            << bandText(sv.tpotSecondsLow, sv.tpotSecondsHigh, ms) << ", " << whole(sv.outputTokensPerSecondPerGpu)
+        const std::string mean = sv.benchmarked ? "mean " : "";
+        out << (sv.benchmarked ? benchmarkText(sv, c)
+                               : "Estimated serving (" + std::string(toString(c.framework)) + ", " + detail::groupedNumber(sv.concurrency) +
+                                     " requests of " + detail::groupedNumber(sv.inputTokens) + " in / " +
+                                     detail::groupedNumber(sv.outputTokens) + " out")
+            << (sv.lengthsAssumed ? ", seq split in half: set input_tokens and output_tokens" : "") << "): " << mean << "TTFT "
+            << ms(sv.ttftSeconds) << " ms" << bandText(sv.ttftSecondsLow, sv.ttftSecondsHigh, ms)
+            << (sv.benchmarked ? ", P99 " + ms(sv.ttftP99Seconds) + " ms" : "") << ", " << mean << "TPOT " << ms(sv.tpotSeconds) << " ms"
+            << bandText(sv.tpotSecondsLow, sv.tpotSecondsHigh, ms)
+            << (sv.benchmarked ? ", P99 " + ms(sv.tpotP99Seconds) + " ms, mean ITL " + ms(sv.itlMeanSeconds) + " ms, P99 " +
+                                     ms(sv.itlP99Seconds) + " ms"
+                               : "")
+            << ", " << whole(sv.outputTokensPerSecondPerGpu)
             << bandText(sv.outputTokensPerSecondPerGpuLow, sv.outputTokensPerSecondPerGpuHigh, whole) << " output tokens/s per GPU, "
-            << detail::groupedNumber(std::round(sv.outputTokensPerSecondPerReplica * c.dp))
-            << " in all (an estimate, docs/inference.md). TPOT:";
+            << detail::groupedNumber(std::round(sv.outputTokensPerSecondPerReplica * c.dp)) << " in all"
+            << (sv.benchmarked ? " over " + detail::formatNumber(std::round(sv.benchmarkSeconds * 10) / 10) + " s" : "")
+            << " (an estimate, docs/inference.md). TPOT:";
         std::string separator = " ";
         for (size_t i = 0; i < kDecodeParts; ++i) {
             if (!(sv.decodeSeconds[i] > 0.01 * sv.tpotSeconds)) continue;

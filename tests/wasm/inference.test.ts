@@ -49,6 +49,26 @@ describe('inference', () => {
     }
   });
 
+  it('runs a serving benchmark as the CLI does: the same draws, means, P99s and throughput', () => {
+    const query =
+      'model=deepseek-v3&mode=inference&framework=sglang&gpu=b200&tp=8&mb=64&seq=2048&input_tokens=1024&output_tokens=1024' +
+      '&weight_dtype=fp8&num_prompts=640&length_range_ratio=0.8';
+    const sv = engine.evaluate(engine.decodeQuery(query).config).servingTime!;
+    const native = cliResultForQuery(query);
+    expect(sv.benchmark).not.toBeNull();
+    expect(sv.benchmark!.prompts).toBe(640);
+    expect(sv.ttftSeconds).toBeCloseTo(native.ttft_s, 6);
+    expect(sv.tpotSeconds).toBeCloseTo(native.tpot_s, 6);
+    expect(sv.outputTokensPerSecondPerGpu).toBeCloseTo(native.output_tokens_per_second_per_gpu, 3);
+    expect(sv.benchmark!.ttftP99Seconds).toBeCloseTo(native.serving.benchmark.ttft_p99_s, 6);
+    expect(sv.benchmark!.meanInputTokens).toBeCloseTo(native.serving.benchmark.mean_input_tokens, 3);
+    // The first wave queues: its slowest request waits for many prefills, the mean far less.
+    expect(sv.benchmark!.ttftP99Seconds).toBeGreaterThan(3 * sv.ttftSeconds);
+    // Without num_prompts: the steady state, and no benchmark record.
+    const steady = engine.evaluate(engine.decodeQuery(query.replace('&num_prompts=640', '')).config).servingTime!;
+    expect(steady.benchmark).toBeNull();
+  });
+
   it('answers how many sequences and how long a context fit, as the CLI does', () => {
     const query = 'model=llama-3.1-70b&tp=4&mb=16&seq=8192&gpu=h100-80gb&mode=inference&weight_dtype=fp8&kv_dtype=fp8';
     const ledger = engine.evaluate(engine.decodeQuery(query).config);

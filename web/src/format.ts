@@ -168,3 +168,20 @@ export function ledgerMarkdown(ledger: Ledger, config: Config, unit: Unit, link:
   lines.push('', `${UNIT_MEANING[unit]}. [Open in membudget](${link})`);
   return lines.join('\n');
 }
+
+/**
+ * How the serving line opens: the steady state's requests in flight and their lengths, or, under a benchmark
+ * (num_prompts set), its load: the prompts, how they arrive, at most how many in flight, the lengths' spread.
+ */
+export function servingOpening(sv: NonNullable<Ledger['servingTime']>): string {
+  const lengths = `${formatCount(sv.inputTokens)} in / ${formatCount(sv.outputTokens)} out`;
+  const assumed = sv.lengthsAssumed ? ', seq split in half: set input and output tokens' : '';
+  const b = sv.benchmark;
+  if (b === null) return `Estimated serving (${formatCount(sv.concurrency)} requests of ${lengths}${assumed}): `;
+  const spread =
+    b.lengthRangeRatio < 1
+      ? ` drawn from ${b.lengthRangeRatio}× (means ${formatCount(Math.round(b.meanInputTokens))} / ${formatCount(Math.round(b.meanOutputTokens))})`
+      : '';
+  const arrival = b.requestRate > 0 ? `${b.requestRate} requests/s` : 'all sent at once';
+  return `Estimated benchmark (${formatCount(b.prompts)} prompts of ${lengths}${spread}${assumed}, ${arrival}, at most ${formatCount(sv.concurrency)} in flight): `;
+}

@@ -15,6 +15,7 @@ import {
   formatWithUnit,
   methodText,
   RESERVED_NOTE,
+  servingOpening,
   UNIT_LABEL,
   UNIT_MEANING,
   verdictSentence,
@@ -288,15 +289,18 @@ export class LedgerView {
     this.#speedParts.hidden = !shown;
     if (!shown) return;
     const parts = st !== null ? st.parts : sv!.decodeParts;
+    // Under a benchmark (num_prompts set) the figures are its means over the requests, and the line says so.
+    const bench = sv?.benchmark ?? null;
+    const mean = bench !== null ? 'mean ' : '';
     const total = st !== null ? st.stepSeconds : sv!.tpotSeconds;
     const line =
       st !== null
         ? `Estimated step ${formatSeconds(st.stepSeconds)}${band(st.stepSecondsLow, st.stepSecondsHigh, formatSeconds)} · ` +
           `${formatCount(Math.round(st.tokensPerSecondPerGpu))}${band(st.tokensPerSecondPerGpuLow, st.tokensPerSecondPerGpuHigh, (x) => formatCount(Math.round(x)))} tokens/s per GPU · ` +
           `MFU ${formatPercentTenth(st.mfu)} · an estimate`
-        : `Estimated serving (${formatCount(sv!.concurrency)} requests of ${formatCount(sv!.inputTokens)} in / ${formatCount(sv!.outputTokens)} out${sv!.lengthsAssumed ? ', seq split in half: set input and output tokens' : ''}): ` +
-          `TTFT ${formatSeconds(sv!.ttftSeconds)}${band(sv!.ttftSecondsLow, sv!.ttftSecondsHigh, formatSeconds)} · ` +
-          `TPOT ${formatSeconds(sv!.tpotSeconds)}${band(sv!.tpotSecondsLow, sv!.tpotSecondsHigh, formatSeconds)} · ` +
+        : servingOpening(sv!) +
+          `${mean}TTFT ${formatSeconds(sv!.ttftSeconds)}${band(sv!.ttftSecondsLow, sv!.ttftSecondsHigh, formatSeconds)}${bench ? ` (P99 ${formatSeconds(bench.ttftP99Seconds)})` : ''} · ` +
+          `${mean}TPOT ${formatSeconds(sv!.tpotSeconds)}${band(sv!.tpotSecondsLow, sv!.tpotSecondsHigh, formatSeconds)}${bench ? ` (P99 ${formatSeconds(bench.tpotP99Seconds)})` : ''} · ` +
           `${formatCount(Math.round(sv!.outputTokensPerSecondPerGpu))}${band(sv!.outputTokensPerSecondPerGpuLow, sv!.outputTokensPerSecondPerGpuHigh, (x) => formatCount(Math.round(x)))} output tokens/s per GPU · an estimate`;
     setText(this.#speed, line);
     // The parts' table is built when its rows change (training or serving, which parts take time) and otherwise

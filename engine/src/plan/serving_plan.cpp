@@ -38,6 +38,8 @@ Config servingRowConfig(const Config& base, const ServingPlanRow& row) {
     c.etp = row.ep > 1 ? 1 : 0;
     c.gpus = 0;
     c.mb = row.concurrency;
+    // The planner ranks layouts by their steady state: a benchmark per row and concurrency would cost a simulation each.
+    c.numPrompts = 0;
     return c;
 }
 

@@ -19,6 +19,7 @@
 #include "time/moe_time.hpp"
 #include "time/rates.hpp"
 #include "time/runtime_constants.hpp"
+#include "time/serving_bench.hpp"
 
 namespace membudget {
 
@@ -338,6 +339,67 @@ void throughput(const Config& c, ServingTime& out) {
     out.outputTokensPerSecond = out.outputTokensPerSecondPerReplica * c.dp;
 }
 
+// The serving model bound for the benchmark: a pass of `decode` requests (spread over the PP micro-batches in flight, as
+// decodeParts has them) and `prompt` prompt tokens.
+struct BoundModel {
+    const Config* c;
+    const ServingModel* m;
+};
+double boundPassSeconds(const void* bound, double decode, double context, double prompt, double promptContext) {
+    const auto& b = *static_cast<const BoundModel*>(bound);
+    return pass(*b.c, *b.m, {decode / b.c->pp, context, prompt, promptContext}).total;
+}
+
+// Under a benchmark: TTFT, TPOT and the throughput become the benchmark's means; the steady state's parts are kept in
+// proportion, the TTFT's excess over the steady state is the queue, and TPOT's is the other prompts run in between.
+bool benchmark(const Config& c, const ServingModel& m, ServingTime& out) {
+    const BoundModel bound{&c, &m};
+    detail::BenchmarkLoad load;
+    load.engine = c.framework == Framework::sglang ? Framework::sglang : Framework::vllm;
+    // The benchmark's requests and rate shared evenly by the DP replicas, mb in flight on each.
+    load.prompts = std::ceil(c.numPrompts / c.dp);
+    load.requestRate = c.requestRate / c.dp;
+    load.maxConcurrency = c.mb;
+    load.input = out.inputTokens;
+    load.output = out.outputTokens;
+    load.rangeRatio = c.lengthRangeRatio;
+    load.tokenBudget = c.workspaceTokens;
+    detail::BenchmarkFigures run;
+    if (!detail::simulateBenchmark(load, {&bound, &boundPassSeconds}, run)) return false;
+    out.benchmarked = true;
+    out.prompts = c.numPrompts;
+    out.requestRate = c.requestRate;
+    out.lengthRangeRatio = c.lengthRangeRatio;
+    out.steadyTtftSeconds = out.ttftSeconds;
+    out.steadyTpotSeconds = out.tpotSeconds;
+    auto pre = [&out](PrefillPart part) -> double& { return out.prefillSeconds[static_cast<size_t>(part)]; };
+    if (run.ttftMean >= out.ttftSeconds) {
+        pre(PrefillPart::queue) = run.ttftMean - out.ttftSeconds;
+    } else {
+        for (double& part : out.prefillSeconds) part *= run.ttftMean / out.ttftSeconds;
+    }
+    if (run.tpotMean >= out.tpotSeconds) {
+        out.decodeSeconds[static_cast<size_t>(DecodePart::prefill)] += run.tpotMean - out.tpotSeconds;
+    } else {
+        for (double& part : out.decodeSeconds) part *= run.tpotMean / out.tpotSeconds;
+    }
+    out.ttftSeconds = run.ttftMean;
+    out.tpotSeconds = run.tpotMean;
+    out.ttftP99Seconds = run.ttftP99;
+    out.tpotP99Seconds = run.tpotP99;
+    out.itlMeanSeconds = run.itlMean;
+    out.itlP99Seconds = run.itlP99;
+    out.benchmarkSeconds = run.duration;
+    out.meanInputTokens = run.meanInput;
+    out.meanOutputTokens = run.meanOutput;
+    out.requestSeconds = run.latencyMean;
+    out.requestsPerSecondPerReplica = run.requestsPerSecond;
+    out.outputTokensPerSecondPerReplica = run.outputTokensPerSecond;
+    out.outputTokensPerSecondPerGpu = run.outputTokensPerSecond / out.gpusPerReplica;
+    out.outputTokensPerSecond = run.outputTokensPerSecond * c.dp;
+    return true;
+}
+
 // One estimate of the serving speed, with the constants at `end`.
 ServingTime servingAt(const Config& c, detail::EstimateEnd end) noexcept {
     ServingTime out;
@@ -353,6 +415,7 @@ ServingTime servingAt(const Config& c, detail::EstimateEnd end) noexcept {
     throughput(c, out);
     out.framework = c.framework;
     out.replicas = c.dp;
+    if (c.numPrompts > 0 && !benchmark(c, m, out)) return ServingTime{};
     roofline(c, m, input, output, out);
     out.estimated = std::isfinite(out.tpotSeconds) && out.tpotSeconds > 0 && std::isfinite(out.ttftSeconds);
     if (!out.estimated) return ServingTime{};
@@ -373,6 +436,7 @@ ServingTime estimateServingTime(const Config& c) noexcept {
     // The band: the same configuration with every constant at its range's fast and slow ends, each bounding the value.
     // TTFT and TPOT are reported at their bands' midpoints, their parts in proportion; the throughput follows from them.
     const ServingTime fast = servingAt(c, detail::EstimateEnd::fast), slow = servingAt(c, detail::EstimateEnd::slow);
+    if (!fast.estimated || !slow.estimated) return ServingTime{};
     out.ttftSecondsLow = std::min(fast.ttftSeconds, out.ttftSeconds);
     out.ttftSecondsHigh = std::max(slow.ttftSeconds, out.ttftSeconds);
     out.tpotSecondsLow = std::min(fast.tpotSeconds, out.tpotSeconds);
@@ -380,6 +444,30 @@ ServingTime estimateServingTime(const Config& c) noexcept {
     const double ttft = (out.ttftSecondsLow + out.ttftSecondsHigh) / 2, tpot = (out.tpotSecondsLow + out.tpotSecondsHigh) / 2;
     for (double& part : out.prefillSeconds) part *= ttft / out.ttftSeconds;
     for (double& part : out.decodeSeconds) part *= tpot / out.tpotSeconds;
+    if (out.benchmarked) {
+        // The benchmark's figures at the band's midpoints: its P99s and ITL in proportion, the throughput the middle of
+        // its own band.
+        // The throughput follows the midpoints as a request's time does (TTFT + (output − 1) × TPOT at the mean output),
+        // as the steady state's follows them through Little's law.
+        const double perRequest = out.ttftSeconds + (out.meanOutputTokens - 1) * out.tpotSeconds;
+        const double scale = perRequest / (ttft + (out.meanOutputTokens - 1) * tpot);
+        out.ttftP99Seconds *= ttft / out.ttftSeconds;
+        out.tpotP99Seconds *= tpot / out.tpotSeconds;
+        out.itlMeanSeconds *= tpot / out.tpotSeconds;
+        out.itlP99Seconds *= tpot / out.tpotSeconds;
+        out.ttftSeconds = ttft;
+        out.tpotSeconds = tpot;
+        const double low = std::min(slow.outputTokensPerSecondPerGpu, out.outputTokensPerSecondPerGpu);
+        const double high = std::max(fast.outputTokensPerSecondPerGpu, out.outputTokensPerSecondPerGpu);
+        for (double* v : {&out.outputTokensPerSecondPerGpu, &out.outputTokensPerSecondPerReplica, &out.outputTokensPerSecond,
+                          &out.requestsPerSecondPerReplica})
+            *v *= scale;
+        out.requestSeconds /= scale;
+        out.benchmarkSeconds /= scale;
+        out.outputTokensPerSecondPerGpuLow = low;
+        out.outputTokensPerSecondPerGpuHigh = high;
+        return out;
+    }
     out.ttftSeconds = ttft;
     out.tpotSeconds = tpot;
     throughput(c, out);

@@ -32,6 +32,7 @@ constexpr std::array<ServingPartText, kPrefillParts> kPrefillTexts{{
     {"expert_parallel", "EP all-to-alls", "dispatch and combine per MoE layer of the prompt's copies"},
     {"pipeline", "PP sends and launches", "stage boundaries and kernel launches of the prefill pass"},
     {"decode_batch", "running decode step", "the decode step each chunk is scheduled beside"},
+    {"queue", "queued behind other prompts", "under a benchmark: the mean TTFT less the steady state's (the others' prefills first)"},
 }};
 
 }  // namespace
@@ -49,8 +50,10 @@ std::string_view servingAssumptions() {
            "sequences, SGLang up to its cuda_graph_max_bs by GPU memory and TP) leave a measured gap per kernel; eager launches cost "
            "a measured host time each (docs/constants.md: each constant per vendor with its published range). vLLM schedules prompt chunks "
            "into decode steps (chunked prefill); SGLang runs prefill batches between them. "
-           "Not modelled: speculative decoding, prefix-cache hits, the API server and tokenizer, request arrival bursts (TTFT is the "
-           "steady state's, not a cold start's), DeepSeek-V3.2's sparse attention (its full attention is counted).";
+           "With num_prompts set, a benchmark instead: the requests sent at request_rate (Poisson) or all at once, at most mb in "
+           "flight, scheduled pass by pass as each engine's scheduler does, and TTFT, TPOT and throughput its means over them. "
+           "Not modelled: speculative decoding, prefix-cache hits, the API server and tokenizer, the KV cache's limit on the "
+           "requests running, DeepSeek-V3.2's sparse attention (its full attention is counted).";
 }
 
 }  // namespace membudget

@@ -106,6 +106,27 @@ constexpr Column kRooflineColumns[] = {
 };
 constinit const RecordTable kRoofline{RECORD_NAME("ServingRoofline"), kRooflineColumns};
 
+// Under a benchmark (num_prompts set): what vllm bench serve and bench_serving print beside the means above.
+constexpr Column kBenchmarkColumns[] = {
+    member<&ServingTime::benchmarked>("benchmarked", RECORD_JSON(""), {.flags = kHidden}),
+    member<&ServingTime::prompts>("prompts", RECORD_JSON("num_prompts")),
+    member<&ServingTime::requestRate>("requestRate", RECORD_JSON("request_rate"),
+                                      {.doc = RECORD_DOC("Requests per second over the deployment, Poisson; 0: all at once.")}),
+    member<&ServingTime::lengthRangeRatio>("lengthRangeRatio", RECORD_JSON("length_range_ratio"), {.kind = CellKind::fraction}),
+    member<&ServingTime::ttftP99Seconds>("ttftP99Seconds", RECORD_JSON("ttft_p99_s"), {.round = kMicro}),
+    member<&ServingTime::tpotP99Seconds>("tpotP99Seconds", RECORD_JSON("tpot_p99_s"), {.round = kMicro}),
+    member<&ServingTime::itlMeanSeconds>("itlMeanSeconds", RECORD_JSON("itl_mean_s"), {.round = kMicro}),
+    member<&ServingTime::itlP99Seconds>("itlP99Seconds", RECORD_JSON("itl_p99_s"), {.round = kMicro}),
+    member<&ServingTime::benchmarkSeconds>("benchmarkSeconds", RECORD_JSON("duration_s"), {.round = kMilli}),
+    member<&ServingTime::meanInputTokens>("meanInputTokens", RECORD_JSON("mean_input_tokens"), {.round = kMilli}),
+    member<&ServingTime::meanOutputTokens>("meanOutputTokens", RECORD_JSON("mean_output_tokens"), {.round = kMilli}),
+    member<&ServingTime::steadyTtftSeconds>("steadyTtftSeconds", RECORD_JSON("steady_ttft_s"), {.round = kMicro}),
+    member<&ServingTime::steadyTpotSeconds>("steadyTpotSeconds", RECORD_JSON("steady_tpot_s"), {.round = kMicro}),
+};
+constinit const RecordTable kBenchmark{RECORD_NAME("ServingBenchmark"), kBenchmarkColumns, record::at(kBenchmarkColumns, "benchmarked"),
+                                       kAlways,
+                                       RECORD_DOC("The benchmark's figures (num_prompts set; docs/inference.md, \"Under a benchmark\").")};
+
 constexpr Column kServingDetailColumns[] = {
     member<&ServingTime::framework>("framework", RECORD_JSON("framework")),
     member<&ServingTime::inputTokens>("inputTokens", RECORD_JSON("input_tokens")),
@@ -128,6 +149,7 @@ constexpr Column kServingDetailColumns[] = {
     member<&ServingTime::expertsReadPerLayer>("expertsReadPerLayer", RECORD_JSON("experts_read_per_layer"), {.round = kMilli}),
     member<&ServingTime::computeBound>("computeBound", RECORD_JSON("compute_bound")),
     member<&ServingTime::cudaGraphs>("cudaGraphs", RECORD_JSON("cuda_graphs")),
+    computed("benchmark", RECORD_JSON("benchmark"), CellKind::record, &record::readSelf<ServingTime>, {.child = &kBenchmark}),
     computed("", RECORD_JSON("roofline"), CellKind::record, &record::readSelf<ServingTime>, {.child = &kRoofline}),
     computed("assumptions", RECORD_JSON("assumptions"), CellKind::text, [](const void*, Cell& c) { c.text = servingAssumptions(); }),
 };

@@ -558,6 +558,18 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "help": "Generated tokens per request, for the serving speed (TTFT, TPOT, throughput)",
     "section": "docs/inference.md, Serving speed"
   },
+  "num_prompts": {
+    "help": "Requests a serving benchmark sends (--num-prompts); set, the speed is the benchmark's mean TTFT, TPOT and throughput, mb its --max-concurrency",
+    "section": "docs/inference.md, Under a benchmark"
+  },
+  "request_rate": {
+    "help": "Poisson arrivals of the benchmark's requests (--request-rate), over the whole deployment",
+    "section": "docs/inference.md, Under a benchmark"
+  },
+  "length_range_ratio": {
+    "help": "The benchmark draws each request's input and output lengths uniformly from ratio × the nominal to the nominal (SGLang bench_serving's --random-range-ratio); 1: fixed lengths",
+    "section": "docs/inference.md, Under a benchmark"
+  },
   "enforce_eager": {
     "help": "Decode without CUDA graphs (vLLM --enforce-eager, SGLang --disable-cuda-graph): every kernel launched from the host",
     "section": "docs/inference.md, Serving speed"

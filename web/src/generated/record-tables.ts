@@ -643,6 +643,12 @@ export const RECORD_TABLES: RecordTables = {
         "kind": "flag"
       },
       {
+        "page": "benchmark",
+        "json": "benchmark",
+        "kind": "record",
+        "child": "ServingBenchmark"
+      },
+      {
         "page": "",
         "json": "roofline",
         "kind": "record",
@@ -652,6 +658,89 @@ export const RECORD_TABLES: RecordTables = {
         "page": "assumptions",
         "json": "assumptions",
         "kind": "text"
+      }
+    ]
+  },
+  "ServingBenchmark": {
+    "presentIf": "benchmarked",
+    "columns": [
+      {
+        "page": "benchmarked",
+        "json": "",
+        "kind": "flag",
+        "flags": [
+          "pageOnly",
+          "jsonOnly"
+        ]
+      },
+      {
+        "page": "prompts",
+        "json": "num_prompts",
+        "kind": "number"
+      },
+      {
+        "page": "requestRate",
+        "json": "request_rate",
+        "kind": "number"
+      },
+      {
+        "page": "lengthRangeRatio",
+        "json": "length_range_ratio",
+        "kind": "fraction"
+      },
+      {
+        "page": "ttftP99Seconds",
+        "json": "ttft_p99_s",
+        "kind": "number",
+        "round": 6
+      },
+      {
+        "page": "tpotP99Seconds",
+        "json": "tpot_p99_s",
+        "kind": "number",
+        "round": 6
+      },
+      {
+        "page": "itlMeanSeconds",
+        "json": "itl_mean_s",
+        "kind": "number",
+        "round": 6
+      },
+      {
+        "page": "itlP99Seconds",
+        "json": "itl_p99_s",
+        "kind": "number",
+        "round": 6
+      },
+      {
+        "page": "benchmarkSeconds",
+        "json": "duration_s",
+        "kind": "number",
+        "round": 3
+      },
+      {
+        "page": "meanInputTokens",
+        "json": "mean_input_tokens",
+        "kind": "number",
+        "round": 3
+      },
+      {
+        "page": "meanOutputTokens",
+        "json": "mean_output_tokens",
+        "kind": "number",
+        "round": 3
+      },
+      {
+        "page": "steadyTtftSeconds",
+        "json": "steady_ttft_s",
+        "kind": "number",
+        "round": 6
+      },
+      {
+        "page": "steadyTpotSeconds",
+        "json": "steady_tpot_s",
+        "kind": "number",
+        "round": 6
       }
     ]
   },

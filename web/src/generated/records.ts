@@ -171,6 +171,9 @@ export interface Config {
   workspace_tokens: number;
   input_tokens: number;
   output_tokens: number;
+  num_prompts: number;
+  request_rate: number;
+  length_range_ratio: number;
   enforce_eager: boolean;
   cuda_graphs_gb: number;
   method: Method;
@@ -362,10 +365,28 @@ export interface ServingTime {
   expertsReadPerLayer: number;
   computeBound: boolean;
   cudaGraphs: boolean;
+  benchmark: ServingBenchmark | null;
   rooflineTtftSeconds: number;
   rooflineTpotSeconds: number;
   rooflineOutputTokensPerSecondPerGpu: number;
   assumptions: string;
+}
+
+/** The benchmark's figures (num_prompts set; docs/inference.md, "Under a benchmark"). */
+export interface ServingBenchmark {
+  prompts: number;
+  /** Requests per second over the deployment, Poisson; 0: all at once. */
+  requestRate: number;
+  lengthRangeRatio: number;
+  ttftP99Seconds: number;
+  tpotP99Seconds: number;
+  itlMeanSeconds: number;
+  itlP99Seconds: number;
+  benchmarkSeconds: number;
+  meanInputTokens: number;
+  meanOutputTokens: number;
+  steadyTtftSeconds: number;
+  steadyTpotSeconds: number;
 }
 
 /** One pipeline stage's ledger. */

@@ -204,6 +204,12 @@ struct Config {
     // other's complement in seq, or half of seq each when neither is set.
     double inputTokens = 0;
     double outputTokens = 0;
+    // A serving benchmark (docs/inference.md, "Under a benchmark"): the requests it sends (0: no benchmark, the steady
+    // state), their Poisson rate over the deployment (0: all at once), and the lengths' spread (each drawn uniformly from
+    // ratio × nominal to nominal; 1: fixed). mb is its maximum concurrency per replica.
+    double numPrompts = 0;
+    double requestRate = 0;
+    double lengthRangeRatio = 1;
     bool enforceEager = false;  // no CUDA graphs (vLLM --enforce-eager, SGLang --disable-cuda-graph)
     // method
     Method method = Method::chapter;

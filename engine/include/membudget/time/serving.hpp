@@ -35,8 +35,9 @@ enum class PrefillPart : std::uint8_t {
     expertParallel,  // the all-to-alls of the prompt's tokens
     pipeline,        // the sends between stages
     decodeBatch,     // the decode step the chunk is scheduled with (chunked prefill runs beside the running batch)
+    queue,           // under a benchmark: waiting behind the other requests' prompts (0 in the steady state)
 };
-inline constexpr std::size_t kPrefillParts = 7;
+inline constexpr std::size_t kPrefillParts = 8;
 
 struct ServingTime {
     // False: no estimate (training, or a GPU without the rates); the numbers are 0.
@@ -58,11 +59,19 @@ struct ServingTime {
     // (docs/constants.md); the estimate lies between.
     double ttftSecondsLow = 0, ttftSecondsHigh = 0, tpotSecondsLow = 0, tpotSecondsHigh = 0;
     double outputTokensPerSecondPerGpuLow = 0, outputTokensPerSecondPerGpuHigh = 0;
-    double expertsReadPerLayer = 0;                      // expected distinct routed experts a MoE layer reads on one GPU per step
-    bool computeBound = false;                           // the decode step's arithmetic outlasts its memory reads
-    bool cudaGraphs = false;                             // decode steps replay CUDA graphs
-    std::array<double, kDecodeParts> decodeSeconds{};    // indexed by DecodePart; they sum to tpotSeconds
-    std::array<double, kPrefillParts> prefillSeconds{};  // indexed by PrefillPart; they sum to ttftSeconds
+    double expertsReadPerLayer = 0;  // expected distinct routed experts a MoE layer reads on one GPU per step
+    bool computeBound = false;       // the decode step's arithmetic outlasts its memory reads
+    bool cudaGraphs = false;         // decode steps replay CUDA graphs
+    // Under a benchmark (num_prompts set; docs/inference.md, "Under a benchmark"): TTFT, TPOT and the throughput above are
+    // the benchmark's means over its requests, as vllm bench serve and bench_serving print them, with these beside them.
+    bool benchmarked = false;
+    double prompts = 0, requestRate = 0, lengthRangeRatio = 1;  // the load, as given (the rate over the deployment)
+    double ttftP99Seconds = 0, tpotP99Seconds = 0, itlMeanSeconds = 0, itlP99Seconds = 0;
+    double benchmarkSeconds = 0;                          // the run: the first request sent to the last token
+    double meanInputTokens = 0, meanOutputTokens = 0;     // the drawn lengths' means
+    double steadyTtftSeconds = 0, steadyTpotSeconds = 0;  // the steady state of mb in flight, for comparison
+    std::array<double, kDecodeParts> decodeSeconds{};     // indexed by DecodePart; they sum to tpotSeconds
+    std::array<double, kPrefillParts> prefillSeconds{};   // indexed by PrefillPart; they sum to ttftSeconds
     // A plain roofline for scale (docs/inference.md): every weight on the GPU and the KV cache at the mean context read
     // at the full HBM bandwidth each step, the prompt's 2·N FLOPs per token at the dense peak; nothing else.
     double rooflineTpotSeconds = 0, rooflineTtftSeconds = 0, rooflineOutputTokensPerSecondPerGpu = 0;
