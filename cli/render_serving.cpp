@@ -16,7 +16,8 @@ std::string ms(double seconds) { return detail::formatNumber(std::round(seconds 
 
 std::string layoutText(const ServingPlanRow& r) {
     return "TP " + detail::groupedNumber(r.tp) + (r.pp > 1 ? " PP " + detail::groupedNumber(r.pp) : "") +
-           (r.ep > 1 ? " EP " + detail::groupedNumber(r.ep) : "") + " × " + detail::groupedNumber(r.dp);
+           (r.ep > 1 ? " EP " + detail::groupedNumber(r.ep) : "") +
+           (r.attentionDp > 1 ? " DPA " + detail::groupedNumber(r.attentionDp) : "") + " × " + detail::groupedNumber(r.dp);
 }
 
 std::string targetsText(const ServingPlanRequest& request) {

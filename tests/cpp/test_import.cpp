@@ -410,16 +410,23 @@ TEST_CASE("SGLang: its parser's spellings, the defaults it derives, and its laun
     const ImportResult deepep = importText(launch + "--tp 8 --ep 2 --moe-a2a-backend deepep");
     CHECK(assignedText(deepep, "ep") == "8");
     CHECK(warned(deepep, "--moe-a2a-backend deepep"));
-    // DP attention: the world is TP × PP (compute_world_size), no replicas, and the import says it does not model it.
+    // DP attention: the world is TP × PP (compute_world_size), no replicas; --dp-size is the attention groups, and the
+    // export writes it back.
     const ImportResult dpAttention = importText(launch + "--tp 8 --dp 8 --enable-dp-attention");
     CHECK(assignedText(dpAttention, "dp") == "1");
-    CHECK(unmappedReason(dpAttention, "--enable-dp-attention") != "(not unmapped)");
+    CHECK(assignedText(dpAttention, "attention_dp") == "8");
+    CHECK(unmappedReason(dpAttention, "--enable-dp-attention") == "(not unmapped)");
+    CHECK(assignedText(importText(launch + "--tp 8 --dp 2"), "attention_dp") == "(not set)");
     // The format SGLang's configurations are launched with, and text that is not an SGLang command.
     Config serving;
     serving.mode = Mode::inference;
     serving.framework = Framework::sglang;
     CHECK(launchFormat(serving) == ImportFormat::sglang);
     CHECK_FALSE(importText("echo hello\n", ImportFormat::sglang).ok());
+    serving.tp = 8, serving.dp = 1, serving.attentionDp = 8;
+    const ExportResult exported = exportConfig(ImportFormat::sglang, serving);
+    CHECK(exported.text.find("--tp-size 8 --dp-size 8 --enable-dp-attention") != std::string::npos);
+    CHECK(assignedText(importText(exported.text, ImportFormat::sglang), "attention_dp") == "8");
 }
 
 TEST_CASE("DeepSpeed's BF16 master and optimizer-state options map to the keys that exist", "[import][deepspeed]") {

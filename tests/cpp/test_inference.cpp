@@ -10,6 +10,8 @@
 #include "membudget/model/fields.hpp"
 #include "membudget/model/presets.hpp"
 #include "membudget/model/validate.hpp"
+#include "membudget/time/serving.hpp"
+#include "model/rank.hpp"
 
 using namespace membudget;
 using membudget::test::fixture;
@@ -408,4 +410,50 @@ TEST_CASE("inference: Nemotron-H's Mamba-2 blocks keep a state per sequence, pag
     Config training = c;
     training.mode = Mode::training;
     CHECK(test::refusedAt(training) == "mode");
+}
+
+TEST_CASE("SGLang's data-parallel attention: the attention whole on each GPU, a group's requests in its cache",
+          "[inference][dp-attention]") {
+    // DeepSeek-V3 on 8 GPUs at TP 8 with --dp-size 8 --enable-dp-attention: each GPU is an attention group of one.
+    Config tp8 = inference("deepseek-v3");
+    tp8.framework = Framework::sglang;
+    tp8.gpu = "h200";
+    applyGpuPreset(tp8, *findGpuPreset("h200"));
+    tp8.tp = 8, tp8.mb = 64, tp8.seq = 4096;
+    tp8.weightDtype = WeightDtype::fp8;
+    Config dpa = tp8;
+    dpa.attentionDp = 8;
+    REQUIRE(validate(dpa).empty());
+    const Result a = evaluate(tp8), b = evaluate(dpa);
+    REQUIRE(a.ok());
+    REQUIRE(b.ok());
+    // MLA's latent is whole on every rank either way: a group caches its 8 requests, not all 64.
+    CHECK(line(b, "kv_cache") == Approx(line(a, "kv_cache") / 8));
+    // The attention's matrices are those of TP 1, the MLP's and the experts' those of TP 8 (rank parameters): the
+    // weights grow by the attention's 7/8 that TP 8 split away, and the embedding's.
+    Config tp1 = tp8;
+    tp1.tp = 1;
+    const double attentionTp1 = detail::rankParams(tp1, detail::dimsOf(tp1), true).attentionLinear;
+    const detail::RankParams p8 = detail::rankParams(tp8, detail::dimsOf(tp8), true),
+                             pd = detail::rankParams(dpa, detail::dimsOf(dpa), true);
+    CHECK(pd.attentionLinear == Approx(attentionTp1));
+    CHECK(pd.layerLinear - pd.attentionLinear == Approx(p8.layerLinear - p8.attentionLinear));
+    CHECK(pd.moeLayerExperts == p8.moeLayerExperts);
+    CHECK(pd.output == p8.output);
+    CHECK(pd.embedding == Approx(8 * p8.embedding));
+    CHECK(line(b, "parameters") > line(a, "parameters"));
+    // Eight times the requests fit in what the cache has left.
+    CHECK(b.maxSequences > 4 * a.maxSequences);
+    // Its speed: each GPU reads its group's cache, not every request's.
+    const ServingTime sa = estimateServingTimeValue(tp8), sb = estimateServingTimeValue(dpa);
+    CHECK(sb.decodeSeconds[static_cast<size_t>(DecodePart::kvCache)] ==
+          Approx(sa.decodeSeconds[static_cast<size_t>(DecodePart::kvCache)] / 8));
+    CHECK(sb.decodeSeconds[static_cast<size_t>(DecodePart::weights)] > sa.decodeSeconds[static_cast<size_t>(DecodePart::weights)]);
+    // Only SGLang has it, in groups that divide TP, without PP.
+    Config bad = dpa;
+    bad.framework = Framework::vllm;
+    CHECK(validate(bad).front().field == "attention_dp");
+    bad = dpa;
+    bad.attentionDp = 3;
+    CHECK(validate(bad).front().field == "attention_dp");
 }

@@ -32,6 +32,12 @@ const CASES: Case[] = [
   },
   // no lengths given (seq split in half), no target
   { query: 'model=llama-3.1-8b&gpu=a100-80gb&mode=inference&tp=1&gpus=2&seq=8192' },
+  // DeepSeek's MLA under SGLang: data-parallel attention rows (attention_dp) beside TP attention
+  {
+    query:
+      'model=deepseek-v3&gpu=h200&mode=inference&gpus=8&weight_dtype=fp8&input_tokens=1024&output_tokens=1024&seq=2048&framework=sglang',
+    maxConcurrency: 256,
+  },
 ];
 
 function cliFlags(c: Case): string[] {
@@ -62,6 +68,7 @@ const rowJson = (r: ServingPlanRow) => ({
   pp: r.pp,
   dp: r.dp,
   ep: r.ep,
+  attention_dp: r.attentionDp,
   concurrency: r.concurrency,
   max_concurrency: r.maxConcurrency,
   peak_bytes: r.peakBytes,
@@ -95,6 +102,9 @@ describe('the serving planner in the wasm build', () => {
       errors: plan.errors,
     }).toEqual(JSON.parse(cli.stdout));
     expect(plan.rows.length).toBeGreaterThan(3);
+    // SGLang's plans try data-parallel attention, vLLM's never.
+    const sglang = c.query.includes('framework=sglang');
+    expect(plan.rows.some((r) => r.attentionDp > 1)).toBe(sglang && plan.rows.some((r) => r.tp > 1));
     // The recommended row's link is the configuration it stands for: its ledger's peak is the row's.
     const best = plan.rows[plan.recommended]!;
     const loaded = engine.decodeQuery(best.query);

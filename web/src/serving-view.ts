@@ -34,7 +34,8 @@ const COLUMN_HELP: Record<string, string> = {
 const ms = (seconds: number) => groupedDecimal(Math.round(seconds * 1e4) / 10, 0, 1);
 
 /** The layout as the CLI writes it: TP 2 PP 4 × 1. */
-const layoutText = (r: ServingPlanRow) => `TP ${r.tp}${r.pp > 1 ? ` PP ${r.pp}` : ''}${r.ep > 1 ? ` EP ${r.ep}` : ''} × ${r.dp}`;
+const layoutText = (r: ServingPlanRow) =>
+  `TP ${r.tp}${r.pp > 1 ? ` PP ${r.pp}` : ''}${r.ep > 1 ? ` EP ${r.ep}` : ''}${r.attentionDp > 1 ? ` DPA ${r.attentionDp}` : ''} × ${r.dp}`;
 
 /** What a plan's request leaves out of the configuration: the fields a row sets (servingRowConfig). */
 const workload = (config: Config) => JSON.stringify({ ...config, tp: 1, pp: 1, dp: 1, ep: 1, cp: 1, etp: 0, gpus: 0, mb: 1 });

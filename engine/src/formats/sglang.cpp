@@ -158,10 +158,11 @@ void readLayout(Words& w, Mapping& m) {
     if (!setFromFlag(m, w, "dp", kDp)) m.setNumber("dp", 1);
     m.setNumber("cp", 1);
     // DP attention runs the dp_size attention groups inside the TP group: the world is TP × PP GPUs, not DP × TP × PP
-    // (server_args.py compute_world_size), and each rank keeps whole KV heads of its own requests.
-    if (Flag* attention = w.find({"--enable-dp-attention"})) {
+    // (server_args.py compute_world_size), each group of attn_tp_size = tp_size // dp_size GPUs with its own requests and
+    // KV cache (dp_attention.py compute_dp_attention_world_info): attention_dp = dp_size, one replica.
+    if (w.find({"--enable-dp-attention"})) {
+        m.setNumber("attention_dp", m.number("dp").value_or(1));
         m.setNumber("dp", 1);
-        m.unmapped(attention->name, "", "data-parallel attention inside the TP group is not modelled: dp 1, KV as TP attention keeps it");
     }
     if (!setFromFlag(m, w, "ep", kEp)) m.setNumber("ep", 1);
     // --enable-ep-moe and --enable-deepep-moe (older releases, ServerArgs.__post_init__) and an all-to-all backend that
@@ -199,7 +200,7 @@ void readRequests(Words& w, Mapping& m) {
             "--max-running-requests not given: SGLang's default, 2048 to 4096 by its KV pool (min(max(pool tokens / context "
             "× 512, 2048), 4096, pool tokens / 2), ModelRunnerKVCacheMixin.init_memory), taken as 2048; SGLang admits "
             "requests by the KV tokens left, so set mb to the concurrency you serve");
-    } else if (m.number("dp").value_or(1) > 1) {
+    } else if (m.number("dp").value_or(1) > 1 || m.number("attention_dp").value_or(1) > 1) {
         m.warn(
             "--max-running-requests with --dp-size: taken as each replica's; newer SGLang releases split it among the DP "
             "workers (ModelRunner._resolve_max_num_reqs)");
@@ -341,6 +342,13 @@ ExportResult exportSglang(const Config& c) {
     std::string layout = "--tp-size " + formatNumber(c.tp);
     if (c.pp > 1) layout += " --pp-size " + formatNumber(c.pp);
     if (c.dp > 1) layout += " --dp-size " + formatNumber(c.dp);
+    // Data-parallel attention: dp_size attention groups inside the TP group (replicas are then separate servers).
+    if (c.attentionDp > 1) {
+        if (c.dp > 1)
+            e.skip("dp", formatNumber(c.dp), "with data-parallel attention, --dp-size is the attention groups: one server a replica");
+        layout = "--tp-size " + formatNumber(c.tp) + (c.pp > 1 ? " --pp-size " + formatNumber(c.pp) : "") + " --dp-size " +
+                 formatNumber(c.attentionDp) + " --enable-dp-attention";
+    }
     // Experts split over part of each replica's TP group, each expert over the rest: moe_tp_size = tp_size / ep_size.
     const double ep = c.ep > 1 && std::fmod(c.tp, c.ep) == 0 ? c.ep : 1;
     if (ep > 1)

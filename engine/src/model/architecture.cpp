@@ -117,9 +117,12 @@ void fillDims(const Config& c, Dims& x) {
     x.mlpBias = c.bias || c.mlpBias;
     x.dropout = c.dropout;
     x.flash = c.attention != Attention::eager;  // Triton's flash-style kernel saves what FlashAttention saves
-    x.headsRank = c.heads / c.tp;
+    // SGLang's data-parallel attention splits the attention over tp / attention_dp GPUs (dp_attention.py
+    // compute_dp_attention_world_info: attn_tp_size = tp_size // dp_size), the rest over all of TP.
+    x.at = c.attentionDp > 1 ? c.tp / c.attentionDp : c.tp;
+    x.headsRank = c.heads / x.at;
     // Megatron-LM and vLLM keep max(1, kv/TP) KV heads per rank, replicating them when TP exceeds kv.
-    x.kvHeadsRank = std::max(1.0, std::ceil(c.kvHeads / c.tp));
+    x.kvHeadsRank = std::max(1.0, std::ceil(c.kvHeads / x.at));
     // The adapters' set, read from its text here once for every layer walk of this configuration.
     x.adapted = c.finetune != Finetune::full ? parseLoraTargets(c.loraTargets) : LoraTargets{};
     x.recompute = {};
@@ -174,21 +177,22 @@ void fillRankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput, R
     // norms, which vLLM and Megatron-LM replicate on every TP rank (OLMo 2's full-width ones are gathered whole).
     const double layerNorms = normsPerLayer(c) * norm + queryKeyNormParams(c);
     // A gated output doubles the query projection: it gives the queries and their gate (Qwen3NextAttention).
-    double q = x.h * x.a * x.d / x.t * (c.attnOutputGate ? 2 : 1), o = x.a * x.d * x.h / x.t;
+    // The attention's matrices split over its TP (x.at: all of TP, or tp / attention_dp under data-parallel attention).
+    double q = x.h * x.a * x.d / x.at * (c.attnOutputGate ? 2 : 1), o = x.a * x.d * x.h / x.at;
     double kvWeights = 2 * x.h * x.kvHeadsRank * x.d;
     if (c.kvLoraRank != 0) {
         // MLA: the down-projections (and their latent norms) are replicated on TP ranks, the up-projections
         // split by heads (Megatron-LM's MLASelfAttention).
         const double nope = c.qkNopeDim != 0 ? c.qkNopeDim : x.d, v = c.vHeadDim != 0 ? c.vHeadDim : x.d;
         const double qk = nope + c.qkRopeDim;
-        q = c.qLoraRank != 0 ? x.h * c.qLoraRank + c.qLoraRank + c.qLoraRank * x.a * qk / x.t : x.h * x.a * qk / x.t;
-        kvWeights = x.h * (c.kvLoraRank + c.qkRopeDim) + c.kvLoraRank + c.kvLoraRank * x.a * (nope + v) / x.t;
-        o = x.a * v * x.h / x.t;
+        q = c.qLoraRank != 0 ? x.h * c.qLoraRank + c.qLoraRank + c.qLoraRank * x.a * qk / x.at : x.h * x.a * qk / x.at;
+        kvWeights = x.h * (c.kvLoraRank + c.qkRopeDim) + c.kvLoraRank + c.kvLoraRank * x.a * (nope + v) / x.at;
+        o = x.a * v * x.h / x.at;
     }
     const double matrices = x.gated ? 3 : 2;
     const double mlp = matrices * x.h * x.f / x.t;
     // Column-parallel biases are split by TP; the row-parallel ones (attention output, FC2) are whole.
-    const double qkvBiases = x.attentionBias || c.qkvBias ? x.a * x.d / x.t + 2 * x.kvHeadsRank * x.d : 0;
+    const double qkvBiases = x.attentionBias || c.qkvBias ? x.a * x.d / x.at + 2 * x.kvHeadsRank * x.d : 0;
     const double attentionBiases = qkvBiases + (x.attentionBias ? x.h : 0);
     const double mlpBiases = x.mlpBias ? (matrices - 1) * x.f / x.t + x.h : 0;
     const double sinks = c.attentionSinks ? x.headsRank : 0;  // one logit per head, split by TP with the heads
@@ -206,6 +210,7 @@ void fillRankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput, R
         p.linearLayerLinearDelta = linear.linear - (q + o + kvWeights);
         p.linearLayerRestDelta = linear.rest - (attentionBiases + sinks + queryKeyNormParams(c) + indexerRest);
     }
+    p.attentionLinear = q + o + kvWeights;
     p.layerLinear = q + o + kvWeights + mlp;
     p.layer = q + o + kvWeights + mlp + attentionBiases + mlpBiases + sinks + layerNorms + indexerRest;
     p.moeLayerLinear = p.moeLayerExperts = p.moeLayerExpertBiases = p.moeLayer = 0;
@@ -219,7 +224,10 @@ void fillRankParams(const Config& c, const Dims& x, bool lastStageHoldsOutput, R
         p.moeLayer = p.moeLayerLinear + attentionBiases + sinks + layerNorms + indexerRest + x.h * c.experts +
                      (c.routerBias ? c.experts : 0) + (c.sharedExpertGate && c.sharedExpertFfn > 0 ? x.h : 0) + p.moeLayerExpertBiases;
     }
-    p.embedding = x.V * x.h / x.t + c.posEmb * x.h + (c.embeddingNorm ? norm : 0) + c.visionParams;
+    // Under SGLang's data-parallel attention the input embedding is split over the attention's TP group
+    // (deepseek_v2.py: VocabParallelEmbedding(..., use_attn_tp_group=is_dp_attention_enabled())), the output layer over
+    // all of TP (ParallelLMHead without --enable-dp-lm-head).
+    p.embedding = x.V * x.h / x.at + c.posEmb * x.h + (c.embeddingNorm ? norm : 0) + c.visionParams;
     // The output layer's bias is split by TP with its rows; a tied output keeps its own bias.
     p.output = (lastStageHoldsOutput ? x.V * x.h / x.t : 0) + (c.outputBias ? x.V / x.t : 0);
     p.finalNorm = norm;

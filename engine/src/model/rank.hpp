@@ -18,6 +18,7 @@ namespace membudget::detail {
 // The dimensions of one micro-batch on one GPU.
 struct Dims {
     double b, s, sRank, h, a, kv, d, f, V, t, spDivisor;
+    double at;  // the attention's TP: t, or t / attention_dp under SGLang's data-parallel attention
     bool gated, layernorm, bias, dropout, flash;
     bool attentionBias, mlpBias;  // biases on attention's projections (bias or attention_bias), on the MLP's (bias or mlp_bias)
     double headsRank, kvHeadsRank;
@@ -89,6 +90,7 @@ struct RankParams {
     double linearLayerLinearDelta = 0;  // a linear-attention layer's matrices less a full-attention layer's (Qwen3-Next)
     double linearLayerRestDelta = 0;    // and the same for what stays BF16 (convolution, gates, norms)
     double layer = 0;                   // one transformer layer on one TP rank
+    double attentionLinear = 0;         // of layerLinear, the attention's matrices (over the attention's TP)
     double embedding = 0;               // input embedding (vocab-parallel) and learned positions
     double output = 0;                  // output layer (or the tied copy that Megatron-LM keeps on the last stage)
     double finalNorm = 0;

@@ -212,6 +212,19 @@ void checkServing(const Config& config, std::vector<Problem>& errors) {
         errors.push_back({"framework", "framework must be megatron, torchtitan, torchtune, deepspeed or hf_accelerate in training mode (" +
                                            std::string(toString(config.framework)) + " serves: mode inference); got " +
                                            std::string(toString(config.framework))});
+    if (config.attentionDp > 1 && config.framework != Framework::sglang)
+        errors.push_back({"attention_dp",
+                          "attention_dp must be 1 unless framework is sglang (SGLang's --enable-dp-attention; vLLM's "
+                          "data-parallel attention is dp replicas with ep = tp × dp); got " +
+                              n(config.attentionDp)});
+    else if (config.attentionDp > 1 && std::fmod(config.tp, config.attentionDp) != 0)
+        errors.push_back({"attention_dp", "attention_dp must divide tp (" + n(config.tp) +
+                                              ": SGLang's attention groups of tp / dp_size GPUs); got " + n(config.attentionDp)});
+    else if (config.attentionDp > 1 && config.pp > 1)
+        errors.push_back({"attention_dp",
+                          "attention_dp must be 1 with pp > 1 (data-parallel attention across pipeline stages is not "
+                          "modelled); got " +
+                              n(config.attentionDp)});
     if (config.mode == Mode::inference && config.method != Method::membudget)
         errors.push_back({"method", "method must be membudget in inference mode (the other sources model training); got " +
                                         quoted(toString(config.method))});

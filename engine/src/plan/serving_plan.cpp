@@ -35,6 +35,7 @@ std::string ms(double seconds) { return detail::formatNumber(std::round(seconds 
 Config servingRowConfig(const Config& base, const ServingPlanRow& row) {
     Config c = base;
     c.tp = row.tp, c.pp = row.pp, c.dp = row.dp, c.ep = row.ep, c.cp = 1;
+    c.attentionDp = row.attentionDp;
     c.etp = row.ep > 1 ? 1 : 0;
     c.gpus = 0;
     c.mb = row.concurrency;
@@ -42,6 +43,43 @@ Config servingRowConfig(const Config& base, const ServingPlanRow& row) {
     c.numPrompts = 0;
     return c;
 }
+
+namespace {
+
+// Evaluates one layout: whether it fits one request, then each concurrency up to what fits, a row each that fits.
+void addLayoutRows(const ServingPlanRequest& request, ServingPlanRow row, ServingPlan& out) {
+    row.concurrency = 1;
+    Config c = servingRowConfig(request.base, row);
+    ++out.layouts;
+    if (!validate(c).empty()) return;
+    const Result at1 = evaluate(c);
+    ++out.evaluated;
+    if (!at1.ok() || at1.maxSequences < 1) return;
+    row.maxConcurrency = std::min(at1.maxSequences, request.maxConcurrency);
+    for (const double n : concurrencies(row.maxConcurrency)) {
+        c.mb = n;
+        const ServingTime sv = estimateServingTime(c);
+        if (!sv.estimated) continue;
+        ServingPlanRow r = row;
+        r.concurrency = n;
+        // Memory grows by the KV cache of each request: the peak at n (the workspace too), its verdict with the error
+        // band, without the ledger's text.
+        const Fit atN = fitOf(c);
+        ++out.evaluated;
+        if (atN.verdict != Verdict::fits) continue;
+        r.peakBytes = atN.totalBytes;
+        r.usableBytes = atN.usableBytes;
+        r.ttftSeconds = sv.ttftSeconds;
+        r.tpotSeconds = sv.tpotSeconds;
+        r.outputTokensPerSecondPerGpu = sv.outputTokensPerSecondPerGpu;
+        r.outputTokensPerSecond = sv.outputTokensPerSecondPerReplica * row.dp;
+        r.meetsTargets = (request.ttftLimitSeconds == 0 || sv.ttftSeconds <= request.ttftLimitSeconds) &&
+                         (request.tpotLimitSeconds == 0 || sv.tpotSeconds <= request.tpotLimitSeconds);
+        out.rows.push_back(r);
+    }
+}
+
+}  // namespace
 
 ServingPlan planServing(const ServingPlanRequest& request) noexcept {
     ServingPlan out;
@@ -77,40 +115,21 @@ ServingPlan planServing(const ServingPlanRequest& request) noexcept {
             for (double pp = 1; pp * tp <= request.gpus; ++pp) {
                 if (std::fmod(request.gpus, tp * pp) != 0 || pp > base.layers) continue;
                 const double dp = request.gpus / (tp * pp);
-                for (const bool expertParallel : {false, true}) {
-                    if (expertParallel && (base.experts == 0 || tp * dp == 1 || std::fmod(base.experts, tp * dp) != 0)) continue;
-                    ServingPlanRow row;
-                    row.tp = tp, row.pp = pp, row.dp = dp, row.ep = expertParallel ? tp * dp : 1;
-                    row.concurrency = 1;
-                    Config c = servingRowConfig(base, row);
-                    ++out.layouts;
-                    if (!validate(c).empty()) continue;
-                    const Result at1 = evaluate(c);
-                    ++out.evaluated;
-                    if (!at1.ok() || at1.maxSequences < 1) continue;
-                    row.maxConcurrency = std::min(at1.maxSequences, request.maxConcurrency);
-                    for (const double n : concurrencies(row.maxConcurrency)) {
-                        c.mb = n;
-                        const ServingTime sv = estimateServingTime(c);
-                        if (!sv.estimated) continue;
-                        ServingPlanRow r = row;
-                        r.concurrency = n;
-                        // Memory grows by the KV cache of each request: the peak at n (the workspace too), its verdict with the
-                        // error band, without the ledger's text.
-                        const Fit atN = fitOf(c);
-                        ++out.evaluated;
-                        if (atN.verdict != Verdict::fits) continue;
-                        r.peakBytes = atN.totalBytes;
-                        r.usableBytes = atN.usableBytes;
-                        r.ttftSeconds = sv.ttftSeconds;
-                        r.tpotSeconds = sv.tpotSeconds;
-                        r.outputTokensPerSecondPerGpu = sv.outputTokensPerSecondPerGpu;
-                        r.outputTokensPerSecond = sv.outputTokensPerSecondPerReplica * dp;
-                        r.meetsTargets = (request.ttftLimitSeconds == 0 || sv.ttftSeconds <= request.ttftLimitSeconds) &&
-                                         (request.tpotLimitSeconds == 0 || sv.tpotSeconds <= request.tpotLimitSeconds);
-                        out.rows.push_back(r);
+                // SGLang's data-parallel attention: one attention group a GPU of the TP group (--dp-size tp), the way
+                // DeepSeek's are served, beside attention over all of TP.
+                const bool dpAttention = base.framework == Framework::sglang && tp > 1 && pp == 1;
+                for (const double attentionDp : {1.0, dpAttention ? tp : 0.0})
+                    for (const bool expertParallel : {false, true}) {
+                        if (attentionDp == 0) continue;
+                        if (expertParallel && (base.experts == 0 || tp * dp == 1 || std::fmod(base.experts, tp * dp) != 0)) continue;
+                        // SGLang's experts split within one server's TP group (moe_ep_size divides tp_size): its replicas do not
+                        // share them, unlike vLLM's --enable-expert-parallel over data-parallel ranks.
+                        if (expertParallel && base.framework == Framework::sglang && dp > 1) continue;
+                        ServingPlanRow row;
+                        row.tp = tp, row.pp = pp, row.dp = dp, row.ep = expertParallel ? tp * dp : 1;
+                        row.attentionDp = attentionDp;
+                        addLayoutRows(request, row, out);
                     }
-                }
             }
         }
         // Those meeting the targets first, fastest per GPU first; then the rest by TPOT, nearest the target first.
@@ -127,9 +146,10 @@ ServingPlan planServing(const ServingPlanRequest& request) noexcept {
         out.recommended = 0;
         const ServingPlanRow& best = out.rows.front();
         const std::string layout = "TP " + detail::formatNumber(best.tp) + (best.pp > 1 ? " × PP " + detail::formatNumber(best.pp) : "") +
-                                   (best.ep > 1 ? " with EP " + detail::formatNumber(best.ep) : "") + ", " + detail::formatNumber(best.dp) +
-                                   (best.dp == 1 ? " replica" : " replicas") + " of " + detail::formatNumber(best.concurrency) +
-                                   " requests";
+                                   (best.ep > 1 ? " with EP " + detail::formatNumber(best.ep) : "") +
+                                   (best.attentionDp > 1 ? " with DP attention " + detail::formatNumber(best.attentionDp) : "") + ", " +
+                                   detail::formatNumber(best.dp) + (best.dp == 1 ? " replica" : " replicas") + " of " +
+                                   detail::formatNumber(best.concurrency) + " requests";
         std::string targets;
         if (request.ttftLimitSeconds > 0) targets += "TTFT ≤ " + ms(request.ttftLimitSeconds);
         if (request.tpotLimitSeconds > 0) targets += std::string(targets.empty() ? "" : " and ") + "TPOT ≤ " + ms(request.tpotLimitSeconds);

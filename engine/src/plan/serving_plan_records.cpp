@@ -19,6 +19,8 @@ constexpr Column kRowColumns[] = {
     member<&ServingPlanRow::pp>("pp", RECORD_JSON("pp")),
     member<&ServingPlanRow::dp>("dp", RECORD_JSON("dp"), {.doc = RECORD_DOC("Replicas.")}),
     member<&ServingPlanRow::ep>("ep", RECORD_JSON("ep")),
+    member<&ServingPlanRow::attentionDp>("attentionDp", RECORD_JSON("attention_dp"),
+                                         {.doc = RECORD_DOC("SGLang's data-parallel attention groups inside TP; 1: none.")}),
     member<&ServingPlanRow::concurrency>("concurrency", RECORD_JSON("concurrency"), {.doc = RECORD_DOC("Requests per replica.")}),
     member<&ServingPlanRow::maxConcurrency>(
         "maxConcurrency", RECORD_JSON("max_concurrency"),

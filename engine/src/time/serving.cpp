@@ -136,7 +136,7 @@ void servingModel(const Config& c, ServingModel& m, detail::EstimateEnd end) {
     const double kvBytes = detail::bytesOfDtype(c.kvDtype);
     // Per token and layer in the cache: K and V of the rank's KV heads (at least one, vLLM get_num_kv_heads), or MLA's
     // latent, whole on every rank, and DeepSeek-V3.2's indexer key.
-    const double kvHeads = std::max(1.0, std::floor(c.kvHeads / c.tp));
+    const double kvHeads = std::max(1.0, std::floor(c.kvHeads / m.x.at));
     const double indexerKey = c.indexHeads > 0 ? c.indexHeadDim + std::floor(c.indexHeadDim / 128) * 4 : 0;
     m.kvTokenBytes = c.kvLoraRank != 0 ? (c.kvLoraRank + c.qkRopeDim) * kvBytes + indexerKey : 2 * kvHeads * x.d * kvBytes;
     // Attention FLOPs per (query, key) pair and layer on the rank: QKᵀ over the query-key width and AV over the value
@@ -152,7 +152,9 @@ void servingModel(const Config& c, ServingModel& m, detail::EstimateEnd end) {
     // --enable-expert-parallel: EP = TP × DP) every replica's of the group.
     m.replicasPerExpertGroup = std::max(1.0, c.ep / (c.tp * c.cp));
     m.nodes = std::ceil(c.tp / c.gpusPerNode);
-    m.graphs = !c.enforceEager && c.mb <= cudaGraphMaxBatch(c);
+    // Under data-parallel attention each group replays its own batch's graph (cuda_graph_runner.py can_run: the largest
+    // group's tokens against cuda_graph_max_bs, which dp_size does not divide).
+    m.graphs = !c.enforceEager && std::ceil(c.mb / c.attentionDp) <= cudaGraphMaxBatch(c);
 }
 
 // Decides what the stage's routed experts add to its work: the experts the tokens touch, read and multiplied, their
@@ -186,7 +188,10 @@ StageWork stageWork(const Config& c, const ServingModel& m, double stage, double
     const double embedding = stage == 0 ? m.rank.embedding : 0, outputLayer = last ? m.rank.output : 0;
     const double denseParams = std::max(0.0, params.perGpu - experts - embedding - outputLayer);
     w.weightBytes = denseParams * m.perWeight + outputLayer * 2;
-    double matmulFlops = 2 * tokens * (denseParams + outputLayer * (prompt > 0 ? decode / tokens : 1));
+    // Under data-parallel attention the GPU's attention takes its group's share of the tokens (1 / attention_dp), its
+    // MLP and experts every group's.
+    const double attention = std::min(denseParams, layers * m.rank.attentionLinear), share = 1 / c.attentionDp;
+    double matmulFlops = 2 * tokens * (denseParams - attention * (1 - share) + outputLayer * (prompt > 0 ? decode / tokens : 1));
     if (moeLayers > 0) expertWork(c, m, moeLayers, tokens, w, matmulFlops);
     // Only the output layer's rows for the requests that sample: a prompt chunk's other tokens skip it.
     w.matmulSeconds = matmulFlops / m.rates.linear;
@@ -201,15 +206,22 @@ StageWork stageWork(const Config& c, const ServingModel& m, double stage, double
     const double stateLayers = recurrent ? layers - attentionLayers : 0;
     const double fullReads = c.layerPattern.empty() && !recurrent ? fullLayers : attentionLayers;
     const double tokensRead = fullReads * context + localLayers * std::min(context, window);
-    w.kvBytes = decode * (tokensRead * m.kvTokenBytes + stateLayers * 2 * m.stateBytes);
+    w.kvBytes = decode * share * (tokensRead * m.kvTokenBytes + stateLayers * 2 * m.stateBytes);
     const double promptPairs = prompt * (fullReads * promptContext + localLayers * std::min(promptContext, window));
-    w.attentionSeconds = (decode * tokensRead + promptPairs) * m.pairFlops / m.rates.attention;
+    w.attentionSeconds = (decode * tokensRead + promptPairs) * share * m.pairFlops / m.rates.attention;
     // TP: an all-reduce of the tokens' hidden states after attention and after the MLP (vLLM's custom all-reduce or
-    // NCCL; NCCL's model here, collectives.hpp).
-    if (c.tp > 1)
-        w.tensorParallel = 2 * layers *
-                           detail::ncclRingSeconds(detail::ringAllReduce(tokens * x.h * 2, c.tp), m.rates.links.of(c.tp, c.gpusPerNode),
-                                                   2 * (c.tp - 1), 2 * (m.nodes - 1));
+    // NCCL; NCCL's model here, collectives.hpp). Under data-parallel attention (SGLang's communicator.py) the attention's
+    // all-reduce spans its group, on the group's tokens; every group's tokens are gathered before the MLP and
+    // reduce-scattered after it (dp_gather_partial, dp_reduce_scatter_tensor): an all-gather and a reduce-scatter over TP,
+    // one all-reduce's traffic.
+    auto allReduce = [&](double bytes, double ranks) {
+        const double nodes = std::ceil(ranks / c.gpusPerNode);
+        return ranks > 1 ? detail::ncclRingSeconds(detail::ringAllReduce(bytes, ranks), m.rates.links.of(ranks, c.gpusPerNode),
+                                                   2 * (ranks - 1), 2 * (nodes - 1))
+                         : 0;
+    };
+    w.tensorParallel = c.attentionDp > 1 ? layers * (allReduce(tokens * share * x.h * 2, x.at) + allReduce(tokens * x.h * 2, c.tp))
+                                         : 2 * layers * allReduce(tokens * x.h * 2, c.tp);
     if (c.pp > 1 && !last)
         w.pipeline =
             detail::ncclHopSeconds(2 * tokens * x.h * 2, m.rates.links.of(c.tp * c.pp, c.gpusPerNode), c.tp * c.pp > c.gpusPerNode);

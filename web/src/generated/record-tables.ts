@@ -1647,6 +1647,11 @@ export const RECORD_TABLES: RecordTables = {
         "kind": "number"
       },
       {
+        "page": "attentionDp",
+        "json": "attention_dp",
+        "kind": "number"
+      },
+      {
         "page": "concurrency",
         "json": "concurrency",
         "kind": "number"

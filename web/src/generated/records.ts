@@ -174,6 +174,7 @@ export interface Config {
   num_prompts: number;
   request_rate: number;
   length_range_ratio: number;
+  attention_dp: number;
   enforce_eager: boolean;
   cuda_graphs_gb: number;
   method: Method;
@@ -625,6 +626,8 @@ export interface ServingPlanRow {
   /** Replicas. */
   dp: number;
   ep: number;
+  /** SGLang's data-parallel attention groups inside TP; 1: none. */
+  attentionDp: number;
   /** Requests per replica. */
   concurrency: number;
   /** The most requests of seq tokens that fit per replica (capped at the request's maxConcurrency). */

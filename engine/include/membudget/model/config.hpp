@@ -211,6 +211,9 @@ struct Config {
     double requestRate = 0;
     double lengthRangeRatio = 1;
     bool enforceEager = false;  // no CUDA graphs (vLLM --enforce-eager, SGLang --disable-cuda-graph)
+    // SGLang's data-parallel attention (--enable-dp-attention --dp-size D): D attention groups of tp / D GPUs inside
+    // the TP group, each with its own requests and KV cache; the MLP and the experts stay over all tp GPUs.
+    double attentionDp = 1;
     // method
     Method method = Method::chapter;
     Framework framework = Framework::megatron;

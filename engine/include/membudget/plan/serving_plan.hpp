@@ -25,6 +25,7 @@ extern const RecordTable kServingPlanRequestRecord;
 
 struct ServingPlanRow {
     double tp = 1, pp = 1, dp = 1, ep = 1;  // dp: replicas
+    double attentionDp = 1;                 // SGLang's data-parallel attention groups inside TP (attention_dp)
     double concurrency = 1;                 // requests per replica
     double maxConcurrency = 0;              // the most that fit at seq tokens each (the memory ledger's max_sequences)
     double peakBytes = 0, usableBytes = 0;  // per GPU at this concurrency

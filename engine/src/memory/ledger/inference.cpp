@@ -56,7 +56,7 @@ namespace {
 struct Served {
     Dims x;
     RankParams p;
-    double perWeight, kvBytes, kvHeads, blocksPerSequence, tokensCached, slidingBlocks;
+    double perWeight, kvBytes, kvHeads, blocksPerSequence, tokensCached, slidingBlocks, sequences;
     bool local;
     double forwardTokens, attentionWidth, mlpWidth, moeWidth, mambaWidth, forwardRaw, samplerRequests, samplerRaw, receivedRaw;
     bool mamba;
@@ -71,10 +71,13 @@ struct Served {
 // chunk and the scheduled tokens.
 void cacheGeometry(const Config& c, Served& s) {
     s.kvBytes = bytesOfDtype(c.kvDtype);
-    // vLLM ModelConfig.get_num_kv_heads: max(1, total_kv_heads // TP).
-    s.kvHeads = std::max(1.0, std::floor(c.kvHeads / c.tp));
+    // vLLM ModelConfig.get_num_kv_heads: max(1, total_kv_heads // TP), TP the attention's (SGLang's attn_tp_size under
+    // data-parallel attention).
+    s.kvHeads = std::max(1.0, std::floor(c.kvHeads / s.x.at));
     s.blocksPerSequence = std::ceil(c.seq / c.kvBlock);
-    s.tokensCached = c.mb * s.blocksPerSequence * c.kvBlock;
+    // Under data-parallel attention each attention group caches its own requests: the busiest holds ⌈mb / D⌉.
+    s.sequences = std::ceil(c.mb / c.attentionDp);
+    s.tokensCached = s.sequences * s.blocksPerSequence * c.kvBlock;
     // A sliding-window layer keeps the last W − 1 tokens and the T newly scheduled ones of chunked prefill, never
     // more than the sequence, plus one block because the window may start inside one (vLLM kv_cache_interface.py
     // SlidingWindowSpec.max_memory_usage_bytes, with max_model_len = s and T = max_num_batched_tokens).
@@ -250,16 +253,17 @@ Line hybridCacheLine(const Config& c, const Served& s, const StageKinds& k, doub
                                             n(k.stateLayers) + " linear-attention layers"
                                       : "the Mamba-2 state of " + n(s.stateBytes) + " B per sequence (convolution BF16, SSM " +
                                             std::string(toString(c.mambaStateDtype)) + ") in each of " + n(k.stateLayers) + " Mamba layers";
-    return {LineId::kvCache,
-            "KV cache and states",
-            "b × page × (full layers × ⌈s/block⌉ + " + stateName + " layers), block = max(kv_block, 16 × ⌈state / (16 × token page)⌉)",
-            n(c.mb) + " × " + n(s.hybridPage) + " × (" + n(k.fullLayers) + " × " + n(s.hybridBlocks) + " + " + n(k.stateLayers) + ")",
-            kv,
-            "K and V of " + n(c.mb) + " sequences × " + n(c.seq) + " tokens in " + n(k.fullLayers) + " full-attention layers (" +
-                n(s.attentionTokenPage) + " B per token, blocks of " + n(s.hybridBlock) + " tokens), and " + stateText +
-                ", padded to a page of " + n(s.hybridPage) +
-                " B (vLLM's hybrid allocator: MambaSpec beside FullAttentionSpec, one page size; prefix caching off)",
-            Method::membudget};
+    return {
+        LineId::kvCache,
+        "KV cache and states",
+        "b × page × (full layers × ⌈s/block⌉ + " + stateName + " layers), block = max(kv_block, 16 × ⌈state / (16 × token page)⌉)",
+        n(s.sequences) + " × " + n(s.hybridPage) + " × (" + n(k.fullLayers) + " × " + n(s.hybridBlocks) + " + " + n(k.stateLayers) + ")",
+        kv,
+        "K and V of " + n(s.sequences) + " sequences × " + n(c.seq) + " tokens in " + n(k.fullLayers) + " full-attention layers (" +
+            n(s.attentionTokenPage) + " B per token, blocks of " + n(s.hybridBlock) + " tokens), and " + stateText +
+            ", padded to a page of " + n(s.hybridPage) +
+            " B (vLLM's hybrid allocator: MambaSpec beside FullAttentionSpec, one page size; prefix caching off)",
+        Method::membudget};
 }
 
 // Decides the stage's KV cache: MLA's latent, K and V by layer kind, or the hybrid allocator's pages.
@@ -272,18 +276,18 @@ Line kvCacheLine(const Config& c, const Served& s, const StageKinds& k, double l
     // pages), whatever kv_dtype is.
     const double indexerKeyBytes = c.indexHeads > 0 ? c.indexHeadDim + std::floor(c.indexHeadDim / 128) * 4 : 0;
     double kv = c.kvLoraRank != 0 ? layers * ((c.kvLoraRank + c.qkRopeDim) * s.kvBytes + indexerKeyBytes) * s.tokensCached
-                                  : 2 * s.kvHeads * x.d * s.kvBytes * c.mb * c.kvBlock *
+                                  : 2 * s.kvHeads * x.d * s.kvBytes * s.sequences * c.kvBlock *
                                         (k.fullLayers * s.blocksPerSequence + k.slidingLayers * s.slidingBlocks);
-    if (s.stateful) kv = c.mb * s.hybridPage * (k.fullLayers * s.hybridBlocks + k.stateLayers);
+    if (s.stateful) kv = s.sequences * s.hybridPage * (k.fullLayers * s.hybridBlocks + k.stateLayers);
     const bool mla = c.kvLoraRank != 0;
-    const std::string kvNote =
-        mla ? "MLA's compressed latent and RoPE key of " + n(c.mb) + " sequences × " + n(c.seq) + " tokens, " +
+    std::string kvNote =
+        mla ? "MLA's compressed latent and RoPE key of " + n(s.sequences) + " sequences × " + n(c.seq) + " tokens, " +
                   std::string(toString(c.kvDtype)) + ", the same on every TP rank (vLLM's MLAAttentionSpec)" +
                   (indexerKeyBytes > 0 ? "; with the indexer's key of " + n(indexerKeyBytes) +
                                              " B per token and layer (FP8 and its scales; vLLM's DeepseekV32IndexerCache)"
                                        : std::string())
-            : "K and V of " + n(c.mb) + " sequences × " + n(c.seq) + " tokens, " + std::string(toString(c.kvDtype)) + ", " + n(s.kvHeads) +
-                  " KV heads per GPU" + (c.kvHeads < c.tp ? " (replicated: TP > kv_heads)" : "") +
+            : "K and V of " + n(s.sequences) + " sequences × " + n(c.seq) + " tokens, " + std::string(toString(c.kvDtype)) + ", " +
+                  n(s.kvHeads) + " KV heads per GPU" + (c.kvHeads < c.tp ? " (replicated: TP > kv_heads)" : "") +
                   (c.slidingWindow > 0 ? "; " + n(k.slidingLayers) + " of the " + n(layers) + " layers slide over " + n(c.slidingWindow) +
                                              " tokens and keep at most the window, the chunk of " + n(c.workspaceTokens) +
                                              " prefill tokens and one block (vLLM's SlidingWindowSpec)"
@@ -291,6 +295,9 @@ Line kvCacheLine(const Config& c, const Served& s, const StageKinds& k, double l
                                                 n(c.attentionChunk) + " tokens and keep at most one chunk and " + n(c.workspaceTokens) +
                                                 " prefill tokens (vLLM's ChunkedLocalAttentionSpec)"
                                           : " (vLLM's formula)");
+    if (c.attentionDp > 1)
+        kvNote += "; data-parallel attention: this GPU's group of " + n(s.x.at) + " caches ⌈" + n(c.mb) + " / " + n(c.attentionDp) +
+                  "⌉ of the " + n(c.mb) + " requests (SGLang --enable-dp-attention, a scheduler and KV pool a group)";
     if (s.stateful) return hybridCacheLine(c, s, k, kv);
     if (!mla && s.local)
         return {LineId::kvCache,
@@ -299,7 +306,7 @@ Line kvCacheLine(const Config& c, const Served& s, const StageKinds& k, double l
                                       "sliding layers × (⌈min(W − 1 + T, s)/block⌉ + 1))"
                                     : "2 × max(1, kv/TP) × head_dim × bytes × b × block × (full layers × ⌈s/block⌉ + "
                                       "chunked layers × ⌈min(C + T, s)/block⌉)",
-                "2 × " + n(s.kvHeads) + " × " + n(x.d) + " × " + n(s.kvBytes) + " × " + n(c.mb) + " × " + n(c.kvBlock) + " × (" +
+                "2 × " + n(s.kvHeads) + " × " + n(x.d) + " × " + n(s.kvBytes) + " × " + n(s.sequences) + " × " + n(c.kvBlock) + " × (" +
                     n(k.fullLayers) + " × " + n(s.blocksPerSequence) + " + " + n(k.slidingLayers) + " × " + n(s.slidingBlocks) + ")",
                 kv,
                 kvNote,
@@ -313,7 +320,7 @@ Line kvCacheLine(const Config& c, const Served& s, const StageKinds& k, double l
                                               n(indexerKeyBytes) + ")"
                                         : n(layers) + " × (" + n(c.kvLoraRank) + " + " + n(c.qkRopeDim) + ") × " + n(s.kvBytes))
                  : "2 × " + n(layers) + " × " + n(s.kvHeads) + " × " + n(x.d) + " × " + n(s.kvBytes)) +
-                " × " + n(c.mb) + " × " + n(s.blocksPerSequence) + " × " + n(c.kvBlock),
+                " × " + n(s.sequences) + " × " + n(s.blocksPerSequence) + " × " + n(c.kvBlock),
             kv,
             kvNote,
             Method::membudget};
