@@ -107,16 +107,22 @@ const rows = fixture.rows.map((/** @type {any} */ row) => {
 
 /** @param {number} v */
 const num = (v) => (v >= 100 ? Math.round(v).toLocaleString('en-US') : v.toFixed(v >= 10 ? 1 : 2));
-const engines = [...new Set(rows.map((x) => x.row.config.framework))];
+// The GPU's vendor, as the engines' kernels differ by it (docs/inference.md): AMD's Instinct parts, NVIDIA's the rest.
+/** @param {Row} x */
+const vendor = (x) => (String(x.row.config.gpu).startsWith('mi') ? 'amd' : 'nvidia');
+const groups = [...new Set(rows.map((x) => `${x.row.config.framework} ${vendor(x)}`))].sort();
 const lines = [];
 lines.push(
-  '| engine | metric | rows | median abs(error) | worst abs(error) | inside the band | estimate faster | roofline: median | roofline: worst |',
+  '| engine, vendor | metric | rows | median abs(error) | worst abs(error) | inside the band | estimate faster | roofline: median | roofline: worst |',
   '|---|---|---:|---:|---:|---:|---:|---:|---:|',
 );
-for (const engine of [...engines, 'all']) {
+for (const key of [...groups, 'all nvidia', 'all']) {
   for (const m of METRICS) {
-    const group = rows.filter((x) => (engine === 'all' || x.row.config.framework === engine) && x.metrics[m.id]);
+    const group = rows.filter(
+      (x) => (key === 'all' || key === `all ${vendor(x)}` || key === `${x.row.config.framework} ${vendor(x)}`) && x.metrics[m.id],
+    );
     if (group.length === 0) continue;
+    const engine = key;
     const e = group.map((x) => Math.abs(x.metrics[m.id].error));
     const b = group.map((x) => Math.abs(x.metrics[m.id].rooflineError));
     const banded = group.filter((x) => x.metrics[m.id].inside !== undefined);
