@@ -417,16 +417,18 @@ TEST_CASE("SGLang: its parser's spellings, the defaults it derives, and its laun
     CHECK(assignedText(dpAttention, "attention_dp") == "8");
     CHECK(unmappedReason(dpAttention, "--enable-dp-attention") == "(not unmapped)");
     CHECK(assignedText(importText(launch + "--tp 8 --dp 2"), "attention_dp") == "(not set)");
+    CHECK(assignedText(importText(launch + "--tp 8 --scheduler-recv-interval 30"), "scheduler_recv_interval") == "30");
     // The format SGLang's configurations are launched with, and text that is not an SGLang command.
     Config serving;
     serving.mode = Mode::inference;
     serving.framework = Framework::sglang;
     CHECK(launchFormat(serving) == ImportFormat::sglang);
     CHECK_FALSE(importText("echo hello\n", ImportFormat::sglang).ok());
-    serving.tp = 8, serving.dp = 1, serving.attentionDp = 8;
+    serving.tp = 8, serving.dp = 1, serving.attentionDp = 8, serving.schedulerRecvInterval = 30;
     const ExportResult exported = exportConfig(ImportFormat::sglang, serving);
     CHECK(exported.text.find("--tp-size 8 --dp-size 8 --enable-dp-attention") != std::string::npos);
     CHECK(assignedText(importText(exported.text, ImportFormat::sglang), "attention_dp") == "8");
+    CHECK(assignedText(importText(exported.text, ImportFormat::sglang), "scheduler_recv_interval") == "30");
 }
 
 TEST_CASE("DeepSpeed's BF16 master and optimizer-state options map to the keys that exist", "[import][deepspeed]") {

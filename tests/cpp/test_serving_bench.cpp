@@ -135,3 +135,23 @@ TEST_CASE("benchmark: the band holds the midpoint, and the planner ranks by the 
     REQUIRE_FALSE(steady.rows.empty());
     CHECK(withBenchmark.rows.front().ttftSeconds == steady.rows.front().ttftSeconds);
 }
+
+TEST_CASE("benchmark: SGLang reads new requests every --scheduler-recv-interval decode passes", "[serving][benchmark]") {
+    // Lengths spread so that requests arrive one by one while others decode: each waits for the interval's next read,
+    // on average half of it, at most all of it.
+    Config c = benchmark(Framework::sglang, 16, 320, 1024, 512);
+    c.lengthRangeRatio = 0.5;
+    const ServingTime everyPass = estimateServingTimeValue(c);
+    c.schedulerRecvInterval = 30;
+    const ServingTime every30 = estimateServingTimeValue(c);
+    REQUIRE(everyPass.benchmarked);
+    REQUIRE(every30.benchmarked);
+    const double waited = every30.ttftSeconds - everyPass.ttftSeconds;
+    CHECK(waited > 5 * every30.tpotSeconds);
+    CHECK(waited < 31 * every30.tpotSeconds);
+    // vLLM has no such interval: refused there, naming the key.
+    Config vllm = c;
+    vllm.framework = Framework::vllm;
+    REQUIRE_FALSE(validate(vllm).empty());
+    CHECK(validate(vllm).front().field == "scheduler_recv_interval");
+}

@@ -205,6 +205,8 @@ void readRequests(Words& w, Mapping& m) {
             "--max-running-requests with --dp-size: taken as each replica's; newer SGLang releases split it among the DP "
             "workers (ModelRunner._resolve_max_num_reqs)");
     }
+    // New requests read every --scheduler-recv-interval decode passes (SchedulerRecvSkipper; 1, every pass, by default).
+    setFromFlag(m, w, "scheduler_recv_interval", {"--scheduler-recv-interval"});
     // A prefill batch holds at most chunked_prefill_size tokens, and with chunked prefill off (-1) up to
     // max(max_prefill_tokens, the context length) (server_args.py, ServerArgs.max_prefill_tokens: 16384).
     Flag* chunk = w.find({"--chunked-prefill-size"});
@@ -377,6 +379,7 @@ ExportResult exportSglang(const Config& c) {
     // The fraction SGLang gives the weights and the KV pool; the rest is left for activations and CUDA graphs.
     std::string memory = "--mem-fraction-static " + formatNumber(std::round((1 - c.headroom) * 1e6) / 1e6);
     if (c.enforceEager) memory += " --disable-cuda-graph";
+    if (c.schedulerRecvInterval > 1) memory += " --scheduler-recv-interval " + formatNumber(c.schedulerRecvInterval);
     l.push_back(memory);
     // SGLang captures its graphs up to cuda_graph_max_bs (set by the GPU's memory and TP) and sizes them itself.
     if (c.cudaGraphsGb != 0)

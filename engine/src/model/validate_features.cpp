@@ -212,6 +212,11 @@ void checkServing(const Config& config, std::vector<Problem>& errors) {
         errors.push_back({"framework", "framework must be megatron, torchtitan, torchtune, deepspeed or hf_accelerate in training mode (" +
                                            std::string(toString(config.framework)) + " serves: mode inference); got " +
                                            std::string(toString(config.framework))});
+    if (config.schedulerRecvInterval > 1 && config.framework != Framework::sglang)
+        errors.push_back({"scheduler_recv_interval",
+                          "scheduler_recv_interval must be 1 unless framework is sglang (SGLang's "
+                          "--scheduler-recv-interval; vLLM reads new requests every step); got " +
+                              n(config.schedulerRecvInterval)});
     if (config.attentionDp > 1 && config.framework != Framework::sglang)
         errors.push_back({"attention_dp",
                           "attention_dp must be 1 unless framework is sglang (SGLang's --enable-dp-attention; vLLM's "

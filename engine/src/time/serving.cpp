@@ -376,6 +376,7 @@ bool benchmark(const Config& c, const ServingModel& m, ServingTime& out) {
     load.output = out.outputTokens;
     load.rangeRatio = c.lengthRangeRatio;
     load.tokenBudget = c.workspaceTokens;
+    load.recvInterval = c.framework == Framework::sglang ? c.schedulerRecvInterval : 1;
     detail::BenchmarkFigures run;
     if (!detail::simulateBenchmark(load, {&bound, &boundPassSeconds}, run)) return false;
     out.benchmarked = true;

@@ -105,8 +105,24 @@ private:
 
     double nextArrival() const { return arrived_ < arrivals_.size() ? requests_[arrivals_[arrived_]].sent : kInf; }
 
+    // SGLang reads new requests at every pass only with --scheduler-recv-interval 1 (its default); above, its
+    // SchedulerRecvSkipper (managers/scheduler_recv_skipper.py) adds a pass's weight to a counter and reads when it reaches
+    // the interval: a decode pass weighs 1, a prefill pass 1,000 (_DEFAULT_WEIGHT), an idle loop reads at once. So under
+    // load a request that arrives during decoding waits for the interval's next multiple of decode passes.
     void admit() {
+        if (!receiving_) return;
         while (arrived_ < arrivals_.size() && requests_[arrivals_[arrived_]].sent <= now_) waiting_.push_back(arrivals_[arrived_++]);
+        receiving_ = load_.recvInterval <= 1;
+    }
+
+    // After `passes` decode passes: whether the counter reached the interval, and the requests are read.
+    void countDecodes(double passes) {
+        if (load_.recvInterval <= 1) return;
+        decodesSinceRead_ += passes;
+        if (decodesSinceRead_ >= load_.recvInterval) {
+            decodesSinceRead_ = std::fmod(decodesSinceRead_, load_.recvInterval);
+            receiving_ = true;
+        }
     }
 
     // The waiting requests, first come first served: those from waitingHead_ on.
@@ -116,7 +132,8 @@ private:
     bool step() {
         admit();
         if (nothingWaits() && running_.empty()) {
-            now_ = nextArrival();
+            now_ = std::max(now_, nextArrival());
+            receiving_ = true;  // an idle scheduler reads at once
             return std::isfinite(now_);
         }
         const bool prefill = !nothingWaits() && (load_.engine == Framework::sglang || decodeBudget() > 0);
@@ -182,11 +199,16 @@ private:
         double seconds = pass_(n, meanContext() + (steps - 1) / 2, 0, 0);
         const double arrival = nextArrival();
         if (std::isfinite(arrival) && seconds > 0) {
-            steps = std::clamp(std::ceil((arrival - now_) / seconds), 1.0, steps);
+            double untilArrival = std::max(1.0, std::ceil((arrival - now_) / seconds));
+            // Under SGLang's receive interval the block runs on to the pass at which the arrival is read.
+            if (load_.recvInterval > 1)
+                untilArrival = std::ceil((decodesSinceRead_ + untilArrival) / load_.recvInterval) * load_.recvInterval - decodesSinceRead_;
+            steps = std::clamp(untilArrival, 1.0, steps);
             seconds = pass_(n, meanContext() + (steps - 1) / 2, 0, 0);
         }
         if (!(seconds > 0) || !std::isfinite(seconds)) return false;
         decodeTokens(steps, seconds);
+        countDecodes(steps);
         return true;
     }
 
@@ -230,6 +252,8 @@ private:
             if (!(seconds > 0) || !std::isfinite(seconds)) return false;
             now_ += chunks * seconds;
             head.prefilled += chunks * budget;
+            receiving_ = true;
+            decodesSinceRead_ = 0;
             return true;
         }
         completed_.clear();
@@ -238,6 +262,9 @@ private:
         if (!(seconds > 0) || !std::isfinite(seconds)) return false;
         now_ += seconds;
         for (const std::size_t i : completed_) firstToken(i);
+        // A prefill pass outweighs any interval: the next loop reads.
+        receiving_ = true;
+        decodesSinceRead_ = 0;
         return true;
     }
 
@@ -329,6 +356,8 @@ private:
     std::vector<std::pair<double, double>> gaps_;  // (seconds, how many gaps of that length)
     std::size_t nextToSend_ = 0, finished_ = 0, arrived_ = 0, waitingHead_ = 0;
     double inFlight_ = 0, now_ = 0;
+    double decodesSinceRead_ = 0;  // SGLang's receive counter (decode passes since the last read)
+    bool receiving_ = true;        // whether the next loop reads new requests
 };
 
 }  // namespace

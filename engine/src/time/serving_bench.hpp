@@ -28,6 +28,7 @@ struct BenchmarkLoad {
     double input = 1, output = 1;        // the dataset's nominal lengths
     double rangeRatio = 1;               // lengths drawn uniformly from [ratio × nominal, nominal]; 1: fixed
     double tokenBudget = 8192;           // tokens one forward pass takes (max_num_batched_tokens, chunked_prefill_size)
+    double recvInterval = 1;             // SGLang: decode passes between two reads of new requests (--scheduler-recv-interval)
 };
 
 // What the benchmark prints, in seconds and per second of the run.

@@ -570,6 +570,10 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "help": "The benchmark draws each request's input and output lengths uniformly from ratio × the nominal to the nominal (SGLang bench_serving's --random-range-ratio); 1: fixed lengths",
     "section": "docs/inference.md, Under a benchmark"
   },
+  "scheduler_recv_interval": {
+    "help": "SGLang's --scheduler-recv-interval: under a benchmark, new requests are read every this many decode passes (1, the default: every pass)",
+    "section": "docs/inference.md, Under a benchmark"
+  },
   "attention_dp": {
     "help": "SGLang's --enable-dp-attention with --dp-size: attention groups of tp / attention_dp GPUs, each with its own requests and KV cache, inside the TP group; 1: attention over all of TP",
     "section": "docs/inference.md, Data-parallel attention"

@@ -174,6 +174,7 @@ export interface Config {
   num_prompts: number;
   request_rate: number;
   length_range_ratio: number;
+  scheduler_recv_interval: number;
   attention_dp: number;
   enforce_eager: boolean;
   cuda_graphs_gb: number;

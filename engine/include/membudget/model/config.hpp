@@ -210,7 +210,8 @@ struct Config {
     double numPrompts = 0;
     double requestRate = 0;
     double lengthRangeRatio = 1;
-    bool enforceEager = false;  // no CUDA graphs (vLLM --enforce-eager, SGLang --disable-cuda-graph)
+    double schedulerRecvInterval = 1;  // SGLang's --scheduler-recv-interval: decode passes between reads of new requests
+    bool enforceEager = false;         // no CUDA graphs (vLLM --enforce-eager, SGLang --disable-cuda-graph)
     // SGLang's data-parallel attention (--enable-dp-attention --dp-size D): D attention groups of tp / D GPUs inside
     // the TP group, each with its own requests and KV cache; the MLP and the experts stay over all tp GPUs.
     double attentionDp = 1;
