@@ -1546,8 +1546,11 @@ constexpr std::array kGpus{
               "16 MiB under 192 GiB (ROCm/ROCm issue #4750)",
               0, 1300, 2610, 0.514, 5.3, 448, 50,
               "Bekman ml-engineering: MI300X 1300 BF16 / 2610 FP8 dense TFLOPS; BF16 MAMF 668.4 of 1300 (51.4%, TunableOp); HBM3 5.30 "
-              "TB/s; xGMI 7 links x 64 GB/s = 448 GB/s all-to-all per direction; Azure ND MI300X v5 8x 400 Gb NDR (50 GB/s per GPU)",
-              0, 750},
+              "TB/s; xGMI 7 links x 64 GB/s = 448 GB/s all-to-all per direction; Azure ND MI300X v5 8x 400 Gb NDR (50 GB/s per GPU); "
+              "FP8 GEMM 933 TFLOPS, the median of 84 LLM shapes with hipBLASLt, tensorwise scales (648-1117; AMD-AGI/Primus-Turbo "
+              "results_optimized/gemm_fp8_tensorwise_optimized.csv at 221d75f1), 907 TFLOPS at 8192^3 (ROCm/hipBLASLt issue #1721, "
+              "ROCm 6.3.1): 933 of 2610 = 35.7%",
+              0.357, 750},
     GpuPreset{"l40s", "NVIDIA L40S", 46068 * MiB,
               "nvidia-smi on L40S: 46068MiB (modal-labs/modal-client PR #2797; akash-network/provider-configs PR #99)", 8.9, 362, 733,
               0.803, 0.864, 32, 6.25,
