@@ -31,6 +31,7 @@ const IDS = [
   'groupedGemmHalfRateRows',
   'matmulShapeFraction',
   'attentionKernelSpeedup',
+  'kvReadHbmFraction',
 ];
 const VENDORS = ['nvidia', 'amd'];
 

@@ -22,7 +22,8 @@ enum class RuntimeConstant : std::uint8_t {
     allToAllInterNodeFloorSeconds,
     groupedGemmHalfRateRows,
     matmulShapeFraction,
-    attentionKernelSpeedup
+    attentionKernelSpeedup,
+    kvReadHbmFraction
 };
 enum class Vendor : std::uint8_t { nvidia, amd };
 

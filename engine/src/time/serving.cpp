@@ -31,10 +31,10 @@ using detail::RuntimeConstant;
 // Kernel launches (docs/inference.md). Without CUDA graphs every kernel is launched from Python through PyTorch's
 // dispatcher (eagerLaunchSeconds of host time each), and the GPU waits wherever its kernels are shorter than their
 // launches. With graphs the host launches the whole step at once and graphNodeSeconds is left between kernels, and a
-// small kernel still takes smallKernelSeconds on the GPU however little it does; decode's weight and KV reads reach
-// decodeHbmFraction of HBM's rated bandwidth. Each constant is a published measurement, per vendor (docs/constants.md,
-// time/runtime_constants.hpp). The small kernels of a decode step, as vLLM's models run them: per layer the two fused
-// residual-add RMSNorms, rotary, the KV-cache write and SiLU-and-mul (5); MLA's latent norms, its Q/K split and the
+// small kernel still takes smallKernelSeconds on the GPU however little it does; decode's weight reads reach
+// decodeHbmFraction of HBM's rated bandwidth, the attention kernels' KV-cache reads kvReadHbmFraction. Each constant is a published
+// measurement, per vendor (docs/constants.md, time/runtime_constants.hpp). The small kernels of a decode step, as vLLM's models run them:
+// per layer the two fused residual-add RMSNorms, rotary, the KV-cache write and SiLU-and-mul (5); MLA's latent norms, its Q/K split and the
 // absorbed up-projections add 3; a fused-MoE layer adds the router's top-k, the align-and-sort of token ids, the expert
 // activation and the weighted sum (4); per step the embedding, the final norm and about a dozen sampler kernels (15).
 // The GEMMs and attention (4 and 1 per layer, 2 more per MoE layer) take their own time, counted above.
@@ -69,7 +69,7 @@ struct StageWork {
 };
 
 struct Rates {
-    double linear, attention, hbm;
+    double linear, attention, hbm, kvHbm;  // kvHbm: the attention kernels' reads of the KV cache
     detail::Bandwidths links;
 };
 
@@ -127,6 +127,7 @@ void servingModel(const Config& c, ServingModel& m, detail::EstimateEnd end) {
     m.rates = {c.weightDtype == WeightDtype::fp8 && c.fp8Tflops > 0 ? c.fp8Tflops * 1e12 * fp8Efficiency * shape : bf16Rate,
                c.peakTflops * 1e12 * detail::flashAttentionShare(gpu) * share(RuntimeConstant::attentionKernelSpeedup),
                c.hbmTbps * 1e12 * share(RuntimeConstant::decodeHbmFraction),
+               c.hbmTbps * 1e12 * share(RuntimeConstant::kvReadHbmFraction),
                {c.nvlinkGbps * 1e9 * link, c.networkGbps * 1e9 * link}};
     m.eagerLaunchSeconds = latency(RuntimeConstant::eagerLaunchSeconds);
     m.graphNodeSeconds = latency(RuntimeConstant::graphNodeSeconds);
@@ -241,7 +242,7 @@ Pass pass(const Config& c, const ServingModel& m, const Batch& batch) {
         const double layers = detail::stageLayerCount(c, stage);
         const StageWork w = stageWork(c, m, stage, from, layers, batch);
         from += layers;
-        const double weights = w.weightBytes / m.rates.hbm, kv = w.kvBytes / m.rates.hbm;
+        const double weights = w.weightBytes / m.rates.hbm, kv = w.kvBytes / m.rates.kvHbm;
         const double compute = w.matmulSeconds + w.attentionSeconds;
         p.weights += weights;
         p.kv += kv;
