@@ -32,6 +32,9 @@ const UPSTREAM = new Set([
   'tools/autograd/derivatives.yaml', // PyTorch
   'deep_ep.cpp', // DeepEP csrc/
   'docs/api-guide/core/generalized_tensor_parallel.md', // Megatron-LM
+  'capacityScheduler.cpp', // TensorRT-LLM cpp/tensorrt_llm/batch_manager/
+  'kvCacheManager.cpp', // TensorRT-LLM cpp/tensorrt_llm/batch_manager/
+  'microBatchScheduler.cpp', // TensorRT-LLM cpp/tensorrt_llm/batch_manager/
 ]);
 const TOP = '(?:engine|web|wasm|cli|tests|scripts|docs|tools|bench|public|\\.ci)';
 const pathPattern = new RegExp(`(?<![\\w./-])(${TOP}/[\\w.@+-]+(?:/[\\w.@+-]+)*\\.[A-Za-z]{1,5})(?![\\w/])`, 'g');

@@ -90,32 +90,53 @@ std::vector<Line> allowanceLines(const Config& c) {
              "Per-GPU fixed overhead (an allowance, chapter §4)", std::nullopt}};
 }
 
-// The peak stage's total for a configuration (no validation: callers pass a validated one).
-double peakBytes(const Config& c) {
+// The peak stage's total and its KV cache for a configuration (no validation: callers pass a validated one).
+struct Peak {
+    double totalBytes = 0, kvBytes = 0;
+};
+Peak peakOf(const Config& c) {
     const double psi = c.params != 0 ? c.params : derivedParameterCount(c);
     const auto output = runMethod(c, psi);
     const auto allowances = allowanceLines(c);
-    double peak = 0;
+    Peak peak;
     for (const auto& stage : output.stages) {
-        double total = allowances[0].bytes + allowances[1].bytes;
-        for (const auto& line : stage.lines) total += line.bytes;
-        peak = std::max(peak, total);
+        double total = allowances[0].bytes + allowances[1].bytes, kv = 0;
+        for (const auto& line : stage.lines) {
+            total += line.bytes;
+            if (line.id == LineId::kvCache) kv += line.bytes;
+        }
+        if (total > peak.totalBytes) peak = {total, kv};
     }
     return peak;
 }
 
-// The largest value of one field (mb or seq) for which the peak stays under `limit`: memory grows with
+// The headroom line. vLLM and SGLang keep `headroom` of the GPU free (1 − gpu_memory_utilization, 1 −
+// mem_fraction_static); TensorRT-LLM gives the KV cache free_gpu_memory_fraction of what the weights and its profiling
+// run leave (_util.py KvCacheCreator._cal_max_memory: (total − peak + temporary KV) × fraction), so there `headroom`
+// (1 − that fraction) is kept of the memory left after everything but the KV cache.
+double usableOf(const Config& c, const Peak& peak) {
+    const double capacity = std::round(c.gpuGb * kBytesPerGB);
+    if (c.mode == Mode::inference && c.framework == Framework::trtllm)
+        return std::round(capacity - c.headroom * std::max(0.0, capacity - (peak.totalBytes - peak.kvBytes)));
+    return std::round(capacity * (1 - c.headroom));
+}
+
+// The largest value of one field (mb or seq) for which the peak stays under the headroom line: memory grows with
 // both, so a binary search over whole numbers finds it. 0 when even 1 does not fit.
-double largestFitting(Config c, double Config::*field, double upper, double limit) {
+bool fitsUnderLine(const Config& c) {
+    const Peak peak = peakOf(c);
+    return peak.totalBytes <= usableOf(c, peak);
+}
+double largestFitting(Config c, double Config::*field, double upper) {
     c.*field = 1;
-    if (peakBytes(c) > limit) return 0;
+    if (!fitsUnderLine(c)) return 0;
     double low = 1, high = upper;
     c.*field = high;
-    if (peakBytes(c) <= limit) return high;
+    if (fitsUnderLine(c)) return high;
     while (high - low > 1) {
         const double mid = std::floor((low + high) / 2);
         c.*field = mid;
-        (peakBytes(c) <= limit ? low : high) = mid;
+        (fitsUnderLine(c) ? low : high) = mid;
     }
     return low;
 }
@@ -192,7 +213,10 @@ Result evaluate(const Config& config) noexcept {
         result.stepTime = estimateStepTime(config);
         result.servingTime = estimateServingTime(config);
         result.capacityBytes = std::round(config.gpuGb * kBytesPerGB);
-        result.usableBytes = std::round(result.capacityBytes * (1 - config.headroom));
+        double kvBytes = 0;
+        for (const Line& line : result.lines)
+            if (line.id == LineId::kvCache) kvBytes += line.bytes;
+        result.usableBytes = usableOf(config, {peakBytes, kvBytes});
         // A margin inside the error band of the measured runs like this one is not a fit: were the run as far under
         // the prediction as the worst of them, it would pass the headroom line (docs/accuracy.md, "Error band").
         result.errorBand = errorBand(config);
@@ -201,10 +225,10 @@ Result evaluate(const Config& config) noexcept {
                          : result.totalBytes <= result.capacityBytes                                 ? Verdict::tight
                                                                                                      : Verdict::doesNotFit;
         if (config.mode == Mode::inference) {
-            result.maxSequences = largestFitting(config, &Config::mb, findField("mb")->max, result.usableBytes);
+            result.maxSequences = largestFitting(config, &Config::mb, findField("mb")->max);
             // The longest context that fits, but never beyond the model's window (what vLLM would serve).
             const double longest = config.contextWindow > 0 ? config.contextWindow : findField("seq")->max;
-            result.maxContextTokens = largestFitting(config, &Config::seq, longest, result.usableBytes);
+            result.maxContextTokens = largestFitting(config, &Config::seq, longest);
         }
         if (result.totalBytes >= kExactIntegerLimit)
             result.warnings.push_back({"", "the total exceeds 2^53 bytes (9 PB): byte counts are no longer exact"});
@@ -221,9 +245,10 @@ Result evaluate(const Config& config) noexcept {
 Fit fitOf(const Config& config) noexcept {
     Fit fit;
     try {
-        fit.totalBytes = peakBytes(config);
+        const Peak peak = peakOf(config);
+        fit.totalBytes = peak.totalBytes;
         const double capacity = std::round(config.gpuGb * kBytesPerGB);
-        fit.usableBytes = std::round(capacity * (1 - config.headroom));
+        fit.usableBytes = usableOf(config, peak);
         const double worst = bandPeakBytes(config, fit.totalBytes);
         fit.verdict = fit.totalBytes <= fit.usableBytes && worst <= fit.usableBytes ? Verdict::fits
                       : fit.totalBytes <= capacity                                  ? Verdict::tight

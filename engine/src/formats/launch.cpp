@@ -21,6 +21,7 @@ ImportFormat launchFormat(const Config& config) {
         case Framework::vllm:
             return ImportFormat::vllm;
         case Framework::sglang:
+        case Framework::trtllm:
             return ImportFormat::sglang;
     }
     return ImportFormat::megatron;

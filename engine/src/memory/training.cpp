@@ -71,6 +71,7 @@ StaticRates staticRates(const Config& c) {
         case Framework::deepspeed:
         case Framework::vllm:  // refused in training (validate)
         case Framework::sglang:
+        case Framework::trtllm:
             r.weight = fp32 ? 4 : 2;
             r.gradient = fp32 ? 4 : c.staticBytes == 18 ? 4 : c.staticBytes == 20 ? 6 : 2;
             r.master = c.masterWeights && !fp32 ? 4 : 0;

@@ -66,7 +66,7 @@ void chooseWhatModeRequires(Config& c, const std::function<bool(std::string_view
         c.mode = Mode::training;
     }
     if (given("mode") && c.mode == Mode::inference && !servesInference(c.framework) && !given("framework")) {
-        choose(notices, "framework", "vllm", "inference is served by vllm or sglang; vLLM's defaults assumed");
+        choose(notices, "framework", "vllm", "inference is served by vllm, sglang or trtllm; vLLM's defaults assumed");
         c.framework = Framework::vllm;
     }
     if (given("mode") && c.mode == Mode::training && servesInference(c.framework) && !given("framework")) {
@@ -126,6 +126,19 @@ void chooseWhatFrameworkAllows(Config& c, const std::function<bool(std::string_v
             choose(notices, "split_accounts", "none", "Megatron-LM's split");
             c.splitAccounts = SplitAccounts::none;
         }
+    }
+    // TensorRT-LLM's own switches leave with it; its KV block (tokens_per_block) comes with it.
+    if (c.framework != Framework::trtllm) {
+        for (const auto& [member, key] :
+             {std::pair{&Config::cudaGraphPadding, "cuda_graph_padding"}, std::pair{&Config::chunkedPrefill, "chunked_prefill"}})
+            if (c.*member && !given(key)) {
+                choose(notices, key, "false", "TensorRT-LLM's switch");
+                c.*member = false;
+            }
+    }
+    if (c.framework == Framework::trtllm && given("framework") && !given("kv_block") && c.kvBlock == Config{}.kvBlock) {
+        choose(notices, "kv_block", "32", "TensorRT-LLM's KV cache blocks hold 32 tokens (KvCacheConfig.tokens_per_block)");
+        c.kvBlock = 32;
     }
     if (c.autocast && c.framework != Framework::deepspeed && !given("autocast")) {
         choose(notices, "autocast", "false", "DeepSpeed's torch_autocast");

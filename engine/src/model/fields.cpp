@@ -1640,6 +1640,38 @@ constinit const FieldSpec kFields[] = {
                        "own requests and KV cache, inside the TP group; 1: attention over all of TP"),
      .section = PAGE_TEXT("docs/inference.md, Data-parallel attention"),
      .applies = Applies::inference},
+    {.key = "cuda_graph_max_batch",
+     .label = "Largest CUDA graph",
+     .group = "inference",
+     .kind = K::integer,
+     .member = &Config::cudaGraphMaxBatch,
+     .min = 0,
+     .max = 16384,
+     .unit = "requests",
+     .help = PAGE_TEXT("The largest decode batch replayed as a CUDA graph (vLLM max_cudagraph_capture_size, SGLang "
+                       "--cuda-graph-max-bs, TensorRT-LLM cuda_graph_config.max_batch_size); 0: the engine's own (vLLM 512, "
+                       "SGLang by the GPU's memory and TP, TensorRT-LLM 128)"),
+     .section = PAGE_TEXT("docs/inference.md, Serving speed"),
+     .applies = Applies::inference},
+    {.key = "cuda_graph_padding",
+     .label = "Pad to a CUDA graph",
+     .group = "inference",
+     .kind = K::boolean,
+     .member = &Config::cudaGraphPadding,
+     .help = PAGE_TEXT("TensorRT-LLM's cuda_graph_config.enable_padding: a decode batch runs the next larger captured graph; off "
+                       "(its default), only batches of 1 to 32, 64 and 128 replay graphs and the rest run eagerly. vLLM and "
+                       "SGLang always pad"),
+     .section = PAGE_TEXT("docs/inference.md, TensorRT-LLM"),
+     .applies = Applies::inference},
+    {.key = "chunked_prefill",
+     .label = "Chunked prefill",
+     .group = "inference",
+     .kind = K::boolean,
+     .member = &Config::chunkedPrefill,
+     .help = PAGE_TEXT("TensorRT-LLM's enable_chunked_prefill: off (its default), a prompt is prefilled whole in one pass of at "
+                       "most workspace_tokens (max_num_tokens), and a longer one is refused. vLLM and SGLang always chunk"),
+     .section = PAGE_TEXT("docs/inference.md, TensorRT-LLM"),
+     .applies = Applies::inference},
     {.key = "enforce_eager",
      .label = "Eager (no CUDA graphs)",
      .group = "inference",
@@ -1679,7 +1711,8 @@ constinit const FieldSpec kFields[] = {
      .choiceIds = &enumIds<Framework>,
      .unit = "",
      .help = PAGE_TEXT("Training: the framework you train with (what it saves, in which dtype, when it frees gradients, how its "
-                       "loss upcasts the logits). Inference: the serving engine, vllm or sglang (its defaults and its speed)"),
+                       "loss upcasts the logits). Inference: the serving engine, vllm, sglang or trtllm (TensorRT-LLM's PyTorch backend; "
+                       "its defaults and its speed)"),
      .section = PAGE_TEXT("docs/frameworks.md; docs/inference.md"),
      .applies = Applies::membudgetMethod,
      .essential = 20},

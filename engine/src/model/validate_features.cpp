@@ -206,7 +206,7 @@ void checkServing(const Config& config, std::vector<Problem>& errors) {
         errors.push_back({"input_tokens",
                           "input_tokens must be below seq (" + n(config.seq) + ") to leave an output token; got " + n(config.inputTokens)});
     if (config.mode == Mode::inference && config.method == Method::membudget && !servesInference(config.framework))
-        errors.push_back({"framework", "framework must be vllm or sglang in inference mode (the serving engine); got " +
+        errors.push_back({"framework", "framework must be vllm, sglang or trtllm in inference mode (the serving engine); got " +
                                            std::string(toString(config.framework))});
     if (config.mode == Mode::training && servesInference(config.framework))
         errors.push_back({"framework", "framework must be megatron, torchtitan, torchtune, deepspeed or hf_accelerate in training mode (" +
@@ -217,11 +217,16 @@ void checkServing(const Config& config, std::vector<Problem>& errors) {
                           "scheduler_recv_interval must be 1 unless framework is sglang (SGLang's "
                           "--scheduler-recv-interval; vLLM reads new requests every step); got " +
                               n(config.schedulerRecvInterval)});
-    if (config.attentionDp > 1 && config.framework != Framework::sglang)
+    if (config.attentionDp > 1 && config.framework != Framework::sglang && config.framework != Framework::trtllm)
         errors.push_back({"attention_dp",
-                          "attention_dp must be 1 unless framework is sglang (SGLang's --enable-dp-attention; vLLM's "
-                          "data-parallel attention is dp replicas with ep = tp × dp); got " +
+                          "attention_dp must be 1 unless framework is sglang or trtllm (SGLang's --enable-dp-attention, "
+                          "TensorRT-LLM's enable_attention_dp; vLLM's data-parallel attention is dp replicas with ep = tp × dp); got " +
                               n(config.attentionDp)});
+    else if (config.attentionDp > 1 && config.framework == Framework::trtllm && config.attentionDp != config.tp)
+        errors.push_back({"attention_dp", "attention_dp must be 1 or tp (" + n(config.tp) +
+                                              ") under trtllm (TensorRT-LLM's enable_attention_dp gives every TP rank its own "
+                                              "requests, Mapping.enable_attention_dp); got " +
+                                              n(config.attentionDp)});
     else if (config.attentionDp > 1 && std::fmod(config.tp, config.attentionDp) != 0)
         errors.push_back({"attention_dp", "attention_dp must divide tp (" + n(config.tp) +
                                               ": SGLang's attention groups of tp / dp_size GPUs); got " + n(config.attentionDp)});
@@ -230,6 +235,31 @@ void checkServing(const Config& config, std::vector<Problem>& errors) {
                           "attention_dp must be 1 with pp > 1 (data-parallel attention across pipeline stages is not "
                           "modelled); got " +
                               n(config.attentionDp)});
+    if (config.cudaGraphPadding && config.framework != Framework::trtllm)
+        errors.push_back({"cuda_graph_padding",
+                          "cuda_graph_padding must be false unless framework is trtllm (TensorRT-LLM's "
+                          "cuda_graph_config.enable_padding; vLLM and SGLang always pad to a captured size); got true"});
+    if (config.chunkedPrefill && config.framework != Framework::trtllm)
+        errors.push_back({"chunked_prefill",
+                          "chunked_prefill must be false unless framework is trtllm (TensorRT-LLM's enable_chunked_prefill; "
+                          "vLLM and SGLang always chunk prompts to workspace_tokens); got true"});
+    if (config.mode == Mode::inference && config.framework == Framework::trtllm &&
+        (config.linearValueHeads > 0 || config.layerPattern.find('M') != std::string::npos))
+        errors.push_back({"framework",
+                          "framework trtllm serves no linear-attention or Mamba layers here (TensorRT-LLM's "
+                          "state caches are not modelled); use vllm or sglang for this model"});
+    // TensorRT-LLM without chunked prefill refuses a request whose prompt exceeds max_num_tokens (llm.py
+    // _check_arguments: "should not exceed max_num_tokens").
+    // The prompt as the serving estimate takes it: input_tokens, or seq less output_tokens, or half of seq.
+    const double prompt = config.inputTokens != 0    ? config.inputTokens
+                          : config.outputTokens != 0 ? config.seq - config.outputTokens
+                                                     : std::ceil(config.seq / 2);
+    if (config.mode == Mode::inference && config.framework == Framework::trtllm && !config.chunkedPrefill &&
+        prompt > config.workspaceTokens)
+        errors.push_back({config.inputTokens != 0 ? "input_tokens" : "workspace_tokens",
+                          "the prompt (" + n(prompt) + " tokens) must fit workspace_tokens (" + n(config.workspaceTokens) +
+                              ", TensorRT-LLM's max_num_tokens) under trtllm without chunked_prefill: TensorRT-LLM refuses a "
+                              "longer prompt (llm.py _check_arguments); raise workspace_tokens or set chunked_prefill"});
     if (config.mode == Mode::inference && config.method != Method::membudget)
         errors.push_back({"method", "method must be membudget in inference mode (the other sources model training); got " +
                                         quoted(toString(config.method))});

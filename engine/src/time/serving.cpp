@@ -16,6 +16,7 @@
 #include "memory/ledger/inference.hpp"
 #include "model/rank.hpp"
 #include "time/collectives.hpp"
+#include "time/cuda_graphs.hpp"
 #include "time/moe_time.hpp"
 #include "time/rates.hpp"
 #include "time/runtime_constants.hpp"
@@ -25,8 +26,10 @@ namespace membudget {
 
 namespace {
 
+using detail::cudaGraphMaxBatch;
 using detail::runtimeConstant;
 using detail::RuntimeConstant;
+using detail::trtllmGraphCaptured;
 
 // Kernel launches (docs/inference.md). Without CUDA graphs every kernel is launched from Python through PyTorch's
 // dispatcher (eagerLaunchSeconds of host time each), and the GPU waits wherever its kernels are shorter than their
@@ -40,17 +43,6 @@ using detail::RuntimeConstant;
 // The GEMMs and attention (4 and 1 per layer, 2 more per MoE layer) take their own time, counted above.
 constexpr double kSmallKernelsPerLayer = 5, kSmallKernelsPerMlaLayer = 3, kSmallKernelsPerMoeLayer = 4, kSmallKernelsPerStep = 15;
 constexpr double kWorkKernelsPerLayer = 5, kWorkKernelsPerMoeLayer = 2;
-
-// The largest decode batch each engine captures a CUDA graph for: vLLM's max_cudagraph_capture_size (512 by default,
-// vllm/config/compilation.py); SGLang's cuda_graph_max_bs, set by the GPU's memory and TP
-// (server_args.py ServerArgs._handle_gpu_memory_settings, read at 001067ff): under 20 GiB 8; under 35 GiB 24 (TP < 4)
-// or 80; under 60 GiB 32 or 160; under 160 GiB 256 or 512; above, 512.
-double cudaGraphMaxBatch(const Config& c) {
-    if (c.framework != Framework::sglang) return 512;
-    const double gib = c.gpuGb * 1e9 / 1073741824.0;
-    const bool wide = c.tp >= 4;
-    return gib < 20 ? 8 : gib < 35 ? (wide ? 80 : 24) : gib < 60 ? (wide ? 160 : 32) : gib < 160 ? (wide ? 512 : 256) : 512;
-}
 
 // The expected number of distinct experts n tokens route to, each choosing k of E without repeats and the choices
 // spread evenly (the balanced routing serving benchmarks see on random data): E · (1 − (1 − k/E)^n).
@@ -237,6 +229,11 @@ StageWork stageWork(const Config& c, const ServingModel& m, double stage, double
 // communication and its kernel launches.
 Pass pass(const Config& c, const ServingModel& m, const Batch& batch) {
     Pass p;
+    // TensorRT-LLM runs a pass with prompts in it, and a decode batch of a size it did not capture, eagerly; each
+    // attention group its own requests.
+    const bool graphs = c.framework == Framework::trtllm
+                            ? !c.enforceEager && batch.prompt == 0 && trtllmGraphCaptured(c, std::ceil(batch.decode / c.attentionDp))
+                            : m.graphs;
     double from = 0;
     for (double stage = 0; stage < c.pp; ++stage) {
         const double layers = detail::stageLayerCount(c, stage);
@@ -254,7 +251,7 @@ Pass pass(const Config& c, const ServingModel& m, const Batch& batch) {
         // the host's launches outlast the stage's work.
         const double work = std::max(weights + kv, compute) + w.tensorParallel + w.expertParallel;
         const double onGpu = w.smallKernels * m.smallKernelSeconds + w.kernels * m.graphNodeSeconds;
-        p.launch += onGpu + (m.graphs ? 0 : std::max(0.0, w.kernels * m.eagerLaunchSeconds - work - onGpu));
+        p.launch += onGpu + (graphs ? 0 : std::max(0.0, w.kernels * m.eagerLaunchSeconds - work - onGpu));
     }
     p.memory = p.weights + p.kv;
     p.total = p.weights + p.kv + p.compute + p.tp + p.ep + p.pp + p.launch;
@@ -272,7 +269,12 @@ Pass decodeParts(const Config& c, const ServingModel& m, double input, double ou
     // The prompts: per decode step, the running requests bring mb × input / output prompt tokens in steady state.
     const double promptPerStep = c.mb * input / output;
     double prefillShare = 0;
-    if (c.framework == Framework::sglang) {
+    if (c.framework == Framework::trtllm && !c.chunkedPrefill) {
+        // TensorRT-LLM's in-flight batching puts a whole prompt into a decode step (no chunking by default,
+        // MicroBatchScheduler): mb / output prompts join the running batch per step, each pass with one run eagerly.
+        const Pass withPrompt = pass(c, m, {batch, meanContext, input, input / 2});
+        prefillShare = std::max(0.0, withPrompt.total - decodeOnly.total) * c.mb / output;
+    } else if (c.framework == Framework::sglang) {
         // SGLang runs prefill batches on their own (enable_mixed_chunk off by default): the decode batch waits for them.
         // A prefill batch takes the waiting prompts up to chunked_prefill_size tokens.
         const double batchTokens = std::min(c.workspaceTokens, c.mb * input);
@@ -303,7 +305,8 @@ Pass decodeParts(const Config& c, const ServingModel& m, double input, double ou
 
 // Decides the time to first token and its parts.
 void prefillParts(const Config& c, const ServingModel& m, double input, const Pass& decodeOnly, ServingTime& out) {
-    const double chunk = std::max(1.0, c.workspaceTokens - c.mb);
+    // TensorRT-LLM without chunked prefill runs the whole prompt in one pass (validate: it fits max_num_tokens).
+    const double chunk = c.framework == Framework::trtllm && !c.chunkedPrefill ? input : std::max(1.0, c.workspaceTokens - c.mb);
     // Time to first token: the prompt's chunks, each in a step beside the running batch (vLLM), or a prefill batch of its
     // own after the decode step under way (SGLang).
     const double chunks = std::ceil(input / chunk);
@@ -368,7 +371,8 @@ double boundPassSeconds(const void* bound, double decode, double context, double
 bool benchmark(const Config& c, const ServingModel& m, ServingTime& out) {
     const BoundModel bound{&c, &m};
     detail::BenchmarkLoad load;
-    load.engine = c.framework == Framework::sglang ? Framework::sglang : Framework::vllm;
+    load.engine = c.framework;
+    load.wholePrompts = c.framework == Framework::trtllm && !c.chunkedPrefill;
     // The benchmark's requests and rate shared evenly by the DP replicas, mb in flight on each.
     load.prompts = std::ceil(c.numPrompts / c.dp);
     load.requestRate = c.requestRate / c.dp;

@@ -10,6 +10,9 @@
 // - SGLang (python/sglang/srt/managers/scheduler.py, get_next_batch_to_run): a new prefill batch runs before the
 //   running decode batch whenever requests wait (enable_mixed_chunk off by default), taking waiting prompts in arrival
 //   order up to chunked_prefill_size tokens: the running requests pause while prompts are prefilled.
+// - TensorRT-LLM (tensorrt_llm/_torch/pyexecutor: SimpleScheduler, then the C++ MicroBatchScheduler): in-flight
+//   batching, as vLLM's, the generation requests one token each and the context requests after them within
+//   max_num_tokens; without enable_chunked_prefill (its default) a prompt goes whole or waits, and the ones behind it wait.
 // So under SGLang the requests that arrive together get their first tokens one prefill batch after another and, their
 // decodes paused alike, finish together and send the next wave together; under vLLM the waves spread out.
 #include "time/serving_bench.hpp"
@@ -136,13 +139,18 @@ private:
             receiving_ = true;  // an idle scheduler reads at once
             return std::isfinite(now_);
         }
-        const bool prefill = !nothingWaits() && (load_.engine == Framework::sglang || decodeBudget() > 0);
+        const bool prefill =
+            !nothingWaits() && (load_.engine == Framework::sglang || (load_.wholePrompts ? headFitsWhole() : decodeBudget() > 0));
         if (!prefill) return decodeBlock();
         return load_.engine == Framework::sglang ? prefillBatch() : mixedPass();
     }
 
     // vLLM: what a pass leaves the prompts after one decode token per running request.
     double decodeBudget() const { return load_.tokenBudget - static_cast<double>(running_.size()); }
+
+    // TensorRT-LLM without chunking: the head prompt runs only whole, beside the decodes (MicroBatchScheduler: a context
+    // request that exceeds what the step's max_num_tokens leaves waits, and the requests behind it too).
+    bool headFitsWhole() const { return requests_[waiting_[waitingHead_]].input <= decodeBudget(); }
 
     double meanContext() const {
         double sum = 0;
@@ -230,6 +238,7 @@ private:
         double tokens = 0, attended = 0;
         while (!nothingWaits() && budget > 0) {
             Request& r = requests_[waiting_[waitingHead_]];
+            if (load_.wholePrompts && r.input - r.prefilled > budget) break;
             const double take = std::min(r.input - r.prefilled, budget);
             attended += take * (r.prefilled + take / 2);
             r.prefilled += take;

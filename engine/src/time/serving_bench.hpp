@@ -21,7 +21,8 @@ struct PassSeconds {
 
 // The benchmark: what the client sends and how the engine schedules it.
 struct BenchmarkLoad {
-    Framework engine = Framework::vllm;  // vLLM: chunked prefill beside decodes; SGLang: prefill batches on their own
+    Framework engine = Framework::vllm;  // vLLM, TensorRT-LLM: prompts beside decodes; SGLang: prefill batches on their own
+    bool wholePrompts = false;           // TensorRT-LLM without chunked prefill: a prompt waits until it fits a pass whole
     double prompts = 0;                  // requests sent to this replica
     double requestRate = 0;              // requests per second to this replica, Poisson arrivals; 0: all at once
     double maxConcurrency = 1;           // in flight at once (--max-concurrency)

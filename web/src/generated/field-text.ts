@@ -578,6 +578,18 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "help": "SGLang's --enable-dp-attention with --dp-size: attention groups of tp / attention_dp GPUs, each with its own requests and KV cache, inside the TP group; 1: attention over all of TP",
     "section": "docs/inference.md, Data-parallel attention"
   },
+  "cuda_graph_max_batch": {
+    "help": "The largest decode batch replayed as a CUDA graph (vLLM max_cudagraph_capture_size, SGLang --cuda-graph-max-bs, TensorRT-LLM cuda_graph_config.max_batch_size); 0: the engine's own (vLLM 512, SGLang by the GPU's memory and TP, TensorRT-LLM 128)",
+    "section": "docs/inference.md, Serving speed"
+  },
+  "cuda_graph_padding": {
+    "help": "TensorRT-LLM's cuda_graph_config.enable_padding: a decode batch runs the next larger captured graph; off (its default), only batches of 1 to 32, 64 and 128 replay graphs and the rest run eagerly. vLLM and SGLang always pad",
+    "section": "docs/inference.md, TensorRT-LLM"
+  },
+  "chunked_prefill": {
+    "help": "TensorRT-LLM's enable_chunked_prefill: off (its default), a prompt is prefilled whole in one pass of at most workspace_tokens (max_num_tokens), and a longer one is refused. vLLM and SGLang always chunk",
+    "section": "docs/inference.md, TensorRT-LLM"
+  },
   "enforce_eager": {
     "help": "Decode without CUDA graphs (vLLM --enforce-eager, SGLang --disable-cuda-graph): every kernel launched from the host",
     "section": "docs/inference.md, Serving speed"
@@ -591,7 +603,7 @@ export const FIELD_TEXT: Record<string, { help: string; section: string }> = {
     "section": "README, Methods"
   },
   "framework": {
-    "help": "Training: the framework you train with (what it saves, in which dtype, when it frees gradients, how its loss upcasts the logits). Inference: the serving engine, vllm or sglang (its defaults and its speed)",
+    "help": "Training: the framework you train with (what it saves, in which dtype, when it frees gradients, how its loss upcasts the logits). Inference: the serving engine, vllm, sglang or trtllm (TensorRT-LLM's PyTorch backend; its defaults and its speed)",
     "section": "docs/frameworks.md; docs/inference.md"
   },
   "finetune": {

@@ -8,7 +8,7 @@ export type ExpertWeights = 'same' | 'mxfp4';
 export type Checkpointing = 'none' | 'selective' | 'full' | 'op';
 export type ImportFormat = 'megatron' | 'torchtitan' | 'torchtune' | 'deepspeed' | 'hf' | 'vllm' | 'sglang';
 export type ImportSyntax = 'json' | 'toml' | 'yaml' | 'words';
-export type Framework = 'megatron' | 'torchtitan' | 'torchtune' | 'deepspeed' | 'hf_accelerate' | 'vllm' | 'sglang';
+export type Framework = 'megatron' | 'torchtitan' | 'torchtune' | 'deepspeed' | 'hf_accelerate' | 'vllm' | 'sglang' | 'trtllm';
 export type Fp8Recipe = 'te' | 'torchao';
 export type MoeDispatcher = 'alltoall' | 'deepep';
 export type Finetune = 'full' | 'lora' | 'qlora';
@@ -176,6 +176,9 @@ export interface Config {
   length_range_ratio: number;
   scheduler_recv_interval: number;
   attention_dp: number;
+  cuda_graph_max_batch: number;
+  cuda_graph_padding: boolean;
+  chunked_prefill: boolean;
   enforce_eager: boolean;
   cuda_graphs_gb: number;
   method: Method;

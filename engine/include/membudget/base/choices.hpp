@@ -21,8 +21,8 @@ enum class Checkpointing : std::uint8_t { none, selective, full, op };
 // The training framework whose behaviour the membudget method models: what it saves, in which dtype, when it
 // frees gradients, how its loss upcasts the logits (docs/frameworks.md).
 // The training frameworks, then the serving engines (mode inference): vLLM and SGLang.
-enum class Framework : std::uint8_t { megatron, torchtitan, torchtune, deepspeed, hfAccelerate, vllm, sglang };
-constexpr bool servesInference(Framework f) { return f == Framework::vllm || f == Framework::sglang; }
+enum class Framework : std::uint8_t { megatron, torchtitan, torchtune, deepspeed, hfAccelerate, vllm, sglang, trtllm };
+constexpr bool servesInference(Framework f) { return f == Framework::vllm || f == Framework::sglang || f == Framework::trtllm; }
 enum class Fp8Recipe : std::uint8_t { te, torchao };
 // How a MoE layer sends its tokens to the expert ranks: NCCL all-to-all (torchtitan's "standard", Megatron-LM's
 // alltoall), or DeepEP's kernels through their own communication buffer (torchtitan's deepep, Megatron-LM's flex
@@ -94,8 +94,8 @@ struct ChoiceNames<Checkpointing> {
 };
 template <>
 struct ChoiceNames<Framework> {
-    static constexpr std::array<std::string_view, 7> names{"megatron",      "torchtitan", "torchtune", "deepspeed",
-                                                           "hf_accelerate", "vllm",       "sglang"};
+    static constexpr std::array<std::string_view, 8> names{"megatron",      "torchtitan", "torchtune", "deepspeed",
+                                                           "hf_accelerate", "vllm",       "sglang",    "trtllm"};
 };
 template <>
 struct ChoiceNames<ImportFormat> {

@@ -215,6 +215,14 @@ struct Config {
     // SGLang's data-parallel attention (--enable-dp-attention --dp-size D): D attention groups of tp / D GPUs inside
     // the TP group, each with its own requests and KV cache; the MLP and the experts stay over all tp GPUs.
     double attentionDp = 1;
+    // CUDA graphs for decode: the largest batch captured (0: the engine's own, vLLM 512, SGLang by the GPU's memory,
+    // TensorRT-LLM 128), and, under TensorRT-LLM, whether a batch is padded to the next captured size (its
+    // cuda_graph_config.enable_padding, off by default: a batch of a size not captured runs eagerly).
+    double cudaGraphMaxBatch = 0;
+    bool cudaGraphPadding = false;
+    // TensorRT-LLM's enable_chunked_prefill (off by default there: a prompt is prefilled whole in one pass, and one longer
+    // than max_num_tokens is refused); vLLM and SGLang always chunk prompts to workspace_tokens.
+    bool chunkedPrefill = false;
     // method
     Method method = Method::chapter;
     Framework framework = Framework::megatron;

@@ -83,7 +83,12 @@ void cacheGeometry(const Config& c, Served& s) {
     // SlidingWindowSpec.max_memory_usage_bytes, with max_model_len = s and T = max_num_batched_tokens).
     // A chunked local layer keeps at most its chunk and the T scheduled tokens, never more than the sequence (vLLM's
     // ChunkedLocalAttentionSpec.max_admission_blocks_per_request: cdiv(min(C + T, max_model_len), block)).
-    s.slidingBlocks = c.slidingWindow > 0    ? std::ceil(std::min(c.slidingWindow - 1 + c.workspaceTokens, c.seq) / c.kvBlock) + 1
+    // TensorRT-LLM reserves each request's blocks to completion, a windowed layer's at most its window
+    // (kvCacheManager.cpp getRemainingBlocksToCompletion: ⌈min(prompt + max new tokens, window) / tokens_per_block⌉).
+    const bool trtllm = c.framework == Framework::trtllm;
+    const double window = c.slidingWindow > 0 ? c.slidingWindow : c.attentionChunk;
+    s.slidingBlocks = trtllm && window > 0   ? std::ceil(std::min(window, c.seq) / c.kvBlock)
+                      : c.slidingWindow > 0  ? std::ceil(std::min(c.slidingWindow - 1 + c.workspaceTokens, c.seq) / c.kvBlock) + 1
                       : c.attentionChunk > 0 ? std::ceil(std::min(c.attentionChunk + c.workspaceTokens, c.seq) / c.kvBlock)
                                              : 0;
     s.local = c.slidingWindow > 0 || c.attentionChunk > 0;
@@ -288,24 +293,37 @@ Line kvCacheLine(const Config& c, const Served& s, const StageKinds& k, double l
                                        : std::string())
             : "K and V of " + n(s.sequences) + " sequences × " + n(c.seq) + " tokens, " + std::string(toString(c.kvDtype)) + ", " +
                   n(s.kvHeads) + " KV heads per GPU" + (c.kvHeads < c.tp ? " (replicated: TP > kv_heads)" : "") +
-                  (c.slidingWindow > 0 ? "; " + n(k.slidingLayers) + " of the " + n(layers) + " layers slide over " + n(c.slidingWindow) +
-                                             " tokens and keep at most the window, the chunk of " + n(c.workspaceTokens) +
-                                             " prefill tokens and one block (vLLM's SlidingWindowSpec)"
+                  (c.framework == Framework::trtllm && s.local
+                       ? "; " + n(k.slidingLayers) + " of the " + n(layers) + " layers attend within " +
+                             n(c.slidingWindow > 0 ? c.slidingWindow : c.attentionChunk) + " tokens"
+                   : c.slidingWindow > 0 ? "; " + n(k.slidingLayers) + " of the " + n(layers) + " layers slide over " + n(c.slidingWindow) +
+                                               " tokens and keep at most the window, the chunk of " + n(c.workspaceTokens) +
+                                               " prefill tokens and one block (vLLM's SlidingWindowSpec)"
                    : c.attentionChunk > 0 ? "; " + n(k.slidingLayers) + " of the " + n(layers) + " layers attend within chunks of " +
                                                 n(c.attentionChunk) + " tokens and keep at most one chunk and " + n(c.workspaceTokens) +
                                                 " prefill tokens (vLLM's ChunkedLocalAttentionSpec)"
-                                          : " (vLLM's formula)");
+                   : c.framework == Framework::trtllm ? std::string()
+                                                      : " (vLLM's formula)");
+    if (c.framework == Framework::trtllm && !mla)
+        kvNote += "; TensorRT-LLM reserves each request's blocks of " + n(c.kvBlock) +
+                  " tokens for its whole length before admitting it (GUARANTEED_NO_EVICT, kvCacheManager.cpp "
+                  "getRemainingBlocksToCompletion" +
+                  (s.local ? "; a windowed layer at most its window" : std::string()) + ")";
     if (c.attentionDp > 1)
         kvNote += "; data-parallel attention: this GPU's group of " + n(s.x.at) + " caches ⌈" + n(c.mb) + " / " + n(c.attentionDp) +
-                  "⌉ of the " + n(c.mb) + " requests (SGLang --enable-dp-attention, a scheduler and KV pool a group)";
+                  "⌉ of the " + n(c.mb) + " requests (" +
+                  (c.framework == Framework::trtllm ? "TensorRT-LLM enable_attention_dp" : "SGLang --enable-dp-attention") +
+                  ", a scheduler and KV pool a group)";
     if (s.stateful) return hybridCacheLine(c, s, k, kv);
     if (!mla && s.local)
         return {LineId::kvCache,
                 "KV cache",
-                c.slidingWindow > 0 ? "2 × max(1, kv/TP) × head_dim × bytes × b × block × (full layers × ⌈s/block⌉ + "
-                                      "sliding layers × (⌈min(W − 1 + T, s)/block⌉ + 1))"
-                                    : "2 × max(1, kv/TP) × head_dim × bytes × b × block × (full layers × ⌈s/block⌉ + "
-                                      "chunked layers × ⌈min(C + T, s)/block⌉)",
+                c.framework == Framework::trtllm ? "2 × max(1, kv/TP) × head_dim × bytes × b × block × (full layers × ⌈s/block⌉ + "
+                                                   "windowed layers × ⌈min(W, s)/block⌉)"
+                : c.slidingWindow > 0 ? "2 × max(1, kv/TP) × head_dim × bytes × b × block × (full layers × ⌈s/block⌉ + "
+                                        "sliding layers × (⌈min(W − 1 + T, s)/block⌉ + 1))"
+                                      : "2 × max(1, kv/TP) × head_dim × bytes × b × block × (full layers × ⌈s/block⌉ + "
+                                        "chunked layers × ⌈min(C + T, s)/block⌉)",
                 "2 × " + n(s.kvHeads) + " × " + n(x.d) + " × " + n(s.kvBytes) + " × " + n(s.sequences) + " × " + n(c.kvBlock) + " × (" +
                     n(k.fullLayers) + " × " + n(s.blocksPerSequence) + " + " + n(k.slidingLayers) + " × " + n(s.slidingBlocks) + ")",
                 kv,
@@ -328,24 +346,32 @@ Line kvCacheLine(const Config& c, const Served& s, const StageKinds& k, double l
 
 // Decides the stage's workspace: the profiling forward, the sampler on the last stage, the received tensors after
 // the first.
-Line workspaceLine(const Served& s, bool first, bool last) {
+Line workspaceLine(const Config& c, const Served& s, bool first, bool last) {
     const Dims& x = s.x;
-    const double workspaceRaw = (first ? 0 : s.receivedRaw) + (last ? std::max(s.forwardRaw, s.samplerRaw) : s.forwardRaw);
+    // TensorRT-LLM's profiling run (_util.py KvCacheCreator.configure_kv_cache_capacity) prefills dummy requests of
+    // max_num_tokens tokens that each sample one token from their last position: its sampler holds a few requests'
+    // logits, not vLLM's dummy sampler pass over max_num_seqs.
+    const bool sampler = last && c.framework != Framework::trtllm;
+    const double workspaceRaw = (first ? 0 : s.receivedRaw) + (sampler ? std::max(s.forwardRaw, s.samplerRaw) : s.forwardRaw);
     const double workspace = std::ceil(workspaceRaw);
     const std::string workspaceText = wholeBytes((first ? std::string() : fill("2 × # × # × 2 + ", {s.forwardTokens, x.h})) +
-                                                     (last ? "max(" + s.forwardText + ", " + s.samplerText + ")" : s.forwardText),
+                                                     (sampler ? "max(" + s.forwardText + ", " + s.samplerText + ")" : s.forwardText),
                                                  workspaceRaw);
+    const std::string widths = " tokens (attention " + n(s.attentionWidth) + " B, MLP " + n(s.mlpWidth) + " B" +
+                               (s.moeWidth > 0 ? ", fused MoE " + n(s.moeWidth) + " B" : "") +
+                               (s.mambaWidth > 0 ? ", Mamba-2 mixer " + n(s.mambaWidth) + " B" : "") + " per token)";
     const std::string workspaceNote =
-        "vLLM's profiling run: a forward of " + n(s.forwardTokens) + " tokens (attention " + n(s.attentionWidth) + " B, MLP " +
-        n(s.mlpWidth) + " B" + (s.moeWidth > 0 ? ", fused MoE " + n(s.moeWidth) + " B" : "") +
-        (s.mambaWidth > 0 ? ", Mamba-2 mixer " + n(s.mambaWidth) + " B" : "") + " per token)" +
-        (last ? ", then the sampler over " + n(s.samplerRequests) + " requests × " + n(x.V) + " logits at 14 B" : "") +
+        (c.framework == Framework::trtllm
+             ? "TensorRT-LLM's profiling run (KvCacheCreator.configure_kv_cache_capacity): dummy prefills of " + n(s.forwardTokens) +
+                   widths + ", the widths of vLLM's kernels taken for TensorRT-LLM's (not read from its fused kernels)"
+             : "vLLM's profiling run: a forward of " + n(s.forwardTokens) + widths +
+                   (last ? ", then the sampler over " + n(s.samplerRequests) + " requests × " + n(x.V) + " logits at 14 B" : "")) +
         (first ? "" : "; the previous stage's hidden state and residual") + "; compiled graphs' buffers not modelled";
     return {LineId::activations,
             "Workspace",
             std::string(first ? "" : "2·T·h·2 + ") +
-                (last ? "max(T × (4h + max(attention, MLP, MoE or Mamba width)), T·h·2 + 4·r·h + r × V × 14)"
-                      : "T × (4h + max(attention, MLP, MoE or Mamba width))"),
+                (sampler ? "max(T × (4h + max(attention, MLP, MoE or Mamba width)), T·h·2 + 4·r·h + r × V × 14)"
+                         : "T × (4h + max(attention, MLP, MoE or Mamba width))"),
             workspaceText,
             workspace,
             workspaceNote,
@@ -377,10 +403,13 @@ MethodOutput inferenceMethod(const Config& c, double psi) {
         firstLayer += stage.layers;
         stage.lines.push_back(weightsLine(c, s, kinds, stage.layers));
         stage.lines.push_back(kvCacheLine(c, s, kinds, stage.layers));
-        stage.lines.push_back(workspaceLine(s, kinds.first, kinds.last));
-        stage.lines.push_back({LineId::cudaGraphs, "CUDA graphs", "cuda_graphs_gb × 10⁹", gigabytesText(c.cudaGraphsGb),
-                               gigabytesToBytes(c.cudaGraphsGb), "Captured CUDA graphs (an allowance; vLLM reports it at start-up)",
-                               std::nullopt});
+        stage.lines.push_back(workspaceLine(c, s, kinds.first, kinds.last));
+        stage.lines.push_back(
+            {LineId::cudaGraphs, "CUDA graphs", "cuda_graphs_gb × 10⁹", gigabytesText(c.cudaGraphsGb), gigabytesToBytes(c.cudaGraphsGb),
+             c.framework == Framework::trtllm ? "Captured CUDA graphs (an allowance; TensorRT-LLM captures decode batches up to "
+                                                "cuda_graph_max_batch, each \"up to 200 MB\", CudaGraphConfig)"
+                                              : "Captured CUDA graphs (an allowance; vLLM reports it at start-up)",
+             std::nullopt});
         out.stages.push_back(std::move(stage));
     }
     if (c.mtpLayers > 0)
