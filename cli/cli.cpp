@@ -91,7 +91,7 @@ ImportResult readImport(const std::string& path, const std::string& formatName, 
         if (!format) {
             failed.errors.push_back(
                 {"format",
-                 "format must be one of megatron, torchtitan, torchtune, deepspeed, hf, vllm, sglang; got \"" + formatName + "\""});
+                 "format must be one of megatron, torchtitan, torchtune, deepspeed, hf, vllm, sglang, trtllm; got \"" + formatName + "\""});
             return failed;
         }
     } else {
@@ -354,11 +354,12 @@ void addInputOptions(CLI::App& app, Options& o) {
         ->group("Input");
     app.add_option("--import", o.importFile,
                    "A framework's configuration (Megatron-LM script, torchtitan TOML, torchtune YAML, DeepSpeed JSON, config.json, "
-                   "vllm serve or SGLang launch_server command; docs/import.md); flags override it")
+                   "vllm serve, SGLang launch_server, trtllm-serve or trtllm-bench command; docs/import.md); flags override it")
         ->type_name("FILE")
         ->group("Input");
     app.add_option("--import-format", o.importFormat,
-                   "The format of --import when its content does not say (megatron, torchtitan, torchtune, deepspeed, hf, vllm, sglang)")
+                   "The format of --import when its content does not say (megatron, torchtitan, torchtune, deepspeed, hf, vllm, sglang, "
+                   "trtllm)")
         ->type_name("FORMAT")
         ->group("Input");
     app.add_flag("--json", o.asJson, "Print the result as JSON (the eval format) instead of a table")->group("Output");
@@ -437,8 +438,9 @@ int runImport(const Options& o, std::istream& in, std::ostream& out, std::ostrea
 int runExport(const Options& o, const Config& config, cli::EscapedStream& safeOut, std::ostream& out, std::ostream& err) {
     const auto format = parseChoice<ImportFormat>(o.exportFormat);
     if (!format || *format == ImportFormat::hf) {
-        cli::printProblems(err, {{"format", "--format must be one of megatron, torchtitan, torchtune, deepspeed, vllm, sglang; got \"" +
-                                                o.exportFormat + "\""}});
+        cli::printProblems(err,
+                           {{"format", "--format must be one of megatron, torchtitan, torchtune, deepspeed, vllm, sglang, trtllm; got \"" +
+                                           o.exportFormat + "\""}});
         return kExitBadInput;
     }
     const ExportResult exported = exportConfig(*format, config);
@@ -493,11 +495,12 @@ int runCli(int argc, const char* const* argv, std::istream& in, std::ostream& ou
                                              "with what could not be mapped (docs/import.md)");
     importCommand->add_option("file", o.importCommandFile, "The configuration file, or - for standard input")->required();
     importCommand->add_option("--format", o.importFormat,
-                              "megatron, torchtitan, torchtune, deepspeed, hf, vllm or sglang (default: detected)");
-    auto* exportCommand = app.add_subcommand("export",
-                                             "Write the configuration in a framework's own form: Megatron-LM flags, a torchtitan TOML, "
-                                             "a tune run command, a DeepSpeed JSON, a vllm serve or SGLang launch_server command");
-    exportCommand->add_option("--format", o.exportFormat, "megatron, torchtitan, torchtune, deepspeed, vllm or sglang")->required();
+                              "megatron, torchtitan, torchtune, deepspeed, hf, vllm, sglang or trtllm (default: detected)");
+    auto* exportCommand =
+        app.add_subcommand("export",
+                           "Write the configuration in a framework's own form: Megatron-LM flags, a torchtitan TOML, "
+                           "a tune run command, a DeepSpeed JSON, a vllm serve, SGLang launch_server or trtllm-serve command");
+    exportCommand->add_option("--format", o.exportFormat, "megatron, torchtitan, torchtune, deepspeed, vllm, sglang or trtllm")->required();
     exportCommand->fallthrough();
     auto* fieldsCommand = app.add_subcommand("fields", "Print the field table (keys, ranges, defaults, help) as JSON");
     auto* presetsCommand = app.add_subcommand("presets", "Print the model and GPU presets with their sources as JSON");

@@ -337,9 +337,45 @@ std::vector<std::pair<std::string, bool>> hereDocs(std::string_view line) {
     return out;
 }
 
-}  // namespace
+// The file a line's output goes to: the word after its first `>` or `>>` outside quotes (not a descriptor's `>&`), as
+// written ($NAME as ${NAME}), or after `tee`; "" where there is none. A here-document opened on the line is that
+// file's text (cat > FILE <<EOF, cat <<EOF > FILE). web/src/import-parse.ts redirectTarget is the page's twin.
+std::string redirectTarget(std::string_view line) {
+    char quote = 0;
+    for (size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quote) {
+            if (c == quote) quote = 0;
+            continue;
+        }
+        if (c == '\\') {
+            ++i;
+            continue;
+        }
+        if (c == '\'' || c == '"') {
+            quote = c;
+            continue;
+        }
+        if (c == '#' && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t')) break;
+        if (c != '>') continue;
+        size_t j = i + 1;
+        if (j < line.size() && (line[j] == '>' || line[j] == '|')) ++j;
+        if (j < line.size() && line[j] == '&') continue;  // 2>&1
+        while (j < line.size() && (line[j] == ' ' || line[j] == '\t')) ++j;
+        std::string rest(line.substr(j));
+        const std::vector<std::string> words = lineWords(rest);
+        return words.empty() ? std::string() : words.front();
+    }
+    const std::vector<std::string> words = lineWords(line);
+    for (size_t i = 0; i + 1 < words.size(); ++i)
+        if (words[i] == "tee" || words[i].ends_with("/tee"))
+            for (size_t j = i + 1; j < words.size(); ++j)
+                if (!words[j].empty() && words[j][0] != '-') return words[j];
+    return {};
+}
 
-std::vector<std::vector<std::string>> shellWords(std::string_view text) {
+// Words of each logical line, and, where `docs` is given, each here-document's body with the file its line writes.
+std::vector<std::vector<std::string>> scanShell(std::string_view text, std::vector<HereDocument>* docs) {
     std::string joined;
     joined.reserve(text.size());
     for (size_t i = 0; i < text.size(); ++i) {
@@ -355,6 +391,7 @@ std::vector<std::vector<std::string>> shellWords(std::string_view text) {
     }
     std::vector<std::vector<std::string>> lines;
     std::vector<std::pair<std::string, bool>> pending;  // here-documents whose bodies come next, in order
+    std::vector<size_t> pendingDocs;                    // each one's entry in `docs`
     size_t start = 0;
     while (start <= joined.size()) {
         size_t end = joined.find('\n', start);
@@ -365,15 +402,66 @@ std::vector<std::vector<std::string>> shellWords(std::string_view text) {
             if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
             if (pending.front().second)
                 while (!line.empty() && line.front() == '\t') line.remove_prefix(1);
-            if (line == pending.front().first) pending.erase(pending.begin());
+            if (line == pending.front().first) {
+                pending.erase(pending.begin());
+                pendingDocs.erase(pendingDocs.begin());
+            } else if (docs) {
+                (*docs)[pendingDocs.front()].body.append(line).append("\n");
+            }
             continue;
         }
-        for (auto& doc : hereDocs(line)) pending.push_back(std::move(doc));
+        for (auto& doc : hereDocs(line)) {
+            pending.push_back(std::move(doc));
+            pendingDocs.push_back(docs ? docs->size() : 0);
+            if (docs) docs->push_back({redirectTarget(line), ""});
+        }
         auto words = lineWords(line);
         if (!words.empty()) lines.push_back(std::move(words));
     }
     return lines;
 }
+
+}  // namespace
+
+std::vector<std::vector<std::string>> shellWords(std::string_view text) { return scanShell(text, nullptr); }
+
+std::vector<std::vector<std::string>> shellWords(std::string_view text, std::vector<HereDocument>& docs) { return scanShell(text, &docs); }
+
+namespace {
+
+// A script's words and its here-documents (ImportSyntax::words_yaml), each as heredocs[i].file, the file its line
+// writes, and heredocs[i].yaml, its body flattened as a YAML file is (none where the body does not parse as one YAML
+// document or holds a key twice). web/src/import-parse.ts hands over the same.
+void readScript(std::string_view text, ImportInput& in) {
+    std::vector<HereDocument> docs;
+    in.lines = shellWords(text, docs);
+    if (!docs.empty()) in.values.push_back({"heredocs", "array", ""});
+    size_t bytes = 0;
+    for (size_t i = 0; i < docs.size(); ++i) {
+        const std::string path = "heredocs[" + std::to_string(i) + "]";
+        in.values.push_back({path, "object", ""});
+        in.values.push_back({path + ".file", "string", docs[i].file});
+        ImportInput doc;
+        try {
+            if (secondYamlDocument(docs[i].body)) continue;
+            const YAML::Node root = YAML::Load(docs[i].body);
+            Flattener f{doc};
+            f.yaml(root, path + ".yaml", 1);
+            if (f.tooMany || f.tooLarge) doc.error = "over";
+        } catch (const std::exception&) {
+            continue;
+        }
+        for (const auto& v : doc.values) bytes += v.key.size() + v.text.size();
+        if (!doc.error.empty() || in.values.size() + doc.values.size() > kMaxImportValues || bytes > kMaxFlatBytes) {
+            in.error = "its here-documents pass " + std::to_string(kMaxImportValues) + " values or " + std::to_string(kMaxFlatBytes >> 20) +
+                       " MiB once flattened";
+            break;
+        }
+        in.values.insert(in.values.end(), doc.values.begin(), doc.values.end());
+    }
+}
+
+}  // namespace
 
 ImportInput parseImport(std::string_view text, ImportFormat format) {
     ImportInput in;
@@ -381,6 +469,9 @@ ImportInput parseImport(std::string_view text, ImportFormat format) {
     switch (importSyntax(format, text)) {
         case ImportSyntax::words:
             in.lines = shellWords(text);
+            break;
+        case ImportSyntax::words_yaml:
+            readScript(text, in);
             break;
         case ImportSyntax::json: {
             FlatJson flat = flattenJson(text);

@@ -23,6 +23,15 @@ namespace membudget::cli {
 //    for the engine to resolve from the script's literal assignments.
 std::vector<std::vector<std::string>> shellWords(std::string_view text);
 
+// A here-document: the file its line writes (cat > FILE <<EOF, cat <<EOF > FILE, … | tee FILE; $NAME as ${NAME}; "" where
+// the line names none) and its body, the lines up to its delimiter (leading tabs stripped for <<-).
+struct HereDocument {
+    std::string file;
+    std::string body;
+};
+// The same words, and the script's here-documents in order (ImportSyntax::words_yaml: TensorRT-LLM's extra options).
+std::vector<std::vector<std::string>> shellWords(std::string_view text, std::vector<HereDocument>& docs);
+
 // The text as `format` (importSyntax decides the parser). Values are bounded: more than kMaxImportValues
 // values or a nesting deeper than 32 levels is refused (YAML aliases cannot multiply a small file).
 inline constexpr size_t kMaxImportValues = 200000;

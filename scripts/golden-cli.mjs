@@ -92,6 +92,7 @@ for (const file of files(join(root, 'tests/fixtures/import'))) {
   emit(['--import', rel, '--json']);
   for (const format of ['megatron', 'torchtitan', 'torchtune', 'deepspeed', 'vllm']) emit(['export', '--format', format, '--import', rel]);
   emit(['export', '--format', 'sglang', '--import', rel, '--json']);
+  emit(['export', '--format', 'trtllm', '--import', rel, '--json']);
 }
 // Every measured run's configuration, and the published throughput rows' (the step-time estimate).
 for (const file of files(join(root, 'tests/fixtures/measured')))

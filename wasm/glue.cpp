@@ -182,8 +182,8 @@ val importConfiguration(const Config& base, const std::string& format, const std
     const auto f = parseChoice<ImportFormat>(format);
     if (!f) {
         ImportResult refused;
-        refused.errors = {
-            {"format", "format must be one of megatron, torchtitan, torchtune, deepspeed, hf, vllm, sglang; got \"" + format + "\""}};
+        refused.errors = {{"format", "format must be one of megatron, torchtitan, torchtune, deepspeed, hf, vllm, sglang, trtllm; got \"" +
+                                         format + "\""}};
         return recordVal(AppliedImport{refused, base, {}, {}}, kAppliedImportRecord);
     }
     ImportInput input;

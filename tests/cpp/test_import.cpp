@@ -157,7 +157,7 @@ TEST_CASE("import: real configuration files give the flat configuration written 
         // And it round-trips through the framework's own form.
         if (*detected != ImportFormat::hf && f.expect.value("valid", true)) checkRoundTrip(config, *detected);
     }
-    for (const char* format : {"megatron", "torchtitan", "torchtune", "deepspeed", "vllm", "sglang"}) {
+    for (const char* format : {"megatron", "torchtitan", "torchtune", "deepspeed", "vllm", "sglang", "trtllm"}) {
         INFO(format);
         CHECK(perFormat[format] >= 3);
     }
@@ -209,6 +209,7 @@ TEST_CASE("export then import gives the configuration back: presets Ã— layouts Ã
             if (config.mode == Mode::inference) {
                 checkRoundTrip(config, ImportFormat::vllm);
                 checkRoundTrip(config, ImportFormat::sglang);
+                checkRoundTrip(config, ImportFormat::trtllm);
             } else {
                 for (const ImportFormat format :
                      {ImportFormat::megatron, ImportFormat::torchtitan, ImportFormat::torchtune, ImportFormat::deepspeed})
@@ -555,7 +556,9 @@ TEST_CASE("what a launch file does not say is marked as needing the user's input
             continue;
         }
         for (const std::string key : {"dp", "mb", "seq", "microbatches"}) {
-            if (key == "microbatches" && (r.format == ImportFormat::vllm || r.format == ImportFormat::sglang)) continue;
+            if (key == "microbatches" &&
+                (r.format == ImportFormat::vllm || r.format == ImportFormat::sglang || r.format == ImportFormat::trtllm))
+                continue;
             const bool assumed = std::any_of(r.assumed.begin(), r.assumed.end(), [&key](const Problem& p) { return p.field == key; });
             INFO(key);
             CHECK((assignedText(r, key) != "(not set)" || assumed));

@@ -14,6 +14,7 @@
 #include "membudget/base/choices.hpp"
 #include "membudget/formats/export.hpp"
 #include "membudget/formats/import.hpp"
+#include "membudget/formats/launch.hpp"
 #include "membudget/model/assignments.hpp"
 #include "membudget/model/config.hpp"
 #include "membudget/model/fields.hpp"
@@ -46,7 +47,7 @@ TEST_CASE("export then import is the identity over generated configurations", "[
         std::vector<Assignment> a{{"model", std::string(models[random() % models.size()].id)}, {"method", "membudget"}};
         if (inference) {
             a.insert(a.end(), {{"mode", "inference"},
-                               {"framework", pick({"vllm", "sglang"})},
+                               {"framework", pick({"vllm", "sglang", "trtllm"})},
                                {"tp", pick({"1", "2", "4", "8"})},
                                {"pp", pick({"1", "1", "2"})},
                                {"dp", pick({"1", "2"})},
@@ -79,7 +80,7 @@ TEST_CASE("export then import is the identity over generated configurations", "[
         // translation to another framework, not a round trip.
         std::optional<ImportFormat> own;
         if (inference)
-            own = config.framework == Framework::sglang ? ImportFormat::sglang : ImportFormat::vllm;
+            own = launchFormat(config);
         else if (config.framework == Framework::megatron)
             own = ImportFormat::megatron;
         else if (config.framework == Framework::torchtitan)
@@ -119,4 +120,5 @@ TEST_CASE("export then import is the identity over generated configurations", "[
     for (const auto& [format, n] : checked) INFO(format << " " << n);
     CHECK(checked["vllm"] > 0);
     CHECK(checked["sglang"] > 0);
+    CHECK(checked["trtllm"] > 0);
 }

@@ -124,6 +124,21 @@ describe('a here-document’s body is text, not flags, on the page as in the CLI
   }
 });
 
+describe('TensorRT-LLM’s extra options, pasted as a here-document or alone, on the page as in the CLI', () => {
+  const serve = 'trtllm-serve meta-llama/Llama-3.1-8B-Instruct --tp_size 2 --max_batch_size 64';
+  const cases = [
+    `cat > x.yml <<'EOF'\nkv_cache_config:\n  dtype: fp8\n  free_gpu_memory_fraction: 0.85\ncuda_graph_config: null\nEOF\n${serve} --extra_llm_api_options x.yml\n`,
+    `X=/tmp/o.yml\ncat << EOF > \${X}\nenable_attention_dp: true\ncuda_graph_config:\n  batch_sizes: [1, 2, 4, 64]\nuse_cuda_graph: true\nEOF\n${serve} --config $X\n`,
+    `cat <<EOF | tee o.yml\nkv_cache_config:\n  dtype: fp8\nkv_cache_config:\n  dtype: auto\nEOF\n${serve} --config o.yml\n`,
+    `cat > o.yml <<EOF\nkey: [unclosed\nEOF\n${serve} --config o.yml\n`,
+    `cat > o.yml <<EOF\nenable_chunked_prefill: yes\nmax_num_tokens: 1_024\nEOF\n${serve} --config ./o.yml\n`,
+    'enable_attention_dp: false\nkv_cache_config:\n  tokens_per_block: 64\nmax_batch_size: 16\n',
+  ];
+  it(`gives the CLI's configuration, unmapped values and refusals for ${cases.length} texts`, async () => {
+    for (const text of cases) await expectImportLikeCli(text, 'trtllm', 'membudget-trtllm.sh');
+  });
+});
+
 describe('a torchtune YAML is read as OmegaConf reads it, on the page as in the CLI', () => {
   // Unquoted scalars typed by OmegaConf's loader (tests/fixtures/yaml-scalars.json), one document, no key twice.
   const scalars = (JSON.parse(readFileSync(join(FIXTURES, 'yaml-scalars.json'), 'utf8')) as { scalars: { text: string }[] }).scalars;
@@ -152,7 +167,7 @@ describe('the page exports as the CLI does, and reads its export back', () => {
     it(query, () => {
       const config = engine.decodeQuery(query).config;
       const formats: ImportFormat[] =
-        config.mode === 'inference' ? ['vllm', 'sglang'] : ['megatron', 'torchtitan', 'torchtune', 'deepspeed'];
+        config.mode === 'inference' ? ['vllm', 'sglang', 'trtllm'] : ['megatron', 'torchtitan', 'torchtune', 'deepspeed'];
       for (const format of formats) {
         const exported = engine.exportConfig(config, format);
         const native = JSON.parse(runCli(['export', '--format', format, '--json', '--url', query]).stdout);

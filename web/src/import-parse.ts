@@ -101,28 +101,83 @@ export function flattenDocument(root: unknown): ParsedImport {
  * operators separate words, a glob is its pattern.
  */
 export async function shellWords(text: string): Promise<string[][]> {
+  return (await shellScript(text)).lines;
+}
+
+/** A here-document: the file its line writes (cli/import_parse.hpp HereDocument) and its body. */
+export interface HereDocument {
+  file: string;
+  body: string;
+}
+
+/** The words of each line (shellWords) and the script's here-documents in order, as cli/import_parse.cpp scanShell. */
+export async function shellScript(text: string): Promise<{ lines: string[][]; docs: HereDocument[] }> {
   const { parse } = await import('shell-quote');
+  const words = (line: string): string[] => {
+    const out: string[] = [];
+    for (const entry of parse(line, (name: string) => `\${${name}}`)) {
+      if (typeof entry === 'string') out.push(entry);
+      else if ('comment' in entry) break;
+      else if ('op' in entry && entry.op === 'glob') out.push(entry.pattern);
+    }
+    return out;
+  };
   const lines: string[][] = [];
-  const pending: [string, boolean][] = []; // here-documents whose bodies come next, in order
+  const docs: HereDocument[] = [];
+  const pending: [string, boolean, HereDocument][] = []; // here-documents whose bodies come next, in order
   for (const raw of text.replace(/\\\r?\n/g, '').split('\n')) {
     if (pending.length > 0) {
-      // A here-document's body: skipped up to its delimiter line.
+      // A here-document's body: not words, kept up to its delimiter line.
       let line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
       if (pending[0]![1]) line = line.replace(/^\t+/, '');
       if (line === pending[0]![0]) pending.shift();
+      else pending[0]![2].body += `${line}\n`;
       continue;
     }
-    pending.push(...hereDocs(raw));
-    const line = raw;
-    const words: string[] = [];
-    for (const entry of parse(line, (name: string) => `\${${name}}`)) {
-      if (typeof entry === 'string') words.push(entry);
-      else if ('comment' in entry) break;
-      else if ('op' in entry && entry.op === 'glob') words.push(entry.pattern);
+    for (const [delimiter, dash] of hereDocs(raw)) {
+      const doc = { file: redirectTarget(raw, words), body: '' };
+      docs.push(doc);
+      pending.push([delimiter, dash, doc]);
     }
-    if (words.length > 0) lines.push(words);
+    const lineWords = words(raw);
+    if (lineWords.length > 0) lines.push(lineWords);
   }
-  return lines;
+  return { lines, docs };
+}
+
+/**
+ * The file a line's output goes to: the word after its first `>` or `>>` outside quotes (not a descriptor's `>&`), or
+ * after `tee`; '' where there is none. cli/import_parse.cpp redirectTarget is the CLI's twin.
+ */
+function redirectTarget(line: string, words: (line: string) => string[]): string {
+  let quote = '';
+  for (let i = 0; i < line.length; ++i) {
+    const c = line[i]!;
+    if (quote) {
+      if (c === quote) quote = '';
+      continue;
+    }
+    if (c === '\\') {
+      ++i;
+      continue;
+    }
+    if (c === "'" || c === '"') {
+      quote = c;
+      continue;
+    }
+    if (c === '#' && (i === 0 || line[i - 1] === ' ' || line[i - 1] === '\t')) break;
+    if (c !== '>') continue;
+    let j = i + 1;
+    if (line[j] === '>' || line[j] === '|') ++j;
+    if (line[j] === '&') continue; // 2>&1
+    while (line[j] === ' ' || line[j] === '\t') ++j;
+    return words(line.slice(j))[0] ?? '';
+  }
+  const all = words(line);
+  for (let i = 0; i + 1 < all.length; ++i)
+    if (all[i] === 'tee' || all[i]!.endsWith('/tee'))
+      for (let j = i + 1; j < all.length; ++j) if (all[j] && !all[j]!.startsWith('-')) return all[j]!;
+  return '';
 }
 
 /**
@@ -172,6 +227,17 @@ function hereDocs(line: string): [string, boolean][] {
   return out;
 }
 
+/**
+ * A YAML text with every unquoted scalar as written (type "plain"), for the engine to read as torchtune's OmegaConf
+ * loader does (engine/src/formats/omegaconf.hpp), as the CLI hands over yaml-cpp's; quoted ones are strings
+ * (failsafe). Like OmegaConf, a key given twice and a second document are refused.
+ */
+async function parseYaml(text: string): Promise<unknown> {
+  const { parse } = await import('yaml');
+  const plain = { tag: 'tag:membudget.invalid,2026:plain', default: true, test: /^[\s\S]*$/, resolve: (t: string) => new Plain(t) };
+  return parse(text, { schema: 'failsafe', customTags: [plain], mapAsMap: true, uniqueKeys: false }) as unknown;
+}
+
 /** The text as the syntax the engine chose for its format (Engine.importSyntax). */
 export async function parseImport(text: string, syntax: string): Promise<ParsedImport> {
   const failed = (error: unknown): ParsedImport => ({
@@ -186,14 +252,25 @@ export async function parseImport(text: string, syntax: string): Promise<ParsedI
       const { parse } = await import('smol-toml');
       return flattenDocument(parse(text));
     }
-    if (syntax === 'yaml') {
-      const { parse } = await import('yaml');
-      // Every unquoted scalar as written (type "plain"), for the engine to read as torchtune's OmegaConf loader does
-      // (engine/src/formats/omegaconf.hpp), as the CLI hands over yaml-cpp's; quoted ones are strings (failsafe).
-      // Like OmegaConf, a key given twice and a second document are refused.
-      const plain = { tag: 'tag:membudget.invalid,2026:plain', default: true, test: /^[\s\S]*$/, resolve: (t: string) => new Plain(t) };
-      const root = parse(text, { schema: 'failsafe', customTags: [plain], mapAsMap: true, uniqueKeys: false }) as unknown;
-      return flattenDocument(root);
+    if (syntax === 'yaml') return flattenDocument(await parseYaml(text));
+    if (syntax === 'words_yaml') {
+      // The words, and each here-document as heredocs[i].file and heredocs[i].yaml (absent where its YAML does not parse
+      // or holds a key twice), as cli/import_parse.cpp hands them over.
+      const { lines, docs } = await shellScript(text);
+      const entries: Map<string, unknown>[] = [];
+      for (const doc of docs) {
+        const entry = new Map<string, unknown>([['file', doc.file]]);
+        try {
+          const root = await parseYaml(doc.body);
+          flattenDocument(root);
+          entry.set('yaml', root);
+        } catch {
+          // not YAML: the file is named, its options are not read
+        }
+        entries.push(entry);
+      }
+      const flat = flattenDocument(entries.length > 0 ? new Map([['heredocs', entries]]) : new Map());
+      return { ...flat, rootType: flat.error ? 'invalid' : 'object', lines };
     }
     return flattenDocument(parseJsonWithPythonConstants(text));
   } catch (error) {

@@ -1,8 +1,8 @@
 // The importer: paste or drop what the user already has (docs/import.md), a Megatron-LM script, a torchtitan TOML,
-// a torchtune YAML or tune run command, a DeepSpeed JSON, a config.json, a vllm serve or an SGLang launch_server
-// command. The import applies all of its keys or none, and lists what it set and what it could not map. Its formats
-// and their names are the engine's (Engine.formats); the import itself runs in the on-demand module, loaded on the
-// first import.
+// a torchtune YAML or tune run command, a DeepSpeed JSON, a config.json, a vllm serve, an SGLang launch_server or a
+// TensorRT-LLM trtllm-serve command. The import applies all of its keys or none, and lists what it set and what it
+// could not map. Its formats and their names are the engine's (Engine.formats); the import itself runs in the
+// on-demand module, loaded on the first import.
 // A model's Hub id (or its URL), typed in its own field or pasted in place of a file, fetches its config.json from
 // huggingface.co (hub.ts) and imports it the same way.
 import { MembudgetError, type Config, type Engine, type Format, type ImportFormat, type Problem } from './engine';
@@ -33,7 +33,7 @@ export class ImportView {
     rows: 6,
     spellcheck: 'false',
     placeholder:
-      'Paste a Megatron-LM launch script, a torchtitan TOML, a torchtune YAML or tune run command, a DeepSpeed JSON, a config.json, a vllm serve or an SGLang launch_server command',
+      'Paste a Megatron-LM launch script, a torchtitan TOML, a torchtune YAML or tune run command, a DeepSpeed JSON, a config.json, a vllm serve or an SGLang launch_server command, or a TensorRT-LLM trtllm-serve or trtllm-bench command with its extra options YAML',
     'aria-label': 'Configuration to import',
   });
   readonly #format: HTMLSelectElement;

@@ -1,7 +1,7 @@
 // A configuration written in a framework's own form (docs/import.md), the inverse of that framework's import
 // mapping: import(export(config)) gives the configuration back for every key the format can say. exportConfig
 // hands the configuration to the framework's file (megatron_export.cpp, torchtitan.cpp, torchtune.cpp, deepspeed.cpp,
-// vllm.cpp, sglang.cpp), each written over the shared writer (writer.cpp).
+// vllm.cpp, sglang.cpp, trtllm.cpp), each written over the shared writer (writer.cpp).
 #include "membudget/formats/export.hpp"
 
 #include "formats/deepspeed.hpp"
@@ -9,6 +9,7 @@
 #include "formats/sglang.hpp"
 #include "formats/torchtitan.hpp"
 #include "formats/torchtune.hpp"
+#include "formats/trtllm.hpp"
 #include "formats/vllm.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/model/config.hpp"
@@ -31,6 +32,8 @@ ExportResult exportIn(ImportFormat format, const Config& config) {
             return detail::exportVllm(config);
         case ImportFormat::sglang:
             return detail::exportSglang(config);
+        case ImportFormat::trtllm:
+            return detail::exportTrtllm(config);
         case ImportFormat::hf:
             break;
     }

@@ -64,7 +64,7 @@ constexpr FormatInfo kFormats[] = {
     {ImportFormat::megatron, "Megatron-LM flags", true},          {ImportFormat::torchtitan, "torchtitan TOML", true},
     {ImportFormat::torchtune, "torchtune YAML / tune run", true}, {ImportFormat::deepspeed, "DeepSpeed JSON", true},
     {ImportFormat::hf, "Hugging Face config.json", false},        {ImportFormat::vllm, "vllm serve", true},
-    {ImportFormat::sglang, "SGLang launch_server", true},
+    {ImportFormat::sglang, "SGLang launch_server", true},         {ImportFormat::trtllm, "TensorRT-LLM trtllm-serve / trtllm-bench", true},
 };
 static_assert(std::size(kFormats) == ChoiceNames<ImportFormat>::names.size());
 

@@ -1,7 +1,7 @@
 // How the frameworks name membudget's things: torchtitan's model flavors, torchtune's model builders and recipe
-// configs, Hugging Face Hub ids (vLLM), torchtune's LoRA module names. One table each, read by the framework's
-// file (torchtitan.cpp, torchtune.cpp, vllm.cpp) both ways: on import (name → membudget) and on export (membudget →
-// the first name listed for it). Internal.
+// configs, Hugging Face Hub ids (vLLM, SGLang, TensorRT-LLM), torchtune's LoRA module names. One table each, read by
+// the framework's file (torchtitan.cpp, torchtune.cpp, vllm.cpp, sglang.cpp, trtllm.cpp) both ways: on import (name →
+// membudget) and on export (membudget → the first name listed for it). Internal.
 #pragma once
 
 #include <string_view>

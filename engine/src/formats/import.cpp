@@ -1,6 +1,6 @@
 // The importer's entry points (docs/import.md): which format a text looks like, how it is written, and
 // importConfig, which hands what a parser made of the file (ImportInput) to that framework's mapping
-// (megatron.cpp, torchtitan.cpp, torchtune.cpp, deepspeed.cpp, vllm.cpp, sglang.cpp, hf.cpp), each written once over the
+// (megatron.cpp, torchtitan.cpp, torchtune.cpp, deepspeed.cpp, vllm.cpp, sglang.cpp, trtllm.cpp, hf.cpp), each written once over the
 // shared reader (reader.cpp), so that the CLI and the page import identically.
 #include "membudget/formats/import.hpp"
 
@@ -20,6 +20,7 @@
 #include "formats/sglang.hpp"
 #include "formats/torchtitan.hpp"
 #include "formats/torchtune.hpp"
+#include "formats/trtllm.hpp"
 #include "formats/vllm.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/model/assignments.hpp"
@@ -37,13 +38,16 @@ using detail::importMegatron;
 using detail::importSglang;
 using detail::importTorchtitan;
 using detail::importTorchtune;
+using detail::importTrtllm;
 using detail::importVllm;
 using detail::inCode;
 using detail::isIdentifier;
 using detail::kMegatronSwitches;
 using detail::kSglangSwitches;
 using detail::kVllmSwitches;
+using detail::looksLikeTrtllmOptions;
 using detail::Mapping;
+using detail::namesTrtllmCommand;
 using detail::startsWith;
 using detail::torchtuneOverrides;
 using detail::vllmFlagSpelling;
@@ -62,6 +66,8 @@ std::optional<ImportFormat> detectImportFormat(std::string_view text) {
             if (contains(t, key)) return ImportFormat::hf;
         return std::nullopt;
     }
+    // TensorRT-LLM's commands first: their options are underscored (--tp_size), and a pasted here-document may hold anything.
+    if (inCode(t, "trtllm-serve") || inCode(t, "trtllm-bench")) return ImportFormat::trtllm;
     // SGLang before vLLM: its parser takes vLLM's --tensor-parallel-size too (server_args.py ServerArgs.tp_size aliases).
     if (inCode(t, "sglang.launch_server") || inCode(t, "sglang serve") ||
         (inCode(t, "--model-path") && (inCode(t, "--tp-size") || inCode(t, "--mem-fraction-static"))))
@@ -72,6 +78,8 @@ std::optional<ImportFormat> detectImportFormat(std::string_view text) {
     for (std::string_view flag : {"--tensor-model-parallel-size", "--pipeline-model-parallel-size", "--num-layers", "--micro-batch-size",
                                   "--num-attention-heads", "pretrain_gpt"})
         if (inCode(t, flag)) return ImportFormat::megatron;
+    // TensorRT-LLM's extra options YAML alone, by a key of LlmArgs' own (before torchtune's YAML, which has none of them).
+    if (looksLikeTrtllmOptions(t)) return ImportFormat::trtllm;
     if (anyLine(t, [](std::string_view line) {
             return line.size() > 2 && line.front() == '[' && line.back() == ']' && line.find('=') == std::string_view::npos;
         }))
@@ -87,7 +95,9 @@ std::optional<ImportFormat> detectImportFormat(std::string_view text) {
 std::string unrecognisedImport(std::string_view subject) {
     return std::string(subject) +
            " is not a configuration membudget can read: expected a Megatron-LM script, a torchtitan TOML, a torchtune YAML or tune run "
-           "command, a DeepSpeed JSON, a config.json, a vllm serve command or an SGLang launch_server command (name its format)";
+           "command, a DeepSpeed JSON, a config.json, a vllm serve command, an SGLang launch_server command or a TensorRT-LLM trtllm-serve "
+           "or "
+           "trtllm-bench command (name its format)";
 }
 
 ImportSyntax importSyntax(ImportFormat format, std::string_view text) {
@@ -101,6 +111,11 @@ ImportSyntax importSyntax(ImportFormat format, std::string_view text) {
         case ImportFormat::deepspeed:
         case ImportFormat::hf:
             return ImportSyntax::json;
+        case ImportFormat::trtllm:
+            // A command with the here-documents beside it, or the extra options YAML alone (no command, no --flag line).
+            if (namesTrtllmCommand(text) || anyLine(text, [](std::string_view line) { return startsWith(line, "--"); }))
+                return ImportSyntax::words_yaml;
+            return ImportSyntax::yaml;
         case ImportFormat::torchtune:
             // A `tune run` command, or overrides (key=value words) and no YAML mapping.
             if (inCode(text, "tune run")) return ImportSyntax::words;
@@ -122,9 +137,9 @@ ImportResult importConfig(const ImportInput& input) {
     // (A config.json that is not JSON is named by the Hugging Face mapping itself, as --hf-config names it.)
     if (!input.error.empty() && format != ImportFormat::hf) {
         m.error("not " +
-                std::string(format == ImportFormat::torchtitan  ? "TOML"
-                            : format == ImportFormat::torchtune ? "YAML"
-                                                                : "JSON") +
+                std::string(format == ImportFormat::torchtitan                                    ? "TOML"
+                            : format == ImportFormat::torchtune || format == ImportFormat::trtllm ? "YAML"
+                                                                                                  : "JSON") +
                 " (" + name + "): " + input.error);
         return std::move(m).finish(format);
     }
@@ -190,6 +205,9 @@ ImportResult importConfig(const ImportInput& input) {
         }
         case ImportFormat::hf:
             importHf(input, m);
+            break;
+        case ImportFormat::trtllm:
+            importTrtllm(input, m);
             break;
     }
     return std::move(m).finish(format);

@@ -7,7 +7,10 @@
 namespace membudget {
 
 ImportFormat launchFormat(const Config& config) {
-    if (config.mode == Mode::inference) return config.framework == Framework::sglang ? ImportFormat::sglang : ImportFormat::vllm;
+    if (config.mode == Mode::inference)
+        return config.framework == Framework::sglang   ? ImportFormat::sglang
+               : config.framework == Framework::trtllm ? ImportFormat::trtllm
+                                                       : ImportFormat::vllm;
     switch (config.framework) {
         case Framework::megatron:
             return ImportFormat::megatron;
@@ -21,8 +24,9 @@ ImportFormat launchFormat(const Config& config) {
         case Framework::vllm:
             return ImportFormat::vllm;
         case Framework::sglang:
-        case Framework::trtllm:
             return ImportFormat::sglang;
+        case Framework::trtllm:
+            return ImportFormat::trtllm;
     }
     return ImportFormat::megatron;
 }

@@ -93,14 +93,16 @@ void nameAfterPreset(ImportResult& out) {
 void askWhatIsMissing(ImportResult& out) {
     if (out.format == ImportFormat::hf) return;
     for (const std::string_view key : {"dp", "microbatches", "mb", "seq"}) {
-        const bool serving = out.format == ImportFormat::vllm || out.format == ImportFormat::sglang;
+        const bool serving = out.format == ImportFormat::vllm || out.format == ImportFormat::sglang || out.format == ImportFormat::trtllm;
         if (serving && key == "microbatches") continue;  // serving has no gradient accumulation
         const bool said = std::any_of(out.assumed.begin(), out.assumed.end(), [key](const Problem& p) { return p.field == key; });
         if (assignedText(out, key) || said) continue;
         std::string why =
             out.format == ImportFormat::vllm && key == "seq"     ? "no --max-model-len: vLLM serves up to the model's context window"
             : out.format == ImportFormat::sglang && key == "seq" ? "no --context-length: SGLang serves up to the model's context window"
-                                                                 : "the file does not say";
+            : out.format == ImportFormat::trtllm && key == "seq"
+                ? "no --max_seq_len: TensorRT-LLM deduces it from the model's config, its context window"
+                : "the file does not say";
         const std::string askedFor = "set " + std::string(key);
         for (const auto& u : out.unmapped)
             if (u.key == key || u.reason.ends_with(askedFor) || (key == "microbatches" && u.key == "--global-batch-size")) why = u.reason;

@@ -1,8 +1,8 @@
 // The reader the framework mappings share (docs/import.md): what an import sets, warns and could not map
 // (Mapping), a structured document's values by path (Document), a script's or command's words and flags (Words),
 // and the text helpers that the mappings and import.cpp's format detection use. Each framework's file
-// (megatron.cpp, torchtitan.cpp, torchtune.cpp, deepspeed.cpp, vllm.cpp, sglang.cpp, hf.cpp) maps its format over
-// these. Internal.
+// (megatron.cpp, torchtitan.cpp, torchtune.cpp, deepspeed.cpp, vllm.cpp, sglang.cpp, trtllm.cpp, hf.cpp) maps its
+// format over these. Internal.
 #pragma once
 
 #include <algorithm>

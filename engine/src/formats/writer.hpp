@@ -1,7 +1,7 @@
 // The writer the framework exports share (docs/import.md): text built with <<, what an export could not say
 // (Exporter), a shell command's lines and the comments that list what was not exported. Each framework's file
-// (megatron_export.cpp, torchtitan.cpp, torchtune.cpp, deepspeed.cpp, vllm.cpp, sglang.cpp) writes its format with these.
-// Internal.
+// (megatron_export.cpp, torchtitan.cpp, torchtune.cpp, deepspeed.cpp, vllm.cpp, sglang.cpp, trtllm.cpp) writes its
+// format with these. Internal.
 #pragma once
 
 #include <string>

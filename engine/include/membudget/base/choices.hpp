@@ -56,9 +56,11 @@ enum class Method : std::uint8_t { membudget, chapter, korthikanti, megatron, ze
 enum class Verdict : std::uint8_t { fits, tight, doesNotFit };
 enum class StepPhase : std::uint8_t { forwardBackward, optimizerStep };
 // A configuration file membudget imports and exports (docs/import.md); hf is a Hugging Face config.json.
-enum class ImportFormat : std::uint8_t { megatron, torchtitan, torchtune, deepspeed, hf, vllm, sglang };
-// How a file of a format is written, so that the CLI and the page pick the same parser.
-enum class ImportSyntax : std::uint8_t { json, toml, yaml, words };
+enum class ImportFormat : std::uint8_t { megatron, torchtitan, torchtune, deepspeed, hf, vllm, sglang, trtllm };
+// How a file of a format is written, so that the CLI and the page pick the same parser. words_yaml: a shell script's
+// words, and the YAML of its here-documents with the file each writes (TensorRT-LLM's extra options pasted beside
+// the command).
+enum class ImportSyntax : std::uint8_t { json, toml, yaml, words, words_yaml };
 // A line of the checklist (training and inference), and of the host-memory ledger of ZeRO-Offload.
 enum class LineId : std::uint8_t {
     parameters,
@@ -99,11 +101,12 @@ struct ChoiceNames<Framework> {
 };
 template <>
 struct ChoiceNames<ImportFormat> {
-    static constexpr std::array<std::string_view, 7> names{"megatron", "torchtitan", "torchtune", "deepspeed", "hf", "vllm", "sglang"};
+    static constexpr std::array<std::string_view, 8> names{"megatron", "torchtitan", "torchtune", "deepspeed",
+                                                           "hf",       "vllm",       "sglang",    "trtllm"};
 };
 template <>
 struct ChoiceNames<ImportSyntax> {
-    static constexpr std::array<std::string_view, 4> names{"json", "toml", "yaml", "words"};
+    static constexpr std::array<std::string_view, 5> names{"json", "toml", "yaml", "words", "words_yaml"};
 };
 template <>
 struct ChoiceNames<Finetune> {
