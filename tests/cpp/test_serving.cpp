@@ -122,7 +122,7 @@ TEST_CASE("serving: with neither length given, seq is split in half and the esti
 TEST_CASE("published serving benchmarks: the estimate against a plain roofline", "[serving][validation]") {
     const auto& rows = fixture("serving")["rows"];
     REQUIRE(rows.size() >= 16);
-    std::vector<double> tpot, tpotRoof, tput, tputRoof;
+    std::vector<double> tpot, tpotRoof, tput, tputRoof, trtllm, trtllmRoof;
     for (const auto& row : rows) {
         INFO(row["id"].get<std::string>());
         const Config c = configFrom(row["config"]);
@@ -140,8 +140,10 @@ TEST_CASE("published serving benchmarks: the estimate against a plain roofline",
         if (published == 0) published = p.value("output_tokens_per_second", 0.0) / gpus;
         if (published == 0 && row.contains("derived")) published = row["derived"]["output_tokens_per_second"].get<double>() / gpus;
         if (published > 0) {
-            tput.push_back(std::abs(sv.outputTokensPerSecondPerGpu - published) / published);
-            tputRoof.push_back(std::abs(sv.rooflineOutputTokensPerSecondPerGpu - published) / published);
+            // TensorRT-LLM's rows (trtllm-bench throughput) are kept apart: a newer engine, its own bounds below.
+            const bool trt = c.framework == Framework::trtllm;
+            (trt ? trtllm : tput).push_back(std::abs(sv.outputTokensPerSecondPerGpu - published) / published);
+            (trt ? trtllmRoof : tputRoof).push_back(std::abs(sv.rooflineOutputTokensPerSecondPerGpu - published) / published);
         }
     }
     REQUIRE(tpot.size() >= 12);
@@ -152,6 +154,10 @@ TEST_CASE("published serving benchmarks: the estimate against a plain roofline",
     CHECK(median(tput) < median(tputRoof));
     CHECK(median(tpot) <= 0.15);
     CHECK(median(tput) <= 0.25);
+    // TensorRT-LLM's perf-overview rows: 32.1% median, the roofline 51.2% (mostly too slow: docs/inference.md).
+    REQUIRE(trtllm.size() >= 10);
+    CHECK(median(trtllm) < median(trtllmRoof));
+    CHECK(median(trtllm) <= 0.35);
 }
 
 TEST_CASE("serving plan: every row fits, is timed as its configuration, and the recommendation meets the targets", "[serving][plan]") {

@@ -12,6 +12,7 @@
 #include "membudget/model/config.hpp"
 #include "membudget/model/presets.hpp"
 #include "membudget/model/validate.hpp"
+#include "membudget/plan/serving_plan.hpp"
 #include "membudget/time/serving.hpp"
 #include "time/serving_bench.hpp"
 
@@ -159,4 +160,26 @@ TEST_CASE("trtllm: a benchmark's prompts go whole into a pass or wait, where vLL
     REQUIRE(detail::simulateBenchmark(load, pass, vllm));
     CHECK(vllm.ttftMean == Approx((9.192 + 9.192 + 11.0) / 3));
     CHECK(trtllm.ttftMean < vllm.ttftMean);
+}
+
+TEST_CASE("trtllm: the serving planner tries enable_attention_dp and keeps the experts inside one server", "[trtllm][plan]") {
+    ServingPlanRequest request;
+    request.base = served(Framework::trtllm, 64);
+    applyModelPreset(request.base, *findModelPreset("qwen3-30b-a3b"));
+    applyGpuPreset(request.base, *findGpuPreset("h100-80gb"));
+    request.base.seq = 2000, request.base.inputTokens = 1000, request.base.outputTokens = 1000;
+    request.gpus = 8;
+    const ServingPlan plan = planServing(request);
+    REQUIRE(plan.errors.empty());
+    bool attentionDp = false;
+    for (const ServingPlanRow& row : plan.rows) {
+        const Config c = servingRowConfig(request.base, row);
+        INFO("tp " << row.tp << " dp " << row.dp << " ep " << row.ep << " attention_dp " << row.attentionDp);
+        REQUIRE(validate(c).empty());
+        // enable_attention_dp is all of TP or nothing; EP within the server (moe_expert_parallel_size divides tp).
+        CHECK((row.attentionDp == 1 || row.attentionDp == row.tp));
+        if (row.ep > 1) CHECK(row.dp == 1);
+        attentionDp = attentionDp || row.attentionDp > 1;
+    }
+    CHECK(attentionDp);
 }

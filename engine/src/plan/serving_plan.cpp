@@ -116,15 +116,17 @@ ServingPlan planServing(const ServingPlanRequest& request) noexcept {
                 if (std::fmod(request.gpus, tp * pp) != 0 || pp > base.layers) continue;
                 const double dp = request.gpus / (tp * pp);
                 // SGLang's data-parallel attention: one attention group a GPU of the TP group (--dp-size tp), the way
-                // DeepSeek's are served, beside attention over all of TP.
-                const bool dpAttention = base.framework == Framework::sglang && tp > 1 && pp == 1;
+                // DeepSeek's are served, beside attention over all of TP; TensorRT-LLM's enable_attention_dp is that one.
+                const bool withinServer = base.framework == Framework::sglang || base.framework == Framework::trtllm;
+                const bool dpAttention = withinServer && tp > 1 && pp == 1;
                 for (const double attentionDp : {1.0, dpAttention ? tp : 0.0})
                     for (const bool expertParallel : {false, true}) {
                         if (attentionDp == 0) continue;
                         if (expertParallel && (base.experts == 0 || tp * dp == 1 || std::fmod(base.experts, tp * dp) != 0)) continue;
-                        // SGLang's experts split within one server's TP group (moe_ep_size divides tp_size): its replicas do not
-                        // share them, unlike vLLM's --enable-expert-parallel over data-parallel ranks.
-                        if (expertParallel && base.framework == Framework::sglang && dp > 1) continue;
+                        // SGLang's and TensorRT-LLM's experts split within one server's TP group (moe_ep_size divides tp_size;
+                        // moe_expert_parallel_size × moe_tensor_parallel_size = tp_size): their replicas do not share them,
+                        // unlike vLLM's --enable-expert-parallel over data-parallel ranks.
+                        if (expertParallel && withinServer && dp > 1) continue;
                         ServingPlanRow row;
                         row.tp = tp, row.pp = pp, row.dp = dp, row.ep = expertParallel ? tp * dp : 1;
                         row.attentionDp = attentionDp;
