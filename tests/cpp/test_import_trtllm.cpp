@@ -259,7 +259,7 @@ TEST_CASE("TensorRT-LLM: NVIDIA's trtllm-serve recipes with their extra options 
                    {"ep", "8"},
                    {"etp", "1"},
                    {"attention_dp", "8"},
-                   {"mb", "1024"},
+                   {"mb", "8192"},  // --max_batch_size 1024 on each of 8 attention-DP ranks
                    {"workspace_tokens", "3200"},
                    {"seq", "2048"},
                    {"headroom", "0.1"},
@@ -282,7 +282,7 @@ TEST_CASE("TensorRT-LLM: NVIDIA's trtllm-serve recipes with their extra options 
                    {"tp", "8"},
                    {"ep", "8"},
                    {"attention_dp", "8"},
-                   {"mb", "720"},
+                   {"mb", "5760"},  // 720 a rank
                    {"workspace_tokens", "16384"},
                    {"seq", "(not set)"},
                    {"weight_dtype", "bf16"},
@@ -302,7 +302,7 @@ TEST_CASE("TensorRT-LLM: NVIDIA's trtllm-serve recipes with their extra options 
                    {"ep", "8"},
                    {"etp", "1"},
                    {"attention_dp", "8"},
-                   {"mb", "1024"},
+                   {"mb", "8192"},  // 1024 on each of 8 attention-DP ranks
                    {"workspace_tokens", "8192"},
                    {"headroom", "0.2"},
                    {"kv_dtype", "fp8"},
@@ -462,7 +462,7 @@ TEST_CASE("TensorRT-LLM: the extra options override the command, a whole section
     // cuda_graph_config: null turns the graphs off; the YAML's max_batch_size and layout win over the command's.
     checkKeys(withYaml("cuda_graph_config: null\n"), {{"enforce_eager", "true"}, {"cuda_graphs_gb", "0"}, {"cuda_graph_max_batch", "0"}});
     checkKeys(withYaml("max_batch_size: 32\nmoe_expert_parallel_size: 4\nenable_attention_dp: true\n"),
-              {{"mb", "32"}, {"ep", "4"}, {"etp", "2"}, {"attention_dp", "8"}});
+              {{"mb", "256"}, {"ep", "4"}, {"etp", "2"}, {"attention_dp", "8"}});  // 32 on each of 8 ranks
     // batch_sizes: taken by their largest, said.
     const ImportResult sizes =
         withYaml("cuda_graph_config:\n  enable_padding: true\n  batch_sizes: [1, 2, 4, 8, 16, 32, 64, 128, 256, 384]\n");

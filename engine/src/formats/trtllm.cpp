@@ -308,7 +308,7 @@ void importTrtllm(const ImportInput& input, Mapping& m) {
     if (s.bench)
         finishBench(s, m);
     else if (known(s.maxBatch))
-        m.setNumber("mb", *s.maxBatch);
+        m.setNumber("mb", requestsInFlight(s, *s.maxBatch));
     writeKeys(s, checkpoint, m);
 
     // click registers each option by exactly the names serve.py and bench.py list, all underscored: --tp-size is

@@ -192,6 +192,7 @@ void finishBench(Settings& s, Mapping& m) {
     if (s.dataset) m.setNumber("length_range_ratio", 1);
     if (!s.maxSeq && known(s.inputMean) && known(s.outputMean) && s.fixedLengths) s.maxSeq = *s.inputMean + *s.outputMean;
     std::optional<double> mb = s.maxBatch;
+    if (known(mb)) mb = requestsInFlight(s, *mb);
     if (!known(s.concurrency) || !known(mb)) {
         if (known(s.concurrency) && *s.concurrency > 0) m.assume("mb", formatNumber(*s.concurrency), why);
         return;  // unread: asked for by the import (Mapping::finish)

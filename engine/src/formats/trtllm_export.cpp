@@ -76,7 +76,14 @@ ExportResult exportTrtllm(const Config& c) {
     if (c.dp > 1) e.skip("dp", formatNumber(c.dp), "one trtllm-serve a replica: start dp of them behind a router");
     if (c.cp > 1) e.skip("cp", formatNumber(c.cp), "context parallelism is not modelled for TensorRT-LLM serving");
     if (c.schedulerRecvInterval > 1) e.skip("scheduler_recv_interval", formatNumber(c.schedulerRecvInterval), "SGLang's setting");
-    l.push_back("--max_batch_size " + formatNumber(c.mb) + " --max_num_tokens " + formatNumber(c.workspaceTokens) + " --max_seq_len " +
+    // Under enable_attention_dp max_batch_size is each TP rank's: the server keeps tp × it in flight.
+    const bool perRank = c.attentionDp > 1 && c.attentionDp == c.tp;
+    const double maxBatch = perRank ? std::ceil(c.mb / c.tp) : c.mb;
+    if (perRank && maxBatch * c.tp != c.mb)
+        e.skip("mb", formatNumber(c.mb),
+               "under enable_attention_dp max_batch_size is each of the " + formatNumber(c.tp) + " ranks': " + formatNumber(maxBatch) +
+                   " a rank, " + formatNumber(maxBatch * c.tp) + " in all");
+    l.push_back("--max_batch_size " + formatNumber(maxBatch) + " --max_num_tokens " + formatNumber(c.workspaceTokens) + " --max_seq_len " +
                 formatNumber(c.seq));
     l.push_back("--kv_cache_free_gpu_memory_fraction " + formatNumber(fraction));
     l.push_back("--extra_llm_api_options extra-llm-api-config.yml");

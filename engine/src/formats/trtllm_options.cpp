@@ -270,7 +270,7 @@ void importTrtllmOptions(const ImportInput& input, Mapping& m) {
     if (!s.maxBatch)
         m.assume("mb", "2048", "the extra options alone: max_batch_size not set, TensorRT-LLM's 2048 (BuildConfig) taken");
     else if (known(s.maxBatch))
-        m.setNumber("mb", *s.maxBatch);
+        m.setNumber("mb", requestsInFlight(s, *s.maxBatch));
     Checkpoint none;
     none.weights.clear();
     writeKeys(s, none, m);

@@ -59,6 +59,11 @@ std::optional<double> numberOf(Mapping& m, Words& w, std::initializer_list<std::
 // The same for a YAML key.
 std::optional<double> numberAt(Document& d, std::string_view path);
 inline bool known(const std::optional<double>& v) { return v && std::isfinite(*v); }  // set and finite
+
+// The requests a server keeps in flight for a max_batch_size: under enable_attention_dp every TP rank runs its own
+// scheduler over its own requests (Mapping.enable_attention_dp; NVIDIA's DeepSeek-R1 best-practice blog runs
+// "Batch = 1024" on 8 GPUs with --max_batch_size 128 and --concurrency 1024), so the server keeps tp × that.
+inline double requestsInFlight(const Settings& s, double maxBatch) { return s.attentionDp && known(s.tp) ? maxBatch * *s.tp : maxBatch; }
 inline bool looksLikeOption(std::string_view word) { return word.size() > 1 && word[0] == '-'; }
 
 // The extra options: the YAML alone (importTrtllm's whole import when the text is no command), or the here-document
