@@ -154,7 +154,7 @@ TEST_CASE("published serving benchmarks: the estimate against a plain roofline",
     CHECK(median(tput) < median(tputRoof));
     CHECK(median(tpot) <= 0.15);
     CHECK(median(tput) <= 0.25);
-    // TensorRT-LLM's perf-overview rows: 32.1% median, the roofline 51.2% (mostly too slow: docs/inference.md).
+    // TensorRT-LLM's rows: 31.3% median, the roofline 63.9% (mostly too slow: docs/inference.md).
     REQUIRE(trtllm.size() >= 10);
     CHECK(median(trtllm) < median(trtllmRoof));
     CHECK(median(trtllm) <= 0.35);

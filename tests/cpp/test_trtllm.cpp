@@ -183,3 +183,29 @@ TEST_CASE("trtllm: the serving planner tries enable_attention_dp and keeps the e
     }
     CHECK(attentionDp);
 }
+
+TEST_CASE("trtllm: under enable_attention_dp each rank prefills within its own max_num_tokens", "[trtllm][benchmark]") {
+    // DeepSeek-V3 on 8 H200s, 64 prompts of 1,024 tokens sent at once, max_num_tokens 1,151 (NVIDIA's DeepSeek-R1 blog's
+    // setting): one prompt a pass fits a budget. Each of 8 ranks takes its own 8 requests, one prompt a pass; with one
+    // budget for the server the 64 would queue one pass each.
+    Config c = served(Framework::trtllm, 64);
+    applyModelPreset(c, *findModelPreset("deepseek-v3"));
+    applyGpuPreset(c, *findGpuPreset("h200"));
+    c.gpu = "h200";
+    c.tp = 8, c.ep = 8, c.etp = 1;
+    c.seq = 1088, c.inputTokens = 1024, c.outputTokens = 64;
+    c.workspaceTokens = 1151;
+    c.numPrompts = 64;
+    c.attentionDp = 8;
+    REQUIRE(validate(c).empty());
+    const ServingTime ranks = estimateServingTimeValue(c);
+    c.attentionDp = 1;
+    REQUIRE(validate(c).empty());
+    const ServingTime server = estimateServingTimeValue(c);
+    REQUIRE(ranks.benchmarked);
+    REQUIRE(server.benchmarked);
+    // The last first token: after 8 passes that each carry every rank's prompt through the shared experts, against 64
+    // passes of one prompt each in the server's one budget (about 1.75 times as long here).
+    CHECK(server.ttftP99Seconds > 1.5 * ranks.ttftP99Seconds);
+    CHECK(ranks.outputTokensPerSecondPerGpu > server.outputTokensPerSecondPerGpu);
+}

@@ -342,9 +342,6 @@ void roofline(const Config& c, const ServingModel& m, double input, double outpu
     out.rooflineOutputTokensPerSecondPerGpu = c.mb / out.rooflineTpotSeconds / out.gpusPerReplica;
 }
 
-}  // namespace
-
-namespace {
 // A request's time and the throughput from TTFT and TPOT: mb requests in flight, each taking TTFT + (output − 1) × TPOT
 // from its arrival to its last token (Little's law, as a benchmark at that concurrency counts it).
 void throughput(const Config& c, ServingTime& out) {
@@ -357,30 +354,35 @@ void throughput(const Config& c, ServingTime& out) {
 
 // The serving model bound for the benchmark: a pass of `decode` requests (spread over the PP micro-batches in flight, as
 // decodeParts has them) and `prompt` prompt tokens.
+// Under data-parallel attention one group is run, the others alike: the replica's pass carries every group's tokens.
 struct BoundModel {
     const Config* c;
     const ServingModel* m;
+    double groups;
 };
 double boundPassSeconds(const void* bound, double decode, double context, double prompt, double promptContext) {
     const auto& b = *static_cast<const BoundModel*>(bound);
-    return pass(*b.c, *b.m, {decode / b.c->pp, context, prompt, promptContext}).total;
+    return pass(*b.c, *b.m, {decode * b.groups / b.c->pp, context, prompt * b.groups, promptContext}).total;
 }
 
 // Under a benchmark: TTFT, TPOT and the throughput become the benchmark's means; the steady state's parts are kept in
 // proportion, the TTFT's excess over the steady state is the queue, and TPOT's is the other prompts run in between.
 bool benchmark(const Config& c, const ServingModel& m, ServingTime& out) {
-    const BoundModel bound{&c, &m};
+    // An attention group schedules its own requests in its own budget: a TensorRT-LLM rank max_num_tokens, an SGLang
+    // group chunked_prefill_size // dp_size (server_args.py _handle_data_parallelism).
+    const double groups = c.attentionDp;
+    const BoundModel bound{&c, &m, groups};
     detail::BenchmarkLoad load;
     load.engine = c.framework;
     load.wholePrompts = c.framework == Framework::trtllm && !c.chunkedPrefill;
-    // The benchmark's requests and rate shared evenly by the DP replicas, mb in flight on each.
-    load.prompts = std::ceil(c.numPrompts / c.dp);
-    load.requestRate = c.requestRate / c.dp;
-    load.maxConcurrency = c.mb;
+    // The requests and rate shared evenly by the DP replicas and their attention groups, mb in flight a replica.
+    load.prompts = std::ceil(c.numPrompts / c.dp / groups);
+    load.requestRate = c.requestRate / c.dp / groups;
+    load.maxConcurrency = std::ceil(c.mb / groups);
     load.input = out.inputTokens;
     load.output = out.outputTokens;
     load.rangeRatio = c.lengthRangeRatio;
-    load.tokenBudget = c.workspaceTokens;
+    load.tokenBudget = c.framework == Framework::trtllm ? c.workspaceTokens : std::max(1.0, std::floor(c.workspaceTokens / groups));
     load.recvInterval = c.framework == Framework::sglang ? c.schedulerRecvInterval : 1;
     detail::BenchmarkFigures run;
     if (!detail::simulateBenchmark(load, {&bound, &boundPassSeconds}, run)) return false;
@@ -411,10 +413,10 @@ bool benchmark(const Config& c, const ServingModel& m, ServingTime& out) {
     out.meanInputTokens = run.meanInput;
     out.meanOutputTokens = run.meanOutput;
     out.requestSeconds = run.latencyMean;
-    out.requestsPerSecondPerReplica = run.requestsPerSecond;
-    out.outputTokensPerSecondPerReplica = run.outputTokensPerSecond;
-    out.outputTokensPerSecondPerGpu = run.outputTokensPerSecond / out.gpusPerReplica;
-    out.outputTokensPerSecond = run.outputTokensPerSecond * c.dp;
+    out.requestsPerSecondPerReplica = run.requestsPerSecond * groups;
+    out.outputTokensPerSecondPerReplica = run.outputTokensPerSecond * groups;
+    out.outputTokensPerSecondPerGpu = out.outputTokensPerSecondPerReplica / out.gpusPerReplica;
+    out.outputTokensPerSecond = out.outputTokensPerSecondPerReplica * c.dp;
     return true;
 }
 
