@@ -9,10 +9,12 @@
 //      @0e7fdcd081c53511310d9952f6aef49c0a4b6e6e
 //   E4 NVIDIA/TensorRT-LLM/examples/serve/deepseek_r1_reasoning_parser.sh @14e6b10f48d9bd8cc9fc04d1480f7a29e08b16cb
 //   E5 NVIDIA/TensorRT-LLM/docs/source/performance/perf-overview.md (the 1.x text, PyTorch backend; the index gave no commit)
-// E1, E2 and E3 are also fixtures (tests/fixtures/import/trtllm), checked with the others in test_import.cpp.
+// E1 and E2 are read from their fixtures (tests/fixtures/import/trtllm), checked with the others in test_import.cpp; E3
+// is the max-throughput variant of that fixture's low-latency block.
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
 #include <vector>
@@ -70,60 +72,18 @@ void checkKeys(const ImportResult& r, const std::vector<std::pair<std::string, s
     }
 }
 
+// The texts NVIDIA's deployment guides give, kept as import fixtures (tests/fixtures/import/trtllm, each with its
+// source in its .expect.json).
+std::string importFixture(const std::string& name) {
+    std::ifstream file(std::string(MEMBUDGET_FIXTURES_DIR) + "/import/trtllm/" + name);
+    return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+}
+
 // E1: the extra options block and the launch block of the Llama 3.3 70B recipe (container release:1.0.0rc6).
-const std::string kE1 = R"(EXTRA_LLM_API_FILE=/tmp/config.yml
-
-cat << EOF > ${EXTRA_LLM_API_FILE}
-enable_attention_dp: false
-cuda_graph_config:
-  enable_padding: true
-  max_batch_size: 1024
-kv_cache_config:     
-  dtype: fp8
-EOF
-
-trtllm-serve nvidia/Llama-3.3-70B-Instruct-FP8 \
-    --host 0.0.0.0 \
-    --port 8000 \
-    --max_batch_size 1024 \
-    --max_num_tokens 2048 \
-    --max_seq_len 2048 \
-    --kv_cache_free_gpu_memory_fraction 0.9 \
-    --tp_size 1 \
-    --ep_size 1 \
-    --trust_remote_code \
-    --extra_llm_api_options ${EXTRA_LLM_API_FILE}
-)";
+const std::string kE1 = importFixture("llama3_3_70b_fp8_quick_start.sh");
 
 // E2: the DeepSeek-R1 recipe's FP8 variant (its ${EXTRA_LLM_API_FILE} is set in an earlier block of the page).
-const std::string kE2 = R"(cat << EOF > ${EXTRA_LLM_API_FILE}
-enable_attention_dp: true
-cuda_graph_config:
-  enable_padding: true
-  max_batch_size: 128
-kv_cache_config:
-  dtype: fp8
-stream_interval: 10
-speculative_config:
-  decoding_type: MTP
-  num_nextn_predict_layers: 1
-moe_config:
-  backend: DEEPGEMM
-  max_num_tokens: 3200
-EOF
-
-trtllm-serve deepseek-ai/DeepSeek-R1-0528 \
-    --host 0.0.0.0 \
-    --port 8000 \
-    --max_batch_size 1024 \
-    --max_num_tokens 3200 \
-    --max_seq_len 2048 \
-    --kv_cache_free_gpu_memory_fraction 0.8 \
-    --tp_size 8 \
-    --ep_size 8 \
-    --trust_remote_code \
-    --extra_llm_api_options ${EXTRA_LLM_API_FILE}
-)";
+const std::string kE2 = importFixture("deepseek_r1_fp8_quick_start.sh");
 
 // E3: the gpt-oss recipe's max-throughput block (the CUTLASS MoE backend) and its launch block.
 const std::string kE3 = R"(EXTRA_LLM_API_FILE=/tmp/config.yml
