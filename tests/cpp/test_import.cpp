@@ -430,6 +430,27 @@ TEST_CASE("SGLang: its parser's spellings, the defaults it derives, and its laun
     CHECK(exported.text.find("--tp-size 8 --dp-size 8 --enable-dp-attention") != std::string::npos);
     CHECK(assignedText(importText(exported.text, ImportFormat::sglang), "attention_dp") == "8");
     CHECK(assignedText(importText(exported.text, ImportFormat::sglang), "scheduler_recv_interval") == "30");
+    // The largest decode batch captured: --cuda-graph-max-bs (ServerArgs.cuda_graph_max_bs), both ways.
+    CHECK(assignedText(importText(launch + "--tp 8 --cuda-graph-max-bs 128"), "cuda_graph_max_batch") == "128");
+    serving.cudaGraphMaxBatch = 128;
+    CHECK(assignedText(importText(exportConfig(ImportFormat::sglang, serving).text, ImportFormat::sglang), "cuda_graph_max_batch") ==
+          "128");
+}
+
+TEST_CASE("vLLM: the largest CUDA graph, read and written", "[import][vllm]") {
+    // --max-cudagraph-capture-size (CompilationConfig.max_cudagraph_capture_size).
+    const ImportResult r = importText("vllm serve meta-llama/Llama-3.1-8B-Instruct --max-cudagraph-capture-size 64 --max-num-seqs 128");
+    REQUIRE(r.ok());
+    CHECK(assignedText(r, "cuda_graph_max_batch") == "64");
+    Config c;
+    c.mode = Mode::inference;
+    c.framework = Framework::vllm;
+    c.cudaGraphMaxBatch = 64;
+    const ExportResult exported = exportConfig(ImportFormat::vllm, c);
+    CHECK(exported.text.find("--max-cudagraph-capture-size 64") != std::string::npos);
+    CHECK(assignedText(importText(exported.text, ImportFormat::vllm), "cuda_graph_max_batch") == "64");
+    c.enforceEager = true;
+    CHECK(exportConfig(ImportFormat::vllm, c).text.find("--max-cudagraph-capture-size") == std::string::npos);
 }
 
 TEST_CASE("DeepSpeed's BF16 master and optimizer-state options map to the keys that exist", "[import][deepspeed]") {

@@ -294,6 +294,8 @@ void readGpuShare(Words& w, Mapping& m) {
     } else if (graphs) {
         m.unmapped(graphs->name, graphs->value, "a decode CUDA-graph backend; its memory is cuda_graphs_gb");
     }
+    // The largest decode batch captured (ServerArgs.cuda_graph_max_bs; unset, SGLang's own by the GPU's memory and TP).
+    if (const auto size = flagNumber(m, w.find({"--cuda-graph-max-bs"}))) m.setNumber("cuda_graph_max_batch", *size);
 }
 
 // Whether the text is an SGLang launch at all: its command, a model or one of its own flags.
@@ -380,6 +382,7 @@ ExportResult exportSglang(const Config& c) {
     std::string memory = "--mem-fraction-static " + formatNumber(std::round((1 - c.headroom) * 1e6) / 1e6);
     if (c.enforceEager) memory += " --disable-cuda-graph";
     if (c.schedulerRecvInterval > 1) memory += " --scheduler-recv-interval " + formatNumber(c.schedulerRecvInterval);
+    if (c.cudaGraphMaxBatch != 0 && !c.enforceEager) memory += " --cuda-graph-max-bs " + formatNumber(c.cudaGraphMaxBatch);
     l.push_back(memory);
     // SGLang captures its graphs up to cuda_graph_max_bs (set by the GPU's memory and TP) and sizes them itself.
     if (c.cudaGraphsGb != 0)

@@ -162,6 +162,8 @@ void importVllm(Words& w, Mapping& m) {
         m.setNumber("cuda_graphs_gb", 0);
         m.set("enforce_eager", "true");
     }
+    // The largest decode batch captured as a CUDA graph (CompilationConfig.max_cudagraph_capture_size, 512 unless set).
+    if (const auto size = flagNumber(m, w.find({"--max-cudagraph-capture-size"}))) m.setNumber("cuda_graph_max_batch", *size);
     const bool vllm = model || std::any_of(w.flags().begin(), w.flags().end(), [](const Flag& f) {
                           return f.name == "--tensor-parallel-size" || f.name == "--max-model-len" || f.name == "--max-num-seqs" ||
                                  f.name == "--gpu-memory-utilization";
@@ -198,6 +200,7 @@ ExportResult exportVllm(const Config& c) {
     l.push_back(precision);
     l.push_back("--gpu-memory-utilization " + formatNumber(std::round((1 - c.headroom) * 1e6) / 1e6));
     if (c.enforceEager) l.push_back("--enforce-eager");
+    if (c.cudaGraphMaxBatch != 0 && !c.enforceEager) l.push_back("--max-cudagraph-capture-size " + formatNumber(c.cudaGraphMaxBatch));
     ExportResult r = std::move(e.result());
     r.text = "# membudget export: vLLM (" + (c.name.empty() ? c.model : c.name) + ")\n" + notes(r, "#") + command(l);
     return r;
