@@ -291,31 +291,40 @@ std::string yamlRootType(const YAML::Node& root) {
     }
 }
 
+// The positions of a line's characters that bash reads as syntax: outside single and double quotes, not escaped by a
+// backslash, and before a comment (a # at the start of a word). hereDocs and redirectTarget look for << and > there.
+// web/src/import-parse.ts unquotedPositions is the page's twin.
+std::vector<size_t> unquotedPositions(std::string_view line) {
+    std::vector<size_t> out;
+    char quote = 0;
+    for (size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quote) {
+            if (c == quote) quote = 0;
+        } else if (c == '\\') {
+            ++i;
+        } else if (c == '\'' || c == '"') {
+            quote = c;
+        } else if (c == '#' && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t')) {
+            break;
+        } else {
+            out.push_back(i);
+        }
+    }
+    return out;
+}
+
 // The delimiters of the here-documents a line opens, outside quotes (<<WORD, <<-WORD, <<'WORD', <<"WORD"; not a
 // <<< here-string), each with whether its body's leading tabs are stripped (<<-). Bash reads the lines that follow,
 // up to each delimiter in turn, as that command's input: text, not commands or flags. web/src/import-parse.ts
 // hereDocs is the page's twin.
 std::vector<std::pair<std::string, bool>> hereDocs(std::string_view line) {
     std::vector<std::pair<std::string, bool>> out;
-    char quote = 0;
-    for (size_t i = 0; i < line.size(); ++i) {
-        const char c = line[i];
-        if (quote) {
-            if (c == quote) quote = 0;
-            continue;
-        }
-        if (c == '\\') {
-            ++i;
-            continue;
-        }
-        if (c == '\'' || c == '"') {
-            quote = c;
-            continue;
-        }
-        if (c == '#' && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t')) break;
-        if (c != '<' || i + 1 >= line.size() || line[i + 1] != '<') continue;
+    size_t next = 0;  // where the last operator's word ended
+    for (const size_t i : unquotedPositions(line)) {
+        if (i < next || line[i] != '<' || i + 1 >= line.size() || line[i + 1] != '<') continue;
         if (i + 2 < line.size() && line[i + 2] == '<') {  // a here-string: its word is on this line
-            i += 2;
+            next = i + 3;
             continue;
         }
         size_t j = i + 2;
@@ -332,7 +341,7 @@ std::vector<std::pair<std::string, bool>> hereDocs(std::string_view line) {
             while (j < line.size() && line[j] != ' ' && line[j] != '\t' && line[j] != '\r' && !isOperator(line[j])) word += line[j++];
         }
         if (!word.empty()) out.emplace_back(std::move(word), dash);
-        i = j - 1;
+        next = j;
     }
     return out;
 }
@@ -341,22 +350,8 @@ std::vector<std::pair<std::string, bool>> hereDocs(std::string_view line) {
 // written ($NAME as ${NAME}), or after `tee`; "" where there is none. A here-document opened on the line is that
 // file's text (cat > FILE <<EOF, cat <<EOF > FILE). web/src/import-parse.ts redirectTarget is the page's twin.
 std::string redirectTarget(std::string_view line) {
-    char quote = 0;
-    for (size_t i = 0; i < line.size(); ++i) {
+    for (const size_t i : unquotedPositions(line)) {
         const char c = line[i];
-        if (quote) {
-            if (c == quote) quote = 0;
-            continue;
-        }
-        if (c == '\\') {
-            ++i;
-            continue;
-        }
-        if (c == '\'' || c == '"') {
-            quote = c;
-            continue;
-        }
-        if (c == '#' && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t')) break;
         if (c != '>') continue;
         size_t j = i + 1;
         if (j < line.size() && (line[j] == '>' || line[j] == '|')) ++j;

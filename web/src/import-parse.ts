@@ -146,26 +146,36 @@ export async function shellScript(text: string): Promise<{ lines: string[][]; do
 }
 
 /**
- * The file a line's output goes to: the word after its first `>` or `>>` outside quotes (not a descriptor's `>&`), or
- * after `tee`; '' where there is none. cli/import_parse.cpp redirectTarget is the CLI's twin.
+ * The positions of a line's characters that bash reads as syntax: outside single and double quotes, not escaped by a
+ * backslash, and before a comment (a # at the start of a word). cli/import_parse.cpp unquotedPositions is the CLI's twin.
  */
-function redirectTarget(line: string, words: (line: string) => string[]): string {
+function unquotedPositions(line: string): number[] {
+  const out: number[] = [];
   let quote = '';
   for (let i = 0; i < line.length; ++i) {
     const c = line[i]!;
     if (quote) {
       if (c === quote) quote = '';
-      continue;
-    }
-    if (c === '\\') {
+    } else if (c === '\\') {
       ++i;
-      continue;
-    }
-    if (c === "'" || c === '"') {
+    } else if (c === "'" || c === '"') {
       quote = c;
-      continue;
+    } else if (c === '#' && (i === 0 || line[i - 1] === ' ' || line[i - 1] === '\t')) {
+      break;
+    } else {
+      out.push(i);
     }
-    if (c === '#' && (i === 0 || line[i - 1] === ' ' || line[i - 1] === '\t')) break;
+  }
+  return out;
+}
+
+/**
+ * The file a line's output goes to: the word after its first `>` or `>>` outside quotes (not a descriptor's `>&`), or
+ * after `tee`; '' where there is none. cli/import_parse.cpp redirectTarget is the CLI's twin.
+ */
+function redirectTarget(line: string, words: (line: string) => string[]): string {
+  for (const i of unquotedPositions(line)) {
+    const c = line[i]!;
     if (c !== '>') continue;
     let j = i + 1;
     if (line[j] === '>' || line[j] === '|') ++j;
@@ -187,26 +197,12 @@ function redirectTarget(line: string, words: (line: string) => string[]): string
  */
 function hereDocs(line: string): [string, boolean][] {
   const out: [string, boolean][] = [];
-  let quote = '';
-  for (let i = 0; i < line.length; ++i) {
-    const c = line[i]!;
-    if (quote) {
-      if (c === quote) quote = '';
-      continue;
-    }
-    if (c === '\\') {
-      ++i;
-      continue;
-    }
-    if (c === "'" || c === '"') {
-      quote = c;
-      continue;
-    }
-    if (c === '#' && (i === 0 || line[i - 1] === ' ' || line[i - 1] === '\t')) break;
-    if (c !== '<' || line[i + 1] !== '<') continue;
+  let next = 0; // where the last operator's word ended
+  for (const i of unquotedPositions(line)) {
+    if (i < next || line[i] !== '<' || line[i + 1] !== '<') continue;
     if (line[i + 2] === '<') {
       // A here-string: its word is on this line.
-      i += 2;
+      next = i + 3;
       continue;
     }
     let j = i + 2;
@@ -222,7 +218,7 @@ function hereDocs(line: string): [string, boolean][] {
       while (j < line.length && !/[ \t\r|&;<>()]/.test(line[j]!)) word += line[j++];
     }
     if (word) out.push([word, dash]);
-    i = j - 1;
+    next = j;
   }
   return out;
 }
