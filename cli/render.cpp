@@ -180,7 +180,8 @@ std::string benchmarkText(const ServingTime& sv, const Config& c) {
                    ")";
     return "Estimated benchmark (" + std::string(toString(c.framework)) + ", " + detail::groupedNumber(sv.prompts) + " prompts of " +
            lengths + ", " + (sv.requestRate > 0 ? detail::formatNumber(sv.requestRate) + " requests/s" : "all sent at once") +
-           ", at most " + detail::groupedNumber(sv.concurrency) + " in flight per replica";
+           ", at most " + detail::groupedNumber(sv.concurrency) + " in flight per replica" +
+           (sv.admittedSequences > 0 ? " (" + detail::groupedNumber(sv.admittedSequences) + " at once: all the KV cache holds)" : "");
 }
 
 // The speed estimates: the training step's or the serving's, each with its parts over 1% of it.

@@ -209,3 +209,28 @@ TEST_CASE("trtllm: under enable_attention_dp each rank prefills within its own m
     CHECK(server.ttftP99Seconds > 1.5 * ranks.ttftP99Seconds);
     CHECK(ranks.outputTokensPerSecondPerGpu > server.outputTokensPerSecondPerGpu);
 }
+
+TEST_CASE("a benchmark runs no more requests at once than the KV cache holds", "[trtllm][benchmark]") {
+    // trtllm-serve's max_batch_size 2048 on one H100 for Llama 3.1 8B at 2,000 tokens a request: the KV cache holds a
+    // few hundred, and GUARANTEED_NO_EVICT queues the rest. The engine runs as it would with that many sent at once; the
+    // requests sent beyond them wait in its queue, which their first token counts.
+    Config c = served(Framework::trtllm, 2048);
+    c.numPrompts = 3000;
+    REQUIRE(validate(c).empty());
+    const Result r = evaluate(c);
+    REQUIRE(r.ok());
+    REQUIRE(r.maxSequences > 0);
+    REQUIRE(r.maxSequences < c.mb);
+    CHECK(r.servingTime.admittedSequences == r.maxSequences);
+    Config admitted = c;
+    admitted.mb = r.maxSequences;
+    const ServingTime same = estimateServingTime(admitted);
+    CHECK(same.admittedSequences == 0);
+    // The same passes within 1% (a queued request is taken in at the pass a slot frees, a sent one a pass later).
+    CHECK(r.servingTime.outputTokensPerSecondPerGpu == Approx(same.outputTokensPerSecondPerGpu).epsilon(0.01));
+    CHECK(r.servingTime.tpotSeconds == Approx(same.tpotSeconds).epsilon(0.01));
+    CHECK(r.servingTime.ttftSeconds > 2 * same.ttftSeconds);
+    // Without a benchmark the steady state stays that of mb in flight (the verdict says it does not fit).
+    c.numPrompts = 0;
+    CHECK(evaluate(c).servingTime.admittedSequences == 0);
+}

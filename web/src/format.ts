@@ -183,5 +183,6 @@ export function servingOpening(sv: NonNullable<Ledger['servingTime']>): string {
       ? ` drawn from ${b.lengthRangeRatio}× (means ${formatCount(Math.round(b.meanInputTokens))} / ${formatCount(Math.round(b.meanOutputTokens))})`
       : '';
   const arrival = b.requestRate > 0 ? `${b.requestRate} requests/s` : 'all sent at once';
-  return `Estimated benchmark (${formatCount(b.prompts)} prompts of ${lengths}${spread}${assumed}, ${arrival}, at most ${formatCount(sv.concurrency)} in flight): `;
+  const admitted = b.admittedSequences > 0 ? ` (${formatCount(b.admittedSequences)} at once: all the KV cache holds)` : '';
+  return `Estimated benchmark (${formatCount(b.prompts)} prompts of ${lengths}${spread}${assumed}, ${arrival}, at most ${formatCount(sv.concurrency)} in flight${admitted}): `;
 }

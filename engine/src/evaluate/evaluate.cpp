@@ -211,7 +211,6 @@ Result evaluate(const Config& config) noexcept {
 
         result.totalBytes = peakBytes;
         result.stepTime = estimateStepTime(config);
-        result.servingTime = estimateServingTime(config);
         result.capacityBytes = std::round(config.gpuGb * kBytesPerGB);
         double kvBytes = 0;
         for (const Line& line : result.lines)
@@ -230,6 +229,8 @@ Result evaluate(const Config& config) noexcept {
             const double longest = config.contextWindow > 0 ? config.contextWindow : findField("seq")->max;
             result.maxContextTokens = largestFitting(config, &Config::seq, longest);
         }
+        // Under a benchmark no more requests run than the KV cache holds: the engine queues the rest.
+        result.servingTime = estimateServingTime(config, config.numPrompts > 0 ? result.maxSequences : 0);
         if (result.totalBytes >= kExactIntegerLimit)
             result.warnings.push_back({"", "the total exceeds 2^53 bytes (9 PB): byte counts are no longer exact"});
     } catch (...) {

@@ -29,7 +29,6 @@ namespace {
 using detail::cudaGraphMaxBatch;
 using detail::runtimeConstant;
 using detail::RuntimeConstant;
-using detail::trtllmGraphCaptured;
 
 // Kernel launches (docs/inference.md). Without CUDA graphs every kernel is launched from Python through PyTorch's
 // dispatcher (eagerLaunchSeconds of host time each), and the GPU waits wherever its kernels are shorter than their
@@ -229,11 +228,11 @@ StageWork stageWork(const Config& c, const ServingModel& m, double stage, double
 // communication and its kernel launches.
 Pass pass(const Config& c, const ServingModel& m, const Batch& batch) {
     Pass p;
-    // TensorRT-LLM runs a pass with prompts in it, and a decode batch of a size it did not capture, eagerly; each
-    // attention group its own requests.
+    // Graphs per attention group's batch; TensorRT-LLM runs passes with prompts and batches it did not capture eagerly.
+    const double groupBatch = std::ceil(batch.decode / c.attentionDp);
     const bool graphs = c.framework == Framework::trtllm
-                            ? !c.enforceEager && batch.prompt == 0 && trtllmGraphCaptured(c, std::ceil(batch.decode / c.attentionDp))
-                            : m.graphs;
+                            ? !c.enforceEager && batch.prompt == 0 && detail::trtllmGraphCaptured(c, groupBatch)
+                            : !c.enforceEager && groupBatch <= cudaGraphMaxBatch(c);
     double from = 0;
     for (double stage = 0; stage < c.pp; ++stage) {
         const double layers = detail::stageLayerCount(c, stage);
@@ -367,7 +366,7 @@ double boundPassSeconds(const void* bound, double decode, double context, double
 
 // Under a benchmark: TTFT, TPOT and the throughput become the benchmark's means; the steady state's parts are kept in
 // proportion, the TTFT's excess over the steady state is the queue, and TPOT's is the other prompts run in between.
-bool benchmark(const Config& c, const ServingModel& m, ServingTime& out) {
+bool benchmark(const Config& c, const ServingModel& m, double admitted, ServingTime& out) {
     // An attention group schedules its own requests in its own budget: a TensorRT-LLM rank max_num_tokens, an SGLang
     // group chunked_prefill_size // dp_size (server_args.py _handle_data_parallelism).
     const double groups = c.attentionDp;
@@ -375,18 +374,19 @@ bool benchmark(const Config& c, const ServingModel& m, ServingTime& out) {
     detail::BenchmarkLoad load;
     load.engine = c.framework;
     load.wholePrompts = c.framework == Framework::trtllm && !c.chunkedPrefill;
-    // The requests and rate shared evenly by the DP replicas and their attention groups, mb in flight a replica.
+    // Requests shared by replicas and groups; mb sent a replica, run as far as its KV cache holds them, the rest queued.
     load.prompts = std::ceil(c.numPrompts / c.dp / groups);
     load.requestRate = c.requestRate / c.dp / groups;
+    const double inFlight = admitted >= 1 ? std::min(c.mb, admitted) : c.mb;
     load.maxConcurrency = std::ceil(c.mb / groups);
-    load.input = out.inputTokens;
-    load.output = out.outputTokens;
-    load.rangeRatio = c.lengthRangeRatio;
-    load.tokenBudget = c.framework == Framework::trtllm ? c.workspaceTokens : std::max(1.0, std::floor(c.workspaceTokens / groups));
+    if (inFlight < c.mb) load.engineLimit = std::ceil(inFlight / groups);
+    load.input = out.inputTokens, load.output = out.outputTokens, load.rangeRatio = c.lengthRangeRatio;
     load.recvInterval = c.framework == Framework::sglang ? c.schedulerRecvInterval : 1;
+    load.tokenBudget = c.framework == Framework::trtllm ? c.workspaceTokens : std::max(1.0, std::floor(c.workspaceTokens / groups));
     detail::BenchmarkFigures run;
     if (!detail::simulateBenchmark(load, {&bound, &boundPassSeconds}, run)) return false;
     out.benchmarked = true;
+    out.admittedSequences = inFlight < c.mb ? inFlight : 0;
     out.prompts = c.numPrompts;
     out.requestRate = c.requestRate;
     out.lengthRangeRatio = c.lengthRangeRatio;
@@ -421,7 +421,7 @@ bool benchmark(const Config& c, const ServingModel& m, ServingTime& out) {
 }
 
 // One estimate of the serving speed, with the constants at `end`.
-ServingTime servingAt(const Config& c, detail::EstimateEnd end) noexcept {
+ServingTime servingAt(const Config& c, detail::EstimateEnd end, double admitted) noexcept {
     ServingTime out;
     if (!requestLengths(c, out)) return ServingTime{};
     const double input = out.inputTokens, output = out.outputTokens;
@@ -435,7 +435,7 @@ ServingTime servingAt(const Config& c, detail::EstimateEnd end) noexcept {
     throughput(c, out);
     out.framework = c.framework;
     out.replicas = c.dp;
-    if (c.numPrompts > 0 && !benchmark(c, m, out)) return ServingTime{};
+    if (c.numPrompts > 0 && !benchmark(c, m, admitted, out)) return ServingTime{};
     roofline(c, m, input, output, out);
     out.estimated = std::isfinite(out.tpotSeconds) && out.tpotSeconds > 0 && std::isfinite(out.ttftSeconds);
     if (!out.estimated) return ServingTime{};
@@ -443,19 +443,19 @@ ServingTime servingAt(const Config& c, detail::EstimateEnd end) noexcept {
 }
 }  // namespace
 
-ServingTime estimateServingTimeValue(const Config& c) noexcept {
+ServingTime estimateServingTimeValue(const Config& c, double admitted) noexcept {
     if (c.mode != Mode::inference || !(c.peakTflops > 0) || !(c.hbmTbps > 0) || !(c.nvlinkGbps > 0) || !(c.networkGbps > 0) ||
         !(c.matmulEfficiency > 0) || !(c.seq > 0) || !(c.mb > 0))
         return ServingTime{};
-    return servingAt(c, detail::EstimateEnd::value);
+    return servingAt(c, detail::EstimateEnd::value, admitted);
 }
 
-ServingTime estimateServingTime(const Config& c) noexcept {
-    ServingTime out = estimateServingTimeValue(c);
+ServingTime estimateServingTime(const Config& c, double admitted) noexcept {
+    ServingTime out = estimateServingTimeValue(c, admitted);
     if (!out.estimated) return out;
     // The band: the same configuration with every constant at its range's fast and slow ends, each bounding the value.
     // TTFT and TPOT are reported at their bands' midpoints, their parts in proportion; the throughput follows from them.
-    const ServingTime fast = servingAt(c, detail::EstimateEnd::fast), slow = servingAt(c, detail::EstimateEnd::slow);
+    const ServingTime fast = servingAt(c, detail::EstimateEnd::fast, admitted), slow = servingAt(c, detail::EstimateEnd::slow, admitted);
     if (!fast.estimated || !slow.estimated) return ServingTime{};
     out.ttftSecondsLow = std::min(fast.ttftSeconds, out.ttftSeconds);
     out.ttftSecondsHigh = std::max(slow.ttftSeconds, out.ttftSeconds);

@@ -139,10 +139,16 @@ private:
             receiving_ = true;  // an idle scheduler reads at once
             return std::isfinite(now_);
         }
-        const bool prefill =
-            !nothingWaits() && (load_.engine == Framework::sglang || (load_.wholePrompts ? headFitsWhole() : decodeBudget() > 0));
+        const bool prefill = !nothingWaits() && roomFor(requests_[waiting_[waitingHead_]], 0) &&
+                             (load_.engine == Framework::sglang || (load_.wholePrompts ? headFitsWhole() : decodeBudget() > 0));
         if (!prefill) return decodeBlock();
         return load_.engine == Framework::sglang ? prefillBatch() : mixedPass();
+    }
+
+    // Whether the engine takes a waiting request in beside the running ones and `taken` already in this pass: one whose
+    // prefill has begun always goes on; a new one only under the engine's limit (the KV cache's sequences).
+    bool roomFor(const Request& r, std::size_t taken) const {
+        return r.prefilled > 0 || !(load_.engineLimit > 0) || static_cast<double>(running_.size() + taken) < load_.engineLimit;
     }
 
     // vLLM: what a pass leaves the prompts after one decode token per running request.
@@ -238,7 +244,7 @@ private:
         double tokens = 0, attended = 0;
         while (!nothingWaits() && budget > 0) {
             Request& r = requests_[waiting_[waitingHead_]];
-            if (load_.wholePrompts && r.input - r.prefilled > budget) break;
+            if (!roomFor(r, completed.size()) || (load_.wholePrompts && r.input - r.prefilled > budget)) break;
             const double take = std::min(r.input - r.prefilled, budget);
             attended += take * (r.prefilled + take / 2);
             r.prefilled += take;

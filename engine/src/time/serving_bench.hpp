@@ -25,7 +25,8 @@ struct BenchmarkLoad {
     bool wholePrompts = false;           // TensorRT-LLM without chunked prefill: a prompt waits until it fits a pass whole
     double prompts = 0;                  // requests sent to this replica
     double requestRate = 0;              // requests per second to this replica, Poisson arrivals; 0: all at once
-    double maxConcurrency = 1;           // in flight at once (--max-concurrency)
+    double maxConcurrency = 1;           // sent and not yet answered at once (--max-concurrency)
+    double engineLimit = 0;              // the requests the engine runs at once, the rest waiting in its queue; 0: no limit
     double input = 1, output = 1;        // the dataset's nominal lengths
     double rangeRatio = 1;               // lengths drawn uniformly from [ratio × nominal, nominal]; 1: fixed
     double tokenBudget = 8192;           // tokens one forward pass takes (max_num_batched_tokens, chunked_prefill_size)

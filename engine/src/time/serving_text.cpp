@@ -53,9 +53,9 @@ std::string_view servingAssumptions() {
            "into decode steps (chunked prefill); SGLang runs prefill batches between them; TensorRT-LLM puts whole prompts beside "
            "the decodes (in-flight batching, no chunking by default). "
            "With num_prompts set, a benchmark instead: the requests sent at request_rate (Poisson) or all at once, at most mb in "
-           "flight, scheduled pass by pass as each engine's scheduler does, and TTFT, TPOT and throughput its means over them. "
-           "Not modelled: speculative decoding, prefix-cache hits, the API server and tokenizer, the KV cache's limit on the "
-           "requests running, DeepSeek-V3.2's sparse attention (its full attention is counted).";
+           "flight and no more than the KV cache holds, scheduled pass by pass as each engine's scheduler does, and TTFT, TPOT "
+           "and throughput its means over them. Not modelled: speculative decoding, prefix-cache hits, the API server and "
+           "tokenizer, DeepSeek-V3.2's sparse attention (its full attention is counted).";
 }
 
 }  // namespace membudget

@@ -122,6 +122,10 @@ constexpr Column kBenchmarkColumns[] = {
     member<&ServingTime::meanOutputTokens>("meanOutputTokens", RECORD_JSON("mean_output_tokens"), {.round = kMilli}),
     member<&ServingTime::steadyTtftSeconds>("steadyTtftSeconds", RECORD_JSON("steady_ttft_s"), {.round = kMicro}),
     member<&ServingTime::steadyTpotSeconds>("steadyTpotSeconds", RECORD_JSON("steady_tpot_s"), {.round = kMicro}),
+    member<&ServingTime::admittedSequences>(
+        "admittedSequences", RECORD_JSON("admitted_sequences"),
+        {.doc = RECORD_DOC("The requests in flight where the KV cache admits fewer than mb (max_sequences; the engine queues the "
+                           "rest); 0: mb.")}),
 };
 constinit const RecordTable kBenchmark{RECORD_NAME("ServingBenchmark"), kBenchmarkColumns, record::at(kBenchmarkColumns, "benchmarked"),
                                        kAlways,

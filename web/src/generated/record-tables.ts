@@ -741,6 +741,11 @@ export const RECORD_TABLES: RecordTables = {
         "json": "steady_tpot_s",
         "kind": "number",
         "round": 6
+      },
+      {
+        "page": "admittedSequences",
+        "json": "admitted_sequences",
+        "kind": "number"
       }
     ]
   },

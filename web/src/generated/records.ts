@@ -392,6 +392,8 @@ export interface ServingBenchmark {
   meanOutputTokens: number;
   steadyTtftSeconds: number;
   steadyTpotSeconds: number;
+  /** The requests in flight where the KV cache admits fewer than mb (max_sequences; the engine queues the rest); 0: mb. */
+  admittedSequences: number;
 }
 
 /** One pipeline stage's ledger. */

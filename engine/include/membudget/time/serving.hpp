@@ -70,8 +70,9 @@ struct ServingTime {
     double benchmarkSeconds = 0;                          // the run: the first request sent to the last token
     double meanInputTokens = 0, meanOutputTokens = 0;     // the drawn lengths' means
     double steadyTtftSeconds = 0, steadyTpotSeconds = 0;  // the steady state of mb in flight, for comparison
-    std::array<double, kDecodeParts> decodeSeconds{};     // indexed by DecodePart; they sum to tpotSeconds
-    std::array<double, kPrefillParts> prefillSeconds{};   // indexed by PrefillPart; they sum to ttftSeconds
+    double admittedSequences = 0;  // the requests in flight where the KV cache admits fewer than mb (the rest wait); 0: mb
+    std::array<double, kDecodeParts> decodeSeconds{};    // indexed by DecodePart; they sum to tpotSeconds
+    std::array<double, kPrefillParts> prefillSeconds{};  // indexed by PrefillPart; they sum to ttftSeconds
     // A plain roofline for scale (docs/inference.md): every weight on the GPU and the KV cache at the mean context read
     // at the full HBM bandwidth each step, the prompt's 2·N FLOPs per token at the dense peak; nothing else.
     double rooflineTpotSeconds = 0, rooflineTtftSeconds = 0, rooflineOutputTokensPerSecondPerGpu = 0;
@@ -81,10 +82,12 @@ struct ServingTime {
 // page (null where not estimated).
 extern const RecordTable kServingTimeRecord;
 
-// Pure and allocation-free, with its band (three estimates).
-ServingTime estimateServingTime(const Config& config) noexcept;
+// Pure and allocation-free, with its band (three estimates). `admittedSequences`: under a benchmark, the most requests the
+// KV cache holds at once (the memory ledger's max_sequences; 0: not known), which caps those in flight below mb, as the
+// engines queue (TensorRT-LLM, SGLang) or preempt (vLLM) what does not fit.
+ServingTime estimateServingTime(const Config& config, double admittedSequences = 0) noexcept;
 // The model's figures at the runtime constants' values alone, no band (estimateServingTime reports its band's midpoints).
-ServingTime estimateServingTimeValue(const Config& config) noexcept;
+ServingTime estimateServingTimeValue(const Config& config, double admittedSequences = 0) noexcept;
 
 struct ServingPartText {
     std::string_view id;  // snake_case, the JSON's key
