@@ -11,6 +11,7 @@
 
 #include "fixtures.hpp"
 #include "import_parse.hpp"
+#include "import_support.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/base/text.hpp"
 #include "membudget/evaluate/evaluate.hpp"
@@ -31,29 +32,13 @@
 
 using nlohmann::json;
 using namespace membudget;
+using membudget::test::assignedText;
+using membudget::test::importText;
+using membudget::test::readFile;
 
 namespace {
 
 const std::filesystem::path kImportDir = std::filesystem::path(MEMBUDGET_FIXTURES_DIR) / "import";
-
-std::string readFile(const std::filesystem::path& path) {
-    std::ifstream file(path, std::ios::binary);
-    std::ostringstream text;
-    text << file.rdbuf();
-    return text.str();
-}
-
-ImportResult importText(const std::string& text, std::optional<ImportFormat> format = std::nullopt) {
-    if (!format) format = detectImportFormat(text);
-    REQUIRE(format.has_value());
-    return importConfig(cli::parseImport(text, *format));
-}
-
-// The text an import assigned to a key, or "(not set)".
-std::string assignedText(const ImportResult& r, std::string_view key) {
-    const auto a = std::find_if(r.assignments.begin(), r.assignments.end(), [key](const Assignment& x) { return x.key == key; });
-    return a == r.assignments.end() ? std::string("(not set)") : a->text;
-}
 
 Config applied(const std::vector<Assignment>& assignments) {
     const ParsedConfig parsed = applyAssignments(assignments);

@@ -14,13 +14,13 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
-#include <iterator>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "fixtures.hpp"
 #include "import_parse.hpp"
+#include "import_support.hpp"
 #include "membudget/base/choices.hpp"
 #include "membudget/formats/export.hpp"
 #include "membudget/formats/import.hpp"
@@ -32,19 +32,10 @@
 #include "membudget/model/validate.hpp"
 
 using namespace membudget;
+using membudget::test::assignedText;
+using membudget::test::importText;
 
 namespace {
-
-ImportResult importText(const std::string& text, std::optional<ImportFormat> format = std::nullopt) {
-    if (!format) format = detectImportFormat(text);
-    REQUIRE(format.has_value());
-    return importConfig(cli::parseImport(text, *format));
-}
-
-std::string assigned(const ImportResult& r, std::string_view key) {
-    const auto a = std::find_if(r.assignments.begin(), r.assignments.end(), [key](const Assignment& x) { return x.key == key; });
-    return a == r.assignments.end() ? std::string("(not set)") : a->text;
-}
 
 std::string unmappedReason(const ImportResult& r, std::string_view key) {
     const auto u = std::find_if(r.unmapped.begin(), r.unmapped.end(), [key](const Unmapped& x) { return x.key == key; });
@@ -68,15 +59,14 @@ std::string errorsOf(const ImportResult& r) {
 void checkKeys(const ImportResult& r, const std::vector<std::pair<std::string, std::string>>& keys) {
     for (const auto& [key, value] : keys) {
         INFO(key);
-        CHECK(assigned(r, key) == value);
+        CHECK(assignedText(r, key) == value);
     }
 }
 
 // The texts NVIDIA's deployment guides give, kept as import fixtures (tests/fixtures/import/trtllm, each with its
 // source in its .expect.json).
 std::string importFixture(const std::string& name) {
-    std::ifstream file(std::string(MEMBUDGET_FIXTURES_DIR) + "/import/trtllm/" + name);
-    return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+    return test::readFile(std::string(MEMBUDGET_FIXTURES_DIR) + "/import/trtllm/" + name);
 }
 
 // E1: the extra options block and the launch block of the Llama 3.3 70B recipe (container release:1.0.0rc6).
@@ -290,11 +280,11 @@ TEST_CASE("TensorRT-LLM: trtllm-bench with its dataset generated in the same tex
     }
     CHECK(unmappedReason(e5, "--extra_llm_api_options").find("not in the text") != std::string::npos);
     CHECK(warned(e5, "--tp, --pp, --ep before the throughput subcommand"));
-    CHECK(assigned(e5, "tp") == "(not set)");
+    CHECK(assignedText(e5, "tp") == "(not set)");
     CHECK(assumed(e5, "mb"));
     CHECK(assumed(e5, "workspace_tokens"));
-    CHECK(assigned(e5, "cuda_graph_padding") == "true");  // trtllm-bench's own cuda_graph_config
-    CHECK(assigned(e5, "length_range_ratio") == "1");
+    CHECK(assignedText(e5, "cuda_graph_padding") == "true");  // trtllm-bench's own cuda_graph_config
+    CHECK(assignedText(e5, "length_range_ratio") == "1");
 
     // The same with its values: the dataset's requests and fixed lengths, the concurrency, the bench's fraction name.
     const std::string data =
@@ -328,8 +318,8 @@ TEST_CASE("TensorRT-LLM: trtllm-bench with its dataset generated in the same tex
         "--output-mean=500 --input-stdev=0 --output-stdev=0 > d.txt\n" +
         bench + "--disable_chunked_context\n");
     REQUIRE(heuristic.ok());
-    CHECK(assigned(heuristic, "mb") == "2048");
-    CHECK(assigned(heuristic, "workspace_tokens") == "10048");
+    CHECK(assignedText(heuristic, "mb") == "2048");
+    CHECK(assignedText(heuristic, "workspace_tokens") == "10048");
     CHECK(assumed(heuristic, "mb"));
     CHECK(assumed(heuristic, "workspace_tokens"));
     CHECK_FALSE(warned(heuristic, "chunked prefill taken as off"));
@@ -340,11 +330,11 @@ TEST_CASE("TensorRT-LLM: trtllm-bench with its dataset generated in the same tex
         bench + "--max_batch_size 64 --max_num_tokens 8192\n");
     REQUIRE(spread.ok());
     CHECK(warned(spread, "normal distribution"));
-    CHECK(assigned(spread, "seq") == "(not set)");
+    CHECK(assignedText(spread, "seq") == "(not set)");
     // latency: batch 1, one request at a time.
     const ImportResult latency = importText(data + "trtllm-bench --model meta-llama/Llama-3.1-8B latency --dataset /tmp/synthetic.txt\n");
     REQUIRE(latency.ok());
-    CHECK(assigned(latency, "mb") == "1");
+    CHECK(assignedText(latency, "mb") == "1");
     // A dataset file with no generator in the text: its lengths are not known.
     const ImportResult file = importText(bench + "--max_batch_size 64 --max_num_tokens 8192\n");
     REQUIRE(file.ok());
@@ -367,8 +357,8 @@ TEST_CASE("TensorRT-LLM: what it refuses is refused or named, never read", "[imp
     // click registers the underscored names only: --tp-size is "No such option".
     const ImportResult dashed = importText(serve + "--tp-size 8 --max-batch-size 64");
     REQUIRE(dashed.ok());
-    CHECK(assigned(dashed, "tp") == "1");
-    CHECK(assigned(dashed, "mb") == "2048");
+    CHECK(assignedText(dashed, "tp") == "1");
+    CHECK(assignedText(dashed, "mb") == "2048");
     CHECK(unmappedReason(dashed, "--tp-size").find("underscores only") != std::string::npos);
     CHECK(unmappedReason(dashed, "--max-batch-size").find("underscores only") != std::string::npos);
     CHECK(warned(dashed, "--max_batch_size not given"));
@@ -389,8 +379,8 @@ TEST_CASE("TensorRT-LLM: what it refuses is refused or named, never read", "[imp
         CHECK(unmappedReason(legacy, key).find("TensorRT-LLM ≥ 1.0 refuses this key") != std::string::npos);
         CHECK(unmappedReason(legacy, key).find(now) != std::string::npos);
     }
-    CHECK(assigned(legacy, "kv_dtype") == "bf16");
-    CHECK(assigned(legacy, "cuda_graph_padding") == "false");
+    CHECK(assignedText(legacy, "kv_dtype") == "bf16");
+    CHECK(assignedText(legacy, "cuda_graph_padding") == "false");
     // Both batch_sizes and a max_batch_size other than their largest: TensorRT-LLM's validator refuses it.
     CHECK_FALSE(importText("cat > x.yml <<EOF\ncuda_graph_config:\n  batch_sizes: [1, 8]\n  max_batch_size: 64\nEOF\n" + serve +
                            "--extra_llm_api_options x.yml")
@@ -401,7 +391,7 @@ TEST_CASE("TensorRT-LLM: what it refuses is refused or named, never read", "[imp
     const ImportResult other = importText("cat > a.yml <<EOF\nenable_attention_dp: true\nEOF\n" + serve + "--config b.yml");
     CHECK(unmappedReason(other, "--config").find("write a.yml") != std::string::npos);
     CHECK(warned(other, "a here-document writes a.yml"));
-    CHECK(assigned(other, "attention_dp") == "1");
+    CHECK(assignedText(other, "attention_dp") == "1");
     CHECK(unmappedReason(importText("cat > a.yml <<EOF\nkey: [unclosed\nEOF\n" + serve + "--config a.yml"), "--config")
               .find("does not read as YAML") != std::string::npos);
 }
@@ -417,8 +407,8 @@ TEST_CASE("TensorRT-LLM: the extra options override the command, a whole section
     checkKeys(kv, {{"headroom", "0.15"}, {"kv_block", "64"}, {"kv_dtype", "bf16"}, {"weight_dtype", "fp8"}});
     CHECK_FALSE(warned(kv, "replaces the KvCacheConfig"));
     // No kv_cache_config: the command's fraction.
-    CHECK(assigned(withYaml("enable_chunked_prefill: true\n"), "headroom") == "0.2");
-    CHECK(assigned(withYaml("enable_chunked_prefill: true\n"), "chunked_prefill") == "true");
+    CHECK(assignedText(withYaml("enable_chunked_prefill: true\n"), "headroom") == "0.2");
+    CHECK(assignedText(withYaml("enable_chunked_prefill: true\n"), "chunked_prefill") == "true");
     // cuda_graph_config: null turns the graphs off; the YAML's max_batch_size and layout win over the command's.
     checkKeys(withYaml("cuda_graph_config: null\n"), {{"enforce_eager", "true"}, {"cuda_graphs_gb", "0"}, {"cuda_graph_max_batch", "0"}});
     checkKeys(withYaml("max_batch_size: 32\nmoe_expert_parallel_size: 4\nenable_attention_dp: true\n"),
@@ -426,7 +416,7 @@ TEST_CASE("TensorRT-LLM: the extra options override the command, a whole section
     // batch_sizes: taken by their largest, said.
     const ImportResult sizes =
         withYaml("cuda_graph_config:\n  enable_padding: true\n  batch_sizes: [1, 2, 4, 8, 16, 32, 64, 128, 256, 384]\n");
-    CHECK(assigned(sizes, "cuda_graph_max_batch") == "384");
+    CHECK(assignedText(sizes, "cuda_graph_max_batch") == "384");
     CHECK(warned(sizes, "taken by the largest, 384"));
     // The ModelOpt FP8 checkpoint's KV cache: said, kept at the model's dtype unless kv_cache_config.dtype says fp8.
     const ImportResult modelopt = importText("trtllm-serve nvidia/Llama-3.1-8B-Instruct-FP8 --max_seq_len 4096");
@@ -434,8 +424,8 @@ TEST_CASE("TensorRT-LLM: the extra options override the command, a whole section
     CHECK(warned(modelopt, "kv_cache_quant_algo"));
     // NVFP4 weights are not modelled: named, weight_dtype left as it was.
     const ImportResult fp4 = importText("trtllm-serve nvidia/DeepSeek-R1-0528-FP4-v2 --tp_size 8");
-    CHECK(assigned(fp4, "model") == "deepseek-v3");
-    CHECK(assigned(fp4, "weight_dtype") == "(not set)");
+    CHECK(assignedText(fp4, "model") == "deepseek-v3");
+    CHECK(assignedText(fp4, "weight_dtype") == "(not set)");
     CHECK(unmappedReason(fp4, "model").find("NVFP4 weights") != std::string::npos);
     // --ep_size not given: Mapping keeps every expert on every rank, split over TP.
     checkKeys(importText("trtllm-serve mistralai/Mixtral-8x7B-Instruct-v0.1 --tp_size 4"), {{"ep", "1"}, {"etp", "0"}});
